@@ -1,0 +1,67 @@
+// The interface between the renderer core and a context type (vcomp, gsgpu_ctx).
+//
+// Shaped like virglrenderer's `struct virgl_context`: the core owns resources and fences and routes
+// submissions; a context type decodes the bytes. One Context per guest context, created by the
+// factory registered for its capset id.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace gsvirt::renderer {
+
+// A resource as the renderer core holds it. Blob resources created by the host (memfd) have a
+// contiguous host mapping; iov-backed resources have only `iov`.
+struct Resource {
+  uint32_t id = 0;
+  uint64_t size = 0;
+  uint8_t* host_map = nullptr;  // contiguous mapping of the whole resource, or nullptr
+  std::vector<iovec> iov;       // guest pages attached with attach_iov (may be empty)
+  int fd = -1;                  // memfd backing host-allocated blobs, owned by the core
+};
+
+class Context {
+ public:
+  virtual ~Context() = default;
+
+  // Decodes and executes one command buffer (a copy the core made of guest memory). Returns 0, or
+  // a negative errno when the stream was rejected; after a fatal decode error every later submit
+  // fails too (sticky), and `fatal()` reports it.
+  virtual int submit_cmd(const void* data, size_t size) = 0;
+  virtual bool fatal() const = 0;
+
+  // The core attaches a resource before the guest may name it in commands; detach happens on
+  // unref or when the guest detaches it. A context must drop every pointer into the resource in
+  // detach_resource.
+  virtual void attach_resource(std::shared_ptr<Resource> resource) = 0;
+  virtual void detach_resource(uint32_t resource_id) = 0;
+
+  // Called when the guest asks for a fence on `ring_idx`: returns true when all work submitted
+  // before it is complete (the core then retires the fence at once). Contexts with asynchronous
+  // work return false and call the retire callback given at creation later.
+  virtual bool fence_ready(uint32_t ring_idx) { (void)ring_idx; return true; }
+};
+
+// Retire callback handed to a context at creation (ring_idx, fence_id).
+using FenceRetireFn = void (*)(void* cookie, uint32_t ctx_id, uint32_t ring_idx, uint64_t fence_id);
+
+struct ContextCreateInfo {
+  uint32_t ctx_id = 0;
+  uint32_t capset_id = 0;
+  const char* debug_name = nullptr;
+};
+
+// One registered context type.
+struct CapsetInfo {
+  uint32_t capset_id = 0;
+  uint32_t max_version = 0;
+  // Writes the capset (what GET_CAPSET returns) into `out`.
+  void (*fill_caps)(uint32_t version, std::vector<uint8_t>& out) = nullptr;
+  std::unique_ptr<Context> (*create)(const ContextCreateInfo& info) = nullptr;
+};
+
+}  // namespace gsvirt::renderer
