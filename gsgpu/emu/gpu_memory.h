@@ -29,6 +29,20 @@ class GpuMemory {
   // [va, va + size) is unmapped or the access is not permitted (the fault is recorded and, in the
   // device, raised as an interrupt). Must be safe to call from several shader-core threads.
   virtual uint8_t* translate(uint64_t va, uint64_t size, Access access) = 0;
+
+  // The whole mapping that contains `va` and permits `access`, so that hot loops (a shader core
+  // walking a buffer) can check bounds themselves and skip a lookup per access. Valid until the
+  // mappings change, which never happens during a dispatch. Returns false (and records nothing)
+  // when no such mapping exists; the caller then reports the fault with report_fault.
+  struct Range {
+    uint64_t va_begin = 0;
+    uint64_t va_end = 0;  // exclusive
+    uint8_t* host = nullptr;  // host address of va_begin
+  };
+  virtual bool lookup_range(uint64_t va, Access access, Range* out) = 0;
+
+  // Records a fault that a caller detected with a cached Range.
+  virtual void report_fault(const MemoryFault& fault) = 0;
 };
 
 }  // namespace gsgpu
