@@ -53,6 +53,11 @@ struct ContextCreateInfo {
   uint32_t ctx_id = 0;
   uint32_t capset_id = 0;
   const char* debug_name = nullptr;
+  // Contexts with asynchronous work report completion through this (from any thread); the core
+  // retires every fence of that ring up to and including `fence_id`. May be null for contexts that
+  // always answer fence_ready() with true.
+  FenceRetireFn retire_fence = nullptr;
+  void* retire_cookie = nullptr;
 };
 
 // One registered context type.
@@ -63,5 +68,9 @@ struct CapsetInfo {
   void (*fill_caps)(uint32_t version, std::vector<uint8_t>& out) = nullptr;
   std::unique_ptr<Context> (*create)(const ContextCreateInfo& info) = nullptr;
 };
+
+// Adds a context type to the process-wide capset registry (host/renderer/capset_registry.cc).
+// Registering the same capset id twice keeps the first registration and returns false.
+bool register_capset(const CapsetInfo& info);
 
 }  // namespace gsvirt::renderer
