@@ -1,0 +1,48 @@
+// "echo": a small context type for tests and benches of the renderer core, the vtest server and
+// the transports. It is registered under a test-only capset id, never by gsvirt-server itself.
+//
+// A command is {u32 op, u32 size_in_dwords (header included), args...}; several per submit.
+//   SET_REPLY(res_id, offset)      replies go to an attached host blob at offset (8 bytes)
+//   ECHO(value)                    writes {u32 seqno, u32 value} into the reply slot
+//   NOP()                          does nothing (batched no-reply traffic)
+//   SUM(res_id, offset, size)      writes {seqno, byte sum of that range} into the reply slot
+//   HOLD(ring)                     makes fence_ready(ring) false from now on
+//   COMPLETE(ring, fence_lo, hi)   reports that fence through the retire callback
+//   POISON()                       sets the sticky fatal state
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace gsvirt::test {
+
+constexpr uint32_t kEchoCapsetId = 30;
+constexpr uint32_t kEchoCapsMagic = 0x4f484345;  // "ECHO"
+
+enum EchoOp : uint32_t {
+  kEchoSetReply = 1,
+  kEchoEcho = 2,
+  kEchoNop = 3,
+  kEchoSum = 4,
+  kEchoHold = 5,
+  kEchoComplete = 6,
+  kEchoPoison = 7,
+};
+
+// Registers the echo capset once per process; safe to call repeatedly.
+void register_echo_capset();
+
+// Live echo contexts and resources they hold, to prove that teardown frees everything.
+int live_echo_contexts();
+int echo_attached_resources();
+
+// Command builders.
+void echo_set_reply(std::vector<uint32_t>& cmds, uint32_t res_id, uint32_t offset);
+void echo_echo(std::vector<uint32_t>& cmds, uint32_t value);
+void echo_nop(std::vector<uint32_t>& cmds);
+void echo_sum(std::vector<uint32_t>& cmds, uint32_t res_id, uint32_t offset, uint32_t size);
+void echo_hold(std::vector<uint32_t>& cmds, uint32_t ring);
+void echo_complete(std::vector<uint32_t>& cmds, uint32_t ring, uint64_t fence_id);
+void echo_poison(std::vector<uint32_t>& cmds);
+
+}  // namespace gsvirt::test
