@@ -1,0 +1,457 @@
+#include "gsgpu/emu/command_processor.h"
+
+#include <chrono>
+#include <cstdarg>
+#include <cinttypes>
+#include <cstring>
+
+#include "common/checked_math.h"
+#include "common/log.h"
+#include "gsgpu/emu/dump.h"
+
+namespace gsgpu {
+namespace {
+
+namespace hdr = hw::PACKET_HEADER;
+
+// Ring size bounds: at least room for a few packets, at most what a guest may make the CP walk.
+constexpr uint32_t kMinRingBytes = 16;
+constexpr uint32_t kMaxRingBytes = 16u << 20;
+// The longest fixed-size packet; NOP is the only variable-size one and its payload is skipped.
+constexpr uint32_t kMaxFixedPacketDwords = 32;
+static_assert(hw::pkt::DISPATCH::SIZE_DWORDS <= kMaxFixedPacketDwords);
+
+uint32_t field(uint32_t value, uint32_t mask, uint32_t shift) { return (value & mask) >> shift; }
+
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+const char* packet_name(uint32_t opcode) {
+  const hw::PacketInfo* info = hw::find_packet(opcode);
+  return info ? info->name : "unknown";
+}
+
+}  // namespace
+
+const char* cp_state_name(CpState s) {
+  switch (s) {
+    case CpState::kIdle: return "idle";
+    case CpState::kBusy: return "busy";
+    case CpState::kHalted: return "halted";
+    case CpState::kFaulted: return "faulted";
+  }
+  return "unknown";
+}
+
+const char* cp_fault_cause_name(CpFaultCause c) {
+  switch (c) {
+    case CpFaultCause::kNone: return "none";
+    case CpFaultCause::kUnknownOpcode: return "unknown opcode";
+    case CpFaultCause::kBadSize: return "bad packet size";
+    case CpFaultCause::kPastTail: return "packet runs past RING_TAIL";
+    case CpFaultCause::kRingUnreadable: return "ring not readable";
+    case CpFaultCause::kBadRingRegisters: return "bad ring registers";
+    case CpFaultCause::kBadField: return "bad packet field";
+    case CpFaultCause::kMemoryFault: return "memory fault";
+    case CpFaultCause::kDispatchFault: return "dispatch faulted";
+  }
+  return "unknown";
+}
+
+struct CommandProcessor::Ring {
+  uint64_t base = 0;
+  uint32_t size = 0;
+  uint32_t head = 0;
+  uint32_t tail = 0;
+};
+
+struct CommandProcessor::Packet {
+  uint32_t head = 0;  // ring byte offset
+  uint32_t opcode = 0;
+  uint32_t size_dwords = 0;
+  std::array<uint32_t, kMaxFixedPacketDwords> dwords{};  // [0] = header; NOP payload not read
+};
+
+CommandProcessor::CommandProcessor(RegisterFile& registers, InterruptController& irq, Mmu& memory,
+                                   DispatchBackend& backend, CpMode mode)
+    : registers_(registers), irq_(irq), memory_(memory), backend_(backend), mode_(mode) {
+  if (mode_ == CpMode::kThread) thread_ = std::thread([this] { thread_loop(); });
+}
+
+CommandProcessor::~CommandProcessor() {
+  {
+    std::lock_guard lock(state_mutex_);
+    stopping_ = true;
+  }
+  work_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void CommandProcessor::ring_doorbell() {
+  {
+    std::lock_guard lock(state_mutex_);
+    ++doorbells_rung_;
+    ++counters_.doorbells;
+  }
+  work_.notify_one();
+}
+
+void CommandProcessor::thread_loop() {
+  std::unique_lock lock(state_mutex_);
+  for (;;) {
+    work_.wait(lock, [this] { return stopping_ || doorbells_done_ < doorbells_rung_; });
+    if (stopping_) return;
+    uint64_t target = doorbells_rung_;
+    lock.unlock();
+    process_pending();
+    lock.lock();
+    doorbells_done_ = std::max(doorbells_done_, target);
+    idle_.notify_all();
+  }
+}
+
+void CommandProcessor::run_until_idle() {
+  std::unique_lock lock(state_mutex_);
+  uint64_t target = doorbells_rung_;
+  if (mode_ == CpMode::kThread) {
+    idle_.wait(lock, [&] { return doorbells_done_ >= target || stopping_; });
+    return;
+  }
+  if (doorbells_done_ >= target) return;
+  lock.unlock();
+  process_pending();
+  lock.lock();
+  doorbells_done_ = std::max(doorbells_done_, target);
+}
+
+void CommandProcessor::reset(const std::function<void()>& while_stopped, bool full) {
+  std::lock_guard process_lock(process_mutex_);
+  if (while_stopped) while_stopped();
+  registers_.store(hw::reg::RING_HEAD, 0);
+  registers_.store(hw::reg::RING_TAIL, 0);
+  registers_.store(hw::reg::CP_FAULT_INFO, 0);
+  registers_.store(hw::reg::CP_FAULT_HEAD, 0);
+  set_state(CpState::kIdle);
+  std::lock_guard lock(state_mutex_);
+  fault_.reset();
+  if (full) {
+    counters_ = CpCounters{};
+    last_dispatch_.reset();
+  }
+  doorbells_done_ = doorbells_rung_;  // doorbells rung before the reset refer to the old ring
+  idle_.notify_all();
+}
+
+void CommandProcessor::set_dump_sink(DumpSink sink) {
+  std::lock_guard lock(state_mutex_);
+  dump_sink_ = std::move(sink);
+}
+
+CpState CommandProcessor::state() const {
+  return CpState(field(registers_.load(hw::reg::CP_STATUS), hw::field::CP_STATUS::STATE_MASK,
+                       hw::field::CP_STATUS::STATE_SHIFT));
+}
+
+std::optional<CpFault> CommandProcessor::fault() const {
+  std::lock_guard lock(state_mutex_);
+  return fault_;
+}
+
+CpCounters CommandProcessor::counters() const {
+  std::lock_guard lock(state_mutex_);
+  return counters_;
+}
+
+std::optional<DispatchRecord> CommandProcessor::last_dispatch() const {
+  std::lock_guard lock(state_mutex_);
+  return last_dispatch_;
+}
+
+std::string CommandProcessor::dump_text() const {
+  std::optional<DispatchRecord> record = last_dispatch();
+  return record ? format_dispatch_dump(*record, backend_, memory_) : format_empty_dump();
+}
+
+void CommandProcessor::set_state(CpState s) {
+  registers_.store(hw::reg::CP_STATUS, (uint32_t(s) << hw::field::CP_STATUS::STATE_SHIFT) &
+                                           hw::field::CP_STATUS::STATE_MASK);
+}
+
+void CommandProcessor::enter_fault(CpFaultCause cause, uint32_t head, uint32_t opcode, std::string message) {
+  registers_.store(hw::reg::CP_FAULT_INFO,
+                   ((uint32_t(cause) << hw::field::CP_FAULT_INFO::CAUSE_SHIFT) & hw::field::CP_FAULT_INFO::CAUSE_MASK) |
+                       ((opcode << hw::field::CP_FAULT_INFO::OPCODE_SHIFT) & hw::field::CP_FAULT_INFO::OPCODE_MASK));
+  registers_.store(hw::reg::CP_FAULT_HEAD, head);
+  set_state(CpState::kFaulted);
+  gsvirt::log_error("gsgpu cp: fault at ring offset 0x%x (%s packet): %s: %s", head, packet_name(opcode),
+                    cp_fault_cause_name(cause), message.c_str());
+  {
+    std::lock_guard lock(state_mutex_);
+    fault_ = CpFault{cause, head, opcode, std::move(message)};
+    ++counters_.faults;
+  }
+  // A faulted kernel is reported as a shader fault (raised by execute_dispatch); everything else
+  // is the command stream's fault.
+  if (cause != CpFaultCause::kDispatchFault) irq_.raise(IrqCause::kCpFault);
+}
+
+void CommandProcessor::process_pending() {
+  std::lock_guard process_lock(process_mutex_);
+  process_ring();
+}
+
+void CommandProcessor::process_ring() {
+  CpState s = state();
+  if (s == CpState::kHalted || s == CpState::kFaulted) {
+    gsvirt::log_debug(gsvirt::kDebugGsgpu, "gsgpu cp: doorbell ignored, command processor is %s", cp_state_name(s));
+    return;
+  }
+  set_state(CpState::kBusy);
+  for (;;) {
+    Ring ring{registers_.load64(hw::reg::RING_BASE_LO, hw::reg::RING_BASE_HI), registers_.load(hw::reg::RING_SIZE),
+              registers_.load(hw::reg::RING_HEAD), registers_.load(hw::reg::RING_TAIL)};
+    if (ring.size < kMinRingBytes || ring.size > kMaxRingBytes || ring.size % 4 || ring.base % 4 ||
+        ring.tail >= ring.size || ring.tail % 4 || ring.head >= ring.size || !gsvirt::checked_add(ring.base, uint64_t{ring.size})) {
+      return enter_fault(CpFaultCause::kBadRingRegisters, ring.head, 0,
+                         format("RING_BASE 0x%" PRIx64 ", RING_SIZE %u, RING_HEAD %u, RING_TAIL %u: size must be a "
+                                "multiple of 4 in [%u, %u], base 4-byte aligned, head and tail inside the ring",
+                                ring.base, ring.size, ring.head, ring.tail, kMinRingBytes, kMaxRingBytes));
+    }
+    if (ring.head == ring.tail) break;
+
+    auto read_dword = [&](uint32_t index, uint32_t* out) {
+      uint64_t offset = (uint64_t{ring.head} + uint64_t{index} * 4) % ring.size;
+      const uint8_t* p = memory_.translate(ring.base + offset, 4, Access::kRead);
+      if (!p) return false;
+      std::memcpy(out, p, 4);
+      return true;
+    };
+
+    Packet packet;
+    packet.head = ring.head;
+    if (!read_dword(0, &packet.dwords[0]))
+      return enter_fault(CpFaultCause::kRingUnreadable, ring.head, 0,
+                         format("packet header at va 0x%" PRIx64 " is not mapped readable", ring.base + ring.head));
+    uint32_t header = packet.dwords[0];
+    packet.opcode = field(header, hdr::OPCODE_MASK, hdr::OPCODE_SHIFT);
+    packet.size_dwords = field(header, hdr::SIZE_DWORDS_MASK, hdr::SIZE_DWORDS_SHIFT);
+    const hw::PacketInfo* info = hw::find_packet(packet.opcode);
+    if (!info)
+      return enter_fault(CpFaultCause::kUnknownOpcode, ring.head, packet.opcode,
+                         format("header 0x%08x: opcode 0x%02x is no packet", header, packet.opcode));
+    if (packet.size_dwords == 0 || (info->variable_size ? packet.size_dwords < info->size_dwords
+                                                        : packet.size_dwords != info->size_dwords))
+      return enter_fault(CpFaultCause::kBadSize, ring.head, packet.opcode,
+                         format("%s: SIZE_DWORDS %u, expected %s%u", info->name, packet.size_dwords,
+                                info->variable_size ? "at least " : "", info->size_dwords));
+    if (field(header, hdr::RESERVED_MASK, hdr::RESERVED_SHIFT) != 0)
+      return enter_fault(CpFaultCause::kBadField, ring.head, packet.opcode,
+                         format("%s: header 0x%08x has non-zero RESERVED bits", info->name, header));
+    uint32_t available = (ring.tail + ring.size - ring.head) % ring.size;
+    if (uint64_t{packet.size_dwords} * 4 > available)
+      return enter_fault(CpFaultCause::kPastTail, ring.head, packet.opcode,
+                         format("%s: %u dwords but only %u bytes before RING_TAIL %u", info->name,
+                                packet.size_dwords, available, ring.tail));
+    uint32_t to_read = info->variable_size ? 1 : packet.size_dwords;
+    for (uint32_t i = 1; i < to_read; ++i)
+      if (!read_dword(i, &packet.dwords[i]))
+        return enter_fault(CpFaultCause::kRingUnreadable, ring.head, packet.opcode,
+                           format("%s: dword %u (%s) is not mapped readable", info->name, i, info->dword_names[i]));
+
+    if (!execute(packet)) return;
+    registers_.store(hw::reg::RING_HEAD, uint32_t((uint64_t{ring.head} + uint64_t{packet.size_dwords} * 4) % ring.size));
+    registers_.increment(hw::reg::CP_PACKETS);
+    {
+      std::lock_guard lock(state_mutex_);
+      ++counters_.packets;
+    }
+    if (packet.opcode == hw::pkt::HALT::OPCODE) {
+      set_state(CpState::kHalted);
+      gsvirt::log_debug(gsvirt::kDebugGsgpu, "gsgpu cp: HALT at ring offset 0x%x", ring.head);
+      irq_.raise(IrqCause::kHalt);
+      return;
+    }
+  }
+  set_state(CpState::kIdle);
+}
+
+bool CommandProcessor::execute(const Packet& packet) {
+  gsvirt::log_debug(gsvirt::kDebugGsgpu, "gsgpu cp: %s at ring offset 0x%x (%u dwords)", packet_name(packet.opcode),
+                    packet.head, packet.size_dwords);
+  switch (packet.opcode) {
+    case hw::pkt::NOP::OPCODE: return true;
+    case hw::pkt::HALT::OPCODE: return true;  // the state change happens once the head moved past it
+    case hw::pkt::DISPATCH::OPCODE: return execute_dispatch(packet);
+    case hw::pkt::SYNC::OPCODE: return execute_sync(packet);
+    case hw::pkt::DUMP::OPCODE: return execute_dump(packet);
+  }
+  // find_packet accepted it, so the XML has a packet this switch does not know.
+  enter_fault(CpFaultCause::kUnknownOpcode, packet.head, packet.opcode,
+              format("%s: declared in gsgpu.xml but not implemented by this command processor", packet_name(packet.opcode)));
+  return false;
+}
+
+namespace {
+
+DispatchRequest decode_dispatch(const uint32_t* d) {
+  namespace P = hw::pkt::DISPATCH;
+  auto u64 = [&](uint32_t lo, uint32_t hi) { return uint64_t(d[lo]) | (uint64_t(d[hi]) << 32); };
+  DispatchRequest q;
+  q.code_va = u64(P::CODE_VA_LO, P::CODE_VA_HI);
+  q.code_size = d[P::CODE_SIZE];
+  q.entry_offset = d[P::ENTRY_OFFSET];
+  q.arg_va = u64(P::ARG_VA_LO, P::ARG_VA_HI);
+  q.arg_size = d[P::ARG_SIZE];
+  q.grid_size[0] = d[P::GRID_X];
+  q.grid_size[1] = d[P::GRID_Y];
+  q.grid_size[2] = d[P::GRID_Z];
+  q.group_size[0] = d[P::GROUP_X];
+  q.group_size[1] = d[P::GROUP_Y];
+  q.group_size[2] = d[P::GROUP_Z];
+  q.global_offset[0] = u64(P::GLOBAL_OFFSET_X_LO, P::GLOBAL_OFFSET_X_HI);
+  q.global_offset[1] = u64(P::GLOBAL_OFFSET_Y_LO, P::GLOBAL_OFFSET_Y_HI);
+  q.global_offset[2] = u64(P::GLOBAL_OFFSET_Z_LO, P::GLOBAL_OFFSET_Z_HI);
+  q.local_mem_size = d[P::LOCAL_MEM_SIZE];
+  q.private_mem_size = d[P::PRIVATE_MEM_SIZE];
+  return q;
+}
+
+// Empty when the packet's fields are self-consistent; the shader core checks the rest (limits on
+// group size, local memory) and reports kBadDispatch.
+std::string check_dispatch(const DispatchRequest& q) {
+  if (q.code_size == 0 || q.code_size % 4)
+    return format("CODE_SIZE %u must be a non-zero multiple of 4", q.code_size);
+  if (q.entry_offset >= q.code_size || q.entry_offset % 4)
+    return format("ENTRY_OFFSET %u must be 4-byte aligned and below CODE_SIZE %u", q.entry_offset, q.code_size);
+  if (!gsvirt::checked_add(q.code_va, uint64_t{q.code_size}) || !gsvirt::checked_add(q.arg_va, uint64_t{q.arg_size}))
+    return format("code or argument range wraps around the address space");
+  const char* axes = "XYZ";
+  for (int i = 0; i < 3; ++i) {
+    if (q.grid_size[i] == 0) return format("GRID_%c is 0", axes[i]);
+    if (q.group_size[i] == 0) return format("GROUP_%c is 0", axes[i]);
+  }
+  return {};
+}
+
+}  // namespace
+
+bool CommandProcessor::execute_dispatch(const Packet& packet) {
+  DispatchRecord record;
+  record.ring_offset = packet.head;
+  std::copy_n(packet.dwords.begin(), record.packet.size(), record.packet.begin());
+  record.request = decode_dispatch(packet.dwords.data());
+  record.request.instruction_budget = registers_.load(hw::reg::WATCHDOG_BUDGET);
+  std::string problem = check_dispatch(record.request);
+  if (!problem.empty()) {
+    enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode, "DISPATCH: " + problem);
+    return false;
+  }
+  {
+    std::lock_guard lock(state_mutex_);
+    record.sequence = counters_.dispatches + 1;
+    record.cp_packets_before = counters_.packets;
+  }
+  auto start = std::chrono::steady_clock::now();
+  record.outcome = backend_.dispatch(record.request, memory_);
+  record.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  registers_.increment(hw::reg::DISPATCH_COUNT);
+  {
+    std::lock_guard lock(state_mutex_);
+    ++counters_.dispatches;
+    last_dispatch_ = record;
+  }
+  if (!record.outcome.fault) return true;
+
+  const DispatchFault& f = *record.outcome.fault;
+  registers_.store(hw::reg::SHADER_FAULT_INFO, (uint32_t(f.kind) << hw::field::SHADER_FAULT_INFO::KIND_SHIFT) &
+                                                   hw::field::SHADER_FAULT_INFO::KIND_MASK);
+  registers_.store64(hw::reg::SHADER_FAULT_PC_LO, hw::reg::SHADER_FAULT_PC_HI, f.pc);
+  enter_fault(CpFaultCause::kDispatchFault, packet.head, packet.opcode,
+              format("DISPATCH #%" PRIu64 ": %s fault at pc +0x%" PRIx64 " in group (%u, %u, %u): %s", record.sequence,
+                     dispatch_fault_name(f.kind), f.pc, f.group_id[0], f.group_id[1], f.group_id[2], f.message.c_str()));
+  irq_.raise(IrqCause::kShaderFault);
+  return false;
+}
+
+bool CommandProcessor::execute_sync(const Packet& packet) {
+  namespace P = hw::pkt::SYNC;
+  const uint32_t* d = packet.dwords.data();
+  constexpr uint32_t kKnownFlags = P::FLAGS_WRITE_FENCE_MASK | P::FLAGS_FENCE_64BIT_MASK | P::FLAGS_RAISE_IRQ_MASK;
+  uint32_t flags = d[P::FLAGS];
+  if (flags & ~kKnownFlags) {
+    enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode, format("SYNC: FLAGS 0x%08x has unknown bits", flags));
+    return false;
+  }
+  // Every earlier packet has completed: DISPATCH runs to completion before the CP moves on.
+  uint64_t va = uint64_t(d[P::FENCE_VA_LO]) | (uint64_t(d[P::FENCE_VA_HI]) << 32);
+  uint64_t value = uint64_t(d[P::FENCE_VALUE_LO]) | (uint64_t(d[P::FENCE_VALUE_HI]) << 32);
+  if (flags & P::FLAGS_WRITE_FENCE_MASK) {
+    uint32_t width = (flags & P::FLAGS_FENCE_64BIT_MASK) ? 8 : 4;
+    if (va % width) {
+      enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode,
+                  format("SYNC: FENCE_VA 0x%" PRIx64 " not aligned to the %u-byte fence", va, width));
+      return false;
+    }
+    uint8_t* p = memory_.translate(va, width, Access::kWrite);
+    if (!p) {
+      enter_fault(CpFaultCause::kMemoryFault, packet.head, packet.opcode,
+                  format("SYNC: fence va 0x%" PRIx64 " (%u bytes) is not mapped writable", va, width));
+      return false;
+    }
+    std::memcpy(p, &value, width);  // little-endian host: the low dword first
+  }
+  registers_.store64(hw::reg::FENCE_LAST_LO, hw::reg::FENCE_LAST_HI, value);
+  {
+    std::lock_guard lock(state_mutex_);
+    ++counters_.syncs;
+  }
+  if (flags & P::FLAGS_RAISE_IRQ_MASK) irq_.raise(IrqCause::kFence);
+  return true;
+}
+
+bool CommandProcessor::execute_dump(const Packet& packet) {
+  namespace P = hw::pkt::DUMP;
+  const uint32_t* d = packet.dwords.data();
+  constexpr uint32_t kKnownFlags = P::FLAGS_TO_BUFFER_MASK | P::FLAGS_TO_HOST_MASK;
+  uint32_t flags = d[P::FLAGS];
+  uint64_t va = uint64_t(d[P::BUFFER_VA_LO]) | (uint64_t(d[P::BUFFER_VA_HI]) << 32);
+  uint32_t size = d[P::BUFFER_SIZE];
+  if (flags & ~kKnownFlags) {
+    enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode, format("DUMP: FLAGS 0x%08x has unknown bits", flags));
+    return false;
+  }
+  if ((flags & P::FLAGS_TO_BUFFER_MASK) && size == 0) {
+    enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode, "DUMP: TO_BUFFER with BUFFER_SIZE 0");
+    return false;
+  }
+  std::string text = dump_text();
+  if (flags & P::FLAGS_TO_BUFFER_MASK) {
+    uint8_t* p = memory_.translate(va, size, Access::kWrite);
+    if (!p) {
+      enter_fault(CpFaultCause::kMemoryFault, packet.head, packet.opcode,
+                  format("DUMP: buffer va 0x%" PRIx64 " (%u bytes) is not mapped writable", va, size));
+      return false;
+    }
+    // Truncated to fit and always NUL-terminated, so a reader never runs off the buffer.
+    size_t n = std::min<size_t>(text.size(), size_t(size) - 1);
+    std::memcpy(p, text.data(), n);
+    p[n] = 0;
+  }
+  DumpSink sink;
+  {
+    std::lock_guard lock(state_mutex_);
+    ++counters_.dumps;
+    sink = dump_sink_;
+  }
+  if ((flags & P::FLAGS_TO_HOST_MASK) && sink) sink(text);
+  return true;
+}
+
+}  // namespace gsgpu

@@ -1,0 +1,82 @@
+#include "gsgpu/emu/irq.h"
+
+namespace gsgpu {
+
+uint32_t irq_defined_bits() {
+  uint32_t bits = 0;
+  for (IrqCause c : kAllIrqCauses) bits |= irq_bit(c);
+  return bits;
+}
+
+const char* irq_cause_name(IrqCause c) {
+  switch (c) {
+    case IrqCause::kFence: return "FENCE";
+    case IrqCause::kMmuFault: return "MMU_FAULT";
+    case IrqCause::kCpFault: return "CP_FAULT";
+    case IrqCause::kShaderFault: return "SHADER_FAULT";
+    case IrqCause::kRegisterAccess: return "REG_ACCESS";
+    case IrqCause::kHalt: return "HALT";
+  }
+  return "UNKNOWN";
+}
+
+InterruptController::InterruptController(RegisterFile& registers)
+    : registers_(registers), thread_([this] { delivery_loop(); }) {}
+
+InterruptController::~InterruptController() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void InterruptController::set_callback(IrqCallback callback) {
+  std::lock_guard lock(mutex_);
+  callback_ = std::move(callback);
+}
+
+void InterruptController::force(uint32_t cause_bits) {
+  for (IrqCause c : kAllIrqCauses)
+    if (cause_bits & irq_bit(c)) raise_event(c, true);
+}
+
+void InterruptController::raise_event(IrqCause cause, bool forced) {
+  registers_.set_bits(hw::reg::IRQ_STATUS, irq_bit(cause));
+  std::lock_guard lock(mutex_);
+  // The mask is sampled under the queue lock so that events keep their raise order.
+  if ((registers_.load(hw::reg::IRQ_MASK) & irq_bit(cause)) == 0) return;
+  queue_.push_back(IrqEvent{cause, forced, next_sequence_++});
+  ++raised_;
+  wake_.notify_one();
+}
+
+void InterruptController::delivery_loop() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty() && stopping_) return;
+    IrqEvent event = queue_.front();
+    queue_.pop_front();
+    IrqCallback callback = callback_;
+    lock.unlock();
+    // The handler runs without the lock: it may read and write device registers.
+    if (callback) {
+      callback(event);
+      registers_.increment(hw::reg::IRQ_COUNT);
+    }
+    lock.lock();
+    ++completed_;
+    drained_.notify_all();
+  }
+}
+
+void InterruptController::drain() {
+  if (std::this_thread::get_id() == thread_.get_id()) return;
+  std::unique_lock lock(mutex_);
+  uint64_t target = raised_;
+  drained_.wait(lock, [&] { return completed_ >= target; });
+}
+
+}  // namespace gsgpu
