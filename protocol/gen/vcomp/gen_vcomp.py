@@ -476,6 +476,11 @@ def gen_host_h(commands):
         for p in c.outs:
             o.append("  " + out_field(p))
         o.append("};\n")
+    o.append("// X-macro over every command, for classes that declare all dispatch_<command> overrides.")
+    o.append("#define VCOMP_FOR_EACH_COMMAND(X) \\")
+    for c in commands:
+        o.append(f"  X({c.name}) \\")
+    o.append("")
     o.append("class Handlers {")
     o.append(" public:")
     o.append("  virtual ~Handlers() = default;")

@@ -1,0 +1,40 @@
+// Where vcomp runs OpenCL work.
+//
+// An executor is an OpenCL implementation reachable through the Khronos ICD dispatch table
+// (cl_khr_icd): every handle it returns starts with a pointer to that table, so handlers call
+// `api().clCreateBuffer(...)` whatever the executor. The host executor forwards to a real host
+// platform (PoCL, a GPU driver); the gsgpu executor (a later issue) plugs in behind the same table.
+#pragma once
+
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <CL/cl_icd.h>
+
+#include <memory>
+#include <string>
+
+namespace gsvirt::vcomp {
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // "host: Portable Computing Language" — reported in the handshake and logs.
+  virtual const std::string& name() const = 0;
+  virtual cl_platform_id platform() const = 0;
+  virtual const cl_icd_dispatch& api() const = 0;
+};
+
+// Executors are process-wide: loaded once, shared by every context of the process (a vtest server
+// process serves one client; in-process mode serves the whole application).
+//
+// GSVIRT_EXECUTOR selects one: "host" (the only one built so far). Returns nullptr and sets *error
+// when none can be created.
+Executor* default_executor(std::string* error);
+
+// The host executor: loads the vendor ICDs listed in GSVIRT_HOST_VENDORS (a folder of *.icd files,
+// default /etc/OpenCL/vendors) itself rather than through the application's loader, so that it
+// works in-process next to an application whose loader only sees gsvirt. Picks the first platform
+// whose name contains GSVIRT_HOST_PLATFORM (default: the first that is not gsvirt itself).
+Executor* host_executor(std::string* error);
+
+}  // namespace gsvirt::vcomp

@@ -1,0 +1,52 @@
+// Helpers the per-family handler files share (templates of VcompContext).
+#pragma once
+
+#include <algorithm>
+
+#include "common/log.h"
+#include "host/vcomp/vcomp_context.h"
+
+namespace gsvirt::vcomp {
+
+template <typename T>
+T* VcompContext::lookup(uint64_t id, const char* field, bool optional) {
+  if (id == 0 && optional) return nullptr;
+  std::string why;
+  T* o = objects_.template get<T>(id, &why);
+  if (!o) log_field_error(field, why);
+  return o;
+}
+
+template <typename Query>
+void VcompContext::forward_info(Query query, const proto::DataRef& value,
+                                std::vector<uint8_t>* out_value, uint64_t* size_ret,
+                                int32_t* result) {
+  size_t actual = 0;
+  cl_int err = query(0, nullptr, &actual);
+  if (err != CL_SUCCESS) {
+    *result = err;
+    return;
+  }
+  *size_ret = actual;
+  if (value.size == 0) return;  // the guest asked for the size only
+  if (value.size < actual) {
+    *result = CL_INVALID_VALUE;  // the spec's answer when param_value_size is too small
+    return;
+  }
+  uint8_t* dst = data_out(value, actual, out_value, "value");
+  if (!dst) {
+    *result = CL_INVALID_VALUE;
+    return;
+  }
+  // Query into a zeroed host buffer first: an executor that writes fewer bytes than it
+  // announced must not leave uninitialised host memory in the guest's view.
+  std::vector<uint8_t> shadow(actual, 0);
+  *result = query(actual, shadow.data(), nullptr);
+  if (*result == CL_SUCCESS) std::copy(shadow.begin(), shadow.end(), dst);
+}
+
+// Info parameters whose value is a handle or a host pointer: the host never sends those bytes
+// (they would leak host addresses); the guest answers them from its own object model.
+bool info_is_host_pointer(uint32_t param_name);
+
+}  // namespace gsvirt::vcomp

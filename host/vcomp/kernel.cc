@@ -1,0 +1,162 @@
+// Kernel commands: create, arguments, info.
+#include "host/vcomp/handler_util.h"
+
+namespace gsvirt::vcomp {
+namespace {
+
+enum ArgKind : uint32_t { kArgValue = 0, kArgMem = 1, kArgSampler = 2, kArgLocal = 3 };
+
+}  // namespace
+
+void VcompContext::dispatch_clCreateKernel(const proto::Args_clCreateKernel& args,
+                                           proto::Out_clCreateKernel& out) {
+  auto* p = lookup<ProgramObject>(args.program, "program");
+  if (!p) {
+    out.result = CL_INVALID_PROGRAM;
+    return;
+  }
+  if (!check_new_id(args.kernel, "kernel")) {
+    out.result = CL_INVALID_VALUE;
+    return;
+  }
+  std::string name(args.kernel_name.data(), args.kernel_name.size());
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = api().clCreateKernel(p->handle, name.c_str(), &err);
+  out.result = err;
+  if (err == CL_SUCCESS) bind(args.kernel, std::make_unique<KernelObject>(executor_, k), "kernel");
+}
+
+void VcompContext::dispatch_clCreateKernelsInProgram(const proto::Args_clCreateKernelsInProgram& args,
+                                                     proto::Out_clCreateKernelsInProgram& out) {
+  auto* p = lookup<ProgramObject>(args.program, "program");
+  if (!p) {
+    out.result = CL_INVALID_PROGRAM;
+    return;
+  }
+  cl_uint count = 0;
+  out.result = api().clCreateKernelsInProgram(p->handle, 0, nullptr, &count);
+  if (out.result != CL_SUCCESS) return;
+  out.num_kernels_ret = count;
+  if (args.kernels.count == 0) return;
+  if (args.kernels.count < count) {
+    out.result = CL_INVALID_VALUE;  // the spec: num_kernels less than the number of kernels
+    return;
+  }
+  for (uint64_t i = 0; i < count; ++i) {
+    if (!check_new_id(args.kernels[i], "kernels")) {
+      out.result = CL_INVALID_VALUE;
+      return;
+    }
+  }
+  std::vector<cl_kernel> kernels(count);
+  out.result = api().clCreateKernelsInProgram(p->handle, count, kernels.data(), nullptr);
+  if (out.result != CL_SUCCESS) return;
+  for (uint64_t i = 0; i < count; ++i)
+    bind(args.kernels[i], std::make_unique<KernelObject>(executor_, kernels[i]), "kernels");
+}
+
+void VcompContext::dispatch_clSetKernelArg(const proto::Args_clSetKernelArg& args,
+                                           proto::Out_clSetKernelArg& out) {
+  auto* k = lookup<KernelObject>(args.kernel, "kernel");
+  if (!k) {
+    out.result = CL_INVALID_KERNEL;
+    return;
+  }
+  switch (args.arg_kind) {
+    case kArgValue:
+      if (args.value.size != args.arg_size) {
+        log_field_error("value", "carries " + std::to_string(args.value.size) + " bytes, arg_size is " +
+                                     std::to_string(args.arg_size));
+        out.result = CL_INVALID_ARG_SIZE;
+        return;
+      }
+      out.result = api().clSetKernelArg(k->handle, args.arg_index, size_t(args.arg_size), args.value.data);
+      return;
+    case kArgMem: {
+      cl_mem handle = nullptr;
+      if (args.object) {
+        auto* m = lookup<MemObject>(args.object, "object");
+        if (!m) {
+          out.result = CL_INVALID_MEM_OBJECT;
+          return;
+        }
+        handle = m->handle;
+      }
+      out.result = api().clSetKernelArg(k->handle, args.arg_index, sizeof(cl_mem), &handle);
+      return;
+    }
+    case kArgSampler: {
+      auto* s = lookup<SamplerObject>(args.object, "object");
+      if (!s) {
+        out.result = CL_INVALID_SAMPLER;
+        return;
+      }
+      out.result = api().clSetKernelArg(k->handle, args.arg_index, sizeof(cl_sampler), &s->handle);
+      return;
+    }
+    case kArgLocal:
+      out.result = api().clSetKernelArg(k->handle, args.arg_index, size_t(args.arg_size), nullptr);
+      return;
+    default:
+      log_field_error("arg_kind", "unknown kind " + std::to_string(args.arg_kind));
+      out.result = CL_INVALID_VALUE;
+  }
+}
+
+void VcompContext::dispatch_clGetKernelInfo(const proto::Args_clGetKernelInfo& args,
+                                            proto::Out_clGetKernelInfo& out) {
+  auto* k = lookup<KernelObject>(args.kernel, "kernel");
+  if (!k) {
+    out.result = CL_INVALID_KERNEL;
+    return;
+  }
+  if (info_is_host_pointer(args.param_name)) {
+    log_field_error("param_name", "handle-valued query is answered by the guest");
+    out.result = CL_INVALID_VALUE;
+    return;
+  }
+  forward_info(
+      [&](size_t size, void* value, size_t* ret) {
+        return api().clGetKernelInfo(k->handle, args.param_name, size, value, ret);
+      },
+      args.value, &out.value, &out.size_ret, &out.result);
+}
+
+void VcompContext::dispatch_clGetKernelWorkGroupInfo(const proto::Args_clGetKernelWorkGroupInfo& args,
+                                                     proto::Out_clGetKernelWorkGroupInfo& out) {
+  auto* k = lookup<KernelObject>(args.kernel, "kernel");
+  if (!k) {
+    out.result = CL_INVALID_KERNEL;
+    return;
+  }
+  cl_device_id device = nullptr;
+  if (args.device) {
+    auto* d = lookup<DeviceObject>(args.device, "device");
+    if (!d) {
+      out.result = CL_INVALID_DEVICE;
+      return;
+    }
+    device = d->handle;
+  }
+  forward_info(
+      [&](size_t size, void* value, size_t* ret) {
+        return api().clGetKernelWorkGroupInfo(k->handle, device, args.param_name, size, value, ret);
+      },
+      args.value, &out.value, &out.size_ret, &out.result);
+}
+
+void VcompContext::dispatch_clGetKernelArgInfo(const proto::Args_clGetKernelArgInfo& args,
+                                               proto::Out_clGetKernelArgInfo& out) {
+  auto* k = lookup<KernelObject>(args.kernel, "kernel");
+  if (!k) {
+    out.result = CL_INVALID_KERNEL;
+    return;
+  }
+  forward_info(
+      [&](size_t size, void* value, size_t* ret) {
+        return api().clGetKernelArgInfo(k->handle, args.arg_index, args.param_name, size, value, ret);
+      },
+      args.value, &out.value, &out.size_ret, &out.result);
+}
+
+}  // namespace gsvirt::vcomp

@@ -1,0 +1,188 @@
+// Buffer, sub-buffer and image commands.
+#include "common/checked_math.h"
+#include "host/vcomp/handler_util.h"
+#include "host/vcomp/image_format.h"
+
+namespace gsvirt::vcomp {
+namespace {
+
+// The host copy of guest data always has COPY semantics: the guest's pointer lives in the guest,
+// which keeps USE_HOST_PTR coherent itself (docs/guest-driver.md).
+cl_mem_flags host_flags(cl_mem_flags flags) {
+  if (flags & CL_MEM_USE_HOST_PTR) flags = (flags & ~cl_mem_flags(CL_MEM_USE_HOST_PTR)) | CL_MEM_COPY_HOST_PTR;
+  return flags;
+}
+
+bool wants_host_data(cl_mem_flags flags) {
+  return flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
+}
+
+}  // namespace
+
+void VcompContext::dispatch_clCreateBuffer(const proto::Args_clCreateBuffer& args,
+                                           proto::Out_clCreateBuffer& out) {
+  auto* c = lookup<ContextObject>(args.context, "context");
+  if (!c) {
+    out.result = CL_INVALID_CONTEXT;
+    return;
+  }
+  if (!check_new_id(args.buffer, "buffer")) {
+    out.result = CL_INVALID_VALUE;
+    return;
+  }
+  const void* host_ptr = nullptr;
+  if (wants_host_data(args.flags)) {
+    host_ptr = data_in(args.host_data, args.size, "host_data");
+    if (!host_ptr) {
+      out.result = CL_INVALID_HOST_PTR;
+      return;
+    }
+  } else if (args.host_data.size != 0) {
+    log_field_error("host_data", "data without CL_MEM_COPY_HOST_PTR or CL_MEM_USE_HOST_PTR");
+    out.result = CL_INVALID_HOST_PTR;
+    return;
+  }
+  cl_int err = CL_SUCCESS;
+  cl_mem m = api().clCreateBuffer(c->handle, host_flags(args.flags), args.size,
+                                  const_cast<void*>(host_ptr), &err);
+  out.result = err;
+  if (err == CL_SUCCESS) bind(args.buffer, std::make_unique<MemObject>(executor_, m), "buffer");
+}
+
+void VcompContext::dispatch_clCreateSubBuffer(const proto::Args_clCreateSubBuffer& args,
+                                              proto::Out_clCreateSubBuffer& out) {
+  auto* b = lookup<MemObject>(args.buffer, "buffer");
+  if (!b) {
+    out.result = CL_INVALID_MEM_OBJECT;
+    return;
+  }
+  if (!check_new_id(args.sub_buffer, "sub_buffer")) {
+    out.result = CL_INVALID_VALUE;
+    return;
+  }
+  if (args.create_type != CL_BUFFER_CREATE_TYPE_REGION) {
+    out.result = CL_INVALID_VALUE;
+    return;
+  }
+  cl_buffer_region region{size_t(args.origin), size_t(args.size)};
+  cl_int err = CL_SUCCESS;
+  cl_mem m = api().clCreateSubBuffer(b->handle, host_flags(args.flags), args.create_type, &region, &err);
+  out.result = err;
+  if (err == CL_SUCCESS) bind(args.sub_buffer, std::make_unique<MemObject>(executor_, m), "sub_buffer");
+}
+
+void VcompContext::dispatch_clCreateImage(const proto::Args_clCreateImage& args,
+                                          proto::Out_clCreateImage& out) {
+  auto* c = lookup<ContextObject>(args.context, "context");
+  if (!c) {
+    out.result = CL_INVALID_CONTEXT;
+    return;
+  }
+  MemObject* backing = nullptr;
+  if (args.mem_object) {
+    backing = lookup<MemObject>(args.mem_object, "mem_object");
+    if (!backing) {
+      out.result = CL_INVALID_MEM_OBJECT;
+      return;
+    }
+  }
+  if (!check_new_id(args.image, "image")) {
+    out.result = CL_INVALID_VALUE;
+    return;
+  }
+  cl_image_format format{args.channel_order, args.channel_data_type};
+  cl_image_desc desc{};
+  desc.image_type = args.image_type;
+  desc.image_width = args.width;
+  desc.image_height = args.height;
+  desc.image_depth = args.depth;
+  desc.image_array_size = args.array_size;
+  desc.num_mip_levels = args.num_mip_levels;
+  desc.num_samples = args.num_samples;
+  desc.buffer = backing ? backing->handle : nullptr;
+  const void* host_ptr = nullptr;
+  if (wants_host_data(args.flags)) {
+    // The guest always sends packed rows (pitches 0), so the size it must carry is known here.
+    auto need = packed_image_size(format, desc);
+    if (!need) {
+      out.result = CL_INVALID_IMAGE_FORMAT_DESCRIPTOR;
+      return;
+    }
+    host_ptr = data_in(args.host_data, *need, "host_data");
+    if (!host_ptr) {
+      out.result = CL_INVALID_HOST_PTR;
+      return;
+    }
+  } else {
+    desc.image_row_pitch = args.row_pitch;
+    desc.image_slice_pitch = args.slice_pitch;
+  }
+  cl_int err = CL_SUCCESS;
+  cl_mem m = api().clCreateImage(c->handle, host_flags(args.flags), &format, &desc,
+                                 const_cast<void*>(host_ptr), &err);
+  out.result = err;
+  if (err == CL_SUCCESS) bind(args.image, std::make_unique<MemObject>(executor_, m), "image");
+}
+
+void VcompContext::dispatch_clGetSupportedImageFormats(
+    const proto::Args_clGetSupportedImageFormats& args,
+    proto::Out_clGetSupportedImageFormats& out) {
+  auto* c = lookup<ContextObject>(args.context, "context");
+  if (!c) {
+    out.result = CL_INVALID_CONTEXT;
+    return;
+  }
+  cl_uint count = 0;
+  out.result = api().clGetSupportedImageFormats(c->handle, args.flags, args.image_type, 0,
+                                                nullptr, &count);
+  if (out.result != CL_SUCCESS) return;
+  out.num_image_formats = count;
+  if (args.formats_capacity == 0 || count == 0) return;
+  std::vector<cl_image_format> formats(count);
+  out.result = api().clGetSupportedImageFormats(c->handle, args.flags, args.image_type, count,
+                                                formats.data(), nullptr);
+  for (const auto& f : formats) {
+    out.formats.push_back(f.image_channel_order);
+    out.formats.push_back(f.image_channel_data_type);
+  }
+}
+
+void VcompContext::dispatch_clGetMemObjectInfo(const proto::Args_clGetMemObjectInfo& args,
+                                               proto::Out_clGetMemObjectInfo& out) {
+  auto* m = lookup<MemObject>(args.memobj, "memobj");
+  if (!m) {
+    out.result = CL_INVALID_MEM_OBJECT;
+    return;
+  }
+  if (info_is_host_pointer(args.param_name)) {
+    log_field_error("param_name", "handle-valued query is answered by the guest");
+    out.result = CL_INVALID_VALUE;
+    return;
+  }
+  forward_info(
+      [&](size_t size, void* value, size_t* ret) {
+        return api().clGetMemObjectInfo(m->handle, args.param_name, size, value, ret);
+      },
+      args.value, &out.value, &out.size_ret, &out.result);
+}
+
+void VcompContext::dispatch_clGetImageInfo(const proto::Args_clGetImageInfo& args,
+                                           proto::Out_clGetImageInfo& out) {
+  auto* m = lookup<MemObject>(args.image, "image");
+  if (!m) {
+    out.result = CL_INVALID_MEM_OBJECT;
+    return;
+  }
+  if (info_is_host_pointer(args.param_name)) {
+    log_field_error("param_name", "handle-valued query is answered by the guest");
+    out.result = CL_INVALID_VALUE;
+    return;
+  }
+  forward_info(
+      [&](size_t size, void* value, size_t* ret) {
+        return api().clGetImageInfo(m->handle, args.param_name, size, value, ret);
+      },
+      args.value, &out.value, &out.size_ret, &out.result);
+}
+
+}  // namespace gsvirt::vcomp

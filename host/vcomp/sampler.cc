@@ -1,0 +1,24 @@
+// Sampler commands.
+#include "host/vcomp/handler_util.h"
+
+namespace gsvirt::vcomp {
+
+void VcompContext::dispatch_clCreateSampler(const proto::Args_clCreateSampler& args,
+                                            proto::Out_clCreateSampler& out) {
+  auto* c = lookup<ContextObject>(args.context, "context");
+  if (!c) {
+    out.result = CL_INVALID_CONTEXT;
+    return;
+  }
+  if (!check_new_id(args.sampler, "sampler")) {
+    out.result = CL_INVALID_VALUE;
+    return;
+  }
+  cl_int err = CL_SUCCESS;
+  cl_sampler s = api().clCreateSampler(c->handle, args.normalized_coords ? CL_TRUE : CL_FALSE,
+                                       args.addressing_mode, args.filter_mode, &err);
+  out.result = err;
+  if (err == CL_SUCCESS) bind(args.sampler, std::make_unique<SamplerObject>(executor_, s), "sampler");
+}
+
+}  // namespace gsvirt::vcomp

@@ -1,0 +1,122 @@
+// One vcomp context: the host side of one guest's OpenCL connection.
+//
+// submit_cmd walks the command stream (header {id, size_in_dwords, flags} + arguments), decodes
+// each command with the generated decoder, calls the dispatch_<command> handler (one source file
+// per object family implements them), and writes replies into the guest's reply resource through
+// a host-private shadow buffer. A malformed stream makes the context fatal (sticky); an OpenCL
+// error (a wrong id, a bad size) is just the command's cl_int result.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "host/renderer/context.h"
+#include "host/vcomp/executor.h"
+#include "host/vcomp/object_table.h"
+#include "vcomp_protocol_host.h"
+
+namespace gsvirt::vcomp {
+
+class VcompContext final : public renderer::Context, public proto::Handlers {
+ public:
+  VcompContext(uint32_t ctx_id, Executor* executor);
+  ~VcompContext() override;
+
+  int submit_cmd(const void* data, size_t size) override;
+  bool fatal() const override { return fatal_; }
+  const std::string& fatal_message() const { return fatal_message_; }
+  void attach_resource(std::shared_ptr<renderer::Resource> resource) override;
+  void detach_resource(uint32_t resource_id) override;
+
+  size_t live_objects() const { return objects_.size(); }
+
+#define GSVIRT_DECLARE_DISPATCH(name) \
+  void dispatch_##name(const proto::Args_##name& args, proto::Out_##name& out) override;
+  VCOMP_FOR_EACH_COMMAND(GSVIRT_DECLARE_DISPATCH)
+#undef GSVIRT_DECLARE_DISPATCH
+
+ private:
+  const cl_icd_dispatch& api() const { return executor_->api(); }
+
+  // Typed lookup of a guest id for the current command; logs "<command>: <field>: <why>" on
+  // failure. Id 0 gives nullptr without a log when `optional`.
+  template <typename T>
+  T* lookup(uint64_t id, const char* field, bool optional = false);
+  // Binds `id` to a new host object; on failure logs and releases the object.
+  bool bind(uint64_t id, std::unique_ptr<HostObject> object, const char* field);
+  bool check_new_id(uint64_t id, const char* field);
+  // Looks up a list of device ids; false (logged) on any bad id.
+  bool device_list(const proto::WireArray<uint64_t>& ids, std::vector<cl_device_id>* devices);
+  // Looks up a wait list; false (and CL_INVALID_EVENT_WAIT_LIST) on any bad id.
+  bool wait_list(const proto::WireArray<uint64_t>& ids, std::vector<cl_event>* events);
+  // Binds the event an enqueue produced when the guest asked for one (event id != 0).
+  void bind_event(uint64_t id, cl_event event);
+
+  // The queue, wait list and optional event every enqueue command carries.
+  struct Enqueue {
+    cl_command_queue queue = nullptr;
+    std::vector<cl_event> waits;
+    uint64_t event_id = 0;
+    cl_event event = nullptr;
+    cl_uint wait_count() const { return cl_uint(waits.size()); }
+    const cl_event* wait_events() const { return waits.empty() ? nullptr : waits.data(); }
+    cl_event* event_out() { return event_id ? &event : nullptr; }
+  };
+  // Resolves the common enqueue arguments; false with *result set on a bad id.
+  bool begin_enqueue(uint64_t queue_id, const proto::WireArray<uint64_t>& waits, uint64_t event_id,
+                     Enqueue* e, int32_t* result);
+  // Binds the produced event to its guest id when the enqueue succeeded.
+  void end_enqueue(Enqueue& e, int32_t result);
+
+  // A host pointer for bulk data the host reads: inline bytes or a checked range of an attached
+  // resource. nullptr (logged) when the range is bad or smaller than `need`.
+  const uint8_t* data_in(const proto::DataRef& ref, uint64_t need, const char* field);
+  // Where the host writes `need` bytes of bulk data: the resource range, or `inline_out` resized
+  // (inline replies are bounded by the reply buffer).
+  uint8_t* data_out(const proto::DataRef& ref, uint64_t need, std::vector<uint8_t>* inline_out,
+                    const char* field);
+  // Resolves a resource range attached to this context.
+  uint8_t* resource_range(uint32_t resource_id, uint64_t offset, uint64_t size, const char* field);
+
+  // clGet*Info forwarding shared by every family: queries through `query` (a call of the
+  // executor's info entry point with size/value/size_ret) and copies at most the guest's capacity.
+  template <typename Query>
+  void forward_info(Query query, const proto::DataRef& value, std::vector<uint8_t>* out_value,
+                    uint64_t* size_ret, int32_t* result);
+
+  void log_field_error(const char* field, const std::string& why);
+  void set_fatal(const std::string& message);
+  bool write_reply();
+  void release_all();
+
+  const uint32_t ctx_id_;
+  Executor* const executor_;
+  ObjectTable objects_;
+  std::unordered_map<uint32_t, std::shared_ptr<renderer::Resource>> resources_;
+
+  struct ReplyBuffer {
+    std::shared_ptr<renderer::Resource> resource;
+    uint64_t offset = 0;
+    uint64_t size = 0;
+  } reply_;
+  std::vector<uint8_t> reply_payload_;  // shadow: guest memory is only ever written, never read
+  uint32_t reply_seqno_ = 0;
+  int32_t deferred_status_ = 0;
+  uint32_t deferred_command_ = 0;
+
+  // Host device handle -> the guest id it was bound to (first binding), for replies that name
+  // devices.
+  std::unordered_map<cl_device_id, uint64_t> device_ids_;
+
+  const char* current_command_ = "";
+  bool fatal_ = false;
+  std::string fatal_message_;
+};
+
+// Largest inline reply payload the host produces (bulk data above it must use a resource).
+constexpr uint64_t kMaxInlineReply = 64ull << 20;
+
+}  // namespace gsvirt::vcomp
