@@ -374,7 +374,7 @@ bool CommandProcessor::execute_dispatch(const Packet& packet) {
                                                    hw::field::SHADER_FAULT_INFO::KIND_MASK);
   registers_.store64(hw::reg::SHADER_FAULT_PC_LO, hw::reg::SHADER_FAULT_PC_HI, f.pc);
   enter_fault(CpFaultCause::kDispatchFault, packet.head, packet.opcode,
-              format("DISPATCH #%" PRIu64 ": %s fault at pc +0x%" PRIx64 " in group (%u, %u, %u): %s", record.sequence,
+              format("DISPATCH #%" PRIu64 ": %s fault at pc 0x%" PRIx64 " in group (%u, %u, %u): %s", record.sequence,
                      dispatch_fault_name(f.kind), f.pc, f.group_id[0], f.group_id[1], f.group_id[2], f.message.c_str()));
   irq_.raise(IrqCause::kShaderFault);
   return false;

@@ -27,7 +27,7 @@ struct DispatchRequest {
   uint64_t global_offset[3] = {0, 0, 0};
   uint32_t local_mem_size = 0;
   uint32_t private_mem_size = 0;
-  uint64_t instruction_budget = 0;  // per invocation; 0 = the backend's default
+  uint64_t instruction_budget = 0;  // watchdog, per warp; 0 = the backend default
 };
 
 // Same values as the shader core's ShaderFaultKind and the SHADER_FAULT_INFO.KIND register field.
@@ -45,7 +45,7 @@ const char* dispatch_fault_name(DispatchFaultKind kind);
 
 struct DispatchFault {
   DispatchFaultKind kind = DispatchFaultKind::kNone;
-  uint64_t pc = 0;  // byte offset into the code
+  uint64_t pc = 0;  // GPU virtual address of the faulting instruction
   uint32_t group_id[3] = {0, 0, 0};
   MemoryFault memory;  // for kMemory
   std::string message;

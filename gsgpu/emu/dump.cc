@@ -40,7 +40,7 @@ void append_state(std::string* out, const DispatchRequest& q) {
           q.global_offset[1], q.global_offset[2]);
   appendf(out, "  local memory    %u bytes per work-group\n", q.local_mem_size);
   appendf(out, "  private memory  %u bytes per work-item\n", q.private_mem_size);
-  appendf(out, "  watchdog        %" PRIu64 " instructions per invocation%s\n", q.instruction_budget,
+  appendf(out, "  watchdog        %" PRIu64 " instructions per warp%s\n", q.instruction_budget,
           q.instruction_budget == 0 ? " (shader-core default)" : "");
 }
 
@@ -59,7 +59,7 @@ void append_outcome(std::string* out, const DispatchRecord& r) {
     return;
   }
   const DispatchFault& f = *r.outcome.fault;
-  appendf(out, "result: fault %s at pc +0x%" PRIx64 " in group (%u, %u, %u)", dispatch_fault_name(f.kind), f.pc,
+  appendf(out, "result: fault %s at pc 0x%" PRIx64 " in group (%u, %u, %u)", dispatch_fault_name(f.kind), f.pc,
           f.group_id[0], f.group_id[1], f.group_id[2]);
   if (f.kind == DispatchFaultKind::kMemory)
     appendf(out, ", %s of %" PRIu64 " bytes at va 0x%" PRIx64, access_name(f.memory.access), f.memory.size,
