@@ -1,0 +1,261 @@
+// Loads, stores and atomics. Global and constant memory go through GpuMemory with a per-warp cached
+// Range per access type (lookup_range only when an address leaves it; report_fault on a miss), so no
+// host byte outside a mapping is ever touched. Local and private memory are the core's own
+// bounds-checked windows. Lanes are processed in lane order; the first faulting lane stops the warp
+// before any lane of that instruction writes memory.
+#include <atomic>
+#include <cstring>
+
+#include "gsgpu/emu/shader/warp.h"
+
+namespace gsgpu::shader {
+namespace {
+
+using isa::AtomicOp;
+using isa::MemSpace;
+
+constexpr Access access_for_load(MemSpace) { return Access::kRead; }
+
+CachedRange& range_for(Warp& w, Access access) {
+  if (access == Access::kWrite) return w.write_range;
+  if (access == Access::kAtomic) return w.atomic_range;
+  return w.read_range;
+}
+
+inline uint8_t* in_range(const CachedRange& r, uint64_t va, uint32_t bytes) {
+  const uint64_t offset = va - r.begin;
+  if (offset < r.span && r.span - offset >= bytes) return r.host + offset;
+  return nullptr;
+}
+
+Flow memory_fault(Warp& w, const DecodedInst& di, uint64_t address, uint32_t bytes, Access access,
+                  const char* space, uint64_t limit) {
+  w.fault.memory = MemoryFault{address, bytes, access};
+  std::string message = std::string(isa::op_info(di.inst.opcode).mnemonic) + ": " + std::to_string(bytes) +
+                        "-byte " + space + " access at " + std::to_string(address);
+  if (limit != UINT64_MAX) message += " outside the " + std::to_string(limit) + "-byte window";
+  else message += " is not mapped for this access";
+  return raise_fault(w, di, ShaderFaultKind::kMemory, message);
+}
+
+// Host pointer for a global access, refreshing the cached range on a miss.
+uint8_t* global_pointer(Warp& w, uint64_t va, uint32_t bytes, Access access) {
+  CachedRange& r = range_for(w, access);
+  if (uint8_t* p = in_range(r, va, bytes)) return p;
+  GpuMemory::Range range;
+  if (!w.dispatch->memory->lookup_range(va, access, &range) || range.va_end <= range.va_begin) return nullptr;
+  r = CachedRange{range.va_begin, range.va_end - range.va_begin, range.host};
+  return in_range(r, va, bytes);
+}
+
+// Pointers for every active lane of a vector access; false after raising the fault.
+template <MemSpace Space>
+bool lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access access, uint8_t** ptrs) {
+  const isa::Instruction& in = di.inst;
+  const uint32_t n = w.width;
+  const uint64_t exec = w.exec;
+  if constexpr (Space == MemSpace::kGlobal || Space == MemSpace::kConstant) {
+    alignas(64) uint64_t address[kMaxWarpWidth];
+    lanes64(w, in.src[0], in.literal, address);
+    const uint64_t offset = static_cast<uint64_t>(static_cast<int64_t>(in.imm));
+    CachedRange& r = range_for(w, access);
+    for (uint32_t l = 0; l < n; ++l) {
+      if (!(exec >> l & 1)) continue;
+      const uint64_t va = address[l] + offset;
+      uint8_t* p = in_range(r, va, bytes);
+      if (!p) p = global_pointer(w, va, bytes, access);
+      if (!p) {
+        w.dispatch->memory->report_fault(MemoryFault{va, bytes, access});
+        memory_fault(w, di, va, bytes, access, Space == MemSpace::kGlobal ? "global" : "constant", UINT64_MAX);
+        return false;
+      }
+      ptrs[l] = p;
+    }
+  } else {
+    const uint32_t* base = lanes32(w, in.src[0], in.literal, w.scratch[0]);
+    const bool local = Space == MemSpace::kLocal;
+    const uint64_t limit = local ? w.group->local_size : w.private_size;
+    for (uint32_t l = 0; l < n; ++l) {
+      if (!(exec >> l & 1)) continue;
+      const uint64_t offset = uint64_t{base[l]} + static_cast<uint64_t>(static_cast<int64_t>(in.imm));
+      if (offset > limit || limit - offset < bytes) {
+        memory_fault(w, di, offset, bytes, access, local ? "local" : "private", limit);
+        return false;
+      }
+      ptrs[l] = local ? w.group->local_mem + offset
+                      : w.private_mem + static_cast<size_t>(l) * w.private_size + offset;
+    }
+  }
+  return true;
+}
+
+template <uint32_t Bytes, bool Sign>
+uint64_t read_value(const uint8_t* p) {
+  if constexpr (Bytes == 1) return Sign ? uint32_t(int32_t(int8_t(*p))) : *p;
+  if constexpr (Bytes == 2) {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return Sign ? uint32_t(int32_t(int16_t(v))) : v;
+  }
+  if constexpr (Bytes == 4) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+template <MemSpace Space, uint32_t Bytes, bool Sign>
+Flow vector_load(Warp& w, const DecodedInst& di) {
+  uint8_t* ptrs[kMaxWarpWidth];
+  if (!lane_pointers<Space>(w, di, Bytes, access_for_load(Space), ptrs)) return Flow::kYield;
+  const uint32_t n = w.width;
+  const uint64_t exec = w.exec;
+  uint32_t* lo = w.vreg(di.inst.dst);
+  if constexpr (Bytes == 8) {
+    uint32_t* hi = w.vreg(di.inst.dst + 1);
+    for (uint32_t l = 0; l < n; ++l) {
+      if (!(exec >> l & 1)) continue;
+      const uint64_t v = read_value<8, false>(ptrs[l]);
+      lo[l] = static_cast<uint32_t>(v);
+      hi[l] = static_cast<uint32_t>(v >> 32);
+    }
+  } else {
+    for (uint32_t l = 0; l < n; ++l)
+      if (exec >> l & 1) lo[l] = static_cast<uint32_t>(read_value<Bytes, Sign>(ptrs[l]));
+  }
+  return Flow::kNext;
+}
+
+template <MemSpace Space, uint32_t Bytes>
+Flow vector_store(Warp& w, const DecodedInst& di) {
+  uint8_t* ptrs[kMaxWarpWidth];
+  if (!lane_pointers<Space>(w, di, Bytes, Access::kWrite, ptrs)) return Flow::kYield;
+  const uint32_t n = w.width;
+  const uint64_t exec = w.exec;
+  if constexpr (Bytes == 8) {
+    alignas(64) uint64_t data[kMaxWarpWidth];
+    lanes64(w, di.inst.src[1], di.inst.literal, data);
+    for (uint32_t l = 0; l < n; ++l)
+      if (exec >> l & 1) std::memcpy(ptrs[l], &data[l], 8);
+  } else {
+    const uint32_t* data = lanes32(w, di.inst.src[1], di.inst.literal, w.scratch[1]);
+    for (uint32_t l = 0; l < n; ++l)
+      if (exec >> l & 1) std::memcpy(ptrs[l], &data[l], Bytes);  // little-endian: the low bytes
+  }
+  return Flow::kNext;
+}
+
+template <AtomicOp Op, typename T>
+T atomic_apply(T* p, T data, T compare) {
+  std::atomic_ref<T> ref(*p);
+  using S = std::make_signed_t<T>;
+  switch (Op) {
+    case AtomicOp::kAdd: return ref.fetch_add(data);
+    case AtomicOp::kSub: return ref.fetch_sub(data);
+    case AtomicOp::kAnd: return ref.fetch_and(data);
+    case AtomicOp::kOr: return ref.fetch_or(data);
+    case AtomicOp::kXor: return ref.fetch_xor(data);
+    case AtomicOp::kXchg: return ref.exchange(data);
+    case AtomicOp::kCmpxchg: {
+      T expected = compare;
+      ref.compare_exchange_strong(expected, data);
+      return expected;  // the old value whether or not the exchange happened
+    }
+    default: {  // min / max: a compare-exchange loop
+      T old = ref.load();
+      for (;;) {
+        T wanted = old;
+        if (Op == AtomicOp::kMinS) wanted = S(data) < S(old) ? data : old;
+        if (Op == AtomicOp::kMaxS) wanted = S(data) > S(old) ? data : old;
+        if (Op == AtomicOp::kMinU) wanted = data < old ? data : old;
+        if (Op == AtomicOp::kMaxU) wanted = data > old ? data : old;
+        if (wanted == old || ref.compare_exchange_weak(old, wanted)) return old;
+      }
+    }
+  }
+}
+
+// Atomics are real host atomics even on local memory (whose group runs on one thread) so that one
+// code path serves both; they need natural alignment, as std::atomic_ref does.
+template <MemSpace Space, AtomicOp Op, uint32_t Bits>
+Flow vector_atomic(Warp& w, const DecodedInst& di) {
+  using T = std::conditional_t<Bits == 64, uint64_t, uint32_t>;
+  constexpr uint32_t bytes = Bits / 8;
+  uint8_t* ptrs[kMaxWarpWidth];
+  if (!lane_pointers<Space>(w, di, bytes, Access::kAtomic, ptrs)) return Flow::kYield;
+  const uint32_t n = w.width;
+  const uint64_t exec = w.exec;
+  for (uint32_t l = 0; l < n; ++l) {
+    if ((exec >> l & 1) && reinterpret_cast<uintptr_t>(ptrs[l]) % bytes != 0) {
+      w.fault.memory = MemoryFault{0, bytes, Access::kAtomic};
+      return raise_fault(w, di, ShaderFaultKind::kMemory,
+                         std::string(isa::op_info(di.inst.opcode).mnemonic) + ": lane " + std::to_string(l) +
+                             " address is not " + std::to_string(bytes) + "-byte aligned");
+    }
+  }
+  alignas(64) uint64_t data[kMaxWarpWidth];
+  alignas(64) uint64_t compare[kMaxWarpWidth] = {};
+  alignas(64) uint64_t old[kMaxWarpWidth] = {};
+  if constexpr (Bits == 64) {
+    lanes64(w, di.inst.src[1], di.inst.literal, data);
+    if (Op == AtomicOp::kCmpxchg) lanes64(w, di.inst.src[2], di.inst.literal, compare);
+  } else {
+    const uint32_t* d = lanes32(w, di.inst.src[1], di.inst.literal, w.scratch[1]);
+    for (uint32_t l = 0; l < n; ++l) data[l] = d[l];
+    if (Op == AtomicOp::kCmpxchg) {
+      const uint32_t* c = lanes32(w, di.inst.src[2], di.inst.literal, w.scratch[2]);
+      for (uint32_t l = 0; l < n; ++l) compare[l] = c[l];
+    }
+  }
+  for (uint32_t l = 0; l < n; ++l) {
+    if (!(exec >> l & 1)) continue;
+    old[l] = atomic_apply<Op, T>(reinterpret_cast<T*>(ptrs[l]), static_cast<T>(data[l]), static_cast<T>(compare[l]));
+  }
+  if constexpr (Bits == 64) {
+    commit64(w, di.inst.dst, old);
+  } else {
+    alignas(64) uint32_t narrow[kMaxWarpWidth];
+    for (uint32_t l = 0; l < n; ++l) narrow[l] = static_cast<uint32_t>(old[l]);
+    commit32(w, di.inst.dst, narrow);
+  }
+  return Flow::kNext;
+}
+
+template <uint32_t Bytes>
+Flow scalar_load(Warp& w, const DecodedInst& di) {
+  const uint64_t va = scalar64(w, di.inst.src[0], di.inst.literal) + static_cast<uint64_t>(static_cast<int64_t>(di.inst.imm));
+  const uint8_t* p = global_pointer(w, va, Bytes, Access::kRead);
+  if (!p) {
+    w.dispatch->memory->report_fault(MemoryFault{va, Bytes, Access::kRead});
+    return memory_fault(w, di, va, Bytes, Access::kRead, "scalar", UINT64_MAX);
+  }
+  const unsigned d = di.inst.dst - isa::kScalarOperandBase;
+  std::memcpy(&w.s[d], p, Bytes);
+  return Flow::kNext;
+}
+
+}  // namespace
+
+void fill_memory_handlers(Handler* table) {
+  using isa::Opcode;
+#define GSGPU_SPACE_global MemSpace::kGlobal
+#define GSGPU_SPACE_const MemSpace::kConstant
+#define GSGPU_SPACE_local MemSpace::kLocal
+#define GSGPU_SPACE_private MemSpace::kPrivate
+#define GSGPU_ALU(name, D, A, B, C)
+#define GSGPU_LOAD(space, type, bytes, sign) \
+  table[static_cast<size_t>(Opcode::space##_load_##type)] = &vector_load<GSGPU_SPACE_##space, bytes, sign>;
+#define GSGPU_STORE(space, type, bytes) \
+  table[static_cast<size_t>(Opcode::space##_store_##type)] = &vector_store<GSGPU_SPACE_##space, bytes>;
+#define GSGPU_ATOMIC(space, op_type, kind, bits) \
+  table[static_cast<size_t>(Opcode::space##_atomic_##op_type)] = &vector_atomic<GSGPU_SPACE_##space, AtomicOp::kind, bits>;
+#define GSGPU_OTHER(name, format, dst, src0, src1, src2, imm)
+#include "gsgpu/isa/opcodes.def"
+  table[static_cast<size_t>(Opcode::s_load_b32)] = &scalar_load<4>;
+  table[static_cast<size_t>(Opcode::s_load_b64)] = &scalar_load<8>;
+}
+
+}  // namespace gsgpu::shader

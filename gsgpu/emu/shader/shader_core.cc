@@ -1,0 +1,329 @@
+#include "gsgpu/emu/shader/shader_core.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "common/checked_math.h"
+#include "gsgpu/emu/shader/warp.h"
+
+namespace gsgpu {
+
+const char* shader_fault_name(ShaderFaultKind k) {
+  switch (k) {
+    case ShaderFaultKind::kNone: return "none";
+    case ShaderFaultKind::kMemory: return "memory";
+    case ShaderFaultKind::kWatchdog: return "watchdog";
+    case ShaderFaultKind::kIllegalInstruction: return "illegal-instruction";
+    case ShaderFaultKind::kPcOutOfRange: return "pc-out-of-range";
+    case ShaderFaultKind::kBadDispatch: return "bad-dispatch";
+  }
+  return "unknown";
+}
+
+namespace {
+
+using shader::DispatchState;
+using shader::GroupState;
+using shader::Warp;
+using shader::WarpState;
+
+// Host threads created once; run() hands every worker the same job and waits for all of them.
+class WorkerPool {
+ public:
+  explicit WorkerPool(unsigned count) {
+    for (unsigned i = 0; i < count; ++i) threads_.emplace_back([this, i] { loop(i); });
+  }
+  ~WorkerPool() {
+    {
+      std::lock_guard lock(mutex_);
+      shutting_down_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  unsigned size() const { return static_cast<unsigned>(threads_.size()); }
+
+  void run(const std::function<void(unsigned)>& job) {
+    std::unique_lock lock(mutex_);
+    job_ = &job;
+    busy_ = size();
+    ++generation_;
+    wake_.notify_all();
+    done_.wait(lock, [this] { return busy_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  void loop(unsigned index) {
+    uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(unsigned)>* job;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return shutting_down_ || generation_ != seen; });
+        if (shutting_down_) return;
+        seen = generation_;
+        job = job_;
+      }
+      (*job)(index);
+      std::lock_guard lock(mutex_);
+      if (--busy_ == 0) done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(unsigned)>* job_ = nullptr;
+  unsigned busy_ = 0;
+  uint64_t generation_ = 0;
+  bool shutting_down_ = false;
+};
+
+ShaderFault bad_dispatch(std::string message) {
+  ShaderFault fault;
+  fault.kind = ShaderFaultKind::kBadDispatch;
+  fault.message = std::move(message);
+  return fault;
+}
+
+struct CoreTotals {
+  uint64_t instructions = 0;
+  uint64_t active_lane_instructions = 0;
+  uint64_t work_groups = 0;
+};
+
+}  // namespace
+
+class ShaderCores::Impl {
+ public:
+  explicit Impl(const ShaderConfig& config)
+      : config_(config),
+        pool_(config.host_threads != 0 ? config.host_threads
+                                       : std::max(1u, std::thread::hardware_concurrency())) {}
+
+  DispatchResult run(const DispatchParams& params, GpuMemory& memory) {
+    std::lock_guard serialize(dispatch_mutex_);
+    DispatchResult result;
+    if (auto fault = check_params(params)) {
+      result.fault = std::move(fault);
+      result.counters.faults = 1;
+      return result;
+    }
+    std::optional<shader::Program> program = load_program(params, memory, &result);
+    if (!program) return result;
+
+    DispatchState state;
+    state.params = &params;
+    state.memory = &memory;
+    state.program = &*program;
+    state.width = config_.warp_width;
+    state.budget = params.instruction_budget != 0 ? params.instruction_budget : kDefaultInstructionBudget;
+    stop_.store(false);
+    state.stop = &stop_;
+    first_fault_.reset();
+    fault_count_ = 0;
+
+    std::vector<CoreTotals> cores(config_.num_cores);
+    std::atomic<uint32_t> next_core{0};
+    pool_.run([&](unsigned) {
+      for (uint32_t core = next_core++; core < config_.num_cores; core = next_core++)
+        run_core(state, core, &cores[core]);
+    });
+
+    for (const CoreTotals& core : cores) {
+      result.counters.instructions_issued += core.instructions;
+      result.counters.active_lane_instructions += core.active_lane_instructions;
+      result.counters.work_groups += core.work_groups;
+      result.counters.cycles = std::max(result.counters.cycles, core.instructions);
+    }
+    result.counters.faults = fault_count_;
+    result.fault = first_fault_;
+    return result;
+  }
+
+ private:
+  std::optional<ShaderFault> check_params(const DispatchParams& p) const {
+    if (config_.num_cores == 0) return bad_dispatch("the shader configuration has no cores");
+    if (config_.warp_width == 0 || config_.warp_width > kMaxWarpWidth)
+      return bad_dispatch("warp width " + std::to_string(config_.warp_width) + " is not in 1.." +
+                          std::to_string(kMaxWarpWidth));
+    uint64_t group_items = 1;
+    for (int d = 0; d < 3; ++d) {
+      if (p.grid_size[d] == 0 || p.group_size[d] == 0)
+        return bad_dispatch("grid and group sizes must be non-zero (dimension " + std::to_string(d) + ")");
+      group_items *= p.group_size[d];
+    }
+    if (group_items > kMaxWorkGroupSize)
+      return bad_dispatch("work-group of " + std::to_string(group_items) + " work-items exceeds " +
+                          std::to_string(kMaxWorkGroupSize));
+    if (!gsvirt::checked_mul<uint64_t>(uint64_t{p.grid_size[0]} * p.grid_size[1], p.grid_size[2]))
+      return bad_dispatch("grid too large");
+    if (p.local_mem_size > kMaxLocalMemSize)
+      return bad_dispatch("local memory of " + std::to_string(p.local_mem_size) + " bytes exceeds " +
+                          std::to_string(kMaxLocalMemSize));
+    if (p.private_mem_size > kMaxPrivateMemSize)
+      return bad_dispatch("private memory of " + std::to_string(p.private_mem_size) + " bytes per work-item exceeds " +
+                          std::to_string(kMaxPrivateMemSize));
+    if (p.code_size == 0 || p.code_size % 4 != 0)
+      return bad_dispatch("code size " + std::to_string(p.code_size) + " is not a non-zero multiple of 4");
+    if (p.entry_offset % 4 != 0)
+      return bad_dispatch("entry offset " + std::to_string(p.entry_offset) + " is not a multiple of 4");
+    return std::nullopt;
+  }
+
+  // Fetches the whole code range once (one translate) and pre-decodes it.
+  std::optional<shader::Program> load_program(const DispatchParams& p, GpuMemory& memory, DispatchResult* result) {
+    auto fail = [&](ShaderFaultKind kind, std::string message, MemoryFault mf = {}) {
+      ShaderFault fault;
+      fault.kind = kind;
+      fault.pc = p.code_va + p.entry_offset;
+      fault.memory = mf;
+      fault.message = std::move(message);
+      result->fault = fault;
+      result->counters.faults = 1;
+      return std::nullopt;
+    };
+    const uint8_t* bytes = memory.translate(p.code_va, p.code_size, Access::kExecute);
+    if (!bytes)
+      return fail(ShaderFaultKind::kMemory, "kernel code [" + std::to_string(p.code_va) + ", +" +
+                                                std::to_string(p.code_size) + ") is not mapped executable",
+                  MemoryFault{p.code_va, p.code_size, Access::kExecute});
+    std::vector<uint32_t> words(p.code_size / 4);
+    std::memcpy(words.data(), bytes, p.code_size);
+    shader::Program program = shader::predecode(words.data(), words.size(), p.code_va);
+    if (p.entry_offset >= p.code_size)
+      return fail(ShaderFaultKind::kPcOutOfRange, "entry offset " + std::to_string(p.entry_offset) +
+                                                      " is outside the " + std::to_string(p.code_size) + "-byte code");
+    const uint64_t entry_pc = p.code_va + p.entry_offset;
+    auto it = std::find_if(program.code.begin(), program.code.end(),
+                           [&](const shader::DecodedInst& di) { return di.pc == entry_pc; });
+    if (it == program.code.end())
+      return fail(ShaderFaultKind::kIllegalInstruction, "entry offset " + std::to_string(p.entry_offset) +
+                                                            " is not the start of an instruction");
+    program.entry = static_cast<uint32_t>(it - program.code.begin());
+    return program;
+  }
+
+  void record_fault(const ShaderFault& fault) {
+    std::lock_guard lock(fault_mutex_);
+    ++fault_count_;
+    if (!first_fault_) first_fault_ = fault;
+    stop_.store(true);
+  }
+
+  void run_core(const DispatchState& state, uint32_t core, CoreTotals* totals) {
+    const DispatchParams& p = *state.params;
+    const uint64_t groups = uint64_t{p.grid_size[0]} * p.grid_size[1] * p.grid_size[2];
+    const uint32_t width = state.width;
+    const uint64_t items = uint64_t{p.group_size[0]} * p.group_size[1] * p.group_size[2];
+    const uint32_t warps_per_group = static_cast<uint32_t>((items + width - 1) / width);
+    const size_t vregs = state.program->vector_regs;
+
+    // Storage reused by every group this core runs.
+    std::vector<Warp> warps(warps_per_group);
+    std::vector<uint32_t> registers(static_cast<size_t>(warps_per_group) * vregs * width);
+    std::vector<uint8_t> local(p.local_mem_size);
+    std::vector<uint8_t> private_mem(static_cast<size_t>(warps_per_group) * width * p.private_mem_size);
+    GroupState group;
+    group.local_mem = local.data();
+    group.local_size = p.local_mem_size;
+
+    for (uint64_t g = core; g < groups; g += config_.num_cores) {
+      if (stop_.load(std::memory_order_relaxed)) return;
+      group.group_id[0] = static_cast<uint32_t>(g % p.grid_size[0]);
+      group.group_id[1] = static_cast<uint32_t>(g / p.grid_size[0] % p.grid_size[1]);
+      group.group_id[2] = static_cast<uint32_t>(g / (uint64_t{p.grid_size[0]} * p.grid_size[1]));
+      // Zeroed per group so that results never depend on which group ran here before.
+      std::fill(registers.begin(), registers.end(), 0u);
+      std::fill(local.begin(), local.end(), uint8_t{0});
+      std::fill(private_mem.begin(), private_mem.end(), uint8_t{0});
+      for (uint32_t i = 0; i < warps_per_group; ++i)
+        init_warp(state, group, i, items, registers.data() + static_cast<size_t>(i) * vregs * width,
+                  private_mem.data() + static_cast<size_t>(i) * width * p.private_mem_size, &warps[i]);
+      const bool ok = run_group(warps);
+      for (const Warp& w : warps) {
+        totals->instructions += w.instructions;
+        totals->active_lane_instructions += w.active_lane_instructions;
+      }
+      if (!ok) return;
+      ++totals->work_groups;
+    }
+  }
+
+  static void init_warp(const DispatchState& state, const GroupState& group, uint32_t index, uint64_t items,
+                        uint32_t* registers, uint8_t* private_mem, Warp* w) {
+    const DispatchParams& p = *state.params;
+    w->v = registers;
+    std::memset(w->s, 0, sizeof w->s);
+    w->width = state.width;
+    w->pc = state.program->entry;
+    w->rpc = shader::kNoReconvergence;
+    w->stack.clear();
+    w->exited = 0;
+    w->warp_id = index;
+    w->private_mem = private_mem;
+    w->private_size = p.private_mem_size;
+    w->group = &group;
+    w->dispatch = &state;
+    w->state = WarpState::kRunning;
+    w->fault = ShaderFault{};
+    w->instructions = 0;
+    w->active_lane_instructions = 0;
+    uint64_t mask = 0;
+    for (uint32_t l = 0; l < state.width; ++l) {
+      const uint64_t item = uint64_t{index} * state.width + l;
+      if (item < items) mask |= uint64_t{1} << l;
+      w->local_id[0][l] = static_cast<uint32_t>(item % p.group_size[0]);
+      w->local_id[1][l] = static_cast<uint32_t>(item / p.group_size[0] % p.group_size[1]);
+      w->local_id[2][l] = static_cast<uint32_t>(item / (uint64_t{p.group_size[0]} * p.group_size[1]));
+    }
+    w->set_exec(mask);
+  }
+
+  // Runs the warps of one group round-robin, each until its next barrier or its end; a barrier
+  // releases once every warp still running has reached it. False on a fault or a stop.
+  bool run_group(std::vector<Warp>& warps) {
+    for (;;) {
+      bool any_waiting = false;
+      for (Warp& w : warps) {
+        if (w.state != WarpState::kRunning) continue;
+        shader::run_warp(w);
+        if (w.state == WarpState::kFaulted) {
+          record_fault(w.fault);
+          return false;
+        }
+        if (w.state == WarpState::kRunning) return false;  // stopped because another core faulted
+      }
+      for (Warp& w : warps) {
+        if (w.state == WarpState::kBarrier) {
+          w.state = WarpState::kRunning;
+          any_waiting = true;
+        }
+      }
+      if (!any_waiting) return true;
+    }
+  }
+
+  ShaderConfig config_;
+  WorkerPool pool_;
+  std::mutex dispatch_mutex_;
+  std::mutex fault_mutex_;
+  std::atomic<bool> stop_{false};
+  std::optional<ShaderFault> first_fault_;
+  uint32_t fault_count_ = 0;
+};
+
+ShaderCores::ShaderCores(const ShaderConfig& config) : config_(config), impl_(std::make_unique<Impl>(config)) {}
+ShaderCores::~ShaderCores() = default;
+
+DispatchResult ShaderCores::run(const DispatchParams& params, GpuMemory& memory) {
+  return impl_->run(params, memory);
+}
+
+}  // namespace gsgpu

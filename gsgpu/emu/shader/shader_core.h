@@ -1,0 +1,97 @@
+// The SIMT shader cores of gsgpu: runs a compute dispatch of gsgpu ISA code (gsgpu/isa) over a grid of
+// work-groups, functionally (one instruction per cycle per core).
+//
+// Model: a work-group is split into warps of `warp_width` lanes (work-item i of the group is lane
+// i % W of warp i / W, items numbered x-fastest). Work-groups are dealt to `num_cores` cores
+// round-robin (group g runs on core g % num_cores); cores are run by a pool of host threads created
+// once per ShaderCores. The warps of one group run cooperatively on one host thread and switch at
+// barriers. Every global/constant access goes through GpuMemory; local memory (per group) and private
+// memory (per work-item) are bounds-checked windows owned by the core.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "gsgpu/emu/gpu_memory.h"
+
+namespace gsgpu {
+
+struct ShaderConfig {
+  uint32_t num_cores = 4;
+  uint32_t warp_width = 32;   // 1..64 lanes
+  uint32_t host_threads = 0;  // 0 = std::thread::hardware_concurrency()
+};
+
+// Limits checked by run(); a dispatch beyond them ends with kBadDispatch.
+constexpr uint32_t kMaxWarpWidth = 64;
+constexpr uint64_t kMaxWorkGroupSize = 1024;            // work-items per group
+constexpr uint32_t kMaxLocalMemSize = 1u << 20;         // bytes per group
+constexpr uint32_t kMaxPrivateMemSize = 64u << 10;      // bytes per work-item
+constexpr uint64_t kDefaultInstructionBudget = 1ull << 27;  // per warp, when the dispatch gives 0
+
+struct DispatchParams {
+  uint64_t code_va = 0;
+  uint32_t code_size = 0;  // the kernel's code in GPU memory; a PC outside [code_va, code_va+code_size) is a fault
+  uint32_t entry_offset = 0;
+  uint64_t arg_va = 0;
+  uint32_t arg_size = 0;   // argument buffer (read through constant/scalar loads)
+  uint32_t grid_size[3] = {1, 1, 1};   // number of work-groups per dimension
+  uint32_t group_size[3] = {1, 1, 1};  // work-items per group per dimension
+  uint64_t global_offset[3] = {0, 0, 0};
+  uint32_t local_mem_size = 0;    // bytes per work-group
+  uint32_t private_mem_size = 0;  // bytes per work-item
+  uint64_t instruction_budget = 0;  // watchdog: max instructions per warp; 0 = kDefaultInstructionBudget
+};
+
+enum class ShaderFaultKind {
+  kNone,
+  kMemory,
+  kWatchdog,
+  kIllegalInstruction,
+  kPcOutOfRange,
+  kBadDispatch,  // e.g. zero sizes, too many lanes
+};
+
+struct ShaderFault {
+  ShaderFaultKind kind = ShaderFaultKind::kNone;
+  uint64_t pc = 0;  // GPU virtual address of the faulting instruction
+  uint32_t group_id[3] = {};
+  MemoryFault memory;  // kMemory: address (VA, or offset for local/private), size, access
+  std::string message;
+};
+
+struct DispatchCounters {
+  uint64_t instructions_issued = 0;       // warp instructions
+  uint64_t active_lane_instructions = 0;  // sum of active lanes over issued instructions
+  uint64_t cycles = 0;  // functional: one instruction per cycle per core; the busiest core's count
+  uint64_t work_groups = 0;  // completed work-groups
+  uint32_t faults = 0;
+};
+
+struct DispatchResult {
+  DispatchCounters counters;
+  std::optional<ShaderFault> fault;
+};
+
+class ShaderCores {
+ public:
+  explicit ShaderCores(const ShaderConfig& config);
+  ~ShaderCores();
+  ShaderCores(const ShaderCores&) = delete;
+  ShaderCores& operator=(const ShaderCores&) = delete;
+
+  // Blocks until the dispatch finishes or faults. Dispatches from several threads are serialized.
+  DispatchResult run(const DispatchParams& params, GpuMemory& memory);
+  const ShaderConfig& config() const { return config_; }
+
+ private:
+  class Impl;
+  ShaderConfig config_;
+  std::unique_ptr<Impl> impl_;
+};
+
+const char* shader_fault_name(ShaderFaultKind k);
+
+}  // namespace gsgpu

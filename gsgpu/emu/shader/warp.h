@@ -1,0 +1,175 @@
+// Internal state of the shader-core interpreter: the pre-decoded program, a warp's registers and
+// SIMT stack, and the handlers that execute one instruction each. Not part of the public API.
+#pragma once
+
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gsgpu/emu/gpu_memory.h"
+#include "gsgpu/emu/shader/shader_core.h"
+#include "gsgpu/isa/isa.h"
+
+namespace gsgpu::shader {
+
+struct Warp;
+struct DecodedInst;
+
+// What the warp loop does after a handler: go to DecodedInst::next, continue at the pc the handler
+// set, or return to the group scheduler (barrier, end of the warp, fault).
+enum class Flow : uint8_t { kNext, kJumped, kYield };
+using Handler = Flow (*)(Warp&, const DecodedInst&);
+
+// Instruction indices with a meaning of their own (branch targets that are not instructions).
+constexpr uint32_t kNoReconvergence = UINT32_MAX;     // bottom of the SIMT stack
+constexpr uint32_t kTargetOutOfRange = UINT32_MAX - 1;  // outside [code_va, code_va + code_size)
+constexpr uint32_t kTargetMidInstruction = UINT32_MAX - 2;  // inside the code, not on a boundary
+
+struct DecodedInst {
+  Handler handler = nullptr;
+  isa::Instruction inst;
+  uint32_t next = 0;        // index of the following instruction (the end sentinel at the end)
+  uint32_t target = 0;      // branches: instruction index or one of the constants above
+  uint32_t reconverge = 0;  // v_branch_*: instruction index or one of the constants above
+  uint64_t pc = 0;          // GPU virtual address
+  std::string decode_error; // illegal words: why they did not decode
+};
+
+struct Program {
+  std::vector<DecodedInst> code;  // the last entry is the sentinel reached by falling off the end
+  uint32_t entry = 0;
+  uint32_t vector_regs = 1;  // registers the code names (pairs included), so warps allocate no more
+  uint32_t scalar_regs = 1;
+};
+
+// Decodes the code once per dispatch. Words that do not decode become instructions that fault
+// with kIllegalInstruction when (and only if) executed.
+Program predecode(const uint32_t* words, size_t count, uint64_t code_va);
+
+struct DispatchState {
+  const DispatchParams* params = nullptr;
+  GpuMemory* memory = nullptr;
+  const Program* program = nullptr;
+  uint32_t width = 32;
+  uint64_t budget = 0;
+  const std::atomic<bool>* stop = nullptr;  // another core faulted
+};
+
+struct GroupState {
+  uint32_t group_id[3] = {};
+  uint8_t* local_mem = nullptr;
+  uint32_t local_size = 0;
+};
+
+struct Frame {  // one entry of the SIMT reconvergence stack
+  uint32_t pc;
+  uint32_t rpc;
+  uint64_t mask;
+};
+
+enum class WarpState : uint8_t { kRunning, kBarrier, kDone, kFaulted };
+
+// A cached GpuMemory range for one access type, so most accesses skip lookup_range.
+struct CachedRange {
+  uint64_t begin = 1;
+  uint64_t span = 0;  // va_end - va_begin; empty until the first lookup
+  uint8_t* host = nullptr;
+};
+
+struct Warp {
+  // Registers, structure of arrays: v[reg * width + lane].
+  uint32_t* v = nullptr;
+  uint32_t s[isa::kNumScalarRegs] = {};
+  uint32_t width = 32;
+
+  // SIMT state: the running frame is (pc, exec, rpc); the frames below wait on the stack.
+  uint32_t pc = 0;
+  uint32_t rpc = kNoReconvergence;
+  uint64_t exec = 0;
+  uint64_t exited = 0;
+  bool all_active = false;  // exec covers every lane of the warp: commits need no blend
+  std::vector<Frame> stack;
+  alignas(64) uint32_t lane_mask[kMaxWarpWidth] = {};  // ~0u for active lanes, for blends
+
+  // Identity.
+  uint32_t warp_id = 0;
+  uint32_t local_id[3][kMaxWarpWidth] = {};
+  uint8_t* private_mem = nullptr;  // width * private_size bytes, lane l at l * private_size
+  uint32_t private_size = 0;
+  const GroupState* group = nullptr;
+  const DispatchState* dispatch = nullptr;
+
+  CachedRange read_range, write_range, atomic_range;
+
+  WarpState state = WarpState::kRunning;
+  ShaderFault fault;
+  uint64_t instructions = 0;
+  uint64_t active_lane_instructions = 0;
+
+  alignas(64) uint32_t scratch[3][kMaxWarpWidth];  // broadcast scalar/literal sources
+
+  uint32_t* vreg(uint16_t code) { return v + static_cast<size_t>(code) * width; }
+  uint64_t full_mask() const { return width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1; }
+  void set_exec(uint64_t mask) {
+    exec = mask;
+    all_active = mask == full_mask();
+    for (uint32_t l = 0; l < width; ++l) lane_mask[l] = (mask >> l & 1) ? ~0u : 0u;
+  }
+};
+
+// ---- operand access shared by the handlers ----
+inline uint64_t literal64(uint32_t literal) {
+  return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(literal)));
+}
+
+inline uint32_t scalar32(const Warp& w, uint16_t code, uint32_t literal) {
+  return code == isa::kLiteralOperand ? literal : w.s[code - isa::kScalarOperandBase];
+}
+inline uint64_t scalar64(const Warp& w, uint16_t code, uint32_t literal) {
+  if (code == isa::kLiteralOperand) return literal64(literal);
+  const unsigned i = code - isa::kScalarOperandBase;
+  return uint64_t{w.s[i]} | (uint64_t{w.s[i + 1]} << 32);
+}
+
+// Lanes of a 32-bit source: the register row itself, or a broadcast of a scalar or literal.
+inline const uint32_t* lanes32(Warp& w, uint16_t code, uint32_t literal, uint32_t* scratch) {
+  if (isa::is_vreg(code)) return w.vreg(code);
+  const uint32_t value = scalar32(w, code, literal);
+  for (uint32_t l = 0; l < w.width; ++l) scratch[l] = value;
+  return scratch;
+}
+
+// Lanes of a 64-bit source, assembled from the register pair.
+inline void lanes64(Warp& w, uint16_t code, uint32_t literal, uint64_t* out) {
+  const uint32_t n = w.width;
+  if (isa::is_vreg(code)) {
+    const uint32_t* lo = w.vreg(code);
+    const uint32_t* hi = w.vreg(code + 1);
+    for (uint32_t l = 0; l < n; ++l) out[l] = uint64_t{lo[l]} | (uint64_t{hi[l]} << 32);
+    return;
+  }
+  const uint64_t value = scalar64(w, code, literal);
+  for (uint32_t l = 0; l < n; ++l) out[l] = value;
+}
+
+// Writes lanes of a result to a vector register (pair) under the execution mask.
+void commit32(Warp& w, uint16_t dst, const uint32_t* result);
+void commit64(Warp& w, uint16_t dst, const uint64_t* result);
+
+// Stops the warp with a fault at the current instruction.
+Flow raise_fault(Warp& w, const DecodedInst& di, ShaderFaultKind kind, std::string message);
+
+// Runs the warp until it reaches a barrier, ends, faults or exhausts its budget.
+void run_warp(Warp& w);
+
+// Handler tables per instruction class, filled from opcodes.def.
+void fill_alu_handlers(Handler* table);
+void fill_memory_handlers(Handler* table);
+void fill_control_handlers(Handler* table);
+Handler handler_for(isa::Opcode op);
+Handler illegal_instruction_handler();
+Handler end_of_code_handler();
+
+}  // namespace gsgpu::shader
