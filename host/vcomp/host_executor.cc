@@ -74,7 +74,13 @@ std::vector<cl_platform_id> platforms_of(const std::string& library) {
     log_debug(kDebugCommands, "host executor: cannot load %s: %s", library.c_str(), dlerror());
     return {};
   }
-  auto get_ids = reinterpret_cast<IcdGetPlatformIDs>(dlsym(handle, "clIcdGetPlatformIDsKHR"));
+  // The ICD extension says loaders find the entry point through clGetExtensionFunctionAddress
+  // (PoCL exports it only under a prefixed name); a direct symbol is the fallback.
+  using GetExtension = void* (*)(const char*);
+  auto get_extension = reinterpret_cast<GetExtension>(dlsym(handle, "clGetExtensionFunctionAddress"));
+  void* entry = get_extension ? get_extension("clIcdGetPlatformIDsKHR") : nullptr;
+  if (!entry) entry = dlsym(handle, "clIcdGetPlatformIDsKHR");
+  auto get_ids = reinterpret_cast<IcdGetPlatformIDs>(entry);
   cl_uint n = 0;
   if (!get_ids || get_ids(0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
   std::vector<cl_platform_id> ids(n);

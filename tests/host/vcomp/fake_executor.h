@@ -1,0 +1,28 @@
+// A small in-memory executor for decoder tests and the fuzzer: enough of the ICD dispatch table
+// to create and release objects and to answer queries, with live-object accounting so tests can
+// check that a context releases everything it created.
+#pragma once
+
+#include <atomic>
+
+#include "host/vcomp/executor.h"
+
+namespace gsvirt::vcomp::testing {
+
+class FakeExecutor final : public Executor {
+ public:
+  FakeExecutor();
+  const std::string& name() const override { return name_; }
+  cl_platform_id platform() const override { return platform_; }
+  const cl_icd_dispatch& api() const override { return table_; }
+
+  // Objects created through this executor and not yet released (devices excluded).
+  static int live_objects();
+
+ private:
+  std::string name_ = "fake";
+  cl_icd_dispatch table_{};
+  cl_platform_id platform_;
+};
+
+}  // namespace gsvirt::vcomp::testing

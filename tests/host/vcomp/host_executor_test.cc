@@ -1,0 +1,148 @@
+// vcomp on the host executor (PoCL on CI machines): a whole OpenCL job through the raw protocol.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "tests/host/vcomp/vcomp_harness.h"
+
+namespace gsvirt::vcomp::testing {
+namespace {
+
+constexpr char kVectorAdd[] = R"(
+__kernel void vadd(__global const float* a, __global const float* b, __global float* c) {
+  size_t i = get_global_id(0);
+  c[i] = a[i] + b[i];
+}
+__kernel void broken(__global float* a) { a[0] = undeclared_thing; }
+)";
+
+class HostExecutorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string error;
+    executor_ = host_executor(&error);
+    if (!executor_) GTEST_SKIP() << "no host OpenCL platform: " << error;
+  }
+  Executor* executor_ = nullptr;
+};
+
+TEST_F(HostExecutorTest, VectorAddThroughTheProtocol) {
+  Harness h(executor_, 1, 1 << 16);
+  uint64_t device = 0;
+  uint64_t context = h.make_context(&device);
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  uint64_t queue = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateCommandQueue(w, true, queue, context, device, 0); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+
+  constexpr size_t n = 1024;
+  std::vector<float> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = float(i);
+    b[i] = float(2 * i) + 0.5f;
+  }
+  uint64_t buf[3];
+  for (int i = 0; i < 3; ++i) {
+    buf[i] = h.next_id();
+    proto::DataIn init{};
+    cl_mem_flags flags = CL_MEM_READ_WRITE;
+    if (i < 2) {
+      init = {proto::kDataInline, i == 0 ? a.data() : b.data(), n * sizeof(float)};
+      flags |= CL_MEM_COPY_HOST_PTR;
+    }
+    h.send([&](WireWriter& w) { proto::encode_clCreateBuffer(w, true, buf[i], context, flags, n * 4, init); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  }
+  uint64_t program = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateProgramWithSource(w, true, program, context, kVectorAdd); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clBuildProgram(w, true, program, &device, 1, ""); });
+  EXPECT_EQ(h.last_result(), CL_BUILD_PROGRAM_FAILURE);
+  // The build log names the error.
+  proto::DataOut log_out{proto::kDataInline, 60000};
+  h.send([&](WireWriter& w) {
+    proto::encode_clGetProgramBuildInfo(w, true, program, device, CL_PROGRAM_BUILD_LOG, log_out);
+  });
+  proto::Reply_clGetProgramBuildInfo log;
+  WireReader r = h.payload();
+  ASSERT_TRUE(proto::decode_reply_clGetProgramBuildInfo(r, &log));
+  std::string text(reinterpret_cast<const char*>(log.value), log.value_size);
+  EXPECT_NE(text.find("undeclared_thing"), std::string::npos) << text;
+
+  // Same source without the broken kernel.
+  std::string good(kVectorAdd);
+  good = good.substr(0, good.find("__kernel void broken"));
+  uint64_t program2 = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateProgramWithSource(w, true, program2, context, good); });
+  h.send([&](WireWriter& w) { proto::encode_clBuildProgram(w, true, program2, &device, 1, ""); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  uint64_t kernel = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateKernel(w, true, kernel, program2, "vadd"); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+
+  // Arguments and the launch are batched; the read carries the reply.
+  uint64_t event = h.next_id();
+  std::vector<uint8_t> batch;
+  WireWriter w(batch);
+  for (uint32_t i = 0; i < 3; ++i) proto::encode_clSetKernelArg(w, false, kernel, i, 1, 8, buf[i], nullptr, 0);
+  uint64_t global = n;
+  proto::encode_clEnqueueNDRangeKernel(w, false, queue, kernel, 1, nullptr, 0, &global, 1, nullptr, 0,
+                                       nullptr, 0, event);
+  proto::DataOut dst{proto::kDataResource, n * 4, Harness::kStagingResource, 128};
+  proto::encode_clEnqueueReadBuffer(w, true, queue, buf[2], 0, n * 4, &event, 1, 0, dst);
+  ASSERT_EQ(h.submit(batch), 0);
+  EXPECT_EQ(h.header().deferred_status, CL_SUCCESS);
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  std::vector<float> c(n);
+  std::memcpy(c.data(), h.staging().data() + 128, n * 4);
+  for (size_t i = 0; i < n; ++i) ASSERT_FLOAT_EQ(c[i], a[i] + b[i]) << i;
+
+  // The event completed and has profiling-free status info.
+  proto::DataOut status_out{proto::kDataInline, 4};
+  h.send([&](WireWriter& w) {
+    proto::encode_clGetEventInfo(w, true, event, CL_EVENT_COMMAND_EXECUTION_STATUS, status_out);
+  });
+  proto::Reply_clGetEventInfo status;
+  WireReader sr = h.payload();
+  ASSERT_TRUE(proto::decode_reply_clGetEventInfo(sr, &status));
+  ASSERT_EQ(status.value_size, 4u);
+  cl_int st;
+  std::memcpy(&st, status.value, 4);
+  EXPECT_EQ(st, CL_COMPLETE);
+}
+
+TEST_F(HostExecutorTest, HandleValuedQueriesAreNeverForwarded) {
+  Harness h(executor_);
+  uint64_t device = 0;
+  h.make_context(&device);
+  proto::DataOut out{proto::kDataInline, 8};
+  h.send([&](WireWriter& w) { proto::encode_clGetDeviceInfo(w, true, device, CL_DEVICE_PLATFORM, out); });
+  EXPECT_EQ(h.last_result(), CL_INVALID_VALUE);
+}
+
+TEST_F(HostExecutorTest, DeviceQueriesMatchTheHostDevice) {
+  Harness h(executor_, 1, 1 << 16);
+  uint64_t device = 0;
+  h.make_context(&device);
+  cl_device_id host_device = nullptr;
+  ASSERT_EQ(executor_->api().clGetDeviceIDs(executor_->platform(), CL_DEVICE_TYPE_ALL, 1, &host_device,
+                                            nullptr), CL_SUCCESS);
+  for (cl_device_info param : {CL_DEVICE_NAME, CL_DEVICE_VENDOR, CL_DEVICE_MAX_COMPUTE_UNITS,
+                               CL_DEVICE_GLOBAL_MEM_SIZE, CL_DEVICE_EXTENSIONS}) {
+    size_t size = 0;
+    executor_->api().clGetDeviceInfo(host_device, param, 0, nullptr, &size);
+    std::vector<uint8_t> expect(size);
+    executor_->api().clGetDeviceInfo(host_device, param, size, expect.data(), nullptr);
+    proto::DataOut out{proto::kDataInline, 4096};
+    h.send([&](WireWriter& w) { proto::encode_clGetDeviceInfo(w, true, device, param, out); });
+    proto::Reply_clGetDeviceInfo reply;
+    WireReader r = h.payload();
+    ASSERT_TRUE(proto::decode_reply_clGetDeviceInfo(r, &reply));
+    ASSERT_EQ(reply.result, CL_SUCCESS);
+    ASSERT_EQ(reply.size_ret, size);
+    EXPECT_EQ(std::vector<uint8_t>(reply.value, reply.value + reply.value_size), expect) << param;
+  }
+}
+
+}  // namespace
+}  // namespace gsvirt::vcomp::testing
