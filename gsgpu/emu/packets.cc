@@ -69,8 +69,10 @@ RingWriter::RingWriter(Device& device, uint64_t ring_va, uint32_t ring_size)
   device_.write_register(hw::reg::RING_BASE_LO, uint32_t(ring_va));
   device_.write_register(hw::reg::RING_BASE_HI, uint32_t(ring_va >> 32));
   device_.write_register(hw::reg::RING_SIZE, ring_size);
-  device_.write_register(hw::reg::RING_TAIL, 0);
-  tail_ = 0;
+  // Continue where the command processor is: after a CP reset that is 0, otherwise the ring may
+  // already hold consumed packets.
+  tail_ = device_.read_register(hw::reg::RING_HEAD) % ring_size;
+  device_.write_register(hw::reg::RING_TAIL, tail_);
 }
 
 bool RingWriter::write(const std::vector<uint32_t>& packet, std::string* error) {

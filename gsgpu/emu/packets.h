@@ -25,7 +25,7 @@ std::vector<uint32_t> make_halt_packet();
 // the end of the ring, then publishes the new tail. The ring memory must be mapped.
 class RingWriter {
  public:
-  // Programs RING_BASE / RING_SIZE and starts with head = tail = 0.
+  // Programs RING_BASE / RING_SIZE and starts writing at the current RING_HEAD.
   RingWriter(Device& device, uint64_t ring_va, uint32_t ring_size);
 
   // Copies the packet at the tail and advances RING_TAIL. False (nothing written) when the packet
