@@ -1,0 +1,176 @@
+// gsvirt: run any OpenCL program through the whole gsvirt stack.
+//
+//   gsvirt run [--transport vtest|inproc] [--executor host] [--socket PATH] -- APP ARGS...
+//
+// The application's OpenCL loader (Debian's ocl-icd) is pointed at the gsvirt ICD alone through
+// OCL_ICD_VENDORS, so nothing in /etc needs editing. With vtest (the default) a gsvirt-server is
+// started on a private socket for the run and stopped with SIGTERM afterwards; with inproc the
+// host renderer runs inside the application's process.
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Options {
+  std::string transport = "vtest";
+  std::string executor;
+  std::string socket_path;
+  std::vector<char*> command;
+};
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "usage: gsvirt run [--transport vtest|inproc] [--executor host] [--socket PATH] -- APP [ARGS...]\n"
+               "  Runs APP with its OpenCL calls remoted through gsvirt.\n"
+               "  --transport  vtest (default: a gsvirt-server process per run) or inproc\n"
+               "  --executor   where the host runs the work: host (a host OpenCL platform; default)\n"
+               "  --socket     vtest socket path (default: a private path under $TMPDIR)\n"
+               "environment: GSVIRT_DEBUG=commands logs every host command; GSVIRT_HOST_PLATFORM\n"
+               "  picks the host platform by name; GSVIRT_SYNC=1 waits for every call's reply.\n");
+}
+
+bool parse(int argc, char** argv, Options* o) {
+  static const option kLong[] = {{"transport", required_argument, nullptr, 't'},
+                                 {"executor", required_argument, nullptr, 'e'},
+                                 {"socket", required_argument, nullptr, 's'},
+                                 {"help", no_argument, nullptr, 'h'},
+                                 {nullptr, 0, nullptr, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "+t:e:s:h", kLong, nullptr)) != -1) {
+    switch (c) {
+      case 't': o->transport = optarg; break;
+      case 'e': o->executor = optarg; break;
+      case 's': o->socket_path = optarg; break;
+      case 'h': usage(stdout); std::exit(0);
+      default: return false;
+    }
+  }
+  for (int i = optind; i < argc; ++i) o->command.push_back(argv[i]);
+  o->command.push_back(nullptr);
+  if (o->command.size() < 2) {
+    std::fprintf(stderr, "gsvirt run: no program given (gsvirt run -- APP ARGS...)\n");
+    return false;
+  }
+  if (o->transport != "vtest" && o->transport != "inproc") {
+    std::fprintf(stderr, "gsvirt run: --transport: \"%s\" is not vtest or inproc\n", o->transport.c_str());
+    return false;
+  }
+  if (!o->executor.empty() && o->executor != "host") {
+    std::fprintf(stderr, "gsvirt run: --executor: \"%s\" is not supported (available: host)\n",
+                 o->executor.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+// Starts gsvirt-server on `socket_path` and waits until it accepts clients.
+pid_t start_server(const std::string& socket_path) {
+  int ready[2];
+  if (pipe2(ready, O_CLOEXEC) != 0) return -1;
+  std::string server = env_or("GSVIRT_SERVER", GSVIRT_SERVER_PATH);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = dup(ready[1]);  // not close-on-exec
+    std::string fd_arg = std::to_string(fd);
+    execl(server.c_str(), server.c_str(), "--socket", socket_path.c_str(), "--ready-fd",
+          fd_arg.c_str(), static_cast<char*>(nullptr));
+    std::fprintf(stderr, "gsvirt run: cannot start %s: %s\n", server.c_str(), std::strerror(errno));
+    _exit(127);
+  }
+  close(ready[1]);
+  pollfd p{ready[0], POLLIN, 0};
+  char byte;
+  bool ok = pid > 0 && poll(&p, 1, 30000) == 1 && read(ready[0], &byte, 1) == 1;
+  close(ready[0]);
+  if (!ok) {
+    std::fprintf(stderr, "gsvirt run: gsvirt-server did not become ready\n");
+    if (pid > 0) {
+      kill(pid, SIGTERM);
+      waitpid(pid, nullptr, 0);
+    }
+    return -1;
+  }
+  return pid;
+}
+
+int exit_code(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+int run(const Options& o) {
+  if (!o.executor.empty()) setenv("GSVIRT_EXECUTOR", o.executor.c_str(), 1);
+  setenv("GSVIRT_TRANSPORT", o.transport.c_str(), 1);
+
+  pid_t server = -1;
+  std::string socket_path = o.socket_path;
+  std::string temp_dir;
+  if (o.transport == "vtest") {
+    if (socket_path.empty()) {
+      std::string tmpl = env_or("TMPDIR", "/tmp") + "/gsvirt-run-XXXXXX";
+      if (!mkdtemp(tmpl.data())) {
+        std::perror("gsvirt run: mkdtemp");
+        return 1;
+      }
+      temp_dir = tmpl;
+      socket_path = temp_dir + "/vtest.sock";
+    }
+    server = start_server(socket_path);
+    if (server < 0) return 1;
+    setenv("GSVIRT_VTEST_SOCKET", socket_path.c_str(), 1);
+  }
+
+  pid_t app = fork();
+  if (app == 0) {
+    // Only the application's loader is pointed at gsvirt; the server keeps the host's vendors.
+    setenv("OCL_ICD_VENDORS", env_or("GSVIRT_ICD_VENDORS", GSVIRT_ICD_VENDORS_DIR).c_str(), 1);
+    execvp(o.command[0], o.command.data());
+    std::fprintf(stderr, "gsvirt run: cannot run %s: %s\n", o.command[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(app, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (server > 0) {
+    kill(server, SIGTERM);
+    waitpid(server, nullptr, 0);
+  }
+  if (!temp_dir.empty()) {
+    unlink(socket_path.c_str());
+    rmdir(temp_dir.c_str());
+  }
+  return exit_code(status);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "run") != 0) {
+    usage(argc < 2 ? stderr : (std::strcmp(argv[1], "--help") == 0 ? stdout : stderr));
+    return argc >= 2 && std::strcmp(argv[1], "--help") == 0 ? 0 : 2;
+  }
+  Options o;
+  if (!parse(argc - 1, argv + 1, &o)) {
+    usage(stderr);
+    return 2;
+  }
+  return run(o);
+}
