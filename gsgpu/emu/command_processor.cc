@@ -80,8 +80,13 @@ struct CommandProcessor::Packet {
 };
 
 CommandProcessor::CommandProcessor(RegisterFile& registers, InterruptController& irq, Mmu& memory,
-                                   DispatchBackend& backend, CpMode mode)
-    : registers_(registers), irq_(irq), memory_(memory), backend_(backend), mode_(mode) {
+                                   DispatchBackend& backend, CpMode mode, uint64_t max_work_items_per_dispatch)
+    : registers_(registers),
+      irq_(irq),
+      memory_(memory),
+      backend_(backend),
+      mode_(mode),
+      max_work_items_(max_work_items_per_dispatch) {
   if (mode_ == CpMode::kThread) thread_ = std::thread([this] { thread_loop(); });
 }
 
@@ -325,7 +330,7 @@ DispatchRequest decode_dispatch(const uint32_t* d) {
 
 // Empty when the packet's fields are self-consistent; the shader core checks the rest (limits on
 // group size, local memory) and reports kBadDispatch.
-std::string check_dispatch(const DispatchRequest& q) {
+std::string check_dispatch(const DispatchRequest& q, uint64_t max_work_items) {
   if (q.code_size == 0 || q.code_size % 4)
     return format("CODE_SIZE %u must be a non-zero multiple of 4", q.code_size);
   if (q.entry_offset >= q.code_size || q.entry_offset % 4)
@@ -336,6 +341,16 @@ std::string check_dispatch(const DispatchRequest& q) {
   for (int i = 0; i < 3; ++i) {
     if (q.grid_size[i] == 0) return format("GRID_%c is 0", axes[i]);
     if (q.group_size[i] == 0) return format("GROUP_%c is 0", axes[i]);
+  }
+  uint64_t items = 1;
+  for (int i = 0; i < 3; ++i) {
+    auto grown = gsvirt::checked_mul(items, uint64_t{q.grid_size[i]});
+    if (grown) grown = gsvirt::checked_mul(*grown, uint64_t{q.group_size[i]});
+    if (!grown || *grown > max_work_items)
+      return format("grid %u x %u x %u of groups %u x %u x %u exceeds the device limit of %" PRIu64 " work-items",
+                    q.grid_size[0], q.grid_size[1], q.grid_size[2], q.group_size[0], q.group_size[1], q.group_size[2],
+                    max_work_items);
+    items = *grown;
   }
   return {};
 }
@@ -348,7 +363,7 @@ bool CommandProcessor::execute_dispatch(const Packet& packet) {
   std::copy_n(packet.dwords.begin(), record.packet.size(), record.packet.begin());
   record.request = decode_dispatch(packet.dwords.data());
   record.request.instruction_budget = registers_.load(hw::reg::WATCHDOG_BUDGET);
-  std::string problem = check_dispatch(record.request);
+  std::string problem = check_dispatch(record.request, max_work_items_);
   if (!problem.empty()) {
     enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode, "DISPATCH: " + problem);
     return false;

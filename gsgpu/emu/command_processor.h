@@ -85,7 +85,7 @@ using DumpSink = std::function<void(std::string_view text)>;
 class CommandProcessor {
  public:
   CommandProcessor(RegisterFile& registers, InterruptController& irq, Mmu& memory,
-                   DispatchBackend& backend, CpMode mode);
+                   DispatchBackend& backend, CpMode mode, uint64_t max_work_items_per_dispatch);
   ~CommandProcessor();
   CommandProcessor(const CommandProcessor&) = delete;
   CommandProcessor& operator=(const CommandProcessor&) = delete;
@@ -130,6 +130,7 @@ class CommandProcessor {
   Mmu& memory_;
   DispatchBackend& backend_;
   const CpMode mode_;
+  const uint64_t max_work_items_;
 
   std::mutex process_mutex_;  // one batch at a time; reset waits for it
 

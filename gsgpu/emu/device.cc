@@ -14,6 +14,7 @@ std::string check_config(const DeviceConfig& c) {
     return "shader_cores " + std::to_string(c.shader_cores) + " must be in 1..256";
   if (c.warp_width == 0 || c.warp_width > 64 || (c.warp_width & (c.warp_width - 1)) != 0)
     return "warp_width " + std::to_string(c.warp_width) + " must be a power of two in 1..64";
+  if (c.max_work_items_per_dispatch == 0) return "max_work_items_per_dispatch must not be 0";
   return Mmu::validate_config(mmu_config(c));
 }
 
@@ -54,7 +55,8 @@ Device::Device(const DeviceConfig& config, std::unique_ptr<DispatchBackend> back
       backend_(std::move(backend)) {
   registers_.reset([this](const hw::RegisterInfo& r) { return config_register_value(r); });
   mmu_->set_fault_handler([this](const MemoryFault& f) { on_mmu_fault(f); });
-  cp_ = std::make_unique<CommandProcessor>(registers_, irq_, *mmu_, *backend_, config.cp_mode);
+  cp_ = std::make_unique<CommandProcessor>(registers_, irq_, *mmu_, *backend_, config.cp_mode,
+                                           config.max_work_items_per_dispatch);
   properties_.name = config.name;
   properties_.chip_id = registers_.load(hw::reg::ID);
   properties_.version = registers_.load(hw::reg::VERSION);

@@ -34,6 +34,9 @@ struct DeviceConfig {
   uint64_t va_base = 0x1000;
   uint64_t va_size = (uint64_t{4} << 30) - 0x1000;
   CpMode cp_mode = CpMode::kThread;
+  // A DISPATCH whose grid x group product exceeds this is refused as a bad field: the host bounds
+  // the work a (possibly hostile) command stream can ask for. Fuzzers set it low.
+  uint64_t max_work_items_per_dispatch = uint64_t{1} << 40;
 };
 
 struct DeviceProperties {
