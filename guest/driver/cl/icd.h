@@ -1,0 +1,145 @@
+// The gsvirt OpenCL ICD: guest-side object model shared by every object family.
+//
+// Every OpenCL handle we hand out points at one of the structs below. The ocl-icd loader reads the
+// first word of a handle as the dispatch table, so each struct starts with `dispatch` (ObjectBase
+// is the first and only base, without virtual functions, so it sits at offset 0).
+//
+// All state is protected by one process-wide recursive mutex (IcdLock): OpenCL is thread-safe,
+// every call may reach the single host connection, and callbacks invoked while it is held may call
+// back into the API on the same thread.
+#pragma once
+
+#include <CL/cl.h>
+#include <CL/cl_icd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gsvirt::icd {
+
+enum class Kind : uint8_t { kPlatform, kDevice, kContext, kQueue, kMem, kSampler, kProgram, kKernel, kEvent };
+const char* kind_name(Kind kind);
+
+cl_icd_dispatch* dispatch_table();
+
+struct ObjectBase {
+  explicit ObjectBase(Kind k) : dispatch(dispatch_table()), kind(k) {}
+  cl_icd_dispatch* dispatch;
+  Kind kind;
+  uint64_t guest_id = 0;        // id the host bound to its object (0: the platform)
+  uint32_t app_refs = 1;        // what CL_*_REFERENCE_COUNT reports
+  uint32_t internal_refs = 0;   // held by dependent objects and pending callbacks
+};
+
+// The process-wide lock. Recursive: callbacks run under it may re-enter the API.
+std::recursive_mutex& icd_mutex();
+using IcdLock = std::lock_guard<std::recursive_mutex>;
+
+}  // namespace gsvirt::icd
+
+struct _cl_platform_id : gsvirt::icd::ObjectBase {
+  _cl_platform_id() : ObjectBase(gsvirt::icd::Kind::kPlatform) {}
+};
+
+struct _cl_device_id : gsvirt::icd::ObjectBase {
+  _cl_device_id() : ObjectBase(gsvirt::icd::Kind::kDevice) {}
+  cl_device_type type = 0;  // queried once from the host; clGetDeviceIDs filters on it locally
+};
+
+struct ContextCallback {
+  void(CL_CALLBACK* fn)(cl_context, void*);
+  void* user_data;
+};
+
+struct _cl_context : gsvirt::icd::ObjectBase {
+  _cl_context() : ObjectBase(gsvirt::icd::Kind::kContext) {}
+  std::vector<cl_device_id> devices;
+  std::vector<cl_context_properties> properties;  // as the app gave them (terminated), or empty
+  void(CL_CALLBACK* pfn_notify)(const char*, const void*, size_t, void*) = nullptr;
+  void* notify_user_data = nullptr;
+  std::vector<ContextCallback> destructor_callbacks;
+};
+
+struct _cl_command_queue : gsvirt::icd::ObjectBase {
+  _cl_command_queue() : ObjectBase(gsvirt::icd::Kind::kQueue) {}
+  cl_context context = nullptr;
+  cl_device_id device = nullptr;
+  cl_command_queue_properties properties = 0;
+  std::vector<cl_queue_properties> properties_array;  // clCreateCommandQueueWithProperties input
+  std::vector<cl_event> events_with_callbacks;         // completed locally at clFinish
+};
+
+// A region of a mem object handed to the app by clEnqueueMap*.
+struct Mapping {
+  void* pointer = nullptr;
+  bool owned = false;  // allocated by us (freed at unmap); false for USE_HOST_PTR regions
+  cl_map_flags flags = 0;
+  size_t offset = 0, size = 0;               // buffers
+  size_t origin[3] = {}, region[3] = {};     // images
+  size_t row_pitch = 0, slice_pitch = 0;     // images: packed layout of `pointer`
+};
+
+struct MemCallback {
+  void(CL_CALLBACK* fn)(cl_mem, void*);
+  void* user_data;
+};
+
+struct _cl_mem : gsvirt::icd::ObjectBase {
+  _cl_mem() : ObjectBase(gsvirt::icd::Kind::kMem) {}
+  cl_context context = nullptr;
+  cl_mem_object_type type = CL_MEM_OBJECT_BUFFER;
+  cl_mem_flags flags = 0;  // as the app gave them (USE_HOST_PTR is kept here, sent as COPY)
+  size_t size = 0;         // buffers; images: 0 (asked from the host)
+  void* host_ptr = nullptr;
+  cl_mem parent = nullptr;  // sub-buffers: the buffer; 1D buffer images: the buffer
+  size_t origin = 0;        // sub-buffers
+  cl_image_format format = {};
+  cl_image_desc desc = {};
+  size_t element_size = 0;  // images
+  std::vector<Mapping> mappings;
+  std::vector<MemCallback> destructor_callbacks;
+};
+
+struct _cl_sampler : gsvirt::icd::ObjectBase {
+  _cl_sampler() : ObjectBase(gsvirt::icd::Kind::kSampler) {}
+  cl_context context = nullptr;
+  cl_bool normalized_coords = CL_TRUE;
+  cl_addressing_mode addressing_mode = CL_ADDRESS_CLAMP;
+  cl_filter_mode filter_mode = CL_FILTER_NEAREST;
+  std::vector<cl_sampler_properties> properties;
+};
+
+struct _cl_program : gsvirt::icd::ObjectBase {
+  _cl_program() : ObjectBase(gsvirt::icd::Kind::kProgram) {}
+  cl_context context = nullptr;
+  std::vector<cl_device_id> devices;
+  bool has_source = false;
+  std::string source;  // answered locally for CL_PROGRAM_SOURCE
+};
+
+struct _cl_kernel : gsvirt::icd::ObjectBase {
+  _cl_kernel() : ObjectBase(gsvirt::icd::Kind::kKernel) {}
+  cl_program program = nullptr;
+  cl_uint num_args = 0;
+  bool num_args_known = false;
+  std::vector<bool> args_set;  // lets clEnqueueNDRangeKernel report CL_INVALID_KERNEL_ARGS itself
+};
+
+struct EventCallback {
+  cl_int trigger_status;
+  void(CL_CALLBACK* fn)(cl_event, cl_int, void*);
+  void* user_data;
+};
+
+struct _cl_event : gsvirt::icd::ObjectBase {
+  _cl_event() : ObjectBase(gsvirt::icd::Kind::kEvent) {}
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;  // nullptr for user events
+  cl_command_type command_type = 0;
+  cl_int observed_status = CL_QUEUED;  // the most advanced status the guest has seen
+  bool user_status_set = false;
+  std::vector<EventCallback> callbacks;
+};
