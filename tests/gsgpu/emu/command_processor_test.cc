@@ -410,3 +410,32 @@ TEST(CommandProcessorThreading, ThreadModeProcessesOffTheCallersThread) {
 
 }  // namespace
 }  // namespace gsgpu
+
+namespace gsgpu {
+namespace {
+
+TEST(CommandProcessorLimits, DispatchesAboveTheWorkItemLimitAreRefused) {
+  auto script = std::make_shared<test::FakeBackend::Script>();
+  DeviceConfig c = test::small_config(CpMode::kManual);
+  c.max_work_items_per_dispatch = 1000;
+  auto d = test::make_device(c, std::make_unique<test::FakeBackend>(script));
+  uint64_t ring_va = test::must_buffer(*d, 4096);
+  RingWriter ring(*d, ring_va, 4096);
+  DispatchRequest q;
+  q.code_va = ring_va;
+  q.code_size = 4;
+  q.grid_size[0] = 0x10000;
+  q.grid_size[1] = 0x10000;  // 2^32 groups: must not overflow the check either
+  q.group_size[0] = 1024;
+  test::LogCapture log;
+  ASSERT_TRUE(ring.write(make_dispatch_packet(q)));
+  ring.kick();
+  d->run_until_idle();
+  EXPECT_EQ(d->cp_state(), CpState::kFaulted);
+  EXPECT_EQ(d->cp_fault()->cause, CpFaultCause::kBadField);
+  EXPECT_NE(d->cp_fault()->message.find("device limit of 1000"), std::string::npos) << d->cp_fault()->message;
+  EXPECT_TRUE(script->requests.empty());
+}
+
+}  // namespace
+}  // namespace gsgpu
