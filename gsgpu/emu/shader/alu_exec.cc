@@ -43,6 +43,13 @@ void commit64(Warp& w, uint16_t dst, const uint64_t* result) {
   uint32_t* lo = w.vreg(dst);
   uint32_t* hi = w.vreg(dst + 1);
   const uint32_t n = w.width;
+  if (w.all_active) {
+    for (uint32_t l = 0; l < n; ++l) {
+      lo[l] = static_cast<uint32_t>(result[l]);
+      hi[l] = static_cast<uint32_t>(result[l] >> 32);
+    }
+    return;
+  }
   const uint32_t* m = w.lane_mask;
   for (uint32_t l = 0; l < n; ++l) {
     lo[l] = (static_cast<uint32_t>(result[l]) & m[l]) | (lo[l] & ~m[l]);

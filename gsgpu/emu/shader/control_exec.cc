@@ -276,7 +276,7 @@ void run_warp(Warp& w) {
     // Another core's fault ends the dispatch; look now and then, not every instruction.
     if ((w.instructions & 4095) == 0 && stop.load(std::memory_order_relaxed)) return;
     ++w.instructions;
-    w.active_lane_instructions += static_cast<uint64_t>(std::popcount(w.exec));
+    w.active_lane_instructions += w.active_lanes;
     const Flow flow = di.handler(w, di);
     if (flow == Flow::kNext) w.pc = di.next;
     else if (flow == Flow::kYield) return;

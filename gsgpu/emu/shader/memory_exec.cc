@@ -59,6 +59,20 @@ bool lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access access
     lanes64(w, in.src[0], in.literal, address);
     const uint64_t offset = static_cast<uint64_t>(static_cast<int64_t>(in.imm));
     CachedRange& r = range_for(w, access);
+    // Fast path: every lane active and inside the cached range, checked in one vectorizable pass.
+    if (w.all_active && r.span >= bytes) {
+      const uint64_t last = r.span - bytes;
+      uint64_t outside = 0;
+      alignas(64) uint64_t rel[kMaxWarpWidth];
+      for (uint32_t l = 0; l < n; ++l) {
+        rel[l] = address[l] + offset - r.begin;
+        outside |= static_cast<uint64_t>(rel[l] > last);
+      }
+      if (!outside) {
+        for (uint32_t l = 0; l < n; ++l) ptrs[l] = r.host + rel[l];
+        return true;
+      }
+    }
     for (uint32_t l = 0; l < n; ++l) {
       if (!(exec >> l & 1)) continue;
       const uint64_t va = address[l] + offset;

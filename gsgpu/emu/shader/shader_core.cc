@@ -234,6 +234,10 @@ class ShaderCores::Impl {
     group.local_mem = local.data();
     group.local_size = p.local_mem_size;
 
+    for (uint32_t i = 0; i < warps_per_group; ++i)
+      init_warp_identity(state, group, i, items, registers.data() + static_cast<size_t>(i) * vregs * width,
+                         private_mem.data() + static_cast<size_t>(i) * width * p.private_mem_size, &warps[i]);
+
     for (uint64_t g = core; g < groups; g += config_.num_cores) {
       if (stop_.load(std::memory_order_relaxed)) return;
       group.group_id[0] = static_cast<uint32_t>(g % p.grid_size[0]);
@@ -243,9 +247,7 @@ class ShaderCores::Impl {
       std::fill(registers.begin(), registers.end(), 0u);
       std::fill(local.begin(), local.end(), uint8_t{0});
       std::fill(private_mem.begin(), private_mem.end(), uint8_t{0});
-      for (uint32_t i = 0; i < warps_per_group; ++i)
-        init_warp(state, group, i, items, registers.data() + static_cast<size_t>(i) * vregs * width,
-                  private_mem.data() + static_cast<size_t>(i) * width * p.private_mem_size, &warps[i]);
+      for (Warp& w : warps) reset_warp(state, &w);
       const bool ok = run_group(warps);
       for (const Warp& w : warps) {
         totals->instructions += w.instructions;
@@ -256,25 +258,18 @@ class ShaderCores::Impl {
     }
   }
 
-  static void init_warp(const DispatchState& state, const GroupState& group, uint32_t index, uint64_t items,
-                        uint32_t* registers, uint8_t* private_mem, Warp* w) {
+  // What a warp keeps for the whole dispatch: its storage and its work-items' local ids, which are
+  // the same in every group.
+  static void init_warp_identity(const DispatchState& state, const GroupState& group, uint32_t index,
+                                 uint64_t items, uint32_t* registers, uint8_t* private_mem, Warp* w) {
     const DispatchParams& p = *state.params;
     w->v = registers;
-    std::memset(w->s, 0, sizeof w->s);
     w->width = state.width;
-    w->pc = state.program->entry;
-    w->rpc = shader::kNoReconvergence;
-    w->stack.clear();
-    w->exited = 0;
     w->warp_id = index;
     w->private_mem = private_mem;
     w->private_size = p.private_mem_size;
     w->group = &group;
     w->dispatch = &state;
-    w->state = WarpState::kRunning;
-    w->fault = ShaderFault{};
-    w->instructions = 0;
-    w->active_lane_instructions = 0;
     uint64_t mask = 0;
     for (uint32_t l = 0; l < state.width; ++l) {
       const uint64_t item = uint64_t{index} * state.width + l;
@@ -284,6 +279,21 @@ class ShaderCores::Impl {
       w->local_id[2][l] = static_cast<uint32_t>(item / (uint64_t{p.group_size[0]} * p.group_size[1]));
     }
     w->set_exec(mask);
+    w->initial_exec = mask;
+  }
+
+  // Per-group start: entry pc, full initial mask, empty stack, zeroed scalars.
+  static void reset_warp(const DispatchState& state, Warp* w) {
+    std::memset(w->s, 0, sizeof w->s);
+    w->pc = state.program->entry;
+    w->rpc = shader::kNoReconvergence;
+    w->stack.clear();
+    w->exited = 0;
+    w->state = WarpState::kRunning;
+    w->fault = ShaderFault{};
+    w->instructions = 0;
+    w->active_lane_instructions = 0;
+    if (w->exec != w->initial_exec) w->set_exec(w->initial_exec);
   }
 
   // Runs the warps of one group round-robin, each until its next barrier or its end; a barrier

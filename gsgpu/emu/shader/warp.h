@@ -89,7 +89,9 @@ struct Warp {
   uint32_t rpc = kNoReconvergence;
   uint64_t exec = 0;
   uint64_t exited = 0;
+  uint64_t initial_exec = 0;  // lanes that hold a work-item of the group
   bool all_active = false;  // exec covers every lane of the warp: commits need no blend
+  uint32_t active_lanes = 0;  // popcount of exec, counted once per mask change
   std::vector<Frame> stack;
   alignas(64) uint32_t lane_mask[kMaxWarpWidth] = {};  // ~0u for active lanes, for blends
 
@@ -115,6 +117,8 @@ struct Warp {
   void set_exec(uint64_t mask) {
     exec = mask;
     all_active = mask == full_mask();
+    active_lanes = 0;
+    for (uint32_t l = 0; l < width; ++l) active_lanes += static_cast<uint32_t>(mask >> l & 1);
     for (uint32_t l = 0; l < width; ++l) lane_mask[l] = (mask >> l & 1) ? ~0u : 0u;
   }
 };
