@@ -81,6 +81,13 @@ GSGPU_BINARY(mul_wide_i32, u32, u32, u64(int64_t(i32(a)) * i32(b)))
 // IEEE minNum/maxNum as OpenCL fmin/fmax). ----
 inline float min_num(float x, float y) { return std::isnan(x) ? y : std::isnan(y) ? x : (y < x ? y : x); }
 inline float max_num(float x, float y) { return std::isnan(x) ? y : std::isnan(y) ? x : (y > x ? y : x); }
+// Adding and subtracting 2^23 rounds to an integer in the (never changed) round-to-nearest-even
+// mode; magnitudes at or above 2^23 are integers already.
+inline float round_half_even(float x) {
+  const float magnitude = std::fabs(x);
+  if (!(magnitude < 0x1p23f)) return x;
+  return std::copysign((magnitude + 0x1p23f) - 0x1p23f, x);
+}
 inline float fract(float x) {
   if (std::isinf(x)) return std::copysign(0.0f, x);
   return std::fmin(x - std::floor(x), 0x1.fffffep-1f);
@@ -99,7 +106,7 @@ GSGPU_UNARY(neg_f32, u32, u32(a ^ 0x80000000u))
 GSGPU_UNARY(floor_f32, u32, u(std::floor(f(a))))
 GSGPU_UNARY(ceil_f32, u32, u(std::ceil(f(a))))
 GSGPU_UNARY(trunc_f32, u32, u(std::trunc(f(a))))
-GSGPU_UNARY(rndne_f32, u32, u(__builtin_roundevenf(f(a))))
+GSGPU_UNARY(rndne_f32, u32, u(round_half_even(f(a))))
 GSGPU_UNARY(fract_f32, u32, u(fract(f(a))))
 GSGPU_UNARY(sqrt_f32, u32, u(std::sqrt(f(a))))
 GSGPU_UNARY(rsqrt_f32, u32, u(1.0f / std::sqrt(f(a))))
@@ -204,9 +211,39 @@ GSGPU_UNARY(sext_i32_i8, u32, u32(int32_t(int8_t(a))))
 GSGPU_UNARY(sext_i32_i16, u32, u32(int32_t(int16_t(a))))
 GSGPU_UNARY(zext_u32_u8, u32, u32(a & 0xffu))
 GSGPU_UNARY(zext_u32_u16, u32, u32(a & 0xffffu))
-// binary16 in the low half of a 32-bit register, upper half zero; round to nearest even.
-inline uint32_t half_bits(float x) { return std::bit_cast<uint16_t>(static_cast<_Float16>(x)); }
-inline float half_value(uint32_t bits) { return static_cast<float>(std::bit_cast<_Float16>(static_cast<uint16_t>(bits))); }
+// binary16 in the low half of a 32-bit register, upper half zero; round to nearest even. Written out
+// rather than using _Float16 so that every supported compiler (clang 14 has no x86 _Float16) agrees.
+inline uint32_t half_bits(float x) {
+  const uint32_t bits = std::bit_cast<uint32_t>(x);
+  const uint32_t sign = (bits >> 16) & 0x8000u;
+  const uint32_t exponent = (bits >> 23) & 0xffu;
+  const uint32_t mantissa = bits & 0x7fffffu;
+  if (exponent == 0xff) return sign | 0x7c00u | (mantissa ? 0x200u | (mantissa >> 13) : 0u);
+  const int half_exponent = static_cast<int>(exponent) - 127 + 15;
+  if (half_exponent >= 31) return sign | 0x7c00u;
+  auto round_shift = [](uint32_t value, uint32_t shift) {
+    const uint32_t kept = value >> shift;
+    const uint32_t rest = value & ((1u << shift) - 1);
+    const uint32_t halfway = 1u << (shift - 1);
+    return kept + ((rest > halfway || (rest == halfway && (kept & 1))) ? 1u : 0u);
+  };
+  if (half_exponent >= 1)  // a carry out of the mantissa correctly bumps the exponent (to inf at most)
+    return sign | round_shift((static_cast<uint32_t>(half_exponent) << 23) | mantissa, 13);
+  const uint32_t shift = 126 - exponent;  // subnormal half: value / 2^-24
+  if (shift >= 25) return sign;
+  return sign | round_shift(mantissa | 0x800000u, shift);
+}
+inline float half_value(uint32_t bits) {
+  const uint32_t sign = (bits & 0x8000u) << 16;
+  const uint32_t exponent = (bits >> 10) & 0x1fu;
+  const uint32_t mantissa = bits & 0x3ffu;
+  if (exponent == 0) {
+    const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
+    return std::bit_cast<float>(std::bit_cast<uint32_t>(magnitude) | sign);
+  }
+  if (exponent == 31) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  return std::bit_cast<float>(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
+}
 GSGPU_UNARY(cvt_f16_f32, u32, u32(half_bits(f(a))))
 GSGPU_UNARY(cvt_f32_f16, u32, u(half_value(a)))
 

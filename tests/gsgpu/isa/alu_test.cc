@@ -380,6 +380,25 @@ TEST(AluSemantics, Conversions) {
   EXPECT_EQ(to_half->reference(bits_of(-2.0f), 0, 0), 0xc000u);
   EXPECT_EQ(to_half->reference(bits_of(65520.0f), 0, 0), 0x7c00u);  // rounds to infinity
   EXPECT_EQ(fl(from_half->reference(0x3555, 0, 0)), 0.333251953125f);
+  EXPECT_EQ(to_half->reference(bits_of(0x1p-25f), 0, 0), 0u);      // halfway to the smallest: even
+  EXPECT_EQ(to_half->reference(bits_of(0x1.8p-25f), 0, 0), 1u);    // above halfway rounds up
+  EXPECT_EQ(to_half->reference(bits_of(-0x1p-24f), 0, 0), 0x8001u);
+  // Every binary16 value converts to binary32 and back unchanged (NaNs stay NaNs).
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const uint64_t back = to_half->reference(from_half->reference(h, 0, 0), 0, 0);
+    if ((h & 0x7c00) == 0x7c00 && (h & 0x3ff)) {
+      EXPECT_EQ(back & 0x7c00, 0x7c00u);
+      EXPECT_NE(back & 0x3ff, 0u);
+    } else {
+      ASSERT_EQ(back, h) << std::hex << h;
+    }
+  }
+  // Midpoints between neighbouring halves round to the even one.
+  for (uint32_t h = 0x0400; h < 0x7bff; h += 97) {
+    const double lo = fl(from_half->reference(h, 0, 0)), hi = fl(from_half->reference(h + 1, 0, 0));
+    const uint64_t mid = to_half->reference(bits_of(float((lo + hi) / 2)), 0, 0);
+    EXPECT_EQ(mid, (h & 1) ? h + 1 : h) << std::hex << h;
+  }
 }
 
 TEST(AluSemantics, BitOperations) {
