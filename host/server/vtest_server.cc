@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <set>
 #include <vector>
 
@@ -23,33 +24,43 @@ namespace gsvirt::server {
 namespace {
 
 constexpr size_t kMaxFdsPerRead = 8;
+constexpr size_t kInputBufferBytes = 64 * 1024;
 
-// Blocking-with-deadline I/O on the client socket: the first read of a message may wait forever
-// (an idle client is fine), every later piece must arrive within the stall timeout.
+// The client socket, read through a buffer: one recvmsg usually brings several small messages
+// (a submit and the SYNC_READ behind it), which keeps the round trip to few system calls. I/O is
+// tried first and polled only when it would block. The first byte of a message may take forever
+// (an idle client is fine); every later piece, and every reply, must move within the stall timeout.
 class ClientSocket {
  public:
-  ClientSocket(int fd, int stall_timeout_ms) : fd_(fd), stall_timeout_ms_(stall_timeout_ms) {}
+  ClientSocket(int fd, int stall_timeout_ms)
+      : fd_(fd), stall_timeout_ms_(stall_timeout_ms), input_(kInputBufferBytes) {}
   ~ClientSocket() { drop_fds(); }
+
+  bool has_buffered_input() const { return input_begin_ < input_end_; }
 
   // Reads exactly `n` bytes, collecting any fds the client attached.
   bool read_exact(void* buf, size_t n) {
     auto* p = static_cast<uint8_t*>(buf);
     while (n > 0) {
-      if (!wait_for(POLLIN)) return false;
-      iovec iov{p, n};
-      alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerRead)];
-      msghdr msg{};
-      msg.msg_iov = &iov;
-      msg.msg_iovlen = 1;
-      msg.msg_control = control;
-      msg.msg_controllen = sizeof control;
-      ssize_t got = recvmsg(fd_, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-      if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (has_buffered_input()) {
+        size_t take = std::min(n, input_end_ - input_begin_);
+        std::memcpy(p, input_.data() + input_begin_, take);
+        input_begin_ += take;
+        p += take;
+        n -= take;
+        continue;
+      }
+      // Large payloads go straight to their destination; small reads refill the buffer.
+      bool direct = n >= input_.size();
+      ssize_t got = receive(direct ? p : input_.data(), direct ? n : input_.size());
       if (got <= 0) return false;
-      collect_fds(msg);
-      if (msg.msg_flags & MSG_CTRUNC) truncated_fds_ = true;
-      p += got;
-      n -= size_t(got);
+      if (direct) {
+        p += got;
+        n -= size_t(got);
+      } else {
+        input_begin_ = 0;
+        input_end_ = size_t(got);
+      }
     }
     return true;
   }
@@ -58,7 +69,6 @@ class ClientSocket {
     size_t sent = 0;
     bool fds_sent = reply.fds.empty();
     while (sent < reply.bytes.size() || !fds_sent) {
-      if (!wait_for(POLLOUT)) return false;
       iovec iov{reply.bytes.data() + sent, reply.bytes.size() - sent};
       msghdr msg{};
       msg.msg_iov = &iov;
@@ -75,7 +85,11 @@ class ClientSocket {
         std::memcpy(CMSG_DATA(c), reply.fds.data(), fd_bytes);
       }
       ssize_t n = sendmsg(fd_, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) {
+        if (!wait_for(POLLOUT)) return false;
+        continue;
+      }
       if (n <= 0) return false;
       sent += size_t(n);
       fds_sent = true;
@@ -92,13 +106,36 @@ class ClientSocket {
   }
 
  private:
+  ssize_t receive(uint8_t* dst, size_t n) {
+    for (;;) {
+      iovec iov{dst, n};
+      alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerRead)];
+      msghdr msg{};
+      msg.msg_iov = &iov;
+      msg.msg_iovlen = 1;
+      msg.msg_control = control;
+      msg.msg_controllen = sizeof control;
+      ssize_t got = recvmsg(fd_, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0 && errno == EAGAIN) {
+        if (!wait_for(POLLIN)) return -1;
+        continue;
+      }
+      if (got > 0) {
+        collect_fds(msg);
+        if (msg.msg_flags & MSG_CTRUNC) truncated_fds_ = true;
+      }
+      return got;
+    }
+  }
+
   bool wait_for(short events) {
     pollfd p{fd_, events, 0};
     for (;;) {
       int r = ::poll(&p, 1, stall_timeout_ms_);
       if (r < 0 && errno == EINTR) continue;
       if (r == 0) log_error("vtest: client stalled for %d ms; dropping it", stall_timeout_ms_);
-      return r > 0 && (p.revents & events);
+      return r > 0 && (p.revents & (events | POLLHUP | POLLERR));
     }
   }
 
@@ -116,6 +153,8 @@ class ClientSocket {
 
   int fd_;
   int stall_timeout_ms_;
+  std::vector<uint8_t> input_;
+  size_t input_begin_ = 0, input_end_ = 0;
   std::vector<int> fds_;
   bool truncated_fds_ = false;
 };
@@ -123,17 +162,21 @@ class ClientSocket {
 // Waits for the client's next message (or the stop fd); polls the session while it has fences
 // or waits in flight. Returns false when the client should be left.
 bool wait_for_message(int client_fd, int stop_fd, VtestSession& session, ClientSocket& socket) {
+  if (socket.has_buffered_input() && !session.wants_poll()) return true;
   for (;;) {
     pollfd p[2] = {{client_fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
-    int r = ::poll(p, stop_fd >= 0 ? 2 : 1, session.wants_poll() ? 1 : -1);
+    int timeout = socket.has_buffered_input() ? 0 : session.wants_poll() ? 1 : -1;
+    int r = ::poll(p, stop_fd >= 0 ? 2 : 1, timeout);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return false;
     if (stop_fd >= 0 && p[1].revents) return false;
-    session.poll();
-    for (auto& reply : session.replies())
-      if (!socket.send_reply(reply)) return false;
-    session.clear_replies();
-    if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) return true;
+    if (session.wants_poll()) {
+      session.poll();
+      for (auto& reply : session.replies())
+        if (!socket.send_reply(reply)) return false;
+      session.clear_replies();
+    }
+    if (socket.has_buffered_input() || (p[0].revents & (POLLIN | POLLHUP | POLLERR))) return true;
   }
 }
 

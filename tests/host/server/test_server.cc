@@ -40,6 +40,9 @@ TestServer::TestServer(bool fork_per_client, server::SessionLimits limits) {
   close(ready[1]);
   char byte;
   if (::read(ready[0], &byte, 1) != 1) pid_ = -1;
+  // The server closes the fd right after the byte; wait for that so fd counts start settled.
+  while (pid_ > 0 && ::read(ready[0], &byte, 1) > 0) {
+  }
   close(ready[0]);
 }
 
