@@ -5,6 +5,10 @@
 // The host side is the echo test capset; vtest runs gsvirt-server's loop in a child process.
 #include <benchmark/benchmark.h>
 
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -65,6 +69,30 @@ void BM_RoundTrip(benchmark::State& state, bool vtest) {
   std::memcpy(slot, c.reply.map, sizeof slot);
   if (slot[1] != value) state.SkipWithError("reply does not match the last echo");
 }
+// Reference for the vtest round trip: the floor the OS sets, 16 bytes to a child process over a
+// unix socket pair and 16 bytes back, with nothing done on either side.
+void BM_SocketPingPong(benchmark::State& state) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) std::abort();
+  pid_t child = fork();
+  if (child == 0) {
+    close(sv[0]);
+    char buf[16];
+    while (read(sv[1], buf, sizeof buf) == ssize_t(sizeof buf))
+      if (write(sv[1], buf, sizeof buf) != ssize_t(sizeof buf)) break;
+    _exit(0);
+  }
+  close(sv[1]);
+  char buf[16] = {};
+  for (auto _ : state) {
+    if (write(sv[0], buf, sizeof buf) != ssize_t(sizeof buf) ||
+        read(sv[0], buf, sizeof buf) != ssize_t(sizeof buf))
+      state.SkipWithError("ping-pong");
+  }
+  close(sv[0]);
+  waitpid(child, nullptr, 0);
+}
+BENCHMARK(BM_SocketPingPong)->UseRealTime();
 BENCHMARK_CAPTURE(BM_RoundTrip, inproc, false)->UseRealTime();
 BENCHMARK_CAPTURE(BM_RoundTrip, vtest, true)->UseRealTime();
 

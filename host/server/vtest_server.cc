@@ -38,9 +38,11 @@ class ClientSocket {
 
   bool has_buffered_input() const { return input_begin_ < input_end_; }
 
-  // Reads exactly `n` bytes, collecting any fds the client attached.
-  bool read_exact(void* buf, size_t n) {
+  // Reads exactly `n` bytes, collecting any fds the client attached. `starts_message`: the first
+  // bytes may be waited for without limit (blocking in recvmsg itself: one system call).
+  bool read_exact(void* buf, size_t n, bool starts_message = false) {
     auto* p = static_cast<uint8_t*>(buf);
+    bool block = starts_message;
     while (n > 0) {
       if (has_buffered_input()) {
         size_t take = std::min(n, input_end_ - input_begin_);
@@ -52,8 +54,9 @@ class ClientSocket {
       }
       // Large payloads go straight to their destination; small reads refill the buffer.
       bool direct = n >= input_.size();
-      ssize_t got = receive(direct ? p : input_.data(), direct ? n : input_.size());
+      ssize_t got = receive(direct ? p : input_.data(), direct ? n : input_.size(), block);
       if (got <= 0) return false;
+      block = false;
       if (direct) {
         p += got;
         n -= size_t(got);
@@ -106,7 +109,7 @@ class ClientSocket {
   }
 
  private:
-  ssize_t receive(uint8_t* dst, size_t n) {
+  ssize_t receive(uint8_t* dst, size_t n, bool block) {
     for (;;) {
       iovec iov{dst, n};
       alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerRead)];
@@ -115,7 +118,7 @@ class ClientSocket {
       msg.msg_iovlen = 1;
       msg.msg_control = control;
       msg.msg_controllen = sizeof control;
-      ssize_t got = recvmsg(fd_, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+      ssize_t got = recvmsg(fd_, &msg, MSG_CMSG_CLOEXEC | (block ? 0 : MSG_DONTWAIT));
       if (got < 0 && errno == EINTR) continue;
       if (got < 0 && errno == EAGAIN) {
         if (!wait_for(POLLIN)) return -1;
@@ -162,7 +165,8 @@ class ClientSocket {
 // Waits for the client's next message (or the stop fd); polls the session while it has fences
 // or waits in flight. Returns false when the client should be left.
 bool wait_for_message(int client_fd, int stop_fd, VtestSession& session, ClientSocket& socket) {
-  if (socket.has_buffered_input() && !session.wants_poll()) return true;
+  // Nothing else to watch: the header read blocks in recvmsg itself.
+  if ((socket.has_buffered_input() || stop_fd < 0) && !session.wants_poll()) return true;
   for (;;) {
     pollfd p[2] = {{client_fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
     int timeout = socket.has_buffered_input() ? 0 : session.wants_poll() ? 1 : -1;
@@ -183,7 +187,7 @@ bool wait_for_message(int client_fd, int stop_fd, VtestSession& session, ClientS
 bool serve_one_message(VtestSession& session, ClientSocket& socket,
                        std::vector<uint8_t>& payload, std::vector<uint8_t>& trailing) {
   uint32_t words[2];
-  if (!socket.read_exact(words, sizeof words)) return false;
+  if (!socket.read_exact(words, sizeof words, true)) return false;
   VtestHeader header{words[0], words[1]};
   uint64_t payload_size = 0, trailing_size = 0;
   if (!session.payload_bytes(header, &payload_size)) return false;
