@@ -14,7 +14,7 @@ using Word = std::conditional_t<Bits == 64, uint64_t, uint32_t>;
 
 template <int Bits>
 struct Source {
-  alignas(64) uint64_t wide[kMaxWarpWidth];
+  alignas(64) std::conditional_t<Bits == 64, uint64_t[kMaxWarpWidth], uint64_t[1]> wide;
   const Word<Bits>* lanes = nullptr;
   void load(Warp& w, uint16_t code, uint32_t literal, uint32_t* scratch) {
     if constexpr (Bits == 64) {

@@ -55,17 +55,19 @@ bool lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access access
   const uint32_t n = w.width;
   const uint64_t exec = w.exec;
   if constexpr (Space == MemSpace::kGlobal || Space == MemSpace::kConstant) {
-    alignas(64) uint64_t address[kMaxWarpWidth];
-    lanes64(w, in.src[0], in.literal, address);
     const uint64_t offset = static_cast<uint64_t>(static_cast<int64_t>(in.imm));
     CachedRange& r = range_for(w, access);
-    // Fast path: every lane active and inside the cached range, checked in one vectorizable pass.
-    if (w.all_active && r.span >= bytes) {
+    // Fast path: every lane active, addresses in a register pair, all inside the cached range;
+    // checked in one vectorizable pass straight from the register rows.
+    if (w.all_active && isa::is_vreg(in.src[0]) && r.span >= bytes) {
+      const uint32_t* lo = w.vreg(in.src[0]);
+      const uint32_t* hi = w.vreg(in.src[0] + 1);
       const uint64_t last = r.span - bytes;
+      const uint64_t bias = offset - r.begin;
       uint64_t outside = 0;
       alignas(64) uint64_t rel[kMaxWarpWidth];
       for (uint32_t l = 0; l < n; ++l) {
-        rel[l] = address[l] + offset - r.begin;
+        rel[l] = ((uint64_t{hi[l]} << 32) | lo[l]) + bias;
         outside |= static_cast<uint64_t>(rel[l] > last);
       }
       if (!outside) {
@@ -73,6 +75,8 @@ bool lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access access
         return true;
       }
     }
+    alignas(64) uint64_t address[kMaxWarpWidth];
+    lanes64(w, in.src[0], in.literal, address);
     for (uint32_t l = 0; l < n; ++l) {
       if (!(exec >> l & 1)) continue;
       const uint64_t va = address[l] + offset;
@@ -136,6 +140,8 @@ Flow vector_load(Warp& w, const DecodedInst& di) {
       lo[l] = static_cast<uint32_t>(v);
       hi[l] = static_cast<uint32_t>(v >> 32);
     }
+  } else if (w.all_active) {
+    for (uint32_t l = 0; l < n; ++l) lo[l] = static_cast<uint32_t>(read_value<Bytes, Sign>(ptrs[l]));
   } else {
     for (uint32_t l = 0; l < n; ++l)
       if (exec >> l & 1) lo[l] = static_cast<uint32_t>(read_value<Bytes, Sign>(ptrs[l]));
@@ -156,8 +162,12 @@ Flow vector_store(Warp& w, const DecodedInst& di) {
       if (exec >> l & 1) std::memcpy(ptrs[l], &data[l], 8);
   } else {
     const uint32_t* data = lanes32(w, di.inst.src[1], di.inst.literal, w.scratch[1]);
-    for (uint32_t l = 0; l < n; ++l)
-      if (exec >> l & 1) std::memcpy(ptrs[l], &data[l], Bytes);  // little-endian: the low bytes
+    if (w.all_active) {
+      for (uint32_t l = 0; l < n; ++l) std::memcpy(ptrs[l], &data[l], Bytes);
+    } else {
+      for (uint32_t l = 0; l < n; ++l)
+        if (exec >> l & 1) std::memcpy(ptrs[l], &data[l], Bytes);  // little-endian: the low bytes
+    }
   }
   return Flow::kNext;
 }
