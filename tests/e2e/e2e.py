@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""End-to-end tests: real OpenCL programs through the gsvirt ICD, transports, server and vcomp.
+
+Usage: e2e.py CASE --gsvirt PATH --server PATH --vendors DIR --app PATH
+Cases:
+  vector-add-vtest | vector-add-inproc   one run through `gsvirt run`
+  clinfo             every device line of clinfo matches the host platform's
+  concurrent         16 clients at once on one server, all results verified
+  disconnect-storm   100 clients killed mid-stream leave no server children, fds or growth
+"""
+import argparse
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def run_gsvirt(args, transport, app):
+    r = subprocess.run([args.gsvirt, "run", "--transport", transport, "--", *app],
+                       capture_output=True, text=True, timeout=300)
+    return r
+
+
+def case_vector_add(args, transport):
+    r = run_gsvirt(args, transport, [args.app])
+    print(r.stdout, r.stderr)
+    if r.returncode != 0 or "verified (0 mismatches)" not in r.stdout:
+        fail(f"vector_add over {transport} returned {r.returncode}")
+    if "platform: gsvirt" not in r.stdout:
+        fail("the application did not see the gsvirt platform")
+
+
+def device_section(text):
+    """The per-device lines of clinfo's output (platform lines differ by design)."""
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith("Number of devices")), None)
+    end = next((i for i, l in enumerate(lines) if l.startswith("NULL platform behavior")), len(lines))
+    if start is None:
+        fail("clinfo printed no device section:\n" + text)
+    return [l for l in lines[start:end] if not re.match(r"\s+Platform Name", l)]
+
+
+def case_clinfo(args):
+    if not shutil.which("clinfo"):
+        print("SKIP: clinfo not installed")
+        sys.exit(77)
+    env = dict(os.environ)
+    env.pop("OCL_ICD_VENDORS", None)
+    direct = subprocess.run(["clinfo"], capture_output=True, text=True, env=env, timeout=120).stdout
+    remote = run_gsvirt(args, "vtest", ["clinfo"])
+    if remote.returncode != 0:
+        fail("clinfo through gsvirt failed:\n" + remote.stdout + remote.stderr)
+    if "Platform Name                                   gsvirt" not in remote.stdout:
+        fail("clinfo does not show the gsvirt platform")
+    a, b = device_section(direct), device_section(remote.stdout)
+    diff = [(x, y) for x, y in zip(a, b) if x != y]
+    if len(a) != len(b) or diff:
+        for x, y in diff[:20]:
+            print(f"host:   {x}\ngsvirt: {y}")
+        fail(f"{len(diff)} device lines differ ({len(a)} vs {len(b)} lines)")
+    print(f"{len(a)} device lines identical")
+
+
+class Server:
+    def __init__(self, args):
+        self.dir = tempfile.mkdtemp(prefix="gsvirt-e2e-")
+        self.socket = os.path.join(self.dir, "vtest.sock")
+        env = dict(os.environ)
+        env.pop("OCL_ICD_VENDORS", None)
+        r, w = os.pipe()
+        self.proc = subprocess.Popen([args.server, "--socket", self.socket, "--ready-fd", str(w)],
+                                     pass_fds=(w,), env=env, stderr=subprocess.DEVNULL)
+        os.close(w)
+        if not os.read(r, 1):
+            fail("gsvirt-server did not become ready")
+        os.close(r)
+        self.client_env = dict(os.environ, OCL_ICD_VENDORS=args.vendors, GSVIRT_TRANSPORT="vtest",
+                               GSVIRT_VTEST_SOCKET=self.socket)
+
+    def children(self):
+        path = f"/proc/{self.proc.pid}/task/{self.proc.pid}/children"
+        with open(path) as f:
+            return [int(p) for p in f.read().split()]
+
+    def fds(self):
+        return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
+
+    def rss_kib(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        rc = self.proc.wait(timeout=30)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        if rc != 0:
+            fail(f"gsvirt-server exited with {rc} after SIGTERM")
+
+
+def wait_for_no_children(server, seconds=30):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if not server.children():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def case_concurrent(args, clients=16):
+    server = Server(args)
+    procs = [subprocess.Popen([args.app], env=server.client_env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True) for _ in range(clients)]
+    bad = 0
+    for p in procs:
+        out, _ = p.communicate(timeout=600)
+        if p.returncode != 0 or "verified (0 mismatches)" not in out:
+            bad += 1
+            print(out)
+    ok = wait_for_no_children(server)
+    server.stop()
+    if bad:
+        fail(f"{bad} of {clients} concurrent clients failed")
+    if not ok:
+        fail("server children remain after every client finished")
+    print(f"{clients} concurrent clients verified")
+
+
+def case_disconnect_storm(args, clients=100):
+    server = Server(args)
+    # Warm up once so that lazily opened host resources are not counted as leaks.
+    subprocess.run([args.app], env=server.client_env, capture_output=True, timeout=300)
+    wait_for_no_children(server)
+    fds_before, rss_before = server.fds(), server.rss_kib()
+    rng = random.Random(1234)
+    running = []
+    for i in range(clients):
+        p = subprocess.Popen([args.app], env=server.client_env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        running.append((p, time.time() + rng.uniform(0.0, 0.4)))
+        # Keep a handful alive at once; kill each at its random moment mid-stream.
+        while len(running) >= 8 or (i == clients - 1 and running):
+            now = time.time()
+            for entry in list(running):
+                proc, when = entry
+                if now >= when or proc.poll() is not None:
+                    if proc.poll() is None:
+                        proc.kill()
+                    proc.wait()
+                    running.remove(entry)
+            time.sleep(0.01)
+    if not wait_for_no_children(server, 60):
+        fail(f"server still has children {server.children()} after {clients} disconnects")
+    fds_after, rss_after = server.fds(), server.rss_kib()
+    # The listening server itself must be unchanged: no fds kept, no memory growth beyond noise.
+    server_ok = fds_after == fds_before and rss_after <= rss_before + 4096
+    print(f"server fds {fds_before} -> {fds_after}, rss {rss_before} -> {rss_after} KiB")
+    # And it still serves.
+    r = subprocess.run([args.app], env=server.client_env, capture_output=True, text=True, timeout=300)
+    server.stop()
+    if not server_ok:
+        fail("the server kept file descriptors or memory after the disconnects")
+    if r.returncode != 0:
+        fail("the server no longer serves after the disconnect storm:\n" + r.stdout)
+    print(f"{clients} clients disconnected mid-stream; nothing left behind")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    ap.add_argument("--gsvirt", required=True)
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--vendors", required=True)
+    ap.add_argument("--app", required=True)
+    args = ap.parse_args()
+    cases = {
+        "vector-add-vtest": lambda: case_vector_add(args, "vtest"),
+        "vector-add-inproc": lambda: case_vector_add(args, "inproc"),
+        "clinfo": lambda: case_clinfo(args),
+        "concurrent": lambda: case_concurrent(args),
+        "disconnect-storm": lambda: case_disconnect_storm(args),
+    }
+    if args.case not in cases:
+        fail(f"unknown case {args.case}")
+    cases[args.case]()
+
+
+if __name__ == "__main__":
+    main()
