@@ -100,7 +100,12 @@ bool VtestSession::trailing_bytes(uint32_t command, std::span<const uint8_t> pay
   *bytes = 0;
   if (command != kTransferPut2) return true;
   uint8_t* at = nullptr;
-  return transfer_target("TRANSFER_PUT2", payload, &at, bytes);
+  if (!transfer_target("TRANSFER_PUT2", payload, &at, bytes)) return false;
+  // The loop buffers the data before handle(): bound it like any message.
+  if (*bytes > limits_.max_payload_bytes)
+    return refuse(kTransferPut2, "data_size", "%" PRIu64 " exceeds the message limit %" PRIu64,
+                  *bytes, limits_.max_payload_bytes);
+  return true;
 }
 
 bool VtestSession::handle(const VtestMessage& m) {
