@@ -33,8 +33,11 @@ InterruptController::~InterruptController() {
 }
 
 void InterruptController::set_callback(IrqCallback callback) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   callback_ = std::move(callback);
+  // Once this returns the old callback is not running any more, so its captures may die. (From
+  // inside a callback that wait would never end; the new callback applies to the next event.)
+  if (std::this_thread::get_id() != thread_.get_id()) drained_.wait(lock, [this] { return !delivering_; });
 }
 
 void InterruptController::force(uint32_t cause_bits) {
@@ -60,6 +63,7 @@ void InterruptController::delivery_loop() {
     IrqEvent event = queue_.front();
     queue_.pop_front();
     IrqCallback callback = callback_;
+    delivering_ = true;
     lock.unlock();
     // The handler runs without the lock: it may read and write device registers.
     if (callback) {
@@ -67,6 +71,7 @@ void InterruptController::delivery_loop() {
       registers_.increment(hw::reg::IRQ_COUNT);
     }
     lock.lock();
+    delivering_ = false;
     ++completed_;
     drained_.notify_all();
   }

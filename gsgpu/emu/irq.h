@@ -58,7 +58,8 @@ class InterruptController {
   InterruptController(const InterruptController&) = delete;
   InterruptController& operator=(const InterruptController&) = delete;
 
-  // Binds (or, with an empty function, unbinds) the callback. Safe while interrupts are in flight.
+  // Binds (or, with an empty function, unbinds) the callback. Safe while interrupts are in flight:
+  // when it returns, the previous callback has finished running.
   void set_callback(IrqCallback callback);
 
   // Normal mode: device logic reports an event.
@@ -84,6 +85,7 @@ class InterruptController {
   uint64_t raised_ = 0;     // events queued
   uint64_t completed_ = 0;  // events delivered or dropped
   bool stopping_ = false;
+  bool delivering_ = false;  // a callback is running outside the lock
   std::thread thread_;
 };
 
