@@ -2,6 +2,7 @@
 // raise order (seed 000).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <mutex>
 #include <thread>
 
@@ -103,6 +104,27 @@ TEST(Interrupts, CauseNamesMatchTheXmlFields) {
     EXPECT_EQ(irq_bit(c), status->fields[i].mask);
     EXPECT_STREQ(irq_cause_name(c), status->fields[i].name);
   }
+}
+
+}  // namespace
+}  // namespace gsgpu
+
+namespace gsgpu {
+namespace {
+
+TEST(Interrupts, UnbindingWaitsForARunningCallback) {
+  auto d = test::make_device(test::small_config());
+  std::atomic<bool> inside{false}, finished{false};
+  d->set_irq_callback([&](const IrqEvent&) {
+    inside = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    finished = true;
+  });
+  d->write_register(hw::reg::IRQ_MASK, irq_defined_bits());
+  d->force_interrupt(IrqCause::kFence);
+  while (!inside) std::this_thread::yield();
+  d->set_irq_callback(nullptr);
+  EXPECT_TRUE(finished) << "set_irq_callback returned while the old callback still ran";
 }
 
 }  // namespace

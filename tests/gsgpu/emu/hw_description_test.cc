@@ -1,0 +1,83 @@
+// The generated hardware description (gsgpu_hw.h from gsgpu.xml) is consistent with itself and
+// with the packet builders the driver side uses.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "gsgpu/emu/packets.h"
+#include "protocol/gen/gsgpu/gsgpu_hw.h"
+
+namespace gsgpu {
+namespace {
+
+TEST(HwDescription, RegistersAreSortedUniqueAndInsideTheAperture) {
+  std::set<std::string> names;
+  for (size_t i = 0; i < hw::kRegisterCount; ++i) {
+    const hw::RegisterInfo& r = hw::kRegisters[i];
+    EXPECT_TRUE(names.insert(r.name).second) << r.name;
+    EXPECT_EQ(r.offset % 4, 0u) << r.name;
+    EXPECT_LT(r.offset, hw::kRegisterSpaceBytes) << r.name;
+    if (i > 0) {
+      EXPECT_GT(r.offset, hw::kRegisters[i - 1].offset) << r.name;
+    }
+    EXPECT_EQ(hw::find_register(r.offset), &r);
+    if (r.reset_from_config) {
+      EXPECT_EQ(r.reset, 0u) << r.name;
+    }
+    uint32_t used = 0;
+    for (uint32_t f = 0; f < r.field_count; ++f) {
+      EXPECT_EQ(used & r.fields[f].mask, 0u) << r.name << "." << r.fields[f].name;
+      used |= r.fields[f].mask;
+      EXPECT_EQ(r.fields[f].mask, ((uint64_t{1} << r.fields[f].width) - 1) << r.fields[f].shift);
+    }
+  }
+  EXPECT_EQ(hw::find_register(hw::kRegisterSpaceBytes), nullptr);
+}
+
+TEST(HwDescription, CapsetIsTheNativeContextOne) { EXPECT_EQ(hw::kCapsetId, 17u); }
+
+TEST(HwDescription, PacketTablesMatchTheBuilders) {
+  DispatchRequest q;
+  struct Built {
+    uint32_t opcode;
+    std::vector<uint32_t> words;
+  } built[] = {
+      {hw::pkt::NOP::OPCODE, make_nop_packet()},
+      {hw::pkt::DISPATCH::OPCODE, make_dispatch_packet(q)},
+      {hw::pkt::SYNC::OPCODE, make_sync_packet(0, 0, 0)},
+      {hw::pkt::DUMP::OPCODE, make_dump_packet(0, 0, 0)},
+      {hw::pkt::HALT::OPCODE, make_halt_packet()},
+  };
+  ASSERT_EQ(std::size(built), hw::kPacketCount);
+  for (const Built& b : built) {
+    const hw::PacketInfo* info = hw::find_packet(b.opcode);
+    ASSERT_NE(info, nullptr);
+    EXPECT_EQ(b.words.size(), info->size_dwords) << info->name;
+    EXPECT_STREQ(info->dword_names[0], "HEADER");
+    uint32_t header = b.words[0];
+    EXPECT_EQ((header & hw::PACKET_HEADER::OPCODE_MASK) >> hw::PACKET_HEADER::OPCODE_SHIFT, b.opcode);
+    EXPECT_EQ((header & hw::PACKET_HEADER::SIZE_DWORDS_MASK) >> hw::PACKET_HEADER::SIZE_DWORDS_SHIFT,
+              info->size_dwords);
+  }
+  EXPECT_EQ(hw::find_packet(0xee), nullptr);
+}
+
+TEST(HwDescription, DispatchDwordsRoundTripThroughTheBuilder) {
+  DispatchRequest q;
+  q.code_va = 0x1122334455667788ull;
+  q.arg_va = 0x99aabbccddeeff00ull;
+  q.global_offset[2] = 0x0102030405060708ull;
+  q.private_mem_size = 77;
+  std::vector<uint32_t> p = make_dispatch_packet(q);
+  namespace D = hw::pkt::DISPATCH;
+  EXPECT_EQ(p[D::CODE_VA_LO], 0x55667788u);
+  EXPECT_EQ(p[D::CODE_VA_HI], 0x11223344u);
+  EXPECT_EQ(p[D::ARG_VA_HI], 0x99aabbccu);
+  EXPECT_EQ(p[D::GLOBAL_OFFSET_Z_LO], 0x05060708u);
+  EXPECT_EQ(p[D::PRIVATE_MEM_SIZE], 77u);
+  EXPECT_STREQ(hw::find_packet(D::OPCODE)->dword_names[D::PRIVATE_MEM_SIZE], "PRIVATE_MEM_SIZE");
+}
+
+}  // namespace
+}  // namespace gsgpu
