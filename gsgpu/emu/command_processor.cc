@@ -377,6 +377,7 @@ bool CommandProcessor::execute_dispatch(const Packet& packet) {
   record.outcome = backend_.dispatch(record.request, memory_);
   record.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   registers_.increment(hw::reg::DISPATCH_COUNT);
+  publish_counters(record.outcome.counters);
   {
     std::lock_guard lock(state_mutex_);
     ++counters_.dispatches;
@@ -393,6 +394,13 @@ bool CommandProcessor::execute_dispatch(const Packet& packet) {
                      dispatch_fault_name(f.kind), f.pc, f.group_id[0], f.group_id[1], f.group_id[2], f.message.c_str()));
   irq_.raise(IrqCause::kShaderFault);
   return false;
+}
+
+void CommandProcessor::publish_counters(const DispatchCounterValues& c) {
+  registers_.store64(hw::reg::PERF_INSTRUCTIONS_LO, hw::reg::PERF_INSTRUCTIONS_HI, c.instructions_issued);
+  registers_.store64(hw::reg::PERF_LANE_INSTRUCTIONS_LO, hw::reg::PERF_LANE_INSTRUCTIONS_HI, c.active_lane_instructions);
+  registers_.store64(hw::reg::PERF_CYCLES_LO, hw::reg::PERF_CYCLES_HI, c.cycles);
+  registers_.store(hw::reg::PERF_WORK_GROUPS, uint32_t(std::min<uint64_t>(c.work_groups, 0xffffffffu)));
 }
 
 bool CommandProcessor::execute_sync(const Packet& packet) {

@@ -119,6 +119,7 @@ class CommandProcessor {
   void process_ring();
   bool execute(const Packet& packet);
   bool execute_dispatch(const Packet& packet);
+  void publish_counters(const DispatchCounterValues& counters);
   bool execute_sync(const Packet& packet);
   bool execute_dump(const Packet& packet);
   void enter_fault(CpFaultCause cause, uint32_t head, uint32_t opcode, std::string message);

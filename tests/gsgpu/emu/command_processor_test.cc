@@ -154,6 +154,10 @@ TEST_P(CommandProcessorTest, DispatchDecodesEveryFieldForTheBackend) {
   EXPECT_EQ(record->outcome.counters.active_lane_instructions, 3200u);
   EXPECT_EQ(device_->cp_counters().dispatches, 1u);
   EXPECT_EQ(device_->cp_state(), CpState::kIdle);
+  EXPECT_EQ(device_->read_register(hw::reg::PERF_INSTRUCTIONS_LO), 100u);
+  EXPECT_EQ(device_->read_register(hw::reg::PERF_LANE_INSTRUCTIONS_LO), 3200u);
+  EXPECT_EQ(device_->read_register(hw::reg::PERF_CYCLES_LO), 50u);
+  EXPECT_EQ(device_->read_register(hw::reg::PERF_WORK_GROUPS), 105u);
 }
 
 TEST_P(CommandProcessorTest, DispatchWithBadFieldsIsACpFault) {

@@ -151,6 +151,14 @@ TEST_F(DispatchTest, VectorAddComputesEveryElementAndCounts) {
   EXPECT_EQ(c.active_lane_instructions, per_warp * 200);
   EXPECT_GT(c.cycles, 0u);
   EXPECT_EQ(device_->read_register(hw::reg::DISPATCH_COUNT), 1u);
+  // The same counters through the performance registers.
+  auto reg64 = [&](uint32_t lo, uint32_t hi) {
+    return uint64_t(device_->read_register(lo)) | (uint64_t(device_->read_register(hi)) << 32);
+  };
+  EXPECT_EQ(reg64(hw::reg::PERF_INSTRUCTIONS_LO, hw::reg::PERF_INSTRUCTIONS_HI), c.instructions_issued);
+  EXPECT_EQ(reg64(hw::reg::PERF_LANE_INSTRUCTIONS_LO, hw::reg::PERF_LANE_INSTRUCTIONS_HI), c.active_lane_instructions);
+  EXPECT_EQ(reg64(hw::reg::PERF_CYCLES_LO, hw::reg::PERF_CYCLES_HI), c.cycles);
+  EXPECT_EQ(device_->read_register(hw::reg::PERF_WORK_GROUPS), 5u);
 }
 
 TEST_F(DispatchTest, DumpContainsTheDisassembledKernel) {
