@@ -129,7 +129,7 @@ TEST(IsaRoundTrip, TableMnemonicsAreUniqueAndFindable) {
 }
 
 TEST(IsaRoundTrip, RandomWordsDecodeSafelyAndDisassembleExactly) {
-  std::mt19937 rng(99);
+  std::mt19937 rng(99 + ::testing::UnitTest::GetInstance()->random_seed());
   for (int trial = 0; trial < 2000; ++trial) {
     std::vector<uint32_t> words(1 + rng() % 16);
     for (auto& w : words) {
