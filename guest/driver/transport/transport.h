@@ -49,7 +49,8 @@ std::unique_ptr<Transport> create_transport_from_env(std::string* error);
 
 std::unique_ptr<Transport> create_inproc_transport(std::string* error);
 std::unique_ptr<Transport> create_vtest_transport(const std::string& socket_path, std::string* error);
-// `capset_id` is the one CONTEXT_INIT will ask for (a VM may offer gsvirt under another id).
+// `device_path` "" picks the first virtio-gpu render node. The capset is the one init_context is
+// given, unless GSVIRT_CAPSET_ID names another (a VM may offer gsvirt under another id).
 std::unique_ptr<Transport> create_drm_transport(const std::string& device_path, std::string* error);
 
 }  // namespace gsvirt::guest

@@ -89,6 +89,26 @@ TEST_P(TransportTest, CapsetContextBlobAndWaitedSubmit) {
   EXPECT_NE(t.error().find("submit size"), std::string::npos) << t.error();
 }
 
+// A context that finishes later than the submit: the wait must still return, and only after it.
+TEST_P(TransportTest, WaitCoversAsynchronousCompletion) {
+  Transport& t = *transport_;
+  ASSERT_TRUE(t.init_context(kEchoCapsetId));
+  Blob blob;
+  ASSERT_TRUE(t.create_blob(4096, &blob));
+  std::vector<uint32_t> cmds;
+  echo_set_reply(cmds, blob.resource_id, 0);
+  echo_busy_for(cmds, 0, 5);
+  echo_echo(cmds, 77);
+  ASSERT_TRUE(submit(t, cmds, true)) << t.error();
+  EXPECT_EQ(reply_value(blob, 0), 77u);
+  std::vector<uint32_t> again;
+  echo_busy_for(again, 0, 3);
+  echo_echo(again, 78);
+  ASSERT_TRUE(submit(t, again, true)) << t.error();
+  EXPECT_EQ(reply_value(blob, 0), 78u);
+  t.destroy_blob(blob);
+}
+
 TEST_P(TransportTest, RejectedStreamIsReported) {
   Transport& t = *transport_;
   ASSERT_TRUE(t.init_context(kEchoCapsetId));

@@ -56,7 +56,13 @@ class EchoContext final : public renderer::Context {
     if (resources_.erase(resource_id)) g_attached--;
     if (reply_res_ == resource_id) reply_res_ = 0;
   }
-  bool fence_ready(uint32_t ring_idx) override { return !held_rings_.count(ring_idx); }
+  bool fence_ready(uint32_t ring_idx) override {
+    if (held_rings_.count(ring_idx)) return false;
+    auto busy = busy_polls_.find(ring_idx);
+    if (busy == busy_polls_.end() || busy->second == 0) return true;
+    busy->second--;
+    return false;
+  }
 
  private:
   bool execute(uint32_t op, WireReader& args) {
@@ -92,6 +98,12 @@ class EchoContext final : public renderer::Context {
         if (info_.retire_fence) info_.retire_fence(info_.retire_cookie, info_.ctx_id, ring, fence);
         return true;
       }
+      case kEchoBusyFor: {
+        uint32_t ring = args.u32("ring"), polls = args.u32("polls");
+        if (!args.ok()) return false;
+        busy_polls_[ring] = polls;
+        return true;
+      }
       default:  // includes kEchoPoison
         return false;
     }
@@ -113,6 +125,7 @@ class EchoContext final : public renderer::Context {
   renderer::ContextCreateInfo info_;
   std::map<uint32_t, std::shared_ptr<Resource>> resources_;
   std::set<uint32_t> held_rings_;
+  std::map<uint32_t, uint32_t> busy_polls_;
   uint32_t reply_res_ = 0, reply_offset_ = 0, seqno_ = 0;
   bool fatal_ = false;
 };
@@ -157,5 +170,8 @@ void echo_complete(std::vector<uint32_t>& c, uint32_t ring, uint64_t fence) {
   push(c, {kEchoComplete, 5, ring, uint32_t(fence), uint32_t(fence >> 32)});
 }
 void echo_poison(std::vector<uint32_t>& c) { push(c, {kEchoPoison, 2}); }
+void echo_busy_for(std::vector<uint32_t>& c, uint32_t ring, uint32_t polls) {
+  push(c, {kEchoBusyFor, 4, ring, polls});
+}
 
 }  // namespace gsvirt::test

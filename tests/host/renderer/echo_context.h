@@ -8,6 +8,8 @@
 //   SUM(res_id, offset, size)      writes {seqno, byte sum of that range} into the reply slot
 //   HOLD(ring)                     makes fence_ready(ring) false from now on
 //   COMPLETE(ring, fence_lo, hi)   reports that fence through the retire callback
+//   BUSY_FOR(ring, polls)          fence_ready(ring) answers false `polls` more times, then true
+//                                  (an asynchronous context finishing on its own)
 //   POISON()                       sets the sticky fatal state
 #pragma once
 
@@ -27,6 +29,7 @@ enum EchoOp : uint32_t {
   kEchoHold = 5,
   kEchoComplete = 6,
   kEchoPoison = 7,
+  kEchoBusyFor = 8,
 };
 
 // Registers the echo capset once per process; safe to call repeatedly.
@@ -44,5 +47,6 @@ void echo_sum(std::vector<uint32_t>& cmds, uint32_t res_id, uint32_t offset, uin
 void echo_hold(std::vector<uint32_t>& cmds, uint32_t ring);
 void echo_complete(std::vector<uint32_t>& cmds, uint32_t ring, uint64_t fence_id);
 void echo_poison(std::vector<uint32_t>& cmds);
+void echo_busy_for(std::vector<uint32_t>& cmds, uint32_t ring, uint32_t polls);
 
 }  // namespace gsvirt::test
