@@ -57,6 +57,7 @@ Device::Device(const DeviceConfig& config, std::unique_ptr<DispatchBackend> back
   mmu_->set_fault_handler([this](const MemoryFault& f) { on_mmu_fault(f); });
   cp_ = std::make_unique<CommandProcessor>(registers_, irq_, *mmu_, *backend_, config.cp_mode,
                                            config.max_work_items_per_dispatch);
+  install_write_handlers();
   properties_.name = config.name;
   properties_.chip_id = registers_.load(hw::reg::ID);
   properties_.version = registers_.load(hw::reg::VERSION);
@@ -105,7 +106,6 @@ void Device::write_register(uint32_t offset, uint32_t value) {
   RegisterAccessResult result = registers_.external_write(offset, value);
   switch (result) {
     case RegisterAccessResult::kOk:
-      run_write_side_effect(offset, value);
       return;
     case RegisterAccessResult::kHole:
       return report_register_error(RegisterErrorKind::kHoleWrite, offset, value);
@@ -128,23 +128,15 @@ void Device::report_register_error(RegisterErrorKind kind, uint32_t offset, uint
   irq_.raise(IrqCause::kRegisterAccess);
 }
 
-void Device::run_write_side_effect(uint32_t offset, uint32_t value) {
-  switch (offset) {
-    case hw::reg::CONTROL:
-      if (value & hw::field::CONTROL::SOFT_RESET_MASK) reset();
-      break;
-    case hw::reg::IRQ_FORCE:
-      irq_.force(value & irq_defined_bits());
-      break;
-    case hw::reg::DOORBELL:
-      cp_->ring_doorbell();
-      break;
-    case hw::reg::CP_CONTROL:
-      if (value & hw::field::CP_CONTROL::RESET_MASK) cp_->reset();
-      break;
-    default:
-      break;
-  }
+void Device::install_write_handlers() {
+  registers_.set_write_handler(hw::reg::CONTROL, [this](uint32_t value) {
+    if (value & hw::field::CONTROL::SOFT_RESET_MASK) reset();
+  });
+  registers_.set_write_handler(hw::reg::IRQ_FORCE, [this](uint32_t value) { irq_.force(value & irq_defined_bits()); });
+  registers_.set_write_handler(hw::reg::DOORBELL, [this](uint32_t) { cp_->ring_doorbell(); });
+  registers_.set_write_handler(hw::reg::CP_CONTROL, [this](uint32_t value) {
+    if (value & hw::field::CP_CONTROL::RESET_MASK) cp_->reset();
+  });
 }
 
 void Device::on_mmu_fault(const MemoryFault& fault) {

@@ -114,7 +114,7 @@ class Device {
   Device(const DeviceConfig& config, std::unique_ptr<DispatchBackend> backend);
   uint32_t config_register_value(const hw::RegisterInfo& r) const;
   void report_register_error(RegisterErrorKind kind, uint32_t offset, uint32_t value);
-  void run_write_side_effect(uint32_t offset, uint32_t value);
+  void install_write_handlers();
   void on_mmu_fault(const MemoryFault& fault);
 
   DeviceConfig config_;

@@ -63,9 +63,15 @@ RegisterAccessResult RegisterFile::external_write(uint32_t offset, uint32_t valu
       slot(offset).fetch_and(~value, std::memory_order_acq_rel);
       break;
     case hw::RegisterAccess::kWriteOnly:
-      break;  // a trigger: the side effect is the caller's
+      break;  // a trigger: the handler is all there is
   }
+  if (const WriteHandler& handler = write_handlers_[offset / 4]) handler(value);
   return RegisterAccessResult::kOk;
+}
+
+void RegisterFile::set_write_handler(uint32_t offset, WriteHandler handler) {
+  slot(offset);  // aborts on an offset that is no register: a device programming error
+  write_handlers_[offset / 4] = std::move(handler);
 }
 
 std::atomic<uint32_t>& RegisterFile::slot(uint32_t offset) {

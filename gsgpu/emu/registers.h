@@ -43,8 +43,14 @@ class RegisterFile {
   static const hw::RegisterInfo* info(uint32_t offset);
   static bool exists(uint32_t offset) { return info(offset) != nullptr; }
 
+  // Seed 000: most registers use the standard handlers (an atomic load or store); a register with
+  // behaviour on write (a doorbell, a reset bit) gets a write handler, run after the standard
+  // store with the value written. Handlers are installed once, before the device is used.
+  using WriteHandler = std::function<void(uint32_t value)>;
+  void set_write_handler(uint32_t offset, WriteHandler handler);
+
   // External accesses. A write to a w1c register clears the bits written as 1; a write-only
-  // register keeps nothing (reads return 0); the caller runs the register's side effect on kOk.
+  // register keeps nothing (reads return 0); then the register's write handler runs (kOk only).
   RegisterAccessResult external_read(uint32_t offset, uint32_t* value) const;
   RegisterAccessResult external_write(uint32_t offset, uint32_t value);
 
@@ -64,6 +70,7 @@ class RegisterFile {
   const std::atomic<uint32_t>& slot(uint32_t offset) const;
 
   std::array<std::atomic<uint32_t>, kSlots> values_{};
+  std::array<WriteHandler, kSlots> write_handlers_{};
 };
 
 }  // namespace gsgpu
