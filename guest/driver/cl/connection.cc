@@ -34,6 +34,15 @@ ConnectionState& state() {
   return *s;
 }
 
+// At exit, commands still batched (typically the vcDestroyObject of the app's last releases)
+// are sent, so the host frees those objects now rather than at context teardown.
+void flush_at_exit() {
+  auto& s = state();
+  std::unique_lock<std::recursive_mutex> lock(icd_mutex(), std::try_to_lock);
+  if (!lock.owns_lock() || !s.connection) return;  // exit() from inside a call: leave it
+  s.connection->wait_idle("exit");
+}
+
 bool env_flag(const char* name) {
   const char* v = std::getenv(name);
   return v && *v && std::strcmp(v, "0") != 0;
@@ -92,6 +101,8 @@ Connection* Connection::get() {
     return nullptr;
   }
   s.connection = std::move(connection);
+  static bool flush_registered = false;
+  if (!flush_registered) flush_registered = std::atexit(flush_at_exit) == 0;
   return s.connection.get();
 }
 

@@ -1,6 +1,9 @@
 // Devices: clGetDeviceIDs binds guest ids to every host device once, then filters locally.
 #include "guest/driver/cl/device.h"
 
+#include <cstring>
+#include <memory>
+
 #include "guest/driver/cl/api.h"
 #include "guest/driver/cl/forward.h"
 #include "guest/driver/cl/objects.h"
@@ -124,7 +127,8 @@ cl_int gsvirt_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, si
   trace_call(api);
   if (!live(device)) return refuse(api, "device", CL_INVALID_DEVICE);
   switch (param_name) {
-    // Handle-typed and partition answers never come from the host: they would be host handles.
+    // Handle-typed answers never come from the host: they would be host handles. Partition
+    // properties are the host's (clinfo must match it) even though clCreateSubDevices is refused.
     case CL_DEVICE_PLATFORM:
       return write_info_value(param_value_size, param_value, param_value_size_ret, the_platform());
     case CL_DEVICE_PARENT_DEVICE:
@@ -133,14 +137,6 @@ cl_int gsvirt_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, si
       return write_info_value(param_value_size, param_value, param_value_size_ret, cl_uint(1));
     case CL_DEVICE_TYPE:
       return write_info_value(param_value_size, param_value, param_value_size_ret, device->type);
-    case CL_DEVICE_PARTITION_MAX_SUB_DEVICES:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_uint(0));
-    case CL_DEVICE_PARTITION_PROPERTIES:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_device_partition_property(0));
-    case CL_DEVICE_PARTITION_AFFINITY_DOMAIN:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_device_affinity_domain(0));
-    case CL_DEVICE_PARTITION_TYPE:
-      return write_info(param_value_size, param_value, param_value_size_ret, nullptr, 0);
     default:
       return forward_info(
           api, param_value_size, param_value, param_value_size_ret,
@@ -152,11 +148,13 @@ cl_int gsvirt_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, si
 }
 
 cl_int gsvirt_clRetainDevice(cl_device_id device) {
+  IcdLock lock(icd_mutex());
   if (!live(device)) return refuse("clRetainDevice", "device", CL_INVALID_DEVICE);
   return CL_SUCCESS;  // root devices are not reference counted
 }
 
 cl_int gsvirt_clReleaseDevice(cl_device_id device) {
+  IcdLock lock(icd_mutex());
   if (!live(device)) return refuse("clReleaseDevice", "device", CL_INVALID_DEVICE);
   return CL_SUCCESS;
 }
@@ -165,6 +163,6 @@ cl_int gsvirt_clCreateSubDevices(cl_device_id in_device, const cl_device_partiti
                                  cl_device_id*, cl_uint*) {
   IcdLock lock(icd_mutex());
   if (!live(in_device)) return refuse("clCreateSubDevices", "in_device", CL_INVALID_DEVICE);
-  // CL_DEVICE_PARTITION_PROPERTIES reports no partition type, so every request is unsupported.
+  // vcomp.xml has no clCreateSubDevices command yet.
   return refuse("clCreateSubDevices", "partitioning is not supported", CL_INVALID_VALUE);
 }

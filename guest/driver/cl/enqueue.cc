@@ -81,6 +81,32 @@ cl_int check_image_region(const char* api, const size_t origin[3], const size_t 
   return CL_SUCCESS;
 }
 
+// Uploads `size` bytes into a new host buffer of the queue's context; returns its guest id (0 on
+// failure, with *err set). The caller copies from it and then destroys it: the host's OpenCL keeps
+// it alive until the copy has run.
+uint64_t upload_temporary(const char* api, const EnqueueCommon& common, cl_command_queue queue, const void* src,
+                          size_t size, cl_int* err) {
+  proto::DataIn in;
+  *err = common.connection->data_in(src, size, &in);
+  if (*err != CL_SUCCESS) return 0;
+  uint64_t id = common.connection->allocate_id();
+  proto::Reply_clCreateBuffer reply;
+  *err = common.connection->call(
+      api,
+      [&](WireWriter& w, bool want) {
+        proto::encode_clCreateBuffer(w, want, id, queue->context->guest_id, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                     size, in);
+      },
+      proto::decode_reply_clCreateBuffer, &reply);
+  return *err == CL_SUCCESS ? id : 0;
+}
+
+cl_int destroy_temporary(const EnqueueCommon& common, uint64_t id) {
+  return common.connection->send_batched("vcDestroyObject", [id](WireWriter& w, bool want) {
+    proto::encode_vcDestroyObject(w, want, id);
+  });
+}
+
 cl_int send_barrier(const char* api, const EnqueueCommon& common, cl_command_queue queue) {
   return common.connection->send_batched(api, [&](WireWriter& w, bool want) {
     proto::encode_clEnqueueBarrierWithWaitList(w, want, queue->guest_id, wait_ids(common), common.wait_ids.size(),
@@ -145,6 +171,18 @@ cl_int read_buffer_bytes(const char* api, const EnqueueCommon& common, cl_comman
 
 cl_int write_buffer_bytes(const char* api, const EnqueueCommon& common, cl_command_queue queue, cl_mem buffer,
                           size_t offset, size_t size, const void* src) {
+  if (user_events_pending()) {
+    cl_int err = CL_SUCCESS;
+    uint64_t temporary = upload_temporary(api, common, queue, src, size, &err);
+    if (!temporary) return err;
+    err = common.connection->send_batched(api, [&](WireWriter& w, bool want) {
+      proto::encode_clEnqueueCopyBuffer(w, want, queue->guest_id, temporary, buffer->guest_id, 0, offset, size,
+                                        wait_ids(common), common.wait_ids.size(), common.event_id);
+    });
+    destroy_temporary(common, temporary);
+    if (err == CL_SUCCESS) mirror_to_host_ptr(buffer, offset, size, src);
+    return err;
+  }
   proto::DataIn in;
   cl_int err = common.connection->data_in(src, size, &in);
   if (err != CL_SUCCESS) return err;
@@ -180,10 +218,21 @@ cl_int read_image_packed(const char* api, const EnqueueCommon& common, cl_comman
 cl_int write_image_packed(const char* api, const EnqueueCommon& common, cl_command_queue queue, cl_mem image,
                           const size_t origin[3], const size_t region[3], const void* packed) {
   size_t bytes = region[0] * image->element_size * region[1] * region[2];
+  Triple o = triple(origin), r = triple(region);
+  if (user_events_pending()) {
+    cl_int err = CL_SUCCESS;
+    uint64_t temporary = upload_temporary(api, common, queue, packed, bytes, &err);
+    if (!temporary) return err;
+    err = common.connection->send_batched(api, [&](WireWriter& w, bool want) {
+      proto::encode_clEnqueueCopyBufferToImage(w, want, queue->guest_id, temporary, image->guest_id, 0, o.data(), 3,
+                                               r.data(), 3, wait_ids(common), common.wait_ids.size(), common.event_id);
+    });
+    destroy_temporary(common, temporary);
+    return err;
+  }
   proto::DataIn in;
   cl_int err = common.connection->data_in(packed, bytes, &in);
   if (err != CL_SUCCESS) return err;
-  Triple o = triple(origin), r = triple(region);
   return common.connection->send_batched(api, [&](WireWriter& w, bool want) {
     proto::encode_clEnqueueWriteImage(w, want, queue->guest_id, image->guest_id, 1, o.data(), 3, r.data(), 3, in,
                                       wait_ids(common), common.wait_ids.size(), common.event_id);
@@ -308,10 +357,25 @@ cl_int gsvirt_clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl
   host.slice_pitch = host_slice_pitch;
   std::vector<uint8_t> packed(packed_size(region));
   gather_rect(static_cast<const uint8_t*>(ptr), resolve_pitches(host, region), region, packed.data());
+  Triple o = triple(buffer_origin), r = triple(region);
+  if (user_events_pending()) {
+    uint64_t temporary = upload_temporary(api, common, queue, packed.data(), packed.size(), &err);
+    if (!temporary) return err;
+    Triple zero = {0, 0, 0};
+    err = common.connection->send_batched(api, [&](WireWriter& w, bool want) {
+      proto::encode_clEnqueueCopyBufferRect(w, want, queue->guest_id, temporary, buffer->guest_id, zero.data(), 3,
+                                            o.data(), 3, r.data(), 3, region[0], region[0] * region[1],
+                                            buffer_row_pitch, buffer_slice_pitch, wait_ids(common),
+                                            common.wait_ids.size(), common.event_id);
+    });
+    destroy_temporary(common, temporary);
+    if (err != CL_SUCCESS) return err;
+    finish_enqueue(common, queue, CL_COMMAND_WRITE_BUFFER_RECT, event, false);
+    return CL_SUCCESS;
+  }
   proto::DataIn in;
   err = common.connection->data_in(packed.data(), packed.size(), &in);
   if (err != CL_SUCCESS) return err;
-  Triple o = triple(buffer_origin), r = triple(region);
   err = common.connection->send_batched(api, [&](WireWriter& w, bool want) {
     proto::encode_clEnqueueWriteBufferRect(w, want, queue->guest_id, buffer->guest_id, 1, o.data(), 3, r.data(), 3,
                                            buffer_row_pitch, buffer_slice_pitch, in, wait_ids(common),

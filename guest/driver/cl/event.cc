@@ -14,6 +14,8 @@
 namespace gsvirt::icd {
 namespace {
 
+size_t g_unset_user_events = 0;
+
 cl_event new_event(cl_context context, cl_command_queue queue, cl_command_type type, uint64_t guest_id) {
   auto* event = new _cl_event;
   event->guest_id = guest_id;
@@ -36,6 +38,12 @@ void forget_pending(cl_event event) {
 }
 
 }  // namespace
+
+bool user_events_pending() { return g_unset_user_events > 0; }
+
+void forget_user_event(cl_event event) {
+  if (event->command_type == CL_COMMAND_USER && !event->user_status_set && g_unset_user_events) --g_unset_user_events;
+}
 
 cl_int collect_event_ids(const char* api, cl_context context, cl_uint num_events, const cl_event* events,
                          cl_int invalid_event_code, std::vector<uint64_t>* ids) {
@@ -201,6 +209,7 @@ cl_event gsvirt_clCreateUserEvent(cl_context context, cl_int* errcode_ret) {
   if (err != CL_SUCCESS) return nullptr;
   cl_event event = new_event(context, nullptr, CL_COMMAND_USER, id);
   event->observed_status = CL_SUBMITTED;
+  ++g_unset_user_events;
   return event;
 }
 
@@ -221,6 +230,7 @@ cl_int gsvirt_clSetUserEventStatus(cl_event event, cl_int execution_status) {
       },
       proto::decode_reply_clSetUserEventStatus, &reply);
   if (err != CL_SUCCESS) return err;
+  forget_user_event(event);
   event->user_status_set = true;
   observe_event_status(event, execution_status);
   return CL_SUCCESS;

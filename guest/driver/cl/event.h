@@ -29,6 +29,14 @@ void finish_enqueue(const EnqueueCommon& common, cl_command_queue queue, cl_comm
 cl_int collect_event_ids(const char* api, cl_context context, cl_uint num_events, const cl_event* events,
                          cl_int invalid_event_code, std::vector<uint64_t>* ids);
 
+// True while some user event has not been given its status. The host executes writes blocking,
+// so a write that (directly or through its queue) waits on such an event would stall the host
+// context, including the clSetUserEventStatus that would release it; enqueue.cc then writes
+// through a temporary buffer and a non-blocking copy instead.
+bool user_events_pending();
+// A user event is destroyed or got its status: it no longer counts as pending.
+void forget_user_event(cl_event event);
+
 // Records a status the guest observed and runs the callbacks it triggers.
 void observe_event_status(cl_event event, cl_int status);
 // clFinish returned: every command of `queue` is complete.

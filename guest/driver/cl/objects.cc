@@ -7,6 +7,7 @@
 
 #include "common/log.h"
 #include "guest/driver/cl/connection.h"
+#include "guest/driver/cl/event.h"
 
 namespace gsvirt::icd {
 namespace {
@@ -83,6 +84,7 @@ void destroy_object(ObjectBase* object) {
     }
     case Kind::kEvent: {
       auto* event = static_cast<cl_event>(object);
+      forget_user_event(event);
       cl_context context = event->context;
       cl_command_queue queue = event->queue;
       delete event;

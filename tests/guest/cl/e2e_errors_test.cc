@@ -1,0 +1,98 @@
+// Errors an app can provoke: each reported by the call that caused it, with the OpenCL code.
+#include "e2e_fixture.h"
+
+namespace gsvirt::icd::test {
+namespace {
+
+constexpr const char* kTwoArgs = "__kernel void k(__global int* p, int v) { p[get_global_id(0)] = v; }";
+
+TEST(IcdErrors, InvalidKernelName) {
+  cl_program program = build_program(kTwoArgs);
+  cl_int err = CL_SUCCESS;
+  EXPECT_EQ(clCreateKernel(program, "no_such_kernel", &err), nullptr);
+  EXPECT_EQ(err, CL_INVALID_KERNEL_NAME);
+  clReleaseProgram(program);
+}
+
+TEST(IcdErrors, BadArgIndexAndUnsetArguments) {
+  cl_program program = build_program(kTwoArgs);
+  cl_int err = CL_SUCCESS;
+  cl_kernel kernel = clCreateKernel(program, "k", &err);
+  int v = 1;
+  EXPECT_EQ(clSetKernelArg(kernel, 2, sizeof v, &v), CL_INVALID_ARG_INDEX);
+  EXPECT_EQ(clSetKernelArg(kernel, 1, sizeof v, &v), CL_SUCCESS);
+  size_t global = 1;
+  EXPECT_EQ(clEnqueueNDRangeKernel(cl_env().queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
+            CL_INVALID_KERNEL_ARGS);
+  EXPECT_EQ(clEnqueueNDRangeKernel(cl_env().queue, kernel, 0, nullptr, &global, nullptr, 0, nullptr, nullptr),
+            CL_INVALID_WORK_DIMENSION);
+  clReleaseKernel(kernel);
+  clReleaseProgram(program);
+}
+
+TEST(IcdErrors, WrongObjectTypesAreRefused) {
+  cl_int err = CL_SUCCESS;
+  // A queue where a context belongs, a context where a mem object belongs, and so on.
+  auto* queue_as_context = reinterpret_cast<cl_context>(cl_env().queue);
+  EXPECT_EQ(clCreateBuffer(queue_as_context, CL_MEM_READ_WRITE, 16, nullptr, &err), nullptr);
+  EXPECT_EQ(err, CL_INVALID_CONTEXT);
+  auto* context_as_mem = reinterpret_cast<cl_mem>(cl_env().context);
+  int data = 0;
+  EXPECT_EQ(clEnqueueWriteBuffer(cl_env().queue, context_as_mem, CL_TRUE, 0, 4, &data, 0, nullptr, nullptr),
+            CL_INVALID_MEM_OBJECT);
+  EXPECT_EQ(clReleaseKernel(reinterpret_cast<cl_kernel>(cl_env().queue)), CL_INVALID_KERNEL);
+  EXPECT_EQ(clFinish(reinterpret_cast<cl_command_queue>(cl_env().context)), CL_INVALID_COMMAND_QUEUE);
+  cl_event not_an_event = reinterpret_cast<cl_event>(cl_env().context);
+  EXPECT_EQ(clWaitForEvents(1, &not_an_event), CL_INVALID_EVENT);
+}
+
+TEST(IcdErrors, OutOfRangeTransfersAndBadFlags) {
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(cl_env().context, CL_MEM_READ_WRITE, 64, nullptr, &err);
+  int data[32] = {};
+  EXPECT_EQ(clEnqueueReadBuffer(cl_env().queue, mem, CL_TRUE, 60, 8, data, 0, nullptr, nullptr), CL_INVALID_VALUE);
+  EXPECT_EQ(clEnqueueWriteBuffer(cl_env().queue, mem, CL_TRUE, 0, 4, nullptr, 0, nullptr, nullptr), CL_INVALID_VALUE);
+  EXPECT_EQ(clCreateBuffer(cl_env().context, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, 64, nullptr, &err), nullptr);
+  EXPECT_EQ(err, CL_INVALID_VALUE);
+  EXPECT_EQ(clCreateBuffer(cl_env().context, CL_MEM_COPY_HOST_PTR, 64, nullptr, &err), nullptr);
+  EXPECT_EQ(err, CL_INVALID_HOST_PTR);
+  EXPECT_EQ(clCreateBuffer(cl_env().context, CL_MEM_READ_WRITE, 0, nullptr, &err), nullptr);
+  EXPECT_EQ(err, CL_INVALID_BUFFER_SIZE);
+  EXPECT_EQ(clEnqueueCopyBuffer(cl_env().queue, mem, mem, 0, 8, 16, 0, nullptr, nullptr), CL_MEM_COPY_OVERLAP);
+  clReleaseMemObject(mem);
+}
+
+TEST(IcdErrors, HostFailureOfABatchedCommandIsReported) {
+  cl_program program = build_program(kTwoArgs);
+  cl_int err = CL_SUCCESS;
+  cl_kernel kernel = clCreateKernel(program, "k", &err);
+  cl_mem mem = clCreateBuffer(cl_env().context, CL_MEM_READ_WRITE, 1 << 20, nullptr, &err);
+  int v = 1;
+  clSetKernelArg(kernel, 0, sizeof mem, &mem);
+  clSetKernelArg(kernel, 1, sizeof v, &v);
+  // A work-group larger than any device allows: only the host can tell.
+  size_t global = 1 << 18, local = 1 << 18;
+  cl_int enqueue = clEnqueueNDRangeKernel(cl_env().queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  cl_int finish = clFinish(cl_env().queue);
+  if (sync_mode()) {
+    EXPECT_EQ(enqueue, CL_INVALID_WORK_GROUP_SIZE);
+    EXPECT_EQ(finish, CL_SUCCESS);
+  } else {
+    EXPECT_EQ(enqueue, CL_SUCCESS);  // batched: the host has not seen it yet
+    EXPECT_EQ(finish, CL_INVALID_WORK_GROUP_SIZE);
+    EXPECT_EQ(clFinish(cl_env().queue), CL_SUCCESS);  // reported once
+  }
+  clReleaseMemObject(mem);
+  clReleaseKernel(kernel);
+  clReleaseProgram(program);
+}
+
+TEST(IcdErrors, UnsupportedEntryPointsAnswerInvalidOperation) {
+  cl_int err = CL_SUCCESS;
+  EXPECT_EQ(clCreatePipe(cl_env().context, 0, 4, 4, nullptr, &err), nullptr);
+  EXPECT_EQ(err, CL_INVALID_OPERATION);
+  EXPECT_EQ(clSVMAlloc(cl_env().context, CL_MEM_READ_WRITE, 64, 0), nullptr);
+}
+
+}  // namespace
+}  // namespace gsvirt::icd::test
