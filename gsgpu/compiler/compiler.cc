@@ -1,0 +1,164 @@
+// The compile pipeline per kernel: lower (lower_*.cc) -> layout and reconvergence points (cfg.cc)
+// -> register allocation (regalloc.cc) -> encoding (emit.cc); and the debug dumps.
+#include "gsgpu/compiler/compiler.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "gsgpu/compiler/build_cache.h"
+#include "gsgpu/compiler/cfg.h"
+#include "gsgpu/compiler/emit.h"
+#include "gsgpu/compiler/lower.h"
+#include "gsgpu/compiler/regalloc.h"
+#include "gsgpu/compiler/subprocess.h"
+#include "gsgpu/isa/disassembler.h"
+
+namespace gsgpu::compiler {
+namespace {
+
+bool debug_compiler() {
+  const char* debug = std::getenv("GSVIRT_DEBUG");
+  return debug != nullptr && std::strstr(debug, "compiler") != nullptr;
+}
+
+std::string dump_dir() {
+  const char* dir = std::getenv("GSGPU_DUMP_DIR");
+  return dir && *dir ? dir : "";
+}
+
+// SPIR-V, its disassembly and each kernel's gsgpu assembly, to GSGPU_DUMP_DIR (files named by the
+// module's hash) or, with GSVIRT_DEBUG=compiler alone, to stderr.
+void dump(std::span<const uint32_t> spirv, const CompiledProgram& program) {
+  const std::string dir = dump_dir();
+  if (dir.empty() && !debug_compiler()) return;
+  const std::string disassembly = disassemble_spirv(spirv);
+  if (dir.empty()) {
+    std::cerr << "[gsgpu compiler] SPIR-V module, " << spirv.size() << " words\n" << disassembly;
+    for (const CompiledKernel& k : program.kernels)
+      std::cerr << "[gsgpu compiler] kernel " << k.name << "\n" << k.assembly;
+    return;
+  }
+  const std::string base = dir + "/" +
+      BuildCache::key({std::string_view(reinterpret_cast<const char*>(spirv.data()), spirv.size_bytes())}).substr(0, 16);
+  write_file(base + ".spv", spirv.data(), spirv.size_bytes());
+  if (!disassembly.empty()) write_file(base + ".spvasm", disassembly.data(), disassembly.size());
+  for (const CompiledKernel& k : program.kernels) {
+    const std::string text = "; kernel " + k.name + ": " + std::to_string(k.code.size()) + " words, " +
+                             std::to_string(k.vector_registers) + " vector registers, " +
+                             std::to_string(k.spilled_values) + " spilled, private " + std::to_string(k.private_bytes) +
+                             " B, static local " + std::to_string(k.static_local_bytes) + " B\n" + k.assembly;
+    write_file(base + "." + k.name + ".gsgpu.s", text.data(), text.size());
+  }
+}
+
+bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, const CompileOptions& options,
+                    CompiledKernel* out, std::string* error) {
+  MFunction function;
+  LoweredKernel lowered;
+  Lowering lowering(module, &function, &lowered);
+  try {
+    lowering.lower_kernel(entry);
+  } catch (const CompileError& e) {
+    *error = e.what();
+    return false;
+  } catch (const std::out_of_range& e) {
+    *error = "kernel " + entry.name + ": malformed module (a reference to something that does not exist)";
+    return false;
+  }
+  const std::vector<uint32_t> layout = layout_blocks(function);
+  const std::vector<uint32_t> reconvergence = immediate_post_dominators(function, layout);
+  RegisterAllocation allocation;
+  const uint32_t max_registers = std::min(options.max_vector_registers, isa::kNumVectorRegs - 16);
+  if (!allocate_registers(&function, layout, max_registers, lowered.private_bytes, &allocation, error)) {
+    *error = "kernel " + entry.name + ": " + *error;
+    return false;
+  }
+  std::string emit_error;
+  if (!emit_code(function, layout, reconvergence, &out->code, &emit_error)) {
+    *error = "kernel " + entry.name + ": code generation produced an invalid instruction: " + emit_error;
+    return false;
+  }
+  out->name = entry.name;
+  out->args = std::move(lowered.args);
+  out->arg_buffer_size = lowered.arg_buffer_size;
+  out->work_dim_offset = lowered.work_dim_offset;
+  out->constant_data_offset = lowered.constant_data_offset;
+  out->constant_data = std::move(lowered.constant_data);
+  out->static_local_bytes = lowered.static_local_bytes;
+  out->private_bytes = allocation.spilled > 0 ? allocation.private_end : lowered.private_bytes;
+  out->vector_registers = allocation.registers_used;
+  out->spilled_values = allocation.spilled;
+  if (entry.reqd_work_group_size)
+    for (int d = 0; d < 3; ++d) out->reqd_work_group_size[d] = (*entry.reqd_work_group_size)[d];
+  out->assembly = isa::disassemble(out->code.data(), out->code.size());
+  return true;
+}
+
+}  // namespace
+
+const char* arg_kind_name(ArgKind kind) {
+  switch (kind) {
+    case ArgKind::kScalar: return "scalar";
+    case ArgKind::kGlobalPointer: return "global pointer";
+    case ArgKind::kConstantPointer: return "constant pointer";
+    case ArgKind::kLocalPointer: return "local pointer";
+    case ArgKind::kStruct: return "struct";
+    case ArgKind::kSampler: return "sampler";
+  }
+  return "?";
+}
+
+const CompiledKernel* CompiledProgram::find(std::string_view name) const {
+  for (const CompiledKernel& k : kernels)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+bool compile_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::string* error,
+                   const CompileOptions& options) {
+  SpirvModule module;
+  if (!parse_spirv(spirv, &module, error)) {
+    *error = "invalid SPIR-V: " + *error;
+    return false;
+  }
+  out->kernels.clear();
+  for (const SpirvEntryPoint& entry : module.entry_points) {
+    CompiledKernel kernel;
+    if (!compile_kernel(module, entry, options, &kernel, error)) return false;
+    out->kernels.push_back(std::move(kernel));
+  }
+  dump(spirv, *out);
+  return true;
+}
+
+BuildStatus build_opencl_c(std::string_view source, std::string_view build_options, CompiledProgram* out,
+                           std::string* log, const CompileOptions& options) {
+  std::vector<uint32_t> spirv;
+  const BuildStatus status = compile_opencl_c(source, build_options, &spirv, log);
+  out->log = *log;
+  if (status != BuildStatus::kSuccess) return status;
+  std::string error;
+  if (!compile_spirv(spirv, out, &error, options)) {
+    *log += "error: " + error + "\n";
+    out->log = *log;
+    return BuildStatus::kCompileError;
+  }
+  return BuildStatus::kSuccess;
+}
+
+BuildStatus build_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::string* log,
+                        const CompileOptions& options) {
+  const BuildStatus status = validate_spirv(spirv, log);
+  out->log = *log;
+  if (status != BuildStatus::kSuccess) return status;
+  std::string error;
+  if (!compile_spirv(spirv, out, &error, options)) {
+    *log += "error: " + error + "\n";
+    out->log = *log;
+    return BuildStatus::kCompileError;
+  }
+  return BuildStatus::kSuccess;
+}
+
+}  // namespace gsgpu::compiler

@@ -1,0 +1,85 @@
+// The gsgpu OpenCL compiler: OpenCL C (through frontend.h) or SPIR-V -> gsgpu ISA kernels.
+//
+// Argument-buffer ABI (docs/compiler.md): arguments in declaration order, each at the next offset
+// aligned to its alignment; pointers (global, constant, local) are 8-byte slots; a __global or
+// __constant pointer is a 64-bit GPU VA, a __local pointer is a byte offset into the work-group's
+// local memory (the executor places __local arguments after static_local_bytes, each aligned to
+// its ArgInfo::local_alignment, and writes the offsets); scalars smaller than 4 bytes take a 4-byte
+// slot (value zero-extended in its low bytes); vectors take size = element size x (3 ? 4 : n) and
+// that alignment; structs passed by value take their OpenCL C layout. After the arguments,
+// work_dim_offset holds get_work_dim() as a uint32; constant_data (module-scope __constant data)
+// is copied to constant_data_offset. arg_buffer_size covers all of it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gsgpu/compiler/frontend.h"
+
+namespace gsgpu::compiler {
+
+enum class ArgKind : uint8_t {
+  kScalar,          // by-value scalar or vector
+  kGlobalPointer,   // __global T*: 64-bit GPU VA
+  kConstantPointer, // __constant T*: 64-bit GPU VA
+  kLocalPointer,    // __local T*: 32-bit local-memory offset in an 8-byte slot
+  kStruct,          // by-value struct
+  kSampler,         // unsupported by the code generator; reported so the runtime can refuse
+};
+const char* arg_kind_name(ArgKind kind);
+
+struct ArgInfo {
+  std::string name;       // from OpName when the module has it
+  ArgKind kind = ArgKind::kScalar;
+  uint32_t offset = 0;    // in the argument buffer
+  uint32_t size = 0;      // bytes the executor writes at offset
+  uint32_t alignment = 0;
+  uint32_t local_alignment = 0;  // kLocalPointer: alignment of the pointee
+};
+
+struct CompiledKernel {
+  std::string name;
+  std::vector<uint32_t> code;  // entry at offset 0
+  std::vector<ArgInfo> args;
+  uint32_t arg_buffer_size = 0;
+  uint32_t work_dim_offset = 0;
+  uint32_t constant_data_offset = 0;
+  std::vector<uint8_t> constant_data;
+  uint32_t static_local_bytes = 0;  // __local variables declared in the kernel
+  uint32_t private_bytes = 0;       // per work-item: private variables and register spills
+  uint32_t reqd_work_group_size[3] = {0, 0, 0};  // 0 = not required
+  uint32_t vector_registers = 0;    // registers the code names
+  uint32_t spilled_values = 0;
+  std::string assembly;             // disassembly, for dumps
+};
+
+struct CompiledProgram {
+  std::vector<CompiledKernel> kernels;
+  std::string log;  // front-end diagnostics and code-generator notes
+  const CompiledKernel* find(std::string_view name) const;
+};
+
+struct CompileOptions {
+  // Vector registers the allocator may use (the rest of the first 256 stay free); lowering it
+  // forces spilling, which the tests use. Values above 240 are clamped (16 are spill scratch).
+  uint32_t max_vector_registers = 240;
+};
+
+// SPIR-V -> gsgpu. False with *error naming the kernel and the SPIR-V construct it cannot compile
+// (opcode, extended instruction) or the module's defect (word offset).
+bool compile_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::string* error,
+                   const CompileOptions& options = {});
+
+// OpenCL C -> SPIR-V (frontend.h) -> gsgpu. *log gets clang's diagnostics and, on a code-generator
+// failure, its message. The status says which step failed.
+BuildStatus build_opencl_c(std::string_view source, std::string_view build_options, CompiledProgram* out,
+                           std::string* log, const CompileOptions& options = {});
+
+// clCreateProgramWithIL: validates (validate_spirv) and compiles.
+BuildStatus build_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::string* log,
+                        const CompileOptions& options = {});
+
+}  // namespace gsgpu::compiler

@@ -1,0 +1,56 @@
+// The OpenCL C front end: source + build options -> SPIR-V, by running clang (OpenCL C -> LLVM
+// bitcode for spir64) and llvm-spirv (bitcode -> SPIR-V) as subprocesses in a private temporary
+// directory, without a shell. Results are cached by content hash in memory and, when
+// GSVIRT_CACHE_DIR names a directory, on disk.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gsgpu::compiler {
+
+enum class BuildStatus {
+  kSuccess,
+  kInvalidOptions,   // an option clang does not take for OpenCL (CL_INVALID_BUILD_OPTIONS)
+  kCompileError,     // clang or llvm-spirv refused the program (CL_BUILD_PROGRAM_FAILURE)
+  kToolMissing,      // clang-14 or llvm-spirv-14 is not installed (CL_COMPILER_NOT_AVAILABLE)
+  kInvalidBinary,    // SPIR-V given directly does not validate (CL_INVALID_VALUE / CL_INVALID_BINARY)
+  kInternalError,    // temp files, fork/exec failures
+};
+const char* build_status_name(BuildStatus status);
+
+// Where the tools are. Overridable with GSVIRT_CLANG, GSVIRT_LLVM_SPIRV, GSVIRT_SPIRV_VAL,
+// GSVIRT_SPIRV_DIS; otherwise found on PATH (clang-14, llvm-spirv-14, spirv-val, spirv-dis) and in
+// /usr/lib/llvm-14/bin. An empty path means "not found".
+struct Toolchain {
+  std::string clang;
+  std::string llvm_spirv;
+  std::string spirv_val;
+  std::string spirv_dis;
+  std::string version;  // clang's and llvm-spirv's --version output: part of the cache key
+};
+const Toolchain& toolchain();
+
+// Translates build options into clang arguments. False, with the offending option in *error, for
+// options OpenCL does not define.
+bool translate_build_options(std::string_view options, std::vector<std::string>* clang_args,
+                             std::string* error);
+
+// OpenCL C -> SPIR-V. *log receives clang's and llvm-spirv's diagnostics (warnings too, on success).
+BuildStatus compile_opencl_c(std::string_view source, std::string_view options, std::vector<uint32_t>* spirv,
+                             std::string* log);
+
+// Checks SPIR-V given directly: the module reader's checks, then spirv-val (OpenCL 1.2 environment)
+// when installed. *log explains a rejection.
+BuildStatus validate_spirv(std::span<const uint32_t> spirv, std::string* log);
+
+// Disassembly by spirv-dis, or "" when it is not installed.
+std::string disassemble_spirv(std::span<const uint32_t> spirv);
+
+// Forgets the in-memory cache (tests).
+void clear_frontend_cache();
+
+}  // namespace gsgpu::compiler

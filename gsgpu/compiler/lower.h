@@ -1,0 +1,158 @@
+// Lowering one SPIR-V kernel into machine IR (machine_ir.h). Internal to the compiler.
+//
+// Values: every SPIR-V value is flattened into scalar components (vectors, structs and arrays
+// component by component); a component is a virtual register or a literal. Components of 8/16-bit
+// integers live zero-extended in 32-bit registers, booleans are 0/1 in 32-bit registers, 64-bit
+// integers and pointers in 64-bit registers. Pointers to local and private memory hold their
+// 32-bit window offset zero-extended. Called functions are inlined, each call getting its own
+// blocks and values.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gsgpu/compiler/compiler.h"
+#include "gsgpu/compiler/machine_ir.h"
+#include "gsgpu/compiler/spirv_module.h"
+
+namespace gsgpu::compiler {
+
+// Thrown inside the lowering and turned into compile_spirv's error.
+struct CompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Value {
+  std::vector<MOperand> parts;
+};
+
+// A scalar leaf of a type's memory layout.
+struct Leaf {
+  uint32_t offset = 0;
+  uint32_t type = 0;  // scalar or pointer type id
+};
+
+// What the lowering tells the kernel about memory it needs.
+struct LoweredKernel {
+  std::vector<ArgInfo> args;
+  uint32_t arg_buffer_size = 0;
+  uint32_t work_dim_offset = 0;
+  uint32_t constant_data_offset = 0;
+  std::vector<uint8_t> constant_data;
+  uint32_t static_local_bytes = 0;
+  uint32_t private_bytes = 0;  // private variables (spills are added later)
+};
+
+class Lowering {
+ public:
+  Lowering(const SpirvModule& module, MFunction* function, LoweredKernel* kernel)
+      : m_(module), f_(*function), k_(*kernel) {}
+  // Throws CompileError.
+  void lower_kernel(const SpirvEntryPoint& entry);
+
+  // ---- types and layout (lower_types.cc) ----
+  const SpirvType& type(uint32_t id) const;
+  uint32_t size_of(uint32_t type_id) const;
+  uint32_t align_of(uint32_t type_id) const;
+  void leaves(uint32_t type_id, uint32_t base, std::vector<Leaf>* out) const;
+  uint32_t component_count(uint32_t type_id) const;
+  // Register width (32 or 64) of a scalar or pointer type.
+  unsigned reg_bits(uint32_t scalar_type) const;
+  // The scalar type of a scalar or vector type.
+  uint32_t scalar_of(uint32_t type_id) const;
+  // Member index -> first component and component count, for composites.
+  uint32_t component_offset(uint32_t type_id, uint32_t index, uint32_t* element_type) const;
+  bool is_float(uint32_t scalar_type) const { return type(scalar_type).kind == TypeKind::kFloat; }
+  uint32_t int_width(uint32_t scalar_type) const;  // 1 for bool, bits for ints, 64 for pointers
+
+  // ---- emission helpers (lower_core.cc) ----
+  uint32_t emit(isa::Opcode op, unsigned dst_bits, MOperand a = {}, MOperand b = {}, MOperand c = {}, int32_t imm = 0);
+  void emit_to(isa::Opcode op, MOperand dst, MOperand a = {}, MOperand b = {}, MOperand c = {}, int32_t imm = 0);
+  void emit_store(isa::Opcode op, MOperand address, MOperand data, int32_t imm);
+  void copy(uint32_t dst_vreg, MOperand src);
+  MOperand in_register(MOperand op, unsigned bits);
+  MOperand constant32(uint32_t bits) { return MOperand::literal(bits); }
+  MOperand constant64(uint64_t bits);
+  [[noreturn]] void fail(const std::string& reason) const;
+
+  // ---- values ----
+  Value value(uint32_t id);
+  MOperand low_half(MOperand v);
+  MOperand high_half(MOperand v);
+  void define(uint32_t id, Value v);
+  uint32_t type_of(uint32_t id) const;  // the SPIR-V type of a value id
+  Value constant_value(uint32_t id);
+
+ private:
+  struct Frame;
+  struct BuiltinRef {
+    spv::BuiltIn builtin;
+    int component = -1;  // -1: the whole variable
+  };
+
+  // lower_core.cc
+  void lower_prologue(const SpirvFunction& kernel, std::vector<Value>* args);
+  void lower_function(const SpirvFunction& fn, const std::vector<Value>& args, uint32_t return_block,
+                      Value* return_value);
+  void lower_block(const SpirvBlock& block);
+  void lower_instruction(const SpirvInstruction& inst);
+  void lower_terminator(const SpirvInstruction& inst);
+  void lower_phis(const SpirvFunction& fn);
+  void lower_call(const SpirvInstruction& inst);
+  uint32_t block_for(uint32_t label);
+  void allocate_static_variables();
+  uint32_t allocate_private(uint32_t size, uint32_t align);
+
+  // lower_arith.cc
+  bool lower_arith(const SpirvInstruction& inst);
+  bool lower_composite(const SpirvInstruction& inst);
+  bool lower_conversion(const SpirvInstruction& inst);
+  MOperand int_binary(spv::Op op, uint32_t scalar, MOperand a, MOperand b);
+  MOperand compare(spv::Op op, uint32_t scalar, MOperand a, MOperand b);
+  MOperand convert(spv::Op op, uint32_t from, uint32_t to, MOperand v, const SpirvDecorations* d);
+
+ public:
+  // Shared by the arithmetic and extended-instruction lowering.
+  MOperand normalise(MOperand v, uint32_t width);   // zero-extends an 8/16-bit result
+  MOperand sign_extend32(MOperand v, uint32_t width);  // 8/16-bit -> signed 32-bit
+  MOperand select(MOperand cond, MOperand a, MOperand b, unsigned bits);
+  const SpirvInstruction* current() const { return current_; }
+  uint32_t operand_id(const SpirvInstruction& inst, size_t index) const;
+
+ private:
+  // lower_memory.cc
+  bool lower_memory(const SpirvInstruction& inst);
+  Value load(uint32_t pointer_type, MOperand address, uint32_t result_type, int32_t offset);
+  void store(uint32_t pointer_type, MOperand address, const Value& v, uint32_t value_type, int32_t offset);
+  MOperand access_chain(const SpirvInstruction& inst, bool has_element);
+  Value load_builtin(const BuiltinRef& ref, uint32_t result_type);
+  MOperand atomic(const SpirvInstruction& inst);
+  void copy_memory(const SpirvInstruction& inst);
+
+  // lower_extinst.cc
+  bool lower_extinst(const SpirvInstruction& inst);
+  MOperand opencl_math(uint32_t ext, uint32_t scalar, const std::vector<MOperand>& args);
+  void vload_store(uint32_t ext, const SpirvInstruction& inst);
+
+ public:
+  const SpirvModule& m_;
+  MFunction& f_;
+  LoweredKernel& k_;
+
+ private:
+  uint32_t current_block_ = 0;
+  const SpirvInstruction* current_ = nullptr;
+  std::vector<Frame*> frames_;
+  std::unordered_map<uint32_t, BuiltinRef> builtins_;
+  std::unordered_map<uint32_t, uint32_t> static_offsets_;  // module variable -> local offset / const-data offset
+  MOperand const_data_base_;  // 64-bit vreg: arg_ptr + constant_data_offset
+  MOperand work_dim_;
+  uint32_t private_top_ = 0;
+  unsigned inline_depth_ = 0;
+  std::string kernel_name_;
+};
+
+}  // namespace gsgpu::compiler

@@ -1,0 +1,599 @@
+// The lowering's spine: the kernel prologue (arguments from the argument buffer), values and
+// constants, blocks and terminators, phis as copies on edges, and calls inlined.
+#include <algorithm>
+#include <cstring>
+
+#include "gsgpu/compiler/lower.h"
+
+namespace gsgpu::compiler {
+
+using isa::Opcode;
+using spv::Op;
+
+namespace {
+
+// Inlining deeper than this is refused (OpenCL C forbids recursion; this bounds hostile modules).
+constexpr unsigned kMaxInlineDepth = 32;
+// Code-size guard for hostile modules: inlining can multiply a module's size.
+constexpr size_t kMaxBlocks = 200000;
+
+uint32_t align_up(uint32_t value, uint32_t align) { return (value + align - 1) / align * align; }
+
+}  // namespace
+
+struct Lowering::Frame {
+  const SpirvFunction* fn = nullptr;
+  std::unordered_map<uint32_t, Value> values;
+  std::unordered_map<uint32_t, uint32_t> types;  // value id -> SPIR-V type
+  std::unordered_map<uint32_t, uint32_t> first_block;                // label -> MBlock
+  std::unordered_map<uint32_t, std::vector<uint32_t>> edge_blocks;   // label -> MBlocks holding its edges
+  uint32_t return_block = 0;
+  Value* return_value = nullptr;
+  struct PendingPhi {
+    uint32_t block_label;
+    const SpirvInstruction* inst;
+    std::vector<uint32_t> temps;  // written on each incoming edge
+  };
+  std::vector<PendingPhi> phis;
+};
+
+void Lowering::fail(const std::string& reason) const {
+  std::string where = "kernel " + kernel_name_;
+  if (current_ != nullptr)
+    where += ": " + opcode_name(current_->opcode) + " at word " + std::to_string(current_->word_offset);
+  throw CompileError(where + ": " + reason);
+}
+
+uint32_t Lowering::operand_id(const SpirvInstruction& inst, size_t index) const {
+  if (index >= inst.operands.size())
+    fail("operand " + std::to_string(index) + " is missing (" + std::to_string(inst.operands.size()) + " given)");
+  return inst.operands[index];
+}
+
+// ---- emission ----
+
+void Lowering::emit_to(Opcode op, MOperand dst, MOperand a, MOperand b, MOperand c, int32_t imm) {
+  MInst inst;
+  inst.opcode = op;
+  inst.dst = dst;
+  inst.src[0] = a;
+  inst.src[1] = b;
+  inst.src[2] = c;
+  inst.imm = imm;
+  // One literal word per instruction: further literals with other values go to registers first.
+  const isa::OpInfo& info = isa::op_info(op);
+  const isa::OperandKind kinds[3] = {info.src0, info.src1, info.src2};
+  const MOperand* first_literal = nullptr;
+  for (int i = 0; i < 3; ++i) {
+    if (!inst.src[i].is_literal()) continue;
+    if (first_literal == nullptr) {
+      first_literal = &inst.src[i];
+    } else if (inst.src[i].value != first_literal->value) {
+      const unsigned bits = kinds[i] == isa::OperandKind::kVSrc64 ? 64 : 32;
+      const uint32_t reg = f_.new_vreg(bits);
+      MInst mov;
+      mov.opcode = bits == 64 ? Opcode::v_mov_b64 : Opcode::v_mov_b32;
+      mov.dst = MOperand::vreg(reg);
+      mov.src[0] = inst.src[i];
+      f_.blocks[current_block_].insts.push_back(mov);
+      inst.src[i] = MOperand::vreg(reg);
+    }
+  }
+  f_.blocks[current_block_].insts.push_back(inst);
+}
+
+uint32_t Lowering::emit(Opcode op, unsigned dst_bits, MOperand a, MOperand b, MOperand c, int32_t imm) {
+  const uint32_t dst = f_.new_vreg(dst_bits);
+  emit_to(op, MOperand::vreg(dst), a, b, c, imm);
+  return dst;
+}
+
+void Lowering::emit_store(Opcode op, MOperand address, MOperand data, int32_t imm) {
+  emit_to(op, MOperand{}, address, data, MOperand{}, imm);
+}
+
+void Lowering::copy(uint32_t dst_vreg, MOperand src) {
+  const bool wide = f_.vreg_bits[dst_vreg] == 64;
+  emit_to(wide ? Opcode::v_mov_b64 : Opcode::v_mov_b32, MOperand::vreg(dst_vreg), src);
+}
+
+MOperand Lowering::in_register(MOperand op, unsigned bits) {
+  if (op.is_vreg()) return op;
+  return MOperand::vreg(emit(bits == 64 ? Opcode::v_mov_b64 : Opcode::v_mov_b32, bits, op));
+}
+
+MOperand Lowering::constant64(uint64_t bits) {
+  const auto low = static_cast<uint32_t>(bits);
+  if (static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(low))) == bits) return MOperand::literal(low);
+  const uint32_t lo = emit(Opcode::v_mov_b32, 32, MOperand::literal(low));
+  return MOperand::vreg(emit(Opcode::v_pack_b64, 64, MOperand::vreg(lo), MOperand::literal(static_cast<uint32_t>(bits >> 32))));
+}
+
+MOperand Lowering::select(MOperand cond, MOperand a, MOperand b, unsigned bits) {
+  return MOperand::vreg(emit(bits == 64 ? Opcode::v_cndmask_b64 : Opcode::v_cndmask_b32, bits, cond, a, b));
+}
+
+// ---- values ----
+
+namespace {
+
+// Raw bits of every leaf of a constant, in leaf order.
+void constant_bits(const Lowering& l, uint32_t id, std::vector<uint64_t>* out, int depth = 0) {
+  if (depth > 64) l.fail("constant " + std::to_string(id) + " nests too deeply");
+  auto it = l.m_.constants.find(id);
+  if (it == l.m_.constants.end()) l.fail("id " + std::to_string(id) + " is not a constant");
+  const SpirvConstant& c = it->second;
+  switch (c.kind) {
+    case SpirvConstant::Kind::kScalar: out->push_back(c.bits); return;
+    case SpirvConstant::Kind::kComposite:
+      for (uint32_t part : c.parts) constant_bits(l, part, out, depth + 1);
+      return;
+    default: {
+      const uint32_t n = l.component_count(c.type);
+      out->insert(out->end(), n, 0);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+Value Lowering::constant_value(uint32_t id) {
+  const SpirvConstant& c = m_.constants.at(id);
+  std::vector<uint64_t> bits;
+  constant_bits(*this, id, &bits);
+  std::vector<Leaf> layout;
+  leaves(c.type, 0, &layout);
+  if (layout.size() != bits.size())
+    fail("constant " + std::to_string(id) + " has " + std::to_string(bits.size()) + " components, its type " +
+         std::to_string(layout.size()));
+  Value v;
+  for (size_t i = 0; i < bits.size(); ++i)
+    v.parts.push_back(reg_bits(layout[i].type) == 64 ? constant64(bits[i]) : MOperand::literal(static_cast<uint32_t>(bits[i])));
+  return v;
+}
+
+Value Lowering::value(uint32_t id) {
+  Frame& frame = *frames_.back();
+  if (auto it = frame.values.find(id); it != frame.values.end()) return it->second;
+  // Module-scope ids are materialised per use: a register made in one block would not dominate
+  // uses in others.
+  Value scratch;
+  if (m_.constants.count(id)) {
+    scratch = constant_value(id);
+    return scratch;
+  }
+  if (auto var = m_.variables.find(id); var != m_.variables.end()) {
+    scratch = Value{};
+    switch (var->second.storage) {
+      case spv::StorageClass::Workgroup:
+        scratch.parts.push_back(constant64(static_offsets_.at(id)));
+        return scratch;
+      case spv::StorageClass::UniformConstant:
+        scratch.parts.push_back(MOperand::vreg(
+            emit(Opcode::v_add_u64, 64, const_data_base_, MOperand::literal(static_offsets_.at(id)))));
+        return scratch;
+      case spv::StorageClass::Input:
+        fail("built-in variable " + std::to_string(id) + " used other than by OpLoad or an access chain");
+      default:
+        fail("program-scope variable " + std::to_string(id) + " in storage class " +
+             std::to_string(static_cast<unsigned>(var->second.storage)) + " is not supported (OpenCL 2.0 globals)");
+    }
+  }
+  fail("id " + std::to_string(id) + " is used before it is defined (or is not a value)");
+}
+
+MOperand Lowering::low_half(MOperand v) {
+  if (v.is_literal()) return v;
+  return MOperand::low(v.value);
+}
+
+MOperand Lowering::high_half(MOperand v) {
+  if (v.is_literal()) return MOperand::literal(static_cast<int32_t>(v.value) < 0 ? 0xffffffffu : 0u);
+  return MOperand::high(v.value);
+}
+
+void Lowering::define(uint32_t id, Value v) {
+  if (current_ != nullptr && current_->result_id == id) frames_.back()->types[id] = current_->result_type;
+  frames_.back()->values[id] = std::move(v);
+}
+
+uint32_t Lowering::type_of(uint32_t id) const {
+  const Frame& frame = *frames_.back();
+  if (auto it = frame.types.find(id); it != frame.types.end()) return it->second;
+  if (auto c = m_.constants.find(id); c != m_.constants.end()) return c->second.type;
+  if (auto v = m_.variables.find(id); v != m_.variables.end()) return v->second.pointer_type;
+  fail("id " + std::to_string(id) + " has no known type");
+}
+
+// ---- static storage ----
+
+uint32_t Lowering::allocate_private(uint32_t size, uint32_t align) {
+  private_top_ = align_up(private_top_, std::max(align, 4u));
+  const uint32_t offset = private_top_;
+  if (uint64_t{private_top_} + size > (64u << 10)) fail("private memory need exceeds 64 KiB per work-item");
+  private_top_ += size;
+  k_.private_bytes = private_top_;
+  return offset;
+}
+
+void Lowering::allocate_static_variables() {
+  for (uint32_t id : m_.variable_order) {
+    const SpirvVariable& var = m_.variables.at(id);
+    const SpirvType& ptr = type(var.pointer_type);
+    if (var.storage == spv::StorageClass::Input) {
+      const SpirvDecorations* d = m_.decoration(id);
+      if (d == nullptr || !d->builtin) fail("input variable " + std::to_string(id) + " is not a built-in");
+      builtins_[id] = BuiltinRef{*d->builtin, -1};
+    } else if (var.storage == spv::StorageClass::Workgroup) {
+      const uint32_t align = align_of(ptr.element);
+      k_.static_local_bytes = align_up(k_.static_local_bytes, align);
+      static_offsets_[id] = k_.static_local_bytes;
+      if (uint64_t{k_.static_local_bytes} + size_of(ptr.element) > (1u << 20)) fail("__local variables exceed 1 MiB");
+      k_.static_local_bytes += size_of(ptr.element);
+    } else if (var.storage == spv::StorageClass::UniformConstant && var.initializer != 0) {
+      const uint32_t align = std::max(align_of(ptr.element), 4u);
+      const uint32_t size = size_of(ptr.element);
+      const uint32_t offset = align_up(static_cast<uint32_t>(k_.constant_data.size()), align);
+      if (uint64_t{offset} + size > (16u << 20)) fail("__constant data exceeds 16 MiB");
+      k_.constant_data.resize(offset + size, 0);
+      std::vector<uint64_t> bits;
+      std::vector<Leaf> layout;
+      constant_bits(*this, var.initializer, &bits);
+      leaves(ptr.element, 0, &layout);
+      if (bits.size() != layout.size()) fail("initializer of variable " + std::to_string(id) + " does not match its type");
+      for (size_t i = 0; i < layout.size(); ++i) {
+        const uint32_t bytes = size_of(layout[i].type);
+        std::memcpy(&k_.constant_data[offset + layout[i].offset], &bits[i], std::min<uint32_t>(bytes, 8));
+      }
+      static_offsets_[id] = offset;
+    }
+  }
+}
+
+// ---- the kernel ----
+
+namespace {
+
+ArgKind arg_kind_for(const SpirvType& t, const SpirvDecorations* d) {
+  if (t.kind == TypeKind::kPointer) {
+    switch (t.storage) {
+      case spv::StorageClass::CrossWorkgroup: return ArgKind::kGlobalPointer;
+      case spv::StorageClass::UniformConstant: return ArgKind::kConstantPointer;
+      case spv::StorageClass::Workgroup: return ArgKind::kLocalPointer;
+      case spv::StorageClass::Function:
+        if (d != nullptr && std::find(d->param_attrs.begin(), d->param_attrs.end(),
+                                      spv::FunctionParameterAttribute::ByVal) != d->param_attrs.end())
+          return ArgKind::kStruct;
+        return ArgKind::kSampler;
+      default: return ArgKind::kSampler;
+    }
+  }
+  if (t.kind == TypeKind::kStruct || t.kind == TypeKind::kArray) return ArgKind::kStruct;
+  if (t.kind == TypeKind::kOpaque) return ArgKind::kSampler;
+  return ArgKind::kScalar;
+}
+
+Opcode global_load_for(uint32_t bytes) {
+  switch (bytes) {
+    case 1: return Opcode::global_load_u8;
+    case 2: return Opcode::global_load_u16;
+    case 8: return Opcode::global_load_b64;
+    default: return Opcode::global_load_b32;
+  }
+}
+
+}  // namespace
+
+void Lowering::lower_prologue(const SpirvFunction& kernel, std::vector<Value>* args) {
+  // Layout first, so that the hidden fields' offsets are known.
+  uint32_t offset = 0;
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const uint32_t param = kernel.params[i];
+    const SpirvType& t = type(kernel.param_types[i]);
+    ArgInfo info;
+    info.kind = arg_kind_for(t, m_.decoration(param));
+    if (auto name = m_.names.find(param); name != m_.names.end()) info.name = name->second;
+    if (info.kind == ArgKind::kSampler)
+      fail("argument " + std::to_string(i) + " is an image, sampler or pointer type the code generator does not support");
+    if (info.kind == ArgKind::kGlobalPointer || info.kind == ArgKind::kConstantPointer ||
+        info.kind == ArgKind::kLocalPointer) {
+      info.size = info.alignment = 8;
+      if (info.kind == ArgKind::kLocalPointer) {
+        const SpirvType& pointee = type(t.element);
+        info.local_alignment = pointee.kind == TypeKind::kVoid ? 16 : std::max(align_of(t.element), 4u);
+      }
+    } else {
+      const uint32_t value_type = info.kind == ArgKind::kStruct && t.kind == TypeKind::kPointer ? t.element
+                                                                                                : kernel.param_types[i];
+      info.size = std::max(size_of(value_type), 4u);
+      info.alignment = std::max(align_of(value_type), 4u);
+    }
+    offset = align_up(offset, info.alignment);
+    info.offset = offset;
+    offset += info.size;
+    k_.args.push_back(info);
+  }
+  k_.work_dim_offset = align_up(offset, 4);
+  offset = k_.work_dim_offset + 4;
+  k_.constant_data_offset = align_up(offset, 16);
+  k_.arg_buffer_size = k_.constant_data.empty() ? offset
+                                                : k_.constant_data_offset + static_cast<uint32_t>(k_.constant_data.size());
+
+  const MOperand arg_ptr = MOperand::vreg(emit(Opcode::v_special, 64, {}, {}, {}, static_cast<int32_t>(isa::SpecialReg::kArgPtr)));
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const ArgInfo& info = k_.args[i];
+    const SpirvType& t = type(kernel.param_types[i]);
+    Value v;
+    if (info.kind == ArgKind::kStruct && t.kind == TypeKind::kPointer) {
+      // By-value struct: the callee sees a private copy.
+      const uint32_t size = size_of(t.element);
+      const uint32_t copy_at = allocate_private(size, std::max(align_of(t.element), 4u));
+      for (uint32_t at = 0; at < size; at += 4) {
+        const uint32_t word = emit(Opcode::global_load_b32, 32, arg_ptr, {}, {}, static_cast<int32_t>(info.offset + at));
+        emit_store(Opcode::private_store_b32, MOperand::literal(0), MOperand::vreg(word), static_cast<int32_t>(copy_at + at));
+      }
+      v.parts.push_back(MOperand::literal(copy_at));
+    } else {
+      std::vector<Leaf> layout;
+      leaves(kernel.param_types[i], 0, &layout);
+      for (const Leaf& leaf : layout) {
+        const uint32_t bytes = size_of(leaf.type);
+        v.parts.push_back(MOperand::vreg(emit(global_load_for(bytes), reg_bits(leaf.type), arg_ptr, {}, {},
+                                              static_cast<int32_t>(info.offset + leaf.offset))));
+      }
+    }
+    args->push_back(std::move(v));
+  }
+  for (const auto& [id, ref] : builtins_)
+    if (ref.builtin == spv::BuiltIn::WorkDim)
+      work_dim_ = MOperand::vreg(emit(Opcode::global_load_b32, 32, arg_ptr, {}, {}, static_cast<int32_t>(k_.work_dim_offset)));
+  if (!k_.constant_data.empty())
+    const_data_base_ = MOperand::vreg(emit(Opcode::v_add_u64, 64, arg_ptr, MOperand::literal(k_.constant_data_offset)));
+}
+
+void Lowering::lower_kernel(const SpirvEntryPoint& entry) {
+  kernel_name_ = entry.name;
+  if (m_.addressing_model != static_cast<uint32_t>(spv::AddressingModel::Physical64))
+    fail("the module must use the Physical64 addressing model (compile for spir64)");
+  auto fn = m_.functions.find(entry.function);
+  if (fn == m_.functions.end() || fn->second.blocks.empty()) fail("the entry point has no body");
+  f_.entry = f_.new_block("prologue");
+  f_.exit = f_.new_block("exit");
+  f_.blocks[f_.exit].term.kind = MTerminator::Kind::kEnd;
+  current_block_ = f_.entry;
+  allocate_static_variables();
+  std::vector<Value> args;
+  lower_prologue(fn->second, &args);
+  lower_function(fn->second, args, f_.exit, nullptr);
+}
+
+uint32_t Lowering::block_for(uint32_t label) {
+  auto& blocks = frames_.back()->first_block;
+  auto it = blocks.find(label);
+  if (it == blocks.end()) fail("branch to " + std::to_string(label) + ", which is not a block of this function");
+  return it->second;
+}
+
+void Lowering::lower_function(const SpirvFunction& fn, const std::vector<Value>& args, uint32_t return_block,
+                              Value* return_value) {
+  if (inline_depth_ >= kMaxInlineDepth) fail("calls nest deeper than " + std::to_string(kMaxInlineDepth) + " (recursion?)");
+  if (fn.params.size() != args.size()) fail("call with " + std::to_string(args.size()) + " arguments to a function of " +
+                                            std::to_string(fn.params.size()));
+  ++inline_depth_;
+  Frame frame;
+  frame.fn = &fn;
+  frame.return_block = return_block;
+  frame.return_value = return_value;
+  frames_.push_back(&frame);
+  for (size_t i = 0; i < args.size(); ++i) {
+    frame.values[fn.params[i]] = args[i];
+    frame.types[fn.params[i]] = fn.param_types[i];
+  }
+  if (f_.blocks.size() + fn.blocks.size() > kMaxBlocks) fail("the kernel is too large after inlining");
+  const std::string name = m_.names.count(fn.id) ? m_.names.at(fn.id) : std::to_string(fn.id);
+  for (const SpirvBlock& block : fn.blocks) {
+    if (frame.first_block.count(block.label)) fail("block label " + std::to_string(block.label) + " defined twice");
+    frame.first_block[block.label] = f_.new_block(name + " %" + std::to_string(block.label));
+  }
+  // Private variables (with their initializers) are set up where the call happens.
+  for (const SpirvInstruction& var : fn.variables) {
+    current_ = &var;
+    const SpirvType& ptr = type(var.result_type);
+    const uint32_t at = allocate_private(size_of(ptr.element), align_of(ptr.element));
+    Value pointer;
+    pointer.parts.push_back(MOperand::literal(at));
+    define(var.result_id, pointer);
+    if (var.operands.size() > 1) store(var.result_type, MOperand::literal(0), value(var.operands[1]), ptr.element, static_cast<int32_t>(at));
+  }
+  f_.blocks[current_block_].term = MTerminator{MTerminator::Kind::kJump, {}, {frame.first_block[fn.blocks[0].label], 0}};
+  for (const SpirvBlock& block : fn.blocks) {
+    current_block_ = frame.first_block[block.label];
+    lower_block(block);
+  }
+  lower_phis(fn);
+  frames_.pop_back();
+  --inline_depth_;
+}
+
+void Lowering::lower_block(const SpirvBlock& block) {
+  if (block.instructions.empty()) fail("block " + std::to_string(block.label) + " has no terminator");
+  for (size_t i = 0; i + 1 < block.instructions.size(); ++i) {
+    current_ = &block.instructions[i];
+    lower_instruction(block.instructions[i]);
+  }
+  current_ = &block.instructions.back();
+  const size_t before = f_.blocks.size();
+  lower_terminator(block.instructions.back());
+  // The SPIR-V block's edges leave from the current block and from any block the terminator made.
+  auto& edges = frames_.back()->edge_blocks[block.label];
+  edges.push_back(current_block_);
+  for (size_t b = before; b < f_.blocks.size(); ++b) edges.push_back(static_cast<uint32_t>(b));
+}
+
+void Lowering::lower_terminator(const SpirvInstruction& inst) {
+  Frame& frame = *frames_.back();
+  MTerminator& term = f_.blocks[current_block_].term;
+  auto jump = [&](uint32_t block) { f_.blocks[current_block_].term = MTerminator{MTerminator::Kind::kJump, {}, {block, 0}}; };
+  switch (inst.opcode) {
+    case Op::OpBranch: jump(block_for(operand_id(inst, 0))); return;
+    case Op::OpBranchConditional: {
+      const uint32_t t = block_for(operand_id(inst, 1)), e = block_for(operand_id(inst, 2));
+      const MOperand cond = value(operand_id(inst, 0)).parts.at(0);
+      if (t == e) return jump(t);
+      if (cond.is_literal()) return jump(cond.value != 0 ? t : e);
+      f_.blocks[current_block_].term = MTerminator{MTerminator::Kind::kBranch, in_register(cond, 32), {t, e}};
+      return;
+    }
+    case Op::OpSwitch: {
+      const uint32_t selector_id = operand_id(inst, 0);
+      const Value selector = value(selector_id);
+      const uint32_t default_block = block_for(operand_id(inst, 1));
+      const bool wide = selector.parts.at(0).is_vreg() && f_.vreg_bits[selector.parts[0].value] == 64;
+      const size_t step = wide ? 3 : 2;
+      if ((inst.operands.size() - 2) % step != 0) fail("case list does not match the selector width");
+      for (size_t i = 2; i < inst.operands.size(); i += step) {
+        const uint64_t literal = wide ? (inst.operands[i] | uint64_t{inst.operands[i + 1]} << 32) : inst.operands[i];
+        const uint32_t target = block_for(inst.operands[i + step - 1]);
+        const MOperand equal = wide ? MOperand::vreg(emit(Opcode::v_cmp_eq_u64, 32, selector.parts[0], constant64(literal)))
+                                    : MOperand::vreg(emit(Opcode::v_cmp_eq_u32, 32, selector.parts[0], MOperand::literal(static_cast<uint32_t>(literal))));
+        const uint32_t next = f_.new_block("switch case");
+        f_.blocks[current_block_].term = MTerminator{MTerminator::Kind::kBranch, equal, {target, next}};
+        current_block_ = next;
+      }
+      jump(default_block);
+      return;
+    }
+    case Op::OpReturn: jump(frame.return_block); return;
+    case Op::OpReturnValue: {
+      const Value& v = value(operand_id(inst, 0));
+      if (frame.return_value == nullptr || v.parts.size() != frame.return_value->parts.size())
+        fail("return value does not match the function's return type");
+      for (size_t i = 0; i < v.parts.size(); ++i) copy(frame.return_value->parts[i].value, v.parts[i]);
+      jump(frame.return_block);
+      return;
+    }
+    case Op::OpUnreachable: case Op::OpKill: jump(f_.exit); return;
+    default: (void)term; fail("the block does not end in a terminator");
+  }
+}
+
+void Lowering::lower_phis(const SpirvFunction& fn) {
+  (void)fn;
+  Frame& frame = *frames_.back();
+  std::map<std::pair<uint32_t, int>, uint32_t> edge_block;  // (block, successor slot) -> edge block
+  for (const Frame::PendingPhi& phi : frame.phis) {
+    current_ = phi.inst;
+    const uint32_t target = frame.first_block.at(phi.block_label);
+    const auto& ops = phi.inst->operands;
+    if (ops.size() % 2 != 0) fail("operands are not (value, parent) pairs");
+    for (size_t i = 0; i < ops.size(); i += 2) {
+      auto edges = frame.edge_blocks.find(ops[i + 1]);
+      if (edges == frame.edge_blocks.end()) fail("parent " + std::to_string(ops[i + 1]) + " is not a block of this function");
+      for (uint32_t from : edges->second) {
+        for (int slot = 0; slot < 2; ++slot) {
+          MTerminator& term = f_.blocks[from].term;
+          if (term.kind == MTerminator::Kind::kEnd || (term.kind == MTerminator::Kind::kJump && slot == 1)) continue;
+          uint32_t copy_block = from;
+          if (term.kind == MTerminator::Kind::kBranch) {
+            auto key = std::make_pair(from, slot);
+            auto it = edge_block.find(key);
+            if (it != edge_block.end()) {
+              copy_block = it->second;
+            } else {
+              if (term.successors[slot] != target) continue;
+              copy_block = f_.new_block("phi edge");
+              f_.blocks[copy_block].term = MTerminator{MTerminator::Kind::kJump, {}, {target, 0}};
+              f_.blocks[from].term.successors[slot] = copy_block;
+              edge_block[key] = copy_block;
+            }
+            if (f_.blocks[copy_block].term.successors[0] != target) continue;
+          } else if (term.successors[0] != target) {
+            continue;
+          }
+          current_block_ = copy_block;
+          const Value incoming = value(ops[i]);
+          if (incoming.parts.size() != phi.temps.size()) fail("incoming value does not match the phi's type");
+          for (size_t c = 0; c < incoming.parts.size(); ++c) copy(phi.temps[c], incoming.parts[c]);
+        }
+      }
+    }
+  }
+}
+
+void Lowering::lower_call(const SpirvInstruction& inst) {
+  const uint32_t callee_id = operand_id(inst, 0);
+  auto callee = m_.functions.find(callee_id);
+  const std::string name = m_.names.count(callee_id) ? m_.names.at(callee_id) : std::to_string(callee_id);
+  if (callee == m_.functions.end() || callee->second.blocks.empty())
+    fail("calls " + name + ", which has no body in the module (an OpenCL built-in the compiler does not provide?)");
+  std::vector<Value> args;
+  for (size_t i = 1; i < inst.operands.size(); ++i) args.push_back(value(inst.operands[i]));
+  Value result;
+  if (type(inst.result_type).kind != TypeKind::kVoid) {
+    std::vector<Leaf> layout;
+    leaves(inst.result_type, 0, &layout);
+    for (const Leaf& leaf : layout) result.parts.push_back(MOperand::vreg(f_.new_vreg(reg_bits(leaf.type))));
+  }
+  const uint32_t continuation = f_.new_block("after call to " + name);
+  const SpirvInstruction* saved = current_;
+  lower_function(callee->second, args, continuation, &result);
+  current_ = saved;
+  current_block_ = continuation;
+  if (inst.result_id != 0) define(inst.result_id, result);
+}
+
+void Lowering::lower_instruction(const SpirvInstruction& inst) {
+  switch (inst.opcode) {
+    case Op::OpPhi: {
+      Frame& frame = *frames_.back();
+      std::vector<Leaf> layout;
+      leaves(inst.result_type, 0, &layout);
+      Frame::PendingPhi phi{0, &inst, {}};
+      for (const auto& [label, block] : frame.first_block)
+        if (block == current_block_) phi.block_label = label;
+      Value v;
+      for (const Leaf& leaf : layout) {
+        const unsigned bits = reg_bits(leaf.type);
+        const uint32_t temp = f_.new_vreg(bits);
+        phi.temps.push_back(temp);
+        const uint32_t result = f_.new_vreg(bits);
+        copy(result, MOperand::vreg(temp));
+        v.parts.push_back(MOperand::vreg(result));
+      }
+      frame.phis.push_back(std::move(phi));
+      define(inst.result_id, std::move(v));
+      return;
+    }
+    case Op::OpFunctionCall: lower_call(inst); return;
+    case Op::OpUndef: {
+      Value v;
+      const uint32_t n = component_count(inst.result_type);
+      v.parts.assign(n, MOperand::literal(0));
+      define(inst.result_id, std::move(v));
+      return;
+    }
+    case Op::OpNop: case Op::OpLine: case Op::OpNoLine: case Op::OpLifetimeStart: case Op::OpLifetimeStop:
+    case Op::OpMemoryBarrier: case Op::OpSelectionMerge: case Op::OpLoopMerge:
+      return;
+    case Op::OpControlBarrier:
+      emit_to(Opcode::s_barrier, MOperand{});
+      return;
+    default: break;
+  }
+  if (lower_arith(inst) || lower_composite(inst) || lower_conversion(inst) || lower_memory(inst) || lower_extinst(inst))
+    return;
+  fail("unsupported instruction");
+}
+
+std::vector<uint32_t> MFunction::successors(uint32_t block) const {
+  const MTerminator& t = blocks[block].term;
+  switch (t.kind) {
+    case MTerminator::Kind::kJump: return {t.successors[0]};
+    case MTerminator::Kind::kBranch: return {t.successors[0], t.successors[1]};
+    case MTerminator::Kind::kEnd: return {};
+  }
+  return {};
+}
+
+}  // namespace gsgpu::compiler

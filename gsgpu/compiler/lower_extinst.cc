@@ -1,0 +1,388 @@
+// OpenCL.std extended instructions: the math the ISA has directly, short sequences for the rest of
+// what common kernels use, integer built-ins, geometric functions and vload/vstore. Anything else
+// fails with the instruction's name.
+#include <spirv/unified1/OpenCL.std.h>
+
+#include "gsgpu/compiler/lower.h"
+#include "gsgpu/compiler/spirv_names.inc"
+
+namespace gsgpu::compiler {
+
+using isa::Opcode;
+namespace cl = OpenCLLIB;
+
+namespace {
+
+std::string ext_name(uint32_t ext) {
+  for (const auto& entry : generated::kOpenClStdNames)
+    if (entry.code == ext) return entry.name;
+  return "OpenCL.std #" + std::to_string(ext);
+}
+
+// Float operations that are one ISA instruction.
+Opcode direct_float_op(uint32_t ext) {
+  switch (ext) {
+    case cl::Sqrt: case cl::Native_sqrt: case cl::Half_sqrt: return Opcode::v_sqrt_f32;
+    case cl::Rsqrt: case cl::Native_rsqrt: case cl::Half_rsqrt: return Opcode::v_rsqrt_f32;
+    case cl::Fabs: return Opcode::v_abs_f32;
+    case cl::Floor: return Opcode::v_floor_f32;
+    case cl::Ceil: return Opcode::v_ceil_f32;
+    case cl::Trunc: return Opcode::v_trunc_f32;
+    case cl::Rint: return Opcode::v_rndne_f32;
+    case cl::Exp2: case cl::Native_exp2: case cl::Half_exp2: return Opcode::v_exp2_f32;
+    case cl::Log2: case cl::Native_log2: case cl::Half_log2: return Opcode::v_log2_f32;
+    case cl::Exp: case cl::Native_exp: case cl::Half_exp: return Opcode::v_exp_f32;
+    case cl::Log: case cl::Native_log: case cl::Half_log: return Opcode::v_log_f32;
+    case cl::Sin: case cl::Native_sin: case cl::Half_sin: return Opcode::v_sin_f32;
+    case cl::Cos: case cl::Native_cos: case cl::Half_cos: return Opcode::v_cos_f32;
+    case cl::Tan: case cl::Native_tan: case cl::Half_tan: return Opcode::v_tan_f32;
+    case cl::Native_recip: case cl::Half_recip: return Opcode::v_rcp_f32;
+    case cl::Pow: case cl::Powr: case cl::Native_powr: case cl::Half_powr: return Opcode::v_pow_f32;
+    case cl::Atan2: return Opcode::v_atan2_f32;
+    case cl::Copysign: return Opcode::v_copysign_f32;
+    case cl::Ldexp: return Opcode::v_ldexp_f32;
+    case cl::Fmin: case cl::FMin_common: return Opcode::v_min_f32;
+    case cl::Fmax: case cl::FMax_common: return Opcode::v_max_f32;
+    case cl::Fma: return Opcode::v_fma_f32;
+    case cl::Mad: return Opcode::v_mad_f32;
+    case cl::Native_divide: case cl::Half_divide: return Opcode::v_div_f32;
+    default: return Opcode::kCount;
+  }
+}
+
+constexpr uint32_t kOne = 0x3f800000u;   // 1.0f
+constexpr uint32_t kHalf = 0x3f000000u;  // 0.5f
+
+}  // namespace
+
+MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<MOperand>& a) {
+  auto op = [&](Opcode o, MOperand x, MOperand y = {}, MOperand z = {}) {
+    return MOperand::vreg(emit(o, 32, x, y, z));
+  };
+  auto op64 = [&](Opcode o, MOperand x, MOperand y = {}, MOperand z = {}) {
+    return MOperand::vreg(emit(o, 64, x, y, z));
+  };
+  auto need = [&](size_t n) {
+    if (a.size() < n) fail(ext_name(ext) + " needs " + std::to_string(n) + " operands");
+  };
+  const SpirvType& t = type(scalar);
+  if (t.kind == TypeKind::kFloat) {
+    if (t.width != 32) fail(ext_name(ext) + " on a " + std::to_string(t.width) + "-bit float (only float is supported)");
+    const isa::OpInfo* info = nullptr;
+    if (Opcode direct = direct_float_op(ext); direct != Opcode::kCount) {
+      info = &isa::op_info(direct);
+      const size_t n = info->src2 != isa::OperandKind::kNone ? 3 : info->src1 != isa::OperandKind::kNone ? 2 : 1;
+      need(n);
+      return op(direct, a[0], n > 1 ? a[1] : MOperand{}, n > 2 ? a[2] : MOperand{});
+    }
+    switch (ext) {
+      case cl::Exp10: case cl::Native_exp10: case cl::Half_exp10:
+        need(1);
+        return op(Opcode::v_exp2_f32, op(Opcode::v_mul_f32, a[0], MOperand::literal(0x40549a78u)));  // log2(10)
+      case cl::Log10: case cl::Native_log10: case cl::Half_log10:
+        need(1);
+        return op(Opcode::v_mul_f32, op(Opcode::v_log2_f32, a[0]), MOperand::literal(0x3e9a209bu));  // log10(2)
+      case cl::Pown: case cl::Rootn: {
+        need(2);
+        MOperand exponent = op(Opcode::v_cvt_f32_i32, a[1]);
+        if (ext == cl::Rootn) exponent = op(Opcode::v_rcp_f32, exponent);
+        return op(Opcode::v_pow_f32, a[0], exponent);
+      }
+      case cl::Atan: need(1); return op(Opcode::v_atan2_f32, a[0], MOperand::literal(kOne));
+      case cl::Asin: case cl::Acos: {
+        need(1);
+        const MOperand root = op(Opcode::v_sqrt_f32, op(Opcode::v_sub_f32, MOperand::literal(kOne), op(Opcode::v_mul_f32, a[0], a[0])));
+        return ext == cl::Asin ? op(Opcode::v_atan2_f32, a[0], root) : op(Opcode::v_atan2_f32, root, a[0]);
+      }
+      case cl::Hypot: need(2); return op(Opcode::v_sqrt_f32, op(Opcode::v_mad_f32, a[0], a[0], op(Opcode::v_mul_f32, a[1], a[1])));
+      case cl::Fdim: {
+        need(2);
+        const MOperand diff = op(Opcode::v_sub_f32, a[0], a[1]);
+        return select(op(Opcode::v_cmp_ogt_f32, a[0], a[1]), diff, MOperand::literal(0), 32);
+      }
+      case cl::Round: {
+        need(1);
+        // Half-way cases away from zero: trunc, then add one in x's direction when |x - trunc| >= 0.5.
+        const MOperand whole = op(Opcode::v_trunc_f32, a[0]);
+        const MOperand part = op(Opcode::v_abs_f32, op(Opcode::v_sub_f32, a[0], whole));
+        const MOperand step = op(Opcode::v_copysign_f32, MOperand::literal(kOne), a[0]);
+        return op(Opcode::v_add_f32, whole, select(op(Opcode::v_cmp_oge_f32, part, MOperand::literal(kHalf)), step, MOperand::literal(0), 32));
+      }
+      case cl::Degrees: need(1); return op(Opcode::v_mul_f32, a[0], MOperand::literal(0x42652ee1u));  // 180/pi
+      case cl::Radians: need(1); return op(Opcode::v_mul_f32, a[0], MOperand::literal(0x3c8efa35u));  // pi/180
+      case cl::FClamp: need(3); return op(Opcode::v_min_f32, op(Opcode::v_max_f32, a[0], a[1]), a[2]);
+      case cl::Mix: need(3); return op(Opcode::v_mad_f32, op(Opcode::v_sub_f32, a[1], a[0]), a[2], a[0]);
+      case cl::Step: need(2); return select(op(Opcode::v_cmp_olt_f32, a[1], a[0]), MOperand::literal(0), MOperand::literal(kOne), 32);
+      case cl::Smoothstep: {
+        need(3);
+        const MOperand span = op(Opcode::v_sub_f32, a[1], a[0]);
+        MOperand x = op(Opcode::v_div_f32, op(Opcode::v_sub_f32, a[2], a[0]), span);
+        x = op(Opcode::v_min_f32, op(Opcode::v_max_f32, x, MOperand::literal(0)), MOperand::literal(kOne));
+        const MOperand three_minus = op(Opcode::v_sub_f32, MOperand::literal(0x40400000u), op(Opcode::v_add_f32, x, x));
+        return op(Opcode::v_mul_f32, op(Opcode::v_mul_f32, x, x), three_minus);
+      }
+      case cl::Sign: {
+        need(1);
+        const MOperand one = op(Opcode::v_copysign_f32, MOperand::literal(kOne), a[0]);
+        const MOperand nonzero = op(Opcode::v_cmp_une_f32, a[0], MOperand::literal(0));
+        const MOperand zero_or_one = select(nonzero, one, MOperand::literal(0), 32);
+        return select(op(Opcode::v_cmp_isnan_f32, a[0]), MOperand::literal(0), zero_or_one, 32);
+      }
+      case cl::Maxmag: case cl::Minmag: {
+        need(2);
+        const MOperand ax = op(Opcode::v_abs_f32, a[0]), ay = op(Opcode::v_abs_f32, a[1]);
+        const bool max = ext == cl::Maxmag;
+        const MOperand x_wins = op(max ? Opcode::v_cmp_ogt_f32 : Opcode::v_cmp_olt_f32, ax, ay);
+        const MOperand y_wins = op(max ? Opcode::v_cmp_ogt_f32 : Opcode::v_cmp_olt_f32, ay, ax);
+        return select(x_wins, a[0], select(y_wins, a[1], op(max ? Opcode::v_max_f32 : Opcode::v_min_f32, a[0], a[1]), 32), 32);
+      }
+      default: break;
+    }
+    fail(ext_name(ext) + " is not supported");
+  }
+  // Integers.
+  const uint32_t width = int_width(scalar);
+  const bool wide = width == 64;
+  auto sx = [&](MOperand x) { return sign_extend32(x, width); };
+  switch (ext) {
+    case cl::SMin: case cl::SMax: case cl::UMin: case cl::UMax: {
+      need(2);
+      const bool is_signed = ext == cl::SMin || ext == cl::SMax;
+      const bool is_min = ext == cl::SMin || ext == cl::UMin;
+      if (wide) return op64(is_signed ? (is_min ? Opcode::v_min_i64 : Opcode::v_max_i64) : (is_min ? Opcode::v_min_u64 : Opcode::v_max_u64), a[0], a[1]);
+      const Opcode o = is_signed ? (is_min ? Opcode::v_min_i32 : Opcode::v_max_i32) : (is_min ? Opcode::v_min_u32 : Opcode::v_max_u32);
+      return normalise(is_signed ? op(o, sx(a[0]), sx(a[1])) : op(o, a[0], a[1]), width);
+    }
+    case cl::SClamp: case cl::UClamp: {
+      need(3);
+      const bool is_signed = ext == cl::SClamp;
+      if (wide) return op64(is_signed ? Opcode::v_min_i64 : Opcode::v_min_u64, op64(is_signed ? Opcode::v_max_i64 : Opcode::v_max_u64, a[0], a[1]), a[2]);
+      if (is_signed) return normalise(op(Opcode::v_min_i32, op(Opcode::v_max_i32, sx(a[0]), sx(a[1])), sx(a[2])), width);
+      return op(Opcode::v_min_u32, op(Opcode::v_max_u32, a[0], a[1]), a[2]);
+    }
+    case cl::SAbs: need(1); return wide ? op64(Opcode::v_abs_i64, a[0]) : normalise(op(Opcode::v_abs_i32, sx(a[0])), width);
+    case cl::UAbs: need(1); return a[0];
+    case cl::SAbs_diff: case cl::UAbs_diff: {
+      need(2);
+      const bool is_signed = ext == cl::SAbs_diff;
+      if (wide) return op64(Opcode::v_sub_u64, op64(is_signed ? Opcode::v_max_i64 : Opcode::v_max_u64, a[0], a[1]),
+                            op64(is_signed ? Opcode::v_min_i64 : Opcode::v_min_u64, a[0], a[1]));
+      const MOperand x = is_signed ? sx(a[0]) : a[0], y = is_signed ? sx(a[1]) : a[1];
+      return normalise(op(Opcode::v_sub_u32, op(is_signed ? Opcode::v_max_i32 : Opcode::v_max_u32, x, y),
+                          op(is_signed ? Opcode::v_min_i32 : Opcode::v_min_u32, x, y)), width);
+    }
+    case cl::Clz:
+      need(1);
+      if (wide) return op64(Opcode::v_zext_u64_u32, op(Opcode::v_clz_b64, a[0]));
+      return width == 32 ? op(Opcode::v_clz_b32, a[0]) : op(Opcode::v_sub_u32, op(Opcode::v_clz_b32, a[0]), MOperand::literal(32 - width));
+    case cl::Ctz:
+      need(1);
+      if (wide) return op64(Opcode::v_zext_u64_u32, op(Opcode::v_ctz_b64, a[0]));
+      return width == 32 ? op(Opcode::v_ctz_b32, a[0]) : op(Opcode::v_min_u32, op(Opcode::v_ctz_b32, a[0]), MOperand::literal(width));
+    case cl::Popcount:
+      need(1);
+      return wide ? op64(Opcode::v_zext_u64_u32, op(Opcode::v_popcnt_b64, a[0])) : op(Opcode::v_popcnt_b32, a[0]);
+    case cl::SMul_hi: case cl::UMul_hi: {
+      need(2);
+      const bool is_signed = ext == cl::SMul_hi;
+      if (wide) return op64(is_signed ? Opcode::v_mul_hi_i64 : Opcode::v_mul_hi_u64, a[0], a[1]);
+      if (width == 32) return op(is_signed ? Opcode::v_mul_hi_i32 : Opcode::v_mul_hi_u32, a[0], a[1]);
+      const MOperand product = is_signed ? op(Opcode::v_mul_lo_u32, sx(a[0]), sx(a[1])) : op(Opcode::v_mul_lo_u32, a[0], a[1]);
+      return normalise(op(is_signed ? Opcode::v_shr_i32 : Opcode::v_shr_u32, product, MOperand::literal(width)), width);
+    }
+    case cl::Rotate:
+      need(2);
+      if (width == 32) return op(Opcode::v_rotl_b32, a[0], a[1]);
+      if (wide) {
+        const MOperand count = op(Opcode::v_and_b32, low_half(a[1]), MOperand::literal(63));
+        const MOperand back = op(Opcode::v_and_b32, op(Opcode::v_sub_u32, MOperand::literal(64), count), MOperand::literal(63));
+        return op64(Opcode::v_or_b64, op64(Opcode::v_shl_b64, a[0], count), op64(Opcode::v_shr_u64, a[0], back));
+      } else {
+        const MOperand count = op(Opcode::v_and_b32, a[1], MOperand::literal(width - 1));
+        const MOperand back = op(Opcode::v_sub_u32, MOperand::literal(width), count);
+        return normalise(op(Opcode::v_or_b32, op(Opcode::v_shl_b32, a[0], count), op(Opcode::v_shr_u32, a[0], back)), width);
+      }
+    case cl::UMad24: case cl::SMad24: need(3); return op(Opcode::v_mad_u32, a[0], a[1], a[2]);
+    case cl::UMul24: case cl::SMul24: need(2); return op(Opcode::v_mul_lo_u32, a[0], a[1]);
+    case cl::UMad_hi: case cl::SMad_hi: {
+      need(3);
+      if (width != 32) break;
+      return op(Opcode::v_add_u32, op(ext == cl::SMad_hi ? Opcode::v_mul_hi_i32 : Opcode::v_mul_hi_u32, a[0], a[1]), a[2]);
+    }
+    case cl::UHadd: case cl::URhadd: {
+      need(2);
+      if (width != 32) break;
+      // (x >> 1) + (y >> 1) + carry of the low bits: no overflow.
+      const MOperand halves = op(Opcode::v_add_u32, op(Opcode::v_shr_u32, a[0], MOperand::literal(1)), op(Opcode::v_shr_u32, a[1], MOperand::literal(1)));
+      const MOperand low = op(ext == cl::UHadd ? Opcode::v_and_b32 : Opcode::v_or_b32, a[0], a[1]);
+      return op(Opcode::v_add_u32, halves, op(Opcode::v_and_b32, low, MOperand::literal(1)));
+    }
+    case cl::UAdd_sat: {
+      need(2);
+      if (width == 64) break;
+      const MOperand sum = op(Opcode::v_add_u32, a[0], a[1]);
+      if (width < 32) return op(Opcode::v_min_u32, sum, MOperand::literal((1u << width) - 1));
+      return select(op(Opcode::v_cmp_lt_u32, sum, a[0]), MOperand::literal(0xffffffffu), sum, 32);
+    }
+    case cl::USub_sat: {
+      need(2);
+      if (width == 64) break;
+      return select(op(Opcode::v_cmp_gt_u32, a[1], a[0]), MOperand::literal(0), op(Opcode::v_sub_u32, a[0], a[1]), 32);
+    }
+    default: break;
+  }
+  fail(ext_name(ext) + " on " + std::to_string(width) + "-bit integers is not supported");
+}
+
+void Lowering::vload_store(uint32_t ext, const SpirvInstruction& inst) {
+  const bool is_load = ext == cl::Vloadn || ext == cl::Vload_half || ext == cl::Vload_halfn || ext == cl::Vloada_halfn;
+  // vloadn(offset, p, n) / vstoren(data, offset, p): element address p + offset * n * sizeof(element).
+  const uint32_t offset_id = operand_id(inst, is_load ? 2 : 3);
+  const uint32_t pointer_id = operand_id(inst, is_load ? 3 : 4);
+  const uint32_t pointer_type = type_of(pointer_id);
+  const SpirvType& ptr = type(pointer_type);
+  const bool half = ext != cl::Vloadn && ext != cl::Vstoren;
+  const uint32_t data_type = is_load ? inst.result_type : type_of(operand_id(inst, 2));
+  const uint32_t n = component_count(data_type);
+  const uint32_t element_bytes = half ? 2 : size_of(ptr.element);
+  // vloada_half/vstorea_half: 3-vectors are aligned like 4-vectors.
+  const uint32_t stride = (ext == cl::Vloada_halfn || ext == cl::Vstorea_halfn || ext == cl::Vstorea_halfn_r) && n == 3 ? 4 : n;
+  MOperand index = value(offset_id).parts.at(0);
+  if (int_width(scalar_of(type_of(offset_id))) != 64) index = MOperand::vreg(emit(Opcode::v_zext_u64_u32, 64, index));
+  const MOperand address = MOperand::vreg(emit(Opcode::v_mad_u64, 64, index, MOperand::literal(stride * element_bytes),
+                                               value(pointer_id).parts.at(0)));
+  if (!half) {
+    if (is_load) {
+      define(inst.result_id, load(pointer_type, address, data_type, 0));
+    } else {
+      store(pointer_type, address, value(operand_id(inst, 2)), data_type, 0);
+    }
+    return;
+  }
+  // Half conversions go through the ISA's f16 <-> f32 conversions (round to nearest even).
+  if (ext == cl::Vstore_half_r || ext == cl::Vstore_halfn_r || ext == cl::Vstorea_halfn_r) {
+    const uint32_t mode = operand_id(inst, 5);
+    if (mode != static_cast<uint32_t>(spv::FPRoundingMode::RTE)) fail(ext_name(ext) + " with a rounding mode other than rte");
+  }
+  const isa::MemSpace space = ptr.storage == spv::StorageClass::CrossWorkgroup  ? isa::MemSpace::kGlobal
+                              : ptr.storage == spv::StorageClass::UniformConstant ? isa::MemSpace::kConstant
+                              : ptr.storage == spv::StorageClass::Workgroup       ? isa::MemSpace::kLocal
+                                                                                  : isa::MemSpace::kPrivate;
+  const bool wide_address = space == isa::MemSpace::kGlobal || space == isa::MemSpace::kConstant;
+  const MOperand base = wide_address ? address : low_half(address);
+  if (is_load) {
+    const Opcode load16 = space == isa::MemSpace::kGlobal ? Opcode::global_load_u16
+                          : space == isa::MemSpace::kConstant ? Opcode::const_load_u16
+                          : space == isa::MemSpace::kLocal ? Opcode::local_load_u16
+                                                           : Opcode::private_load_u16;
+    Value v;
+    for (uint32_t i = 0; i < n; ++i) {
+      const MOperand bits = MOperand::vreg(emit(load16, 32, base, {}, {}, static_cast<int32_t>(2 * i)));
+      v.parts.push_back(MOperand::vreg(emit(Opcode::v_cvt_f32_f16, 32, bits)));
+    }
+    define(inst.result_id, std::move(v));
+    return;
+  }
+  if (space == isa::MemSpace::kConstant) fail("vstore_half to __constant memory");
+  const Opcode store16 = space == isa::MemSpace::kGlobal ? Opcode::global_store_b16
+                         : space == isa::MemSpace::kLocal ? Opcode::local_store_b16
+                                                          : Opcode::private_store_b16;
+  const Value data = value(operand_id(inst, 2));
+  for (uint32_t i = 0; i < n && i < data.parts.size(); ++i)
+    emit_store(store16, base, MOperand::vreg(emit(Opcode::v_cvt_f16_f32, 32, data.parts[i])), static_cast<int32_t>(2 * i));
+}
+
+bool Lowering::lower_extinst(const SpirvInstruction& inst) {
+  if (inst.opcode != spv::Op::OpExtInst) return false;
+  const uint32_t set = operand_id(inst, 0);
+  const uint32_t ext = operand_id(inst, 1);
+  auto name = m_.ext_inst_sets.find(set);
+  if (name == m_.ext_inst_sets.end() || name->second != "OpenCL.std")
+    fail("extended instruction " + std::to_string(ext) + " from a set other than OpenCL.std");
+  switch (ext) {
+    case cl::Vloadn: case cl::Vstoren: case cl::Vload_half: case cl::Vload_halfn: case cl::Vstore_half:
+    case cl::Vstore_halfn: case cl::Vloada_halfn: case cl::Vstorea_halfn: case cl::Vstore_half_r:
+    case cl::Vstore_halfn_r: case cl::Vstorea_halfn_r:
+      vload_store(ext, inst);
+      return true;
+    case cl::Printf: fail("printf is not supported by the gsgpu compiler");
+    case cl::Prefetch: return true;
+    default: break;
+  }
+  std::vector<Value> args;
+  for (size_t i = 2; i < inst.operands.size(); ++i) args.push_back(value(inst.operands[i]));
+  const uint32_t scalar = scalar_of(inst.result_type);
+  const uint32_t n = component_count(inst.result_type);
+  Value r;
+  switch (ext) {
+    case cl::Length: case cl::Fast_length: case cl::Distance: case cl::Fast_distance: case cl::Normalize:
+    case cl::Fast_normalize: {
+      if (args.empty() || ((ext == cl::Distance || ext == cl::Fast_distance) && args.size() < 2)) fail(ext_name(ext) + ": missing operands");
+      std::vector<MOperand> x = args[0].parts;
+      if (ext == cl::Distance || ext == cl::Fast_distance)
+        for (size_t i = 0; i < x.size(); ++i) x[i] = MOperand::vreg(emit(Opcode::v_sub_f32, 32, args[0].parts[i], args[1].parts.at(i)));
+      MOperand sum = MOperand::vreg(emit(Opcode::v_mul_f32, 32, x[0], x[0]));
+      for (size_t i = 1; i < x.size(); ++i) sum = MOperand::vreg(emit(Opcode::v_mad_f32, 32, x[i], x[i], sum));
+      if (ext == cl::Normalize || ext == cl::Fast_normalize) {
+        const MOperand inverse = MOperand::vreg(emit(Opcode::v_rsqrt_f32, 32, sum));
+        for (const MOperand& c : x) r.parts.push_back(MOperand::vreg(emit(Opcode::v_mul_f32, 32, c, inverse)));
+      } else {
+        r.parts.push_back(MOperand::vreg(emit(Opcode::v_sqrt_f32, 32, sum)));
+      }
+      define(inst.result_id, std::move(r));
+      return true;
+    }
+    case cl::Cross: {
+      if (args.size() < 2 || args[0].parts.size() < 3 || args[1].parts.size() < 3) fail("cross needs two 3- or 4-vectors");
+      const auto& x = args[0].parts;
+      const auto& y = args[1].parts;
+      for (int i = 0; i < 3; ++i) {
+        const int j = (i + 1) % 3, k = (i + 2) % 3;
+        const MOperand p = MOperand::vreg(emit(Opcode::v_mul_f32, 32, x[k], y[j]));
+        r.parts.push_back(MOperand::vreg(emit(Opcode::v_sub_f32, 32, MOperand::vreg(emit(Opcode::v_mul_f32, 32, x[j], y[k])), p)));
+      }
+      if (n == 4) r.parts.push_back(MOperand::literal(0));
+      define(inst.result_id, std::move(r));
+      return true;
+    }
+    case cl::Bitselect: case cl::Select: {
+      if (args.size() < 3) fail(ext_name(ext) + " needs three operands");
+      const unsigned bits = reg_bits(scalar);
+      for (uint32_t i = 0; i < n; ++i) {
+        const MOperand x = args[0].parts.at(i), y = args[1].parts.at(i), c = args[2].parts.at(i);
+        if (ext == cl::Bitselect) {
+          const Opcode o_and = bits == 64 ? Opcode::v_and_b64 : Opcode::v_and_b32;
+          const Opcode o_not = bits == 64 ? Opcode::v_not_b64 : Opcode::v_not_b32;
+          const Opcode o_or = bits == 64 ? Opcode::v_or_b64 : Opcode::v_or_b32;
+          const MOperand keep = MOperand::vreg(emit(o_and, bits, x, MOperand::vreg(emit(o_not, bits, c))));
+          r.parts.push_back(MOperand::vreg(emit(o_or, bits, keep, MOperand::vreg(emit(o_and, bits, y, c)))));
+        } else {
+          // Scalar select tests c != 0; vector select tests c's most significant bit.
+          const uint32_t cond_type = scalar_of(type_of(inst.operands[4]));
+          const uint32_t cw = int_width(cond_type);
+          MOperand test;
+          if (n == 1) test = cw == 64 ? MOperand::vreg(emit(Opcode::v_cmp_ne_u64, 32, c, MOperand::literal(0)))
+                                      : MOperand::vreg(emit(Opcode::v_cmp_ne_u32, 32, c, MOperand::literal(0)));
+          else test = cw == 64 ? MOperand::vreg(emit(Opcode::v_shr_u32, 32, high_half(c), MOperand::literal(31)))
+                               : MOperand::vreg(emit(Opcode::v_shr_u32, 32, c, MOperand::literal(cw - 1)));
+          r.parts.push_back(select(test, y, x, bits));
+        }
+      }
+      define(inst.result_id, std::move(r));
+      return true;
+    }
+    default: break;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    std::vector<MOperand> per_component;
+    for (const Value& a : args) {
+      if (a.parts.empty()) fail(ext_name(ext) + ": an operand has no value");
+      per_component.push_back(a.parts.size() == 1 ? a.parts[0] : a.parts.at(i));  // scalars broadcast
+    }
+    r.parts.push_back(opencl_math(ext, scalar, per_component));
+  }
+  define(inst.result_id, std::move(r));
+  return true;
+}
+
+}  // namespace gsgpu::compiler

@@ -1,0 +1,302 @@
+// Loads, stores, address arithmetic, built-in variables, atomics and memory copies. The pointer's
+// storage class picks the ISA address space: CrossWorkgroup -> global (64-bit VA), UniformConstant
+// -> const, Workgroup -> local and Function -> private (32-bit window offsets).
+#include "gsgpu/compiler/lower.h"
+
+namespace gsgpu::compiler {
+
+using isa::MemSpace;
+using isa::Opcode;
+using spv::Op;
+
+namespace {
+
+constexpr uint32_t kMaxCopyBytes = 1u << 16;
+
+MemSpace space_of(spv::StorageClass storage) {
+  switch (storage) {
+    case spv::StorageClass::CrossWorkgroup: return MemSpace::kGlobal;
+    case spv::StorageClass::UniformConstant: return MemSpace::kConstant;
+    case spv::StorageClass::Workgroup: return MemSpace::kLocal;
+    case spv::StorageClass::Function: return MemSpace::kPrivate;
+    default: return MemSpace::kNone;
+  }
+}
+
+Opcode load_opcode(MemSpace space, uint32_t bytes) {
+  static constexpr Opcode table[4][4] = {
+      {Opcode::global_load_u8, Opcode::global_load_u16, Opcode::global_load_b32, Opcode::global_load_b64},
+      {Opcode::const_load_u8, Opcode::const_load_u16, Opcode::const_load_b32, Opcode::const_load_b64},
+      {Opcode::local_load_u8, Opcode::local_load_u16, Opcode::local_load_b32, Opcode::local_load_b64},
+      {Opcode::private_load_u8, Opcode::private_load_u16, Opcode::private_load_b32, Opcode::private_load_b64},
+  };
+  const int column = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3;
+  return table[static_cast<int>(space) - 1][column];
+}
+
+Opcode store_opcode(MemSpace space, uint32_t bytes) {
+  static constexpr Opcode table[3][4] = {
+      {Opcode::global_store_b8, Opcode::global_store_b16, Opcode::global_store_b32, Opcode::global_store_b64},
+      {Opcode::local_store_b8, Opcode::local_store_b16, Opcode::local_store_b32, Opcode::local_store_b64},
+      {Opcode::private_store_b8, Opcode::private_store_b16, Opcode::private_store_b32, Opcode::private_store_b64},
+  };
+  const int column = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3;
+  const int row = space == MemSpace::kGlobal ? 0 : space == MemSpace::kLocal ? 1 : 2;
+  return table[row][column];
+}
+
+bool is_wide_space(MemSpace space) { return space == MemSpace::kGlobal || space == MemSpace::kConstant; }
+
+isa::SpecialReg first_special(spv::BuiltIn builtin, bool* found) {
+  using S = isa::SpecialReg;
+  *found = true;
+  switch (builtin) {
+    case spv::BuiltIn::GlobalInvocationId: return S::kGlobalIdX;
+    case spv::BuiltIn::LocalInvocationId: return S::kLocalIdX;
+    case spv::BuiltIn::WorkgroupId: return S::kGroupIdX;
+    case spv::BuiltIn::WorkgroupSize: case spv::BuiltIn::EnqueuedWorkgroupSize: return S::kLocalSizeX;
+    case spv::BuiltIn::NumWorkgroups: return S::kNumGroupsX;
+    case spv::BuiltIn::GlobalSize: return S::kGlobalSizeX;
+    case spv::BuiltIn::GlobalOffset: return S::kGlobalOffsetX;
+    default: *found = false; return S::kCount;
+  }
+}
+
+}  // namespace
+
+Value Lowering::load(uint32_t pointer_type, MOperand address, uint32_t result_type, int32_t offset) {
+  const MemSpace space = space_of(type(pointer_type).storage);
+  if (space == MemSpace::kNone)
+    fail("load through a pointer in storage class " + std::to_string(static_cast<unsigned>(type(pointer_type).storage)) +
+         " (generic or other address spaces are not supported)");
+  std::vector<Leaf> layout;
+  leaves(result_type, 0, &layout);
+  const MOperand base = is_wide_space(space) ? address : low_half(address);
+  Value v;
+  for (const Leaf& leaf : layout) {
+    const uint32_t bytes = size_of(leaf.type);
+    const int64_t at = int64_t{offset} + leaf.offset;
+    if (at > isa::kMaxOffset) fail("load offset beyond the encodable range");
+    v.parts.push_back(MOperand::vreg(emit(load_opcode(space, bytes), bytes == 8 ? 64 : 32, base, {}, {}, static_cast<int32_t>(at))));
+  }
+  return v;
+}
+
+void Lowering::store(uint32_t pointer_type, MOperand address, const Value& v, uint32_t value_type, int32_t offset) {
+  const MemSpace space = space_of(type(pointer_type).storage);
+  if (space == MemSpace::kNone || space == MemSpace::kConstant)
+    fail("store through a pointer in storage class " + std::to_string(static_cast<unsigned>(type(pointer_type).storage)));
+  std::vector<Leaf> layout;
+  leaves(value_type, 0, &layout);
+  if (layout.size() != v.parts.size()) fail("stored value does not match its type");
+  const MOperand base = is_wide_space(space) ? address : low_half(address);
+  for (size_t i = 0; i < layout.size(); ++i) {
+    const uint32_t bytes = size_of(layout[i].type);
+    const int64_t at = int64_t{offset} + layout[i].offset;
+    if (at > isa::kMaxOffset) fail("store offset beyond the encodable range");
+    emit_store(store_opcode(space, bytes), base, v.parts[i], static_cast<int32_t>(at));
+  }
+}
+
+MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) {
+  const uint32_t base_id = operand_id(inst, 0);
+  const SpirvType& base_type = type(type_of(base_id));
+  if (base_type.kind != TypeKind::kPointer) fail("base is not a pointer");
+  uint32_t current = base_type.element;
+  int64_t constant_offset = 0;
+  MOperand address = value(base_id).parts.at(0);
+  auto add_index = [&](uint32_t index_id, uint32_t stride) {
+    if (auto c = m_.constants.find(index_id); c != m_.constants.end() && c->second.kind != SpirvConstant::Kind::kComposite) {
+      const SpirvType& it = type(c->second.type);
+      int64_t index = static_cast<int64_t>(c->second.bits);
+      if (it.width == 32) index = static_cast<int32_t>(c->second.bits);
+      constant_offset += index * stride;
+      return;
+    }
+    MOperand index = value(index_id).parts.at(0);
+    if (int_width(scalar_of(type_of(index_id))) != 64)
+      index = MOperand::vreg(emit(Opcode::v_sext_i64_i32, 64, sign_extend32(index, int_width(scalar_of(type_of(index_id))))));
+    address = MOperand::vreg(emit(Opcode::v_mad_u64, 64, index, MOperand::literal(stride), address));
+  };
+  size_t next = 1;
+  if (has_element) add_index(operand_id(inst, next++), size_of(current));
+  for (; next < inst.operands.size(); ++next) {
+    const SpirvType& t = type(current);
+    const uint32_t index_id = inst.operands[next];
+    if (t.kind == TypeKind::kStruct) {
+      auto c = m_.constants.find(index_id);
+      if (c == m_.constants.end()) fail("struct member index is not a constant");
+      uint32_t member_type = 0;
+      component_offset(current, static_cast<uint32_t>(c->second.bits), &member_type);
+      std::vector<Leaf> all;
+      // The member's byte offset: the first leaf of the member within the struct's layout.
+      uint32_t first_component = component_offset(current, static_cast<uint32_t>(c->second.bits), &member_type);
+      leaves(current, 0, &all);
+      if (component_count(member_type) == 0 || first_component >= all.size()) fail("empty struct member");
+      constant_offset += all[first_component].offset;
+      current = member_type;
+    } else if (t.kind == TypeKind::kArray || t.kind == TypeKind::kVector) {
+      add_index(index_id, size_of(t.element));
+      current = t.element;
+    } else {
+      fail("access chain indexes into a scalar");
+    }
+  }
+  if (constant_offset != 0) address = MOperand::vreg(emit(Opcode::v_add_u64, 64, address, constant64(static_cast<uint64_t>(constant_offset))));
+  else if (address.is_literal()) address = in_register(address, 64);
+  return address;
+}
+
+Value Lowering::load_builtin(const BuiltinRef& ref, uint32_t result_type) {
+  if (ref.builtin == spv::BuiltIn::WorkDim) return Value{{work_dim_}};
+  bool found = false;
+  const isa::SpecialReg first = first_special(ref.builtin, &found);
+  if (!found) fail("built-in variable " + std::to_string(static_cast<unsigned>(ref.builtin)) + " is not supported");
+  const uint32_t scalar = scalar_of(result_type);
+  const unsigned want_bits = reg_bits(scalar);
+  const int begin = ref.component < 0 ? 0 : ref.component;
+  const int count = ref.component < 0 ? static_cast<int>(component_count(result_type)) : 1;
+  if (begin + count > 3) fail("built-in component out of range");
+  Value v;
+  for (int c = begin; c < begin + count; ++c) {
+    const auto special = static_cast<isa::SpecialReg>(static_cast<int>(first) + c);
+    const unsigned bits = isa::special_info(special).wide ? 64 : 32;
+    MOperand r = MOperand::vreg(emit(Opcode::v_special, bits, {}, {}, {}, static_cast<int32_t>(special)));
+    if (bits == 32 && want_bits == 64) r = MOperand::vreg(emit(Opcode::v_zext_u64_u32, 64, r));
+    if (bits == 64 && want_bits == 32) r = low_half(r);
+    v.parts.push_back(r);
+  }
+  return v;
+}
+
+MOperand Lowering::atomic(const SpirvInstruction& inst) {
+  const uint32_t pointer_id = operand_id(inst, 0);
+  const SpirvType& ptr = type(type_of(pointer_id));
+  const MemSpace space = space_of(ptr.storage);
+  if (space != MemSpace::kGlobal && space != MemSpace::kLocal) fail("atomic on memory that is neither global nor local");
+  const bool wide = reg_bits(inst.result_type) == 64;
+  const bool global = space == MemSpace::kGlobal;
+  const MOperand address = global ? value(pointer_id).parts.at(0) : low_half(value(pointer_id).parts.at(0));
+  auto pick = [&](Opcode g32, Opcode g64, Opcode l32, Opcode l64) { return global ? (wide ? g64 : g32) : (wide ? l64 : l32); };
+  MOperand data, compare;
+  Opcode op;
+  switch (inst.opcode) {
+    case Op::OpAtomicIIncrement: case Op::OpAtomicIDecrement:
+      data = MOperand::literal(1);
+      op = inst.opcode == Op::OpAtomicIIncrement
+               ? pick(Opcode::global_atomic_add_u32, Opcode::global_atomic_add_u64, Opcode::local_atomic_add_u32, Opcode::local_atomic_add_u64)
+               : pick(Opcode::global_atomic_sub_u32, Opcode::global_atomic_sub_u64, Opcode::local_atomic_sub_u32, Opcode::local_atomic_sub_u64);
+      break;
+    case Op::OpAtomicCompareExchange: case Op::OpAtomicCompareExchangeWeak:
+      data = value(operand_id(inst, 4)).parts.at(0);
+      compare = value(operand_id(inst, 5)).parts.at(0);
+      op = pick(Opcode::global_atomic_cmpxchg_b32, Opcode::global_atomic_cmpxchg_b64, Opcode::local_atomic_cmpxchg_b32,
+                Opcode::local_atomic_cmpxchg_b64);
+      break;
+    default: {
+      data = value(operand_id(inst, 3)).parts.at(0);
+      switch (inst.opcode) {
+        case Op::OpAtomicExchange: case Op::OpAtomicStore:
+          op = pick(Opcode::global_atomic_xchg_b32, Opcode::global_atomic_xchg_b64, Opcode::local_atomic_xchg_b32, Opcode::local_atomic_xchg_b64); break;
+        case Op::OpAtomicIAdd: op = pick(Opcode::global_atomic_add_u32, Opcode::global_atomic_add_u64, Opcode::local_atomic_add_u32, Opcode::local_atomic_add_u64); break;
+        case Op::OpAtomicISub: op = pick(Opcode::global_atomic_sub_u32, Opcode::global_atomic_sub_u64, Opcode::local_atomic_sub_u32, Opcode::local_atomic_sub_u64); break;
+        case Op::OpAtomicSMin: op = pick(Opcode::global_atomic_min_i32, Opcode::global_atomic_min_i64, Opcode::local_atomic_min_i32, Opcode::local_atomic_min_i64); break;
+        case Op::OpAtomicSMax: op = pick(Opcode::global_atomic_max_i32, Opcode::global_atomic_max_i64, Opcode::local_atomic_max_i32, Opcode::local_atomic_max_i64); break;
+        case Op::OpAtomicUMin: op = pick(Opcode::global_atomic_min_u32, Opcode::global_atomic_min_u64, Opcode::local_atomic_min_u32, Opcode::local_atomic_min_u64); break;
+        case Op::OpAtomicUMax: op = pick(Opcode::global_atomic_max_u32, Opcode::global_atomic_max_u64, Opcode::local_atomic_max_u32, Opcode::local_atomic_max_u64); break;
+        case Op::OpAtomicAnd: op = pick(Opcode::global_atomic_and_b32, Opcode::global_atomic_and_b64, Opcode::local_atomic_and_b32, Opcode::local_atomic_and_b64); break;
+        case Op::OpAtomicOr: op = pick(Opcode::global_atomic_or_b32, Opcode::global_atomic_or_b64, Opcode::local_atomic_or_b32, Opcode::local_atomic_or_b64); break;
+        case Op::OpAtomicXor: op = pick(Opcode::global_atomic_xor_b32, Opcode::global_atomic_xor_b64, Opcode::local_atomic_xor_b32, Opcode::local_atomic_xor_b64); break;
+        default: fail("unsupported atomic");
+      }
+    }
+  }
+  return MOperand::vreg(emit(op, wide ? 64 : 32, address, data, compare));
+}
+
+void Lowering::copy_memory(const SpirvInstruction& inst) {
+  const uint32_t target_id = operand_id(inst, 0), source_id = operand_id(inst, 1);
+  const uint32_t target_type = type_of(target_id), source_type = type_of(source_id);
+  uint64_t size = 0;
+  size_t memory_operands = 2;
+  if (inst.opcode == Op::OpCopyMemorySized) {
+    auto c = m_.constants.find(operand_id(inst, 2));
+    if (c == m_.constants.end() || c->second.kind != SpirvConstant::Kind::kScalar) fail("copy size is not a constant");
+    size = c->second.bits;
+    memory_operands = 3;
+  } else {
+    size = size_of(type(target_type).element);
+  }
+  if (size > kMaxCopyBytes) fail("memory copy of " + std::to_string(size) + " bytes (at most 64 KiB)");
+  uint32_t align = 1;
+  if (inst.operands.size() > memory_operands + 1 && (inst.operands[memory_operands] & 0x2u))
+    align = inst.operands[memory_operands + 1];
+  const uint32_t unit = align >= 4 && size % 4 == 0 ? 4 : 1;
+  const MemSpace from = space_of(type(source_type).storage), to = space_of(type(target_type).storage);
+  if (from == MemSpace::kNone || to == MemSpace::kNone || to == MemSpace::kConstant) fail("memory copy between unsupported address spaces");
+  const MOperand src = value(source_id).parts.at(0), dst = value(target_id).parts.at(0);
+  const MOperand src_base = is_wide_space(from) ? in_register(src, 64) : low_half(src);
+  const MOperand dst_base = is_wide_space(to) ? in_register(dst, 64) : low_half(dst);
+  for (uint32_t at = 0; at < size; at += unit) {
+    const uint32_t word = emit(load_opcode(from, unit), 32, src_base, {}, {}, static_cast<int32_t>(at));
+    emit_store(store_opcode(to, unit), dst_base, MOperand::vreg(word), static_cast<int32_t>(at));
+  }
+}
+
+bool Lowering::lower_memory(const SpirvInstruction& inst) {
+  switch (inst.opcode) {
+    case Op::OpLoad: {
+      const uint32_t pointer = operand_id(inst, 0);
+      if (auto b = builtins_.find(pointer); b != builtins_.end()) {
+        define(inst.result_id, load_builtin(b->second, inst.result_type));
+        return true;
+      }
+      define(inst.result_id, load(type_of(pointer), value(pointer).parts.at(0), inst.result_type, 0));
+      return true;
+    }
+    case Op::OpStore: {
+      const uint32_t pointer = operand_id(inst, 0), object = operand_id(inst, 1);
+      const uint32_t pointer_type = type_of(pointer);
+      store(pointer_type, value(pointer).parts.at(0), value(object), type(pointer_type).element, 0);
+      return true;
+    }
+    case Op::OpAccessChain: case Op::OpInBoundsAccessChain: case Op::OpPtrAccessChain: case Op::OpInBoundsPtrAccessChain: {
+      const bool has_element = inst.opcode == Op::OpPtrAccessChain || inst.opcode == Op::OpInBoundsPtrAccessChain;
+      const uint32_t base = operand_id(inst, 0);
+      if (auto b = builtins_.find(base); b != builtins_.end()) {
+        // get_global_id(d) at -O0: a chain to one component of the built-in vector.
+        const size_t index_at = has_element ? 2 : 1;
+        auto c = m_.constants.find(operand_id(inst, index_at));
+        if (c == m_.constants.end() || c->second.bits > 2) fail("dynamic index into a built-in variable");
+        builtins_[inst.result_id] = BuiltinRef{b->second.builtin, static_cast<int>(c->second.bits)};
+        return true;
+      }
+      define(inst.result_id, Value{{access_chain(inst, has_element)}});
+      return true;
+    }
+    case Op::OpAtomicLoad: {
+      const uint32_t pointer = operand_id(inst, 0);
+      define(inst.result_id, load(type_of(pointer), value(pointer).parts.at(0), inst.result_type, 0));
+      return true;
+    }
+    case Op::OpAtomicStore: case Op::OpAtomicExchange: case Op::OpAtomicCompareExchange: case Op::OpAtomicCompareExchangeWeak:
+    case Op::OpAtomicIIncrement: case Op::OpAtomicIDecrement: case Op::OpAtomicIAdd: case Op::OpAtomicISub:
+    case Op::OpAtomicSMin: case Op::OpAtomicUMin: case Op::OpAtomicSMax: case Op::OpAtomicUMax: case Op::OpAtomicAnd:
+    case Op::OpAtomicOr: case Op::OpAtomicXor: {
+      if (inst.opcode == Op::OpAtomicStore) {
+        // No result: the store is an exchange whose old value nobody reads.
+        const uint32_t pointer = operand_id(inst, 0);
+        const SpirvType& ptr = type(type_of(pointer));
+        const Value v = value(operand_id(inst, 3));
+        store(type_of(pointer), value(pointer).parts.at(0), v, ptr.element, 0);
+        return true;
+      }
+      define(inst.result_id, Value{{atomic(inst)}});
+      return true;
+    }
+    case Op::OpCopyMemory: case Op::OpCopyMemorySized: copy_memory(inst); return true;
+    default: return false;
+  }
+}
+
+}  // namespace gsgpu::compiler

@@ -1,0 +1,202 @@
+// Test harness for the compiler: builds OpenCL C with the real front end, lays out the argument
+// buffer as compiler.h's ABI says, and runs kernels on gsgpu::ShaderCores over a flat GpuMemory.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gsgpu/compiler/compiler.h"
+#include "gsgpu/emu/gpu_memory.h"
+#include "gsgpu/emu/shader/shader_core.h"
+
+namespace gsgpu::compiler::testing {
+
+// One std::vector-backed mapping at a base VA, with a bump allocator.
+class FlatMemory : public GpuMemory {
+ public:
+  FlatMemory(uint64_t base, size_t size) : base_(base), bytes_(size, 0) {}
+  uint8_t* translate(uint64_t va, uint64_t size, Access access) override {
+    if (va >= base_ && size <= bytes_.size() && va - base_ <= bytes_.size() - size) return &bytes_[va - base_];
+    report_fault(MemoryFault{va, size, access});
+    return nullptr;
+  }
+  bool lookup_range(uint64_t va, Access, Range* out) override {
+    if (va < base_ || va - base_ >= bytes_.size()) return false;
+    *out = Range{base_, base_ + bytes_.size(), bytes_.data()};
+    return true;
+  }
+  void report_fault(const MemoryFault& fault) override {
+    std::lock_guard lock(mutex_);
+    faults.push_back(fault);
+  }
+  uint64_t alloc(size_t size, size_t align = 64) {
+    next_ = (next_ + align - 1) / align * align;
+    const uint64_t va = base_ + next_;
+    next_ += size;
+    EXPECT_LE(next_, bytes_.size()) << "test memory exhausted";
+    return va;
+  }
+  uint8_t* host(uint64_t va) { return &bytes_[va - base_]; }
+  template <typename T>
+  uint64_t upload(const std::vector<T>& data) {
+    const uint64_t va = alloc(data.size() * sizeof(T) + 16);
+    std::memcpy(host(va), data.data(), data.size() * sizeof(T));
+    return va;
+  }
+  template <typename T>
+  std::vector<T> download(uint64_t va, size_t count) {
+    std::vector<T> out(count);
+    std::memcpy(out.data(), host(va), count * sizeof(T));
+    return out;
+  }
+  std::vector<MemoryFault> faults;
+
+ private:
+  uint64_t base_;
+  std::vector<uint8_t> bytes_;
+  size_t next_ = 0;
+  std::mutex mutex_;
+};
+
+// A kernel argument as the test gives it.
+struct Arg {
+  enum class Kind { kBytes, kLocal } kind = Kind::kBytes;
+  std::vector<uint8_t> bytes;  // kBytes: the value (a VA for buffers)
+  uint32_t local_size = 0;     // kLocal
+  template <typename T>
+  static Arg value(T v) {
+    Arg a;
+    a.bytes.resize(sizeof(T));
+    std::memcpy(a.bytes.data(), &v, sizeof(T));
+    return a;
+  }
+  static Arg buffer(uint64_t va) { return value(va); }
+  static Arg local(uint32_t bytes) {
+    Arg a;
+    a.kind = Kind::kLocal;
+    a.local_size = bytes;
+    return a;
+  }
+};
+
+struct NDRange {
+  uint32_t dims = 1;
+  uint32_t global[3] = {1, 1, 1};
+  uint32_t local[3] = {1, 1, 1};
+  static NDRange linear(uint32_t global, uint32_t local) {
+    NDRange r;
+    r.global[0] = global;
+    r.local[0] = local;
+    return r;
+  }
+  static NDRange grid2(uint32_t gx, uint32_t gy, uint32_t lx, uint32_t ly) {
+    NDRange r;
+    r.dims = 2;
+    r.global[0] = gx;
+    r.global[1] = gy;
+    r.local[0] = lx;
+    r.local[1] = ly;
+    return r;
+  }
+};
+
+// True when clang-14 and llvm-spirv-14 are installed; otherwise the test should skip.
+inline bool have_front_end(std::string* why) {
+  const Toolchain& t = toolchain();
+  if (!t.clang.empty() && !t.llvm_spirv.empty()) return true;
+  *why = std::string("OpenCL C front end missing:") + (t.clang.empty() ? " clang-14" : "") +
+         (t.llvm_spirv.empty() ? " llvm-spirv-14" : "");
+  return false;
+}
+
+#define GSGPU_REQUIRE_FRONT_END()                                          \
+  do {                                                                     \
+    std::string why_missing;                                               \
+    if (!::gsgpu::compiler::testing::have_front_end(&why_missing)) GTEST_SKIP() << why_missing; \
+  } while (0)
+
+class ClRunner {
+ public:
+  explicit ClRunner(uint32_t warp_width = 32, size_t memory_bytes = 64 << 20)
+      : memory(0x100000, memory_bytes), cores(make_config(warp_width)) {}
+
+  // Builds and keeps the program; the test fails (with the log) when the build fails.
+  bool build(const std::string& source, const std::string& options = "", const CompileOptions& compile = {}) {
+    std::string log;
+    const BuildStatus status = build_opencl_c(source, options, &program, &log, compile);
+    EXPECT_EQ(status, BuildStatus::kSuccess) << build_status_name(status) << "\n" << log;
+    return status == BuildStatus::kSuccess;
+  }
+
+  DispatchResult run(const std::string& name, const std::vector<Arg>& args, const NDRange& range,
+                     uint64_t instruction_budget = 0) {
+    const CompiledKernel* kernel = program.find(name);
+    EXPECT_NE(kernel, nullptr) << "no kernel " << name;
+    if (kernel == nullptr) return {};
+    EXPECT_EQ(args.size(), kernel->args.size()) << "argument count";
+    DispatchParams p;
+    const uint64_t code = memory.upload(kernel->code);
+    p.code_va = code;
+    p.code_size = static_cast<uint32_t>(kernel->code.size() * 4);
+    std::vector<uint8_t> arg_buffer(std::max<uint32_t>(kernel->arg_buffer_size, 4), 0);
+    uint32_t local_top = kernel->static_local_bytes;
+    for (size_t i = 0; i < args.size() && i < kernel->args.size(); ++i) {
+      const ArgInfo& info = kernel->args[i];
+      if (args[i].kind == Arg::Kind::kLocal) {
+        const uint32_t align = std::max(info.local_alignment, 4u);
+        local_top = (local_top + align - 1) / align * align;
+        const uint64_t offset = local_top;
+        std::memcpy(&arg_buffer[info.offset], &offset, 8);
+        local_top += args[i].local_size;
+      } else {
+        EXPECT_LE(args[i].bytes.size(), info.size) << "argument " << i;
+        std::memcpy(&arg_buffer[info.offset], args[i].bytes.data(), std::min<size_t>(args[i].bytes.size(), info.size));
+      }
+    }
+    std::memcpy(&arg_buffer[kernel->work_dim_offset], &range.dims, 4);
+    if (!kernel->constant_data.empty())
+      std::memcpy(&arg_buffer[kernel->constant_data_offset], kernel->constant_data.data(), kernel->constant_data.size());
+    p.arg_va = memory.upload(arg_buffer);
+    p.arg_size = static_cast<uint32_t>(arg_buffer.size());
+    for (int d = 0; d < 3; ++d) {
+      p.group_size[d] = range.local[d];
+      p.grid_size[d] = range.global[d] / range.local[d];
+    }
+    p.local_mem_size = local_top;
+    p.private_mem_size = kernel->private_bytes;
+    p.instruction_budget = instruction_budget;
+    return cores.run(p, memory);
+  }
+
+  // Runs and expects no fault.
+  void run_ok(const std::string& name, const std::vector<Arg>& args, const NDRange& range) {
+    const DispatchResult r = run(name, args, range);
+    EXPECT_FALSE(r.fault.has_value()) << (r.fault ? std::string(shader_fault_name(r.fault->kind)) + ": " + r.fault->message
+                                                  : "")
+                                      << "\n" << assembly(name);
+  }
+
+  std::string assembly(const std::string& name) const {
+    const CompiledKernel* k = program.find(name);
+    return k ? k->assembly : "";
+  }
+
+  FlatMemory memory;
+  ShaderCores cores;
+  CompiledProgram program;
+
+ private:
+  static ShaderConfig make_config(uint32_t warp_width) {
+    ShaderConfig c;
+    c.warp_width = warp_width;
+    c.num_cores = 2;
+    c.host_threads = 2;
+    return c;
+  }
+};
+
+}  // namespace gsgpu::compiler::testing
