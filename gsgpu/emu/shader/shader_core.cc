@@ -104,8 +104,8 @@ class ShaderCores::Impl {
  public:
   explicit Impl(const ShaderConfig& config)
       : config_(config),
-        pool_(config.host_threads != 0 ? config.host_threads
-                                       : std::max(1u, std::thread::hardware_concurrency())) {}
+        pool_(std::min(kMaxHostThreads, config.host_threads != 0 ? config.host_threads
+                                                                 : std::max(1u, std::thread::hardware_concurrency()))) {}
 
   DispatchResult run(const DispatchParams& params, GpuMemory& memory) {
     std::lock_guard serialize(dispatch_mutex_);
@@ -149,7 +149,9 @@ class ShaderCores::Impl {
 
  private:
   std::optional<ShaderFault> check_params(const DispatchParams& p) const {
-    if (config_.num_cores == 0) return bad_dispatch("the shader configuration has no cores");
+    if (config_.num_cores == 0 || config_.num_cores > kMaxShaderCores)
+      return bad_dispatch("shader core count " + std::to_string(config_.num_cores) + " is not in 1.." +
+                          std::to_string(kMaxShaderCores));
     if (config_.warp_width == 0 || config_.warp_width > kMaxWarpWidth)
       return bad_dispatch("warp width " + std::to_string(config_.warp_width) + " is not in 1.." +
                           std::to_string(kMaxWarpWidth));

@@ -26,6 +26,8 @@ struct ShaderConfig {
 
 // Limits checked by run(); a dispatch beyond them ends with kBadDispatch.
 constexpr uint32_t kMaxWarpWidth = 64;
+constexpr uint32_t kMaxShaderCores = 4096;
+constexpr uint32_t kMaxHostThreads = 256;  // more requested host threads are clamped to this
 constexpr uint64_t kMaxWorkGroupSize = 1024;            // work-items per group
 constexpr uint32_t kMaxLocalMemSize = 1u << 20;         // bytes per group
 constexpr uint32_t kMaxPrivateMemSize = 64u << 10;      // bytes per work-item

@@ -2,6 +2,7 @@
 // that end early, barriers across the warps of a group, special registers.
 #include <gtest/gtest.h>
 
+#include "gsgpu/isa/encoder.h"
 #include "tests/gsgpu/isa/kernel_harness.h"
 
 namespace gsgpu::testing {
@@ -313,6 +314,66 @@ TEST(SpecialRegisters, IdsAndSizesIn3D) {
         EXPECT_EQ(rec[6], x / 4);
         EXPECT_EQ(rec[7], 2u + 3u);
       }
+}
+
+TEST(Encoder, ProgrammaticKernelRuns) {
+  // What a compiler emits without text: out[gid] = sum of 0..lane_id, a divergent loop.
+  using isa::Opcode;
+  using isa::sreg;
+  using isa::vreg;
+  isa::Encoder enc;
+  auto loop = enc.new_label(), exit = enc.new_label();
+  auto special = [&](Opcode op, uint16_t dst, isa::SpecialReg reg) {
+    isa::Instruction inst;
+    inst.opcode = op;
+    inst.dst = dst;
+    inst.imm = static_cast<int32_t>(reg);
+    enc.emit(inst);
+  };
+  special(Opcode::v_special, vreg(0), isa::SpecialReg::kLaneId);
+  enc.alu(Opcode::v_mov_b32, vreg(1), isa::kLiteralOperand, 0, 0, 0);  // i
+  enc.alu(Opcode::v_mov_b32, vreg(2), isa::kLiteralOperand, 0, 0, 0);  // sum
+  enc.bind(loop);
+  enc.alu(Opcode::v_cmp_gt_u32, vreg(3), vreg(1), vreg(0));
+  enc.branch(Opcode::v_branch_nz, vreg(3), exit, exit);
+  enc.alu(Opcode::v_add_u32, vreg(2), vreg(2), vreg(1));
+  enc.alu(Opcode::v_add_u32, vreg(1), vreg(1), isa::kLiteralOperand, 0, 1);
+  enc.branch(Opcode::s_jump, 0, loop);
+  enc.bind(exit);
+  special(Opcode::s_special, sreg(0), isa::SpecialReg::kArgPtr);
+  isa::Instruction load;
+  load.opcode = Opcode::s_load_b64;
+  load.dst = sreg(2);
+  load.src[0] = sreg(0);
+  enc.emit(load);
+  special(Opcode::v_special, vreg(4), isa::SpecialReg::kGlobalIdX);
+  enc.alu(Opcode::v_shl_b64, vreg(4), vreg(4), isa::kLiteralOperand, 0, 2);
+  enc.alu(Opcode::v_add_u64, vreg(4), vreg(4), sreg(2));
+  isa::Instruction store;
+  store.opcode = Opcode::global_store_b32;
+  store.src[0] = vreg(4);
+  store.src[1] = vreg(2);
+  enc.emit(store);
+  isa::Instruction end;
+  end.opcode = Opcode::s_end;
+  enc.emit(end);
+  std::vector<uint32_t> words;
+  std::string error;
+  ASSERT_TRUE(enc.finish(&words, &error)) << error;
+
+  FlatMemory memory(0x40000, 1 << 20);
+  ShaderCores cores(ShaderConfig{2, 32, 2});
+  DispatchParams p = linear_dispatch(2, 64);
+  p.code_va = memory.upload(words);
+  p.code_size = static_cast<uint32_t>(words.size() * 4);
+  const uint64_t out = memory.alloc(128 * 4);
+  set_args(memory, {out}, &p);
+  run_ok(cores, memory, p);
+  auto got = memory.download<uint32_t>(out, 128);
+  for (uint32_t i = 0; i < 128; ++i) {
+    const uint32_t lane = i % 32;
+    EXPECT_EQ(got[i], lane * (lane + 1) / 2) << i;
+  }
 }
 
 }  // namespace
