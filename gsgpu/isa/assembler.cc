@@ -19,6 +19,12 @@ struct Token {
   size_t column = 0;
 };
 
+// Where a label was first referenced, to report it if it is never defined.
+struct LabelUse {
+  size_t line = 0;
+  size_t column = 0;
+};
+
 struct AssemblyError {
   size_t column;
   std::string message;
@@ -142,7 +148,7 @@ std::optional<std::pair<uint16_t, unsigned>> parse_register(std::string_view tex
 class LineAssembler {
  public:
   LineAssembler(Encoder* encoder, std::map<std::string, Encoder::Label, std::less<>>* labels,
-                std::map<std::string, Token, std::less<>>* first_use)
+                std::map<std::string, LabelUse, std::less<>>* first_use)
       : encoder_(encoder), labels_(labels), first_use_(first_use) {}
 
   // Assembles one instruction or directive; throws nothing, returns an error when it fails.
@@ -301,13 +307,13 @@ class LineAssembler {
     if (it != labels_->end()) return it->second;
     Encoder::Label label = encoder_->new_label();
     labels_->emplace(std::string(use.text), label);
-    first_use_->emplace(std::string(use.text), Token{use.text, use.column + line_ * 100000});
+    first_use_->emplace(std::string(use.text), LabelUse{line_, use.column});
     return label;
   }
 
   Encoder* encoder_;
   std::map<std::string, Encoder::Label, std::less<>>* labels_;
-  std::map<std::string, Token, std::less<>>* first_use_;
+  std::map<std::string, LabelUse, std::less<>>* first_use_;
   Instruction inst_;
   std::optional<uint32_t> literal_;
   Encoder::Label target_label_, reconverge_label_;
@@ -323,7 +329,7 @@ std::string located(size_t line, size_t column, const std::string& message) {
 bool assemble(std::string_view source, std::vector<uint32_t>* words, std::string* error) {
   Encoder encoder;
   std::map<std::string, Encoder::Label, std::less<>> labels;
-  std::map<std::string, Token, std::less<>> first_use;  // column field packs line * 100000 + column
+  std::map<std::string, LabelUse, std::less<>> first_use;
   std::map<std::string, bool, std::less<>> defined;
   LineAssembler assembler(&encoder, &labels, &first_use);
   auto fail = [&](size_t line, size_t column, const std::string& message) {
@@ -371,7 +377,7 @@ bool assemble(std::string_view source, std::vector<uint32_t>* words, std::string
   }
   for (const auto& [name, use] : first_use) {
     if (!defined.count(name))
-      return fail(use.column / 100000, use.column % 100000, "label '" + name + "' is never defined");
+      return fail(use.line, use.column, "label '" + name + "' is never defined");
   }
   std::string reason;
   if (!encoder.finish(words, &reason)) return fail(line_number, 1, reason);
