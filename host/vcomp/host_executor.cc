@@ -113,12 +113,14 @@ std::unique_ptr<Executor> make_host_executor(std::string* error) {
 }  // namespace
 
 Executor* host_executor(std::string* error) {
+  // Immortal on purpose: contexts owned by static objects (the in-process renderer) release
+  // their host objects during exit, after function-local statics would have been destroyed.
   static std::once_flag once;
-  static std::unique_ptr<Executor> executor;
-  static std::string init_error;
-  std::call_once(once, [] { executor = make_host_executor(&init_error); });
-  if (!executor && error) *error = init_error;
-  return executor.get();
+  static Executor* executor = nullptr;
+  static std::string* init_error = new std::string;
+  std::call_once(once, [] { executor = make_host_executor(init_error).release(); });
+  if (!executor && error) *error = *init_error;
+  return executor;
 }
 
 Executor* default_executor(std::string* error) {

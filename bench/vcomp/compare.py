@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Runs bench_opencl directly on the host platform and through gsvirt (inproc, vtest) in one go
+and prints every gsvirt figure against the direct one.
+
+  bench/vcomp/compare.py BUILD_DIR [--filter REGEX]
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def run(binary, env, flt):
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        cmd = [binary, f"--benchmark_out={out.name}", "--benchmark_out_format=json"]
+        if flt:
+            cmd.append(f"--benchmark_filter={flt}")
+        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
+        data = json.load(open(out.name))
+    return {b["name"]: b for b in data["benchmarks"]}, data["context"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--filter", default="")
+    a = ap.parse_args()
+    binary = os.path.join(a.build, "bench/vcomp/bench_opencl")
+    gsvirt = os.path.join(a.build, "tools/gsvirt/gsvirt")
+    base = dict(os.environ)
+    base.pop("OCL_ICD_VENDORS", None)
+    direct, ctx = run(binary, base, a.filter)
+    results = {"direct": direct}
+    for transport in ("inproc", "vtest"):
+        # gsvirt run sets up the loader and, for vtest, a server; the benchmark is its app.
+        with tempfile.NamedTemporaryFile(suffix=".json") as out:
+            cmd = [gsvirt, "run", "--transport", transport, "--", binary,
+                   f"--benchmark_out={out.name}", "--benchmark_out_format=json"]
+            if a.filter:
+                cmd.append(f"--benchmark_filter={a.filter}")
+            subprocess.run(cmd, env=base, check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            results[transport] = {b["name"]: b for b in json.load(open(out.name))["benchmarks"]}
+    print(f"machine: {ctx.get('host_name')} {ctx.get('num_cpus')} cpus @ {ctx.get('mhz_per_cpu')} MHz")
+    print(f"{'benchmark':36} {'direct':>14} {'inproc':>14} {'vtest':>14}   inproc/direct  vtest/direct")
+    for name, d in direct.items():
+        row = [name]
+        vals = []
+        for key in ("direct", "inproc", "vtest"):
+            b = results[key].get(name)
+            if not b or b.get("error_occurred"):
+                vals.append(None)
+                continue
+            if "bytes_per_second" in b:
+                vals.append(("GB/s", b["bytes_per_second"] / 1e9))
+            else:
+                vals.append(("us", b["real_time"] / 1e3 if b["time_unit"] == "ns" else b["real_time"]))
+        cells = [f"{v[1]:10.3f} {v[0]:>3}" if v else f"{'n/a':>14}" for v in vals]
+        ratios = []
+        for v in vals[1:]:
+            if v and vals[0] and vals[0][1]:
+                ratios.append(f"{v[1] / vals[0][1]:13.2f}x")
+            else:
+                ratios.append(f"{'n/a':>14}")
+        print(f"{name:36} {' '.join(cells)}  {' '.join(ratios)}")
+    memcpy = direct.get("BM_Bulk_Memcpy64MiB")
+    if memcpy:
+        for key in ("inproc", "vtest"):
+            b = results[key].get("BM_Bulk_WriteRead64MiB")
+            if b and "bytes_per_second" in b:
+                print(f"64 MiB write+read over {key}: {100 * b['bytes_per_second'] / memcpy['bytes_per_second']:.0f}% of memcpy bandwidth")
+
+
+if __name__ == "__main__":
+    main()
