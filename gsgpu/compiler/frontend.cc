@@ -179,23 +179,41 @@ BuildStatus compile_opencl_c(std::string_view source, std::string_view options, 
     *log = "cannot write the program source to " + source_path + "\n";
     return BuildStatus::kInternalError;
   }
-  std::vector<std::string> clang = {tools.clang, "-c", "-x", "cl", "-target", "spir64", "-emit-llvm",
-                                    "-Xclang", "-finclude-default-header", "-fno-color-diagnostics"};
-  clang.insert(clang.end(), option_args.begin(), option_args.end());
-  clang.insert(clang.end(), {source_path, "-o", bitcode_path});
-  ToolRun front = run_tool(clang, dir.file("clang.log"));
-  // clang names the temporary file in its messages; the program has no name of its own.
-  std::string diagnostics = front.output;
-  for (size_t at = diagnostics.find(source_path); at != std::string::npos; at = diagnostics.find(source_path, at))
-    diagnostics.replace(at, source_path.size(), "<program source>");
-  *log = diagnostics;
-  if (!front.started || front.exit_code != 0) return BuildStatus::kCompileError;
-
-  ToolRun translate = run_tool({tools.llvm_spirv, bitcode_path, "-o", spirv_path}, dir.file("llvm-spirv.log"));
-  *log += translate.output;
-  if (!translate.started || translate.exit_code != 0) {
-    *log += "llvm-spirv could not translate the program to SPIR-V\n";
-    return BuildStatus::kCompileError;
+  // llvm-spirv-14 cannot translate integers of odd widths, which some optimisations create
+  // (IndVarSimplify's exit values become i33; InstCombine shrinks switch conditions to i3). The
+  // first option keeps the former away; for the rest the program is rebuilt without optimisation.
+  auto translate = [&](bool optimise) {
+    std::vector<std::string> clang = {tools.clang, "-c", "-x", "cl", "-target", "spir64", "-emit-llvm",
+                                      "-Xclang", "-finclude-default-header", "-fno-color-diagnostics",
+                                      "-mllvm", "-replexitval=never"};
+    clang.insert(clang.end(), option_args.begin(), option_args.end());
+    if (!optimise) clang.push_back("-O0");  // the last -O wins
+    clang.insert(clang.end(), {source_path, "-o", bitcode_path});
+    ToolRun front = run_tool(clang, dir.file("clang.log"));
+    // clang names the temporary file in its messages; the program has no name of its own.
+    std::string diagnostics = front.output;
+    for (size_t at = diagnostics.find(source_path); at != std::string::npos; at = diagnostics.find(source_path, at))
+      diagnostics.replace(at, source_path.size(), "<program source>");
+    *log = diagnostics;
+    if (!front.started || front.exit_code != 0) return BuildStatus::kCompileError;
+    ToolRun spirv_run = run_tool({tools.llvm_spirv, bitcode_path, "-o", spirv_path}, dir.file("llvm-spirv.log"));
+    *log += spirv_run.output;
+    if (!spirv_run.started || spirv_run.exit_code != 0) {
+      *log += "llvm-spirv could not translate the program to SPIR-V\n";
+      return BuildStatus::kInternalError;
+    }
+    return BuildStatus::kSuccess;
+  };
+  BuildStatus status = translate(true);
+  if (status == BuildStatus::kCompileError) return status;
+  if (status != BuildStatus::kSuccess) {
+    const std::string first_log = *log;
+    status = translate(false);
+    if (status != BuildStatus::kSuccess) {
+      *log = first_log + *log;
+      return BuildStatus::kCompileError;
+    }
+    *log = "note: llvm-spirv-14 rejected the optimised program; it was built without optimisation\n" + *log;
   }
   std::string bytes;
   if (!read_file(spirv_path, &bytes) || bytes.empty() || bytes.size() % 4 != 0) {
