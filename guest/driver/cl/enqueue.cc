@@ -31,6 +31,34 @@ cl_int check_mem(const char* api, cl_command_queue queue, cl_mem mem, bool want_
   return CL_SUCCESS;
 }
 
+// CL_MEM_HOST_* flags forbid the host (the app) from reading or writing an object.
+cl_int check_host_access(const char* api, cl_mem mem, bool writing) {
+  cl_mem_flags forbidden = writing ? (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)
+                                   : (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS);
+  if (mem->flags & forbidden) return refuse(api, "the object's CL_MEM_HOST_* flags forbid this access", CL_INVALID_OPERATION);
+  return CL_SUCCESS;
+}
+
+// The image's extent in each dimension of origin/region (width; height or array size; depth or
+// array size), and the rule that unused dimensions have origin 0 and region 1.
+cl_int check_image_bounds(const char* api, cl_mem image, const size_t origin[3], const size_t region[3]) {
+  const cl_image_desc& d = image->desc;
+  size_t extent[3] = {d.image_width, 1, 1};
+  switch (image->type) {
+    case CL_MEM_OBJECT_IMAGE1D_ARRAY: extent[1] = d.image_array_size; break;
+    case CL_MEM_OBJECT_IMAGE2D: extent[1] = d.image_height; break;
+    case CL_MEM_OBJECT_IMAGE2D_ARRAY: extent[1] = d.image_height; extent[2] = d.image_array_size; break;
+    case CL_MEM_OBJECT_IMAGE3D: extent[1] = d.image_height; extent[2] = d.image_depth; break;
+    default: break;
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (region[i] == 0) return refuse(api, "region has a 0", CL_INVALID_VALUE);
+    if (origin[i] > extent[i] || region[i] > extent[i] - origin[i])
+      return refuse(api, "origin/region outside the image", CL_INVALID_VALUE);
+  }
+  return CL_SUCCESS;
+}
+
 cl_int check_buffer_range(const char* api, cl_mem buffer, size_t offset, size_t size) {
   if (size == 0 || offset > buffer->size || size > buffer->size - offset)
     return refuse(api, "offset/size outside the buffer", CL_INVALID_VALUE);
@@ -75,10 +103,10 @@ RectLayout app_image_layout(cl_mem image, const size_t region[3], size_t row_pit
   return layout;
 }
 
-cl_int check_image_region(const char* api, const size_t origin[3], const size_t region[3], const void* ptr) {
+cl_int check_image_region(const char* api, cl_mem image, const size_t origin[3], const size_t region[3],
+                          const void* ptr) {
   if (!origin || !region || !ptr) return refuse(api, "origin, region or ptr is NULL", CL_INVALID_VALUE);
-  if (region[0] == 0 || region[1] == 0 || region[2] == 0) return refuse(api, "region has a 0", CL_INVALID_VALUE);
-  return CL_SUCCESS;
+  return check_image_bounds(api, image, origin, region);
 }
 
 // Uploads `size` bytes into a new host buffer of the queue's context; returns its guest id (0 on
@@ -275,6 +303,7 @@ cl_int gsvirt_clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool
   cl_int err = begin_enqueue(api, queue, num_events, wait_list, event, &common);
   if (err == CL_SUCCESS) err = check_mem(api, queue, buffer, true, "buffer");
   if (err == CL_SUCCESS) err = check_buffer_range(api, buffer, offset, size);
+  if (err == CL_SUCCESS) err = check_host_access(api, buffer, false);
   if (err != CL_SUCCESS) return err;
   if (!ptr) return refuse(api, "ptr is NULL", CL_INVALID_VALUE);
   err = read_buffer_bytes(api, common, queue, buffer, offset, size, ptr);
@@ -291,6 +320,7 @@ cl_int gsvirt_clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_boo
   cl_int err = begin_enqueue(api, queue, num_events, wait_list, event, &common);
   if (err == CL_SUCCESS) err = check_mem(api, queue, buffer, true, "buffer");
   if (err == CL_SUCCESS) err = check_buffer_range(api, buffer, offset, size);
+  if (err == CL_SUCCESS) err = check_host_access(api, buffer, true);
   if (err != CL_SUCCESS) return err;
   if (!ptr) return refuse(api, "ptr is NULL", CL_INVALID_VALUE);
   err = write_buffer_bytes(api, common, queue, buffer, offset, size, ptr);
@@ -309,6 +339,7 @@ cl_int gsvirt_clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_
   cl_int err = begin_enqueue(api, queue, num_events, wait_list, event, &common);
   if (err == CL_SUCCESS) err = check_mem(api, queue, buffer, true, "buffer");
   if (err == CL_SUCCESS) err = check_buffer_rect(api, buffer, buffer_origin, region, buffer_row_pitch, buffer_slice_pitch);
+  if (err == CL_SUCCESS) err = check_host_access(api, buffer, false);
   if (err != CL_SUCCESS) return err;
   if (!ptr || !host_origin) return refuse(api, "ptr or host_origin is NULL", CL_INVALID_VALUE);
   if (host_row_pitch && host_row_pitch < region[0]) return refuse(api, "host_row_pitch", CL_INVALID_VALUE);
@@ -348,6 +379,7 @@ cl_int gsvirt_clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl
   cl_int err = begin_enqueue(api, queue, num_events, wait_list, event, &common);
   if (err == CL_SUCCESS) err = check_mem(api, queue, buffer, true, "buffer");
   if (err == CL_SUCCESS) err = check_buffer_rect(api, buffer, buffer_origin, region, buffer_row_pitch, buffer_slice_pitch);
+  if (err == CL_SUCCESS) err = check_host_access(api, buffer, true);
   if (err != CL_SUCCESS) return err;
   if (!ptr || !host_origin) return refuse(api, "ptr or host_origin is NULL", CL_INVALID_VALUE);
   if (host_row_pitch && host_row_pitch < region[0]) return refuse(api, "host_row_pitch", CL_INVALID_VALUE);
@@ -465,7 +497,8 @@ cl_int gsvirt_clEnqueueReadImage(cl_command_queue queue, cl_mem image, cl_bool, 
   EnqueueCommon common;
   cl_int err = begin_enqueue(api, queue, num_events, wait_list, event, &common);
   if (err == CL_SUCCESS) err = check_mem(api, queue, image, false, "image");
-  if (err == CL_SUCCESS) err = check_image_region(api, origin, region, ptr);
+  if (err == CL_SUCCESS) err = check_image_region(api, image, origin, region, ptr);
+  if (err == CL_SUCCESS) err = check_host_access(api, image, false);
   if (err != CL_SUCCESS) return err;
   size_t row_bytes = region[0] * image->element_size;
   std::vector<uint8_t> packed(row_bytes * region[1] * region[2]);
@@ -486,7 +519,8 @@ cl_int gsvirt_clEnqueueWriteImage(cl_command_queue queue, cl_mem image, cl_bool,
   EnqueueCommon common;
   cl_int err = begin_enqueue(api, queue, num_events, wait_list, event, &common);
   if (err == CL_SUCCESS) err = check_mem(api, queue, image, false, "image");
-  if (err == CL_SUCCESS) err = check_image_region(api, origin, region, ptr);
+  if (err == CL_SUCCESS) err = check_image_region(api, image, origin, region, ptr);
+  if (err == CL_SUCCESS) err = check_host_access(api, image, true);
   if (err != CL_SUCCESS) return err;
   size_t row_bytes = region[0] * image->element_size;
   std::vector<uint8_t> packed(row_bytes * region[1] * region[2]);
@@ -510,6 +544,9 @@ cl_int gsvirt_clEnqueueCopyImage(cl_command_queue queue, cl_mem src_image, cl_me
   if (err == CL_SUCCESS) err = check_mem(api, queue, dst_image, false, "dst_image");
   if (err != CL_SUCCESS) return err;
   if (!src_origin || !dst_origin || !region) return refuse(api, "origin or region is NULL", CL_INVALID_VALUE);
+  err = check_image_bounds(api, src_image, src_origin, region);
+  if (err == CL_SUCCESS) err = check_image_bounds(api, dst_image, dst_origin, region);
+  if (err != CL_SUCCESS) return err;
   if (std::memcmp(&src_image->format, &dst_image->format, sizeof(cl_image_format)) != 0)
     return refuse(api, "formats differ", CL_IMAGE_FORMAT_MISMATCH);
   Triple so = triple(src_origin), dso = triple(dst_origin), r = triple(region);
@@ -531,7 +568,7 @@ cl_int gsvirt_clEnqueueFillImage(cl_command_queue queue, cl_mem image, const voi
   EnqueueCommon common;
   cl_int err = begin_enqueue(api, queue, num_events, wait_list, event, &common);
   if (err == CL_SUCCESS) err = check_mem(api, queue, image, false, "image");
-  if (err == CL_SUCCESS) err = check_image_region(api, origin, region, fill_color);
+  if (err == CL_SUCCESS) err = check_image_region(api, image, origin, region, fill_color);
   if (err != CL_SUCCESS) return err;
   Triple o = triple(origin), r = triple(region);
   err = common.connection->send_batched(api, [&](WireWriter& w, bool want) {
@@ -555,6 +592,8 @@ cl_int gsvirt_clEnqueueCopyImageToBuffer(cl_command_queue queue, cl_mem src_imag
   if (err == CL_SUCCESS) err = check_mem(api, queue, dst_buffer, true, "dst_buffer");
   if (err != CL_SUCCESS) return err;
   if (!src_origin || !region) return refuse(api, "src_origin or region is NULL", CL_INVALID_VALUE);
+  err = check_image_bounds(api, src_image, src_origin, region);
+  if (err != CL_SUCCESS) return err;
   size_t bytes = region[0] * region[1] * region[2] * src_image->element_size;
   err = check_buffer_range(api, dst_buffer, dst_offset, bytes);
   if (err != CL_SUCCESS) return err;
@@ -580,6 +619,8 @@ cl_int gsvirt_clEnqueueCopyBufferToImage(cl_command_queue queue, cl_mem src_buff
   if (err == CL_SUCCESS) err = check_mem(api, queue, dst_image, false, "dst_image");
   if (err != CL_SUCCESS) return err;
   if (!dst_origin || !region) return refuse(api, "dst_origin or region is NULL", CL_INVALID_VALUE);
+  err = check_image_bounds(api, dst_image, dst_origin, region);
+  if (err != CL_SUCCESS) return err;
   size_t bytes = region[0] * region[1] * region[2] * dst_image->element_size;
   err = check_buffer_range(api, src_buffer, src_offset, bytes);
   if (err != CL_SUCCESS) return err;

@@ -120,12 +120,20 @@ struct _cl_program : gsvirt::icd::ObjectBase {
   std::string source;  // answered locally for CL_PROGRAM_SOURCE
 };
 
+// What clGetKernelArgInfo told about one argument (when the host had the information).
+struct KernelArgInfo {
+  bool known = false;
+  cl_kernel_arg_address_qualifier address = CL_KERNEL_ARG_ADDRESS_PRIVATE;
+  std::string type_name;
+};
+
 struct _cl_kernel : gsvirt::icd::ObjectBase {
   _cl_kernel() : ObjectBase(gsvirt::icd::Kind::kKernel) {}
   cl_program program = nullptr;
   cl_uint num_args = 0;
   bool num_args_known = false;
   std::vector<bool> args_set;  // lets clEnqueueNDRangeKernel report CL_INVALID_KERNEL_ARGS itself
+  std::vector<KernelArgInfo> arg_info;  // lets clSetKernelArg report argument errors itself
 };
 
 struct EventCallback {

@@ -51,6 +51,78 @@ KernelArgWire classify_kernel_arg(size_t arg_size, const void* arg_value) {
   return wire;
 }
 
+size_t scalar_type_size(std::string_view name) {
+  static const std::pair<std::string_view, size_t> kBases[] = {
+      {"uchar", 1}, {"char", 1}, {"bool", 1}, {"ushort", 2}, {"short", 2}, {"half", 2}, {"uint", 4},
+      {"int", 4},   {"float", 4}, {"ulong", 8}, {"long", 8}, {"double", 8}};
+  for (auto [base, size] : kBases) {
+    if (name.substr(0, base.size()) != base) continue;
+    std::string_view width = name.substr(base.size());
+    if (width.empty()) return size;
+    if (width == "2") return size * 2;
+    if (width == "3" || width == "4") return size * 4;  // 3-component vectors occupy four
+    if (width == "8") return size * 8;
+    if (width == "16") return size * 16;
+    return 0;
+  }
+  return 0;
+}
+
+cl_int check_kernel_arg(const KernelArgInfo& info, size_t arg_size, const void* arg_value) {
+  if (!info.known) return CL_SUCCESS;
+  void* handle = nullptr;
+  if (arg_value && arg_size == sizeof handle) std::memcpy(&handle, arg_value, sizeof handle);
+  switch (info.address) {
+    case CL_KERNEL_ARG_ADDRESS_LOCAL:
+      if (arg_value) return CL_INVALID_ARG_VALUE;
+      if (arg_size == 0) return CL_INVALID_ARG_SIZE;
+      return CL_SUCCESS;
+    case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+    case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+      if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
+      if (handle && !is_live(handle, Kind::kMem)) return CL_INVALID_MEM_OBJECT;
+      return CL_SUCCESS;
+    default:
+      break;
+  }
+  if (info.type_name == "sampler_t") {
+    if (arg_size != sizeof(cl_sampler)) return CL_INVALID_ARG_SIZE;
+    if (!handle || !is_live(handle, Kind::kSampler)) return CL_INVALID_SAMPLER;
+    return CL_SUCCESS;
+  }
+  if (info.type_name.rfind("image", 0) == 0) {
+    if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
+    if (!handle || !is_live(handle, Kind::kMem)) return CL_INVALID_MEM_OBJECT;
+    return CL_SUCCESS;
+  }
+  if (!arg_value) return CL_INVALID_ARG_VALUE;
+  size_t expected = scalar_type_size(info.type_name);
+  if (expected && arg_size != expected) return CL_INVALID_ARG_SIZE;
+  return CL_SUCCESS;
+}
+
+// Address qualifier and type name of each argument, when the host can tell (PoCL always can;
+// others may need -cl-kernel-arg-info). Unknown arguments are validated by the host.
+void fetch_kernel_arg_info(const char* api, cl_kernel kernel) {
+  kernel->arg_info.assign(kernel->num_args, {});
+  for (cl_uint i = 0; i < kernel->num_args; ++i) {
+    auto& info = kernel->arg_info[i];
+    auto ask = [&](cl_kernel_arg_info param, size_t size, void* value, size_t* size_ret) {
+      return forward_info(
+          api, size, value, size_ret,
+          [&](WireWriter& w, bool want, const proto::DataOut& out) {
+            proto::encode_clGetKernelArgInfo(w, want, kernel->guest_id, i, param, out);
+          },
+          proto::decode_reply_clGetKernelArgInfo);
+    };
+    if (ask(CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof info.address, &info.address, nullptr) != CL_SUCCESS) return;
+    char type_name[256] = {};
+    if (ask(CL_KERNEL_ARG_TYPE_NAME, sizeof type_name - 1, type_name, nullptr) != CL_SUCCESS) return;
+    info.type_name = type_name;
+    info.known = true;
+  }
+}
+
 // CL_KERNEL_NUM_ARGS, asked once, so that a bad index or unset arguments are reported by the
 // call itself rather than later as a deferred error.
 cl_int ensure_kernel_arg_count(const char* api, cl_kernel kernel) {
@@ -66,6 +138,7 @@ cl_int ensure_kernel_arg_count(const char* api, cl_kernel kernel) {
   kernel->num_args = num_args;
   kernel->num_args_known = true;
   kernel->args_set.assign(num_args, false);
+  fetch_kernel_arg_info(api, kernel);
   return CL_SUCCESS;
 }
 
@@ -142,6 +215,8 @@ cl_int gsvirt_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_siz
   cl_int err = ensure_kernel_arg_count(api, kernel);
   if (err != CL_SUCCESS) return err;
   if (arg_index >= kernel->num_args) return refuse(api, "arg_index", CL_INVALID_ARG_INDEX);
+  err = check_kernel_arg(kernel->arg_info[arg_index], arg_size, arg_value);
+  if (err != CL_SUCCESS) return refuse(api, "arg_size/arg_value do not fit the argument", err);
   KernelArgWire wire = classify_kernel_arg(arg_size, arg_value);
   if (wire.kind == KernelArgKind::kMem && wire.object) {
     // A buffer of another context is refused here rather than deferred.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "guest/driver/cl/icd.h"
 
@@ -31,6 +32,11 @@ KernelArgWire classify_kernel_arg(size_t arg_size, const void* arg_value);
 namespace gsvirt::icd {
 // CL_KERNEL_NUM_ARGS, asked from the host once per kernel.
 cl_int ensure_kernel_arg_count(const char* api, cl_kernel kernel);
+// The error clSetKernelArg must report for (arg_size, arg_value) given what is known about the
+// argument, or CL_SUCCESS (also when nothing is known: the host will judge, deferred).
+cl_int check_kernel_arg(const KernelArgInfo& info, size_t arg_size, const void* arg_value);
+// Bytes of an OpenCL C scalar or vector type name ("float4", "uchar"), 0 when not one of those.
+size_t scalar_type_size(std::string_view type_name);
 // Every argument has been set (clEnqueueNDRangeKernel's CL_INVALID_KERNEL_ARGS).
 bool kernel_args_complete(cl_kernel kernel);
 }  // namespace gsvirt::icd
