@@ -201,6 +201,20 @@ bool Lowering::lower_arith(const SpirvInstruction& inst) {
       define(inst.result_id, std::move(r));
       return true;
     }
+    case Op::OpBitCount: {
+      const uint32_t source = operand_id(inst, 0);
+      const Value a = value(source);
+      const uint32_t from_width = int_width(scalar_of(type_of(source)));
+      const uint32_t to_width = int_width(scalar_of(inst.result_type));
+      Value r;
+      for (const MOperand& p : a.parts) {
+        MOperand count = MOperand::vreg(emit(from_width == 64 ? Opcode::v_popcnt_b64 : Opcode::v_popcnt_b32, 32, p));
+        if (to_width == 64) count = MOperand::vreg(emit(Opcode::v_zext_u64_u32, 64, count));
+        r.parts.push_back(count);
+      }
+      define(inst.result_id, std::move(r));
+      return true;
+    }
     case Op::OpLogicalAnd: case Op::OpLogicalOr: {
       const Value a = value(operand_id(inst, 0)), b = value(operand_id(inst, 1));
       Value r;

@@ -1,1 +1,273 @@
-#include <gtest/gtest.h>
+// Data types and memory: 64-bit integer math, char/short loads and stores (signed and unsigned),
+// float4 arithmetic and vload/vstore, atomics from many work-groups on global and local memory,
+// __constant tables, private arrays, by-value structs, integer and math built-ins.
+#include <cmath>
+
+#include "tests/gsgpu/compiler/cl_harness.h"
+
+namespace gsgpu::compiler::testing {
+namespace {
+
+TEST(Types, SixtyFourBitIntegerMath) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void wide(__global const ulong* in, __global ulong* out, __global long* sout) {
+      size_t i = get_global_id(0);
+      ulong x = in[i];
+      ulong h = x * 0x9E3779B97F4A7C15UL;
+      h ^= h >> 29;
+      h += (x << 7) | (x >> 57);
+      out[i * 4 + 0] = h;
+      out[i * 4 + 1] = x / 7 + x % 13;
+      out[i * 4 + 2] = mul_hi(x, 0x123456789ABCDEFUL);
+      out[i * 4 + 3] = (ulong)clz(x) + popcount(x);
+      long s = (long)x - (long)0x4000000000000000L;
+      sout[i * 2 + 0] = s / -3;
+      sout[i * 2 + 1] = s >> 5;
+    })"));
+  const int n = 64;
+  std::vector<uint64_t> in(n);
+  for (int i = 0; i < n; ++i) in[i] = 0x0123456789abcdefull * (i + 1) ^ (uint64_t(i) << 40);
+  const uint64_t vi = cl.memory.upload(in), vo = cl.memory.upload(std::vector<uint64_t>(n * 4)),
+                 vs = cl.memory.upload(std::vector<int64_t>(n * 2));
+  cl.run_ok("wide", {Arg::buffer(vi), Arg::buffer(vo), Arg::buffer(vs)}, NDRange::linear(n, 32));
+  const auto out = cl.memory.download<uint64_t>(vo, n * 4);
+  const auto sout = cl.memory.download<int64_t>(vs, n * 2);
+  for (int i = 0; i < n; ++i) {
+    const uint64_t x = in[i];
+    uint64_t h = x * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    h += (x << 7) | (x >> 57);
+    EXPECT_EQ(out[i * 4 + 0], h) << i;
+    EXPECT_EQ(out[i * 4 + 1], x / 7 + x % 13) << i;
+    EXPECT_EQ(out[i * 4 + 2], static_cast<uint64_t>((static_cast<unsigned __int128>(x) * 0x123456789ABCDEFull) >> 64)) << i;
+    EXPECT_EQ(out[i * 4 + 3], static_cast<uint64_t>(__builtin_clzll(x) + __builtin_popcountll(x))) << i;
+    const int64_t s = static_cast<int64_t>(x) - 0x4000000000000000ll;
+    EXPECT_EQ(sout[i * 2 + 0], s / -3) << i;
+    EXPECT_EQ(sout[i * 2 + 1], s >> 5) << i;
+  }
+}
+
+TEST(Types, CharAndShortLoadsAndStores) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void narrow(__global const char* c, __global const uchar* uc, __global const short* s,
+                         __global short* out_s, __global char* out_c, __global int* out_i) {
+      int i = get_global_id(0);
+      char a = c[i];
+      uchar b = uc[i];
+      short d = s[i];
+      out_s[i] = (short)(d * 3 - a);
+      out_c[i] = (char)(a + b);           // wraps at 8 bits
+      out_i[i] = (a >> 2) + (b >> 2) + (d / 5) + (a < 0 ? 1000 : 0);
+    })"));
+  const int n = 256;
+  std::vector<int8_t> c(n);
+  std::vector<uint8_t> uc(n);
+  std::vector<int16_t> s(n);
+  for (int i = 0; i < n; ++i) {
+    c[i] = static_cast<int8_t>(i * 37);
+    uc[i] = static_cast<uint8_t>(255 - i);
+    s[i] = static_cast<int16_t>(i * 301 - 30000);
+  }
+  const uint64_t vc = cl.memory.upload(c), vuc = cl.memory.upload(uc), vs = cl.memory.upload(s);
+  const uint64_t os = cl.memory.upload(std::vector<int16_t>(n + 8, 0x5555)), oc = cl.memory.upload(std::vector<int8_t>(n + 8, 0x55)),
+                 oi = cl.memory.upload(std::vector<int32_t>(n));
+  cl.run_ok("narrow", {Arg::buffer(vc), Arg::buffer(vuc), Arg::buffer(vs), Arg::buffer(os), Arg::buffer(oc), Arg::buffer(oi)},
+            NDRange::linear(n, 64));
+  const auto out_s = cl.memory.download<int16_t>(os, n + 8);
+  const auto out_c = cl.memory.download<int8_t>(oc, n + 8);
+  const auto out_i = cl.memory.download<int32_t>(oi, n);
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(out_s[i], static_cast<int16_t>(s[i] * 3 - c[i])) << i;
+    EXPECT_EQ(out_c[i], static_cast<int8_t>(c[i] + uc[i])) << i;
+    EXPECT_EQ(out_i[i], (c[i] >> 2) + (uc[i] >> 2) + (s[i] / 5) + (c[i] < 0 ? 1000 : 0)) << i;
+  }
+  EXPECT_EQ(out_s[n], 0x5555) << "a 16-bit store wrote past its element";
+  EXPECT_EQ(out_c[n], 0x55) << "an 8-bit store wrote past its element";
+}
+
+TEST(Types, Float4ArithmeticAndVloadVstore) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void vec(__global const float4* a, __global const float* b, __global float4* out, __global float* dots) {
+      int i = get_global_id(0);
+      float4 x = a[i];
+      float4 y = vload4(i, b);
+      float4 r = x * y + (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+      r.xz = r.zx;
+      out[i] = r;
+      dots[i] = dot(x, y) + length(x.xy);
+      vstore4(y.wzyx, i, dots + 1024);
+    })"));
+  const int n = 64;
+  std::vector<float> a(n * 4), b(n * 4);
+  for (int i = 0; i < n * 4; ++i) {
+    a[i] = 0.25f * i - 3;
+    b[i] = 1.5f - 0.125f * i;
+  }
+  const uint64_t va = cl.memory.upload(a), vb = cl.memory.upload(b), vo = cl.memory.upload(std::vector<float>(n * 4)),
+                 vd = cl.memory.upload(std::vector<float>(1024 + n * 4));
+  cl.run_ok("vec", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vo), Arg::buffer(vd)}, NDRange::linear(n, 16));
+  const auto out = cl.memory.download<float>(vo, n * 4);
+  const auto dots = cl.memory.download<float>(vd, 1024 + n * 4);
+  for (int i = 0; i < n; ++i) {
+    float r[4];
+    for (int c = 0; c < 4; ++c) r[c] = a[i * 4 + c] * b[i * 4 + c] + (c + 1);
+    EXPECT_NEAR(out[i * 4 + 0], r[2], 1e-5f) << i;
+    EXPECT_NEAR(out[i * 4 + 1], r[1], 1e-5f) << i;
+    EXPECT_NEAR(out[i * 4 + 2], r[0], 1e-5f) << i;
+    EXPECT_NEAR(out[i * 4 + 3], r[3], 1e-5f) << i;
+    float dot = 0;
+    for (int c = 0; c < 4; ++c) dot += a[i * 4 + c] * b[i * 4 + c];
+    const float len = std::sqrt(a[i * 4] * a[i * 4] + a[i * 4 + 1] * a[i * 4 + 1]);
+    EXPECT_NEAR(dots[i], dot + len, 1e-3f) << i;
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(dots[1024 + i * 4 + c], b[i * 4 + 3 - c]) << i;
+  }
+}
+
+TEST(Types, AtomicsFromManyGroups) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl(16);
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void histogram(__global const uint* in, __global uint* bins, __global uint* total,
+                            __global int* extremes, __local uint* local_bins) {
+      int lid = get_local_id(0);
+      if (lid < 16) local_bins[lid] = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      uint v = in[get_global_id(0)];
+      atomic_inc(&local_bins[v % 16]);
+      atomic_add(total, v);
+      atomic_min(&extremes[0], (int)v - 500);
+      atomic_max(&extremes[1], (int)v - 500);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (lid < 16) atomic_add(&bins[lid], local_bins[lid]);
+    })"));
+  const int groups = 20, group_size = 64;
+  std::vector<uint32_t> in(groups * group_size);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint32_t>((i * 2654435761u) % 1000);
+  const uint64_t vi = cl.memory.upload(in), vb = cl.memory.upload(std::vector<uint32_t>(16)),
+                 vt = cl.memory.upload(std::vector<uint32_t>(1)), ve = cl.memory.upload(std::vector<int32_t>{INT32_MAX, INT32_MIN});
+  cl.run_ok("histogram", {Arg::buffer(vi), Arg::buffer(vb), Arg::buffer(vt), Arg::buffer(ve), Arg::local(16 * 4)},
+            NDRange::linear(groups * group_size, group_size));
+  std::vector<uint32_t> bins(16);
+  uint32_t total = 0;
+  int lo = INT32_MAX, hi = INT32_MIN;
+  for (uint32_t v : in) {
+    ++bins[v % 16];
+    total += v;
+    lo = std::min(lo, static_cast<int>(v) - 500);
+    hi = std::max(hi, static_cast<int>(v) - 500);
+  }
+  EXPECT_EQ(cl.memory.download<uint32_t>(vb, 16), bins);
+  EXPECT_EQ(cl.memory.download<uint32_t>(vt, 1)[0], total);
+  EXPECT_EQ(cl.memory.download<int32_t>(ve, 2), (std::vector<int32_t>{lo, hi}));
+}
+
+TEST(Types, CompareExchangeLoopCountsEveryWorkItem) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void cas(__global int* counter) {
+      int old, seen;
+      do {
+        old = *counter;
+        seen = atomic_cmpxchg(counter, old, old + 1);
+      } while (seen != old);
+    })"));
+  const uint64_t vc = cl.memory.upload(std::vector<int32_t>(1));
+  cl.run_ok("cas", {Arg::buffer(vc)}, NDRange::linear(512, 64));
+  EXPECT_EQ(cl.memory.download<int32_t>(vc, 1)[0], 512);
+}
+
+TEST(Types, ConstantTablesPrivateArraysAndStructArguments) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    __constant int kTable[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+    typedef struct { int scale; float offset; } Params;
+    __kernel void tables(__global int* out, __global float* fout, Params p) {
+      int i = get_global_id(0);
+      int priv[16];
+      for (int k = 0; k < 16; ++k) priv[k] = k * i;
+      out[i] = kTable[i % 8] * p.scale + priv[(i * 7) % 16];
+      fout[i] = (float)i + p.offset;
+    })"));
+  const CompiledKernel* k = cl.program.find("tables");
+  ASSERT_NE(k, nullptr);
+  ASSERT_EQ(k->args.size(), 3u);
+  EXPECT_EQ(k->args[2].kind, ArgKind::kStruct);
+  const int n = 40;
+  const uint64_t vo = cl.memory.upload(std::vector<int32_t>(n)), vf = cl.memory.upload(std::vector<float>(n));
+  struct Params {
+    int32_t scale;
+    float offset;
+  } params{10, 0.5f};
+  cl.run_ok("tables", {Arg::buffer(vo), Arg::buffer(vf), Arg::value(params)}, NDRange::linear(n, 8));
+  const int table[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+  const auto out = cl.memory.download<int32_t>(vo, n);
+  const auto fout = cl.memory.download<float>(vf, n);
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(out[i], table[i % 8] * 10 + ((i * 7) % 16) * i) << i;
+    EXPECT_EQ(fout[i], i + 0.5f) << i;
+  }
+}
+
+TEST(Types, IntegerAndMathBuiltins) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void builtins(__global const int* in, __global int* iout, __global float* fout) {
+      int i = get_global_id(0);
+      int x = in[i];
+      uint u = (uint)x;
+      iout[i * 8 + 0] = min(x, 7) + max(x, -3);
+      iout[i * 8 + 1] = abs(x);
+      iout[i * 8 + 2] = clz(u);
+      iout[i * 8 + 3] = popcount(u);
+      iout[i * 8 + 4] = mul_hi(x, 0x12345678);
+      iout[i * 8 + 5] = rotate(u, 5u);
+      iout[i * 8 + 6] = clamp(x, -100, 100);
+      iout[i * 8 + 7] = (int)get_work_dim() * 1000 + (int)get_local_size(0) + (int)get_num_groups(0) + (int)get_global_size(0);
+      float f = (float)x * 0.01f;
+      fout[i * 6 + 0] = sqrt(fabs(f));
+      fout[i * 6 + 1] = fmin(f, 0.5f) + fmax(f, -0.5f);
+      fout[i * 6 + 2] = floor(f) + ceil(f);
+      fout[i * 6 + 3] = exp2(f * 0.001f) + log2(fabs(f) + 1.0f);
+      fout[i * 6 + 4] = sin(f) + cos(f);
+      fout[i * 6 + 5] = fma(f, f, 1.0f) + native_rsqrt(fabs(f) + 1.0f);
+    })"));
+  const int n = 64;
+  std::vector<int32_t> in(n);
+  for (int i = 0; i < n; ++i) in[i] = (i - 32) * 12345 + (i % 3 == 0 ? -7 : 7);
+  const uint64_t vi = cl.memory.upload(in), vo = cl.memory.upload(std::vector<int32_t>(n * 8)),
+                 vf = cl.memory.upload(std::vector<float>(n * 6));
+  cl.run_ok("builtins", {Arg::buffer(vi), Arg::buffer(vo), Arg::buffer(vf)}, NDRange::linear(n, 16));
+  const auto io = cl.memory.download<int32_t>(vo, n * 8);
+  const auto fo = cl.memory.download<float>(vf, n * 6);
+  for (int i = 0; i < n; ++i) {
+    const int x = in[i];
+    const uint32_t u = static_cast<uint32_t>(x);
+    EXPECT_EQ(io[i * 8 + 0], std::min(x, 7) + std::max(x, -3)) << i;
+    EXPECT_EQ(io[i * 8 + 1], std::abs(x)) << i;
+    EXPECT_EQ(io[i * 8 + 2], u == 0 ? 32 : __builtin_clz(u)) << i;
+    EXPECT_EQ(io[i * 8 + 3], __builtin_popcount(u)) << i;
+    EXPECT_EQ(io[i * 8 + 4], static_cast<int32_t>((int64_t{x} * 0x12345678) >> 32)) << i;
+    EXPECT_EQ(static_cast<uint32_t>(io[i * 8 + 5]), (u << 5) | (u >> 27)) << i;
+    EXPECT_EQ(io[i * 8 + 6], std::clamp(x, -100, 100)) << i;
+    EXPECT_EQ(io[i * 8 + 7], 1000 + 16 + 4 + 64) << i;
+    const float f = static_cast<float>(x) * 0.01f;
+    EXPECT_NEAR(fo[i * 6 + 0], std::sqrt(std::fabs(f)), 1e-4f * (1 + std::sqrt(std::fabs(f)))) << i;
+    EXPECT_FLOAT_EQ(fo[i * 6 + 1], std::fmin(f, 0.5f) + std::fmax(f, -0.5f)) << i;
+    EXPECT_FLOAT_EQ(fo[i * 6 + 2], std::floor(f) + std::ceil(f)) << i;
+    EXPECT_NEAR(fo[i * 6 + 3], std::exp2(f * 0.001f) + std::log2(std::fabs(f) + 1.0f), 1e-3f * (1 + std::fabs(fo[i * 6 + 3]))) << i;
+    EXPECT_NEAR(fo[i * 6 + 4], std::sin(f) + std::cos(f), 1e-4f) << i;
+    EXPECT_NEAR(fo[i * 6 + 5], std::fma(f, f, 1.0f) + 1.0f / std::sqrt(std::fabs(f) + 1.0f), 1e-3f * (1 + std::fabs(fo[i * 6 + 5]))) << i;
+  }
+}
+
+}  // namespace
+}  // namespace gsgpu::compiler::testing
