@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "guest/driver/transport/transport.h"
+#include "host/server/vtest_session.h"
 #include "tests/host/renderer/echo_context.h"
 #include "tests/host/server/test_server.h"
 
@@ -93,6 +94,32 @@ void BM_SocketPingPong(benchmark::State& state) {
   waitpid(child, nullptr, 0);
 }
 BENCHMARK(BM_SocketPingPong)->UseRealTime();
+
+// gsvirt-server's own share of a vtest round trip: the SUBMIT_CMD2 (echo + sync point) and the
+// SYNC_READ behind it, handled by a VtestSession in this process, no socket.
+void BM_ServerSideOfRoundTrip(benchmark::State& state) {
+  using namespace gsvirt::vtest;
+  test::register_echo_capset();
+  server::VtestSession session;
+  uint32_t capset = test::kEchoCapsetId;
+  session.handle({kCreateRenderer, {}, {}, {}});
+  session.handle({kContextInit, {reinterpret_cast<uint8_t*>(&capset), 4}, {}, {}});
+  uint32_t create_sync[2] = {0, 0};
+  session.handle({kSyncCreate, {reinterpret_cast<uint8_t*>(create_sync), 8}, {}, {}});
+  session.clear_replies();
+  uint64_t value = 0;
+  // count, batch{flags, cmd_offset, cmd_size, sync_offset, sync_count, ring, 0, 0}, nop, sync
+  uint32_t submit[1 + 8 + 2 + 3] = {1, 0, 9, 2, 11, 1, 0, 0, 0, test::kEchoNop, 2, 1, 0, 0};
+  uint32_t read_sync = 1;
+  for (auto _ : state) {
+    submit[12] = uint32_t(++value);
+    bool ok = session.handle({kSubmitCmd2, {reinterpret_cast<uint8_t*>(submit), sizeof submit}, {}, {}}) &&
+              session.handle({kSyncRead, {reinterpret_cast<uint8_t*>(&read_sync), 4}, {}, {}});
+    if (!ok || session.replies().size() != 1) state.SkipWithError("session refused the messages");
+    session.clear_replies();
+  }
+}
+BENCHMARK(BM_ServerSideOfRoundTrip);
 BENCHMARK_CAPTURE(BM_RoundTrip, inproc, false)->UseRealTime();
 BENCHMARK_CAPTURE(BM_RoundTrip, vtest, true)->UseRealTime();
 
