@@ -327,6 +327,12 @@ int run_server(const ServerOptions& options) {
     int client_fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (client_fd < 0) continue;
     served_one = true;
+    if (options.fork_per_client && children.size() >= options.max_clients) {
+      log_error("gsvirt-server: %zu clients are connected (the limit); refusing another",
+                children.size());
+      close(client_fd);
+      continue;
+    }
     if (!options.fork_per_client) {
       serve_client(client_fd, options, signal_fd);
       close(client_fd);

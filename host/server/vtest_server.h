@@ -14,6 +14,7 @@ struct ServerOptions {
   bool fork_per_client = true;  // false: serve clients one after another in this process
   bool once = false;           // exit after the first client is done
   int stall_timeout_ms = 10000;  // a client stuck mid-message (or not reading replies) is dropped
+  size_t max_clients = 256;      // client processes at once; more connections are closed at once
   SessionLimits limits;
 };
 

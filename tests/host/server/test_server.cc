@@ -19,7 +19,7 @@
 
 namespace gsvirt::test {
 
-TestServer::TestServer(bool fork_per_client, server::SessionLimits limits) {
+TestServer::TestServer(bool fork_per_client, server::SessionLimits limits, size_t max_clients) {
   char templ[] = "/tmp/gsvirt-test-XXXXXX";
   dir_ = mkdtemp(templ);
   socket_path_ = dir_ + "/vtest.sock";
@@ -35,6 +35,7 @@ TestServer::TestServer(bool fork_per_client, server::SessionLimits limits) {
     options.fork_per_client = fork_per_client;
     options.stall_timeout_ms = 2000;
     options.limits = limits;
+    options.max_clients = max_clients;
     _exit(server::run_server(options));
   }
   close(ready[1]);

@@ -13,7 +13,8 @@ namespace gsvirt::test {
 class TestServer {
  public:
   // fork_per_client=false runs the --no-fork mode.
-  explicit TestServer(bool fork_per_client = true, server::SessionLimits limits = {});
+  explicit TestServer(bool fork_per_client = true, server::SessionLimits limits = {},
+                      size_t max_clients = 256);
   ~TestServer();
 
   const std::string& socket_path() const { return socket_path_; }

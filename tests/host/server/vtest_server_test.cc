@@ -139,6 +139,19 @@ TEST(ServerShutdown, SigtermRemovesTheSocketAndEndsClientProcesses) {
   EXPECT_TRUE(client.closed_by_server()) << "client process ended";
 }
 
+TEST(ServerLimits, ConnectionsBeyondTheClientLimitAreClosed) {
+  TestServer server(true, {}, 2);
+  RawClient first(server.socket_path()), second(server.socket_path());
+  ASSERT_TRUE(first.handshake());
+  ASSERT_TRUE(second.handshake());
+  RawClient third(server.socket_path());
+  EXPECT_TRUE(third.closed_by_server());
+  first.close_now();
+  EXPECT_TRUE(eventually([&] { return server.child_count() == 1; }));
+  RawClient fourth(server.socket_path());
+  EXPECT_TRUE(fourth.handshake()) << "a slot is free again";
+}
+
 TEST(ServerShutdown, RefusesToReplaceAFileThatIsNotASocket) {
   char templ[] = "/tmp/gsvirt-test-XXXXXX";
   std::string dir = mkdtemp(templ);
