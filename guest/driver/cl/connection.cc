@@ -175,14 +175,16 @@ cl_int Connection::submit(bool wait, const char* api) {
 
 cl_int Connection::send_batched(const char* api, const Encoder& encode) {
   if (lost_) return CL_OUT_OF_RESOURCES;
-  if (sync_mode_) {
-    proto::Reply_vcPing reply;  // every reply-less command answers with its result only
-    return call(api, encode, proto::decode_reply_vcPing, &reply);
-  }
+  if (sync_mode_) return send_and_wait(api, encode);
   WireWriter w(batch_);
   encode(w, false);
   if (batch_.size() >= limits_.batch_bytes) return submit(false, api);
   return CL_SUCCESS;
+}
+
+cl_int Connection::send_and_wait(const char* api, const Encoder& encode) {
+  proto::Reply_vcPing reply;  // every reply-less command answers with its result only
+  return call(api, encode, proto::decode_reply_vcPing, &reply);
 }
 
 cl_int Connection::exchange(const char* api, const Encoder& encode, const Decoder& decode) {

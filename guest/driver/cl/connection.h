@@ -60,6 +60,9 @@ class Connection {
   // full). With GSVIRT_SYNC=1 it is sent and waited for, and its own result is returned.
   cl_int send_batched(const char* api, const Encoder& encode);
 
+  // A reply="false" command sent with kFlagWantReply and waited for: returns its own result.
+  cl_int send_and_wait(const char* api, const Encoder& encode);
+
   // A reply="true" command: sends everything batched plus this command, waits, checks the reply
   // header and decodes the payload. Returns a transport/protocol failure, else CL_SUCCESS.
   cl_int exchange(const char* api, const Encoder& encode, const Decoder& decode);

@@ -134,6 +134,9 @@ struct _cl_kernel : gsvirt::icd::ObjectBase {
   bool num_args_known = false;
   std::vector<bool> args_set;  // lets clEnqueueNDRangeKernel report CL_INVALID_KERNEL_ARGS itself
   std::vector<KernelArgInfo> arg_info;  // lets clSetKernelArg report argument errors itself
+  // Per argument, the (arg_size, wire kind) of the last set the host accepted; a set that repeats
+  // it is batched, any other waits for the host's verdict when arg_info is unknown.
+  std::vector<std::pair<size_t, uint32_t>> accepted_shape;
 };
 
 struct EventCallback {

@@ -1,5 +1,6 @@
 // Kernels: created on the host; arguments batched; guest ids replace handles in arguments.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "guest/driver/cl/api.h"
@@ -138,6 +139,7 @@ cl_int ensure_kernel_arg_count(const char* api, cl_kernel kernel) {
   kernel->num_args = num_args;
   kernel->num_args_known = true;
   kernel->args_set.assign(num_args, false);
+  kernel->accepted_shape.assign(num_args, {SIZE_MAX, UINT32_MAX});
   fetch_kernel_arg_info(api, kernel);
   return CL_SUCCESS;
 }
@@ -227,12 +229,20 @@ cl_int gsvirt_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_siz
   }
   Connection* connection = connection_for(api);
   if (!connection) return CL_OUT_OF_RESOURCES;
-  err = connection->send_batched(api, [&](WireWriter& w, bool want) {
+  auto encode = [&](WireWriter& w, bool want) {
     proto::encode_clSetKernelArg(w, want, kernel->guest_id, arg_index, uint32_t(wire.kind), arg_size, wire.object,
                                  wire.value, wire.value_size);
-  });
-  if (err == CL_SUCCESS) kernel->args_set[arg_index] = true;
-  return err;
+  };
+  // Without argument info only the host can judge a new (size, kind); a repeat of an accepted one
+  // is batched, which keeps kernel-launch loops free of round trips.
+  std::pair<size_t, uint32_t> shape{arg_size, uint32_t(wire.kind)};
+  bool judged_locally = kernel->arg_info[arg_index].known;
+  bool seen_before = kernel->accepted_shape[arg_index] == shape;
+  err = judged_locally || seen_before ? connection->send_batched(api, encode) : connection->send_and_wait(api, encode);
+  if (err != CL_SUCCESS) return err;
+  kernel->args_set[arg_index] = true;
+  kernel->accepted_shape[arg_index] = shape;
+  return CL_SUCCESS;
 }
 
 cl_int gsvirt_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size,
