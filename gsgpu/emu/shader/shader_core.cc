@@ -126,6 +126,7 @@ class ShaderCores::Impl {
     state.budget = params.instruction_budget != 0 ? params.instruction_budget : kDefaultInstructionBudget;
     stop_.store(false);
     state.stop = &stop_;
+    dispatch_instructions_.store(0);
     first_fault_.reset();
     fault_count_ = 0;
 
@@ -242,6 +243,19 @@ class ShaderCores::Impl {
 
     for (uint64_t g = core; g < groups; g += config_.num_cores) {
       if (stop_.load(std::memory_order_relaxed)) return;
+      if (p.dispatch_instruction_budget != 0 &&
+          dispatch_instructions_.load(std::memory_order_relaxed) >= p.dispatch_instruction_budget) {
+        ShaderFault fault;
+        fault.kind = ShaderFaultKind::kWatchdog;
+        fault.pc = p.code_va + p.entry_offset;
+        fault.group_id[0] = static_cast<uint32_t>(g % p.grid_size[0]);
+        fault.group_id[1] = static_cast<uint32_t>(g / p.grid_size[0] % p.grid_size[1]);
+        fault.group_id[2] = static_cast<uint32_t>(g / (uint64_t{p.grid_size[0]} * p.grid_size[1]));
+        fault.message = "watchdog: the dispatch exceeded its budget of " +
+                        std::to_string(p.dispatch_instruction_budget) + " instructions before this work-group";
+        record_fault(fault);
+        return;
+      }
       group.group_id[0] = static_cast<uint32_t>(g % p.grid_size[0]);
       group.group_id[1] = static_cast<uint32_t>(g / p.grid_size[0] % p.grid_size[1]);
       group.group_id[2] = static_cast<uint32_t>(g / (uint64_t{p.grid_size[0]} * p.grid_size[1]));
@@ -251,10 +265,13 @@ class ShaderCores::Impl {
       std::fill(private_mem.begin(), private_mem.end(), uint8_t{0});
       for (Warp& w : warps) reset_warp(state, &w);
       const bool ok = run_group(warps);
+      uint64_t group_instructions = 0;
       for (const Warp& w : warps) {
-        totals->instructions += w.instructions;
+        group_instructions += w.instructions;
         totals->active_lane_instructions += w.active_lane_instructions;
       }
+      totals->instructions += group_instructions;
+      dispatch_instructions_.fetch_add(group_instructions, std::memory_order_relaxed);
       if (!ok) return;
       ++totals->work_groups;
     }
@@ -327,6 +344,7 @@ class ShaderCores::Impl {
   std::mutex dispatch_mutex_;
   std::mutex fault_mutex_;
   std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> dispatch_instructions_{0};
   std::optional<ShaderFault> first_fault_;
   uint32_t fault_count_ = 0;
 };

@@ -45,6 +45,9 @@ struct DispatchParams {
   uint32_t local_mem_size = 0;    // bytes per work-group
   uint32_t private_mem_size = 0;  // bytes per work-item
   uint64_t instruction_budget = 0;  // watchdog: max instructions per warp; 0 = kDefaultInstructionBudget
+  // Watchdog for the whole dispatch (warp instructions summed over all groups), checked between
+  // work-groups, so a huge grid of short kernels cannot occupy the cores for hours; 0 = no limit.
+  uint64_t dispatch_instruction_budget = 0;
 };
 
 enum class ShaderFaultKind {

@@ -46,6 +46,18 @@ TEST(Faults, DefaultBudgetAlsoStopsAnInfiniteLoop) {
   EXPECT_EQ(r.counters.instructions_issued, kDefaultInstructionBudget);
 }
 
+TEST(Faults, DispatchBudgetStopsAHugeGrid) {
+  Fixture f;
+  DispatchParams p = linear_dispatch(4000000000u, 1);
+  p.grid_size[1] = 1000;
+  p.dispatch_instruction_budget = 100000;
+  DispatchResult r = run_source(f, "  s_nop\n  s_end\n", p);
+  ASSERT_TRUE(r.fault.has_value());
+  EXPECT_EQ(r.fault->kind, ShaderFaultKind::kWatchdog);
+  EXPECT_GE(r.counters.instructions_issued, 100000u);
+  EXPECT_LT(r.counters.instructions_issued, 100000u + 1000u);
+}
+
 TEST(Faults, JumpOutsideTheCode) {
   Fixture f;
   DispatchParams p = linear_dispatch(1, 32);
