@@ -23,8 +23,8 @@ static_assert(hw::pkt::DISPATCH::SIZE_DWORDS <= kMaxFixedPacketDwords);
 
 uint32_t field(uint32_t value, uint32_t mask, uint32_t shift) { return (value & mask) >> shift; }
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
+std::string text_printf(const char* fmt, ...) __attribute__((text_printf(printf, 1, 2)));
+std::string text_printf(const char* fmt, ...) {
   char buf[512];
   va_list ap;
   va_start(ap, fmt);
@@ -225,7 +225,7 @@ void CommandProcessor::process_ring() {
     if (ring.size < kMinRingBytes || ring.size > kMaxRingBytes || ring.size % 4 || ring.base % 4 ||
         ring.tail >= ring.size || ring.tail % 4 || ring.head >= ring.size || !gsvirt::checked_add(ring.base, uint64_t{ring.size})) {
       return enter_fault(CpFaultCause::kBadRingRegisters, ring.head, 0,
-                         format("RING_BASE 0x%" PRIx64 ", RING_SIZE %u, RING_HEAD %u, RING_TAIL %u: size must be a "
+                         text_printf("RING_BASE 0x%" PRIx64 ", RING_SIZE %u, RING_HEAD %u, RING_TAIL %u: size must be a "
                                 "multiple of 4 in [%u, %u], base 4-byte aligned, head and tail inside the ring",
                                 ring.base, ring.size, ring.head, ring.tail, kMinRingBytes, kMaxRingBytes));
     }
@@ -243,32 +243,32 @@ void CommandProcessor::process_ring() {
     packet.head = ring.head;
     if (!read_dword(0, &packet.dwords[0]))
       return enter_fault(CpFaultCause::kRingUnreadable, ring.head, 0,
-                         format("packet header at va 0x%" PRIx64 " is not mapped readable", ring.base + ring.head));
+                         text_printf("packet header at va 0x%" PRIx64 " is not mapped readable", ring.base + ring.head));
     uint32_t header = packet.dwords[0];
     packet.opcode = field(header, hdr::OPCODE_MASK, hdr::OPCODE_SHIFT);
     packet.size_dwords = field(header, hdr::SIZE_DWORDS_MASK, hdr::SIZE_DWORDS_SHIFT);
     const hw::PacketInfo* info = hw::find_packet(packet.opcode);
     if (!info)
       return enter_fault(CpFaultCause::kUnknownOpcode, ring.head, packet.opcode,
-                         format("header 0x%08x: opcode 0x%02x is no packet", header, packet.opcode));
+                         text_printf("header 0x%08x: opcode 0x%02x is no packet", header, packet.opcode));
     if (packet.size_dwords == 0 || (info->variable_size ? packet.size_dwords < info->size_dwords
                                                         : packet.size_dwords != info->size_dwords))
       return enter_fault(CpFaultCause::kBadSize, ring.head, packet.opcode,
-                         format("%s: SIZE_DWORDS %u, expected %s%u", info->name, packet.size_dwords,
+                         text_printf("%s: SIZE_DWORDS %u, expected %s%u", info->name, packet.size_dwords,
                                 info->variable_size ? "at least " : "", info->size_dwords));
     if (field(header, hdr::RESERVED_MASK, hdr::RESERVED_SHIFT) != 0)
       return enter_fault(CpFaultCause::kBadField, ring.head, packet.opcode,
-                         format("%s: header 0x%08x has non-zero RESERVED bits", info->name, header));
+                         text_printf("%s: header 0x%08x has non-zero RESERVED bits", info->name, header));
     uint32_t available = (ring.tail + ring.size - ring.head) % ring.size;
     if (uint64_t{packet.size_dwords} * 4 > available)
       return enter_fault(CpFaultCause::kPastTail, ring.head, packet.opcode,
-                         format("%s: %u dwords but only %u bytes before RING_TAIL %u", info->name,
+                         text_printf("%s: %u dwords but only %u bytes before RING_TAIL %u", info->name,
                                 packet.size_dwords, available, ring.tail));
     uint32_t to_read = info->variable_size ? 1 : packet.size_dwords;
     for (uint32_t i = 1; i < to_read; ++i)
       if (!read_dword(i, &packet.dwords[i]))
         return enter_fault(CpFaultCause::kRingUnreadable, ring.head, packet.opcode,
-                           format("%s: dword %u (%s) is not mapped readable", info->name, i, info->dword_names[i]));
+                           text_printf("%s: dword %u (%s) is not mapped readable", info->name, i, info->dword_names[i]));
 
     if (!execute(packet)) return;
     registers_.store(hw::reg::RING_HEAD, uint32_t((uint64_t{ring.head} + uint64_t{packet.size_dwords} * 4) % ring.size));
@@ -299,7 +299,7 @@ bool CommandProcessor::execute(const Packet& packet) {
   }
   // find_packet accepted it, so the XML has a packet this switch does not know.
   enter_fault(CpFaultCause::kUnknownOpcode, packet.head, packet.opcode,
-              format("%s: declared in gsgpu.xml but not implemented by this command processor", packet_name(packet.opcode)));
+              text_printf("%s: declared in gsgpu.xml but not implemented by this command processor", packet_name(packet.opcode)));
   return false;
 }
 
@@ -332,22 +332,22 @@ DispatchRequest decode_dispatch(const uint32_t* d) {
 // group size, local memory) and reports kBadDispatch.
 std::string check_dispatch(const DispatchRequest& q, uint64_t max_work_items) {
   if (q.code_size == 0 || q.code_size % 4)
-    return format("CODE_SIZE %u must be a non-zero multiple of 4", q.code_size);
+    return text_printf("CODE_SIZE %u must be a non-zero multiple of 4", q.code_size);
   if (q.entry_offset >= q.code_size || q.entry_offset % 4)
-    return format("ENTRY_OFFSET %u must be 4-byte aligned and below CODE_SIZE %u", q.entry_offset, q.code_size);
+    return text_printf("ENTRY_OFFSET %u must be 4-byte aligned and below CODE_SIZE %u", q.entry_offset, q.code_size);
   if (!gsvirt::checked_add(q.code_va, uint64_t{q.code_size}) || !gsvirt::checked_add(q.arg_va, uint64_t{q.arg_size}))
-    return format("code or argument range wraps around the address space");
+    return text_printf("code or argument range wraps around the address space");
   const char* axes = "XYZ";
   for (int i = 0; i < 3; ++i) {
-    if (q.grid_size[i] == 0) return format("GRID_%c is 0", axes[i]);
-    if (q.group_size[i] == 0) return format("GROUP_%c is 0", axes[i]);
+    if (q.grid_size[i] == 0) return text_printf("GRID_%c is 0", axes[i]);
+    if (q.group_size[i] == 0) return text_printf("GROUP_%c is 0", axes[i]);
   }
   uint64_t items = 1;
   for (int i = 0; i < 3; ++i) {
     auto grown = gsvirt::checked_mul(items, uint64_t{q.grid_size[i]});
     if (grown) grown = gsvirt::checked_mul(*grown, uint64_t{q.group_size[i]});
     if (!grown || *grown > max_work_items)
-      return format("grid %u x %u x %u of groups %u x %u x %u exceeds the device limit of %" PRIu64 " work-items",
+      return text_printf("grid %u x %u x %u of groups %u x %u x %u exceeds the device limit of %" PRIu64 " work-items",
                     q.grid_size[0], q.grid_size[1], q.grid_size[2], q.group_size[0], q.group_size[1], q.group_size[2],
                     max_work_items);
     items = *grown;
@@ -390,7 +390,7 @@ bool CommandProcessor::execute_dispatch(const Packet& packet) {
                                                    hw::field::SHADER_FAULT_INFO::KIND_MASK);
   registers_.store64(hw::reg::SHADER_FAULT_PC_LO, hw::reg::SHADER_FAULT_PC_HI, f.pc);
   enter_fault(CpFaultCause::kDispatchFault, packet.head, packet.opcode,
-              format("DISPATCH #%" PRIu64 ": %s fault at pc 0x%" PRIx64 " in group (%u, %u, %u): %s", record.sequence,
+              text_printf("DISPATCH #%" PRIu64 ": %s fault at pc 0x%" PRIx64 " in group (%u, %u, %u): %s", record.sequence,
                      dispatch_fault_name(f.kind), f.pc, f.group_id[0], f.group_id[1], f.group_id[2], f.message.c_str()));
   irq_.raise(IrqCause::kShaderFault);
   return false;
@@ -409,7 +409,7 @@ bool CommandProcessor::execute_sync(const Packet& packet) {
   constexpr uint32_t kKnownFlags = P::FLAGS_WRITE_FENCE_MASK | P::FLAGS_FENCE_64BIT_MASK | P::FLAGS_RAISE_IRQ_MASK;
   uint32_t flags = d[P::FLAGS];
   if (flags & ~kKnownFlags) {
-    enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode, format("SYNC: FLAGS 0x%08x has unknown bits", flags));
+    enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode, text_printf("SYNC: FLAGS 0x%08x has unknown bits", flags));
     return false;
   }
   // Every earlier packet has completed: DISPATCH runs to completion before the CP moves on.
@@ -419,13 +419,13 @@ bool CommandProcessor::execute_sync(const Packet& packet) {
     uint32_t width = (flags & P::FLAGS_FENCE_64BIT_MASK) ? 8 : 4;
     if (va % width) {
       enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode,
-                  format("SYNC: FENCE_VA 0x%" PRIx64 " not aligned to the %u-byte fence", va, width));
+                  text_printf("SYNC: FENCE_VA 0x%" PRIx64 " not aligned to the %u-byte fence", va, width));
       return false;
     }
     uint8_t* p = memory_.translate(va, width, Access::kWrite);
     if (!p) {
       enter_fault(CpFaultCause::kMemoryFault, packet.head, packet.opcode,
-                  format("SYNC: fence va 0x%" PRIx64 " (%u bytes) is not mapped writable", va, width));
+                  text_printf("SYNC: fence va 0x%" PRIx64 " (%u bytes) is not mapped writable", va, width));
       return false;
     }
     std::memcpy(p, &value, width);  // little-endian host: the low dword first
@@ -447,7 +447,7 @@ bool CommandProcessor::execute_dump(const Packet& packet) {
   uint64_t va = uint64_t(d[P::BUFFER_VA_LO]) | (uint64_t(d[P::BUFFER_VA_HI]) << 32);
   uint32_t size = d[P::BUFFER_SIZE];
   if (flags & ~kKnownFlags) {
-    enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode, format("DUMP: FLAGS 0x%08x has unknown bits", flags));
+    enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode, text_printf("DUMP: FLAGS 0x%08x has unknown bits", flags));
     return false;
   }
   if ((flags & P::FLAGS_TO_BUFFER_MASK) && size == 0) {
@@ -459,7 +459,7 @@ bool CommandProcessor::execute_dump(const Packet& packet) {
     uint8_t* p = memory_.translate(va, size, Access::kWrite);
     if (!p) {
       enter_fault(CpFaultCause::kMemoryFault, packet.head, packet.opcode,
-                  format("DUMP: buffer va 0x%" PRIx64 " (%u bytes) is not mapped writable", va, size));
+                  text_printf("DUMP: buffer va 0x%" PRIx64 " (%u bytes) is not mapped writable", va, size));
       return false;
     }
     // Truncated to fit and always NUL-terminated, so a reader never runs off the buffer.

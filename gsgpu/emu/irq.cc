@@ -50,6 +50,10 @@ void InterruptController::raise_event(IrqCause cause, bool forced) {
   std::lock_guard lock(mutex_);
   // The mask is sampled under the queue lock so that events keep their raise order.
   if ((registers_.load(hw::reg::IRQ_MASK) & irq_bit(cause)) == 0) return;
+  // Like a level-triggered line: a cause already waiting for delivery is not queued again, so a
+  // kernel faulting on every lane cannot flood the queue.
+  if (queued_bits_ & irq_bit(cause)) return;
+  queued_bits_ |= irq_bit(cause);
   queue_.push_back(IrqEvent{cause, forced, next_sequence_++});
   ++raised_;
   wake_.notify_one();
@@ -62,6 +66,7 @@ void InterruptController::delivery_loop() {
     if (queue_.empty() && stopping_) return;
     IrqEvent event = queue_.front();
     queue_.pop_front();
+    queued_bits_ &= ~irq_bit(event.cause);
     IrqCallback callback = callback_;
     delivering_ = true;
     lock.unlock();

@@ -10,7 +10,9 @@
 //  - the callback is invoked only for causes whose IRQ_MASK bit is set at the time of the raise
 //    (edge semantics: unmasking later does not replay older causes);
 //  - events are delivered one at a time, in the order they were raised, on the interrupt thread,
-//    never on the thread that raised them; IRQ_COUNT counts deliveries.
+//    never on the thread that raised them; IRQ_COUNT counts deliveries;
+//  - a cause raised again while its previous event still waits in the queue is coalesced with it
+//    (as a level-triggered line would be), which bounds the queue whatever a kernel does.
 #pragma once
 
 #include <condition_variable>
@@ -80,6 +82,7 @@ class InterruptController {
   std::condition_variable wake_;
   std::condition_variable drained_;
   std::deque<IrqEvent> queue_;
+  uint32_t queued_bits_ = 0;  // causes with an event in queue_
   IrqCallback callback_;
   uint64_t next_sequence_ = 1;
   uint64_t raised_ = 0;     // events queued

@@ -170,6 +170,7 @@ TEST(Mmu, DeviceTurnsFaultsIntoRegistersAndAnInterrupt) {
   d->write_register(hw::reg::IRQ_MASK, irq_bit(IrqCause::kMmuFault));
   const uint64_t bad = d->properties().config.va_base + 0x7654320;
   EXPECT_EQ(d->mmu().translate(bad, 4, Access::kWrite), nullptr);
+  d->wait_for_interrupts();  // else the second fault may be coalesced with the queued first one
   EXPECT_EQ(d->mmu().translate(bad + 64, 4, Access::kRead), nullptr);
   d->wait_for_interrupts();
   EXPECT_EQ(mmu_irqs, 2);
