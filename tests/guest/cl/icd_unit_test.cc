@@ -147,3 +147,41 @@ TEST(Images, ElementSizes) {
 
 }  // namespace
 }  // namespace gsvirt::icd
+
+namespace gsvirt::icd {
+namespace {
+
+TEST(KernelArgs, ScalarTypeSizes) {
+  EXPECT_EQ(scalar_type_size("float"), 4u);
+  EXPECT_EQ(scalar_type_size("uchar"), 1u);
+  EXPECT_EQ(scalar_type_size("float3"), 16u);
+  EXPECT_EQ(scalar_type_size("double16"), 128u);
+  EXPECT_EQ(scalar_type_size("struct point"), 0u);
+  EXPECT_EQ(scalar_type_size("int5"), 0u);
+}
+
+TEST(KernelArgs, ChecksFromArgumentInfo) {
+  KernelArgInfo local{true, CL_KERNEL_ARG_ADDRESS_LOCAL, "int*"};
+  int v = 0;
+  EXPECT_EQ(check_kernel_arg(local, 64, nullptr), CL_SUCCESS);
+  EXPECT_EQ(check_kernel_arg(local, 64, &v), CL_INVALID_ARG_VALUE);
+  EXPECT_EQ(check_kernel_arg(local, 0, nullptr), CL_INVALID_ARG_SIZE);
+  KernelArgInfo global{true, CL_KERNEL_ARG_ADDRESS_GLOBAL, "float*"};
+  cl_mem null_mem = nullptr;
+  EXPECT_EQ(check_kernel_arg(global, sizeof null_mem, &null_mem), CL_SUCCESS);
+  EXPECT_EQ(check_kernel_arg(global, 4, &v), CL_INVALID_ARG_SIZE);
+  void* bogus = &v;
+  EXPECT_EQ(check_kernel_arg(global, sizeof bogus, &bogus), CL_INVALID_MEM_OBJECT);
+  KernelArgInfo scalar{true, CL_KERNEL_ARG_ADDRESS_PRIVATE, "int"};
+  EXPECT_EQ(check_kernel_arg(scalar, 4, &v), CL_SUCCESS);
+  EXPECT_EQ(check_kernel_arg(scalar, 8, &v), CL_INVALID_ARG_SIZE);
+  EXPECT_EQ(check_kernel_arg(scalar, 4, nullptr), CL_INVALID_ARG_VALUE);
+  KernelArgInfo sampler{true, CL_KERNEL_ARG_ADDRESS_PRIVATE, "sampler_t"};
+  EXPECT_EQ(check_kernel_arg(sampler, sizeof bogus, &bogus), CL_INVALID_SAMPLER);
+  EXPECT_EQ(check_kernel_arg(sampler, 4, &v), CL_INVALID_ARG_SIZE);
+  KernelArgInfo unknown;
+  EXPECT_EQ(check_kernel_arg(unknown, 3, nullptr), CL_SUCCESS);  // the host will judge
+}
+
+}  // namespace
+}  // namespace gsvirt::icd
