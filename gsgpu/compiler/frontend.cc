@@ -33,6 +33,8 @@ std::string tool_version(const std::string& path) {
   return run.output;
 }
 
+}  // namespace
+
 Toolchain discover_toolchain() {
   Toolchain t;
   t.clang = find_tool("GSVIRT_CLANG", {"clang-14", "/usr/lib/llvm-14/bin/clang"});
@@ -42,6 +44,8 @@ Toolchain discover_toolchain() {
   t.version = tool_version(t.clang) + tool_version(t.llvm_spirv);
   return t;
 }
+
+namespace {
 
 // Splits on blanks; double quotes group (for -D NAME="a b").
 std::vector<std::string> split_options(std::string_view options) {
@@ -146,6 +150,11 @@ bool translate_build_options(std::string_view options, std::vector<std::string>*
 
 BuildStatus compile_opencl_c(std::string_view source, std::string_view options, std::vector<uint32_t>* spirv,
                              std::string* log) {
+  return compile_opencl_c(toolchain(), source, options, spirv, log);
+}
+
+BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, std::string_view options,
+                             std::vector<uint32_t>* spirv, std::string* log) {
   log->clear();
   std::vector<std::string> option_args;
   std::string option_error;
@@ -153,7 +162,6 @@ BuildStatus compile_opencl_c(std::string_view source, std::string_view options, 
     *log = option_error + "\n";
     return BuildStatus::kInvalidOptions;
   }
-  const Toolchain& tools = toolchain();
   if (tools.clang.empty() || tools.llvm_spirv.empty()) {
     *log = std::string("the OpenCL C compiler is not available: ") +
            (tools.clang.empty() ? "clang-14 (package clang-14) " : "") +

@@ -33,6 +33,8 @@ struct Toolchain {
   std::string version;  // clang's and llvm-spirv's --version output: part of the cache key
 };
 const Toolchain& toolchain();
+// What toolchain() finds, looked up afresh (environment overrides included).
+Toolchain discover_toolchain();
 
 // Translates build options into clang arguments. False, with the offending option in *error, for
 // options OpenCL does not define.
@@ -42,6 +44,9 @@ bool translate_build_options(std::string_view options, std::vector<std::string>*
 // OpenCL C -> SPIR-V. *log receives clang's and llvm-spirv's diagnostics (warnings too, on success).
 BuildStatus compile_opencl_c(std::string_view source, std::string_view options, std::vector<uint32_t>* spirv,
                              std::string* log);
+// The same with an explicit toolchain (tests: missing tools).
+BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, std::string_view options,
+                             std::vector<uint32_t>* spirv, std::string* log);
 
 // Checks SPIR-V given directly: the module reader's checks, then spirv-val (OpenCL 1.2 environment)
 // when installed. *log explains a rejection.

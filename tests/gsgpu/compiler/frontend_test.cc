@@ -1,1 +1,143 @@
-#include <gtest/gtest.h>
+// The OpenCL C front end: diagnostics become the build log, build options are honoured or refused,
+// results are cached, a missing toolchain is reported, and SPIR-V given directly is validated.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "tests/gsgpu/compiler/cl_harness.h"
+
+namespace gsgpu::compiler::testing {
+namespace {
+
+const char* kScaleKernel = R"(
+  __kernel void scale(__global int* p) { p[get_global_id(0)] *= FACTOR; })";
+
+TEST(FrontEnd, SyntaxErrorGivesBuildFailureWithClangsMessage) {
+  GSGPU_REQUIRE_FRONT_END();
+  CompiledProgram program;
+  std::string log;
+  const BuildStatus status = build_opencl_c("__kernel void f(__global int* p) { p[0] = 1 }", "", &program, &log);
+  EXPECT_EQ(status, BuildStatus::kCompileError);
+  EXPECT_NE(log.find("error: expected ';'"), std::string::npos) << log;
+  EXPECT_NE(log.find("<program source>:1:"), std::string::npos) << "the log names the source, not a temp file: " << log;
+  EXPECT_EQ(program.log, log);
+}
+
+TEST(FrontEnd, DefineOptionIsHonoured) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(kScaleKernel, "-D FACTOR=3 -cl-mad-enable"));
+  const uint64_t vp = cl.memory.upload(std::vector<int32_t>{1, 2, 3, 4});
+  cl.run_ok("scale", {Arg::buffer(vp)}, NDRange::linear(4, 4));
+  EXPECT_EQ(cl.memory.download<int32_t>(vp, 4), (std::vector<int32_t>{3, 6, 9, 12}));
+  CompiledProgram program;
+  std::string log;
+  EXPECT_EQ(build_opencl_c(kScaleKernel, "", &program, &log), BuildStatus::kCompileError) << "FACTOR undefined";
+  EXPECT_NE(log.find("FACTOR"), std::string::npos) << log;
+}
+
+TEST(FrontEnd, WarningsFollowWAndWerror) {
+  GSGPU_REQUIRE_FRONT_END();
+  const char* source = "__kernel void f(__global int* p) { int unused_variable; p[0] = 1; }";
+  const std::string with_warning = "-Wunused-variable";  // not an OpenCL option: refused
+  CompiledProgram program;
+  std::string log;
+  EXPECT_EQ(build_opencl_c(source, with_warning, &program, &log), BuildStatus::kInvalidOptions);
+  EXPECT_NE(log.find("-Wunused-variable"), std::string::npos) << log;
+  // clang warns by default about a non-void function that can end without a return.
+  const char* warns = "int helper(int a) { if (a) return 1; }\n"
+                      "__kernel void g(__global int* p) { p[0] = helper(p[1]); }";
+  EXPECT_EQ(build_opencl_c(warns, "", &program, &log), BuildStatus::kSuccess) << log;
+  EXPECT_NE(log.find("warning:"), std::string::npos) << log;
+  EXPECT_EQ(build_opencl_c(warns, "-w", &program, &log), BuildStatus::kSuccess) << log;
+  EXPECT_EQ(log.find("warning:"), std::string::npos) << log;
+  EXPECT_EQ(build_opencl_c(warns, "-Werror", &program, &log), BuildStatus::kCompileError) << log;
+  EXPECT_NE(log.find("error:"), std::string::npos) << log;
+}
+
+TEST(FrontEnd, OptionTranslation) {
+  std::vector<std::string> args;
+  std::string error;
+  ASSERT_TRUE(translate_build_options("-DA=1 -I /tmp -cl-std=CL1.1 -cl-fast-relaxed-math -cl-kernel-arg-info", &args, &error));
+  EXPECT_EQ(args, (std::vector<std::string>{"-DA=1", "-I", "/tmp", "-cl-fast-relaxed-math", "-cl-std=CL1.1", "-O2"}));
+  args.clear();
+  ASSERT_TRUE(translate_build_options("-cl-opt-disable -D \"B=a b\"", &args, &error));
+  EXPECT_EQ(args, (std::vector<std::string>{"-D", "B=a b", "-cl-std=CL1.2", "-O0"}));
+  EXPECT_FALSE(translate_build_options("-cl-std=CL9.9", &args, &error));
+  EXPECT_NE(error.find("CL9.9"), std::string::npos);
+  EXPECT_FALSE(translate_build_options("-D", &args, &error));
+  EXPECT_FALSE(translate_build_options("--shell-escape", &args, &error));
+  EXPECT_NE(error.find("--shell-escape"), std::string::npos);
+}
+
+TEST(FrontEnd, ResultsAreCachedInMemoryAndOnDisk) {
+  GSGPU_REQUIRE_FRONT_END();
+  char dir_template[] = "/tmp/gsgpu-cache-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  setenv("GSVIRT_CACHE_DIR", dir_template, 1);
+  clear_frontend_cache();
+  std::vector<uint32_t> first, second, third;
+  std::string log;
+  const std::string source = "__kernel void k(__global int* p) { p[0] = 4242; }";
+  ASSERT_EQ(compile_opencl_c(source, "", &first, &log), BuildStatus::kSuccess) << log;
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_template)) files += entry.path().extension() == ".spv";
+  EXPECT_EQ(files, 1u);
+  ASSERT_EQ(compile_opencl_c(source, "", &second, &log), BuildStatus::kSuccess);
+  EXPECT_EQ(first, second);
+  clear_frontend_cache();  // now only the disk copy is left
+  ASSERT_EQ(compile_opencl_c(source, "", &third, &log), BuildStatus::kSuccess);
+  EXPECT_EQ(first, third);
+  std::vector<uint32_t> other;
+  ASSERT_EQ(compile_opencl_c(source, "-DX", &other, &log), BuildStatus::kSuccess);
+  files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_template)) files += entry.path().extension() == ".spv";
+  EXPECT_EQ(files, 2u) << "different options are a different cache entry";
+  unsetenv("GSVIRT_CACHE_DIR");
+  std::filesystem::remove_all(dir_template);
+}
+
+TEST(FrontEnd, MissingToolsAreReported) {
+  Toolchain none;
+  std::vector<uint32_t> spirv;
+  std::string log;
+  EXPECT_EQ(compile_opencl_c(none, kScaleKernel, "", &spirv, &log), BuildStatus::kToolMissing);
+  EXPECT_NE(log.find("clang-14"), std::string::npos) << log;
+  EXPECT_NE(log.find("llvm-spirv-14"), std::string::npos) << log;
+  setenv("GSVIRT_CLANG", "/nonexistent/clang", 1);
+  EXPECT_TRUE(discover_toolchain().clang.empty());
+  unsetenv("GSVIRT_CLANG");
+}
+
+TEST(FrontEnd, SpirvGivenDirectlyIsValidatedAndCompiled) {
+  GSGPU_REQUIRE_FRONT_END();
+  std::vector<uint32_t> spirv;
+  std::string log;
+  ASSERT_EQ(compile_opencl_c("__kernel void k(__global int* p) { p[get_global_id(0)] = 7; }", "", &spirv, &log),
+            BuildStatus::kSuccess);
+  CompiledProgram program;
+  ASSERT_EQ(build_spirv(spirv, &program, &log), BuildStatus::kSuccess) << log;
+  ASSERT_EQ(program.kernels.size(), 1u);
+  EXPECT_EQ(program.kernels[0].name, "k");
+  std::vector<uint32_t> broken = spirv;
+  broken[0] = 0x12345678;
+  EXPECT_EQ(build_spirv(broken, &program, &log), BuildStatus::kInvalidBinary);
+  EXPECT_NE(log.find("bad magic"), std::string::npos) << log;
+}
+
+TEST(FrontEnd, UnsupportedFeaturesNameWhatIsMissing) {
+  GSGPU_REQUIRE_FRONT_END();
+  CompiledProgram program;
+  std::string log;
+  EXPECT_EQ(build_opencl_c(R"(__kernel void p(__global int* x) { printf("%d\n", x[0]); })", "", &program, &log),
+            BuildStatus::kCompileError);
+  EXPECT_NE(log.find("printf"), std::string::npos) << log;
+  EXPECT_EQ(build_opencl_c("__kernel void h(__global float* x) { x[0] = sinh(x[0]); }", "", &program, &log),
+            BuildStatus::kCompileError);
+  EXPECT_NE(log.find("sinh"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace gsgpu::compiler::testing
