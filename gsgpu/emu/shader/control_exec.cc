@@ -34,11 +34,12 @@ Flow finish_lanes(Warp& w) {
   return Flow::kYield;
 }
 
-bool check_target(Warp& w, const DecodedInst& di, uint32_t index, const char* what) {
+// `index` is the resolved instruction index of a branch operand whose byte offset is `offset`.
+bool check_target(Warp& w, const DecodedInst& di, uint32_t index, int32_t offset, const char* what) {
   if (index == kTargetOutOfRange) {
     raise_fault(w, di, ShaderFaultKind::kPcOutOfRange,
                 std::string(isa::op_info(di.inst.opcode).mnemonic) + ": " + what + " " +
-                    std::to_string(static_cast<int64_t>(di.pc) + (what[0] == 't' ? di.inst.target : di.inst.reconverge)) +
+                    std::to_string(di.pc + static_cast<uint64_t>(static_cast<int64_t>(offset))) +
                     " is outside the kernel's code");
     return false;
   }
@@ -65,7 +66,7 @@ bool reconverge(Warp& w) {
 }
 
 Flow jump(Warp& w, const DecodedInst& di) {
-  if (!check_target(w, di, di.target, "target")) return Flow::kYield;
+  if (!check_target(w, di, di.target, di.inst.target, "target")) return Flow::kYield;
   w.pc = di.target;
   return Flow::kJumped;
 }
@@ -80,7 +81,7 @@ Flow s_cbranch(Warp& w, const DecodedInst& di) {
 }
 
 Flow diverge(Warp& w, const DecodedInst& di, uint64_t taken, uint64_t not_taken) {
-  if (!check_target(w, di, di.reconverge, "reconvergence point")) return Flow::kYield;
+  if (!check_target(w, di, di.reconverge, di.inst.reconverge, "reconvergence point")) return Flow::kYield;
   const uint32_t r = di.reconverge;
   if (w.stack.size() + 2 > kMaxStackDepth)
     return raise_fault(w, di, ShaderFaultKind::kIllegalInstruction,
@@ -116,7 +117,7 @@ Flow v_branch(Warp& w, const DecodedInst& di) {
   const uint64_t not_taken = w.exec & ~taken;
   if (not_taken == 0) return jump(w, di);  // uniform: no stack traffic
   if (taken == 0) return Flow::kNext;
-  if (!check_target(w, di, di.target, "target")) return Flow::kYield;
+  if (!check_target(w, di, di.target, di.inst.target, "target")) return Flow::kYield;
   return diverge(w, di, taken, not_taken);
 }
 

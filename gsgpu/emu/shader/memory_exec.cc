@@ -14,8 +14,6 @@ namespace {
 using isa::AtomicOp;
 using isa::MemSpace;
 
-constexpr Access access_for_load(MemSpace) { return Access::kRead; }
-
 CachedRange& range_for(Warp& w, Access access) {
   if (access == Access::kWrite) return w.write_range;
   if (access == Access::kAtomic) return w.atomic_range;
@@ -128,7 +126,7 @@ uint64_t read_value(const uint8_t* p) {
 template <MemSpace Space, uint32_t Bytes, bool Sign>
 Flow vector_load(Warp& w, const DecodedInst& di) {
   uint8_t* ptrs[kMaxWarpWidth];
-  if (!lane_pointers<Space>(w, di, Bytes, access_for_load(Space), ptrs)) return Flow::kYield;
+  if (!lane_pointers<Space>(w, di, Bytes, Access::kRead, ptrs)) return Flow::kYield;
   const uint32_t n = w.width;
   const uint64_t exec = w.exec;
   uint32_t* lo = w.vreg(di.inst.dst);
