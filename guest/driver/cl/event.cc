@@ -100,9 +100,9 @@ void observe_event_status(cl_event event, cl_int status) {
 }
 
 void complete_queue_events(cl_command_queue queue) {
-  auto pending = queue->events_with_callbacks;  // observe_event_status edits the list
-  for (cl_event event : pending)
-    if (live(event) || event->internal_refs) observe_event_status(event, CL_COMPLETE);
+  // observe_event_status edits the list; the events in it hold a reference on themselves.
+  auto pending = queue->events_with_callbacks;
+  for (cl_event event : pending) observe_event_status(event, CL_COMPLETE);
 }
 
 }  // namespace gsvirt::icd

@@ -239,3 +239,33 @@ TEST(IcdImage, SamplerInfoIsLocal) {
 
 }  // namespace
 }  // namespace gsvirt::icd::test
+
+#include <thread>
+
+namespace gsvirt::icd::test {
+namespace {
+
+// OpenCL is thread-safe: several threads sharing the context and queue each get their own data.
+TEST(IcdThreads, ConcurrentBuffersOnOneQueue) {
+  constexpr int kThreads = 4;
+  std::vector<int> failures(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &failures] {
+      for (int round = 0; round < 20; ++round) {
+        cl_int err = CL_SUCCESS;
+        std::vector<int> data(1000, t * 1000 + round), back(1000, -1);
+        cl_mem mem = clCreateBuffer(cl_env().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 4000, data.data(), &err);
+        if (err != CL_SUCCESS) { ++failures[t]; continue; }
+        err = clEnqueueReadBuffer(cl_env().queue, mem, CL_TRUE, 0, 4000, back.data(), 0, nullptr, nullptr);
+        if (err != CL_SUCCESS || back != data) ++failures[t];
+        clReleaseMemObject(mem);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+}  // namespace
+}  // namespace gsvirt::icd::test
