@@ -23,7 +23,7 @@ static_assert(hw::pkt::DISPATCH::SIZE_DWORDS <= kMaxFixedPacketDwords);
 
 uint32_t field(uint32_t value, uint32_t mask, uint32_t shift) { return (value & mask) >> shift; }
 
-std::string text_printf(const char* fmt, ...) __attribute__((text_printf(printf, 1, 2)));
+std::string text_printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 std::string text_printf(const char* fmt, ...) {
   char buf[512];
   va_list ap;
@@ -36,6 +36,35 @@ std::string text_printf(const char* fmt, ...) {
 const char* packet_name(uint32_t opcode) {
   const hw::PacketInfo* info = hw::find_packet(opcode);
   return info ? info->name : "unknown";
+}
+
+struct HeaderProblem {
+  CpFaultCause cause;
+  std::string message;
+};
+
+// What is wrong with a packet header (`info` is nullptr for an unknown opcode), if anything.
+std::optional<HeaderProblem> check_header(const hw::PacketInfo* info, uint32_t header, uint32_t bytes_before_tail) {
+  const uint32_t opcode = field(header, hdr::OPCODE_MASK, hdr::OPCODE_SHIFT);
+  const uint32_t size_dwords = field(header, hdr::SIZE_DWORDS_MASK, hdr::SIZE_DWORDS_SHIFT);
+  if (!info)
+    return HeaderProblem{CpFaultCause::kUnknownOpcode,
+                         text_printf("header 0x%08x: opcode 0x%02x is no packet", header, opcode)};
+  const bool size_ok = size_dwords != 0 && (info->variable_size ? size_dwords >= info->size_dwords
+                                                                : size_dwords == info->size_dwords);
+  if (!size_ok)
+    return HeaderProblem{CpFaultCause::kBadSize,
+                         text_printf("%s: SIZE_DWORDS %u, expected %s%u", info->name, size_dwords,
+                                     info->variable_size ? "at least " : "", info->size_dwords)};
+  if (field(header, hdr::RESERVED_MASK, hdr::RESERVED_SHIFT) != 0)
+    return HeaderProblem{CpFaultCause::kBadField,
+                         text_printf("%s: header 0x%08x has non-zero RESERVED bits", info->name, header)};
+  // Everything between head and tail must be whole packets (the driver publishes the tail last).
+  if (uint64_t{size_dwords} * 4 > bytes_before_tail)
+    return HeaderProblem{CpFaultCause::kPastTail,
+                         text_printf("%s: %u dwords but only %u bytes before RING_TAIL", info->name, size_dwords,
+                                     bytes_before_tail)};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -220,71 +249,79 @@ void CommandProcessor::process_ring() {
   }
   set_state(CpState::kBusy);
   for (;;) {
-    Ring ring{registers_.load64(hw::reg::RING_BASE_LO, hw::reg::RING_BASE_HI), registers_.load(hw::reg::RING_SIZE),
-              registers_.load(hw::reg::RING_HEAD), registers_.load(hw::reg::RING_TAIL)};
-    if (ring.size < kMinRingBytes || ring.size > kMaxRingBytes || ring.size % 4 || ring.base % 4 ||
-        ring.tail >= ring.size || ring.tail % 4 || ring.head >= ring.size || !gsvirt::checked_add(ring.base, uint64_t{ring.size})) {
-      return enter_fault(CpFaultCause::kBadRingRegisters, ring.head, 0,
-                         text_printf("RING_BASE 0x%" PRIx64 ", RING_SIZE %u, RING_HEAD %u, RING_TAIL %u: size must be a "
-                                "multiple of 4 in [%u, %u], base 4-byte aligned, head and tail inside the ring",
-                                ring.base, ring.size, ring.head, ring.tail, kMinRingBytes, kMaxRingBytes));
-    }
-    if (ring.head == ring.tail) break;
-
-    auto read_dword = [&](uint32_t index, uint32_t* out) {
-      uint64_t offset = (uint64_t{ring.head} + uint64_t{index} * 4) % ring.size;
-      const uint8_t* p = memory_.translate(ring.base + offset, 4, Access::kRead);
-      if (!p) return false;
-      std::memcpy(out, p, 4);
-      return true;
-    };
-
+    // Re-read every time: the driver may move RING_TAIL while earlier packets run.
+    std::optional<Ring> ring = load_ring();
+    if (!ring) return;
+    if (ring->head == ring->tail) break;
     Packet packet;
-    packet.head = ring.head;
-    if (!read_dword(0, &packet.dwords[0]))
-      return enter_fault(CpFaultCause::kRingUnreadable, ring.head, 0,
-                         text_printf("packet header at va 0x%" PRIx64 " is not mapped readable", ring.base + ring.head));
-    uint32_t header = packet.dwords[0];
-    packet.opcode = field(header, hdr::OPCODE_MASK, hdr::OPCODE_SHIFT);
-    packet.size_dwords = field(header, hdr::SIZE_DWORDS_MASK, hdr::SIZE_DWORDS_SHIFT);
-    const hw::PacketInfo* info = hw::find_packet(packet.opcode);
-    if (!info)
-      return enter_fault(CpFaultCause::kUnknownOpcode, ring.head, packet.opcode,
-                         text_printf("header 0x%08x: opcode 0x%02x is no packet", header, packet.opcode));
-    if (packet.size_dwords == 0 || (info->variable_size ? packet.size_dwords < info->size_dwords
-                                                        : packet.size_dwords != info->size_dwords))
-      return enter_fault(CpFaultCause::kBadSize, ring.head, packet.opcode,
-                         text_printf("%s: SIZE_DWORDS %u, expected %s%u", info->name, packet.size_dwords,
-                                info->variable_size ? "at least " : "", info->size_dwords));
-    if (field(header, hdr::RESERVED_MASK, hdr::RESERVED_SHIFT) != 0)
-      return enter_fault(CpFaultCause::kBadField, ring.head, packet.opcode,
-                         text_printf("%s: header 0x%08x has non-zero RESERVED bits", info->name, header));
-    uint32_t available = (ring.tail + ring.size - ring.head) % ring.size;
-    if (uint64_t{packet.size_dwords} * 4 > available)
-      return enter_fault(CpFaultCause::kPastTail, ring.head, packet.opcode,
-                         text_printf("%s: %u dwords but only %u bytes before RING_TAIL %u", info->name,
-                                packet.size_dwords, available, ring.tail));
-    uint32_t to_read = info->variable_size ? 1 : packet.size_dwords;
-    for (uint32_t i = 1; i < to_read; ++i)
-      if (!read_dword(i, &packet.dwords[i]))
-        return enter_fault(CpFaultCause::kRingUnreadable, ring.head, packet.opcode,
-                           text_printf("%s: dword %u (%s) is not mapped readable", info->name, i, info->dword_names[i]));
-
-    if (!execute(packet)) return;
-    registers_.store(hw::reg::RING_HEAD, uint32_t((uint64_t{ring.head} + uint64_t{packet.size_dwords} * 4) % ring.size));
-    registers_.increment(hw::reg::CP_PACKETS);
-    {
-      std::lock_guard lock(state_mutex_);
-      ++counters_.packets;
-    }
+    if (!fetch_packet(*ring, &packet) || !execute(packet)) return;
+    retire(*ring, packet);
     if (packet.opcode == hw::pkt::HALT::OPCODE) {
       set_state(CpState::kHalted);
-      gsvirt::log_debug(gsvirt::kDebugGsgpu, "gsgpu cp: HALT at ring offset 0x%x", ring.head);
+      gsvirt::log_debug(gsvirt::kDebugGsgpu, "gsgpu cp: HALT at ring offset 0x%x", packet.head);
       irq_.raise(IrqCause::kHalt);
       return;
     }
   }
   set_state(CpState::kIdle);
+}
+
+std::optional<CommandProcessor::Ring> CommandProcessor::load_ring() {
+  Ring r{registers_.load64(hw::reg::RING_BASE_LO, hw::reg::RING_BASE_HI), registers_.load(hw::reg::RING_SIZE),
+         registers_.load(hw::reg::RING_HEAD), registers_.load(hw::reg::RING_TAIL)};
+  bool size_ok = r.size >= kMinRingBytes && r.size <= kMaxRingBytes && r.size % 4 == 0;
+  bool base_ok = r.base % 4 == 0 && gsvirt::checked_add(r.base, uint64_t{r.size}).has_value();
+  bool offsets_ok = r.tail < r.size && r.tail % 4 == 0 && r.head < r.size;
+  if (size_ok && base_ok && offsets_ok) return r;
+  enter_fault(CpFaultCause::kBadRingRegisters, r.head, 0,
+              text_printf("RING_BASE 0x%" PRIx64 ", RING_SIZE %u, RING_HEAD %u, RING_TAIL %u: size must be a multiple "
+                          "of 4 in [%u, %u], base 4-byte aligned, head and tail inside the ring",
+                          r.base, r.size, r.head, r.tail, kMinRingBytes, kMaxRingBytes));
+  return std::nullopt;
+}
+
+bool CommandProcessor::read_ring_dword(const Ring& ring, uint32_t index, uint32_t* out) {
+  // Packets may wrap around the end of the ring.
+  uint64_t offset = (uint64_t{ring.head} + uint64_t{index} * 4) % ring.size;
+  const uint8_t* p = memory_.translate(ring.base + offset, 4, Access::kRead);
+  if (!p) return false;
+  std::memcpy(out, p, 4);
+  return true;
+}
+
+bool CommandProcessor::fetch_packet(const Ring& ring, Packet* packet) {
+  packet->head = ring.head;
+  if (!read_ring_dword(ring, 0, &packet->dwords[0])) {
+    enter_fault(CpFaultCause::kRingUnreadable, ring.head, 0,
+                text_printf("packet header at va 0x%" PRIx64 " is not mapped readable", ring.base + ring.head));
+    return false;
+  }
+  const uint32_t header = packet->dwords[0];
+  packet->opcode = field(header, hdr::OPCODE_MASK, hdr::OPCODE_SHIFT);
+  packet->size_dwords = field(header, hdr::SIZE_DWORDS_MASK, hdr::SIZE_DWORDS_SHIFT);
+  const hw::PacketInfo* info = hw::find_packet(packet->opcode);
+  if (auto problem = check_header(info, header, (ring.tail + ring.size - ring.head) % ring.size)) {
+    enter_fault(problem->cause, ring.head, packet->opcode, std::move(problem->message));
+    return false;
+  }
+  // NOP payloads are never read: their size is all that matters.
+  const uint32_t to_read = info->variable_size ? 1 : packet->size_dwords;
+  for (uint32_t i = 1; i < to_read; ++i) {
+    if (!read_ring_dword(ring, i, &packet->dwords[i])) {
+      enter_fault(CpFaultCause::kRingUnreadable, ring.head, packet->opcode,
+                  text_printf("%s: dword %u (%s) is not mapped readable", info->name, i, info->dword_names[i]));
+      return false;
+    }
+  }
+  return true;
+}
+
+void CommandProcessor::retire(const Ring& ring, const Packet& packet) {
+  registers_.store(hw::reg::RING_HEAD,
+                   uint32_t((uint64_t{ring.head} + uint64_t{packet.size_dwords} * 4) % ring.size));
+  registers_.increment(hw::reg::CP_PACKETS);
+  std::lock_guard lock(state_mutex_);
+  ++counters_.packets;
 }
 
 bool CommandProcessor::execute(const Packet& packet) {

@@ -117,6 +117,10 @@ class CommandProcessor {
 
   void process_pending();
   void process_ring();
+  std::optional<Ring> load_ring();
+  bool read_ring_dword(const Ring& ring, uint32_t index, uint32_t* out);
+  bool fetch_packet(const Ring& ring, Packet* packet);
+  void retire(const Ring& ring, const Packet& packet);
   bool execute(const Packet& packet);
   bool execute_dispatch(const Packet& packet);
   void publish_counters(const DispatchCounterValues& counters);
