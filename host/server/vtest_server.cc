@@ -305,7 +305,7 @@ int run_server(const ServerOptions& options) {
     sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     return 1;
   }
-  log_info("gsvirt-server: listening on %s (%s)", path.c_str(),
+  log_debug(kDebugTransport, "gsvirt-server: listening on %s (%s)", path.c_str(),
            options.fork_per_client ? "one process per client" : "no fork");
   if (options.ready_fd >= 0) {
     (void)!write(options.ready_fd, "R", 1);
@@ -349,7 +349,7 @@ int run_server(const ServerOptions& options) {
   stop_children(children);
   close(signal_fd);
   sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-  log_info("gsvirt-server: stopped");
+  log_debug(kDebugTransport, "gsvirt-server: stopped");
   return 0;
 }
 
