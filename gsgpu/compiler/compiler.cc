@@ -8,6 +8,7 @@
 
 #include "gsgpu/compiler/build_cache.h"
 #include "gsgpu/compiler/cfg.h"
+#include "gsgpu/compiler/dead_code.h"
 #include "gsgpu/compiler/emit.h"
 #include "gsgpu/compiler/lower.h"
 #include "gsgpu/compiler/regalloc.h"
@@ -66,6 +67,7 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
     *error = "kernel " + entry.name + ": malformed module (a reference to something that does not exist)";
     return false;
   }
+  remove_dead_instructions(&function);
   const std::vector<uint32_t> layout = layout_blocks(function);
   const std::vector<uint32_t> reconvergence = immediate_post_dominators(function, layout);
   RegisterAllocation allocation;

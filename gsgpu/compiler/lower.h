@@ -148,6 +148,10 @@ class Lowering {
   std::vector<Frame*> frames_;
   std::unordered_map<uint32_t, BuiltinRef> builtins_;
   std::unordered_map<uint32_t, uint32_t> static_offsets_;  // module variable -> local offset / const-data offset
+  // Addresses made as base + constant by access chains, so loads and stores can use the
+  // instruction's offset field instead of the addition.
+  std::unordered_map<uint32_t, std::pair<MOperand, int64_t>> address_offsets_;
+  void fold_address(MOperand* address, int64_t* offset) const;
   MOperand const_data_base_;  // 64-bit vreg: arg_ptr + constant_data_offset
   MOperand work_dim_;
   uint32_t private_top_ = 0;

@@ -64,7 +64,20 @@ isa::SpecialReg first_special(spv::BuiltIn builtin, bool* found) {
 
 }  // namespace
 
-Value Lowering::load(uint32_t pointer_type, MOperand address, uint32_t result_type, int32_t offset) {
+void Lowering::fold_address(MOperand* address, int64_t* offset) const {
+  if (address->kind != MOperand::Kind::kVReg) return;
+  auto it = address_offsets_.find(address->value);
+  if (it == address_offsets_.end()) return;
+  const int64_t folded = *offset + it->second.second;
+  // Leave room for the leaves of a composite after the folded offset.
+  if (folded < isa::kMinOffset || folded > isa::kMaxOffset - 4096) return;
+  *address = it->second.first;
+  *offset = folded;
+}
+
+Value Lowering::load(uint32_t pointer_type, MOperand address, uint32_t result_type, int32_t offset_in) {
+  int64_t offset = offset_in;
+  fold_address(&address, &offset);
   const MemSpace space = space_of(type(pointer_type).storage);
   if (space == MemSpace::kNone)
     fail("load through a pointer in storage class " + std::to_string(static_cast<unsigned>(type(pointer_type).storage)) +
@@ -75,14 +88,16 @@ Value Lowering::load(uint32_t pointer_type, MOperand address, uint32_t result_ty
   Value v;
   for (const Leaf& leaf : layout) {
     const uint32_t bytes = size_of(leaf.type);
-    const int64_t at = int64_t{offset} + leaf.offset;
-    if (at > isa::kMaxOffset) fail("load offset beyond the encodable range");
+    const int64_t at = offset + leaf.offset;
+    if (at > isa::kMaxOffset || at < isa::kMinOffset) fail("load offset beyond the encodable range");
     v.parts.push_back(MOperand::vreg(emit(load_opcode(space, bytes), bytes == 8 ? 64 : 32, base, {}, {}, static_cast<int32_t>(at))));
   }
   return v;
 }
 
-void Lowering::store(uint32_t pointer_type, MOperand address, const Value& v, uint32_t value_type, int32_t offset) {
+void Lowering::store(uint32_t pointer_type, MOperand address, const Value& v, uint32_t value_type, int32_t offset_in) {
+  int64_t offset = offset_in;
+  fold_address(&address, &offset);
   const MemSpace space = space_of(type(pointer_type).storage);
   if (space == MemSpace::kNone || space == MemSpace::kConstant)
     fail("store through a pointer in storage class " + std::to_string(static_cast<unsigned>(type(pointer_type).storage)));
@@ -92,8 +107,8 @@ void Lowering::store(uint32_t pointer_type, MOperand address, const Value& v, ui
   const MOperand base = is_wide_space(space) ? address : low_half(address);
   for (size_t i = 0; i < layout.size(); ++i) {
     const uint32_t bytes = size_of(layout[i].type);
-    const int64_t at = int64_t{offset} + layout[i].offset;
-    if (at > isa::kMaxOffset) fail("store offset beyond the encodable range");
+    const int64_t at = offset + layout[i].offset;
+    if (at > isa::kMaxOffset || at < isa::kMinOffset) fail("store offset beyond the encodable range");
     emit_store(store_opcode(space, bytes), base, v.parts[i], static_cast<int32_t>(at));
   }
 }
@@ -116,6 +131,13 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
     MOperand index = value(index_id).parts.at(0);
     if (int_width(scalar_of(type_of(index_id))) != 64)
       index = MOperand::vreg(emit(Opcode::v_sext_i64_i32, 64, sign_extend32(index, int_width(scalar_of(type_of(index_id))))));
+    if (address.is_literal()) {
+      // A window offset known at compile time (a __local or private variable): the product is the
+      // address and the offset joins the constant part, which loads and stores fold.
+      constant_offset += static_cast<int32_t>(address.value);
+      address = MOperand::vreg(emit(Opcode::v_mul_lo_u64, 64, index, MOperand::literal(stride)));
+      return;
+    }
     address = MOperand::vreg(emit(Opcode::v_mad_u64, 64, index, MOperand::literal(stride), address));
   };
   size_t next = 1;
@@ -142,8 +164,15 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
       fail("access chain indexes into a scalar");
     }
   }
-  if (constant_offset != 0) address = MOperand::vreg(emit(Opcode::v_add_u64, 64, address, constant64(static_cast<uint64_t>(constant_offset))));
-  else if (address.is_literal()) address = in_register(address, 64);
+  if (address.is_literal()) {
+    const int64_t base = static_cast<int32_t>(address.value);
+    return constant64(static_cast<uint64_t>(base + constant_offset));
+  }
+  if (constant_offset != 0) {
+    const MOperand base = address;
+    address = MOperand::vreg(emit(Opcode::v_add_u64, 64, address, constant64(static_cast<uint64_t>(constant_offset))));
+    if (base.kind == MOperand::Kind::kVReg) address_offsets_[address.value] = {base, constant_offset};
+  }
   return address;
 }
 
