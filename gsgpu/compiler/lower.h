@@ -155,6 +155,7 @@ class Lowering {
   MOperand const_data_base_;  // 64-bit vreg: arg_ptr + constant_data_offset
   MOperand work_dim_;
   uint32_t private_top_ = 0;
+  bool block_phis_need_temps_ = false;
   unsigned inline_depth_ = 0;
   std::string kernel_name_;
 };

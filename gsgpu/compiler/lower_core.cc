@@ -418,6 +418,17 @@ void Lowering::lower_function(const SpirvFunction& fn, const std::vector<Value>&
 
 void Lowering::lower_block(const SpirvBlock& block) {
   if (block.instructions.empty()) fail("block " + std::to_string(block.label) + " has no terminator");
+  // Edge copies may write a phi's register directly unless a phi of this block reads another phi
+  // of this block (a swap): then every phi goes through a temporary, as a parallel copy needs.
+  std::vector<uint32_t> results;
+  for (const SpirvInstruction& inst : block.instructions)
+    if (inst.opcode == Op::OpPhi) results.push_back(inst.result_id);
+  block_phis_need_temps_ = false;
+  for (const SpirvInstruction& inst : block.instructions) {
+    if (inst.opcode != Op::OpPhi) continue;
+    for (size_t i = 0; i < inst.operands.size(); i += 2)
+      if (std::find(results.begin(), results.end(), inst.operands[i]) != results.end()) block_phis_need_temps_ = true;
+  }
   for (size_t i = 0; i + 1 < block.instructions.size(); ++i) {
     current_ = &block.instructions[i];
     lower_instruction(block.instructions[i]);
@@ -555,10 +566,14 @@ void Lowering::lower_instruction(const SpirvInstruction& inst) {
       Value v;
       for (const Leaf& leaf : layout) {
         const unsigned bits = reg_bits(leaf.type);
-        const uint32_t temp = f_.new_vreg(bits);
-        phi.temps.push_back(temp);
         const uint32_t result = f_.new_vreg(bits);
-        copy(result, MOperand::vreg(temp));
+        if (block_phis_need_temps_) {
+          const uint32_t temp = f_.new_vreg(bits);
+          phi.temps.push_back(temp);
+          copy(result, MOperand::vreg(temp));
+        } else {
+          phi.temps.push_back(result);
+        }
         v.parts.push_back(MOperand::vreg(result));
       }
       frame.phis.push_back(std::move(phi));
