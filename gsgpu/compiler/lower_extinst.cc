@@ -108,6 +108,31 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
         const MOperand step = op(Opcode::v_copysign_f32, MOperand::literal(kOne), a[0]);
         return op(Opcode::v_add_f32, whole, select(op(Opcode::v_cmp_oge_f32, part, MOperand::literal(kHalf)), step, MOperand::literal(0), 32));
       }
+      case cl::Cbrt: {
+        need(1);
+        const MOperand root = op(Opcode::v_pow_f32, op(Opcode::v_abs_f32, a[0]), MOperand::literal(0x3eaaaaabu));  // 1/3
+        return op(Opcode::v_copysign_f32, root, a[0]);
+      }
+      case cl::Sinh: case cl::Cosh: case cl::Tanh: {
+        need(1);
+        const MOperand e = op(Opcode::v_exp_f32, a[0]);
+        const MOperand inv = op(Opcode::v_rcp_f32, e);
+        const MOperand cosh = op(Opcode::v_mul_f32, op(Opcode::v_add_f32, e, inv), MOperand::literal(kHalf));
+        if (ext == cl::Cosh) return cosh;
+        // Small |x|: the series x + x^3/6 + x^5/120 + x^7/5040 avoids the cancellation in e^x - e^-x.
+        const MOperand x2 = op(Opcode::v_mul_f32, a[0], a[0]);
+        MOperand series = op(Opcode::v_mad_f32, x2, MOperand::literal(0x39500d01u), MOperand::literal(0x3c088889u));  // 1/5040, 1/120
+        series = op(Opcode::v_mad_f32, series, x2, MOperand::literal(0x3e2aaaabu));  // 1/6
+        series = op(Opcode::v_mad_f32, op(Opcode::v_mul_f32, series, x2), a[0], a[0]);
+        const MOperand wide = op(Opcode::v_mul_f32, op(Opcode::v_sub_f32, e, inv), MOperand::literal(kHalf));
+        const MOperand small = op(Opcode::v_cmp_olt_f32, op(Opcode::v_abs_f32, a[0]), MOperand::literal(kHalf));
+        const MOperand sinh = select(small, series, wide, 32);
+        if (ext == cl::Sinh) return sinh;
+        const MOperand ratio = op(Opcode::v_div_f32, sinh, cosh);
+        const MOperand saturated = op(Opcode::v_cmp_ogt_f32, op(Opcode::v_abs_f32, a[0]), MOperand::literal(0x41200000u));  // 10
+        return select(saturated, op(Opcode::v_copysign_f32, MOperand::literal(kOne), a[0]), ratio, 32);
+      }
+      case cl::Nan: need(1); return op(Opcode::v_or_b32, op(Opcode::v_and_b32, a[0], MOperand::literal(0x003fffffu)), MOperand::literal(0x7fc00000u));
       case cl::Degrees: need(1); return op(Opcode::v_mul_f32, a[0], MOperand::literal(0x42652ee1u));  // 180/pi
       case cl::Radians: need(1); return op(Opcode::v_mul_f32, a[0], MOperand::literal(0x3c8efa35u));  // pi/180
       case cl::FClamp: need(3); return op(Opcode::v_min_f32, op(Opcode::v_max_f32, a[0], a[1]), a[2]);
@@ -209,13 +234,50 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
       if (width != 32) break;
       return op(Opcode::v_add_u32, op(ext == cl::SMad_hi ? Opcode::v_mul_hi_i32 : Opcode::v_mul_hi_u32, a[0], a[1]), a[2]);
     }
+    case cl::S_Upsample: case cl::U_Upsample: {
+      need(2);
+      if (wide) return op64(Opcode::v_pack_b64, a[1], a[0]);
+      return normalise(op(Opcode::v_or_b32, op(Opcode::v_shl_b32, a[0], MOperand::literal(width / 2)), a[1]), width);
+    }
     case cl::UHadd: case cl::URhadd: {
       need(2);
+      if (width < 32) {
+        const MOperand sum = op(Opcode::v_add_u32, a[0], a[1]);
+        return op(Opcode::v_shr_u32, ext == cl::URhadd ? op(Opcode::v_add_u32, sum, MOperand::literal(1)) : sum, MOperand::literal(1));
+      }
       if (width != 32) break;
       // (x >> 1) + (y >> 1) + carry of the low bits: no overflow.
       const MOperand halves = op(Opcode::v_add_u32, op(Opcode::v_shr_u32, a[0], MOperand::literal(1)), op(Opcode::v_shr_u32, a[1], MOperand::literal(1)));
       const MOperand low = op(ext == cl::UHadd ? Opcode::v_and_b32 : Opcode::v_or_b32, a[0], a[1]);
       return op(Opcode::v_add_u32, halves, op(Opcode::v_and_b32, low, MOperand::literal(1)));
+    }
+    case cl::SAdd_sat: case cl::SSub_sat: {
+      need(2);
+      const bool add = ext == cl::SAdd_sat;
+      if (width < 32) {
+        const int32_t hi = (1 << (width - 1)) - 1;
+        MOperand sum = op(add ? Opcode::v_add_u32 : Opcode::v_sub_u32, sx(a[0]), sx(a[1]));
+        sum = op(Opcode::v_max_i32, op(Opcode::v_min_i32, sum, MOperand::literal(static_cast<uint32_t>(hi))),
+                 MOperand::literal(static_cast<uint32_t>(-hi - 1)));
+        return normalise(sum, width);
+      }
+      if (width == 64) break;
+      // Overflow when the operands' signs make it possible and the result's sign is wrong.
+      const MOperand sum = op(add ? Opcode::v_add_u32 : Opcode::v_sub_u32, a[0], a[1]);
+      const MOperand sign_change = op(Opcode::v_and_b32,
+                                      add ? op(Opcode::v_not_b32, op(Opcode::v_xor_b32, a[0], a[1])) : op(Opcode::v_xor_b32, a[0], a[1]),
+                                      op(Opcode::v_xor_b32, a[0], sum));
+      const MOperand overflow = op(Opcode::v_shr_u32, sign_change, MOperand::literal(31));
+      const MOperand limit = op(Opcode::v_add_u32, op(Opcode::v_shr_u32, a[0], MOperand::literal(31)), MOperand::literal(0x7fffffffu));
+      return select(overflow, limit, sum, 32);
+    }
+    case cl::SHadd: case cl::SRhadd: {
+      need(2);
+      if (width == 64) break;
+      const MOperand x = sx(a[0]), y = sx(a[1]);
+      const MOperand halves = op(Opcode::v_add_u32, op(Opcode::v_shr_i32, x, MOperand::literal(1)), op(Opcode::v_shr_i32, y, MOperand::literal(1)));
+      const MOperand low = op(ext == cl::SHadd ? Opcode::v_and_b32 : Opcode::v_or_b32, x, y);
+      return normalise(op(Opcode::v_add_u32, halves, op(Opcode::v_and_b32, low, MOperand::literal(1))), width);
     }
     case cl::UAdd_sat: {
       need(2);
@@ -342,6 +404,54 @@ bool Lowering::lower_extinst(const SpirvInstruction& inst) {
         r.parts.push_back(MOperand::vreg(emit(Opcode::v_sub_f32, 32, MOperand::vreg(emit(Opcode::v_mul_f32, 32, x[j], y[k])), p)));
       }
       if (n == 4) r.parts.push_back(MOperand::literal(0));
+      define(inst.result_id, std::move(r));
+      return true;
+    }
+    case cl::Fract: case cl::Modf: case cl::Sincos: {
+      // Two results: one returned, one stored through the pointer operand.
+      if (args.size() < 2) fail(ext_name(ext) + " needs a value and a pointer");
+      const uint32_t pointer = inst.operands[3];
+      Value stored;
+      for (uint32_t i = 0; i < n; ++i) {
+        const MOperand x = args[0].parts.at(i);
+        if (ext == cl::Fract) {
+          stored.parts.push_back(MOperand::vreg(emit(Opcode::v_floor_f32, 32, x)));
+          r.parts.push_back(MOperand::vreg(emit(Opcode::v_fract_f32, 32, x)));
+        } else if (ext == cl::Modf) {
+          const MOperand whole = MOperand::vreg(emit(Opcode::v_trunc_f32, 32, x));
+          stored.parts.push_back(whole);
+          // x - trunc(x) is exact; infinities give +-0 with x's sign.
+          const MOperand part = MOperand::vreg(emit(Opcode::v_sub_f32, 32, x, whole));
+          const MOperand finite_part = select(MOperand::vreg(emit(Opcode::v_cmp_isinf_f32, 32, x)), MOperand::literal(0), part, 32);
+          r.parts.push_back(MOperand::vreg(emit(Opcode::v_copysign_f32, 32, finite_part, x)));
+        } else {
+          stored.parts.push_back(MOperand::vreg(emit(Opcode::v_cos_f32, 32, x)));
+          r.parts.push_back(MOperand::vreg(emit(Opcode::v_sin_f32, 32, x)));
+        }
+      }
+      store(type_of(pointer), value(pointer).parts.at(0), stored, inst.result_type, 0);
+      define(inst.result_id, std::move(r));
+      return true;
+    }
+    case cl::Shuffle: case cl::Shuffle2: {
+      const bool two = ext == cl::Shuffle2;
+      if (args.size() < (two ? 3u : 2u)) fail(ext_name(ext) + ": missing operands");
+      std::vector<MOperand> sources = args[0].parts;
+      if (two) sources.insert(sources.end(), args[1].parts.begin(), args[1].parts.end());
+      const Value& mask = args[two ? 2 : 1];
+      const uint32_t mask_id = inst.operands[two ? 4 : 3];
+      const bool wide_mask = int_width(scalar_of(type_of(mask_id))) == 64;
+      const unsigned bits = reg_bits(scalar);
+      // Only the low log2(2n) bits of each mask element count.
+      const uint32_t index_mask = static_cast<uint32_t>(sources.size()) - 1;
+      for (uint32_t i = 0; i < n; ++i) {
+        const MOperand m = wide_mask ? low_half(mask.parts.at(i)) : mask.parts.at(i);
+        const MOperand index = MOperand::vreg(emit(Opcode::v_and_b32, 32, m, MOperand::literal(index_mask)));
+        MOperand picked = sources[0];
+        for (uint32_t c = 1; c < sources.size(); ++c)
+          picked = select(MOperand::vreg(emit(Opcode::v_cmp_eq_u32, 32, index, MOperand::literal(c))), sources[c], picked, bits);
+        r.parts.push_back(picked);
+      }
       define(inst.result_id, std::move(r));
       return true;
     }

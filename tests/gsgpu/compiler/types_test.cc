@@ -269,5 +269,64 @@ TEST(Types, IntegerAndMathBuiltins) {
   }
 }
 
+TEST(Types, PointerResultShuffleSaturationAndHyperbolicBuiltins) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void more(__global const float* in, __global float* fout, __global int* iout, __global char* cout) {
+      int i = get_global_id(0);
+      float x = in[i];
+      float whole, c;
+      fout[i * 8 + 0] = fract(x, &whole);
+      fout[i * 8 + 1] = whole;
+      fout[i * 8 + 2] = modf(x, &whole) + whole * 100.0f;
+      fout[i * 8 + 3] = sincos(x, &c) + c * 10.0f;
+      fout[i * 8 + 4] = sinh(x * 0.1f);
+      fout[i * 8 + 5] = cosh(x * 0.1f);
+      fout[i * 8 + 6] = tanh(x * 0.1f);
+      fout[i * 8 + 7] = cbrt(x);
+      int4 v = (int4)(i, i * 2, i * 3, i * 4);
+      int8 w = shuffle2(v, v * 10, (uint8)(7, 0, 5, 2, 6, 1, 4, 3 + i * 8));
+      iout[i * 4 + 0] = w.s0 + w.s1 + w.s2 * 3 + w.s7 * 7;
+      iout[i * 4 + 1] = shuffle(v, (uint4)(3, 2, 1, 0)).x;
+      iout[i * 4 + 2] = add_sat(i * 100000000, 2000000000);
+      iout[i * 4 + 3] = (int)upsample((short)i, (ushort)(i * 3)) + hadd(i, 7 * i);
+      cout[i * 2 + 0] = add_sat((char)(i * 5), (char)100);
+      cout[i * 2 + 1] = sub_sat((char)(-i * 5), (char)100);
+    })"));
+  const int n = 32;
+  std::vector<float> in(n);
+  for (int i = 0; i < n; ++i) in[i] = (i - 16) * 0.37f;
+  const uint64_t vi = cl.memory.upload(in), vf = cl.memory.upload(std::vector<float>(n * 8)),
+                 vo = cl.memory.upload(std::vector<int32_t>(n * 4)), vc = cl.memory.upload(std::vector<int8_t>(n * 2));
+  cl.run_ok("more", {Arg::buffer(vi), Arg::buffer(vf), Arg::buffer(vo), Arg::buffer(vc)}, NDRange::linear(n, 32));
+  const auto f = cl.memory.download<float>(vf, n * 8);
+  const auto io = cl.memory.download<int32_t>(vo, n * 4);
+  const auto co = cl.memory.download<int8_t>(vc, n * 2);
+  for (int i = 0; i < n; ++i) {
+    const float x = in[i];
+    EXPECT_NEAR(f[i * 8 + 0], x - std::floor(x), 1e-6f) << i;
+    EXPECT_EQ(f[i * 8 + 1], std::floor(x)) << i;
+    float ip;
+    const float frac = std::modf(x, &ip);
+    EXPECT_NEAR(f[i * 8 + 2], frac + ip * 100.0f, 1e-4f) << i;
+    EXPECT_NEAR(f[i * 8 + 3], std::sin(x) + std::cos(x) * 10.0f, 1e-4f) << i;
+    EXPECT_NEAR(f[i * 8 + 4], std::sinh(x * 0.1f), 1e-6f * (1 + std::fabs(std::sinh(x * 0.1f)))) << i;
+    EXPECT_NEAR(f[i * 8 + 5], std::cosh(x * 0.1f), 1e-6f * std::cosh(x * 0.1f)) << i;
+    EXPECT_NEAR(f[i * 8 + 6], std::tanh(x * 0.1f), 1e-6f) << i;
+    EXPECT_NEAR(f[i * 8 + 7], std::cbrt(x), 1e-5f * (1 + std::fabs(std::cbrt(x)))) << i;
+    const int v[8] = {i, i * 2, i * 3, i * 4, i * 10, i * 20, i * 30, i * 40};
+    const int mask7 = (3 + i * 8) & 7;
+    EXPECT_EQ(io[i * 4 + 0], v[7] + v[0] + v[5] * 3 + v[mask7] * 7) << i;
+    EXPECT_EQ(io[i * 4 + 1], i * 4) << i;
+    const int32_t product = static_cast<int32_t>(static_cast<uint32_t>(i) * 100000000u);  // wraps, as in the kernel
+    const int64_t sat = int64_t{product} + 2000000000;
+    EXPECT_EQ(io[i * 4 + 2], static_cast<int32_t>(std::min<int64_t>(sat, INT32_MAX))) << i;
+    EXPECT_EQ(io[i * 4 + 3], ((i << 16) | (i * 3)) + ((i + 7 * i) >> 1)) << i;
+    EXPECT_EQ(co[i * 2 + 0], static_cast<int8_t>(std::clamp(static_cast<int8_t>(i * 5) + 100, -128, 127))) << i;
+    EXPECT_EQ(co[i * 2 + 1], static_cast<int8_t>(std::clamp(static_cast<int8_t>(-i * 5) - 100, -128, 127))) << i;
+  }
+}
+
 }  // namespace
 }  // namespace gsgpu::compiler::testing
