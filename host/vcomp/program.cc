@@ -21,10 +21,12 @@ void VcompContext::dispatch_clCreateProgramWithSource(
     out.result = CL_INVALID_VALUE;
     return;
   }
-  const char* text = args.source.data();
-  size_t length = args.source.size();
+  // A terminated copy: a length of 0 tells OpenCL to look for a NUL, which the wire string
+  // does not have (the executor would read past the command).
+  std::string source = c_string(args.source);
+  const char* text = source.c_str();
   cl_int err = CL_SUCCESS;
-  cl_program p = api().clCreateProgramWithSource(c->handle, 1, &text, &length, &err);
+  cl_program p = api().clCreateProgramWithSource(c->handle, 1, &text, nullptr, &err);
   out.result = err;
   if (err == CL_SUCCESS) bind(args.program, std::make_unique<ProgramObject>(executor_, p), "program");
 }

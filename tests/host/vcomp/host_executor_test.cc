@@ -111,6 +111,19 @@ TEST_F(HostExecutorTest, VectorAddThroughTheProtocol) {
   EXPECT_EQ(st, CL_COMPLETE);
 }
 
+// The wire string has no terminator: the host must not hand OpenCL a length of 0 (which means
+// "NUL-terminated") for an empty source.
+TEST_F(HostExecutorTest, EmptySourceCompiles) {
+  Harness h(executor_);
+  uint64_t device = 0;
+  uint64_t context = h.make_context(&device);
+  uint64_t program = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateProgramWithSource(w, true, program, context, ""); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clCompileProgram(w, true, program, &device, 1, "", nullptr, 0, nullptr, 0); });
+  EXPECT_EQ(h.last_result(), CL_SUCCESS);
+}
+
 TEST_F(HostExecutorTest, HandleValuedQueriesAreNeverForwarded) {
   Harness h(executor_);
   uint64_t device = 0;
