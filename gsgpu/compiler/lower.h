@@ -131,6 +131,7 @@ class Lowering {
   Value load_builtin(const BuiltinRef& ref, uint32_t result_type);
   MOperand atomic(const SpirvInstruction& inst);
   void copy_memory(const SpirvInstruction& inst);
+  void async_copy(const SpirvInstruction& inst);
 
   // lower_extinst.cc
   bool lower_extinst(const SpirvInstruction& inst);

@@ -272,8 +272,58 @@ void Lowering::copy_memory(const SpirvInstruction& inst) {
   }
 }
 
+// async_work_group_(strided_)copy: the work-items of the group share the elements round-robin by
+// local linear id; wait_group_events is then a barrier, which also makes the copies visible.
+void Lowering::async_copy(const SpirvInstruction& inst) {
+  const uint32_t dst_id = operand_id(inst, 1), src_id = operand_id(inst, 2);
+  const uint32_t count_id = operand_id(inst, 3), stride_id = operand_id(inst, 4);
+  const uint32_t dst_type = type_of(dst_id), src_type = type_of(src_id);
+  const bool to_local = type(dst_type).storage == spv::StorageClass::Workgroup;
+  const uint32_t element = type(dst_type).element;
+  const uint32_t element_bytes = size_of(element);
+  auto as64 = [&](uint32_t id) {
+    const MOperand v = value(id).parts.at(0);
+    return int_width(scalar_of(type_of(id))) == 64 ? v : MOperand::vreg(emit(Opcode::v_zext_u64_u32, 64, v));
+  };
+  const MOperand count = in_register(as64(count_id), 64), stride = in_register(as64(stride_id), 64);
+  const MOperand dst = in_register(value(dst_id).parts.at(0), 64), src = in_register(value(src_id).parts.at(0), 64);
+  auto special = [&](isa::SpecialReg r) { return MOperand::vreg(emit(Opcode::v_special, 32, {}, {}, {}, static_cast<int32_t>(r))); };
+  using S = isa::SpecialReg;
+  const MOperand size_x = special(S::kLocalSizeX), size_y = special(S::kLocalSizeY), size_z = special(S::kLocalSizeZ);
+  MOperand linear = MOperand::vreg(emit(Opcode::v_mad_u32, 32, special(S::kLocalIdZ), size_y, special(S::kLocalIdY)));
+  linear = MOperand::vreg(emit(Opcode::v_mad_u32, 32, linear, size_x, special(S::kLocalIdX)));
+  const MOperand step32 = MOperand::vreg(emit(Opcode::v_mul_lo_u32, 32, MOperand::vreg(emit(Opcode::v_mul_lo_u32, 32, size_x, size_y)), size_z));
+  const MOperand step = MOperand::vreg(emit(Opcode::v_zext_u64_u32, 64, step32));
+  const uint32_t index = f_.new_vreg(64);  // assigned in the preheader and the latch: not SSA
+  emit_to(Opcode::v_zext_u64_u32, MOperand::vreg(index), linear);
+  const uint32_t header = f_.new_block("async copy loop"), body = f_.new_block("async copy element"),
+                 done = f_.new_block("async copy done");
+  f_.blocks[current_block_].term = MTerminator{MTerminator::Kind::kJump, {}, {header, 0}};
+  current_block_ = header;
+  const MOperand more = MOperand::vreg(emit(Opcode::v_cmp_lt_u64, 32, MOperand::vreg(index), count));
+  f_.blocks[header].term = MTerminator{MTerminator::Kind::kBranch, more, {body, done}};
+  current_block_ = body;
+  const MOperand strided = MOperand::vreg(emit(Opcode::v_mul_lo_u64, 64, MOperand::vreg(index), stride));
+  const MOperand src_index = to_local ? strided : MOperand::vreg(index);
+  const MOperand dst_index = to_local ? MOperand::vreg(index) : strided;
+  const MOperand from = MOperand::vreg(emit(Opcode::v_mad_u64, 64, src_index, MOperand::literal(element_bytes), src));
+  const MOperand to = MOperand::vreg(emit(Opcode::v_mad_u64, 64, dst_index, MOperand::literal(element_bytes), dst));
+  store(dst_type, to, load(src_type, from, element, 0), element, 0);
+  emit_to(Opcode::v_add_u64, MOperand::vreg(index), MOperand::vreg(index), step);
+  f_.blocks[body].term = MTerminator{MTerminator::Kind::kJump, {}, {header, 0}};
+  current_block_ = done;
+  define(inst.result_id, Value{{MOperand::literal(0)}});
+}
+
 bool Lowering::lower_memory(const SpirvInstruction& inst) {
   switch (inst.opcode) {
+    case Op::OpGroupAsyncCopy: async_copy(inst); return true;
+    case Op::OpGroupWaitEvents: emit_to(Opcode::s_barrier, MOperand{}); return true;
+    case Op::OpPtrCastToGeneric:
+      // Only as an operand that is never dereferenced (wait_group_events' event list): loads and
+      // stores through Generic pointers are refused.
+      define(inst.result_id, value(operand_id(inst, 0)));
+      return true;
     case Op::OpLoad: {
       const uint32_t pointer = operand_id(inst, 0);
       if (auto b = builtins_.find(pointer); b != builtins_.end()) {

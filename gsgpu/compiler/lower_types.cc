@@ -23,7 +23,7 @@ uint32_t Lowering::size_of(uint32_t id) const {
   switch (t.kind) {
     case TypeKind::kBool: return 1;
     case TypeKind::kInt: case TypeKind::kFloat: return t.width / 8;
-    case TypeKind::kPointer: return 8;
+    case TypeKind::kPointer: case TypeKind::kOpaque: return 8;  // opaque: events, held as 64-bit handles
     case TypeKind::kVector: return size_of(t.element) * (t.count == 3 ? 4 : t.count);
     case TypeKind::kArray: {
       const uint64_t total = uint64_t{size_of(t.element)} * t.count;
@@ -71,7 +71,7 @@ void Lowering::leaves(uint32_t id, uint32_t base, std::vector<Leaf>* out) const 
   const SpirvType& t = type(id);
   if (out->size() > kMaxComponents) fail("a value of type " + std::to_string(id) + " has too many components");
   switch (t.kind) {
-    case TypeKind::kBool: case TypeKind::kInt: case TypeKind::kFloat: case TypeKind::kPointer:
+    case TypeKind::kBool: case TypeKind::kInt: case TypeKind::kFloat: case TypeKind::kPointer: case TypeKind::kOpaque:
       out->push_back(Leaf{base, id});
       return;
     case TypeKind::kVector:
@@ -145,7 +145,7 @@ uint32_t Lowering::component_offset(uint32_t id, uint32_t index, uint32_t* eleme
 
 unsigned Lowering::reg_bits(uint32_t scalar_type) const {
   const SpirvType& t = type(scalar_type);
-  if (t.kind == TypeKind::kPointer) return 64;
+  if (t.kind == TypeKind::kPointer || t.kind == TypeKind::kOpaque) return 64;
   if (t.kind == TypeKind::kInt || t.kind == TypeKind::kFloat) return t.width == 64 ? 64 : 32;
   if (t.kind == TypeKind::kBool) return 32;
   fail("type " + std::to_string(scalar_type) + " is not a scalar");

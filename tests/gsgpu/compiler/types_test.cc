@@ -328,5 +328,34 @@ TEST(Types, PointerResultShuffleSaturationAndHyperbolicBuiltins) {
   }
 }
 
+TEST(Types, AsyncWorkGroupCopies) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl(16);
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void staged(__global const float4* in, __global float* out, __global float4* back, __local float4* tile) {
+      event_t e = async_work_group_copy(tile, in + get_group_id(0) * 64, 64, 0);
+      wait_group_events(1, &e);
+      out[get_global_id(0)] = tile[63 - get_local_id(0)].y;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      event_t e2 = async_work_group_strided_copy(back + get_group_id(0) * 128, tile, 64, 2, 0);
+      wait_group_events(1, &e2);
+    })"));
+  const int groups = 3, group_size = 48;  // fewer work-items than elements: each copies several
+  std::vector<float> in(groups * 64 * 4);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+  const uint64_t vi = cl.memory.upload(in), vo = cl.memory.upload(std::vector<float>(groups * group_size)),
+                 vb = cl.memory.upload(std::vector<float>(groups * 128 * 4, -1.0f));
+  cl.run_ok("staged", {Arg::buffer(vi), Arg::buffer(vo), Arg::buffer(vb), Arg::local(64 * 16)},
+            NDRange::linear(groups * group_size, group_size));
+  const auto out = cl.memory.download<float>(vo, groups * group_size);
+  const auto back = cl.memory.download<float>(vb, groups * 128 * 4);
+  for (int g = 0; g < groups; ++g) {
+    for (int l = 0; l < group_size; ++l) EXPECT_EQ(out[g * group_size + l], in[(g * 64 + 63 - l) * 4 + 1]) << g << " " << l;
+    for (int e = 0; e < 128; ++e)
+      for (int c = 0; c < 4; ++c)
+        EXPECT_EQ(back[(g * 128 + e) * 4 + c], e % 2 == 0 ? in[(g * 64 + e / 2) * 4 + c] : -1.0f) << g << " " << e;
+  }
+}
+
 }  // namespace
 }  // namespace gsgpu::compiler::testing
