@@ -7,6 +7,10 @@
 
 #include <type_traits>
 
+// Deprecated entry points (clCreateImage2D, clEnqueueMarker, ...) are implemented on purpose.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 #define GSVIRT_DECLARE_ENTRY(name) std::remove_pointer_t<cl_api_##name> gsvirt_##name;
 
 GSVIRT_DECLARE_ENTRY(clBuildProgram)
@@ -105,3 +109,4 @@ GSVIRT_DECLARE_ENTRY(clUnloadPlatformCompiler)
 GSVIRT_DECLARE_ENTRY(clWaitForEvents)
 
 #undef GSVIRT_DECLARE_ENTRY
+#pragma GCC diagnostic pop

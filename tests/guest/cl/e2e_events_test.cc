@@ -97,6 +97,9 @@ TEST(IcdEvents, UserEventGatesACommand) {
   clReleaseMemObject(mem);
 }
 
+// The OpenCL 1.0 spellings are deprecated but still used by apps, so they are tested too.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 TEST(IcdEvents, MarkersAndBarriers) {
   cl_event marker = nullptr, barrier = nullptr, old_marker = nullptr;
   ASSERT_EQ(clEnqueueMarkerWithWaitList(cl_env().queue, 0, nullptr, &marker), CL_SUCCESS);
@@ -108,6 +111,7 @@ TEST(IcdEvents, MarkersAndBarriers) {
   ASSERT_EQ(clWaitForEvents(3, all), CL_SUCCESS);
   for (cl_event e : all) clReleaseEvent(e);
 }
+#pragma GCC diagnostic pop
 
 TEST(IcdEvents, ReferenceCountsAreLocal) {
   cl_int err = CL_SUCCESS;

@@ -53,7 +53,9 @@ TEST(IcdDevice, FiltersByTypeLocally) {
   EXPECT_EQ(clGetDeviceIDs(cl_env().platform, type, 0, nullptr, &n), CL_SUCCESS);
   EXPECT_GE(n, 1u);
   cl_device_type other = (type & CL_DEVICE_TYPE_GPU) ? CL_DEVICE_TYPE_ACCELERATOR : CL_DEVICE_TYPE_GPU;
-  if (!(type & other)) EXPECT_EQ(clGetDeviceIDs(cl_env().platform, other, 0, nullptr, &n), CL_DEVICE_NOT_FOUND);
+  if (!(type & other)) {
+    EXPECT_EQ(clGetDeviceIDs(cl_env().platform, other, 0, nullptr, &n), CL_DEVICE_NOT_FOUND);
+  }
   EXPECT_EQ(clGetDeviceIDs(cl_env().platform, CL_DEVICE_TYPE_DEFAULT, 0, nullptr, &n), CL_SUCCESS);
   EXPECT_EQ(n, 1u);
 }
