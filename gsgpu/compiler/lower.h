@@ -113,6 +113,7 @@ class Lowering {
   MOperand int_binary(spv::Op op, uint32_t scalar, MOperand a, MOperand b);
   MOperand compare(spv::Op op, uint32_t scalar, MOperand a, MOperand b);
   MOperand convert(spv::Op op, uint32_t from, uint32_t to, MOperand v, const SpirvDecorations* d);
+  MOperand saturating_integer_convert(spv::Op op, uint32_t from_width, uint32_t to_width, MOperand v);
 
  public:
   // Shared by the arithmetic and extended-instruction lowering.

@@ -17,6 +17,10 @@ MOperand Lowering::convert(Op op, uint32_t from, uint32_t to, MOperand v, const 
     if (wf == 64) x = MOperand::vreg(emit(Opcode::v_trunc_u32_u64, 32, x));
     return wt < wf ? normalise(x, wt) : x;
   };
+  const bool integer_to_integer = op == Op::OpUConvert || op == Op::OpSConvert || op == Op::OpSatConvertSToU ||
+                                  op == Op::OpSatConvertUToS;
+  if (integer_to_integer && (saturate || op == Op::OpSatConvertSToU || op == Op::OpSatConvertUToS))
+    return saturating_integer_convert(op, wf, wt, v);
   switch (op) {
     case Op::OpUConvert:
       if (wt == 64) return wf == 64 ? v : MOperand::vreg(emit(Opcode::v_zext_u64_u32, 64, v));
@@ -29,7 +33,7 @@ MOperand Lowering::convert(Op op, uint32_t from, uint32_t to, MOperand v, const 
       return wt == 64 ? v : normalise(MOperand::vreg(emit(Opcode::v_trunc_u32_u64, 32, v)), wt);
     case Op::OpConvertUToPtr:
       return wf == 64 ? v : MOperand::vreg(emit(Opcode::v_zext_u64_u32, 64, v));
-    case Op::OpConvertFToS: case Op::OpConvertFToU: case Op::OpSatConvertSToU: case Op::OpSatConvertUToS: break;
+    case Op::OpConvertFToS: case Op::OpConvertFToU: break;
     case Op::OpConvertSToF: case Op::OpConvertUToF: case Op::OpFConvert: break;
     default: fail("unsupported conversion");
   }
@@ -42,6 +46,10 @@ MOperand Lowering::convert(Op op, uint32_t from, uint32_t to, MOperand v, const 
   if (op == Op::OpConvertFToS || op == Op::OpConvertFToU) {
     if (wf != 32) fail("conversion from a " + std::to_string(wf) + "-bit float (only float is supported)");
     const bool is_signed = op == Op::OpConvertFToS;
+    // convert_<int>_rte/rtp/rtn: round in float first; the conversion itself truncates.
+    if (rounding == spv::FPRoundingMode::RTE) v = MOperand::vreg(emit(Opcode::v_rndne_f32, 32, v));
+    if (rounding == spv::FPRoundingMode::RTP) v = MOperand::vreg(emit(Opcode::v_ceil_f32, 32, v));
+    if (rounding == spv::FPRoundingMode::RTN) v = MOperand::vreg(emit(Opcode::v_floor_f32, 32, v));
     if (wt == 64) return MOperand::vreg(emit(is_signed ? Opcode::v_cvt_i64_f32 : Opcode::v_cvt_u64_f32, 64, v));
     MOperand r = MOperand::vreg(emit(is_signed ? Opcode::v_cvt_i32_f32 : Opcode::v_cvt_u32_f32, 32, v));
     if (wt < 32 && saturate) {
@@ -55,7 +63,6 @@ MOperand Lowering::convert(Op op, uint32_t from, uint32_t to, MOperand v, const 
     }
     return normalise(r, wt);
   }
-  if (op == Op::OpSatConvertSToU || op == Op::OpSatConvertUToS) fail("saturating integer conversion is not supported");
   // Integer -> float.
   if (wt == 16) fail("conversion to half is only supported through float");
   if (wt != 32) fail("conversion to a " + std::to_string(wt) + "-bit float (only float is supported)");
@@ -67,6 +74,44 @@ MOperand Lowering::convert(Op op, uint32_t from, uint32_t to, MOperand v, const 
   if (rounding == spv::FPRoundingMode::RTP) c = is_signed ? Opcode::v_cvt_f32_i32_rtp : Opcode::v_cvt_f32_u32_rtp;
   if (rounding == spv::FPRoundingMode::RTN) c = is_signed ? Opcode::v_cvt_f32_i32_rtn : Opcode::v_cvt_f32_u32_rtn;
   return MOperand::vreg(emit(c, 32, v));
+}
+
+// Integer conversions that clamp to the destination's range (convert_<type>_sat, and the
+// OpSatConvert instructions). Sources are canonical (8/16-bit zero-extended).
+MOperand Lowering::saturating_integer_convert(Op op, uint32_t wf, uint32_t wt, MOperand v) {
+  const bool source_signed = op == Op::OpSConvert || op == Op::OpSatConvertSToU;
+  const bool dest_signed = op == Op::OpSConvert || op == Op::OpSatConvertUToS;
+  // Bounds of the destination, as 64-bit values.
+  const int64_t dest_max = dest_signed ? (wt == 64 ? INT64_MAX : (int64_t{1} << (wt - 1)) - 1)
+                                       : (wt == 64 ? -1 : static_cast<int64_t>((uint64_t{1} << wt) - 1));
+  const int64_t dest_min = dest_signed ? (wt == 64 ? INT64_MIN : -(int64_t{1} << (wt - 1))) : 0;
+  if (wf == 64 || wt == 64) {
+    // Work in 64 bits.
+    MOperand x = v;
+    if (wf < 64) x = MOperand::vreg(emit(source_signed ? Opcode::v_sext_i64_i32 : Opcode::v_zext_u64_u32, 64,
+                                         source_signed ? sign_extend32(v, wf) : v));
+    if (source_signed) {
+      if (!(dest_signed && wt == 64)) {
+        if (wt < 64 || !dest_signed) x = MOperand::vreg(emit(Opcode::v_max_i64, 64, x, constant64(static_cast<uint64_t>(dest_min))));
+        if (wt < 64) x = MOperand::vreg(emit(Opcode::v_min_i64, 64, x, constant64(static_cast<uint64_t>(dest_max))));
+      }
+    } else if (!(wt == 64 && !dest_signed)) {
+      x = MOperand::vreg(emit(Opcode::v_min_u64, 64, x, constant64(static_cast<uint64_t>(dest_max))));
+    }
+    if (wt == 64) return x;
+    return normalise(MOperand::vreg(emit(Opcode::v_trunc_u32_u64, 32, x)), wt);
+  }
+  MOperand x = source_signed ? sign_extend32(v, wf) : v;
+  if (source_signed) {
+    if (!(dest_signed && wt >= wf)) {
+      x = MOperand::vreg(emit(Opcode::v_max_i32, 32, x, MOperand::literal(static_cast<uint32_t>(dest_min))));
+      if (!(wt == 32 && !dest_signed))
+        x = MOperand::vreg(emit(Opcode::v_min_i32, 32, x, MOperand::literal(static_cast<uint32_t>(dest_max))));
+    }
+  } else if (wt < wf || (dest_signed && wt == wf)) {
+    x = MOperand::vreg(emit(Opcode::v_min_u32, 32, x, MOperand::literal(static_cast<uint32_t>(dest_max))));
+  }
+  return normalise(x, wt);
 }
 
 namespace {

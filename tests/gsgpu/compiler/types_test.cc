@@ -357,5 +357,50 @@ TEST(Types, AsyncWorkGroupCopies) {
   }
 }
 
+TEST(Types, SaturatingAndRoundingConversions) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void conv(__global const int* in, __global const float* fin, __global int* out) {
+      int i = get_global_id(0);
+      int x = in[i];
+      float f = fin[i];
+      out[i * 10 + 0] = convert_uchar_sat(x);
+      out[i * 10 + 1] = convert_char_sat(x);
+      out[i * 10 + 2] = convert_ushort_sat((uint)x);
+      out[i * 10 + 3] = convert_short_sat((long)x * 100000);
+      out[i * 10 + 4] = convert_uchar_sat(f);
+      out[i * 10 + 5] = convert_int_rte(f);
+      out[i * 10 + 6] = convert_int_sat_rtp(f);
+      out[i * 10 + 7] = convert_int_rtn(f);
+      out[i * 10 + 8] = (int)convert_uint_sat((long)x * 3);
+      out[i * 10 + 9] = convert_char_sat((uchar)x);
+    })"));
+  const int n = 64;
+  std::vector<int32_t> in(n);
+  std::vector<float> fin(n);
+  for (int i = 0; i < n; ++i) {
+    in[i] = (i - 32) * (i % 2 ? 13 : 7919);
+    fin[i] = (i - 32) * 9.75f + (i % 3) * 0.5f;
+  }
+  const uint64_t vi = cl.memory.upload(in), vf = cl.memory.upload(fin), vo = cl.memory.upload(std::vector<int32_t>(n * 10));
+  cl.run_ok("conv", {Arg::buffer(vi), Arg::buffer(vf), Arg::buffer(vo)}, NDRange::linear(n, 32));
+  const auto out = cl.memory.download<int32_t>(vo, n * 10);
+  for (int i = 0; i < n; ++i) {
+    const int64_t x = in[i];
+    const float f = fin[i];
+    EXPECT_EQ(out[i * 10 + 0], std::clamp<int64_t>(x, 0, 255)) << i;
+    EXPECT_EQ(out[i * 10 + 1], std::clamp<int64_t>(x, -128, 127)) << i;
+    EXPECT_EQ(out[i * 10 + 2], std::min<uint64_t>(static_cast<uint32_t>(x), 65535)) << i;
+    EXPECT_EQ(out[i * 10 + 3], std::clamp<int64_t>(x * 100000, -32768, 32767)) << i;
+    EXPECT_EQ(out[i * 10 + 4], static_cast<int>(std::clamp(std::trunc(f), 0.0f, 255.0f))) << i;
+    EXPECT_EQ(out[i * 10 + 5], static_cast<int>(std::nearbyint(f))) << i;
+    EXPECT_EQ(out[i * 10 + 6], static_cast<int>(std::ceil(f))) << i;
+    EXPECT_EQ(out[i * 10 + 7], static_cast<int>(std::floor(f))) << i;
+    EXPECT_EQ(static_cast<uint32_t>(out[i * 10 + 8]), static_cast<uint32_t>(std::clamp<int64_t>(x * 3, 0, UINT32_MAX))) << i;
+    EXPECT_EQ(out[i * 10 + 9], std::min<int>(static_cast<uint8_t>(x), 127)) << i;
+  }
+}
+
 }  // namespace
 }  // namespace gsgpu::compiler::testing
