@@ -201,6 +201,46 @@ bool Lowering::lower_arith(const SpirvInstruction& inst) {
       define(inst.result_id, std::move(r));
       return true;
     }
+    case Op::OpIAddCarry: case Op::OpISubBorrow: case Op::OpUMulExtended: case Op::OpSMulExtended: {
+      // Results are a struct {low part, carry / borrow / high part} of two same-typed members.
+      const Value a = value(operand_id(inst, 0)), b = value(operand_id(inst, 1));
+      const uint32_t scalar = scalar_of(type_of(operand_id(inst, 0)));
+      const uint32_t width = int_width(scalar);
+      if (width < 32) fail("extended arithmetic on " + std::to_string(width) + "-bit integers");
+      const bool wide = width == 64;
+      Value low, high;
+      for (size_t i = 0; i < a.parts.size() && i < b.parts.size(); ++i) {
+        const MOperand x = a.parts[i], y = b.parts[i];
+        switch (op) {
+          case Op::OpIAddCarry: {
+            const MOperand sum = MOperand::vreg(emit(wide ? Opcode::v_add_u64 : Opcode::v_add_u32, wide ? 64 : 32, x, y));
+            MOperand carry = MOperand::vreg(emit(wide ? Opcode::v_cmp_lt_u64 : Opcode::v_cmp_lt_u32, 32, sum, x));
+            if (wide) carry = MOperand::vreg(emit(Opcode::v_zext_u64_u32, 64, carry));
+            low.parts.push_back(sum);
+            high.parts.push_back(carry);
+            break;
+          }
+          case Op::OpISubBorrow: {
+            low.parts.push_back(MOperand::vreg(emit(wide ? Opcode::v_sub_u64 : Opcode::v_sub_u32, wide ? 64 : 32, x, y)));
+            MOperand borrow = MOperand::vreg(emit(wide ? Opcode::v_cmp_lt_u64 : Opcode::v_cmp_lt_u32, 32, x, y));
+            if (wide) borrow = MOperand::vreg(emit(Opcode::v_zext_u64_u32, 64, borrow));
+            high.parts.push_back(borrow);
+            break;
+          }
+          default: {
+            const bool is_signed = op == Op::OpSMulExtended;
+            low.parts.push_back(MOperand::vreg(emit(wide ? Opcode::v_mul_lo_u64 : Opcode::v_mul_lo_u32, wide ? 64 : 32, x, y)));
+            const Opcode hi = wide ? (is_signed ? Opcode::v_mul_hi_i64 : Opcode::v_mul_hi_u64)
+                                   : (is_signed ? Opcode::v_mul_hi_i32 : Opcode::v_mul_hi_u32);
+            high.parts.push_back(MOperand::vreg(emit(hi, wide ? 64 : 32, x, y)));
+          }
+        }
+      }
+      Value r = low;
+      r.parts.insert(r.parts.end(), high.parts.begin(), high.parts.end());
+      define(inst.result_id, std::move(r));
+      return true;
+    }
     case Op::OpBitCount: {
       const uint32_t source = operand_id(inst, 0);
       const Value a = value(source);

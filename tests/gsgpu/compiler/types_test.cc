@@ -2,6 +2,8 @@
 // float4 arithmetic and vload/vstore, atomics from many work-groups on global and local memory,
 // __constant tables, private arrays, by-value structs, integer and math built-ins.
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 
 #include "tests/gsgpu/compiler/cl_harness.h"
 
@@ -400,6 +402,56 @@ TEST(Types, SaturatingAndRoundingConversions) {
     EXPECT_EQ(static_cast<uint32_t>(out[i * 10 + 8]), static_cast<uint32_t>(std::clamp<int64_t>(x * 3, 0, UINT32_MAX))) << i;
     EXPECT_EQ(out[i * 10 + 9], std::min<int>(static_cast<uint8_t>(x), 127)) << i;
   }
+}
+
+TEST(Types, NarrowAndWideVectorsConstantArgumentsAndDumps) {
+  GSGPU_REQUIRE_FRONT_END();
+  char dir_template[] = "/tmp/gsgpu-dump-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  setenv("GSGPU_DUMP_DIR", dir_template, 1);
+  ClRunner cl;
+  const bool built = cl.build(R"(
+    __kernel void vecs(__global const char4* c, __constant long2* weights, __global char4* out_c, __global long* out_l) {
+      int i = get_global_id(0);
+      char4 v = c[i];
+      char4 w = v * (char4)(3, -2, 5, 7) + v.wzyx;   // wraps at 8 bits
+      out_c[i] = w >> (char4)1;
+      long2 p = convert_long2(v.xy) * weights[i % 4];
+      out_l[i] = p.x + p.y + any(v < (char4)0) * 1000 + all(v != (char4)0) * 10000;
+    })");
+  unsetenv("GSGPU_DUMP_DIR");
+  ASSERT_TRUE(built);
+  const int n = 64;
+  std::vector<int8_t> c(n * 4);
+  for (int i = 0; i < n * 4; ++i) c[i] = static_cast<int8_t>(i * 29 - 100);
+  const std::vector<int64_t> weights = {1, -3, 1000000000000ll, 7, -5, 11, 2, 13};
+  const uint64_t vc = cl.memory.upload(c), vw = cl.memory.upload(weights), voc = cl.memory.upload(std::vector<int8_t>(n * 4)),
+                 vol = cl.memory.upload(std::vector<int64_t>(n));
+  cl.run_ok("vecs", {Arg::buffer(vc), Arg::buffer(vw), Arg::buffer(voc), Arg::buffer(vol)}, NDRange::linear(n, 16));
+  const auto oc = cl.memory.download<int8_t>(voc, n * 4);
+  const auto ol = cl.memory.download<int64_t>(vol, n);
+  const int mul[4] = {3, -2, 5, 7};
+  for (int i = 0; i < n; ++i) {
+    const int8_t* v = &c[i * 4];
+    bool any_negative = false, all_nonzero = true;
+    for (int k = 0; k < 4; ++k) {
+      const int8_t w = static_cast<int8_t>(v[k] * mul[k] + v[3 - k]);
+      EXPECT_EQ(oc[i * 4 + k], static_cast<int8_t>(w >> 1)) << i << " " << k;
+      any_negative |= v[k] < 0;
+      all_nonzero &= v[k] != 0;
+    }
+    const int64_t expect = int64_t{v[0]} * weights[(i % 4) * 2] + int64_t{v[1]} * weights[(i % 4) * 2 + 1] +
+                           (any_negative ? 1000 : 0) + (all_nonzero ? 10000 : 0);
+    EXPECT_EQ(ol[i], expect) << i;
+  }
+  size_t spirv_files = 0, assembly_files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_template)) {
+    spirv_files += entry.path().extension() == ".spv";
+    assembly_files += entry.path().string().find(".vecs.gsgpu.s") != std::string::npos;
+  }
+  EXPECT_EQ(spirv_files, 1u);
+  EXPECT_EQ(assembly_files, 1u);
+  std::filesystem::remove_all(dir_template);
 }
 
 }  // namespace
