@@ -193,7 +193,9 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
   auto translate = [&](bool optimise) {
     std::vector<std::string> clang = {tools.clang, "-c", "-x", "cl", "-target", "spir64", "-emit-llvm",
                                       "-Xclang", "-finclude-default-header", "-fno-color-diagnostics",
-                                      "-mllvm", "-replexitval=never"};
+                                      "-mllvm", "-replexitval=never",
+                                      // keeps parameter names, which become OpName: clGetKernelArgInfo
+                                      "-fno-discard-value-names"};
     clang.insert(clang.end(), option_args.begin(), option_args.end());
     if (!optimise) clang.push_back("-O0");  // the last -O wins
     clang.insert(clang.end(), {source_path, "-o", bitcode_path});

@@ -159,6 +159,7 @@ class Lowering {
   uint32_t private_top_ = 0;
   bool block_phis_need_temps_ = false;
   unsigned inline_depth_ = 0;
+  size_t emitted_ = 0;
   std::string kernel_name_;
 };
 

@@ -16,6 +16,7 @@ namespace {
 constexpr unsigned kMaxInlineDepth = 32;
 // Code-size guard for hostile modules: inlining can multiply a module's size.
 constexpr size_t kMaxBlocks = 200000;
+constexpr size_t kMaxInstructions = 2000000;
 
 uint32_t align_up(uint32_t value, uint32_t align) { return (value + align - 1) / align * align; }
 
@@ -53,6 +54,8 @@ uint32_t Lowering::operand_id(const SpirvInstruction& inst, size_t index) const 
 // ---- emission ----
 
 void Lowering::emit_to(Opcode op, MOperand dst, MOperand a, MOperand b, MOperand c, int32_t imm) {
+  // Inlining multiplies code; a hostile module could ask for gigabytes of it.
+  if (++emitted_ > kMaxInstructions) fail("the kernel is too large after inlining (over 2 million instructions)");
   MInst inst;
   inst.opcode = op;
   inst.dst = dst;

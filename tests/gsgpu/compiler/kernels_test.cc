@@ -24,6 +24,18 @@ TEST(CompiledKernels, VectorAdd) {
       int i = get_global_id(0);
       if (i < n) c[i] = a[i] + b[i];
     })"));
+  const CompiledKernel* k = cl.program.find("vadd");
+  ASSERT_NE(k, nullptr);
+  ASSERT_EQ(k->args.size(), 4u);
+  const char* names[] = {"a", "b", "c", "n"};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(k->args[i].name, names[i]);
+    EXPECT_EQ(k->args[i].offset, 8u * i);
+    EXPECT_EQ(k->args[i].kind, i < 3 ? ArgKind::kGlobalPointer : ArgKind::kScalar);
+  }
+  EXPECT_EQ(k->args[3].size, 4u);
+  EXPECT_EQ(k->work_dim_offset, 28u);
+  EXPECT_EQ(k->arg_buffer_size, 32u);
   const int n = 1000;  // not a multiple of the group size: the guard matters
   const auto a = random_floats(n, 1), b = random_floats(n, 2);
   const uint64_t va = cl.memory.upload(a), vb = cl.memory.upload(b);
