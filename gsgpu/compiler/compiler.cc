@@ -68,6 +68,12 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
     return false;
   }
   remove_dead_instructions(&function);
+  // Liveness keeps four bit sets of all virtual registers per block; bound their size.
+  if (static_cast<uint64_t>(function.vreg_bits.size()) * function.blocks.size() > (uint64_t{1} << 28)) {
+    *error = "kernel " + entry.name + ": too large to allocate registers for (" + std::to_string(function.blocks.size()) +
+             " blocks, " + std::to_string(function.vreg_bits.size()) + " values)";
+    return false;
+  }
   const std::vector<uint32_t> layout = layout_blocks(function);
   const std::vector<uint32_t> reconvergence = immediate_post_dominators(function, layout);
   RegisterAllocation allocation;
