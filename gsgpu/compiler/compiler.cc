@@ -18,6 +18,9 @@
 namespace gsgpu::compiler {
 namespace {
 
+// The shader cores' per-work-item private window (gsgpu::kMaxPrivateMemSize).
+constexpr uint32_t kMaxPrivateBytes = 64u << 10;
+
 bool debug_compiler() {
   const char* debug = std::getenv("GSVIRT_DEBUG");
   return debug != nullptr && std::strstr(debug, "compiler") != nullptr;
@@ -63,8 +66,11 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
   } catch (const CompileError& e) {
     *error = e.what();
     return false;
-  } catch (const std::out_of_range& e) {
+  } catch (const std::out_of_range&) {
     *error = "kernel " + entry.name + ": malformed module (a reference to something that does not exist)";
+    return false;
+  } catch (const std::exception& e) {
+    *error = "kernel " + entry.name + ": cannot compile: " + e.what();
     return false;
   }
   remove_dead_instructions(&function);
@@ -82,6 +88,12 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
     *error = "kernel " + entry.name + ": " + *error;
     return false;
   }
+  const uint32_t private_bytes = allocation.spilled > 0 ? allocation.private_end : lowered.private_bytes;
+  if (private_bytes > kMaxPrivateBytes) {
+    *error = "kernel " + entry.name + ": needs " + std::to_string(private_bytes) + " bytes of private memory per work-item (" +
+             std::to_string(allocation.spilled) + " values spilled); the limit is " + std::to_string(kMaxPrivateBytes);
+    return false;
+  }
   std::string emit_error;
   if (!emit_code(function, layout, reconvergence, &out->code, &emit_error)) {
     *error = "kernel " + entry.name + ": code generation produced an invalid instruction: " + emit_error;
@@ -94,7 +106,7 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
   out->constant_data_offset = lowered.constant_data_offset;
   out->constant_data = std::move(lowered.constant_data);
   out->static_local_bytes = lowered.static_local_bytes;
-  out->private_bytes = allocation.spilled > 0 ? allocation.private_end : lowered.private_bytes;
+  out->private_bytes = private_bytes;
   out->vector_registers = allocation.registers_used;
   out->spilled_values = allocation.spilled;
   if (entry.reqd_work_group_size)

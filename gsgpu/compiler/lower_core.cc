@@ -463,7 +463,7 @@ void Lowering::lower_terminator(const SpirvInstruction& inst) {
       const uint32_t selector_id = operand_id(inst, 0);
       const Value selector = value(selector_id);
       const uint32_t default_block = block_for(operand_id(inst, 1));
-      const bool wide = selector.parts.at(0).is_vreg() && f_.vreg_bits[selector.parts[0].value] == 64;
+      const bool wide = int_width(scalar_of(type_of(selector_id))) == 64;
       const size_t step = wide ? 3 : 2;
       if ((inst.operands.size() - 2) % step != 0) fail("case list does not match the selector width");
       for (size_t i = 2; i < inst.operands.size(); i += step) {
