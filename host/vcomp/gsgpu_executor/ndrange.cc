@@ -1,0 +1,231 @@
+// clEnqueueNDRangeKernel: work sizes checked, the kernel's code uploaded once, the argument buffer
+// laid out per the compiler's ABI (gsgpu/compiler/compiler.h), then DISPATCH + SYNC on the ring.
+//
+// A fault inside the kernel (watchdog, memory fault, ...) does not fail the enqueue: like a GPU
+// driver, it is reported through the command's event (CL_OUT_OF_RESOURCES) and by the next
+// clFinish on the queue, and the device is recovered so the context stays usable.
+#include "common/checked_math.h"
+#include "common/log.h"
+#include "gsgpu/emu/shader/shader_core.h"
+#include "host/vcomp/gsgpu_executor/entry_points.h"
+
+namespace gsvirt::vcomp::gsgpu_exec {
+namespace {
+
+using gsgpu::compiler::ArgKind;
+using gsgpu::compiler::CompiledKernel;
+
+constexpr size_t kPreferredGroup = 256;
+
+struct Range {
+  cl_uint dim = 1;
+  uint64_t offset[3] = {0, 0, 0};
+  uint64_t global[3] = {1, 1, 1};
+  uint32_t local[3] = {1, 1, 1};
+};
+
+size_t largest_divisor_at_most(uint64_t n, size_t limit) {
+  for (size_t d = std::min<uint64_t>(n, limit); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+cl_int check_global(const Kernel* k, cl_uint dim, const size_t* offset, const size_t* global, Range* r) {
+  r->dim = dim;
+  uint64_t items = 1;
+  for (cl_uint d = 0; d < dim; ++d) {
+    if (global[d] == 0) return CL_INVALID_GLOBAL_WORK_SIZE;
+    r->global[d] = global[d];
+    r->offset[d] = offset ? offset[d] : 0;
+    if (!checked_add<uint64_t>(r->offset[d], r->global[d])) return CL_INVALID_GLOBAL_OFFSET;
+    auto next = checked_mul<uint64_t>(items, r->global[d]);
+    if (!next) return CL_INVALID_GLOBAL_WORK_SIZE;
+    items = *next;
+  }
+  if (items > k->rt->config().max_work_items) {
+    log_once("clEnqueueNDRangeKernel", "NDRange of " + std::to_string(items) + " work-items exceeds the limit of " +
+                                           std::to_string(k->rt->config().max_work_items));
+    return CL_OUT_OF_RESOURCES;
+  }
+  return CL_SUCCESS;
+}
+
+cl_int check_local(const Kernel* k, const size_t* local, Range* r) {
+  const auto& reqd = k->image->compiled.reqd_work_group_size;
+  uint64_t group = 1;
+  for (cl_uint d = 0; d < r->dim; ++d) {
+    if (local[d] == 0 || local[d] > gsgpu::kMaxWorkGroupSize) return CL_INVALID_WORK_ITEM_SIZE;
+    if (r->global[d] % local[d]) return CL_INVALID_WORK_GROUP_SIZE;
+    if (reqd[0] && local[d] != std::max<uint32_t>(reqd[d], 1)) return CL_INVALID_WORK_GROUP_SIZE;
+    r->local[d] = uint32_t(local[d]);
+    group *= local[d];
+  }
+  return group > gsgpu::kMaxWorkGroupSize ? CL_INVALID_WORK_GROUP_SIZE : CL_SUCCESS;
+}
+
+// The spec lets the implementation choose when local_work_size is NULL: the largest divisors that
+// keep a group at kPreferredGroup items or fewer (dimension 0 first, where lanes are adjacent).
+cl_int choose_local(const Kernel* k, Range* r) {
+  const auto& reqd = k->image->compiled.reqd_work_group_size;
+  if (reqd[0]) {
+    const size_t l[3] = {reqd[0], std::max<uint32_t>(reqd[1], 1), std::max<uint32_t>(reqd[2], 1)};
+    return check_local(k, l, r);
+  }
+  size_t budget = kPreferredGroup;
+  for (cl_uint d = 0; d < r->dim; ++d) {
+    r->local[d] = uint32_t(largest_divisor_at_most(r->global[d], budget));
+    budget /= r->local[d];
+  }
+  return CL_SUCCESS;
+}
+
+cl_int check_grid(const Range& r) {
+  for (cl_uint d = 0; d < 3; ++d)
+    if (r.global[d] / r.local[d] > UINT32_MAX) return CL_INVALID_GLOBAL_WORK_SIZE;
+  return CL_SUCCESS;
+}
+
+// Writes `size` bytes at `offset` of the argument buffer, refusing anything outside it.
+bool put_bytes(std::vector<uint8_t>& buf, uint64_t offset, const void* data, size_t size) {
+  if (!range_within(offset, size, buf.size())) return false;
+  std::memcpy(buf.data() + offset, data, size);
+  return true;
+}
+
+// The argument buffer (compiler.h ABI) and the local memory the group needs; an error when an
+// argument is unset or names a released buffer.
+cl_int build_arguments(const Kernel* k, const Range& r, std::vector<uint8_t>* buf, uint32_t* local_bytes) {
+  const CompiledKernel& ck = k->image->compiled;
+  buf->assign(std::max<uint32_t>(ck.arg_buffer_size, 4), 0);
+  uint64_t local_top = ck.static_local_bytes;
+  for (size_t i = 0; i < ck.args.size(); ++i) {
+    const auto& info = ck.args[i];
+    const KernelArg& a = k->args[i];
+    if (!a.set) return CL_INVALID_KERNEL_ARGS;
+    bool ok = true;
+    if (info.kind == ArgKind::kGlobalPointer || info.kind == ArgKind::kConstantPointer) {
+      uint64_t va = 0;
+      if (a.mem) {
+        auto* m = as<Mem>(a.mem, Kind::kMem);
+        if (!m) return CL_INVALID_KERNEL_ARGS;  // released since clSetKernelArg
+        va = m->va;
+      }
+      ok = put_bytes(*buf, info.offset, &va, sizeof va);
+    } else if (info.kind == ArgKind::kLocalPointer) {
+      const uint64_t align = std::max(info.local_alignment, 4u);
+      local_top = (local_top + align - 1) / align * align;
+      ok = put_bytes(*buf, info.offset, &local_top, sizeof local_top);
+      local_top += a.local_size;
+    } else {
+      ok = a.bytes.size() <= info.size && put_bytes(*buf, info.offset, a.bytes.data(), a.bytes.size());
+    }
+    if (!ok) return CL_INVALID_KERNEL_ARGS;
+  }
+  const uint32_t dim = r.dim;
+  if (!put_bytes(*buf, ck.work_dim_offset, &dim, sizeof dim)) return CL_INVALID_KERNEL_ARGS;
+  if (!ck.constant_data.empty() &&
+      !put_bytes(*buf, ck.constant_data_offset, ck.constant_data.data(), ck.constant_data.size()))
+    return CL_INVALID_KERNEL_ARGS;
+  if (local_top > gsgpu::kMaxLocalMemSize) {
+    log_once("clEnqueueNDRangeKernel", "kernel needs " + std::to_string(local_top) + " bytes of local memory");
+    return CL_OUT_OF_RESOURCES;
+  }
+  *local_bytes = uint32_t(local_top);
+  return CL_SUCCESS;
+}
+
+// Places the kernel's code in VRAM (read + execute) the first time it runs.
+cl_int upload_code(Runtime* rt, KernelImage* image) {
+  if (image->code.mapped) return CL_SUCCESS;
+  const auto& code = image->compiled.code;
+  const uint64_t bytes = code.size() * 4;
+  if (bytes == 0 || bytes > UINT32_MAX) return CL_OUT_OF_RESOURCES;
+  std::string why;
+  auto range = rt->allocate(bytes, gsgpu::kPermRead | gsgpu::kPermExecute, &why);
+  if (!range) {
+    log_once("clEnqueueNDRangeKernel", "cannot place kernel code: " + why);
+    return CL_OUT_OF_RESOURCES;
+  }
+  rt->write(range->va, code.data(), bytes);
+  image->code = *range;
+  return CL_SUCCESS;
+}
+
+gsgpu::DispatchRequest make_request(const Kernel* k, const Range& r, uint64_t arg_va, uint32_t arg_size,
+                                    uint32_t local_bytes) {
+  gsgpu::DispatchRequest q;
+  q.code_va = k->image->code.va;
+  q.code_size = uint32_t(k->image->compiled.code.size() * 4);
+  q.arg_va = arg_va;
+  q.arg_size = arg_size;
+  for (int d = 0; d < 3; ++d) {
+    q.grid_size[d] = uint32_t(r.global[d] / r.local[d]);
+    q.group_size[d] = r.local[d];
+    q.global_offset[d] = r.offset[d];
+  }
+  q.local_mem_size = local_bytes;
+  q.private_mem_size = k->image->compiled.private_bytes;
+  return q;
+}
+
+// Runs the dispatch; the status the command's event gets.
+cl_int run(Kernel* k, const Range& r, const std::vector<uint8_t>& args, uint32_t local_bytes, uint64_t* cycles) {
+  Runtime* rt = k->rt;
+  std::string why;
+  auto arg_mem = rt->allocate(args.size(), gsgpu::kPermRead, &why);
+  if (!arg_mem) {
+    log_once("clEnqueueNDRangeKernel", "cannot place the argument buffer: " + why);
+    return CL_OUT_OF_RESOURCES;
+  }
+  rt->write(arg_mem->va, args.data(), args.size());
+  DispatchOutcome out = rt->dispatch(make_request(k, r, arg_mem->va, uint32_t(args.size()), local_bytes));
+  rt->free(*arg_mem);
+  *cycles = out.counters.cycles;
+  if (out.ok) return CL_COMPLETE;
+  log_error("gsgpu executor: kernel %s faulted: %s", k->image->compiled.name.c_str(), out.fault.c_str());
+  return CL_OUT_OF_RESOURCES;
+}
+
+cl_int prepare(Kernel* k, cl_uint dim, const size_t* offset, const size_t* global, const size_t* local, Range* r) {
+  if (dim < 1 || dim > 3) return CL_INVALID_WORK_DIMENSION;
+  if (!global) return CL_INVALID_GLOBAL_WORK_SIZE;
+  cl_int err = check_global(k, dim, offset, global, r);
+  if (err == CL_SUCCESS) err = local ? check_local(k, local, r) : choose_local(k, r);
+  if (err == CL_SUCCESS) err = check_grid(*r);
+  if (err == CL_SUCCESS && k->image->compiled.private_bytes > gsgpu::kMaxPrivateMemSize) err = CL_OUT_OF_RESOURCES;
+  return err;
+}
+
+}  // namespace
+
+cl_int CL_API_CALL gsgpu_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dim,
+                                                const size_t* offset, const size_t* global, const size_t* local,
+                                                cl_uint n, const cl_event* waits, cl_event* event) {
+  auto* q = as<Queue>(queue, Kind::kQueue);
+  if (!q) return CL_INVALID_COMMAND_QUEUE;
+  auto* k = as<Kernel>(kernel, Kind::kKernel);
+  if (!k) return CL_INVALID_KERNEL;
+  if (k->program->context != q->context) return CL_INVALID_CONTEXT;
+  std::lock_guard lock(q->rt->mutex);
+  cl_int err = check_wait_list(q->context, n, waits);
+  Range r;
+  if (err == CL_SUCCESS) err = prepare(k, dim, offset, global, local, &r);
+  std::vector<uint8_t> args;
+  uint32_t local_bytes = 0;
+  if (err == CL_SUCCESS) err = build_arguments(k, r, &args, &local_bytes);
+  if (err == CL_SUCCESS) err = upload_code(q->rt, k->image);
+  if (err != CL_SUCCESS) return err;
+  uint64_t cycles = 0;
+  const cl_int status = run(k, r, args, local_bytes, &cycles);
+  if (status < 0 && q->pending_error == CL_SUCCESS) q->pending_error = status;
+  complete_command(q, CL_COMMAND_NDRANGE_KERNEL, status, cycles, event);
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL gsgpu_clEnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint n, const cl_event* waits,
+                                       cl_event* event) {
+  const size_t one = 1;
+  return gsgpu_clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &one, &one, n, waits, event);
+}
+
+}  // namespace gsvirt::vcomp::gsgpu_exec
