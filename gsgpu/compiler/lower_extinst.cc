@@ -169,6 +169,14 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
   const uint32_t width = int_width(scalar);
   const bool wide = width == 64;
   auto sx = [&](MOperand x) { return sign_extend32(x, width); };
+  // (x >> 1) + (y >> 1) + the carry of the low bits: hadd and rhadd without overflow.
+  auto hadd64 = [&](bool is_signed, bool round) {
+    need(2);
+    const Opcode shift = is_signed ? Opcode::v_shr_i64 : Opcode::v_shr_u64;
+    const MOperand halves = op64(Opcode::v_add_u64, op64(shift, a[0], MOperand::literal(1)), op64(shift, a[1], MOperand::literal(1)));
+    const MOperand low = op64(round ? Opcode::v_or_b64 : Opcode::v_and_b64, a[0], a[1]);
+    return op64(Opcode::v_add_u64, halves, op64(Opcode::v_and_b64, low, MOperand::literal(1)));
+  };
   switch (ext) {
     case cl::SMin: case cl::SMax: case cl::UMin: case cl::UMax: {
       need(2);
@@ -231,8 +239,9 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
     case cl::UMul24: case cl::SMul24: need(2); return op(Opcode::v_mul_lo_u32, a[0], a[1]);
     case cl::UMad_hi: case cl::SMad_hi: {
       need(3);
-      if (width != 32) break;
-      return op(Opcode::v_add_u32, op(ext == cl::SMad_hi ? Opcode::v_mul_hi_i32 : Opcode::v_mul_hi_u32, a[0], a[1]), a[2]);
+      const MOperand high = opencl_math(ext == cl::SMad_hi ? cl::SMul_hi : cl::UMul_hi, scalar, {a[0], a[1]});
+      if (wide) return op64(Opcode::v_add_u64, high, a[2]);
+      return normalise(op(Opcode::v_add_u32, high, a[2]), width);
     }
     case cl::S_Upsample: case cl::U_Upsample: {
       need(2);
@@ -245,7 +254,7 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
         const MOperand sum = op(Opcode::v_add_u32, a[0], a[1]);
         return op(Opcode::v_shr_u32, ext == cl::URhadd ? op(Opcode::v_add_u32, sum, MOperand::literal(1)) : sum, MOperand::literal(1));
       }
-      if (width != 32) break;
+      if (wide) return hadd64(false, ext == cl::URhadd);
       // (x >> 1) + (y >> 1) + carry of the low bits: no overflow.
       const MOperand halves = op(Opcode::v_add_u32, op(Opcode::v_shr_u32, a[0], MOperand::literal(1)), op(Opcode::v_shr_u32, a[1], MOperand::literal(1)));
       const MOperand low = op(ext == cl::UHadd ? Opcode::v_and_b32 : Opcode::v_or_b32, a[0], a[1]);
@@ -261,7 +270,14 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
                  MOperand::literal(static_cast<uint32_t>(-hi - 1)));
         return normalise(sum, width);
       }
-      if (width == 64) break;
+      if (width == 64) {
+        const MOperand sum = op64(add ? Opcode::v_add_u64 : Opcode::v_sub_u64, a[0], a[1]);
+        const MOperand signs = add ? op64(Opcode::v_not_b64, op64(Opcode::v_xor_b64, a[0], a[1])) : op64(Opcode::v_xor_b64, a[0], a[1]);
+        const MOperand overflow = op(Opcode::v_cmp_lt_i64, op64(Opcode::v_and_b64, signs, op64(Opcode::v_xor_b64, a[0], sum)), MOperand::literal(0));
+        // a < 0 ? INT64_MIN : INT64_MAX, as (a >> 63) ^ INT64_MAX.
+        const MOperand limit = op64(Opcode::v_xor_b64, op64(Opcode::v_shr_i64, a[0], MOperand::literal(63)), constant64(0x7fffffffffffffffull));
+        return select(overflow, limit, sum, 64);
+      }
       // Overflow when the operands' signs make it possible and the result's sign is wrong.
       const MOperand sum = op(add ? Opcode::v_add_u32 : Opcode::v_sub_u32, a[0], a[1]);
       const MOperand sign_change = op(Opcode::v_and_b32,
@@ -271,9 +287,36 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
       const MOperand limit = op(Opcode::v_add_u32, op(Opcode::v_shr_u32, a[0], MOperand::literal(31)), MOperand::literal(0x7fffffffu));
       return select(overflow, limit, sum, 32);
     }
+    case cl::SMad_sat: case cl::UMad_sat: {
+      need(3);
+      if (wide) break;
+      const bool is_signed = ext == cl::SMad_sat;
+      if (width < 32) {
+        // The exact result fits in 32 bits; clamp it to the narrow range.
+        MOperand r = op(Opcode::v_mad_u32, is_signed ? sx(a[0]) : a[0], is_signed ? sx(a[1]) : a[1], is_signed ? sx(a[2]) : a[2]);
+        if (is_signed) {
+          const int32_t hi = (1 << (width - 1)) - 1;
+          r = op(Opcode::v_max_i32, op(Opcode::v_min_i32, r, MOperand::literal(static_cast<uint32_t>(hi))),
+                 MOperand::literal(static_cast<uint32_t>(-hi - 1)));
+        } else {
+          r = op(Opcode::v_min_u32, r, MOperand::literal((1u << width) - 1));
+        }
+        return normalise(r, width);
+      }
+      // 32-bit: the 64-bit product plus the addend, clamped.
+      MOperand r = op64(is_signed ? Opcode::v_mul_wide_i32 : Opcode::v_mul_wide_u32, a[0], a[1]);
+      r = op64(Opcode::v_add_u64, r, op64(is_signed ? Opcode::v_sext_i64_i32 : Opcode::v_zext_u64_u32, a[2]));
+      if (is_signed) {
+        r = op64(Opcode::v_min_i64, r, MOperand::literal(0x7fffffffu));
+        r = op64(Opcode::v_max_i64, r, MOperand::literal(0x80000000u));
+      } else {
+        r = op64(Opcode::v_min_u64, r, constant64(0xffffffffull));
+      }
+      return low_half(r);
+    }
     case cl::SHadd: case cl::SRhadd: {
       need(2);
-      if (width == 64) break;
+      if (wide) return hadd64(true, ext == cl::SRhadd);
       const MOperand x = sx(a[0]), y = sx(a[1]);
       const MOperand halves = op(Opcode::v_add_u32, op(Opcode::v_shr_i32, x, MOperand::literal(1)), op(Opcode::v_shr_i32, y, MOperand::literal(1)));
       const MOperand low = op(ext == cl::SHadd ? Opcode::v_and_b32 : Opcode::v_or_b32, x, y);
@@ -281,14 +324,17 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
     }
     case cl::UAdd_sat: {
       need(2);
-      if (width == 64) break;
+      if (width == 64) {
+        const MOperand sum = op64(Opcode::v_add_u64, a[0], a[1]);
+        return select(op(Opcode::v_cmp_lt_u64, sum, a[0]), MOperand::literal(0xffffffffu), sum, 64);  // literal: sign-extended all ones
+      }
       const MOperand sum = op(Opcode::v_add_u32, a[0], a[1]);
       if (width < 32) return op(Opcode::v_min_u32, sum, MOperand::literal((1u << width) - 1));
       return select(op(Opcode::v_cmp_lt_u32, sum, a[0]), MOperand::literal(0xffffffffu), sum, 32);
     }
     case cl::USub_sat: {
       need(2);
-      if (width == 64) break;
+      if (width == 64) return select(op(Opcode::v_cmp_gt_u64, a[1], a[0]), MOperand::literal(0), op64(Opcode::v_sub_u64, a[0], a[1]), 64);
       return select(op(Opcode::v_cmp_gt_u32, a[1], a[0]), MOperand::literal(0), op(Opcode::v_sub_u32, a[0], a[1]), 32);
     }
     default: break;

@@ -454,5 +454,51 @@ TEST(Types, NarrowAndWideVectorsConstantArgumentsAndDumps) {
   std::filesystem::remove_all(dir_template);
 }
 
+TEST(Types, SaturatingAndHalvingBuiltinsOnEveryWidth) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void sat(__global const long* in, __global long* out) {
+      int i = get_global_id(0);
+      long x = in[i], y = in[63 - i];
+      ulong ux = (ulong)x, uy = (ulong)y;
+      out[i * 10 + 0] = add_sat(x, y);
+      out[i * 10 + 1] = sub_sat(x, y);
+      out[i * 10 + 2] = (long)add_sat(ux, uy);
+      out[i * 10 + 3] = (long)sub_sat(ux, uy);
+      out[i * 10 + 4] = hadd(x, y);
+      out[i * 10 + 5] = (long)rhadd(ux, uy);
+      out[i * 10 + 6] = mad_sat((int)x, (int)y, (int)(x >> 32));
+      out[i * 10 + 7] = mad_sat((short)x, (short)y, (short)3);
+      out[i * 10 + 8] = mad_hi(x, y, 5L);
+      out[i * 10 + 9] = (long)mad_hi((uchar)x, (uchar)y, (uchar)250);
+    })"));
+  const int n = 64;
+  std::vector<int64_t> in(n);
+  for (int i = 0; i < n; ++i)
+    in[i] = (i % 4 == 0) ? INT64_MAX - i : (i % 4 == 1) ? INT64_MIN + i : (int64_t{i} - 32) * 0x0123456789abll;
+  const uint64_t vi = cl.memory.upload(in), vo = cl.memory.upload(std::vector<int64_t>(n * 10));
+  cl.run_ok("sat", {Arg::buffer(vi), Arg::buffer(vo)}, NDRange::linear(n, 32));
+  const auto out = cl.memory.download<int64_t>(vo, n * 10);
+  for (int i = 0; i < n; ++i) {
+    const int64_t x = in[i], y = in[63 - i];
+    const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+    __int128 wide = static_cast<__int128>(x) + y;
+    EXPECT_EQ(out[i * 10 + 0], static_cast<int64_t>(std::clamp<__int128>(wide, INT64_MIN, INT64_MAX))) << i;
+    wide = static_cast<__int128>(x) - y;
+    EXPECT_EQ(out[i * 10 + 1], static_cast<int64_t>(std::clamp<__int128>(wide, INT64_MIN, INT64_MAX))) << i;
+    EXPECT_EQ(static_cast<uint64_t>(out[i * 10 + 2]), ux + uy < ux ? UINT64_MAX : ux + uy) << i;
+    EXPECT_EQ(static_cast<uint64_t>(out[i * 10 + 3]), uy > ux ? 0 : ux - uy) << i;
+    EXPECT_EQ(out[i * 10 + 4], static_cast<int64_t>((static_cast<__int128>(x) + y) >> 1)) << i;
+    EXPECT_EQ(static_cast<uint64_t>(out[i * 10 + 5]), static_cast<uint64_t>((static_cast<unsigned __int128>(ux) + uy + 1) >> 1)) << i;
+    const int64_t mad32 = int64_t{static_cast<int32_t>(x)} * static_cast<int32_t>(y) + static_cast<int32_t>(x >> 32);
+    EXPECT_EQ(out[i * 10 + 6], std::clamp<int64_t>(mad32, INT32_MIN, INT32_MAX)) << i;
+    const int32_t mad16 = int32_t{static_cast<int16_t>(x)} * static_cast<int16_t>(y) + 3;
+    EXPECT_EQ(out[i * 10 + 7], std::clamp<int32_t>(mad16, INT16_MIN, INT16_MAX)) << i;
+    EXPECT_EQ(out[i * 10 + 8], static_cast<int64_t>((static_cast<__int128>(x) * y) >> 64) + 5) << i;
+    EXPECT_EQ(out[i * 10 + 9], static_cast<uint8_t>(((static_cast<uint8_t>(x) * static_cast<uint8_t>(y)) >> 8) + 250)) << i;
+  }
+}
+
 }  // namespace
 }  // namespace gsgpu::compiler::testing
