@@ -113,15 +113,12 @@ cl_program gsvirt_clCreateProgramWithSource(cl_context context, cl_uint count, c
   for (cl_uint i = 0; i < count; ++i)
     if (!strings[i]) return refuse_null<cl_program>(api, "strings holds a NULL string", CL_INVALID_VALUE, errcode_ret);
   std::string source = concatenate_source(count, strings, lengths);
-  // An empty source travels as one space (the same empty translation unit): a zero length would
-  // mean "NUL-terminated" to the host's clCreateProgramWithSource, and the wire string has no NUL.
-  std::string_view wire_source = source.empty() ? std::string_view(" ") : std::string_view(source);
   Connection* connection = connection_for(api);
   if (!connection) return refuse_null<cl_program>(api, "no host connection", CL_OUT_OF_RESOURCES, errcode_ret);
   uint64_t id = connection->allocate_id();
   proto::Reply_clCreateProgramWithSource reply;
   cl_int err = connection->call(
-      api, [&](WireWriter& w, bool want) { proto::encode_clCreateProgramWithSource(w, want, id, context->guest_id, wire_source); },
+      api, [&](WireWriter& w, bool want) { proto::encode_clCreateProgramWithSource(w, want, id, context->guest_id, source); },
       proto::decode_reply_clCreateProgramWithSource, &reply);
   if (errcode_ret) *errcode_ret = err;
   if (err != CL_SUCCESS) return nullptr;
