@@ -132,6 +132,96 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
         const MOperand saturated = op(Opcode::v_cmp_ogt_f32, op(Opcode::v_abs_f32, a[0]), MOperand::literal(0x41200000u));  // 10
         return select(saturated, op(Opcode::v_copysign_f32, MOperand::literal(kOne), a[0]), ratio, 32);
       }
+      case cl::Asinpi: case cl::Acospi: case cl::Atanpi: case cl::Atan2pi: {
+        const uint32_t base = ext == cl::Asinpi ? cl::Asin : ext == cl::Acospi ? cl::Acos : ext == cl::Atanpi ? cl::Atan : cl::Atan2;
+        return op(Opcode::v_mul_f32, opencl_math(base, scalar, a), MOperand::literal(0x3ea2f983u));  // 1/pi
+      }
+      case cl::Sinpi: case cl::Cospi: case cl::Tanpi: {
+        need(1);
+        // Reduce to [-1, 1] exactly (x - 2 * rint(x / 2)) before multiplying by pi.
+        const MOperand reduced = op(Opcode::v_sub_f32, a[0],
+                                    op(Opcode::v_mul_f32, op(Opcode::v_rndne_f32, op(Opcode::v_mul_f32, a[0], MOperand::literal(kHalf))),
+                                       MOperand::literal(0x40000000u)));
+        const MOperand angle = op(Opcode::v_mul_f32, reduced, MOperand::literal(0x40490fdbu));  // pi
+        const Opcode trig = ext == cl::Sinpi ? Opcode::v_sin_f32 : ext == cl::Cospi ? Opcode::v_cos_f32 : Opcode::v_tan_f32;
+        MOperand r = op(trig, angle);
+        // Exact zeros where the function has them: sinpi(n) = +-0, cospi(n + 0.5) = 0.
+        if (ext == cl::Sinpi || ext == cl::Tanpi)
+          r = select(op(Opcode::v_cmp_oeq_f32, reduced, op(Opcode::v_trunc_f32, reduced)), op(Opcode::v_copysign_f32, MOperand::literal(0), a[0]), r, 32);
+        if (ext == cl::Cospi)
+          r = select(op(Opcode::v_cmp_oeq_f32, op(Opcode::v_abs_f32, reduced), MOperand::literal(kHalf)), MOperand::literal(0), r, 32);
+        return r;
+      }
+      case cl::Asinh: case cl::Acosh: case cl::Atanh: {
+        need(1);
+        const MOperand ax = op(Opcode::v_abs_f32, a[0]);
+        const MOperand x2 = op(Opcode::v_mul_f32, a[0], a[0]);
+        if (ext == cl::Acosh)
+          return op(Opcode::v_log_f32, op(Opcode::v_add_f32, a[0], op(Opcode::v_sqrt_f32, op(Opcode::v_sub_f32, x2, MOperand::literal(kOne)))));
+        MOperand big, series;
+        if (ext == cl::Asinh) {
+          big = op(Opcode::v_copysign_f32, op(Opcode::v_log_f32, op(Opcode::v_add_f32, ax, op(Opcode::v_sqrt_f32, op(Opcode::v_add_f32, x2, MOperand::literal(kOne))))), a[0]);
+          series = op(Opcode::v_mad_f32, op(Opcode::v_mul_f32, x2, MOperand::literal(0xbe2aaaabu)), a[0], a[0]);  // x - x^3/6
+        } else {
+          big = op(Opcode::v_mul_f32, op(Opcode::v_log_f32, op(Opcode::v_div_f32, op(Opcode::v_add_f32, MOperand::literal(kOne), a[0]),
+                                                                   op(Opcode::v_sub_f32, MOperand::literal(kOne), a[0]))), MOperand::literal(kHalf));
+          series = op(Opcode::v_mad_f32, op(Opcode::v_mad_f32, x2, MOperand::literal(0x3e4ccccdu), MOperand::literal(0x3eaaaaabu)),  // 1/5, 1/3
+                      op(Opcode::v_mul_f32, x2, a[0]), a[0]);
+        }
+        return select(op(Opcode::v_cmp_olt_f32, ax, MOperand::literal(0x3c800000u)), series, big, 32);  // |x| < 2^-6
+      }
+      case cl::Expm1: case cl::Log1p: {
+        need(1);
+        const MOperand x = a[0];
+        MOperand series, big;
+        if (ext == cl::Expm1) {
+          // x + x^2/2 + x^3/6 + x^4/24
+          series = op(Opcode::v_mad_f32, x, MOperand::literal(0x3d2aaaabu), MOperand::literal(0x3e2aaaabu));
+          series = op(Opcode::v_mad_f32, series, x, MOperand::literal(kHalf));
+          series = op(Opcode::v_mad_f32, op(Opcode::v_mul_f32, series, x), x, x);
+          big = op(Opcode::v_sub_f32, op(Opcode::v_exp_f32, x), MOperand::literal(kOne));
+        } else {
+          // x - x^2/2 + x^3/3 - x^4/4
+          series = op(Opcode::v_mad_f32, x, MOperand::literal(0xbe800000u), MOperand::literal(0x3eaaaaabu));
+          series = op(Opcode::v_mad_f32, series, x, MOperand::literal(0xbf000000u));
+          series = op(Opcode::v_mad_f32, op(Opcode::v_mul_f32, series, x), x, x);
+          big = op(Opcode::v_log_f32, op(Opcode::v_add_f32, x, MOperand::literal(kOne)));
+        }
+        return select(op(Opcode::v_cmp_olt_f32, op(Opcode::v_abs_f32, x), MOperand::literal(0x3c800000u)), series, big, 32);
+      }
+      case cl::Logb: case cl::Ilogb: {
+        need(1);
+        // Exponent of a normal number from its bits; denormals are scaled by 2^32 first.
+        const MOperand denormal = op(Opcode::v_cmp_lt_u32, op(Opcode::v_and_b32, a[0], MOperand::literal(0x7fffffffu)), MOperand::literal(0x00800000u));
+        const MOperand scaled = select(denormal, op(Opcode::v_mul_f32, a[0], MOperand::literal(0x4f800000u)), a[0], 32);
+        const MOperand field = op(Opcode::v_bfe_u32, scaled, MOperand::literal(23), in_register(MOperand::literal(8), 32));
+        const MOperand exponent = op(Opcode::v_sub_u32, field, select(denormal, MOperand::literal(127 + 32), MOperand::literal(127), 32));
+        const MOperand is_zero = op(Opcode::v_cmp_oeq_f32, a[0], MOperand::literal(0));
+        const MOperand is_nan = op(Opcode::v_cmp_isnan_f32, a[0]);
+        const MOperand is_inf = op(Opcode::v_cmp_isinf_f32, a[0]);
+        if (ext == cl::Ilogb) {
+          // FP_ILOGB0 = INT_MIN, FP_ILOGBNAN = INT_MAX (as clang's OpenCL headers define them)
+          MOperand r = select(is_zero, MOperand::literal(0x80000000u), exponent, 32);
+          r = select(is_inf, MOperand::literal(0x7fffffffu), r, 32);
+          return select(is_nan, MOperand::literal(0x7fffffffu), r, 32);
+        }
+        MOperand r = select(is_zero, MOperand::literal(0xff800000u), op(Opcode::v_cvt_f32_i32, exponent), 32);  // -inf
+        r = select(is_inf, MOperand::literal(0x7f800000u), r, 32);
+        return select(is_nan, a[0], r, 32);
+      }
+      case cl::Nextafter: {
+        need(2);
+        // One ulp toward y: +1 on the bits when moving away from zero, -1 when toward it.
+        const MOperand x = a[0], y = a[1];
+        const MOperand x_negative = op(Opcode::v_shr_u32, x, MOperand::literal(31));
+        const MOperand up = op(Opcode::v_cmp_olt_f32, x, y);
+        const MOperand away = op(Opcode::v_xor_b32, up, x_negative);  // up for positive x, down for negative x
+        const MOperand stepped = select(away, op(Opcode::v_add_u32, x, MOperand::literal(1)), op(Opcode::v_sub_u32, x, MOperand::literal(1)), 32);
+        const MOperand tiniest = op(Opcode::v_or_b32, op(Opcode::v_and_b32, y, MOperand::literal(0x80000000u)), MOperand::literal(1));
+        MOperand r = select(op(Opcode::v_cmp_oeq_f32, x, MOperand::literal(0)), tiniest, stepped, 32);
+        r = select(op(Opcode::v_cmp_oeq_f32, x, y), y, r, 32);
+        return select(op(Opcode::v_cmp_uno_f32, x, y), op(Opcode::v_add_f32, x, y), r, 32);
+      }
       case cl::Nan: need(1); return op(Opcode::v_or_b32, op(Opcode::v_and_b32, a[0], MOperand::literal(0x003fffffu)), MOperand::literal(0x7fc00000u));
       case cl::Degrees: need(1); return op(Opcode::v_mul_f32, a[0], MOperand::literal(0x42652ee1u));  // 180/pi
       case cl::Radians: need(1); return op(Opcode::v_mul_f32, a[0], MOperand::literal(0x3c8efa35u));  // pi/180
@@ -419,7 +509,9 @@ bool Lowering::lower_extinst(const SpirvInstruction& inst) {
   }
   std::vector<Value> args;
   for (size_t i = 2; i < inst.operands.size(); ++i) args.push_back(value(inst.operands[i]));
-  const uint32_t scalar = scalar_of(inst.result_type);
+  // ilogb returns int from a float: dispatch on the operand's type.
+  const uint32_t scalar = ext == cl::Ilogb && inst.operands.size() > 2 ? scalar_of(type_of(inst.operands[2]))
+                                                                       : scalar_of(inst.result_type);
   const uint32_t n = component_count(inst.result_type);
   Value r;
   switch (ext) {
@@ -450,6 +542,29 @@ bool Lowering::lower_extinst(const SpirvInstruction& inst) {
         r.parts.push_back(MOperand::vreg(emit(Opcode::v_sub_f32, 32, MOperand::vreg(emit(Opcode::v_mul_f32, 32, x[j], y[k])), p)));
       }
       if (n == 4) r.parts.push_back(MOperand::literal(0));
+      define(inst.result_id, std::move(r));
+      return true;
+    }
+    case cl::Frexp: {
+      if (args.size() < 2) fail("frexp needs a value and a pointer");
+      const uint32_t pointer = inst.operands[3];
+      Value exponents;
+      for (uint32_t i = 0; i < n; ++i) {
+        const MOperand x = args[0].parts.at(i);
+        auto op = [&](Opcode o, MOperand p, MOperand q = {}, MOperand s2 = {}) { return MOperand::vreg(emit(o, 32, p, q, s2)); };
+        const MOperand denormal = op(Opcode::v_cmp_lt_u32, op(Opcode::v_and_b32, x, MOperand::literal(0x7fffffffu)), MOperand::literal(0x00800000u));
+        const MOperand scaled = select(denormal, op(Opcode::v_mul_f32, x, MOperand::literal(0x4f800000u)), x, 32);
+        const MOperand field = op(Opcode::v_bfe_u32, scaled, MOperand::literal(23), in_register(MOperand::literal(8), 32));
+        const MOperand exponent = op(Opcode::v_sub_u32, field, select(denormal, MOperand::literal(126 + 32), MOperand::literal(126), 32));
+        const MOperand mantissa = op(Opcode::v_or_b32, op(Opcode::v_and_b32, scaled, MOperand::literal(0x807fffffu)), MOperand::literal(0x3f000000u));
+        // Zero, infinity and NaN come back unchanged with exponent 0.
+        const MOperand special = op(Opcode::v_or_b32, op(Opcode::v_cmp_oeq_f32, x, MOperand::literal(0)),
+                                    op(Opcode::v_cmp_eq_u32, field, MOperand::literal(255)));
+        r.parts.push_back(select(special, x, mantissa, 32));
+        exponents.parts.push_back(select(special, MOperand::literal(0), exponent, 32));
+      }
+      const SpirvType& ptr = type(type_of(pointer));
+      store(type_of(pointer), value(pointer).parts.at(0), exponents, ptr.element, 0);
       define(inst.result_id, std::move(r));
       return true;
     }

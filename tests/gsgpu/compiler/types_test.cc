@@ -500,5 +500,63 @@ TEST(Types, SaturatingAndHalvingBuiltinsOnEveryWidth) {
   }
 }
 
+TEST(Types, MoreMathBuiltinsAgreeWithTheHostLibrary) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void m(__global const float* in, __global float* out, __global int* iout) {
+      int i = get_global_id(0);
+      float x = in[i];
+      float t = x * 0.05f;             // within (-1, 1)
+      out[i * 12 + 0] = sinpi(x);
+      out[i * 12 + 1] = cospi(x);
+      out[i * 12 + 2] = asinh(x);
+      out[i * 12 + 3] = acosh(fabs(x) + 1.0f);
+      out[i * 12 + 4] = atanh(t);
+      out[i * 12 + 5] = expm1(t);
+      out[i * 12 + 6] = log1p(t);
+      out[i * 12 + 7] = logb(x);
+      out[i * 12 + 8] = nextafter(x, 0.0f);
+      int e;
+      out[i * 12 + 9] = frexp(x, &e);
+      iout[i * 2 + 0] = e;
+      iout[i * 2 + 1] = ilogb(x);
+      out[i * 12 + 10] = atanpi(x);
+      out[i * 12 + 11] = asin(t);
+    })"));
+  const int n = 64;
+  std::vector<float> in(n);
+  for (int i = 0; i < n; ++i) in[i] = (i - 31.5f) * 0.61f + (i == 7 ? 1e-3f : 0.0f);
+  in[10] = 3.0f;   // an integer: sinpi is exactly 0
+  in[11] = 2.5f;   // cospi is exactly 0
+  in[12] = 1e-40f; // a denormal for frexp/logb
+  const uint64_t vi = cl.memory.upload(in), vo = cl.memory.upload(std::vector<float>(n * 12)), vio = cl.memory.upload(std::vector<int32_t>(n * 2));
+  cl.run_ok("m", {Arg::buffer(vi), Arg::buffer(vo), Arg::buffer(vio)}, NDRange::linear(n, 32));
+  const auto out = cl.memory.download<float>(vo, n * 12);
+  const auto iout = cl.memory.download<int32_t>(vio, n * 2);
+  const double pi = 3.14159265358979323846;
+  auto near = [](double got, double want) { return std::fabs(got - want) <= 2e-6 * std::max(1.0, std::fabs(want)); };
+  for (int i = 0; i < n; ++i) {
+    const double x = in[i], t = static_cast<float>(in[i] * 0.05f);
+    EXPECT_PRED2(near, out[i * 12 + 0], std::sin(pi * x)) << i;
+    EXPECT_PRED2(near, out[i * 12 + 1], std::cos(pi * x)) << i;
+    EXPECT_PRED2(near, out[i * 12 + 2], std::asinh(x)) << i;
+    EXPECT_PRED2(near, out[i * 12 + 3], std::acosh(static_cast<double>(std::fabs(in[i]) + 1.0f))) << i;
+    EXPECT_PRED2(near, out[i * 12 + 4], std::atanh(t)) << i;
+    EXPECT_PRED2(near, out[i * 12 + 5], std::expm1(t)) << i;
+    EXPECT_PRED2(near, out[i * 12 + 6], std::log1p(t)) << i;
+    EXPECT_EQ(out[i * 12 + 7], std::logb(in[i])) << i;
+    EXPECT_EQ(out[i * 12 + 8], std::nextafter(in[i], 0.0f)) << i;
+    int e = 0;
+    EXPECT_EQ(out[i * 12 + 9], std::frexp(in[i], &e)) << i;
+    EXPECT_EQ(iout[i * 2 + 0], e) << i;
+    EXPECT_EQ(iout[i * 2 + 1], std::ilogb(in[i])) << i;
+    EXPECT_PRED2(near, out[i * 12 + 10], std::atan(x) / pi) << i;
+    EXPECT_PRED2(near, out[i * 12 + 11], std::asin(t)) << i;
+  }
+  EXPECT_EQ(out[10 * 12 + 0], 0.0f);
+  EXPECT_EQ(out[11 * 12 + 1], 0.0f);
+}
+
 }  // namespace
 }  // namespace gsgpu::compiler::testing
