@@ -28,10 +28,7 @@ bool host_properties(const proto::WireArray<uint64_t>& in, cl_platform_id platfo
 
 void VcompContext::dispatch_clCreateContext(const proto::Args_clCreateContext& args,
                                             proto::Out_clCreateContext& out) {
-  if (!check_new_id(args.context, "context")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  if (!check_new_id(args.context, "context", &out.result)) return;
   std::vector<cl_context_properties> props;
   if (!host_properties(args.properties, executor_->platform(), &props)) {
     log_field_error("properties", "not a 0-terminated key/value list");
@@ -56,10 +53,7 @@ void VcompContext::dispatch_clCreateContext(const proto::Args_clCreateContext& a
 
 void VcompContext::dispatch_clCreateContextFromType(const proto::Args_clCreateContextFromType& args,
                                                     proto::Out_clCreateContextFromType& out) {
-  if (!check_new_id(args.context, "context")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  if (!check_new_id(args.context, "context", &out.result)) return;
   std::vector<cl_context_properties> props;
   if (!host_properties(args.properties, executor_->platform(), &props)) {
     log_field_error("properties", "not a 0-terminated key/value list");

@@ -62,11 +62,8 @@ void VcompContext::dispatch_clEnqueueNDRangeKernel(const proto::Args_clEnqueueND
                                                    proto::Out_clEnqueueNDRangeKernel& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  auto* k = lookup<KernelObject>(args.kernel, "kernel");
-  if (!k) {
-    out.result = CL_INVALID_KERNEL;
-    return;
-  }
+  auto* k = require<KernelObject>(args.kernel, "kernel", CL_INVALID_KERNEL, &out.result);
+  if (!k) return;
   const uint32_t dim = args.work_dim;
   if (dim < 1 || dim > 3) {
     out.result = CL_INVALID_WORK_DIMENSION;
@@ -101,11 +98,8 @@ void VcompContext::dispatch_clEnqueueReadBuffer(const proto::Args_clEnqueueReadB
                                                 proto::Out_clEnqueueReadBuffer& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  auto* m = lookup<MemObject>(args.buffer, "buffer");
-  if (!m) {
-    out.result = CL_INVALID_MEM_OBJECT;
-    return;
-  }
+  auto* m = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
+  if (!m) return;
   uint8_t* dst = data_out(args.dst, args.size, &out.dst, "dst");
   if (!dst) {
     out.result = CL_INVALID_VALUE;
@@ -122,11 +116,8 @@ void VcompContext::dispatch_clEnqueueWriteBuffer(const proto::Args_clEnqueueWrit
                                                  proto::Out_clEnqueueWriteBuffer& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  auto* m = lookup<MemObject>(args.buffer, "buffer");
-  if (!m) {
-    out.result = CL_INVALID_MEM_OBJECT;
-    return;
-  }
+  auto* m = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
+  if (!m) return;
   const uint8_t* src = data_in(args.src, args.size, "src");
   if (!src) {
     out.result = CL_INVALID_VALUE;
@@ -142,11 +133,8 @@ void VcompContext::dispatch_clEnqueueReadBufferRect(const proto::Args_clEnqueueR
                                                     proto::Out_clEnqueueReadBufferRect& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  auto* m = lookup<MemObject>(args.buffer, "buffer");
-  if (!m) {
-    out.result = CL_INVALID_MEM_OBJECT;
-    return;
-  }
+  auto* m = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
+  if (!m) return;
   size_t origin[3], region[3];
   if (!triple(args.buffer_origin, origin) || !triple(args.region, region)) {
     out.result = CL_INVALID_VALUE;
@@ -171,11 +159,8 @@ void VcompContext::dispatch_clEnqueueWriteBufferRect(const proto::Args_clEnqueue
                                                      proto::Out_clEnqueueWriteBufferRect& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  auto* m = lookup<MemObject>(args.buffer, "buffer");
-  if (!m) {
-    out.result = CL_INVALID_MEM_OBJECT;
-    return;
-  }
+  auto* m = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
+  if (!m) return;
   size_t origin[3], region[3];
   if (!triple(args.buffer_origin, origin) || !triple(args.region, region)) {
     out.result = CL_INVALID_VALUE;
@@ -237,11 +222,8 @@ void VcompContext::dispatch_clEnqueueFillBuffer(const proto::Args_clEnqueueFillB
                                                 proto::Out_clEnqueueFillBuffer& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  auto* m = lookup<MemObject>(args.buffer, "buffer");
-  if (!m) {
-    out.result = CL_INVALID_MEM_OBJECT;
-    return;
-  }
+  auto* m = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
+  if (!m) return;
   out.result = api().clEnqueueFillBuffer(e.queue, m->handle, args.pattern.data,
                                          size_t(args.pattern.size), size_t(args.offset),
                                          size_t(args.size), e.wait_count(), e.wait_events(),
@@ -253,11 +235,8 @@ void VcompContext::dispatch_clEnqueueReadImage(const proto::Args_clEnqueueReadIm
                                                proto::Out_clEnqueueReadImage& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  auto* m = lookup<MemObject>(args.image, "image");
-  if (!m) {
-    out.result = CL_INVALID_MEM_OBJECT;
-    return;
-  }
+  auto* m = require<MemObject>(args.image, "image", CL_INVALID_MEM_OBJECT, &out.result);
+  if (!m) return;
   size_t origin[3], region[3];
   if (!triple(args.origin, origin) || !triple(args.region, region)) {
     out.result = CL_INVALID_VALUE;
@@ -279,11 +258,8 @@ void VcompContext::dispatch_clEnqueueWriteImage(const proto::Args_clEnqueueWrite
                                                 proto::Out_clEnqueueWriteImage& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  auto* m = lookup<MemObject>(args.image, "image");
-  if (!m) {
-    out.result = CL_INVALID_MEM_OBJECT;
-    return;
-  }
+  auto* m = require<MemObject>(args.image, "image", CL_INVALID_MEM_OBJECT, &out.result);
+  if (!m) return;
   size_t origin[3], region[3];
   if (!triple(args.origin, origin) || !triple(args.region, region)) {
     out.result = CL_INVALID_VALUE;
@@ -324,11 +300,8 @@ void VcompContext::dispatch_clEnqueueFillImage(const proto::Args_clEnqueueFillIm
                                                proto::Out_clEnqueueFillImage& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  auto* m = lookup<MemObject>(args.image, "image");
-  if (!m) {
-    out.result = CL_INVALID_MEM_OBJECT;
-    return;
-  }
+  auto* m = require<MemObject>(args.image, "image", CL_INVALID_MEM_OBJECT, &out.result);
+  if (!m) return;
   size_t origin[3], region[3];
   if (!triple(args.origin, origin) || !triple(args.region, region) || args.fill_color.size != 16) {
     out.result = CL_INVALID_VALUE;
@@ -404,11 +377,8 @@ void VcompContext::dispatch_clEnqueueMigrateMemObjects(
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
   std::vector<cl_mem> mems;
   for (uint64_t i = 0; i < args.mem_objects.count; ++i) {
-    auto* m = lookup<MemObject>(args.mem_objects[i], "mem_objects");
-    if (!m) {
-      out.result = CL_INVALID_MEM_OBJECT;
-      return;
-    }
+    auto* m = require<MemObject>(args.mem_objects[i], "mem_objects", CL_INVALID_MEM_OBJECT, &out.result);
+    if (!m) return;
     mems.push_back(m->handle);
   }
   out.result = api().clEnqueueMigrateMemObjects(e.queue, cl_uint(mems.size()),

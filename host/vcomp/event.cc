@@ -19,18 +19,10 @@ void VcompContext::dispatch_clWaitForEvents(const proto::Args_clWaitForEvents& a
 
 void VcompContext::dispatch_clGetEventInfo(const proto::Args_clGetEventInfo& args,
                                            proto::Out_clGetEventInfo& out) {
-  auto* e = lookup<EventObject>(args.event, "event");
-  if (!e) {
-    out.result = CL_INVALID_EVENT;
-    return;
-  }
-  if (info_is_host_pointer(args.param_name)) {
-    log_field_error("param_name", "handle-valued query is answered by the guest");
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* e = require<EventObject>(args.event, "event", CL_INVALID_EVENT, &out.result);
+  if (!e) return;
   forward_info(
-      [&](size_t size, void* value, size_t* ret) {
+      args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetEventInfo(e->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);
@@ -38,15 +30,9 @@ void VcompContext::dispatch_clGetEventInfo(const proto::Args_clGetEventInfo& arg
 
 void VcompContext::dispatch_clCreateUserEvent(const proto::Args_clCreateUserEvent& args,
                                               proto::Out_clCreateUserEvent& out) {
-  auto* c = lookup<ContextObject>(args.context, "context");
-  if (!c) {
-    out.result = CL_INVALID_CONTEXT;
-    return;
-  }
-  if (!check_new_id(args.event, "event")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* c = require<ContextObject>(args.context, "context", CL_INVALID_CONTEXT, &out.result);
+  if (!c) return;
+  if (!check_new_id(args.event, "event", &out.result)) return;
   cl_int err = CL_SUCCESS;
   cl_event e = api().clCreateUserEvent(c->handle, &err);
   out.result = err;
@@ -55,23 +41,17 @@ void VcompContext::dispatch_clCreateUserEvent(const proto::Args_clCreateUserEven
 
 void VcompContext::dispatch_clSetUserEventStatus(const proto::Args_clSetUserEventStatus& args,
                                                  proto::Out_clSetUserEventStatus& out) {
-  auto* e = lookup<EventObject>(args.event, "event");
-  if (!e) {
-    out.result = CL_INVALID_EVENT;
-    return;
-  }
+  auto* e = require<EventObject>(args.event, "event", CL_INVALID_EVENT, &out.result);
+  if (!e) return;
   out.result = api().clSetUserEventStatus(e->handle, args.execution_status);
 }
 
 void VcompContext::dispatch_clGetEventProfilingInfo(const proto::Args_clGetEventProfilingInfo& args,
                                                     proto::Out_clGetEventProfilingInfo& out) {
-  auto* e = lookup<EventObject>(args.event, "event");
-  if (!e) {
-    out.result = CL_INVALID_EVENT;
-    return;
-  }
+  auto* e = require<EventObject>(args.event, "event", CL_INVALID_EVENT, &out.result);
+  if (!e) return;
   forward_info(
-      [&](size_t size, void* value, size_t* ret) {
+      args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetEventProfilingInfo(e->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

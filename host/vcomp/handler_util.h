@@ -8,6 +8,10 @@
 
 namespace gsvirt::vcomp {
 
+// Info parameters whose value is a handle or a host pointer: the host never sends those bytes
+// (they would leak host addresses); the guest answers them from its own object model.
+bool info_is_host_pointer(uint32_t param_name);
+
 template <typename T>
 T* VcompContext::lookup(uint64_t id, const char* field, bool optional) {
   if (id == 0 && optional) return nullptr;
@@ -18,9 +22,14 @@ T* VcompContext::lookup(uint64_t id, const char* field, bool optional) {
 }
 
 template <typename Query>
-void VcompContext::forward_info(Query query, const proto::DataRef& value,
+void VcompContext::forward_info(uint32_t param_name, Query query, const proto::DataRef& value,
                                 std::vector<uint8_t>* out_value, uint64_t* size_ret,
                                 int32_t* result) {
+  if (info_is_host_pointer(param_name)) {
+    log_field_error("param_name", "handle-valued query is answered by the guest");
+    *result = CL_INVALID_VALUE;
+    return;
+  }
   size_t actual = 0;
   cl_int err = query(0, nullptr, &actual);
   if (err != CL_SUCCESS) {
@@ -45,8 +54,5 @@ void VcompContext::forward_info(Query query, const proto::DataRef& value,
   if (*result == CL_SUCCESS) std::copy(shadow.begin(), shadow.end(), dst);
 }
 
-// Info parameters whose value is a handle or a host pointer: the host never sends those bytes
-// (they would leak host addresses); the guest answers them from its own object model.
-bool info_is_host_pointer(uint32_t param_name);
 
 }  // namespace gsvirt::vcomp

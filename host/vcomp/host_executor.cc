@@ -10,6 +10,7 @@
 
 #include "common/log.h"
 #include "host/vcomp/executor.h"
+#include "host/vcomp/gsgpu_executor/gsgpu_executor.h"
 
 namespace gsvirt::vcomp {
 namespace {
@@ -126,7 +127,8 @@ Executor* host_executor(std::string* error) {
 Executor* default_executor(std::string* error) {
   const char* which = std::getenv("GSVIRT_EXECUTOR");
   if (!which || !*which || std::strcmp(which, "host") == 0) return host_executor(error);
-  if (error) *error = std::string("executor \"") + which + "\" is not supported (available: host)";
+  if (std::strcmp(which, "gsgpu") == 0) return gsgpu_executor(error);
+  if (error) *error = std::string("executor \"") + which + "\" is not supported (available: host, gsgpu)";
   return nullptr;
 }
 

@@ -10,15 +10,9 @@ enum ArgKind : uint32_t { kArgValue = 0, kArgMem = 1, kArgSampler = 2, kArgLocal
 
 void VcompContext::dispatch_clCreateKernel(const proto::Args_clCreateKernel& args,
                                            proto::Out_clCreateKernel& out) {
-  auto* p = lookup<ProgramObject>(args.program, "program");
-  if (!p) {
-    out.result = CL_INVALID_PROGRAM;
-    return;
-  }
-  if (!check_new_id(args.kernel, "kernel")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* p = require<ProgramObject>(args.program, "program", CL_INVALID_PROGRAM, &out.result);
+  if (!p) return;
+  if (!check_new_id(args.kernel, "kernel", &out.result)) return;
   std::string name(args.kernel_name.data(), args.kernel_name.size());
   cl_int err = CL_SUCCESS;
   cl_kernel k = api().clCreateKernel(p->handle, name.c_str(), &err);
@@ -28,11 +22,8 @@ void VcompContext::dispatch_clCreateKernel(const proto::Args_clCreateKernel& arg
 
 void VcompContext::dispatch_clCreateKernelsInProgram(const proto::Args_clCreateKernelsInProgram& args,
                                                      proto::Out_clCreateKernelsInProgram& out) {
-  auto* p = lookup<ProgramObject>(args.program, "program");
-  if (!p) {
-    out.result = CL_INVALID_PROGRAM;
-    return;
-  }
+  auto* p = require<ProgramObject>(args.program, "program", CL_INVALID_PROGRAM, &out.result);
+  if (!p) return;
   cl_uint count = 0;
   out.result = api().clCreateKernelsInProgram(p->handle, 0, nullptr, &count);
   if (out.result != CL_SUCCESS) return;
@@ -43,10 +34,7 @@ void VcompContext::dispatch_clCreateKernelsInProgram(const proto::Args_clCreateK
     return;
   }
   for (uint64_t i = 0; i < count; ++i) {
-    if (!check_new_id(args.kernels[i], "kernels")) {
-      out.result = CL_INVALID_VALUE;
-      return;
-    }
+    if (!check_new_id(args.kernels[i], "kernels", &out.result)) return;
   }
   std::vector<cl_kernel> kernels(count);
   out.result = api().clCreateKernelsInProgram(p->handle, count, kernels.data(), nullptr);
@@ -57,11 +45,8 @@ void VcompContext::dispatch_clCreateKernelsInProgram(const proto::Args_clCreateK
 
 void VcompContext::dispatch_clSetKernelArg(const proto::Args_clSetKernelArg& args,
                                            proto::Out_clSetKernelArg& out) {
-  auto* k = lookup<KernelObject>(args.kernel, "kernel");
-  if (!k) {
-    out.result = CL_INVALID_KERNEL;
-    return;
-  }
+  auto* k = require<KernelObject>(args.kernel, "kernel", CL_INVALID_KERNEL, &out.result);
+  if (!k) return;
   switch (args.arg_kind) {
     case kArgValue:
       if (args.value.size != args.arg_size) {
@@ -75,22 +60,16 @@ void VcompContext::dispatch_clSetKernelArg(const proto::Args_clSetKernelArg& arg
     case kArgMem: {
       cl_mem handle = nullptr;
       if (args.object) {
-        auto* m = lookup<MemObject>(args.object, "object");
-        if (!m) {
-          out.result = CL_INVALID_MEM_OBJECT;
-          return;
-        }
+        auto* m = require<MemObject>(args.object, "object", CL_INVALID_MEM_OBJECT, &out.result);
+        if (!m) return;
         handle = m->handle;
       }
       out.result = api().clSetKernelArg(k->handle, args.arg_index, sizeof(cl_mem), &handle);
       return;
     }
     case kArgSampler: {
-      auto* s = lookup<SamplerObject>(args.object, "object");
-      if (!s) {
-        out.result = CL_INVALID_SAMPLER;
-        return;
-      }
+      auto* s = require<SamplerObject>(args.object, "object", CL_INVALID_SAMPLER, &out.result);
+      if (!s) return;
       out.result = api().clSetKernelArg(k->handle, args.arg_index, sizeof(cl_sampler), &s->handle);
       return;
     }
@@ -105,18 +84,10 @@ void VcompContext::dispatch_clSetKernelArg(const proto::Args_clSetKernelArg& arg
 
 void VcompContext::dispatch_clGetKernelInfo(const proto::Args_clGetKernelInfo& args,
                                             proto::Out_clGetKernelInfo& out) {
-  auto* k = lookup<KernelObject>(args.kernel, "kernel");
-  if (!k) {
-    out.result = CL_INVALID_KERNEL;
-    return;
-  }
-  if (info_is_host_pointer(args.param_name)) {
-    log_field_error("param_name", "handle-valued query is answered by the guest");
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* k = require<KernelObject>(args.kernel, "kernel", CL_INVALID_KERNEL, &out.result);
+  if (!k) return;
   forward_info(
-      [&](size_t size, void* value, size_t* ret) {
+      args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetKernelInfo(k->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);
@@ -124,22 +95,16 @@ void VcompContext::dispatch_clGetKernelInfo(const proto::Args_clGetKernelInfo& a
 
 void VcompContext::dispatch_clGetKernelWorkGroupInfo(const proto::Args_clGetKernelWorkGroupInfo& args,
                                                      proto::Out_clGetKernelWorkGroupInfo& out) {
-  auto* k = lookup<KernelObject>(args.kernel, "kernel");
-  if (!k) {
-    out.result = CL_INVALID_KERNEL;
-    return;
-  }
+  auto* k = require<KernelObject>(args.kernel, "kernel", CL_INVALID_KERNEL, &out.result);
+  if (!k) return;
   cl_device_id device = nullptr;
   if (args.device) {
-    auto* d = lookup<DeviceObject>(args.device, "device");
-    if (!d) {
-      out.result = CL_INVALID_DEVICE;
-      return;
-    }
+    auto* d = require<DeviceObject>(args.device, "device", CL_INVALID_DEVICE, &out.result);
+    if (!d) return;
     device = d->handle;
   }
   forward_info(
-      [&](size_t size, void* value, size_t* ret) {
+      args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetKernelWorkGroupInfo(k->handle, device, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);
@@ -147,13 +112,10 @@ void VcompContext::dispatch_clGetKernelWorkGroupInfo(const proto::Args_clGetKern
 
 void VcompContext::dispatch_clGetKernelArgInfo(const proto::Args_clGetKernelArgInfo& args,
                                                proto::Out_clGetKernelArgInfo& out) {
-  auto* k = lookup<KernelObject>(args.kernel, "kernel");
-  if (!k) {
-    out.result = CL_INVALID_KERNEL;
-    return;
-  }
+  auto* k = require<KernelObject>(args.kernel, "kernel", CL_INVALID_KERNEL, &out.result);
+  if (!k) return;
   forward_info(
-      [&](size_t size, void* value, size_t* ret) {
+      args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetKernelArgInfo(k->handle, args.arg_index, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

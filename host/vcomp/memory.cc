@@ -21,15 +21,9 @@ bool wants_host_data(cl_mem_flags flags) {
 
 void VcompContext::dispatch_clCreateBuffer(const proto::Args_clCreateBuffer& args,
                                            proto::Out_clCreateBuffer& out) {
-  auto* c = lookup<ContextObject>(args.context, "context");
-  if (!c) {
-    out.result = CL_INVALID_CONTEXT;
-    return;
-  }
-  if (!check_new_id(args.buffer, "buffer")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* c = require<ContextObject>(args.context, "context", CL_INVALID_CONTEXT, &out.result);
+  if (!c) return;
+  if (!check_new_id(args.buffer, "buffer", &out.result)) return;
   const void* host_ptr = nullptr;
   if (wants_host_data(args.flags)) {
     host_ptr = data_in(args.host_data, args.size, "host_data");
@@ -51,15 +45,9 @@ void VcompContext::dispatch_clCreateBuffer(const proto::Args_clCreateBuffer& arg
 
 void VcompContext::dispatch_clCreateSubBuffer(const proto::Args_clCreateSubBuffer& args,
                                               proto::Out_clCreateSubBuffer& out) {
-  auto* b = lookup<MemObject>(args.buffer, "buffer");
-  if (!b) {
-    out.result = CL_INVALID_MEM_OBJECT;
-    return;
-  }
-  if (!check_new_id(args.sub_buffer, "sub_buffer")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* b = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
+  if (!b) return;
+  if (!check_new_id(args.sub_buffer, "sub_buffer", &out.result)) return;
   if (args.create_type != CL_BUFFER_CREATE_TYPE_REGION) {
     out.result = CL_INVALID_VALUE;
     return;
@@ -73,11 +61,8 @@ void VcompContext::dispatch_clCreateSubBuffer(const proto::Args_clCreateSubBuffe
 
 void VcompContext::dispatch_clCreateImage(const proto::Args_clCreateImage& args,
                                           proto::Out_clCreateImage& out) {
-  auto* c = lookup<ContextObject>(args.context, "context");
-  if (!c) {
-    out.result = CL_INVALID_CONTEXT;
-    return;
-  }
+  auto* c = require<ContextObject>(args.context, "context", CL_INVALID_CONTEXT, &out.result);
+  if (!c) return;
   MemObject* backing = nullptr;
   if (args.mem_object) {
     backing = lookup<MemObject>(args.mem_object, "mem_object");
@@ -86,10 +71,7 @@ void VcompContext::dispatch_clCreateImage(const proto::Args_clCreateImage& args,
       return;
     }
   }
-  if (!check_new_id(args.image, "image")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  if (!check_new_id(args.image, "image", &out.result)) return;
   cl_image_format format{args.channel_order, args.channel_data_type};
   cl_image_desc desc{};
   desc.image_type = args.image_type;
@@ -127,11 +109,8 @@ void VcompContext::dispatch_clCreateImage(const proto::Args_clCreateImage& args,
 void VcompContext::dispatch_clGetSupportedImageFormats(
     const proto::Args_clGetSupportedImageFormats& args,
     proto::Out_clGetSupportedImageFormats& out) {
-  auto* c = lookup<ContextObject>(args.context, "context");
-  if (!c) {
-    out.result = CL_INVALID_CONTEXT;
-    return;
-  }
+  auto* c = require<ContextObject>(args.context, "context", CL_INVALID_CONTEXT, &out.result);
+  if (!c) return;
   cl_uint count = 0;
   out.result = api().clGetSupportedImageFormats(c->handle, args.flags, args.image_type, 0,
                                                 nullptr, &count);
@@ -149,18 +128,10 @@ void VcompContext::dispatch_clGetSupportedImageFormats(
 
 void VcompContext::dispatch_clGetMemObjectInfo(const proto::Args_clGetMemObjectInfo& args,
                                                proto::Out_clGetMemObjectInfo& out) {
-  auto* m = lookup<MemObject>(args.memobj, "memobj");
-  if (!m) {
-    out.result = CL_INVALID_MEM_OBJECT;
-    return;
-  }
-  if (info_is_host_pointer(args.param_name)) {
-    log_field_error("param_name", "handle-valued query is answered by the guest");
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* m = require<MemObject>(args.memobj, "memobj", CL_INVALID_MEM_OBJECT, &out.result);
+  if (!m) return;
   forward_info(
-      [&](size_t size, void* value, size_t* ret) {
+      args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetMemObjectInfo(m->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);
@@ -168,18 +139,10 @@ void VcompContext::dispatch_clGetMemObjectInfo(const proto::Args_clGetMemObjectI
 
 void VcompContext::dispatch_clGetImageInfo(const proto::Args_clGetImageInfo& args,
                                            proto::Out_clGetImageInfo& out) {
-  auto* m = lookup<MemObject>(args.image, "image");
-  if (!m) {
-    out.result = CL_INVALID_MEM_OBJECT;
-    return;
-  }
-  if (info_is_host_pointer(args.param_name)) {
-    log_field_error("param_name", "handle-valued query is answered by the guest");
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* m = require<MemObject>(args.image, "image", CL_INVALID_MEM_OBJECT, &out.result);
+  if (!m) return;
   forward_info(
-      [&](size_t size, void* value, size_t* ret) {
+      args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetImageInfo(m->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

@@ -7,7 +7,7 @@ void VcompContext::dispatch_clGetPlatformInfo(const proto::Args_clGetPlatformInf
                                               proto::Out_clGetPlatformInfo& out) {
   cl_platform_id p = executor_->platform();
   forward_info(
-      [&](size_t size, void* value, size_t* ret) {
+      args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetPlatformInfo(p, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);
@@ -36,18 +36,10 @@ void VcompContext::dispatch_clGetDeviceIDs(const proto::Args_clGetDeviceIDs& arg
 
 void VcompContext::dispatch_clGetDeviceInfo(const proto::Args_clGetDeviceInfo& args,
                                             proto::Out_clGetDeviceInfo& out) {
-  auto* d = lookup<DeviceObject>(args.device, "device");
-  if (!d) {
-    out.result = CL_INVALID_DEVICE;
-    return;
-  }
-  if (info_is_host_pointer(args.param_name)) {
-    log_field_error("param_name", "handle-valued query is answered by the guest");
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* d = require<DeviceObject>(args.device, "device", CL_INVALID_DEVICE, &out.result);
+  if (!d) return;
   forward_info(
-      [&](size_t size, void* value, size_t* ret) {
+      args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetDeviceInfo(d->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

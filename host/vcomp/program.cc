@@ -12,15 +12,9 @@ std::string c_string(std::string_view s) { return std::string(s.data(), s.size()
 
 void VcompContext::dispatch_clCreateProgramWithSource(
     const proto::Args_clCreateProgramWithSource& args, proto::Out_clCreateProgramWithSource& out) {
-  auto* c = lookup<ContextObject>(args.context, "context");
-  if (!c) {
-    out.result = CL_INVALID_CONTEXT;
-    return;
-  }
-  if (!check_new_id(args.program, "program")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* c = require<ContextObject>(args.context, "context", CL_INVALID_CONTEXT, &out.result);
+  if (!c) return;
+  if (!check_new_id(args.program, "program", &out.result)) return;
   // A terminated copy: a length of 0 tells OpenCL to look for a NUL, which the wire string
   // does not have (the executor would read past the command).
   std::string source = c_string(args.source);
@@ -33,15 +27,9 @@ void VcompContext::dispatch_clCreateProgramWithSource(
 
 void VcompContext::dispatch_clCreateProgramWithBinary(
     const proto::Args_clCreateProgramWithBinary& args, proto::Out_clCreateProgramWithBinary& out) {
-  auto* c = lookup<ContextObject>(args.context, "context");
-  if (!c) {
-    out.result = CL_INVALID_CONTEXT;
-    return;
-  }
-  if (!check_new_id(args.program, "program")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* c = require<ContextObject>(args.context, "context", CL_INVALID_CONTEXT, &out.result);
+  if (!c) return;
+  if (!check_new_id(args.program, "program", &out.result)) return;
   std::vector<cl_device_id> devices;
   if (!device_list(args.devices, &devices)) {
     out.result = CL_INVALID_DEVICE;
@@ -69,15 +57,9 @@ void VcompContext::dispatch_clCreateProgramWithBinary(
 
 void VcompContext::dispatch_clCreateProgramWithIL(const proto::Args_clCreateProgramWithIL& args,
                                                   proto::Out_clCreateProgramWithIL& out) {
-  auto* c = lookup<ContextObject>(args.context, "context");
-  if (!c) {
-    out.result = CL_INVALID_CONTEXT;
-    return;
-  }
-  if (!check_new_id(args.program, "program")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* c = require<ContextObject>(args.context, "context", CL_INVALID_CONTEXT, &out.result);
+  if (!c) return;
+  if (!check_new_id(args.program, "program", &out.result)) return;
   if (!api().clCreateProgramWithIL) {
     out.result = CL_INVALID_OPERATION;
     return;
@@ -91,15 +73,9 @@ void VcompContext::dispatch_clCreateProgramWithIL(const proto::Args_clCreateProg
 void VcompContext::dispatch_clCreateProgramWithBuiltInKernels(
     const proto::Args_clCreateProgramWithBuiltInKernels& args,
     proto::Out_clCreateProgramWithBuiltInKernels& out) {
-  auto* c = lookup<ContextObject>(args.context, "context");
-  if (!c) {
-    out.result = CL_INVALID_CONTEXT;
-    return;
-  }
-  if (!check_new_id(args.program, "program")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* c = require<ContextObject>(args.context, "context", CL_INVALID_CONTEXT, &out.result);
+  if (!c) return;
+  if (!check_new_id(args.program, "program", &out.result)) return;
   std::vector<cl_device_id> devices;
   if (!device_list(args.devices, &devices)) {
     out.result = CL_INVALID_DEVICE;
@@ -115,11 +91,8 @@ void VcompContext::dispatch_clCreateProgramWithBuiltInKernels(
 
 void VcompContext::dispatch_clBuildProgram(const proto::Args_clBuildProgram& args,
                                            proto::Out_clBuildProgram& out) {
-  auto* p = lookup<ProgramObject>(args.program, "program");
-  if (!p) {
-    out.result = CL_INVALID_PROGRAM;
-    return;
-  }
+  auto* p = require<ProgramObject>(args.program, "program", CL_INVALID_PROGRAM, &out.result);
+  if (!p) return;
   std::vector<cl_device_id> devices;
   if (!device_list(args.devices, &devices)) {
     out.result = CL_INVALID_DEVICE;
@@ -133,11 +106,8 @@ void VcompContext::dispatch_clBuildProgram(const proto::Args_clBuildProgram& arg
 
 void VcompContext::dispatch_clCompileProgram(const proto::Args_clCompileProgram& args,
                                              proto::Out_clCompileProgram& out) {
-  auto* p = lookup<ProgramObject>(args.program, "program");
-  if (!p) {
-    out.result = CL_INVALID_PROGRAM;
-    return;
-  }
+  auto* p = require<ProgramObject>(args.program, "program", CL_INVALID_PROGRAM, &out.result);
+  if (!p) return;
   std::vector<cl_device_id> devices;
   if (!device_list(args.devices, &devices)) {
     out.result = CL_INVALID_DEVICE;
@@ -151,11 +121,8 @@ void VcompContext::dispatch_clCompileProgram(const proto::Args_clCompileProgram&
   std::vector<cl_program> headers;
   std::vector<std::string> names;
   for (uint64_t i = 0; i < args.input_headers.count; ++i) {
-    auto* h = lookup<ProgramObject>(args.input_headers[i], "input_headers");
-    if (!h) {
-      out.result = CL_INVALID_PROGRAM;
-      return;
-    }
+    auto* h = require<ProgramObject>(args.input_headers[i], "input_headers", CL_INVALID_PROGRAM, &out.result);
+    if (!h) return;
     headers.push_back(h->handle);
     names.push_back(c_string(args.header_include_names[i]));
   }
@@ -170,15 +137,9 @@ void VcompContext::dispatch_clCompileProgram(const proto::Args_clCompileProgram&
 
 void VcompContext::dispatch_clLinkProgram(const proto::Args_clLinkProgram& args,
                                           proto::Out_clLinkProgram& out) {
-  auto* c = lookup<ContextObject>(args.context, "context");
-  if (!c) {
-    out.result = CL_INVALID_CONTEXT;
-    return;
-  }
-  if (!check_new_id(args.program, "program")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* c = require<ContextObject>(args.context, "context", CL_INVALID_CONTEXT, &out.result);
+  if (!c) return;
+  if (!check_new_id(args.program, "program", &out.result)) return;
   std::vector<cl_device_id> devices;
   if (!device_list(args.devices, &devices)) {
     out.result = CL_INVALID_DEVICE;
@@ -186,11 +147,8 @@ void VcompContext::dispatch_clLinkProgram(const proto::Args_clLinkProgram& args,
   }
   std::vector<cl_program> inputs;
   for (uint64_t i = 0; i < args.input_programs.count; ++i) {
-    auto* in = lookup<ProgramObject>(args.input_programs[i], "input_programs");
-    if (!in) {
-      out.result = CL_INVALID_PROGRAM;
-      return;
-    }
+    auto* in = require<ProgramObject>(args.input_programs[i], "input_programs", CL_INVALID_PROGRAM, &out.result);
+    if (!in) return;
     inputs.push_back(in->handle);
   }
   std::string options = c_string(args.options);
@@ -206,18 +164,10 @@ void VcompContext::dispatch_clLinkProgram(const proto::Args_clLinkProgram& args,
 
 void VcompContext::dispatch_clGetProgramInfo(const proto::Args_clGetProgramInfo& args,
                                              proto::Out_clGetProgramInfo& out) {
-  auto* p = lookup<ProgramObject>(args.program, "program");
-  if (!p) {
-    out.result = CL_INVALID_PROGRAM;
-    return;
-  }
-  if (info_is_host_pointer(args.param_name)) {
-    log_field_error("param_name", "handle-valued query is answered by the guest");
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* p = require<ProgramObject>(args.program, "program", CL_INVALID_PROGRAM, &out.result);
+  if (!p) return;
   forward_info(
-      [&](size_t size, void* value, size_t* ret) {
+      args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetProgramInfo(p->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);
@@ -225,11 +175,8 @@ void VcompContext::dispatch_clGetProgramInfo(const proto::Args_clGetProgramInfo&
 
 void VcompContext::dispatch_vcGetProgramBinary(const proto::Args_vcGetProgramBinary& args,
                                                proto::Out_vcGetProgramBinary& out) {
-  auto* p = lookup<ProgramObject>(args.program, "program");
-  if (!p) {
-    out.result = CL_INVALID_PROGRAM;
-    return;
-  }
+  auto* p = require<ProgramObject>(args.program, "program", CL_INVALID_PROGRAM, &out.result);
+  if (!p) return;
   size_t size = 0;
   out.result = api().clGetProgramInfo(p->handle, CL_PROGRAM_BINARY_SIZES, 0, nullptr, &size);
   if (out.result != CL_SUCCESS) return;
@@ -263,18 +210,12 @@ void VcompContext::dispatch_vcGetProgramBinary(const proto::Args_vcGetProgramBin
 
 void VcompContext::dispatch_clGetProgramBuildInfo(const proto::Args_clGetProgramBuildInfo& args,
                                                   proto::Out_clGetProgramBuildInfo& out) {
-  auto* p = lookup<ProgramObject>(args.program, "program");
-  if (!p) {
-    out.result = CL_INVALID_PROGRAM;
-    return;
-  }
-  auto* d = lookup<DeviceObject>(args.device, "device");
-  if (!d) {
-    out.result = CL_INVALID_DEVICE;
-    return;
-  }
+  auto* p = require<ProgramObject>(args.program, "program", CL_INVALID_PROGRAM, &out.result);
+  if (!p) return;
+  auto* d = require<DeviceObject>(args.device, "device", CL_INVALID_DEVICE, &out.result);
+  if (!d) return;
   forward_info(
-      [&](size_t size, void* value, size_t* ret) {
+      args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetProgramBuildInfo(p->handle, d->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

@@ -5,20 +5,11 @@ namespace gsvirt::vcomp {
 
 void VcompContext::dispatch_clCreateCommandQueue(const proto::Args_clCreateCommandQueue& args,
                                                  proto::Out_clCreateCommandQueue& out) {
-  auto* c = lookup<ContextObject>(args.context, "context");
-  if (!c) {
-    out.result = CL_INVALID_CONTEXT;
-    return;
-  }
-  auto* d = lookup<DeviceObject>(args.device, "device");
-  if (!d) {
-    out.result = CL_INVALID_DEVICE;
-    return;
-  }
-  if (!check_new_id(args.queue, "queue")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* c = require<ContextObject>(args.context, "context", CL_INVALID_CONTEXT, &out.result);
+  if (!c) return;
+  auto* d = require<DeviceObject>(args.device, "device", CL_INVALID_DEVICE, &out.result);
+  if (!d) return;
+  if (!check_new_id(args.queue, "queue", &out.result)) return;
   cl_int err = CL_SUCCESS;
   cl_command_queue q = api().clCreateCommandQueue(c->handle, d->handle, args.properties, &err);
   out.result = err;
@@ -37,18 +28,10 @@ void VcompContext::dispatch_clFinish(const proto::Args_clFinish& args, proto::Ou
 
 void VcompContext::dispatch_clGetCommandQueueInfo(const proto::Args_clGetCommandQueueInfo& args,
                                                   proto::Out_clGetCommandQueueInfo& out) {
-  auto* q = lookup<QueueObject>(args.queue, "queue");
-  if (!q) {
-    out.result = CL_INVALID_COMMAND_QUEUE;
-    return;
-  }
-  if (info_is_host_pointer(args.param_name)) {
-    log_field_error("param_name", "handle-valued query is answered by the guest");
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* q = require<QueueObject>(args.queue, "queue", CL_INVALID_COMMAND_QUEUE, &out.result);
+  if (!q) return;
   forward_info(
-      [&](size_t size, void* value, size_t* ret) {
+      args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetCommandQueueInfo(q->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

@@ -5,15 +5,9 @@ namespace gsvirt::vcomp {
 
 void VcompContext::dispatch_clCreateSampler(const proto::Args_clCreateSampler& args,
                                             proto::Out_clCreateSampler& out) {
-  auto* c = lookup<ContextObject>(args.context, "context");
-  if (!c) {
-    out.result = CL_INVALID_CONTEXT;
-    return;
-  }
-  if (!check_new_id(args.sampler, "sampler")) {
-    out.result = CL_INVALID_VALUE;
-    return;
-  }
+  auto* c = require<ContextObject>(args.context, "context", CL_INVALID_CONTEXT, &out.result);
+  if (!c) return;
+  if (!check_new_id(args.sampler, "sampler", &out.result)) return;
   cl_int err = CL_SUCCESS;
   cl_sampler s = api().clCreateSampler(c->handle, args.normalized_coords ? CL_TRUE : CL_FALSE,
                                        args.addressing_mode, args.filter_mode, &err);

@@ -45,9 +45,23 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
   // failure. Id 0 gives nullptr without a log when `optional`.
   template <typename T>
   T* lookup(uint64_t id, const char* field, bool optional = false);
+  // lookup() for handlers: on failure also sets *result to `error` (the OpenCL code for a bad
+  // handle of that kind).
+  template <typename T>
+  T* require(uint64_t id, const char* field, cl_int error, int32_t* result) {
+    T* o = lookup<T>(id, field);
+    if (!o) *result = error;
+    return o;
+  }
   // Binds `id` to a new host object; on failure logs and releases the object.
   bool bind(uint64_t id, std::unique_ptr<HostObject> object, const char* field);
   bool check_new_id(uint64_t id, const char* field);
+  // The same for handlers: a refused id is CL_INVALID_VALUE.
+  bool check_new_id(uint64_t id, const char* field, int32_t* result) {
+    if (check_new_id(id, field)) return true;
+    *result = CL_INVALID_VALUE;
+    return false;
+  }
   // Looks up a list of device ids; false (logged) on any bad id.
   bool device_list(const proto::WireArray<uint64_t>& ids, std::vector<cl_device_id>* devices);
   // Looks up a wait list; false (and CL_INVALID_EVENT_WAIT_LIST) on any bad id.
@@ -83,9 +97,10 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
 
   // clGet*Info forwarding shared by every family: queries through `query` (a call of the
   // executor's info entry point with size/value/size_ret) and copies at most the guest's capacity.
+  // Handle-valued parameters are refused (info_is_host_pointer).
   template <typename Query>
-  void forward_info(Query query, const proto::DataRef& value, std::vector<uint8_t>* out_value,
-                    uint64_t* size_ret, int32_t* result);
+  void forward_info(uint32_t param_name, Query query, const proto::DataRef& value,
+                    std::vector<uint8_t>* out_value, uint64_t* size_ret, int32_t* result);
 
   void log_field_error(const char* field, const std::string& why);
   void set_fatal(const std::string& message);
