@@ -1,0 +1,356 @@
+// Programs and kernels on the gsgpu executor: builds through gsgpu/compiler, arguments, NDRange on
+// the emulated shader cores, faults, profiling.
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "tests/host/gsgpu_executor/executor_fixture.h"
+
+namespace gsvirt::vcomp::testing {
+namespace {
+
+using KernelsTest = GsgpuExecutorTest;
+
+constexpr char kVectorAdd[] = R"(
+__kernel void vadd(__global const float* a, __global const float* b, __global float* c, uint n) {
+  size_t i = get_global_id(0);
+  if (i < n) c[i] = a[i] + b[i];
+}
+)";
+
+constexpr char kSgemm[] = R"(
+__kernel void sgemm_naive(int n, __global const float* a, __global const float* b, __global float* c) {
+  int row = get_global_id(1), col = get_global_id(0);
+  float sum = 0.0f;
+  for (int k = 0; k < n; ++k) sum += a[row * n + k] * b[k * n + col];
+  c[row * n + col] = sum;
+}
+#define TILE 8
+__kernel void sgemm_tiled(int n, __global const float* a, __global const float* b, __global float* c,
+                          __local float* bt) {
+  __local float at[TILE][TILE];
+  int lx = get_local_id(0), ly = get_local_id(1);
+  int row = get_global_id(1), col = get_global_id(0);
+  float sum = 0.0f;
+  for (int t = 0; t < n; t += TILE) {
+    at[ly][lx] = a[row * n + t + lx];
+    bt[ly * TILE + lx] = b[(t + ly) * n + col];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < TILE; ++k) sum += at[ly][k] * bt[k * TILE + lx];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  c[row * n + col] = sum;
+}
+)";
+
+constexpr char kMandelbrot[] = R"(
+__kernel void mandelbrot(__global uint* out, int width, int height, int max_iter) {
+  int x = get_global_id(0), y = get_global_id(1);
+  float cr = -2.0f + 3.0f * x / width, ci = -1.25f + 2.5f * y / height;
+  float zr = 0.0f, zi = 0.0f;
+  int i = 0;
+  while (i < max_iter && zr * zr + zi * zi <= 4.0f) {
+    float t = zr * zr - zi * zi + cr;
+    zi = 2.0f * zr * zi + ci;
+    zr = t;
+    ++i;
+  }
+  out[y * width + x] = i;
+}
+)";
+
+constexpr char kForever[] = R"(
+__kernel void forever(__global volatile int* p) {
+  int i = 0;
+  while (p[0] == 0) i++;
+  p[1] = i;
+}
+)";
+
+std::vector<float> random_floats(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+TEST_F(KernelsTest, BuildFailureGivesTheCompilerLog) {
+  const char* text = "__kernel void broken(__global float* a) { a[0] = undeclared_thing; }";
+  cl_int err = CL_SUCCESS;
+  cl_program p = api().clCreateProgramWithSource(context_, 1, &text, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  programs_.push_back(p);
+  const cl_int build = api().clBuildProgram(p, 1, &device_, "", nullptr, nullptr);
+  const std::string log = build_log(p);
+  if (have_compiler())
+    EXPECT_EQ(build, CL_BUILD_PROGRAM_FAILURE);
+  else
+    EXPECT_EQ(build, CL_COMPILER_NOT_AVAILABLE);
+  EXPECT_FALSE(log.empty());
+  if (have_compiler()) EXPECT_NE(log.find("undeclared_thing"), std::string::npos) << log;
+  cl_build_status status = CL_BUILD_NONE;
+  ASSERT_EQ(api().clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_STATUS, sizeof status, &status, nullptr),
+            CL_SUCCESS);
+  EXPECT_EQ(status, CL_BUILD_ERROR);
+  EXPECT_EQ(api().clCreateKernel(p, "broken", &err), nullptr);
+  EXPECT_EQ(err, CL_INVALID_PROGRAM_EXECUTABLE);
+}
+
+TEST_F(KernelsTest, UnknownBuildOptionsAreRefused) {
+  REQUIRE_COMPILER();
+  const char* text = kVectorAdd;
+  cl_program p = api().clCreateProgramWithSource(context_, 1, &text, nullptr, nullptr);
+  programs_.push_back(p);
+  EXPECT_EQ(api().clBuildProgram(p, 1, &device_, "-fsanitize=address", nullptr, nullptr), CL_INVALID_BUILD_OPTIONS);
+}
+
+TEST_F(KernelsTest, VectorAddWithChosenLocalSize) {
+  REQUIRE_COMPILER();
+  cl_program p = build(kVectorAdd);
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "vadd");
+  ASSERT_NE(k, nullptr);
+  const uint32_t n = 1000;
+  auto a = random_floats(n, 1), b = random_floats(n, 2);
+  cl_mem ma = buffer_of(a), mb = buffer_of(b), mc = buffer(n * 4);
+  arg(k, 0, ma);
+  arg(k, 1, mb);
+  arg(k, 2, mc);
+  arg(k, 3, n);
+  const size_t global = n;
+  ASSERT_EQ(run(k, 1, &global, nullptr), CL_SUCCESS);
+  auto c = read<float>(mc, n);
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
+  // And with an explicit local size whose groups overrun n (the kernel guards).
+  const size_t global2 = 1024, local = 64;
+  ASSERT_EQ(run(k, 1, &global2, &local), CL_SUCCESS);
+  EXPECT_EQ(read<float>(mc, n), c);
+}
+
+TEST_F(KernelsTest, KernelArgumentsAreChecked) {
+  REQUIRE_COMPILER();
+  cl_program p = build(kSgemm);
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "sgemm_tiled");
+  ASSERT_NE(k, nullptr);
+  cl_uint num_args = 0;
+  ASSERT_EQ(api().clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof num_args, &num_args, nullptr), CL_SUCCESS);
+  EXPECT_EQ(num_args, 5u);
+  cl_mem m = buffer(64);
+  int n = 8;
+  EXPECT_EQ(api().clSetKernelArg(k, 5, sizeof n, &n), CL_INVALID_ARG_INDEX);
+  EXPECT_EQ(api().clSetKernelArg(k, 1, 4, &m), CL_INVALID_ARG_SIZE);
+  EXPECT_EQ(api().clSetKernelArg(k, 0, 8, &n), CL_INVALID_ARG_SIZE);
+  EXPECT_EQ(api().clSetKernelArg(k, 0, 4, nullptr), CL_INVALID_ARG_VALUE);
+  EXPECT_EQ(api().clSetKernelArg(k, 4, 64, &n), CL_INVALID_ARG_VALUE);
+  EXPECT_EQ(api().clSetKernelArg(k, 4, 0, nullptr), CL_INVALID_ARG_SIZE);
+  cl_mem not_a_buffer = reinterpret_cast<cl_mem>(queue_);
+  EXPECT_EQ(api().clSetKernelArg(k, 1, sizeof not_a_buffer, &not_a_buffer), CL_INVALID_MEM_OBJECT);
+  cl_kernel_arg_address_qualifier q = 0;
+  ASSERT_EQ(api().clGetKernelArgInfo(k, 4, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q, &q, nullptr), CL_SUCCESS);
+  EXPECT_EQ(q, cl_kernel_arg_address_qualifier(CL_KERNEL_ARG_ADDRESS_LOCAL));
+  // Not every argument set yet.
+  const size_t global[2] = {8, 8}, local[2] = {8, 8};
+  EXPECT_EQ(run(k, 2, global, local), CL_INVALID_KERNEL_ARGS);
+  arg(k, 0, n);
+  arg(k, 1, m);
+  arg(k, 2, m);
+  arg(k, 3, m);
+  ASSERT_EQ(api().clSetKernelArg(k, 4, 64 * 4, nullptr), CL_SUCCESS);
+  const size_t bad_local[2] = {3, 8};
+  EXPECT_EQ(run(k, 2, global, bad_local), CL_INVALID_WORK_GROUP_SIZE);
+  const size_t too_big[2] = {2048, 1};
+  EXPECT_EQ(run(k, 2, too_big, too_big), CL_INVALID_WORK_ITEM_SIZE);
+  EXPECT_EQ(run(k, 0, global, local), CL_INVALID_WORK_DIMENSION);
+  EXPECT_EQ(run(k, 2, nullptr, local), CL_INVALID_GLOBAL_WORK_SIZE);
+  const size_t zero[2] = {0, 8};
+  EXPECT_EQ(run(k, 2, zero, nullptr), CL_INVALID_GLOBAL_WORK_SIZE);
+  size_t wg = 0;
+  ASSERT_EQ(api().clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr), CL_SUCCESS);
+  EXPECT_EQ(wg, 1024u);
+  cl_ulong local_bytes = 0;
+  ASSERT_EQ(api().clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local_bytes, &local_bytes,
+                                           nullptr),
+            CL_SUCCESS);
+  EXPECT_GE(local_bytes, 2u * 64 * 4);  // the static tile and the __local argument
+}
+
+TEST_F(KernelsTest, SgemmNaiveAndTiledMatchTheReference) {
+  REQUIRE_COMPILER();
+  cl_program p = build(kSgemm);
+  ASSERT_NE(p, nullptr);
+  const int n = 32;
+  auto a = random_floats(n * n, 3), b = random_floats(n * n, 4);
+  std::vector<float> ref(n * n);
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) {
+      float s = 0;
+      for (int k = 0; k < n; ++k) s += a[r * n + k] * b[k * n + c];
+      ref[r * n + c] = s;
+    }
+  cl_mem ma = buffer_of(a), mb = buffer_of(b);
+  for (const char* name : {"sgemm_naive", "sgemm_tiled"}) {
+    cl_kernel k = kernel(p, name);
+    ASSERT_NE(k, nullptr);
+    cl_mem mc = buffer(n * n * 4);
+    arg(k, 0, n);
+    arg(k, 1, ma);
+    arg(k, 2, mb);
+    arg(k, 3, mc);
+    const bool tiled = std::strcmp(name, "sgemm_tiled") == 0;
+    if (tiled) ASSERT_EQ(api().clSetKernelArg(k, 4, 8 * 8 * 4, nullptr), CL_SUCCESS);
+    const size_t global[2] = {n, n}, local[2] = {8, 8};
+    ASSERT_EQ(run(k, 2, global, tiled ? local : nullptr), CL_SUCCESS) << name;
+    auto c = read<float>(mc, n * n);
+    for (int i = 0; i < n * n; ++i) ASSERT_NEAR(c[i], ref[i], 1e-4f) << name << " element " << i;
+  }
+}
+
+TEST_F(KernelsTest, MandelbrotMatchesTheReference) {
+  REQUIRE_COMPILER();
+  cl_program p = build(kMandelbrot);
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "mandelbrot");
+  ASSERT_NE(k, nullptr);
+  const int w = 64, h = 48, max_iter = 64;
+  cl_mem out = buffer(w * h * 4);
+  arg(k, 0, out);
+  arg(k, 1, w);
+  arg(k, 2, h);
+  arg(k, 3, max_iter);
+  const size_t global[2] = {w, h};
+  ASSERT_EQ(run(k, 2, global, nullptr), CL_SUCCESS);
+  auto got = read<uint32_t>(out, w * h);
+  int same = 0, inside = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      volatile float cr = -2.0f + 3.0f * x / w, ci = -1.25f + 2.5f * y / h;
+      float zr = 0, zi = 0;
+      int i = 0;
+      while (i < max_iter && zr * zr + zi * zi <= 4.0f) {
+        float t = zr * zr - zi * zi + cr;
+        zi = 2.0f * zr * zi + ci;
+        zr = t;
+        ++i;
+      }
+      same += got[y * w + x] == uint32_t(i);
+      inside += i == max_iter;
+    }
+  // Rounding differences (contraction into fma) may flip a few points on the set's edge.
+  EXPECT_GE(same, w * h * 98 / 100);
+  EXPECT_GT(inside, 0);
+}
+
+TEST_F(KernelsTest, RunawayKernelFaultsAndTheContextStaysUsable) {
+  REQUIRE_COMPILER();
+  cl_program p = build(kForever);
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "forever");
+  ASSERT_NE(k, nullptr);
+  cl_mem flag = buffer(8);
+  arg(k, 0, flag);
+  const size_t global = 64;
+  cl_event e = nullptr;
+  ASSERT_EQ(run(k, 1, &global, nullptr, &e), CL_SUCCESS);
+  EXPECT_LT(event_status(e), 0);
+  EXPECT_EQ(api().clWaitForEvents(1, &e), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  cl_ulong t = 0;
+  EXPECT_EQ(api().clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr),
+            CL_PROFILING_INFO_NOT_AVAILABLE);
+  api().clReleaseEvent(e);
+  EXPECT_EQ(api().clFinish(queue_), CL_OUT_OF_RESOURCES);
+  EXPECT_EQ(api().clFinish(queue_), CL_SUCCESS);  // reported once
+  // The device was recovered: a real kernel runs, and the runaway one ends when told to.
+  const int stop[2] = {1, 0};
+  ASSERT_EQ(api().clEnqueueWriteBuffer(queue_, flag, CL_TRUE, 0, 8, stop, 0, nullptr, nullptr), CL_SUCCESS);
+  ASSERT_EQ(run(k, 1, &global, nullptr, &e), CL_SUCCESS);
+  EXPECT_EQ(event_status(e), CL_COMPLETE);
+  api().clReleaseEvent(e);
+  cl_program vp = build(kVectorAdd);
+  ASSERT_NE(vp, nullptr);
+  cl_kernel vk = kernel(vp, "vadd");
+  std::vector<float> a(64, 1.5f), b(64, 2.0f);
+  cl_mem ma = buffer_of(a), mb = buffer_of(b), mc = buffer(64 * 4);
+  arg(vk, 0, ma);
+  arg(vk, 1, mb);
+  arg(vk, 2, mc);
+  arg(vk, 3, cl_uint(64));
+  ASSERT_EQ(run(vk, 1, &global, nullptr), CL_SUCCESS);
+  EXPECT_EQ(read<float>(mc, 64), std::vector<float>(64, 3.5f));
+  EXPECT_EQ(api().clFinish(queue_), CL_SUCCESS);
+}
+
+TEST_F(KernelsTest, MemoryFaultIsReported) {
+  REQUIRE_COMPILER();
+  cl_program p = build("__kernel void wild(__global int* p) { p[get_global_id(0) * 1048576] = 1; }");
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "wild");
+  cl_mem m = buffer(64);
+  arg(k, 0, m);
+  const size_t global = 32;
+  cl_event e = nullptr;
+  ASSERT_EQ(run(k, 1, &global, nullptr, &e), CL_SUCCESS);
+  EXPECT_EQ(event_status(e), CL_OUT_OF_RESOURCES);
+  api().clReleaseEvent(e);
+  EXPECT_EQ(api().clFinish(queue_), CL_OUT_OF_RESOURCES);
+}
+
+TEST_F(KernelsTest, ProfilingTimesAreOrdered) {
+  REQUIRE_COMPILER();
+  cl_program p = build(kMandelbrot);
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "mandelbrot");
+  cl_mem out = buffer(32 * 32 * 4);
+  arg(k, 0, out);
+  arg(k, 1, 32);
+  arg(k, 2, 32);
+  arg(k, 3, 32);
+  const size_t global[2] = {32, 32};
+  cl_event events[2] = {};
+  ASSERT_EQ(run(k, 2, global, nullptr, &events[0]), CL_SUCCESS);
+  ASSERT_EQ(run(k, 2, global, nullptr, &events[1]), CL_SUCCESS);
+  cl_ulong t[2][4] = {};
+  const cl_profiling_info params[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
+                                       CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
+  for (int e = 0; e < 2; ++e) {
+    for (int i = 0; i < 4; ++i)
+      ASSERT_EQ(api().clGetEventProfilingInfo(events[e], params[i], sizeof(cl_ulong), &t[e][i], nullptr),
+                CL_SUCCESS);
+    EXPECT_LE(t[e][0], t[e][1]);
+    EXPECT_LE(t[e][1], t[e][2]);
+    EXPECT_LT(t[e][2], t[e][3]);  // the kernel took cycles
+    api().clReleaseEvent(events[e]);
+  }
+  EXPECT_LE(t[0][3], t[1][2]);  // in order: the second starts after the first ends
+}
+
+TEST_F(KernelsTest, ProgramBinariesRoundTrip) {
+  REQUIRE_COMPILER();
+  cl_program p = build(kVectorAdd);
+  ASSERT_NE(p, nullptr);
+  size_t size = 0;
+  ASSERT_EQ(api().clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr), CL_SUCCESS);
+  ASSERT_GT(size, 0u);
+  std::vector<unsigned char> binary(size);
+  unsigned char* ptr = binary.data();
+  ASSERT_EQ(api().clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr), CL_SUCCESS);
+  const unsigned char* bin = binary.data();
+  cl_int status = 1, err = 1;
+  cl_program again = api().clCreateProgramWithBinary(context_, 1, &device_, &size, &bin, &status, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  programs_.push_back(again);
+  EXPECT_EQ(status, CL_SUCCESS);
+  ASSERT_EQ(api().clBuildProgram(again, 1, &device_, "", nullptr, nullptr), CL_SUCCESS);
+  char names[64] = {};
+  ASSERT_EQ(api().clGetProgramInfo(again, CL_PROGRAM_KERNEL_NAMES, sizeof names, names, nullptr), CL_SUCCESS);
+  EXPECT_STREQ(names, "vadd");
+  const unsigned char junk[32] = {1, 2, 3};
+  const unsigned char* junk_ptr = junk;
+  size_t junk_size = sizeof junk;
+  EXPECT_EQ(api().clCreateProgramWithBinary(context_, 1, &device_, &junk_size, &junk_ptr, &status, &err), nullptr);
+  EXPECT_EQ(err, CL_INVALID_BINARY);
+}
+
+}  // namespace
+}  // namespace gsvirt::vcomp::testing
