@@ -3,11 +3,14 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -16,6 +19,20 @@
 extern char** environ;
 
 namespace gsgpu::compiler {
+namespace {
+
+constexpr rlim_t kToolMemoryLimit = rlim_t{4} << 30;
+
+// GSVIRT_COMPILER_TIMEOUT seconds (default 120) per tool run.
+std::chrono::seconds tool_timeout() {
+  if (const char* env = std::getenv("GSVIRT_COMPILER_TIMEOUT"); env && *env) {
+    const long seconds = std::strtol(env, nullptr, 10);
+    if (seconds > 0) return std::chrono::seconds(seconds);
+  }
+  return std::chrono::seconds(120);
+}
+
+}  // namespace
 
 TempDir::TempDir() {
   const char* base = std::getenv("TMPDIR");
@@ -56,12 +73,32 @@ ToolRun run_tool(const std::vector<std::string>& argv, const std::string& captur
     return result;
   }
   result.started = true;
+  // The source comes from an untrusted guest: `#include "/dev/zero"` or a pathological program must
+  // not hold the host forever or take all its memory. (Set right after the spawn: a tool cannot
+  // allocate much before the limit lands.)
+  const rlimit memory_limit{kToolMemoryLimit, kToolMemoryLimit};
+  prlimit(pid, RLIMIT_AS, &memory_limit, nullptr);
+  const auto deadline = std::chrono::steady_clock::now() + tool_timeout();
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      result.timed_out = true;
+      break;
+    }
+    usleep(2000);
   }
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   read_file(capture_path, &result.output);
-  if (WIFSIGNALED(status)) result.output += argv[0] + " was killed by signal " + std::to_string(WTERMSIG(status)) + "\n";
+  if (result.timed_out)
+    result.output += argv[0] + " did not finish within " + std::to_string(tool_timeout().count()) + " s and was stopped\n";
+  else if (WIFSIGNALED(status))
+    result.output += argv[0] + " was killed by signal " + std::to_string(WTERMSIG(status)) + "\n";
   return result;
 }
 

@@ -25,10 +25,12 @@ class TempDir {
 struct ToolRun {
   bool started = false;  // false: the program could not be executed (output says why)
   int exit_code = -1;    // -1 when killed by a signal
+  bool timed_out = false;  // stopped after GSVIRT_COMPILER_TIMEOUT seconds
   std::string output;    // stdout and stderr, interleaved
 };
 
-// Runs argv[0] (an absolute path) with argv; output captured through `capture_path`.
+// Runs argv[0] (an absolute path) with argv; output captured through `capture_path`. The tool gets
+// at most 4 GiB of address space and GSVIRT_COMPILER_TIMEOUT seconds (default 120).
 ToolRun run_tool(const std::vector<std::string>& argv, const std::string& capture_path);
 
 bool read_file(const std::string& path, std::string* out);

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
@@ -137,6 +138,29 @@ TEST(FrontEnd, UnsupportedFeaturesNameWhatIsMissing) {
   EXPECT_EQ(build_opencl_c("__kernel void h(__global float* x) { x[0] = erf(x[0]); }", "", &program, &log),
             BuildStatus::kCompileError);
   EXPECT_NE(log.find("erf"), std::string::npos) << log;
+}
+
+TEST(FrontEnd, AToolThatNeverFinishesIsStopped) {
+  GSGPU_REQUIRE_FRONT_END();
+  // A guest program whose macros expand to 10^9 tokens: clang would work for a very long time.
+  std::string source;
+  source += "#define X0 1+1+1+1+1+1+1+1+1+1\n";
+  for (int i = 1; i <= 8; ++i) {
+    source += "#define X" + std::to_string(i) + " X" + std::to_string(i - 1);
+    for (int k = 1; k < 10; ++k) source += "+X" + std::to_string(i - 1);
+    source += "\n";
+  }
+  source += "__kernel void k(__global int* p) { p[0] = X8; }\n";
+  setenv("GSVIRT_COMPILER_TIMEOUT", "2", 1);
+  CompiledProgram program;
+  std::string log;
+  const auto start = std::chrono::steady_clock::now();
+  const BuildStatus status = build_opencl_c(source, "", &program, &log);
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count();
+  unsetenv("GSVIRT_COMPILER_TIMEOUT");
+  EXPECT_NE(status, BuildStatus::kSuccess);
+  EXPECT_LT(seconds, 30);
+  EXPECT_NE(log.find("did not finish within 2 s"), std::string::npos) << log;
 }
 
 }  // namespace
