@@ -174,5 +174,47 @@ TEST(ControlFlow, SpillingUnderRegisterPressureKeepsResults) {
   EXPECT_NE(results[0][5], 0.0f);
 }
 
+// A kernel LLVM optimises into an i2 switch, which llvm-spirv-14 cannot translate: the front end
+// rebuilds it without optimisation and says so; the result must still be right.
+TEST(ControlFlow, ProgramRebuiltWithoutOptimisationStillRuns) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    typedef struct { int count; float scale; char tag[3]; } Params;
+    __constant int table[4] = {1, 2, 3, 4};
+    int pick(int x) { switch (x & 3) { case 0: return 1; case 1: return x * 2; default: return table[x & 3]; } }
+    __kernel void mixed(__global long* out, Params p) {
+      int i = get_global_id(0);
+      long acc = 0;
+      for (int k = 0; k < p.count; ++k) {
+        if ((k ^ i) & 1) continue;
+        acc += pick(k) * (long)(i - 20) * p.tag[1];
+        if (acc > 1000) break;
+      }
+      out[i] = acc + (long)(p.scale * i);
+    })"));
+  EXPECT_NE(cl.program.log.find("built without optimisation"), std::string::npos) << cl.program.log;
+  struct Params {
+    int32_t count;
+    float scale;
+    int8_t tag[3];
+  } params{25, 1.5f, {0, 7, 0}};
+  const int n = 64;
+  const uint64_t vo = cl.memory.upload(std::vector<int64_t>(n));
+  cl.run_ok("mixed", {Arg::buffer(vo), Arg::value(params)}, NDRange::linear(n, 32));
+  const auto out = cl.memory.download<int64_t>(vo, n);
+  const int table[4] = {1, 2, 3, 4};
+  auto pick = [&](int x) { return (x & 3) == 0 ? 1 : (x & 3) == 1 ? x * 2 : table[x & 3]; };
+  for (int i = 0; i < n; ++i) {
+    int64_t acc = 0;
+    for (int k = 0; k < params.count; ++k) {
+      if ((k ^ i) & 1) continue;
+      acc += pick(k) * int64_t{i - 20} * params.tag[1];
+      if (acc > 1000) break;
+    }
+    EXPECT_EQ(out[i], acc + static_cast<int64_t>(params.scale * i)) << i;
+  }
+}
+
 }  // namespace
 }  // namespace gsgpu::compiler::testing
