@@ -54,6 +54,8 @@ GsgpuExecutorConfig gsgpu_config_from_env() {
   }
   c.vram_mb = env_number("GSGPU_VRAM_MB", 16, 16384, c.vram_mb);
   c.watchdog_budget = env_number("GSGPU_WATCHDOG", 1, UINT32_MAX, c.watchdog_budget);
+  c.max_work_items = env_number("GSGPU_MAX_WORK_ITEMS", 1, uint64_t{1} << 40, c.max_work_items);
+  if (const char* dir = std::getenv("GSGPU_DUMP_DIR")) c.dump_dir = dir;
   return c;
 }
 

@@ -20,8 +20,11 @@ struct GsgpuExecutorConfig {
   // Instructions per warp before the watchdog ends a dispatch (GSGPU_WATCHDOG); 0 keeps the
   // device's reset value of WATCHDOG_BUDGET.
   uint64_t watchdog_budget = 0;
-  // Work-items per NDRange (grid x group) the guest may ask for in one enqueue.
-  uint64_t max_work_items = uint64_t{1} << 32;
+  // Work-items per NDRange (grid x group) the guest may ask for in one enqueue
+  // (GSGPU_MAX_WORK_ITEMS): with the per-warp watchdog, this bounds the work of one dispatch.
+  uint64_t max_work_items = uint64_t{1} << 28;
+  // GSGPU_DUMP_DIR: where the device's dump of every dispatch is written (empty = nowhere).
+  std::string dump_dir;
 };
 
 // The configuration from the environment; unparsable or out-of-range values fall back to the

@@ -4,6 +4,8 @@
 // A fault inside the kernel (watchdog, memory fault, ...) does not fail the enqueue: like a GPU
 // driver, it is reported through the command's event (CL_OUT_OF_RESOURCES) and by the next
 // clFinish on the queue, and the device is recovered so the context stays usable.
+#include <cstdio>
+
 #include "common/checked_math.h"
 #include "common/log.h"
 #include "gsgpu/emu/shader/shader_core.h"
@@ -168,6 +170,31 @@ gsgpu::DispatchRequest make_request(const Kernel* k, const Range& r, uint64_t ar
   return q;
 }
 
+// Per-dispatch figures for people debugging a kernel: a log line (GSVIRT_DEBUG=gsgpu) and the
+// device's full dump in GSGPU_DUMP_DIR.
+void report(const Kernel* k, const Range& r, const DispatchOutcome& out) {
+  const auto& c = out.counters;
+  const std::string& name = k->image->compiled.name;
+  log_debug(kDebugGsgpu,
+            "gsgpu executor: %s global %llux%llux%llu local %ux%ux%u: %s, %llu cycles, %llu warp instructions, "
+            "%llu lane instructions, %llu groups",
+            name.c_str(), (unsigned long long)r.global[0], (unsigned long long)r.global[1],
+            (unsigned long long)r.global[2], r.local[0], r.local[1], r.local[2], out.ok ? "ok" : out.fault.c_str(),
+            (unsigned long long)c.cycles, (unsigned long long)c.instructions_issued,
+            (unsigned long long)c.active_lane_instructions, (unsigned long long)c.work_groups);
+  const std::string& dir = k->rt->config().dump_dir;
+  if (dir.empty()) return;
+  static std::atomic<uint64_t> serial{0};
+  const std::string path = dir + "/dispatch-" + std::to_string(++serial) + "-" + name + ".txt";
+  if (FILE* f = std::fopen(path.c_str(), "w")) {
+    const std::string text = k->rt->last_dispatch_dump();
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  } else {
+    log_once("GSGPU_DUMP_DIR", "cannot write " + path);
+  }
+}
+
 // Runs the dispatch; the status the command's event gets.
 cl_int run(Kernel* k, const Range& r, const std::vector<uint8_t>& args, uint32_t local_bytes, uint64_t* cycles) {
   Runtime* rt = k->rt;
@@ -181,6 +208,7 @@ cl_int run(Kernel* k, const Range& r, const std::vector<uint8_t>& args, uint32_t
   DispatchOutcome out = rt->dispatch(make_request(k, r, arg_mem->va, uint32_t(args.size()), local_bytes));
   rt->free(*arg_mem);
   *cycles = out.counters.cycles;
+  report(k, r, out);
   if (out.ok) return CL_COMPLETE;
   log_error("gsgpu executor: kernel %s faulted: %s", k->image->compiled.name.c_str(), out.fault.c_str());
   return CL_OUT_OF_RESOURCES;

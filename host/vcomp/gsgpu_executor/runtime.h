@@ -210,6 +210,8 @@ class Runtime {
   // Writes DISPATCH + SYNC into the ring, rings the doorbell and runs the device until idle.
   // A fault resets the command processor so the next command finds the device usable.
   DispatchOutcome dispatch(const gsgpu::DispatchRequest& request);
+  // The device's readable dump of the last dispatch (packet, state, counters, disassembly).
+  std::string last_dispatch_dump() const { return device_->dump_text(); }
 
   // The profiling clock (ns); see docs/gsgpu-executor.md for the time base.
   cl_ulong host_now_ns() const;

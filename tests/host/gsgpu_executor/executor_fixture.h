@@ -13,6 +13,12 @@
 namespace gsvirt::vcomp::testing {
 
 class GsgpuExecutorTest : public ::testing::Test {
+ public:
+  static bool have_compiler() {
+    const auto& t = gsgpu::compiler::toolchain();
+    return !t.clang.empty() && !t.llvm_spirv.empty();
+  }
+
  protected:
   static void SetUpTestSuite() {
     GsgpuExecutorConfig config;
@@ -46,11 +52,6 @@ class GsgpuExecutorTest : public ::testing::Test {
   }
 
   static const cl_icd_dispatch& api() { return executor_->api(); }
-
-  static bool have_compiler() {
-    const auto& t = gsgpu::compiler::toolchain();
-    return !t.clang.empty() && !t.llvm_spirv.empty();
-  }
 
   cl_mem buffer(size_t size, const void* init = nullptr, cl_mem_flags flags = CL_MEM_READ_WRITE) {
     cl_int err = CL_SUCCESS;

@@ -1,8 +1,12 @@
 // Programs and kernels on the gsgpu executor: builds through gsgpu/compiler, arguments, NDRange on
 // the emulated shader cores, faults, profiling.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include "tests/host/gsgpu_executor/executor_fixture.h"
 
@@ -350,6 +354,47 @@ TEST_F(KernelsTest, ProgramBinariesRoundTrip) {
   size_t junk_size = sizeof junk;
   EXPECT_EQ(api().clCreateProgramWithBinary(context_, 1, &device_, &junk_size, &junk_ptr, &status, &err), nullptr);
   EXPECT_EQ(err, CL_INVALID_BINARY);
+}
+
+// GSGPU_DUMP_DIR: every dispatch leaves the device's readable dump (counters, disassembly).
+TEST(GsgpuExecutorDumps, EveryDispatchIsDumped) {
+  if (!GsgpuExecutorTest::have_compiler()) GTEST_SKIP() << "clang-14 / llvm-spirv-14 not installed";
+  char dir_template[] = "/tmp/gsgpu-executor-dumps-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  GsgpuExecutorConfig config;
+  config.vram_mb = 16;
+  config.dump_dir = dir_template;
+  std::string error;
+  auto ex = make_gsgpu_executor(config, &error);
+  ASSERT_NE(ex, nullptr) << error;
+  const cl_icd_dispatch& api = ex->api();
+  cl_device_id device = nullptr;
+  ASSERT_EQ(api.clGetDeviceIDs(ex->platform(), CL_DEVICE_TYPE_GPU, 1, &device, nullptr), CL_SUCCESS);
+  cl_context context = api.clCreateContext(nullptr, 1, &device, nullptr, nullptr, nullptr);
+  cl_command_queue queue = api.clCreateCommandQueue(context, device, 0, nullptr);
+  const char* text = "__kernel void twice(__global int* p) { p[get_global_id(0)] *= 2; }";
+  cl_program program = api.clCreateProgramWithSource(context, 1, &text, nullptr, nullptr);
+  ASSERT_EQ(api.clBuildProgram(program, 0, nullptr, "", nullptr, nullptr), CL_SUCCESS);
+  cl_kernel k = api.clCreateKernel(program, "twice", nullptr);
+  cl_mem m = api.clCreateBuffer(context, CL_MEM_READ_WRITE, 256, nullptr, nullptr);
+  ASSERT_EQ(api.clSetKernelArg(k, 0, sizeof m, &m), CL_SUCCESS);
+  const size_t global = 64;
+  ASSERT_EQ(api.clEnqueueNDRangeKernel(queue, k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr), CL_SUCCESS);
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir_template)) files.push_back(e.path());
+  ASSERT_EQ(files.size(), 1u);
+  std::ifstream in(files[0]);
+  std::stringstream dump;
+  dump << in.rdbuf();
+  EXPECT_NE(dump.str().find("gsgpu dispatch dump"), std::string::npos) << dump.str();
+  EXPECT_NE(dump.str().find("instructions_issued"), std::string::npos) << dump.str();
+  EXPECT_NE(files[0].filename().string().find("twice"), std::string::npos);
+  api.clReleaseMemObject(m);
+  api.clReleaseKernel(k);
+  api.clReleaseProgram(program);
+  api.clReleaseCommandQueue(queue);
+  api.clReleaseContext(context);
+  std::filesystem::remove_all(dir_template);
 }
 
 }  // namespace
