@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gsgpu/compiler/arg_buffer.h"
 #include "gsgpu/compiler/compiler.h"
 #include "gsgpu/emu/gpu_memory.h"
 #include "gsgpu/emu/shader/shader_core.h"
@@ -142,31 +143,19 @@ class ClRunner {
     const uint64_t code = memory.upload(kernel->code);
     p.code_va = code;
     p.code_size = static_cast<uint32_t>(kernel->code.size() * 4);
-    std::vector<uint8_t> arg_buffer(std::max<uint32_t>(kernel->arg_buffer_size, 4), 0);
-    uint32_t local_top = kernel->static_local_bytes;
-    for (size_t i = 0; i < args.size() && i < kernel->args.size(); ++i) {
-      const ArgInfo& info = kernel->args[i];
-      if (args[i].kind == Arg::Kind::kLocal) {
-        const uint32_t align = std::max(info.local_alignment, 4u);
-        local_top = (local_top + align - 1) / align * align;
-        const uint64_t offset = local_top;
-        std::memcpy(&arg_buffer[info.offset], &offset, 8);
-        local_top += args[i].local_size;
-      } else {
-        EXPECT_LE(args[i].bytes.size(), info.size) << "argument " << i;
-        std::memcpy(&arg_buffer[info.offset], args[i].bytes.data(), std::min<size_t>(args[i].bytes.size(), info.size));
-      }
-    }
-    std::memcpy(&arg_buffer[kernel->work_dim_offset], &range.dims, 4);
-    if (!kernel->constant_data.empty())
-      std::memcpy(&arg_buffer[kernel->constant_data_offset], kernel->constant_data.data(), kernel->constant_data.size());
+    std::vector<KernelArgValue> values;
+    for (const Arg& a : args) values.push_back(KernelArgValue{a.bytes, a.kind == Arg::Kind::kLocal ? a.local_size : 0});
+    ArgumentBuffer buffer;
+    std::string error;
+    EXPECT_TRUE(build_argument_buffer(*kernel, values, range.dims, &buffer, &error)) << error;
+    const std::vector<uint8_t>& arg_buffer = buffer.bytes;
     p.arg_va = memory.upload(arg_buffer);
     p.arg_size = static_cast<uint32_t>(arg_buffer.size());
     for (int d = 0; d < 3; ++d) {
       p.group_size[d] = range.local[d];
       p.grid_size[d] = range.global[d] / range.local[d];
     }
-    p.local_mem_size = local_top;
+    p.local_mem_size = buffer.local_mem_size;
     p.private_mem_size = kernel->private_bytes;
     p.instruction_budget = instruction_budget;
     return cores.run(p, memory);

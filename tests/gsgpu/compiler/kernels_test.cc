@@ -1,6 +1,8 @@
 // The kernels gsgpu is benchmarked with, compiled from OpenCL C and compared with C++ references:
 // vector add, saxpy, naive and tiled SGEMM, Mandelbrot, and a work-group reduction.
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "tests/gsgpu/compiler/cl_harness.h"
@@ -195,6 +197,60 @@ TEST(CompiledKernels, WorkGroupReductionWithBarriers) {
     for (int i = 0; i < group_size; ++i) sum += in[g * group_size + i];
     EXPECT_EQ(partial[g], sum) << g;
   }
+}
+
+TEST(ArgumentBuffer, LayoutAndRefusals) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void k(char c, __global int* p, __local float* a, float4 v, __local int* b, short s) {
+      __local int fixed[3];
+      fixed[get_local_id(0) % 3] = c;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      p[0] = fixed[(get_local_id(0) + 1) % 3] + (int)v.w + s + (int)a[0] + b[0];
+    })"));
+  const CompiledKernel& k = *cl.program.find("k");
+  ASSERT_EQ(k.args.size(), 6u);
+  EXPECT_EQ(k.static_local_bytes, 12u);
+  const uint32_t offsets[] = {0, 8, 16, 32, 48, 56};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(k.args[i].offset, offsets[i]) << i;
+  EXPECT_EQ(k.args[3].size, 16u);
+  EXPECT_EQ(k.args[3].alignment, 16u);
+  auto bytes = [](auto v) {
+    std::vector<uint8_t> b(sizeof v);
+    std::memcpy(b.data(), &v, sizeof v);
+    return b;
+  };
+  std::vector<KernelArgValue> args = {{bytes(int8_t{-3}), 0}, {bytes(uint64_t{0x1000}), 0}, {{}, 100},
+                                      {bytes(std::array<float, 4>{1, 2, 3, 4}), 0}, {{}, 8}, {bytes(int16_t{7}), 0}};
+  ArgumentBuffer buffer;
+  std::string error;
+  ASSERT_TRUE(build_argument_buffer(k, args, 2, &buffer, &error)) << error;
+  uint64_t local_a = 0, local_b = 0;
+  std::memcpy(&local_a, &buffer.bytes[16], 8);
+  std::memcpy(&local_b, &buffer.bytes[48], 8);
+  EXPECT_EQ(local_a, 12u);   // after the 12 static bytes, aligned to the pointee's 4
+  EXPECT_EQ(local_b, 112u);
+  EXPECT_EQ(buffer.local_mem_size, 120u);
+  uint32_t work_dim = 0;
+  std::memcpy(&work_dim, &buffer.bytes[k.work_dim_offset], 4);
+  EXPECT_EQ(work_dim, 2u);
+  auto refused = [&](std::vector<KernelArgValue> bad, const char* why) {
+    std::string message;
+    EXPECT_FALSE(build_argument_buffer(k, bad, 1, &buffer, &message)) << why;
+    return message;
+  };
+  auto wrong_size = args;
+  wrong_size[1].bytes.resize(4);
+  EXPECT_NE(refused(wrong_size, "4-byte pointer").find("argument 1 (p) takes 8 bytes"), std::string::npos);
+  auto no_local = args;
+  no_local[2] = {bytes(uint64_t{0}), 0};
+  EXPECT_NE(refused(no_local, "value for __local").find("__local pointer"), std::string::npos);
+  auto local_on_scalar = args;
+  local_on_scalar[0] = {{}, 4};
+  EXPECT_NE(refused(local_on_scalar, "local size for a scalar").find("not a __local pointer"), std::string::npos);
+  args.pop_back();
+  EXPECT_NE(refused(args, "missing argument").find("takes 6 arguments, 5 given"), std::string::npos);
 }
 
 }  // namespace
