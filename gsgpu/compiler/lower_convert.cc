@@ -14,7 +14,7 @@ MOperand Lowering::convert(Op op, uint32_t from, uint32_t to, MOperand v, const 
   const auto rounding = d != nullptr ? d->rounding : std::nullopt;
   const bool saturate = d != nullptr && d->saturated;
   auto narrow_int = [&](MOperand x) {  // any integer -> wt bits (wt <= 32)
-    if (wf == 64) x = MOperand::vreg(emit(Opcode::v_trunc_u32_u64, 32, x));
+    if (wf == 64) x = low_half(x);  // the low register of the pair: no instruction needed
     return wt < wf ? normalise(x, wt) : x;
   };
   const bool integer_to_integer = op == Op::OpUConvert || op == Op::OpSConvert || op == Op::OpSatConvertSToU ||
@@ -30,7 +30,7 @@ MOperand Lowering::convert(Op op, uint32_t from, uint32_t to, MOperand v, const 
       if (wt == 64) return MOperand::vreg(emit(Opcode::v_sext_i64_i32, 64, sign_extend32(v, wf)));
       return normalise(sign_extend32(v, wf), wt);
     case Op::OpConvertPtrToU:
-      return wt == 64 ? v : normalise(MOperand::vreg(emit(Opcode::v_trunc_u32_u64, 32, v)), wt);
+      return wt == 64 ? v : normalise(low_half(v), wt);
     case Op::OpConvertUToPtr:
       return wf == 64 ? v : MOperand::vreg(emit(Opcode::v_zext_u64_u32, 64, v));
     case Op::OpConvertFToS: case Op::OpConvertFToU: break;
