@@ -38,20 +38,23 @@ void set_event_status(Event* e, cl_int status) {
   run_callbacks(e);
 }
 
-cl_int check_wait_list(Context* context, cl_uint n, const cl_event* events) {
+cl_int check_wait_list(Context* context, cl_uint n, const cl_event* events, bool* pending) {
+  *pending = false;
   if ((n == 0) != (events == nullptr)) return CL_INVALID_EVENT_WAIT_LIST;
   bool failed = false;
   for (cl_uint i = 0; i < n; ++i) {
     auto* e = as<Event>(events[i], Kind::kEvent);
     if (!e || e->context != context) return CL_INVALID_EVENT_WAIT_LIST;
-    if (e->status < 0) failed = true;
-    if (e->status > 0) {
-      // Waiting would block forever: the only way to complete a user event is a later call.
-      log_once("enqueue", "a command waits for a user event that is not complete; refused");
-      return CL_INVALID_OPERATION;
-    }
+    failed |= e->status < 0;
+    *pending |= e->status > 0;
   }
   return failed ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS;
+}
+
+void finish_event(Event* e, cl_int status, uint64_t cycles) {
+  e->submit = std::max(e->queued, e->rt->host_now_ns());
+  if (e->queue->properties & CL_QUEUE_PROFILING_ENABLE) e->rt->schedule(e->submit, cycles, &e->start, &e->end);
+  set_event_status(e, status < 0 ? status : CL_COMPLETE);
 }
 
 void complete_command(Queue* q, cl_command_type type, cl_int status, uint64_t cycles, cl_event* event_out) {
@@ -150,6 +153,7 @@ cl_int CL_API_CALL gsgpu_clSetUserEventStatus(cl_event event, cl_int status) {
   std::lock_guard lock(e->rt->mutex);
   if (e->status <= 0) return CL_INVALID_OPERATION;  // set once
   set_event_status(e, status);
+  run_ready_commands(e->rt);
   return CL_SUCCESS;
 }
 

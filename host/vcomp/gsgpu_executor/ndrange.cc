@@ -109,7 +109,8 @@ cl_int build_arguments(const Kernel* k, const Range& r, std::vector<uint8_t>* bu
       uint64_t va = 0;
       if (a.mem) {
         auto* m = as<Mem>(a.mem, Kind::kMem);
-        if (!m) return CL_INVALID_KERNEL_ARGS;  // released since clSetKernelArg
+        // Released since clSetKernelArg (its address may even hold another context's buffer now).
+        if (!m || m->context != k->program->context) return CL_INVALID_KERNEL_ARGS;
         va = m->va;
       }
       ok = put_bytes(*buf, info.offset, &va, sizeof va);
@@ -235,19 +236,24 @@ cl_int CL_API_CALL gsgpu_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kerne
   if (!k) return CL_INVALID_KERNEL;
   if (k->program->context != q->context) return CL_INVALID_CONTEXT;
   std::lock_guard lock(q->rt->mutex);
-  cl_int err = check_wait_list(q->context, n, waits);
   Range r;
-  if (err == CL_SUCCESS) err = prepare(k, dim, offset, global, local, &r);
+  cl_int err = prepare(k, dim, offset, global, local, &r);
+  // The arguments are captured now (the spec): later clSetKernelArg calls do not change this launch.
   std::vector<uint8_t> args;
   uint32_t local_bytes = 0;
   if (err == CL_SUCCESS) err = build_arguments(k, r, &args, &local_bytes);
   if (err == CL_SUCCESS) err = upload_code(q->rt, k->image);
   if (err != CL_SUCCESS) return err;
-  uint64_t cycles = 0;
-  const cl_int status = run(k, r, args, local_bytes, &cycles);
-  if (status < 0 && q->pending_error == CL_SUCCESS) q->pending_error = status;
-  complete_command(q, CL_COMMAND_NDRANGE_KERNEL, status, cycles, event);
-  return CL_SUCCESS;
+  // A deferred launch keeps the kernel and its buffers alive (their VAs are in `args`).
+  std::vector<Object*> keep = {k};
+  for (const KernelArg& a : k->args)
+    if (a.mem) keep.push_back(as<Mem>(a.mem, Kind::kMem));
+  auto work = [q, k, r, args = std::move(args), local_bytes](uint64_t* cycles) {
+    const cl_int status = run(k, r, args, local_bytes, cycles);
+    if (status < 0 && q->pending_error == CL_SUCCESS) q->pending_error = status;
+    return status;
+  };
+  return submit(q, CL_COMMAND_NDRANGE_KERNEL, n, waits, true, std::move(keep), std::move(work), event);
 }
 
 cl_int CL_API_CALL gsgpu_clEnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint n, const cl_event* waits,

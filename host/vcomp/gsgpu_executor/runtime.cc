@@ -63,7 +63,11 @@ namespace {
 // What an object holds a reference to (released after it is gone), and its last rites.
 std::vector<Object*> finish_object(Object* o) {
   switch (o->kind) {
-    case Kind::kQueue: return {static_cast<Queue*>(o)->context};
+    case Kind::kQueue: {
+      auto* q = static_cast<Queue*>(o);
+      std::erase(q->rt->queues, q);
+      return {q->context};
+    }
     case Kind::kMem: {
       auto* m = static_cast<Mem*>(o);
       // The spec: destructor callbacks run in the reverse order of registration.

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -60,8 +61,24 @@ struct Context : Object {
   void* notify_data = nullptr;
 };
 
+// The work of one command: returns CL_COMPLETE or a negative error and the device cycles it took.
+using Work = std::function<cl_int(uint64_t* cycles)>;
+
+struct Event;
+
+// A command waiting (behind a user event) for its wait list; it holds references to its waits,
+// the objects it uses, and its event.
+struct DeferredCommand {
+  cl_command_type type = 0;
+  std::vector<Object*> waits;
+  std::vector<Object*> keep;
+  Work work;
+  Event* event = nullptr;
+};
+
 struct Queue : Object {
   Context* context = nullptr;
+  std::deque<DeferredCommand> deferred;  // in order: nothing runs before the front
   cl_command_queue_properties properties = 0;
   // The first kernel fault since the last clFinish: reported by it, as GPU drivers do.
   cl_int pending_error = CL_SUCCESS;
@@ -194,6 +211,7 @@ class Runtime {
   const cl_icd_dispatch* table = nullptr;
   Platform* platform = nullptr;
   Device* device_object = nullptr;
+  std::vector<Queue*> queues;  // live queues, for deferred commands
 
   const GsgpuExecutorConfig& config() const { return config_; }
   gsgpu::Device& device() { return *device_; }
@@ -220,7 +238,11 @@ class Runtime {
   static constexpr uint64_t kNominalClockMHz = 1000;  // one shader cycle = 1 ns
   static constexpr uint64_t kCopyBytesPerCycle = 32;  // transfers are modelled at 32 B/cycle
 
-  uint64_t max_alloc() const { return config_.vram_mb << 20 >> 2; }  // a quarter of VRAM
+  // CL_DEVICE_MAX_MEM_ALLOC_SIZE: the full profile's minimum, max(VRAM / 4, 128 MiB), within VRAM.
+  uint64_t max_alloc() const {
+    const uint64_t vram = config_.vram_mb << 20;
+    return std::max(vram / 4, std::min<uint64_t>(vram, uint64_t{128} << 20));
+  }
 
  private:
   explicit Runtime(const GsgpuExecutorConfig& config) : config_(config) {}
@@ -244,11 +266,22 @@ const cl_icd_dispatch* gsgpu_dispatch_table();
 Event* new_event(Queue* q, cl_command_type type);
 void set_event_status(Event* e, cl_int status);
 // Checks a wait list: CL_INVALID_EVENT_WAIT_LIST for bad lists or foreign contexts;
-// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST when a listed event failed; CL_INVALID_OPERATION
-// when one has not completed (only user events can be pending here; commands run at enqueue).
-cl_int check_wait_list(Context* context, cl_uint n, const cl_event* events);
+// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST when a listed event failed. *pending: some listed
+// event has not completed (a user event, or a command deferred behind one).
+cl_int check_wait_list(Context* context, cl_uint n, const cl_event* events, bool* pending);
 // Records a command that finished with `status` taking `cycles` of device time: creates the event
 // when `event_out` wants one.
 void complete_command(Queue* q, cl_command_type type, cl_int status, uint64_t cycles, cl_event* event_out);
+// Ends a deferred command's event (profiling times from now).
+void finish_event(Event* e, cl_int status, uint64_t cycles);
+
+// Submits a validated command (queue.cc): runs it now when its wait list is complete and nothing
+// waits before it in the queue, else defers it until clSetUserEventStatus completes what it waits
+// for. Blocking commands (`deferrable` false: the host memory they use is the caller's only until
+// they return) cannot wait that way and are refused with CL_INVALID_OPERATION.
+cl_int submit(Queue* q, cl_command_type type, cl_uint n, const cl_event* waits, bool deferrable,
+              std::vector<Object*> keep, Work work, cl_event* event_out);
+// Runs the deferred commands whose wait lists have completed, in every queue of the runtime.
+void run_ready_commands(Runtime* rt);
 
 }  // namespace gsvirt::vcomp::gsgpu_exec

@@ -356,6 +356,30 @@ TEST_F(KernelsTest, ProgramBinariesRoundTrip) {
   EXPECT_EQ(err, CL_INVALID_BINARY);
 }
 
+TEST_F(KernelsTest, ReqdWorkGroupSizeIsReportedAndEnforced) {
+  REQUIRE_COMPILER();
+  cl_program p = build(
+      "__kernel __attribute__((reqd_work_group_size(4, 1, 1))) void ids(__global uint* out) {\n"
+      "  out[get_global_id(0)] = get_local_size(0);\n"
+      "}\n");
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "ids");
+  size_t wg[3] = {};
+  ASSERT_EQ(api().clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, nullptr),
+            CL_SUCCESS);
+  EXPECT_EQ(wg[0], 4u);
+  EXPECT_EQ(wg[1], 1u);
+  char attrs[64] = {};
+  ASSERT_EQ(api().clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, sizeof attrs, attrs, nullptr), CL_SUCCESS);
+  EXPECT_STREQ(attrs, "reqd_work_group_size(4,1,1)");
+  cl_mem out = buffer(64 * 4);
+  arg(k, 0, out);
+  const size_t global = 64, wrong = 8;
+  EXPECT_EQ(run(k, 1, &global, &wrong), CL_INVALID_WORK_GROUP_SIZE);
+  ASSERT_EQ(run(k, 1, &global, nullptr), CL_SUCCESS);
+  EXPECT_EQ(read<uint32_t>(out, 64), std::vector<uint32_t>(64, 4));
+}
+
 // GSGPU_DUMP_DIR: every dispatch leaves the device's readable dump (counters, disassembly).
 TEST(GsgpuExecutorDumps, EveryDispatchIsDumped) {
   if (!GsgpuExecutorTest::have_compiler()) GTEST_SKIP() << "clang-14 / llvm-spirv-14 not installed";

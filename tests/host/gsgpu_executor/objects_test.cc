@@ -107,7 +107,9 @@ TEST_F(ObjectsTest, BufferSizesAndFlagsAreChecked) {
   EXPECT_EQ(err, CL_INVALID_VALUE);
   EXPECT_EQ(api().clCreateBuffer(context_, CL_MEM_COPY_HOST_PTR, 16, nullptr, &err), nullptr);
   EXPECT_EQ(err, CL_INVALID_HOST_PTR);
-  // VRAM runs out cleanly: 64 MiB of VRAM, allocations of 16 MiB (the max alloc) until refused.
+  // The full profile's minimum max alloc (128 MiB) is capped by the 64 MiB of VRAM.
+  EXPECT_EQ(device_value<cl_ulong>(api(), device_, CL_DEVICE_MAX_MEM_ALLOC_SIZE), cl_ulong(64) << 20);
+  // VRAM runs out cleanly: allocations of 16 MiB until refused.
   std::vector<cl_mem> all;
   for (int i = 0; i < 8; ++i) {
     cl_mem m = api().clCreateBuffer(context_, CL_MEM_READ_WRITE, 16 << 20, nullptr, &err);
@@ -199,25 +201,56 @@ TEST_F(ObjectsTest, RectTransfers) {
             CL_INVALID_VALUE);
 }
 
-TEST_F(ObjectsTest, UserEventsAndWaitLists) {
+TEST_F(ObjectsTest, CommandsWaitBehindUserEvents) {
   cl_int err = CL_SUCCESS;
   cl_event user = api().clCreateUserEvent(context_, &err);
   ASSERT_EQ(err, CL_SUCCESS);
   cl_mem m = buffer(16);
-  uint8_t out[16];
-  // A command cannot wait for a user event nothing will complete first.
-  EXPECT_EQ(api().clEnqueueReadBuffer(queue_, m, CL_TRUE, 0, 16, out, 1, &user, nullptr), CL_INVALID_OPERATION);
+  const uint8_t seven = 7;
+  cl_event fill = nullptr, marker = nullptr;
+  // Non-blocking commands are deferred until the user event completes, in order.
+  ASSERT_EQ(api().clEnqueueFillBuffer(queue_, m, &seven, 1, 0, 16, 1, &user, &fill), CL_SUCCESS);
+  ASSERT_EQ(api().clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &marker), CL_SUCCESS);
+  EXPECT_EQ(event_status(fill), CL_QUEUED);
+  EXPECT_EQ(event_status(marker), CL_QUEUED);
+  // A blocking read behind them would wait forever on this thread: refused.
+  uint8_t out[16] = {};
+  EXPECT_EQ(api().clEnqueueReadBuffer(queue_, m, CL_TRUE, 0, 16, out, 0, nullptr, nullptr), CL_INVALID_OPERATION);
+  EXPECT_EQ(api().clFinish(queue_), CL_INVALID_OPERATION);
   ASSERT_EQ(api().clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
   EXPECT_EQ(api().clSetUserEventStatus(user, CL_COMPLETE), CL_INVALID_OPERATION);
-  cl_event marker = nullptr;
-  EXPECT_EQ(api().clEnqueueReadBuffer(queue_, m, CL_TRUE, 0, 16, out, 1, &user, nullptr), CL_SUCCESS);
-  ASSERT_EQ(api().clEnqueueMarkerWithWaitList(queue_, 1, &user, &marker), CL_SUCCESS);
+  EXPECT_EQ(event_status(fill), CL_COMPLETE);
   EXPECT_EQ(event_status(marker), CL_COMPLETE);
   EXPECT_EQ(api().clWaitForEvents(1, &marker), CL_SUCCESS);
-  api().clReleaseEvent(marker);
-  api().clReleaseEvent(user);
+  EXPECT_EQ(read<uint8_t>(m, 16), std::vector<uint8_t>(16, 7));
+  cl_ulong queued = 0, end = 0;
+  ASSERT_EQ(api().clGetEventProfilingInfo(fill, CL_PROFILING_COMMAND_QUEUED, sizeof queued, &queued, nullptr),
+            CL_SUCCESS);
+  ASSERT_EQ(api().clGetEventProfilingInfo(fill, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr), CL_SUCCESS);
+  EXPECT_LE(queued, end);
+  for (cl_event e : {fill, marker, user}) api().clReleaseEvent(e);
+  EXPECT_EQ(api().clFinish(queue_), CL_SUCCESS);
   EXPECT_EQ(api().clEnqueueReadBuffer(queue_, m, CL_TRUE, 0, 16, out, 1, nullptr, nullptr),
             CL_INVALID_EVENT_WAIT_LIST);
+}
+
+TEST_F(ObjectsTest, AFailedUserEventFailsWhatWaitsForIt) {
+  cl_event user = api().clCreateUserEvent(context_, nullptr);
+  cl_mem m = buffer(16);
+  const uint8_t seven = 7;
+  cl_event fill = nullptr;
+  ASSERT_EQ(api().clEnqueueFillBuffer(queue_, m, &seven, 1, 0, 16, 1, &user, &fill), CL_SUCCESS);
+  // The buffer may be released by the application: the deferred fill keeps it alive.
+  api().clReleaseMemObject(m);
+  mems_.clear();
+  ASSERT_EQ(api().clSetUserEventStatus(user, -1234), CL_SUCCESS);
+  EXPECT_EQ(event_status(fill), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  uint8_t out[16];
+  cl_mem other = buffer(16);
+  EXPECT_EQ(api().clEnqueueReadBuffer(queue_, other, CL_TRUE, 0, 16, out, 1, &user, nullptr),
+            CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  api().clReleaseEvent(fill);
+  api().clReleaseEvent(user);
 }
 
 }  // namespace
