@@ -216,5 +216,43 @@ TEST(ControlFlow, ProgramRebuiltWithoutOptimisationStillRuns) {
   }
 }
 
+int32_t irreducible_reference(int32_t x) {
+  int32_t acc = 0, i = 0;
+  if (x & 1) goto inside;
+loop:
+  acc += i;
+inside:
+  acc ^= x * 3;
+  ++i;
+  if (i < (x % 7) + 3) goto loop;
+  return acc;
+}
+
+// A loop with two entries (goto into its middle): no block order or structure is assumed.
+TEST_P(WarpWidth, IrreducibleLoopFromGoto) {
+  GSGPU_REQUIRE_FRONT_END();
+  for (const char* options : {"", "-cl-opt-disable"}) {
+    ClRunner cl(GetParam());
+    ASSERT_TRUE(cl.build(R"(
+      __kernel void irr(__global int* out) {
+        int x = get_global_id(0);
+        int acc = 0, i = 0;
+        if (x & 1) goto inside;
+      loop:
+        acc += i;
+      inside:
+        acc ^= x * 3;
+        ++i;
+        if (i < (x % 7) + 3) goto loop;
+        out[x] = acc;
+      })", options));
+    const int items = 100;
+    const uint64_t vo = cl.memory.upload(std::vector<int32_t>(items));
+    cl.run_ok("irr", {Arg::buffer(vo)}, NDRange::linear(items, 50));
+    const auto out = cl.memory.download<int32_t>(vo, items);
+    for (int x = 0; x < items; ++x) EXPECT_EQ(out[x], irreducible_reference(x)) << options << " work-item " << x;
+  }
+}
+
 }  // namespace
 }  // namespace gsgpu::compiler::testing
