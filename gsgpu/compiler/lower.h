@@ -100,7 +100,8 @@ class Lowering {
   void lower_block(const SpirvBlock& block);
   void lower_instruction(const SpirvInstruction& inst);
   void lower_terminator(const SpirvInstruction& inst);
-  void lower_phis(const SpirvFunction& fn);
+  // Writes each phi's incoming values on its incoming edges (edge blocks where a predecessor branches).
+  void lower_phis();
   void lower_call(const SpirvInstruction& inst);
   uint32_t block_for(uint32_t label);
   void allocate_static_variables();

@@ -414,7 +414,7 @@ void Lowering::lower_function(const SpirvFunction& fn, const std::vector<Value>&
     current_block_ = frame.first_block[block.label];
     lower_block(block);
   }
-  lower_phis(fn);
+  lower_phis();
   frames_.pop_back();
   --inline_depth_;
 }
@@ -447,7 +447,6 @@ void Lowering::lower_block(const SpirvBlock& block) {
 
 void Lowering::lower_terminator(const SpirvInstruction& inst) {
   Frame& frame = *frames_.back();
-  MTerminator& term = f_.blocks[current_block_].term;
   auto jump = [&](uint32_t block) { f_.blocks[current_block_].term = MTerminator{MTerminator::Kind::kJump, {}, {block, 0}}; };
   switch (inst.opcode) {
     case Op::OpBranch: jump(block_for(operand_id(inst, 0))); return;
@@ -488,12 +487,11 @@ void Lowering::lower_terminator(const SpirvInstruction& inst) {
       return;
     }
     case Op::OpUnreachable: case Op::OpKill: jump(f_.exit); return;
-    default: (void)term; fail("the block does not end in a terminator");
+    default: fail("the block does not end in a terminator");
   }
 }
 
-void Lowering::lower_phis(const SpirvFunction& fn) {
-  (void)fn;
+void Lowering::lower_phis() {
   Frame& frame = *frames_.back();
   std::map<std::pair<uint32_t, int>, uint32_t> edge_block;  // (block, successor slot) -> edge block
   for (const Frame::PendingPhi& phi : frame.phis) {
