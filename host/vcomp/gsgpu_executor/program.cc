@@ -82,18 +82,25 @@ std::shared_ptr<BuiltProgram> keep_kernels(Runtime* rt, gsgpu::compiler::Compile
   return built;
 }
 
-// Runs the compiler over the program's source or SPIR-V and records the outcome.
-cl_int build(Program* p, const char* options) {
+}  // namespace
+
+cl_int build_program(Program* p, const char* options) {
   if (p->kernels_alive) return CL_INVALID_OPERATION;  // the spec: kernels are attached
   if (p->origin == Program::Origin::kBinary && p->source.empty() && p->il.empty()) return CL_INVALID_BINARY;
   p->options = options ? options : "";
   gsgpu::compiler::CompiledProgram compiled;
   std::string log;
   gsgpu::compiler::BuildStatus s;
+  HeaderDir headers(p->headers);
+  if (!headers.error().empty()) {
+    p->log = headers.error();
+    p->build_status = CL_BUILD_ERROR;
+    return CL_BUILD_PROGRAM_FAILURE;
+  }
   if (!p->il.empty())
     s = gsgpu::compiler::build_spirv(p->il, &compiled, &log);
   else
-    s = gsgpu::compiler::build_opencl_c(p->source, p->options, &compiled, &log);
+    s = gsgpu::compiler::build_opencl_c(p->source, p->options + headers.include_option(), &compiled, &log);
   const cl_int err = status_error(s);
   if (err != CL_SUCCESS && log.empty())
     log = std::string("gsgpu compiler: build failed (") + gsgpu::compiler::build_status_name(s) + ")";
@@ -108,6 +115,8 @@ cl_int build(Program* p, const char* options) {
   p->binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
   return CL_SUCCESS;
 }
+
+namespace {
 
 bool devices_ok(Runtime* rt, cl_uint n, const cl_device_id* devices) {
   if ((n == 0) != (devices == nullptr)) return false;
@@ -258,83 +267,10 @@ cl_int CL_API_CALL gsgpu_clBuildProgram(cl_program program, cl_uint n, const cl_
   cl_int err;
   {
     std::lock_guard lock(p->rt->mutex);
-    err = build(p, options);
+    err = build_program(p, options);
   }
   if (notify) notify(program, data);
   return err;
-}
-
-cl_int CL_API_CALL gsgpu_clCompileProgram(cl_program program, cl_uint n, const cl_device_id* devices,
-                                          const char* options, cl_uint num_headers, const cl_program*,
-                                          const char**, BuildNotify notify, void* data) {
-  auto* p = as<Program>(program, Kind::kProgram);
-  if (!p) return CL_INVALID_PROGRAM;
-  if (!devices_ok(p->rt, n, devices)) return CL_INVALID_DEVICE;
-  if (p->origin != Program::Origin::kSource) return CL_INVALID_OPERATION;
-  std::lock_guard lock(p->rt->mutex);
-  if (p->kernels_alive) return CL_INVALID_OPERATION;
-  p->options = options ? options : "";
-  cl_int err = CL_SUCCESS;
-  if (num_headers) {
-    p->log = "gsgpu executor: embedded headers (clCompileProgram input_headers) are not supported";
-    err = CL_COMPILE_PROGRAM_FAILURE;
-  } else {
-    // The front end alone: errors show now, code generation waits for the link.
-    std::vector<uint32_t> spirv;
-    auto s = gsgpu::compiler::compile_opencl_c(p->source, p->options, &spirv, &p->log);
-    err = status_error(s);
-    if (err == CL_BUILD_PROGRAM_FAILURE) err = CL_COMPILE_PROGRAM_FAILURE;
-  }
-  p->build_status = err == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
-  p->binary_type = err == CL_SUCCESS ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT : CL_PROGRAM_BINARY_TYPE_NONE;
-  if (notify) notify(program, data);
-  return err;
-}
-
-cl_program CL_API_CALL gsgpu_clLinkProgram(cl_context context, cl_uint n, const cl_device_id* devices,
-                                           const char* options, cl_uint num_inputs, const cl_program* inputs,
-                                           BuildNotify notify, void* data, cl_int* errcode_ret) {
-  auto* c = as<Context>(context, Kind::kContext);
-  if (!c) {
-    set_error(errcode_ret, CL_INVALID_CONTEXT);
-    return nullptr;
-  }
-  if (!devices_ok(c->rt, n, devices) || num_inputs == 0 || !inputs) {
-    set_error(errcode_ret, num_inputs == 0 || !inputs ? CL_INVALID_VALUE : CL_INVALID_DEVICE);
-    return nullptr;
-  }
-  std::vector<Program*> in;
-  for (cl_uint i = 0; i < num_inputs; ++i) {
-    auto* p = as<Program>(inputs[i], Kind::kProgram);
-    if (!p || p->context != c) {
-      set_error(errcode_ret, CL_INVALID_PROGRAM);
-      return nullptr;
-    }
-    in.push_back(p);
-  }
-  std::lock_guard lock(c->rt->mutex);
-  Program* out = new_program(c, Program::Origin::kSource);
-  cl_int err = CL_SUCCESS;
-  if (num_inputs != 1 || in[0]->binary_type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT) {
-    // One compiled object links to itself; merging several SPIR-V modules is not implemented.
-    out->log = "gsgpu executor: clLinkProgram takes exactly one program compiled with clCompileProgram";
-    out->build_status = CL_BUILD_ERROR;
-    err = CL_LINK_PROGRAM_FAILURE;
-  } else {
-    out->source = in[0]->source;
-    std::string opts = options ? options : "";
-    if (opts.find("-create-library") != std::string::npos) {
-      out->options = in[0]->options;
-      out->build_status = CL_BUILD_SUCCESS;
-      out->binary_type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
-    } else {
-      err = build(out, in[0]->options.c_str());
-      if (err == CL_BUILD_PROGRAM_FAILURE) err = CL_LINK_PROGRAM_FAILURE;
-    }
-  }
-  if (notify) notify(handle_of<cl_program>(out), data);
-  set_error(errcode_ret, err);
-  return handle_of<cl_program>(out);
 }
 
 cl_int CL_API_CALL gsgpu_clUnloadCompiler() { return CL_SUCCESS; }

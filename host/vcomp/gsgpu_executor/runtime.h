@@ -127,6 +127,8 @@ struct Program : Object {
   cl_build_status build_status = CL_BUILD_NONE;
   cl_program_binary_type binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
   std::string log;
+  // clCompileProgram's embedded headers (include name, text), needed again when the object is linked.
+  std::vector<std::pair<std::string, std::string>> headers;
   std::shared_ptr<BuiltProgram> built;
   uint32_t kernels_alive = 0;  // clBuildProgram refuses while kernels exist (the spec)
 };
@@ -193,6 +195,29 @@ inline void set_error(cl_int* errcode_ret, cl_int err) {
 
 // Logs an unsupported or refused call once per entry point and reason.
 void log_once(const char* entry, const std::string& why);
+
+// --- programs ---
+
+// Runs the compiler over the program's source or SPIR-V (with its embedded headers) and records the
+// outcome: status, log, kernels (program.cc).
+cl_int build_program(Program* p, const char* options);
+
+// Embedded headers written into a private directory for one front-end run, removed afterwards.
+// Include names are checked: relative, no "." or ".." components, a conservative character set.
+class HeaderDir {
+ public:
+  explicit HeaderDir(const std::vector<std::pair<std::string, std::string>>& headers);
+  ~HeaderDir();
+  HeaderDir(const HeaderDir&) = delete;
+  HeaderDir& operator=(const HeaderDir&) = delete;
+  const std::string& error() const { return error_; }
+  // " -I<dir>", or "" when there are no headers.
+  std::string include_option() const { return path_.empty() ? "" : " -I" + path_; }
+
+ private:
+  std::string path_;
+  std::string error_;
+};
 
 // --- the device ---
 

@@ -380,6 +380,56 @@ TEST_F(KernelsTest, ReqdWorkGroupSizeIsReportedAndEnforced) {
   EXPECT_EQ(read<uint32_t>(out, 64), std::vector<uint32_t>(64, 4));
 }
 
+TEST_F(KernelsTest, CompileWithHeadersThenLinkTwoUnits) {
+  REQUIRE_COMPILER();
+  const char* header_text = "#define SCALE 3\nint scale(int x);\n";
+  const char* lib_text = "#include \"inc/scale.h\"\nint scale(int x) { return x * SCALE; }\n";
+  const char* main_text =
+      "#include \"inc/scale.h\"\n"
+      "__kernel void k(__global int* p) { p[get_global_id(0)] = scale((int)get_global_id(0)); }\n";
+  cl_int err = CL_SUCCESS;
+  cl_program header = api().clCreateProgramWithSource(context_, 1, &header_text, nullptr, &err);
+  cl_program lib = api().clCreateProgramWithSource(context_, 1, &lib_text, nullptr, &err);
+  cl_program main = api().clCreateProgramWithSource(context_, 1, &main_text, nullptr, &err);
+  programs_.insert(programs_.end(), {header, lib, main});
+  const char* name = "inc/scale.h";
+  ASSERT_EQ(api().clCompileProgram(lib, 1, &device_, "", 1, &header, &name, nullptr, nullptr), CL_SUCCESS)
+      << build_log(lib);
+  ASSERT_EQ(api().clCompileProgram(main, 1, &device_, "", 1, &header, &name, nullptr, nullptr), CL_SUCCESS)
+      << build_log(main);
+  EXPECT_EQ(api().clCompileProgram(main, 1, &device_, "-no-such-option", 0, nullptr, nullptr, nullptr, nullptr),
+            CL_INVALID_COMPILER_OPTIONS);
+  ASSERT_EQ(api().clCompileProgram(main, 1, &device_, "", 1, &header, &name, nullptr, nullptr), CL_SUCCESS);
+  const char* escaping = "../x.h";
+  EXPECT_EQ(api().clCompileProgram(lib, 1, &device_, "", 1, &header, &escaping, nullptr, nullptr),
+            CL_COMPILE_PROGRAM_FAILURE);
+  ASSERT_EQ(api().clCompileProgram(lib, 1, &device_, "", 1, &header, &name, nullptr, nullptr), CL_SUCCESS);
+  // A library, then an executable from the library and the main unit.
+  cl_program library = api().clLinkProgram(context_, 1, &device_, "-create-library", 1, &lib, nullptr, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  programs_.push_back(library);
+  cl_program_binary_type type = 0;
+  ASSERT_EQ(api().clGetProgramBuildInfo(library, device_, CL_PROGRAM_BINARY_TYPE, sizeof type, &type, nullptr),
+            CL_SUCCESS);
+  EXPECT_EQ(type, cl_program_binary_type(CL_PROGRAM_BINARY_TYPE_LIBRARY));
+  const cl_program units[2] = {main, library};
+  cl_program exe = api().clLinkProgram(context_, 1, &device_, "", 2, units, nullptr, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS) << (exe ? build_log(exe) : "");
+  programs_.push_back(exe);
+  EXPECT_EQ(api().clLinkProgram(context_, 1, &device_, "-bogus", 2, units, nullptr, nullptr, &err), nullptr);
+  EXPECT_EQ(err, CL_INVALID_LINKER_OPTIONS);
+  EXPECT_EQ(api().clLinkProgram(context_, 1, &device_, "", 1, &exe, nullptr, nullptr, &err), nullptr);
+  EXPECT_EQ(err, CL_INVALID_OPERATION);  // an executable is not a link input
+  cl_kernel k = kernel(exe, "k");
+  ASSERT_NE(k, nullptr);
+  cl_mem out = buffer(16 * 4);
+  arg(k, 0, out);
+  const size_t global = 16;
+  ASSERT_EQ(run(k, 1, &global, nullptr), CL_SUCCESS);
+  auto v = read<int>(out, 16);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(v[i], 3 * i);
+}
+
 // GSGPU_DUMP_DIR: every dispatch leaves the device's readable dump (counters, disassembly).
 TEST(GsgpuExecutorDumps, EveryDispatchIsDumped) {
   if (!GsgpuExecutorTest::have_compiler()) GTEST_SKIP() << "clang-14 / llvm-spirv-14 not installed";
