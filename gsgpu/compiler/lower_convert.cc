@@ -11,7 +11,9 @@ MOperand Lowering::convert(Op op, uint32_t from, uint32_t to, MOperand v, const 
   const bool from_float = is_float(from), to_float = is_float(to);
   const uint32_t wf = from_float ? type(from).width : int_width(from);
   const uint32_t wt = to_float ? type(to).width : int_width(to);
-  const auto rounding = d != nullptr ? d->rounding : std::nullopt;
+  // Max stands for "no FPRoundingMode decoration": truncation for float -> int, nearest even for
+  // int -> float.
+  const spv::FPRoundingMode rounding = d != nullptr && d->rounding ? *d->rounding : spv::FPRoundingMode::Max;
   const bool saturate = d != nullptr && d->saturated;
   auto narrow_int = [&](MOperand x) {  // any integer -> wt bits (wt <= 32)
     if (wf == 64) x = low_half(x);  // the low register of the pair: no instruction needed
