@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "tests/gsgpu/compiler/cl_harness.h"
 
@@ -161,6 +162,23 @@ TEST(FrontEnd, AToolThatNeverFinishesIsStopped) {
   EXPECT_NE(status, BuildStatus::kSuccess);
   EXPECT_LT(seconds, 30);
   EXPECT_NE(log.find("did not finish within 2 s"), std::string::npos) << log;
+}
+
+TEST(FrontEnd, ConcurrentBuildsAreIndependent) {
+  GSGPU_REQUIRE_FRONT_END();
+  std::vector<std::thread> threads;
+  std::vector<int> ok(6, 0);
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([t, &ok] {
+      const std::string source = "__kernel void k" + std::to_string(t) + "(__global int* p) { p[0] = " + std::to_string(t) + "; }";
+      CompiledProgram program;
+      std::string log;
+      ok[t] = build_opencl_c(source, t % 2 ? "-DODD" : "", &program, &log) == BuildStatus::kSuccess &&
+              program.kernels.size() == 1 && program.kernels[0].name == "k" + std::to_string(t);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < 6; ++t) EXPECT_TRUE(ok[t]) << t;
 }
 
 }  // namespace
