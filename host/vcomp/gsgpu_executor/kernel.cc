@@ -199,17 +199,22 @@ cl_int CL_API_CALL gsgpu_clGetKernelArgInfo(cl_kernel kernel, cl_uint index, cl_
   if (!k) return CL_INVALID_KERNEL;
   if (index >= k->args.size()) return CL_INVALID_ARG_INDEX;
   const ArgInfo& info = k->image->compiled.args[index];
+  // The spec: available for programs built with -cl-kernel-arg-info.
+  if (!k->image->arg_types) return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+  const KernelArgType& type = (*k->image->arg_types)[index];
+  const bool pointer = is_pointer(info.kind) || info.kind == ArgKind::kLocalPointer;
   switch (param) {
     case CL_KERNEL_ARG_ADDRESS_QUALIFIER: return put_value(address_of(info.kind), size, value, ret);
     case CL_KERNEL_ARG_ACCESS_QUALIFIER:
       return put_value(cl_kernel_arg_access_qualifier(CL_KERNEL_ARG_ACCESS_NONE), size, value, ret);
     case CL_KERNEL_ARG_TYPE_QUALIFIER:
-      return put_value(cl_kernel_arg_type_qualifier(CL_KERNEL_ARG_TYPE_NONE), size, value, ret);
+      // const, restrict and volatile describe what a pointer points at; values have none.
+      return put_value(pointer ? type.qualifier : cl_kernel_arg_type_qualifier(CL_KERNEL_ARG_TYPE_NONE), size, value,
+                       ret);
     case CL_KERNEL_ARG_NAME:
       if (info.name.empty()) return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
       return put_string(info.name, size, value, ret);
-    case CL_KERNEL_ARG_TYPE_NAME:
-      return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;  // SPIR-V keeps no OpenCL C type names
+    case CL_KERNEL_ARG_TYPE_NAME: return put_string(type.name, size, value, ret);
   }
   return CL_INVALID_VALUE;
 }

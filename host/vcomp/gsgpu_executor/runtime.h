@@ -104,10 +104,18 @@ struct Mem : Object {
   std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> destructors;
 };
 
+// An argument's OpenCL C type as declared in the source (clGetKernelArgInfo).
+struct KernelArgType {
+  std::string name;  // "float*", "uint4"
+  cl_kernel_arg_type_qualifier qualifier = CL_KERNEL_ARG_TYPE_NONE;
+};
+
 // Code of one compiled kernel, uploaded into VRAM the first time a kernel of it is enqueued.
 struct KernelImage {
   gsgpu::compiler::CompiledKernel compiled;
   VramRange code;
+  // Only for programs built with -cl-kernel-arg-info whose declaration could be read.
+  std::optional<std::vector<KernelArgType>> arg_types;
 };
 
 // What a successful build produced; shared by the program and its kernels, so a kernel keeps its
@@ -201,6 +209,9 @@ void log_once(const char* entry, const std::string& why);
 // Runs the compiler over the program's source or SPIR-V (with its embedded headers) and records the
 // outcome: status, log, kernels (program.cc).
 cl_int build_program(Program* p, const char* options);
+
+// Reads each kernel's argument types from its declaration in `source` (kernel_arg_info.cc).
+void attach_arg_types(const std::string& source, BuiltProgram* built);
 
 // Embedded headers written into a private directory for one front-end run, removed afterwards.
 // Include names are checked: relative, no "." or ".." components, a conservative character set.

@@ -134,10 +134,27 @@ TEST_F(KernelsTest, VectorAddWithChosenLocalSize) {
 
 TEST_F(KernelsTest, KernelArgumentsAreChecked) {
   REQUIRE_COMPILER();
-  cl_program p = build(kSgemm);
+  cl_program p = build(kSgemm, "-cl-kernel-arg-info");
   ASSERT_NE(p, nullptr);
   cl_kernel k = kernel(p, "sgemm_tiled");
   ASSERT_NE(k, nullptr);
+  char type[32] = {};
+  ASSERT_EQ(api().clGetKernelArgInfo(k, 1, CL_KERNEL_ARG_TYPE_NAME, sizeof type, type, nullptr), CL_SUCCESS);
+  EXPECT_STREQ(type, "float*");
+  ASSERT_EQ(api().clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_TYPE_NAME, sizeof type, type, nullptr), CL_SUCCESS);
+  EXPECT_STREQ(type, "int");
+  cl_kernel_arg_type_qualifier tq = 0;
+  ASSERT_EQ(api().clGetKernelArgInfo(k, 1, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof tq, &tq, nullptr), CL_SUCCESS);
+  EXPECT_EQ(tq, cl_kernel_arg_type_qualifier(CL_KERNEL_ARG_TYPE_CONST));
+  char arg_name[32] = {};
+  ASSERT_EQ(api().clGetKernelArgInfo(k, 4, CL_KERNEL_ARG_NAME, sizeof arg_name, arg_name, nullptr), CL_SUCCESS);
+  EXPECT_STREQ(arg_name, "bt");
+  // Without -cl-kernel-arg-info the spec says the information is not available.
+  cl_program plain = build(kSgemm);
+  ASSERT_NE(plain, nullptr);
+  cl_kernel pk = kernel(plain, "sgemm_naive");
+  EXPECT_EQ(api().clGetKernelArgInfo(pk, 0, CL_KERNEL_ARG_TYPE_NAME, sizeof type, type, nullptr),
+            CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
   cl_uint num_args = 0;
   ASSERT_EQ(api().clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof num_args, &num_args, nullptr), CL_SUCCESS);
   EXPECT_EQ(num_args, 5u);
