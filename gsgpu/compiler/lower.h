@@ -139,6 +139,8 @@ class Lowering {
   bool lower_extinst(const SpirvInstruction& inst);
   MOperand opencl_math(uint32_t ext, uint32_t scalar, const std::vector<MOperand>& args);
   void vload_store(uint32_t ext, const SpirvInstruction& inst);
+  MOperand exact_fmod(uint32_t float_type, MOperand x, MOperand y);
+  MOperand exact_remainder(uint32_t float_type, MOperand x, MOperand y);
 
  public:
   const SpirvModule& m_;

@@ -432,6 +432,53 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
   fail(ext_name(ext) + " on " + std::to_string(width) + "-bit integers is not supported");
 }
 
+// fmod without rounding error: r = |x|; while r >= |y|, subtract the largest |y| * 2^k <= r. Each
+// subtraction is exact (Sterbenz: s <= r <= 2s) and at least halves r, so the loop runs at most
+// about 280 times. NaN, infinite x and zero y give NaN; their lanes skip the loop.
+MOperand Lowering::exact_fmod(uint32_t float_type, MOperand x, MOperand y) {
+  auto op = [&](Opcode o, MOperand a, MOperand b = {}, MOperand c = {}) { return MOperand::vreg(emit(o, 32, a, b, c)); };
+  const MOperand invalid = op(Opcode::v_or_b32, op(Opcode::v_or_b32, op(Opcode::v_cmp_uno_f32, x, y), op(Opcode::v_cmp_isinf_f32, x)),
+                              op(Opcode::v_cmp_oeq_f32, y, MOperand::literal(0)));
+  const MOperand divisor = select(invalid, MOperand::literal(kOne), op(Opcode::v_abs_f32, y), 32);
+  const uint32_t r = f_.new_vreg(32);  // the running remainder: assigned before and inside the loop
+  emit_to(Opcode::v_cndmask_b32, MOperand::vreg(r), invalid, MOperand::literal(0), op(Opcode::v_abs_f32, x));
+  const uint32_t header = f_.new_block("fmod loop"), body = f_.new_block("fmod step"), done = f_.new_block("fmod done");
+  f_.blocks[current_block_].term = MTerminator{MTerminator::Kind::kJump, {}, {header, 0}};
+  current_block_ = header;
+  f_.blocks[header].term = MTerminator{MTerminator::Kind::kBranch, op(Opcode::v_cmp_oge_f32, MOperand::vreg(r), divisor), {body, done}};
+  current_block_ = body;
+  const MOperand shift = op(Opcode::v_sub_u32, opencl_math(OpenCLLIB::Ilogb, float_type, {MOperand::vreg(r)}),
+                            opencl_math(OpenCLLIB::Ilogb, float_type, {divisor}));
+  MOperand step = op(Opcode::v_ldexp_f32, divisor, shift);
+  step = select(op(Opcode::v_cmp_ogt_f32, step, MOperand::vreg(r)), op(Opcode::v_mul_f32, step, MOperand::literal(kHalf)), step, 32);
+  emit_to(Opcode::v_sub_f32, MOperand::vreg(r), MOperand::vreg(r), step);
+  f_.blocks[body].term = MTerminator{MTerminator::Kind::kJump, {}, {header, 0}};
+  current_block_ = done;
+  return select(invalid, MOperand::literal(0x7fc00000u), op(Opcode::v_copysign_f32, MOperand::vreg(r), x), 32);
+}
+
+// remainder(x, y) = x - n*y, n the nearest integer to x/y (ties to even), exactly: reduce modulo
+// 2|y| with exact_fmod (an even multiple), then take |y| off at most twice.
+MOperand Lowering::exact_remainder(uint32_t float_type, MOperand x, MOperand y) {
+  auto op = [&](Opcode o, MOperand a, MOperand b = {}, MOperand c = {}) { return MOperand::vreg(emit(o, 32, a, b, c)); };
+  const MOperand p = op(Opcode::v_abs_f32, y);
+  // 2|y| overflows to infinity only when |x| < 2|y| already; fmod(x, inf) is x.
+  const MOperand reduced = exact_fmod(float_type, x, op(Opcode::v_add_f32, p, p));
+  const MOperand ax = op(Opcode::v_abs_f32, reduced);
+  // Normal |y|: compare with |y|/2. Tiny |y| (halving would round): compare 2|x| with |y|.
+  const MOperand half = op(Opcode::v_mul_f32, p, MOperand::literal(kHalf));
+  const MOperand tiny = op(Opcode::v_cmp_olt_f32, p, MOperand::literal(0x01000000u));  // 2^-125
+  auto above = [&](MOperand v, bool or_equal) {
+    const Opcode cmp = or_equal ? Opcode::v_cmp_oge_f32 : Opcode::v_cmp_ogt_f32;
+    return select(tiny, op(cmp, op(Opcode::v_add_f32, v, v), p), op(cmp, v, half), 32);
+  };
+  const MOperand once = select(above(ax, false), op(Opcode::v_sub_f32, ax, p), ax, 32);
+  const MOperand twice = select(above(once, true), op(Opcode::v_sub_f32, once, p), once, 32);
+  // The sign of x applies on top (xor: a negative intermediate with a negative x becomes positive).
+  const MOperand result = op(Opcode::v_xor_b32, twice, op(Opcode::v_and_b32, reduced, MOperand::literal(0x80000000u)));
+  return select(op(Opcode::v_cmp_isnan_f32, reduced), reduced, result, 32);
+}
+
 void Lowering::vload_store(uint32_t ext, const SpirvInstruction& inst) {
   const bool is_load = ext == cl::Vloadn || ext == cl::Vload_half || ext == cl::Vload_halfn || ext == cl::Vloada_halfn;
   // vloadn(offset, p, n) / vstoren(data, offset, p): element address p + offset * n * sizeof(element).
@@ -542,6 +589,16 @@ bool Lowering::lower_extinst(const SpirvInstruction& inst) {
         r.parts.push_back(MOperand::vreg(emit(Opcode::v_sub_f32, 32, MOperand::vreg(emit(Opcode::v_mul_f32, 32, x[j], y[k])), p)));
       }
       if (n == 4) r.parts.push_back(MOperand::literal(0));
+      define(inst.result_id, std::move(r));
+      return true;
+    }
+    case cl::Fmod: case cl::Remainder: {
+      if (args.size() < 2 || type(scalar).kind != TypeKind::kFloat || type(scalar).width != 32)
+        fail(ext_name(ext) + ": only float is supported");
+      for (uint32_t i = 0; i < n; ++i) {
+        const MOperand x = args[0].parts.at(i), y = args[1].parts.size() == 1 ? args[1].parts[0] : args[1].parts.at(i);
+        r.parts.push_back(ext == cl::Fmod ? exact_fmod(scalar, x, y) : exact_remainder(scalar, x, y));
+      }
       define(inst.result_id, std::move(r));
       return true;
     }

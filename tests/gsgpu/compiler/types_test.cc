@@ -1,6 +1,7 @@
 // Data types and memory: 64-bit integer math, char/short loads and stores (signed and unsigned),
 // float4 arithmetic and vload/vstore, atomics from many work-groups on global and local memory,
 // __constant tables, private arrays, by-value structs, integer and math built-ins.
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -556,6 +557,45 @@ TEST(Types, MoreMathBuiltinsAgreeWithTheHostLibrary) {
   }
   EXPECT_EQ(out[10 * 12 + 0], 0.0f);
   EXPECT_EQ(out[11 * 12 + 1], 0.0f);
+}
+
+TEST(Types, FmodAndRemainderAreExact) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void m(__global const float* x, __global const float* y, __global float* out) {
+      int i = get_global_id(0);
+      out[i] = fmod(x[i], y[i]);
+      out[i + get_global_size(0)] = remainder(x[i], y[i]);
+    })"));
+  std::vector<float> x, y;
+  const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 3.5f, 1e30f, -1e30f, 1e-40f, 7e-39f, 123456.789f,
+                            INFINITY, -INFINITY, NAN, 3.4e38f, 1.17549435e-38f, 0.1f};
+  for (float a : specials)
+    for (float b : specials) {
+      x.push_back(a);
+      y.push_back(b);
+    }
+  for (int i = 0; i < 256; ++i) {
+    x.push_back(std::ldexp(1.0f + i * 0.37f, (i * 7) % 200 - 100) * (i % 2 ? -1.0f : 1.0f));
+    y.push_back(std::ldexp(1.0f + i * 0.11f, (i * 13) % 120 - 60));
+  }
+  const size_t n = x.size();
+  const uint64_t vx = cl.memory.upload(x), vy = cl.memory.upload(y), vo = cl.memory.upload(std::vector<float>(2 * n));
+  cl.run_ok("m", {Arg::buffer(vx), Arg::buffer(vy), Arg::buffer(vo)}, NDRange::linear(static_cast<uint32_t>(n), 8));
+  const auto out = cl.memory.download<float>(vo, 2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    for (int which = 0; which < 2; ++which) {
+      const float want = which == 0 ? std::fmod(x[i], y[i]) : std::remainder(x[i], y[i]);
+      const float got = out[i + which * n];
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << x[i] << " " << y[i] << " " << which;
+      } else {
+        EXPECT_EQ(std::bit_cast<uint32_t>(got), std::bit_cast<uint32_t>(want))
+            << x[i] << (which ? " remainder " : " fmod ") << y[i] << " = " << got << ", want " << want;
+      }
+    }
+  }
 }
 
 }  // namespace
