@@ -14,8 +14,8 @@ constexpr char kBinaryMagic[8] = {'G', 'S', 'G', 'P', 'U', 'C', 'L', '1'};
 enum BinaryKind : uint32_t { kBinarySource = 0, kBinarySpirv = 1 };
 struct BinaryHeader {
   char magic[8];
-  uint32_t kind;      // BinaryKind
-  uint32_t reserved;  // 0
+  uint32_t kind;          // BinaryKind
+  uint32_t options_size;  // bytes of build options after the header, then the payload
 };
 static_assert(sizeof(BinaryHeader) == 16);
 
@@ -30,10 +30,12 @@ Program* new_program(Context* c, Program::Origin origin) {
 std::vector<uint8_t> serialize(const Program* p) {
   BinaryHeader h{};
   std::memcpy(h.magic, kBinaryMagic, sizeof h.magic);
-  const bool spirv = p->origin == Program::Origin::kIL || (p->origin == Program::Origin::kBinary && !p->il.empty());
+  const bool spirv = !p->il.empty();
   h.kind = spirv ? kBinarySpirv : kBinarySource;
+  h.options_size = uint32_t(p->options.size());
   std::vector<uint8_t> out(sizeof h);
   std::memcpy(out.data(), &h, sizeof h);
+  out.insert(out.end(), p->options.begin(), p->options.end());
   if (spirv) {
     const auto* b = reinterpret_cast<const uint8_t*>(p->il.data());
     out.insert(out.end(), b, b + p->il.size() * 4);
@@ -43,14 +45,16 @@ std::vector<uint8_t> serialize(const Program* p) {
   return out;
 }
 
-// Loads one of our binaries into `p`; false for anything else.
-bool deserialize(const unsigned char* data, size_t size, Program* p) {
+// Loads one of our binaries into `p` (source or SPIR-V, and the options it was built with); false
+// for anything else.
+bool deserialize(const unsigned char* data, size_t size, Program* p, std::string* options) {
   BinaryHeader h;
   if (!data || size < sizeof h) return false;
   std::memcpy(&h, data, sizeof h);
-  if (std::memcmp(h.magic, kBinaryMagic, sizeof h.magic) != 0 || h.reserved != 0) return false;
-  const unsigned char* body = data + sizeof h;
-  const size_t n = size - sizeof h;
+  if (std::memcmp(h.magic, kBinaryMagic, sizeof h.magic) != 0 || h.options_size > size - sizeof h) return false;
+  const unsigned char* body = data + sizeof h + h.options_size;
+  const size_t n = size - sizeof h - h.options_size;
+  options->assign(reinterpret_cast<const char*>(data + sizeof h), h.options_size);
   if (h.kind == kBinarySource) {
     p->source.assign(reinterpret_cast<const char*>(body), n);
     return true;
@@ -226,13 +230,15 @@ cl_program CL_API_CALL gsgpu_clCreateProgramWithBinary(cl_context context, cl_ui
   }
   std::lock_guard lock(c->rt->mutex);
   Program* p = new_program(c, Program::Origin::kBinary);
-  if (!deserialize(binaries[0], lengths[0], p)) {
+  std::string options;
+  // A binary is an executable: it is compiled now (the front end caches it), so kernels can be
+  // created from it even before the clBuildProgram the spec asks for.
+  if (!deserialize(binaries[0], lengths[0], p, &options) || build_program(p, options.c_str()) != CL_SUCCESS) {
     release(p);
     if (binary_status) binary_status[0] = CL_INVALID_BINARY;
     set_error(errcode_ret, CL_INVALID_BINARY);
     return nullptr;
   }
-  p->binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
   if (binary_status) binary_status[0] = CL_SUCCESS;
   set_error(errcode_ret, CL_SUCCESS);
   return handle_of<cl_program>(p);

@@ -362,6 +362,10 @@ TEST_F(KernelsTest, ProgramBinariesRoundTrip) {
   ASSERT_EQ(err, CL_SUCCESS);
   programs_.push_back(again);
   EXPECT_EQ(status, CL_SUCCESS);
+  // Loaded binaries are executables: kernels can be created before clBuildProgram.
+  cl_kernel early = api().clCreateKernel(again, "vadd", &err);
+  EXPECT_EQ(err, CL_SUCCESS);
+  if (early) api().clReleaseKernel(early);
   ASSERT_EQ(api().clBuildProgram(again, 1, &device_, "", nullptr, nullptr), CL_SUCCESS);
   char names[64] = {};
   ASSERT_EQ(api().clGetProgramInfo(again, CL_PROGRAM_KERNEL_NAMES, sizeof names, names, nullptr), CL_SUCCESS);
