@@ -451,6 +451,44 @@ TEST_F(KernelsTest, CompileWithHeadersThenLinkTwoUnits) {
   for (int i = 0; i < 16; ++i) EXPECT_EQ(v[i], 3 * i);
 }
 
+TEST_F(KernelsTest, HostileLaunchesAreRefused) {
+  REQUIRE_COMPILER();
+  cl_program p = build(kVectorAdd);
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "vadd");
+  cl_mem m = buffer(64);
+  arg(k, 0, m);
+  arg(k, 1, m);
+  arg(k, 2, m);
+  arg(k, 3, cl_uint(16));
+  const size_t huge[3] = {size_t(1) << 20, size_t(1) << 20, 1};
+  EXPECT_EQ(run(k, 3, huge, nullptr), CL_OUT_OF_RESOURCES);  // 2^40 work-items
+  const size_t overflow[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+  EXPECT_EQ(run(k, 3, overflow, nullptr), CL_INVALID_GLOBAL_WORK_SIZE);
+  const size_t global = 16, offset = SIZE_MAX - 4;
+  EXPECT_EQ(api().clEnqueueNDRangeKernel(queue_, k, 1, &offset, &global, nullptr, 0, nullptr, nullptr),
+            CL_INVALID_GLOBAL_OFFSET);
+  const size_t g2[2] = {64, 64}, l2[2] = {64, 32};
+  EXPECT_EQ(run(k, 2, g2, l2), CL_INVALID_WORK_GROUP_SIZE);  // 2048 items in a group
+  // A buffer released after clSetKernelArg is not used.
+  cl_mem gone = api().clCreateBuffer(context_, CL_MEM_READ_WRITE, 64, nullptr, nullptr);
+  arg(k, 2, gone);
+  api().clReleaseMemObject(gone);
+  EXPECT_EQ(run(k, 1, &global, nullptr), CL_INVALID_KERNEL_ARGS);
+  // A kernel from another context on this queue.
+  cl_context other = api().clCreateContext(nullptr, 1, &device_, nullptr, nullptr, nullptr);
+  const char* text = kVectorAdd;
+  cl_program op = api().clCreateProgramWithSource(other, 1, &text, nullptr, nullptr);
+  ASSERT_EQ(api().clBuildProgram(op, 0, nullptr, "", nullptr, nullptr), CL_SUCCESS);
+  cl_kernel ok = api().clCreateKernel(op, "vadd", nullptr);
+  EXPECT_EQ(run(ok, 1, &global, nullptr), CL_INVALID_CONTEXT);
+  EXPECT_EQ(api().clSetKernelArg(ok, 0, sizeof m, &m), CL_INVALID_MEM_OBJECT);  // m is not of its context
+  api().clReleaseKernel(ok);
+  api().clReleaseProgram(op);
+  api().clReleaseContext(other);
+  EXPECT_EQ(api().clFinish(queue_), CL_SUCCESS);
+}
+
 // GSGPU_DUMP_DIR: every dispatch leaves the device's readable dump (counters, disassembly).
 TEST(GsgpuExecutorDumps, EveryDispatchIsDumped) {
   if (!GsgpuExecutorTest::have_compiler()) GTEST_SKIP() << "clang-14 / llvm-spirv-14 not installed";
