@@ -68,6 +68,8 @@ void defer(Queue* q, cl_command_type type, cl_uint n, const cl_event* waits, std
 // Runs the queue's front commands whose wait lists are complete; true when one ran.
 bool run_ready(Queue* q) {
   bool ran = false;
+  // Releasing a finished command's event may drop the last reference to the queue.
+  retain(q);
   while (!q->deferred.empty()) {
     bool ready = true, failed = false;
     for (Object* w : q->deferred.front().waits) {
@@ -86,6 +88,7 @@ bool run_ready(Queue* q) {
     release(d.event);
     ran = true;
   }
+  release(q);
   return ran;
 }
 
@@ -109,6 +112,7 @@ cl_int submit(Queue* q, cl_command_type type, cl_uint n, const cl_event* waits, 
   if (err != CL_SUCCESS && !deferrable) return err;
   uint64_t cycles = 0;
   const cl_int status = err != CL_SUCCESS ? err : work(&cycles);
+  if (!deferrable && status < 0) return status;  // the caller waited for it: it sees the error
   complete_command(q, type, status, cycles, event_out);
   return CL_SUCCESS;
 }

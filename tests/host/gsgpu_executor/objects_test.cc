@@ -234,6 +234,20 @@ TEST_F(ObjectsTest, CommandsWaitBehindUserEvents) {
             CL_INVALID_EVENT_WAIT_LIST);
 }
 
+TEST_F(ObjectsTest, AReleasedQueueStillRunsItsDeferredCommands) {
+  cl_event user = api().clCreateUserEvent(context_, nullptr);
+  cl_command_queue q2 = api().clCreateCommandQueue(context_, device_, 0, nullptr);
+  ASSERT_NE(q2, nullptr);
+  cl_mem m = buffer(16);
+  const uint8_t seven = 7;
+  ASSERT_EQ(api().clEnqueueFillBuffer(q2, m, &seven, 1, 0, 16, 1, &user, nullptr), CL_SUCCESS);
+  ASSERT_EQ(api().clEnqueueMarkerWithWaitList(q2, 0, nullptr, nullptr), CL_SUCCESS);
+  ASSERT_EQ(api().clReleaseCommandQueue(q2), CL_SUCCESS);
+  ASSERT_EQ(api().clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+  EXPECT_EQ(read<uint8_t>(m, 16), std::vector<uint8_t>(16, 7));
+  api().clReleaseEvent(user);
+}
+
 TEST_F(ObjectsTest, AFailedUserEventFailsWhatWaitsForIt) {
   cl_event user = api().clCreateUserEvent(context_, nullptr);
   cl_mem m = buffer(16);
