@@ -71,8 +71,13 @@ size_t scalar_type_size(std::string_view name) {
 
 cl_int check_kernel_arg(const KernelArgInfo& info, size_t arg_size, const void* arg_value) {
   if (!info.known) return CL_SUCCESS;
-  void* handle = nullptr;
-  if (arg_value && arg_size == sizeof handle) std::memcpy(&handle, arg_value, sizeof handle);
+  // Only object arguments hold a handle; reading one from a by-value argument would read
+  // arg_size bytes the app never promised for that purpose.
+  auto handle_in = [&]() -> void* {
+    void* h = nullptr;
+    if (arg_value && arg_size == sizeof h) std::memcpy(&h, arg_value, sizeof h);
+    return h;
+  };
   switch (info.address) {
     case CL_KERNEL_ARG_ADDRESS_LOCAL:
       if (arg_value) return CL_INVALID_ARG_VALUE;
@@ -81,19 +86,19 @@ cl_int check_kernel_arg(const KernelArgInfo& info, size_t arg_size, const void* 
     case CL_KERNEL_ARG_ADDRESS_GLOBAL:
     case CL_KERNEL_ARG_ADDRESS_CONSTANT:
       if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
-      if (handle && !is_live(handle, Kind::kMem)) return CL_INVALID_MEM_OBJECT;
+      if (void* handle = handle_in(); handle && !is_live(handle, Kind::kMem)) return CL_INVALID_MEM_OBJECT;
       return CL_SUCCESS;
     default:
       break;
   }
   if (info.type_name == "sampler_t") {
     if (arg_size != sizeof(cl_sampler)) return CL_INVALID_ARG_SIZE;
-    if (!handle || !is_live(handle, Kind::kSampler)) return CL_INVALID_SAMPLER;
+    if (void* handle = handle_in(); !handle || !is_live(handle, Kind::kSampler)) return CL_INVALID_SAMPLER;
     return CL_SUCCESS;
   }
   if (info.type_name.rfind("image", 0) == 0) {
     if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
-    if (!handle || !is_live(handle, Kind::kMem)) return CL_INVALID_MEM_OBJECT;
+    if (void* handle = handle_in(); !handle || !is_live(handle, Kind::kMem)) return CL_INVALID_MEM_OBJECT;
     return CL_SUCCESS;
   }
   if (!arg_value) return CL_INVALID_ARG_VALUE;

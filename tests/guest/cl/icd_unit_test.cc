@@ -174,7 +174,8 @@ TEST(KernelArgs, ChecksFromArgumentInfo) {
   EXPECT_EQ(check_kernel_arg(global, sizeof bogus, &bogus), CL_INVALID_MEM_OBJECT);
   KernelArgInfo scalar{true, CL_KERNEL_ARG_ADDRESS_PRIVATE, "int"};
   EXPECT_EQ(check_kernel_arg(scalar, 4, &v), CL_SUCCESS);
-  EXPECT_EQ(check_kernel_arg(scalar, 8, &v), CL_INVALID_ARG_SIZE);
+  long wide = 0;
+  EXPECT_EQ(check_kernel_arg(scalar, sizeof wide, &wide), CL_INVALID_ARG_SIZE);
   EXPECT_EQ(check_kernel_arg(scalar, 4, nullptr), CL_INVALID_ARG_VALUE);
   KernelArgInfo sampler{true, CL_KERNEL_ARG_ADDRESS_PRIVATE, "sampler_t"};
   EXPECT_EQ(check_kernel_arg(sampler, sizeof bogus, &bogus), CL_INVALID_SAMPLER);
