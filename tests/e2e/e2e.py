@@ -3,7 +3,8 @@
 
 Usage: e2e.py CASE --gsvirt PATH --server PATH --vendors DIR --app PATH
 Cases:
-  vector-add-vtest | vector-add-inproc   one run through `gsvirt run`
+  vector-add-vtest | vector-add-inproc   one run through `gsvirt run` (host executor)
+  vector-add-gsgpu   the same on the gsgpu executor (compiler + emulator)
   clinfo             every device line of clinfo matches the host platform's
   concurrent         16 clients at once on one server, all results verified
   disconnect-storm   100 clients killed mid-stream leave no server children, fds or growth
@@ -25,19 +26,21 @@ def fail(msg):
     sys.exit(1)
 
 
-def run_gsvirt(args, transport, app):
-    r = subprocess.run([args.gsvirt, "run", "--transport", transport, "--", *app],
-                       capture_output=True, text=True, timeout=300)
+def run_gsvirt(args, transport, app, executor="host"):
+    r = subprocess.run([args.gsvirt, "run", "--transport", transport, "--executor", executor, "--",
+                        *app], capture_output=True, text=True, timeout=300)
     return r
 
 
-def case_vector_add(args, transport):
-    r = run_gsvirt(args, transport, [args.app])
+def case_vector_add(args, transport, executor="host"):
+    r = run_gsvirt(args, transport, [args.app], executor)
     print(r.stdout, r.stderr)
     if r.returncode != 0 or "verified (0 mismatches)" not in r.stdout:
-        fail(f"vector_add over {transport} returned {r.returncode}")
+        fail(f"vector_add over {transport} on the {executor} executor returned {r.returncode}")
     if "platform: gsvirt" not in r.stdout:
         fail("the application did not see the gsvirt platform")
+    if executor == "gsgpu" and "device:   gsgpu" not in r.stdout:
+        fail("the gsgpu executor did not run the work")
 
 
 def device_section(text):
@@ -197,6 +200,7 @@ def main():
     cases = {
         "vector-add-vtest": lambda: case_vector_add(args, "vtest"),
         "vector-add-inproc": lambda: case_vector_add(args, "inproc"),
+        "vector-add-gsgpu": lambda: case_vector_add(args, "vtest", "gsgpu"),
         "clinfo": lambda: case_clinfo(args),
         "concurrent": lambda: case_concurrent(args),
         "disconnect-storm": lambda: case_disconnect_storm(args),

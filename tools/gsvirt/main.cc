@@ -1,6 +1,6 @@
 // gsvirt: run any OpenCL program through the whole gsvirt stack.
 //
-//   gsvirt run [--transport vtest|inproc] [--executor host] [--socket PATH] -- APP ARGS...
+//   gsvirt run [--transport vtest|inproc] [--executor host|gsgpu] [--socket PATH] -- APP ARGS...
 //
 // The application's OpenCL loader (Debian's ocl-icd) is pointed at the gsvirt ICD alone through
 // OCL_ICD_VENDORS, so nothing in /etc needs editing. With vtest (the default) a gsvirt-server is
@@ -32,10 +32,11 @@ struct Options {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: gsvirt run [--transport vtest|inproc] [--executor host] [--socket PATH] -- APP [ARGS...]\n"
+               "usage: gsvirt run [--transport vtest|inproc] [--executor host|gsgpu] [--socket PATH] -- APP [ARGS...]\n"
                "  Runs APP with its OpenCL calls remoted through gsvirt.\n"
                "  --transport  vtest (default: a gsvirt-server process per run) or inproc\n"
                "  --executor   where the host runs the work: host (a host OpenCL platform; default)\n"
+               "               or gsgpu (the gsgpu emulator; OpenCL C compiled to gsgpu ISA)\n"
                "  --socket     vtest socket path (default: a private path under $TMPDIR)\n"
                "environment: GSVIRT_DEBUG=commands logs every host command; GSVIRT_HOST_PLATFORM\n"
                "  picks the host platform by name; GSVIRT_SYNC=1 waits for every call's reply.\n");
@@ -67,8 +68,8 @@ bool parse(int argc, char** argv, Options* o) {
     std::fprintf(stderr, "gsvirt run: --transport: \"%s\" is not vtest or inproc\n", o->transport.c_str());
     return false;
   }
-  if (!o->executor.empty() && o->executor != "host") {
-    std::fprintf(stderr, "gsvirt run: --executor: \"%s\" is not supported (available: host)\n",
+  if (!o->executor.empty() && o->executor != "host" && o->executor != "gsgpu") {
+    std::fprintf(stderr, "gsvirt run: --executor: \"%s\" is not supported (available: host, gsgpu)\n",
                  o->executor.c_str());
     return false;
   }
