@@ -365,7 +365,7 @@ def guest_decode_out(p):
         return ["{",
                 f"  uint64_t count = r.u64({f});",
                 f"  const uint8_t* p = r.array(count, {size}, {f});",
-                "  if (p) {",
+                "  if (p && count) {",
                 f"    out->{n}.resize(count);",
                 f"    std::memcpy(out->{n}.data(), p, size_t(count) * {size});",
                 "  }",
