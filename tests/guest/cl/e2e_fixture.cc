@@ -1,6 +1,7 @@
 #include "e2e_fixture.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +31,9 @@ void start_server_if_asked() {
   g_server = fork();
   ASSERT_GE(g_server, 0);
   if (g_server == 0) {
+    // If the test process dies (a sanitizer abort), the server must not outlive it holding the
+    // test's output pipe open, which would turn a failure into a time-out.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     close(ready[0]);
     std::string fd = std::to_string(ready[1]);
     execl(server, server, "--socket", socket_path.c_str(), "--ready-fd", fd.c_str(), (char*)nullptr);
