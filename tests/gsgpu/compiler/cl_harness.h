@@ -13,54 +13,14 @@
 #include "gsgpu/compiler/compiler.h"
 #include "gsgpu/emu/gpu_memory.h"
 #include "gsgpu/emu/shader/shader_core.h"
+#include "tests/gsgpu/flat_memory.h"
 
 namespace gsgpu::compiler::testing {
 
-// One std::vector-backed mapping at a base VA, with a bump allocator.
-class FlatMemory : public GpuMemory {
+// The shared flat memory, with 16 bytes after each upload (vload of 3- and 4-vectors).
+class FlatMemory : public gsgpu::testing::FlatMemory {
  public:
-  FlatMemory(uint64_t base, size_t size) : base_(base), bytes_(size, 0) {}
-  uint8_t* translate(uint64_t va, uint64_t size, Access access) override {
-    if (va >= base_ && size <= bytes_.size() && va - base_ <= bytes_.size() - size) return &bytes_[va - base_];
-    report_fault(MemoryFault{va, size, access});
-    return nullptr;
-  }
-  bool lookup_range(uint64_t va, Access, Range* out) override {
-    if (va < base_ || va - base_ >= bytes_.size()) return false;
-    *out = Range{base_, base_ + bytes_.size(), bytes_.data()};
-    return true;
-  }
-  void report_fault(const MemoryFault& fault) override {
-    std::lock_guard lock(mutex_);
-    faults.push_back(fault);
-  }
-  uint64_t alloc(size_t size, size_t align = 64) {
-    next_ = (next_ + align - 1) / align * align;
-    const uint64_t va = base_ + next_;
-    next_ += size;
-    EXPECT_LE(next_, bytes_.size()) << "test memory exhausted";
-    return va;
-  }
-  uint8_t* host(uint64_t va) { return &bytes_[va - base_]; }
-  template <typename T>
-  uint64_t upload(const std::vector<T>& data) {
-    const uint64_t va = alloc(data.size() * sizeof(T) + 16);
-    std::memcpy(host(va), data.data(), data.size() * sizeof(T));
-    return va;
-  }
-  template <typename T>
-  std::vector<T> download(uint64_t va, size_t count) {
-    std::vector<T> out(count);
-    std::memcpy(out.data(), host(va), count * sizeof(T));
-    return out;
-  }
-  std::vector<MemoryFault> faults;
-
- private:
-  uint64_t base_;
-  std::vector<uint8_t> bytes_;
-  size_t next_ = 0;
-  std::mutex mutex_;
+  FlatMemory(uint64_t base, size_t size) : gsgpu::testing::FlatMemory(base, size, 16) {}
 };
 
 // A kernel argument as the test gives it.
