@@ -27,8 +27,8 @@ class Executor {
 // Executors are process-wide: loaded once, shared by every context of the process (a vtest server
 // process serves one client; in-process mode serves the whole application).
 //
-// GSVIRT_EXECUTOR selects one: "host" (the only one built so far). Returns nullptr and sets *error
-// when none can be created.
+// GSVIRT_EXECUTOR selects one: "gsgpu" (the emulated GPU; the default) or "host" (a host OpenCL
+// platform, for acceleration). Returns nullptr and sets *error when none can be created.
 Executor* default_executor(std::string* error);
 
 // The host executor: loads the vendor ICDs listed in GSVIRT_HOST_VENDORS (a folder of *.icd files,

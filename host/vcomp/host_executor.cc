@@ -126,8 +126,8 @@ Executor* host_executor(std::string* error) {
 
 Executor* default_executor(std::string* error) {
   const char* which = std::getenv("GSVIRT_EXECUTOR");
-  if (!which || !*which || std::strcmp(which, "host") == 0) return host_executor(error);
-  if (std::strcmp(which, "gsgpu") == 0) return gsgpu_executor(error);
+  if (!which || !*which || std::strcmp(which, "gsgpu") == 0) return gsgpu_executor(error);
+  if (std::strcmp(which, "host") == 0) return host_executor(error);
   if (error) *error = std::string("executor \"") + which + "\" is not supported (available: host, gsgpu)";
   return nullptr;
 }

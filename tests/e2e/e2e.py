@@ -4,7 +4,8 @@
 Usage: e2e.py CASE --gsvirt PATH --server PATH --vendors DIR --app PATH
 Cases:
   vector-add-vtest | vector-add-inproc   one run through `gsvirt run` (host executor)
-  vector-add-gsgpu   the same on the gsgpu executor (compiler + emulator)
+  vector-add-gsgpu   the same with --executor gsgpu (compiler + emulator), in-process
+  vector-add-default `gsvirt run` with no --executor: the work must run on gsgpu
   clinfo             every device line of clinfo matches the host platform's
   concurrent         16 clients at once on one server, all results verified
   disconnect-storm   100 clients killed mid-stream leave no server children, fds or growth
@@ -27,20 +28,28 @@ def fail(msg):
 
 
 def run_gsvirt(args, transport, app, executor="host"):
-    r = subprocess.run([args.gsvirt, "run", "--transport", transport, "--executor", executor, "--",
-                        *app], capture_output=True, text=True, timeout=300)
+    """executor None: no --executor flag (and no GSVIRT_EXECUTOR), i.e. gsvirt's default."""
+    flag = ["--executor", executor] if executor else []
+    env = dict(os.environ)
+    env.pop("GSVIRT_EXECUTOR", None)
+    r = subprocess.run([args.gsvirt, "run", "--transport", transport, *flag, "--", *app],
+                       capture_output=True, text=True, timeout=300, env=env)
     return r
 
 
 def case_vector_add(args, transport, executor="host"):
     r = run_gsvirt(args, transport, [args.app], executor)
     print(r.stdout, r.stderr)
+    which = executor or "default"
     if r.returncode != 0 or "verified (0 mismatches)" not in r.stdout:
-        fail(f"vector_add over {transport} on the {executor} executor returned {r.returncode}")
+        fail(f"vector_add over {transport} on the {which} executor returned {r.returncode}")
     if "platform: gsvirt" not in r.stdout:
         fail("the application did not see the gsvirt platform")
-    if executor == "gsgpu" and "device:   gsgpu" not in r.stdout:
-        fail("the gsgpu executor did not run the work")
+    on_gsgpu = "device:   gsgpu" in r.stdout
+    if executor in ("gsgpu", None) and not on_gsgpu:
+        fail(f"the {which} executor did not run the work on gsgpu")
+    if executor == "host" and on_gsgpu:
+        fail("--executor host ran the work on gsgpu")
 
 
 def device_section(text):
@@ -200,7 +209,8 @@ def main():
     cases = {
         "vector-add-vtest": lambda: case_vector_add(args, "vtest"),
         "vector-add-inproc": lambda: case_vector_add(args, "inproc"),
-        "vector-add-gsgpu": lambda: case_vector_add(args, "vtest", "gsgpu"),
+        "vector-add-gsgpu": lambda: case_vector_add(args, "inproc", "gsgpu"),
+        "vector-add-default": lambda: case_vector_add(args, "vtest", None),
         "clinfo": lambda: case_clinfo(args),
         "concurrent": lambda: case_concurrent(args),
         "disconnect-storm": lambda: case_disconnect_storm(args),

@@ -35,8 +35,8 @@ void usage(FILE* out) {
                "usage: gsvirt run [--transport vtest|inproc] [--executor host|gsgpu] [--socket PATH] -- APP [ARGS...]\n"
                "  Runs APP with its OpenCL calls remoted through gsvirt.\n"
                "  --transport  vtest (default: a gsvirt-server process per run) or inproc\n"
-               "  --executor   where the host runs the work: host (a host OpenCL platform; default)\n"
-               "               or gsgpu (the gsgpu emulator; OpenCL C compiled to gsgpu ISA)\n"
+               "  --executor   where the host runs the work: gsgpu (default: the gsgpu emulator, OpenCL C\n"
+               "               compiled to gsgpu ISA) or host (a host OpenCL platform, for acceleration)\n"
                "  --socket     vtest socket path (default: a private path under $TMPDIR)\n"
                "environment: GSVIRT_DEBUG=commands logs every host command; GSVIRT_HOST_PLATFORM\n"
                "  picks the host platform by name; GSVIRT_SYNC=1 waits for every call's reply.\n");

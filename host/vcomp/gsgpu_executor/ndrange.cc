@@ -65,6 +65,9 @@ cl_int check_local(const Kernel* k, const size_t* local, Range* r) {
   return group > gsgpu::kMaxWorkGroupSize ? CL_INVALID_WORK_GROUP_SIZE : CL_SUCCESS;
 }
 
+// Local memory allocation granularity per work-group (bytes); kMaxLocalMemSize is a multiple.
+constexpr uint64_t kLocalGranule = 256;
+
 // The spec lets the implementation choose when local_work_size is NULL: the largest divisors that
 // keep a group at kPreferredGroup items or fewer (dimension 0 first, where lanes are adjacent).
 cl_int choose_local(const Kernel* k, Range* r) {
@@ -133,7 +136,11 @@ cl_int build_arguments(const Kernel* k, const Range& r, std::vector<uint8_t>* bu
     log_once("clEnqueueNDRangeKernel", "kernel needs " + std::to_string(local_top) + " bytes of local memory");
     return CL_OUT_OF_RESOURCES;
   }
-  *local_bytes = uint32_t(local_top);
+  // A group's local memory is granted in whole granules, as GPUs allocate LDS: an access past the
+  // last argument but inside the group's granule does not fault (it does on PoCL-like devices
+  // neither; piglit's atomic_int64_cmpxchg-local relies on it), one past the granule does.
+  local_top = (local_top + kLocalGranule - 1) / kLocalGranule * kLocalGranule;
+  *local_bytes = uint32_t(std::min<uint64_t>(local_top, gsgpu::kMaxLocalMemSize));
   return CL_SUCCESS;
 }
 

@@ -10,7 +10,7 @@ const char kVersion[] = "OpenCL 1.2 gsgpu";
 const char kExtensions[] =
     "cl_khr_icd cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "
     "cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics "
-    "cl_khr_local_int32_extended_atomics";
+    "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics cl_khr_int64_extended_atomics";
 constexpr cl_uint kVendorId = 0x4753;  // "GS"
 constexpr size_t kMaxParameterBytes = 1024;
 constexpr cl_ulong kMaxConstantBuffer = 64 << 10;

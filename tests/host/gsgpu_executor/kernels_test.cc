@@ -317,6 +317,29 @@ TEST_F(KernelsTest, MemoryFaultIsReported) {
   EXPECT_EQ(api().clFinish(queue_), CL_OUT_OF_RESOURCES);
 }
 
+// Local memory is granted per group in 256-byte granules: an access just past an 8-byte __local
+// argument stays inside the granule (as on GPUs; piglit relies on it), one past the granule faults.
+TEST_F(KernelsTest, LocalMemoryIsGrantedInGranules) {
+  REQUIRE_COMPILER();
+  cl_program p = build(
+      "__kernel void poke(__global int* out, __local int* mem, int index) {\n"
+      "  mem[index] = 7; out[0] = mem[index];\n"
+      "}");
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "poke");
+  cl_mem out = buffer(4);
+  arg(k, 0, out);
+  ASSERT_EQ(api().clSetKernelArg(k, 1, 8, nullptr), CL_SUCCESS);
+  const size_t one = 1;
+  arg(k, 2, cl_int{3});  // bytes 12..15: past the argument, inside the granule
+  ASSERT_EQ(run(k, 1, &one, &one), CL_SUCCESS);
+  EXPECT_EQ(api().clFinish(queue_), CL_SUCCESS);
+  EXPECT_EQ(read<cl_int>(out, 1)[0], 7);
+  arg(k, 2, cl_int{64});  // byte 256: the first byte past the granule
+  ASSERT_EQ(run(k, 1, &one, &one), CL_SUCCESS);
+  EXPECT_EQ(api().clFinish(queue_), CL_OUT_OF_RESOURCES);
+}
+
 TEST_F(KernelsTest, ProfilingTimesAreOrdered) {
   REQUIRE_COMPILER();
   cl_program p = build(kMandelbrot);
