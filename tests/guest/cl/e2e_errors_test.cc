@@ -1,4 +1,6 @@
 // Errors an app can provoke: each reported by the call that caused it, with the OpenCL code.
+#include <string>
+
 #include "e2e_fixture.h"
 
 namespace gsvirt::icd::test {
@@ -87,6 +89,47 @@ TEST(IcdErrors, HostFailureOfABatchedCommandIsReported) {
   }
   clReleaseMemObject(mem);
   clReleaseKernel(kernel);
+  clReleaseProgram(program);
+}
+
+// A kernel that never ends, on gsgpu (the default executor) with its default watchdog: the
+// dispatch is stopped, the app gets an OpenCL error, and its context keeps working. (A host
+// platform has no such watchdog: skipped there.)
+TEST(IcdErrors, EndlessKernelIsStoppedAndTheContextStaysUsable) {
+  char name[64] = {};
+  clGetDeviceInfo(cl_env().device, CL_DEVICE_NAME, sizeof name - 1, name, nullptr);
+  if (std::string(name) != "gsgpu") GTEST_SKIP() << "device " << name << " has no watchdog";
+  const std::string source =
+      "__kernel void forever(__global volatile int* p) { while (p[0] == 0) p[1]++; }\n" + std::string(kTwoArgs);
+  cl_program program = build_program(source.c_str());
+  cl_int err = CL_SUCCESS;
+  cl_kernel endless = clCreateKernel(program, "forever", &err);
+  cl_kernel k = clCreateKernel(program, "k", &err);
+  cl_mem mem = clCreateBuffer(cl_env().context, CL_MEM_READ_WRITE, 256, nullptr, &err);
+  int zero[64] = {};
+  clEnqueueWriteBuffer(cl_env().queue, mem, CL_TRUE, 0, sizeof zero, zero, 0, nullptr, nullptr);
+  clSetKernelArg(endless, 0, sizeof mem, &mem);
+  size_t global = 64;
+  cl_event event = nullptr;
+  EXPECT_EQ(clEnqueueNDRangeKernel(cl_env().queue, endless, 1, nullptr, &global, nullptr, 0, nullptr, &event),
+            CL_SUCCESS);
+  EXPECT_EQ(clWaitForEvents(1, &event), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  cl_int status = CL_COMPLETE;
+  clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  EXPECT_LT(status, 0);  // the fault's error code
+  clFinish(cl_env().queue);
+  // Still usable: another kernel runs and its result reads back.
+  int v = 42;
+  clSetKernelArg(k, 0, sizeof mem, &mem);
+  clSetKernelArg(k, 1, sizeof v, &v);
+  EXPECT_EQ(clEnqueueNDRangeKernel(cl_env().queue, k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr), CL_SUCCESS);
+  int out[64] = {};
+  EXPECT_EQ(clEnqueueReadBuffer(cl_env().queue, mem, CL_TRUE, 0, sizeof out, out, 0, nullptr, nullptr), CL_SUCCESS);
+  EXPECT_EQ(out[63], 42);
+  clReleaseEvent(event);
+  clReleaseMemObject(mem);
+  clReleaseKernel(k);
+  clReleaseKernel(endless);
   clReleaseProgram(program);
 }
 
