@@ -53,4 +53,11 @@ bool build_argument_buffer(const CompiledKernel& kernel, std::span<const KernelA
   return true;
 }
 
+bool set_printf_buffer(const CompiledKernel& kernel, uint64_t va, uint32_t capacity, std::span<uint8_t> arg_bytes) {
+  if (!kernel.uses_printf() || uint64_t{kernel.printf_buffer_offset} + kPrintfArgFieldBytes > arg_bytes.size()) return false;
+  std::memcpy(&arg_bytes[kernel.printf_buffer_offset], &va, 8);
+  std::memcpy(&arg_bytes[kernel.printf_buffer_offset + 8], &capacity, 4);
+  return true;
+}
+
 }  // namespace gsgpu::compiler

@@ -23,6 +23,23 @@ struct ArgumentBuffer {
   uint32_t local_mem_size = 0;      // DispatchParams::local_mem_size: static __local + __local arguments
 };
 
+// printf (docs/compiler.md "printf"). A kernel with CompiledKernel::uses_printf() reads, at
+// printf_buffer_offset of its argument buffer, the printf buffer's GPU VA (uint64) and, at +8, the
+// bytes its records may take (uint32 capacity). The buffer (read/write, capacity +
+// kPrintfHeaderBytes long) starts with a uint64 cursor, zero before the dispatch, that each printf
+// call advances atomically by its record's size; the records follow the header. A record, 4-byte
+// aligned: uint32 format id (index into printf_formats), uint32 record size (the table's
+// record_bytes), then each argument's elements in 4-byte slots (8 for 64-bit values, low word
+// first; %s: uint32 index into printf_strings). A call whose record does not fit below the
+// capacity writes nothing and returns -1; the cursor still advances, so the records written are
+// those in [header, header + min(cursor, capacity)).
+constexpr uint32_t kPrintfHeaderBytes = 8;
+constexpr uint32_t kPrintfArgFieldBytes = 16;
+
+// Writes the printf fields into an argument buffer built for `kernel` (false when the kernel does
+// not use printf or the buffer is too short).
+bool set_printf_buffer(const CompiledKernel& kernel, uint64_t va, uint32_t capacity, std::span<uint8_t> arg_bytes);
+
 // Lays out `args` (one per ArgInfo), work_dim and the constant data. False, with *error naming the
 // argument and what is wrong (missing, size mismatch, __local size on a non-local argument), when
 // the values do not fit the kernel.

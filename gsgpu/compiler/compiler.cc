@@ -106,6 +106,9 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
   out->constant_data_offset = lowered.constant_data_offset;
   out->constant_data = std::move(lowered.constant_data);
   out->static_local_bytes = lowered.static_local_bytes;
+  out->printf_formats = std::move(lowered.printf_formats);
+  out->printf_strings = std::move(lowered.printf_strings);
+  out->printf_buffer_offset = lowered.printf_buffer_offset;
   out->private_bytes = private_bytes;
   out->vector_registers = allocation.registers_used;
   out->spilled_values = allocation.spilled;
@@ -143,6 +146,7 @@ bool compile_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::s
     return false;
   }
   out->kernels.clear();
+  prepare_printf(&module);
   for (const SpirvEntryPoint& entry : module.entry_points) {
     CompiledKernel kernel;
     if (!compile_kernel(module, entry, options, &kernel, error)) return false;

@@ -8,7 +8,9 @@
 // slot (value zero-extended in its low bytes); vectors take size = element size x (3 ? 4 : n) and
 // that alignment; structs passed by value take their OpenCL C layout. After the arguments,
 // work_dim_offset holds get_work_dim() as a uint32; constant_data (module-scope __constant data)
-// is copied to constant_data_offset. arg_buffer_size covers all of it.
+// is copied to constant_data_offset. A kernel that calls printf also has the printf buffer's VA
+// (uint64) and record capacity (uint32) at printf_buffer_offset, after everything else
+// (arg_buffer.h). arg_buffer_size covers all of it.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +42,29 @@ struct ArgInfo {
   uint32_t local_alignment = 0;  // kLocalPointer: alignment of the pointee
 };
 
+// printf (lower_printf.cc, docs/compiler.md "printf"): what one argument of a printf call is, as
+// the compiler sees it after the default argument promotions.
+struct PrintfArg {
+  enum class Kind : uint8_t {
+    kInt,     // integer or pointer, element_bytes 1/2/4/8 (zero-extended to a 4-byte slot when narrower)
+    kFloat,   // element_bytes 4: a float (promoted to double for printing); 8: a double constant
+    kString,  // a string literal: the record holds its index in CompiledKernel::printf_strings
+  };
+  Kind kind = Kind::kInt;
+  uint8_t element_bytes = 4;
+  uint8_t vector_size = 1;  // > 1: a vector (printed with %vN)
+  // Bytes the argument takes in a record: each element in max(element_bytes, 4).
+  uint32_t record_bytes() const { return uint32_t(vector_size) * (element_bytes > 4 ? 8u : 4u); }
+};
+
+// One entry per distinct (format string, argument kinds) a kernel's printf calls use; a record
+// in the printf buffer names its entry by index.
+struct PrintfFormat {
+  std::string format;           // the literal, without its terminating NUL
+  std::vector<PrintfArg> args;
+  uint32_t record_bytes = 0;    // header (format id, record size) + the arguments
+};
+
 struct CompiledKernel {
   std::string name;
   std::vector<uint32_t> code;  // entry at offset 0
@@ -54,6 +79,12 @@ struct CompiledKernel {
   uint32_t vector_registers = 0;    // registers the code names
   uint32_t spilled_values = 0;
   std::string assembly;             // disassembly, for dumps
+  // printf: empty when the kernel never calls it. Otherwise the executor provides a printf buffer
+  // through the two argument-buffer fields at printf_buffer_offset (arg_buffer.h).
+  std::vector<PrintfFormat> printf_formats;
+  std::vector<std::string> printf_strings;  // %s literals
+  uint32_t printf_buffer_offset = 0;
+  bool uses_printf() const { return !printf_formats.empty(); }
 };
 
 struct CompiledProgram {

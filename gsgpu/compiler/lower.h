@@ -44,7 +44,17 @@ struct LoweredKernel {
   std::vector<uint8_t> constant_data;
   uint32_t static_local_bytes = 0;
   uint32_t private_bytes = 0;  // private variables (spills are added later)
+  // printf (lower_printf.cc): the format table and the argument-buffer fields, placed at the end
+  // of the argument buffer by the first printf call.
+  std::vector<PrintfFormat> printf_formats;
+  std::vector<std::string> printf_strings;
+  uint32_t printf_buffer_offset = 0;
 };
+
+// Before lowering (lower_printf.cc): a float passed to printf is promoted to double by clang
+// (OpFConvert f32 -> f64), which the code generator cannot compute; such conversions used only by
+// printf are dropped and printf gets the float (the executor prints it as a double).
+void prepare_printf(SpirvModule* module);
 
 class Lowering {
  public:
@@ -141,6 +151,19 @@ class Lowering {
   void vload_store(uint32_t ext, const SpirvInstruction& inst);
   MOperand exact_fmod(uint32_t float_type, MOperand x, MOperand y);
   MOperand exact_remainder(uint32_t float_type, MOperand x, MOperand y);
+
+ public:
+  // lower_printf.cc: OpenCL.std printf -> a record in the printf buffer; the result (0 or -1).
+  MOperand lower_printf(const SpirvInstruction& inst);
+
+ private:
+  struct StringRef {
+    uint32_t variable = 0;
+    uint64_t offset = 0;
+  };
+  bool resolve_string(uint32_t pointer_id, StringRef* out, unsigned depth = 0);
+  std::string string_literal(const StringRef& ref);
+  std::unordered_map<uint32_t, const SpirvInstruction*> printf_defs_;  // id -> defining instruction
 
  public:
   const SpirvModule& m_;

@@ -550,7 +550,7 @@ bool Lowering::lower_extinst(const SpirvInstruction& inst) {
     case cl::Vstore_halfn_r: case cl::Vstorea_halfn_r:
       vload_store(ext, inst);
       return true;
-    case cl::Printf: fail("printf is not supported by the gsgpu compiler");
+    case cl::Printf: define(inst.result_id, Value{{lower_printf(inst)}}); return true;
     case cl::Prefetch: return true;
     default: break;
   }

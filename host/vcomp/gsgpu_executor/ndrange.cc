@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "gsgpu/emu/shader/shader_core.h"
 #include "host/vcomp/gsgpu_executor/entry_points.h"
+#include "host/vcomp/gsgpu_executor/printf.h"
 
 namespace gsvirt::vcomp::gsgpu_exec {
 namespace {
@@ -207,14 +208,19 @@ void report(const Kernel* k, const Range& r, const DispatchOutcome& out) {
 cl_int run(Kernel* k, const Range& r, const std::vector<uint8_t>& args, uint32_t local_bytes, uint64_t* cycles) {
   Runtime* rt = k->rt;
   std::string why;
-  auto arg_mem = rt->allocate(args.size(), gsgpu::kPermRead, &why);
+  PrintfDispatch printf_buffer;  // kernels that call printf: their buffer, printed after the dispatch
+  if (cl_int err = printf_begin(rt, k->image->compiled, args, &printf_buffer); err != CL_SUCCESS) return err;
+  const std::vector<uint8_t>& arg_bytes = printf_buffer.buffer ? printf_buffer.args : args;
+  auto arg_mem = rt->allocate(arg_bytes.size(), gsgpu::kPermRead, &why);
   if (!arg_mem) {
     log_once("clEnqueueNDRangeKernel", "cannot place the argument buffer: " + why);
+    printf_end(rt, k->image->compiled, &printf_buffer);
     return CL_OUT_OF_RESOURCES;
   }
-  rt->write(arg_mem->va, args.data(), args.size());
-  DispatchOutcome out = rt->dispatch(make_request(k, r, arg_mem->va, uint32_t(args.size()), local_bytes));
+  rt->write(arg_mem->va, arg_bytes.data(), arg_bytes.size());
+  DispatchOutcome out = rt->dispatch(make_request(k, r, arg_mem->va, uint32_t(arg_bytes.size()), local_bytes));
   rt->free(*arg_mem);
+  printf_end(rt, k->image->compiled, &printf_buffer);
   *cycles = out.counters.cycles;
   report(k, r, out);
   if (out.ok) return CL_COMPLETE;

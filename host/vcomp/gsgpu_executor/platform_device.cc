@@ -2,6 +2,7 @@
 // device and its compiler really support.
 #include "gsgpu/emu/shader/shader_core.h"
 #include "host/vcomp/gsgpu_executor/entry_points.h"
+#include "host/vcomp/gsgpu_executor/printf.h"
 
 namespace gsvirt::vcomp::gsgpu_exec {
 namespace {
@@ -106,7 +107,7 @@ cl_int size_info(cl_device_info param, size_t size, void* value, size_t* ret, bo
     case CL_DEVICE_MAX_WORK_GROUP_SIZE: v = gsgpu::kMaxWorkGroupSize; break;
     case CL_DEVICE_MAX_PARAMETER_SIZE: v = kMaxParameterBytes; break;
     case CL_DEVICE_PROFILING_TIMER_RESOLUTION: v = 1; break;  // ns (1 cycle at 1 GHz)
-    case CL_DEVICE_PRINTF_BUFFER_SIZE: v = 0; break;          // printf is not supported
+    case CL_DEVICE_PRINTF_BUFFER_SIZE: v = kPrintfBufferSize; break;  // per dispatch (printf.cc)
     case CL_DEVICE_IMAGE2D_MAX_WIDTH:
     case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
     case CL_DEVICE_IMAGE3D_MAX_WIDTH:
