@@ -128,6 +128,7 @@ const char* arg_kind_name(ArgKind kind) {
     case ArgKind::kLocalPointer: return "local pointer";
     case ArgKind::kStruct: return "struct";
     case ArgKind::kSampler: return "sampler";
+    case ArgKind::kImage: return "image";
   }
   return "?";
 }

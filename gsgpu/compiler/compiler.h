@@ -29,7 +29,8 @@ enum class ArgKind : uint8_t {
   kConstantPointer, // __constant T*: 64-bit GPU VA
   kLocalPointer,    // __local T*: 32-bit local-memory offset in an 8-byte slot
   kStruct,          // by-value struct
-  kSampler,         // unsupported by the code generator; reported so the runtime can refuse
+  kSampler,         // sampler_t: an 8-byte opaque slot; no sampler objects exist (no image support)
+  kImage,           // image*_t: an 8-byte opaque slot; no image objects exist (no image support)
 };
 const char* arg_kind_name(ArgKind kind);
 

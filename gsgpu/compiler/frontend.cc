@@ -85,6 +85,11 @@ bool one_of(const std::string& option, const char* const (&list)[N]) {
   return false;
 }
 
+// The device's predefined macros (see compile_opencl_c). Part of the cache key: changing them
+// must not reuse SPIR-V built with the old ones.
+constexpr const char* kDeviceMacros[] = {"-D__OPENCL_VERSION__=120", "-U__IMAGE_SUPPORT__"};
+constexpr std::string_view kDeviceMacrosKey = "-D__OPENCL_VERSION__=120 -U__IMAGE_SUPPORT__";
+
 std::mutex g_cache_mutex;
 BuildCache& cache() {
   static BuildCache instance(64);
@@ -169,7 +174,7 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
            "not found on PATH; set GSVIRT_CLANG / GSVIRT_LLVM_SPIRV to their paths\n";
     return BuildStatus::kToolMissing;
   }
-  const std::string key = BuildCache::key({source, options, tools.version});
+  const std::string key = BuildCache::key({source, options, tools.version, kDeviceMacrosKey});
   {
     std::lock_guard lock(g_cache_mutex);
     if (cache().lookup(key, spirv, log)) return BuildStatus::kSuccess;
@@ -196,6 +201,12 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
                                       "-mllvm", "-replexitval=never",
                                       // keeps parameter names, which become OpName: clGetKernelArgInfo
                                       "-fno-discard-value-names"};
+    // What the runtime defines for its device (OpenCL 1.2, section 6.10), before the program's own
+    // -D/-U so those can still override. clang defines __OPENCL_C_VERSION__ (from -cl-std),
+    // CL_VERSION_1_x and __ENDIAN_LITTLE__ itself; it leaves __OPENCL_VERSION__ (the device's
+    // version) to the runtime and defines __IMAGE_SUPPORT__ for every SPIR target, but the gsgpu
+    // device has no images (CL_DEVICE_IMAGE_SUPPORT is CL_FALSE).
+    clang.insert(clang.end(), std::begin(kDeviceMacros), std::end(kDeviceMacros));
     clang.insert(clang.end(), option_args.begin(), option_args.end());
     if (!optimise) clang.push_back("-O0");  // the last -O wins
     clang.insert(clang.end(), {source_path, "-o", bitcode_path});

@@ -108,13 +108,16 @@ class Lowering {
   void lower_function(const SpirvFunction& fn, const std::vector<Value>& args, uint32_t return_block,
                       Value* return_value);
   void lower_block(const SpirvBlock& block);
+  // The function's blocks (indices into fn.blocks) in reverse postorder from the entry, so each
+  // block comes after its dominators; unreachable blocks last.
+  std::vector<size_t> reverse_postorder(const SpirvFunction& fn) const;
   void lower_instruction(const SpirvInstruction& inst);
   void lower_terminator(const SpirvInstruction& inst);
   // Writes each phi's incoming values on its incoming edges (edge blocks where a predecessor branches).
   void lower_phis();
   void lower_call(const SpirvInstruction& inst);
   uint32_t block_for(uint32_t label);
-  void allocate_static_variables();
+  void allocate_static_variables(uint32_t entry_function);
   uint32_t allocate_private(uint32_t size, uint32_t align);
 
   // lower_arith.cc
@@ -175,6 +178,10 @@ class Lowering {
   const SpirvInstruction* current_ = nullptr;
   std::vector<Frame*> frames_;
   std::unordered_map<uint32_t, BuiltinRef> builtins_;
+  // Values loaded whole from a built-in vector variable (get_global_id(d) with a run-time d is an
+  // OpVectorExtractDynamic of one): an out-of-range d must give the built-in's default.
+  std::unordered_map<uint32_t, spv::BuiltIn> builtin_vectors_;
+  static uint32_t builtin_default(spv::BuiltIn builtin);  // 1 for sizes and counts, 0 for ids and offsets
   std::unordered_map<uint32_t, uint32_t> static_offsets_;  // module variable -> local offset / const-data offset
   // Addresses made as base + constant by access chains, so loads and stores can use the
   // instruction's offset field instead of the addition.

@@ -224,6 +224,13 @@ bool Lowering::lower_composite(const SpirvInstruction& inst) {
       const uint32_t source = operand_id(inst, 0);
       const Value v = value(source);
       uint32_t t = type_of(source);
+      if (auto b = builtin_vectors_.find(source);
+          b != builtin_vectors_.end() && inst.operands.size() == 2 && inst.operands[1] >= v.parts.size()) {
+        // get_global_offset(3) and friends: OpenCL's value for a dimension past 2.
+        const uint32_t d = builtin_default(b->second);
+        define(inst.result_id, Value{{reg_bits(inst.result_type) == 64 ? constant64(d) : MOperand::literal(d)}});
+        return true;
+      }
       uint32_t first = 0;
       for (size_t i = 1; i < inst.operands.size(); ++i) {
         uint32_t element = 0;
@@ -281,7 +288,15 @@ bool Lowering::lower_composite(const SpirvInstruction& inst) {
       const bool wide = int_width(scalar_of(type_of(index_id))) == 64;
       const unsigned bits = reg_bits(inst.result_type);
       MOperand r = v.parts.at(0);
-      for (size_t i = 1; i < v.parts.size(); ++i) {
+      size_t first = 1;
+      if (auto b = builtin_vectors_.find(operand_id(inst, 0)); b != builtin_vectors_.end()) {
+        // get_global_id(d) and friends with a run-time d: OpenCL defines d outside 0..2 (1 for
+        // sizes, 0 for ids and offsets), which no component of the vector holds.
+        const uint32_t d = builtin_default(b->second);
+        r = bits == 64 ? constant64(d) : MOperand::literal(d);
+        first = 0;
+      }
+      for (size_t i = first; i < v.parts.size(); ++i) {
         const MOperand hit = MOperand::vreg(emit(wide ? Opcode::v_cmp_eq_u64 : Opcode::v_cmp_eq_u32, 32, index,
                                                  MOperand::literal(static_cast<uint32_t>(i))));
         r = select(hit, v.parts[i], r, bits);

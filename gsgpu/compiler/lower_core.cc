@@ -2,6 +2,7 @@
 // constants, blocks and terminators, phis as copies on edges, and calls inlined.
 #include <algorithm>
 #include <cstring>
+#include <unordered_set>
 
 #include "gsgpu/compiler/lower.h"
 
@@ -220,7 +221,36 @@ uint32_t Lowering::allocate_private(uint32_t size, uint32_t align) {
   return offset;
 }
 
-void Lowering::allocate_static_variables() {
+namespace {
+
+// Every id an instruction of `function` or of a function it calls (transitively) names as an
+// operand. Literal operands may collide with ids; that only makes the set larger.
+std::unordered_set<uint32_t> ids_used_from(const SpirvModule& m, uint32_t function) {
+  std::unordered_set<uint32_t> used, visited;
+  std::vector<uint32_t> work{function};
+  while (!work.empty()) {
+    const uint32_t id = work.back();
+    work.pop_back();
+    if (!visited.insert(id).second) continue;
+    auto fn = m.functions.find(id);
+    if (fn == m.functions.end()) continue;
+    auto scan = [&](const SpirvInstruction& inst) {
+      for (uint32_t operand : inst.operands) used.insert(operand);
+      if (inst.opcode == Op::OpFunctionCall && !inst.operands.empty()) work.push_back(inst.operands[0]);
+    };
+    for (const SpirvInstruction& var : fn->second.variables) scan(var);
+    for (const SpirvBlock& block : fn->second.blocks)
+      for (const SpirvInstruction& inst : block.instructions) scan(inst);
+  }
+  return used;
+}
+
+}  // namespace
+
+void Lowering::allocate_static_variables(uint32_t entry_function) {
+  // __local variables are per kernel: only those the kernel (or what it calls) uses take space in
+  // its group's local memory, not every kernel's of the module.
+  const std::unordered_set<uint32_t> used = ids_used_from(m_, entry_function);
   for (uint32_t id : m_.variable_order) {
     const SpirvVariable& var = m_.variables.at(id);
     const SpirvType& ptr = type(var.pointer_type);
@@ -229,6 +259,7 @@ void Lowering::allocate_static_variables() {
       if (d == nullptr || !d->builtin) fail("input variable " + std::to_string(id) + " is not a built-in");
       builtins_[id] = BuiltinRef{*d->builtin, -1};
     } else if (var.storage == spv::StorageClass::Workgroup) {
+      if (!used.count(id)) continue;
       const uint32_t align = align_of(ptr.element);
       k_.static_local_bytes = align_up(k_.static_local_bytes, align);
       static_offsets_[id] = k_.static_local_bytes;
@@ -258,23 +289,32 @@ void Lowering::allocate_static_variables() {
 
 namespace {
 
-ArgKind arg_kind_for(const SpirvType& t, const SpirvDecorations* d) {
+// False for argument types the code generator has no ABI for (pointers to other address spaces,
+// events, queues, pipes).
+bool arg_kind_for(const SpirvType& t, const SpirvDecorations* d, ArgKind* kind) {
   if (t.kind == TypeKind::kPointer) {
     switch (t.storage) {
-      case spv::StorageClass::CrossWorkgroup: return ArgKind::kGlobalPointer;
-      case spv::StorageClass::UniformConstant: return ArgKind::kConstantPointer;
-      case spv::StorageClass::Workgroup: return ArgKind::kLocalPointer;
+      case spv::StorageClass::CrossWorkgroup: *kind = ArgKind::kGlobalPointer; return true;
+      case spv::StorageClass::UniformConstant: *kind = ArgKind::kConstantPointer; return true;
+      case spv::StorageClass::Workgroup: *kind = ArgKind::kLocalPointer; return true;
       case spv::StorageClass::Function:
-        if (d != nullptr && std::find(d->param_attrs.begin(), d->param_attrs.end(),
-                                      spv::FunctionParameterAttribute::ByVal) != d->param_attrs.end())
-          return ArgKind::kStruct;
-        return ArgKind::kSampler;
-      default: return ArgKind::kSampler;
+        *kind = ArgKind::kStruct;
+        return d != nullptr && std::find(d->param_attrs.begin(), d->param_attrs.end(),
+                                         spv::FunctionParameterAttribute::ByVal) != d->param_attrs.end();
+      default: return false;
     }
   }
-  if (t.kind == TypeKind::kStruct || t.kind == TypeKind::kArray) return ArgKind::kStruct;
-  if (t.kind == TypeKind::kOpaque) return ArgKind::kSampler;
-  return ArgKind::kScalar;
+  if (t.kind == TypeKind::kOpaque) {
+    // Images and samplers are accepted as opaque handles (docs/compiler.md, "Images and
+    // samplers"): the kernel builds, clSetKernelArg refuses every value since the device has no
+    // image support, so it never runs.
+    if (t.opaque == spv::Op::OpTypeSampler) *kind = ArgKind::kSampler;
+    else if (t.opaque == spv::Op::OpTypeImage) *kind = ArgKind::kImage;
+    else return false;
+    return true;
+  }
+  *kind = t.kind == TypeKind::kStruct || t.kind == TypeKind::kArray ? ArgKind::kStruct : ArgKind::kScalar;
+  return true;
 }
 
 Opcode global_load_for(uint32_t bytes) {
@@ -295,12 +335,13 @@ void Lowering::lower_prologue(const SpirvFunction& kernel, std::vector<Value>* a
     const uint32_t param = kernel.params[i];
     const SpirvType& t = type(kernel.param_types[i]);
     ArgInfo info;
-    info.kind = arg_kind_for(t, m_.decoration(param));
+    if (!arg_kind_for(t, m_.decoration(param), &info.kind))
+      fail("argument " + std::to_string(i) + " has a type the code generator does not support as a kernel argument (" +
+           (t.kind == TypeKind::kPointer ? "pointer to storage class " + std::to_string(static_cast<unsigned>(t.storage))
+                                         : opcode_name(t.opaque)) + ")");
     if (auto name = m_.names.find(param); name != m_.names.end()) info.name = name->second;
-    if (info.kind == ArgKind::kSampler)
-      fail("argument " + std::to_string(i) + " is an image, sampler or pointer type the code generator does not support");
     if (info.kind == ArgKind::kGlobalPointer || info.kind == ArgKind::kConstantPointer ||
-        info.kind == ArgKind::kLocalPointer) {
+        info.kind == ArgKind::kLocalPointer || info.kind == ArgKind::kSampler || info.kind == ArgKind::kImage) {
       info.size = info.alignment = 8;
       if (info.kind == ArgKind::kLocalPointer) {
         const SpirvType& pointee = type(t.element);
@@ -328,7 +369,11 @@ void Lowering::lower_prologue(const SpirvFunction& kernel, std::vector<Value>* a
     const ArgInfo& info = k_.args[i];
     const SpirvType& t = type(kernel.param_types[i]);
     Value v;
-    if (info.kind == ArgKind::kStruct && t.kind == TypeKind::kPointer) {
+    if (info.kind == ArgKind::kSampler || info.kind == ArgKind::kImage) {
+      // Never read: an image or sampler reaches only image built-ins, which the compiler does
+      // not provide (a call to one fails the build).
+      v.parts.push_back(MOperand::literal(0));
+    } else if (info.kind == ArgKind::kStruct && t.kind == TypeKind::kPointer) {
       // By-value struct: the callee sees a private copy.
       const uint32_t size = size_of(t.element);
       const uint32_t copy_at = allocate_private(size, std::max(align_of(t.element), 4u));
@@ -365,7 +410,7 @@ void Lowering::lower_kernel(const SpirvEntryPoint& entry) {
   f_.exit = f_.new_block("exit");
   f_.blocks[f_.exit].term.kind = MTerminator::Kind::kEnd;
   current_block_ = f_.entry;
-  allocate_static_variables();
+  allocate_static_variables(entry.function);
   std::vector<Value> args;
   lower_prologue(fn->second, &args);
   lower_function(fn->second, args, f_.exit, nullptr);
@@ -410,13 +455,80 @@ void Lowering::lower_function(const SpirvFunction& fn, const std::vector<Value>&
     if (var.operands.size() > 1) store(var.result_type, MOperand::literal(0), value(var.operands[1]), ptr.element, static_cast<int32_t>(at));
   }
   f_.blocks[current_block_].term = MTerminator{MTerminator::Kind::kJump, {}, {frame.first_block[fn.blocks[0].label], 0}};
-  for (const SpirvBlock& block : fn.blocks) {
+  // Definitions must be lowered before their uses; module order need not give that (LLVM may
+  // place a loop's exit block before the loop body that defines what it reads), but every
+  // dominator comes before what it dominates in reverse postorder.
+  for (size_t index : reverse_postorder(fn)) {
+    const SpirvBlock& block = fn.blocks[index];
     current_block_ = frame.first_block[block.label];
     lower_block(block);
   }
   lower_phis();
   frames_.pop_back();
   --inline_depth_;
+}
+
+std::vector<size_t> Lowering::reverse_postorder(const SpirvFunction& fn) const {
+  std::unordered_map<uint32_t, size_t> index_of;
+  for (size_t i = 0; i < fn.blocks.size(); ++i) index_of[fn.blocks[i].label] = i;
+  // OpSwitch's case literals are one or two words wide, as its selector's type says.
+  auto is_wide_selector = [&](uint32_t id) {
+    uint32_t type_id = 0;
+    if (auto c = m_.constants.find(id); c != m_.constants.end()) type_id = c->second.type;
+    for (size_t i = 0; i < fn.params.size() && type_id == 0; ++i)
+      if (fn.params[i] == id) type_id = fn.param_types[i];
+    for (const SpirvBlock& b : fn.blocks)
+      for (const SpirvInstruction& inst : b.instructions)
+        if (type_id == 0 && inst.result_id == id) type_id = inst.result_type;
+    return type_id != 0 && int_width(scalar_of(type_id)) == 64;
+  };
+  auto successors = [&](size_t b) {
+    std::vector<size_t> out;
+    const auto& insts = fn.blocks[b].instructions;
+    if (insts.empty()) return out;
+    const SpirvInstruction& t = insts.back();
+    auto add = [&](uint32_t label) {
+      if (auto it = index_of.find(label); it != index_of.end()) out.push_back(it->second);
+    };
+    if (t.opcode == Op::OpBranch && !t.operands.empty()) {
+      add(t.operands[0]);
+    } else if (t.opcode == Op::OpBranchConditional && t.operands.size() >= 3) {
+      add(t.operands[1]);
+      add(t.operands[2]);
+    } else if (t.opcode == Op::OpSwitch && t.operands.size() >= 2) {
+      add(t.operands[1]);
+      const size_t step = is_wide_selector(t.operands[0]) ? 3 : 2;
+      for (size_t i = 2 + step - 1; i < t.operands.size(); i += step) add(t.operands[i]);
+    }
+    return out;
+  };
+  std::vector<size_t> postorder;
+  std::vector<char> seen(fn.blocks.size(), 0);
+  // Iterative DFS: (block, next successor to visit).
+  std::vector<std::pair<size_t, std::vector<size_t>>> stack;
+  if (!fn.blocks.empty()) {
+    seen[0] = 1;
+    stack.emplace_back(0, successors(0));
+  }
+  while (!stack.empty()) {
+    auto& [b, succ] = stack.back();
+    if (succ.empty()) {
+      postorder.push_back(b);
+      stack.pop_back();
+      continue;
+    }
+    const size_t next = succ.front();
+    succ.erase(succ.begin());
+    if (!seen[next]) {
+      seen[next] = 1;
+      stack.emplace_back(next, successors(next));
+    }
+  }
+  std::vector<size_t> order(postorder.rbegin(), postorder.rend());
+  // Unreachable blocks still get lowered (their labels may be named by phis), after the rest.
+  for (size_t i = 0; i < fn.blocks.size(); ++i)
+    if (!seen[i]) order.push_back(i);
+  return order;
 }
 
 void Lowering::lower_block(const SpirvBlock& block) {
@@ -541,6 +653,25 @@ void Lowering::lower_call(const SpirvInstruction& inst) {
     fail("calls " + name + ", which has no body in the module (an OpenCL built-in the compiler does not provide?)");
   std::vector<Value> args;
   for (size_t i = 1; i < inst.operands.size(); ++i) args.push_back(value(inst.operands[i]));
+  // A ByVal pointer parameter owns its pointee: the callee may write to it, and the caller's
+  // object must not change. The call gets a private copy (the kernel prologue does the same for
+  // by-value struct arguments).
+  const SpirvFunction& fn = callee->second;
+  for (size_t i = 0; i < args.size() && i < fn.params.size(); ++i) {
+    const SpirvDecorations* d = m_.decoration(fn.params[i]);
+    if (d == nullptr || std::find(d->param_attrs.begin(), d->param_attrs.end(),
+                                  spv::FunctionParameterAttribute::ByVal) == d->param_attrs.end())
+      continue;
+    const uint32_t pointer_type = fn.param_types[i];
+    const SpirvType& ptr = type(pointer_type);
+    if (ptr.kind != TypeKind::kPointer || ptr.storage != spv::StorageClass::Function)
+      fail("ByVal parameter " + std::to_string(i) + " of " + name + " is not a private pointer");
+    if (args[i].parts.size() != 1) fail("ByVal argument " + std::to_string(i) + " is not a pointer");
+    const uint32_t copy_at = allocate_private(size_of(ptr.element), std::max(align_of(ptr.element), 4u));
+    const Value object = load(pointer_type, args[i].parts[0], ptr.element, 0);
+    store(pointer_type, MOperand::literal(copy_at), object, ptr.element, 0);
+    args[i].parts[0] = MOperand::literal(copy_at);
+  }
   Value result;
   if (type(inst.result_type).kind != TypeKind::kVoid) {
     std::vector<Leaf> layout;
@@ -549,7 +680,7 @@ void Lowering::lower_call(const SpirvInstruction& inst) {
   }
   const uint32_t continuation = f_.new_block("after call to " + name);
   const SpirvInstruction* saved = current_;
-  lower_function(callee->second, args, continuation, &result);
+  lower_function(fn, args, continuation, &result);
   current_ = saved;
   current_block_ = continuation;
   if (inst.result_id != 0) define(inst.result_id, result);
@@ -599,6 +730,8 @@ void Lowering::lower_instruction(const SpirvInstruction& inst) {
   }
   if (lower_arith(inst) || lower_composite(inst) || lower_conversion(inst) || lower_memory(inst) || lower_extinst(inst))
     return;
+  if (opcode_name(inst.opcode).find("Image") != std::string::npos)
+    fail("image built-ins are not supported (the device has no image support)");
   fail("unsupported instruction");
 }
 

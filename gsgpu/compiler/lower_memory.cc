@@ -1,6 +1,8 @@
 // Loads, stores, address arithmetic, built-in variables, atomics and memory copies. The pointer's
 // storage class picks the ISA address space: CrossWorkgroup -> global (64-bit VA), UniformConstant
 // -> const, Workgroup -> local and Function -> private (32-bit window offsets).
+#include <algorithm>
+
 #include "gsgpu/compiler/lower.h"
 
 namespace gsgpu::compiler {
@@ -176,6 +178,15 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
   return address;
 }
 
+uint32_t Lowering::builtin_default(spv::BuiltIn builtin) {
+  switch (builtin) {
+    case spv::BuiltIn::WorkgroupSize: case spv::BuiltIn::EnqueuedWorkgroupSize: case spv::BuiltIn::NumWorkgroups:
+    case spv::BuiltIn::GlobalSize:
+      return 1;
+    default: return 0;
+  }
+}
+
 Value Lowering::load_builtin(const BuiltinRef& ref, uint32_t result_type) {
   if (ref.builtin == spv::BuiltIn::WorkDim) return Value{{work_dim_}};
   bool found = false;
@@ -185,6 +196,12 @@ Value Lowering::load_builtin(const BuiltinRef& ref, uint32_t result_type) {
   const unsigned want_bits = reg_bits(scalar);
   const int begin = ref.component < 0 ? 0 : ref.component;
   const int count = ref.component < 0 ? static_cast<int>(component_count(result_type)) : 1;
+  if (ref.component >= 3) {
+    // OpenCL: a dimension index outside [0, get_work_dim()) ... and past 2 gives 1 for sizes, 0
+    // for ids and offsets.
+    const uint32_t d = builtin_default(ref.builtin);
+    return Value{{want_bits == 64 ? constant64(d) : MOperand::literal(d)}};
+  }
   if (begin + count > 3) fail("built-in component out of range");
   Value v;
   for (int c = begin; c < begin + count; ++c) {
@@ -328,6 +345,7 @@ bool Lowering::lower_memory(const SpirvInstruction& inst) {
       const uint32_t pointer = operand_id(inst, 0);
       if (auto b = builtins_.find(pointer); b != builtins_.end()) {
         define(inst.result_id, load_builtin(b->second, inst.result_type));
+        if (b->second.component < 0) builtin_vectors_[inst.result_id] = b->second.builtin;
         return true;
       }
       define(inst.result_id, load(type_of(pointer), value(pointer).parts.at(0), inst.result_type, 0));
@@ -346,8 +364,10 @@ bool Lowering::lower_memory(const SpirvInstruction& inst) {
         // get_global_id(d) at -O0: a chain to one component of the built-in vector.
         const size_t index_at = has_element ? 2 : 1;
         auto c = m_.constants.find(operand_id(inst, index_at));
-        if (c == m_.constants.end() || c->second.bits > 2) fail("dynamic index into a built-in variable");
-        builtins_[inst.result_id] = BuiltinRef{b->second.builtin, static_cast<int>(c->second.bits)};
+        if (c == m_.constants.end()) fail("dynamic index into a built-in variable");
+        // Out of range (get_global_id(3) at -O0): component 3, which load_builtin answers with the
+        // built-in's default.
+        builtins_[inst.result_id] = BuiltinRef{b->second.builtin, static_cast<int>(std::min<uint64_t>(c->second.bits, 3))};
         return true;
       }
       define(inst.result_id, Value{{access_chain(inst, has_element)}});

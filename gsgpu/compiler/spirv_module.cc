@@ -228,6 +228,7 @@ class ModuleParser {
         break;
       default:
         t.kind = TypeKind::kOpaque;  // events, samplers, images, queues: declared, not computed with
+        t.opaque = inst.opcode;
         break;
     }
     return define_type(inst, inst.result_id, std::move(t));

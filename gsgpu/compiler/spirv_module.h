@@ -37,6 +37,7 @@ struct SpirvType {
   uint32_t count = 0;           // kVector: components; kArray: length (from its constant)
   spv::StorageClass storage = spv::StorageClass::Function;  // kPointer
   std::vector<uint32_t> members;  // kStruct: member types; kFunction: parameter types
+  spv::Op opaque = spv::Op::OpNop;  // kOpaque: the declaring opcode (OpTypeImage, OpTypeSampler, OpTypeEvent, ...)
 };
 
 struct SpirvConstant {

@@ -55,6 +55,7 @@ cl_kernel_arg_address_qualifier address_of(ArgKind kind) {
     case ArgKind::kGlobalPointer: return CL_KERNEL_ARG_ADDRESS_GLOBAL;
     case ArgKind::kConstantPointer: return CL_KERNEL_ARG_ADDRESS_CONSTANT;
     case ArgKind::kLocalPointer: return CL_KERNEL_ARG_ADDRESS_LOCAL;
+    case ArgKind::kImage: return CL_KERNEL_ARG_ADDRESS_GLOBAL;  // images live in __global memory
     default: return CL_KERNEL_ARG_ADDRESS_PRIVATE;
   }
 }
@@ -140,7 +141,11 @@ cl_int CL_API_CALL gsgpu_clSetKernelArg(cl_kernel kernel, cl_uint index, size_t 
   else if (info.kind == ArgKind::kLocalPointer)
     err = set_local_arg(arg, size, value);
   else if (info.kind == ArgKind::kSampler)
-    err = CL_INVALID_SAMPLER;
+    // The device has no image support, so no sampler object exists that could be valid here.
+    err = size != sizeof(cl_sampler) ? CL_INVALID_ARG_SIZE : CL_INVALID_SAMPLER;
+  else if (info.kind == ArgKind::kImage)
+    // Likewise no image object exists; a buffer (or NULL) is not an image.
+    err = size != sizeof(cl_mem) ? CL_INVALID_ARG_SIZE : CL_INVALID_MEM_OBJECT;
   else
     err = set_value_arg(info, arg, size, value);
   if (err != CL_SUCCESS) return err;

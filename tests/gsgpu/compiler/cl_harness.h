@@ -48,6 +48,7 @@ struct NDRange {
   uint32_t dims = 1;
   uint32_t global[3] = {1, 1, 1};
   uint32_t local[3] = {1, 1, 1};
+  uint64_t offset[3] = {0, 0, 0};  // global work offset
   static NDRange linear(uint32_t global, uint32_t local) {
     NDRange r;
     r.global[0] = global;
@@ -114,6 +115,7 @@ class ClRunner {
     for (int d = 0; d < 3; ++d) {
       p.group_size[d] = range.local[d];
       p.grid_size[d] = range.global[d] / range.local[d];
+      p.global_offset[d] = range.offset[d];
     }
     p.local_mem_size = buffer.local_mem_size;
     p.private_mem_size = kernel->private_bytes;
