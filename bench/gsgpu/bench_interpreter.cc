@@ -1,4 +1,5 @@
-// Interpreter throughput on hand-written gsgpu kernels (vadd.s, mandelbrot.s, sgemm.s):
+// Interpreter throughput on hand-written gsgpu kernels (vadd.s, vadd_vargs.s, mandelbrot.s, sgemm.s;
+// vector add also over separately mapped buffers, through the MMU):
 // lane-instructions per second (active lanes summed over issued instructions) on one host thread
 // running one shader core, plus the same with every host thread. Results are verified once per
 // benchmark so a fast wrong interpreter cannot pass. docs/perf/gsgpu-interpreter.md has figures.
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "gsgpu/emu/mmu.h"
 #include "gsgpu/emu/shader/shader_core.h"
 #include "gsgpu/isa/assembler.h"
 
@@ -50,6 +52,33 @@ class FlatMemory : public GpuMemory {
   size_t next_ = 0;
 };
 
+// The device's layout: every buffer its own MMU segment with an unmapped guard page after it, so a
+// kernel that reads two buffers and writes a third touches three separate ranges (plus the argument
+// buffer), as it does under the gsgpu executor.
+class MappedMemory : public GpuMemory {
+ public:
+  explicit MappedMemory(size_t vram) : mmu_(MmuConfig{0x10000, uint64_t{1} << 32, vram}) {}
+  uint8_t* translate(uint64_t va, uint64_t size, Access access) override { return mmu_.translate(va, size, access); }
+  bool lookup_range(uint64_t va, Access access, Range* out) override { return mmu_.lookup_range(va, access, out); }
+  void report_fault(const MemoryFault& fault) override { mmu_.report_fault(fault); }
+  uint64_t alloc(size_t size) {
+    const uint64_t bytes = (size + Mmu::kPageSize - 1) / Mmu::kPageSize * Mmu::kPageSize;
+    const uint64_t va = next_va_;
+    std::string error;
+    if (!mmu_.map(va, bytes, next_phys_, kPermAll, &error)) throw std::runtime_error("bench map: " + error);
+    next_va_ += bytes + Mmu::kPageSize;  // guard page
+    next_phys_ += bytes;
+    return va;
+  }
+  template <typename T>
+  T* at(uint64_t va) { return reinterpret_cast<T*>(mmu_.lookup(va)->host); }
+
+ private:
+  Mmu mmu_;
+  uint64_t next_va_ = 0x100000;
+  uint64_t next_phys_ = 0;
+};
+
 std::string read_kernel(const char* name) {
   const std::string path = std::string(GSGPU_BENCH_DIR) + "/" + name;
   std::ifstream in(path);
@@ -59,18 +88,20 @@ std::string read_kernel(const char* name) {
   return text.str();
 }
 
-void load(FlatMemory& memory, const char* name, DispatchParams* p) {
+template <typename Memory>
+void load(Memory& memory, const char* name, DispatchParams* p) {
   std::vector<uint32_t> words;
   std::string error;
   if (!isa::assemble(read_kernel(name), &words, &error)) throw std::runtime_error(std::string(name) + ": " + error);
   p->code_va = memory.alloc(words.size() * 4);
-  std::memcpy(memory.at<uint8_t>(p->code_va), words.data(), words.size() * 4);
+  std::memcpy(memory.template at<uint8_t>(p->code_va), words.data(), words.size() * 4);
   p->code_size = static_cast<uint32_t>(words.size() * 4);
 }
 
-void set_args(FlatMemory& memory, const std::vector<uint64_t>& slots, DispatchParams* p) {
+template <typename Memory>
+void set_args(Memory& memory, const std::vector<uint64_t>& slots, DispatchParams* p) {
   p->arg_va = memory.alloc(slots.size() * 8);
-  std::memcpy(memory.at<uint8_t>(p->arg_va), slots.data(), slots.size() * 8);
+  std::memcpy(memory.template at<uint8_t>(p->arg_va), slots.data(), slots.size() * 8);
   p->arg_size = static_cast<uint32_t>(slots.size() * 8);
 }
 
@@ -91,7 +122,7 @@ double process_cpu_seconds() {
 // Runs the dispatch in the timing loop and reports rates: per wall-clock second, and per CPU-second
 // the process spent (the per-host-core figure, which stays meaningful when other programs share
 // the machine; the waiting dispatcher thread uses no CPU).
-void run_dispatches(benchmark::State& state, ShaderCores& cores, FlatMemory& memory, const DispatchParams& p) {
+void run_dispatches(benchmark::State& state, ShaderCores& cores, GpuMemory& memory, const DispatchParams& p) {
   uint64_t lane_instructions = 0, warp_instructions = 0;
   const double cpu_start = process_cpu_seconds();
   for (auto _ : state) {
@@ -109,24 +140,31 @@ void run_dispatches(benchmark::State& state, ShaderCores& cores, FlatMemory& mem
   state.counters["warp_instr/s"] = benchmark::Counter(static_cast<double>(warp_instructions), benchmark::Counter::kIsRate);
 }
 
-void BM_VectorAdd(benchmark::State& state) {
+// Kernel: "vadd.s" (arguments by scalar loads) or "vadd_vargs.s" (arguments by vector loads from
+// the same address in every lane, as the OpenCL compiler emits them).
+template <typename Memory>
+void vector_add(benchmark::State& state, const char* kernel) {
   const uint32_t n = 1 << 20;
-  FlatMemory memory(64 << 20);
+  Memory memory(64 << 20);
   ShaderCores cores(config_for(state));
   DispatchParams p;
-  load(memory, "vadd.s", &p);
+  load(memory, kernel, &p);
   p.grid_size[0] = n / 256;
   p.group_size[0] = 256;
   const uint64_t a = memory.alloc(n * 4), b = memory.alloc(n * 4), c = memory.alloc(n * 4);
   for (uint32_t i = 0; i < n; ++i) {
-    memory.at<float>(a)[i] = static_cast<float>(i);
-    memory.at<float>(b)[i] = 0.5f * static_cast<float>(i);
+    memory.template at<float>(a)[i] = static_cast<float>(i);
+    memory.template at<float>(b)[i] = 0.5f * static_cast<float>(i);
   }
   set_args(memory, {a, b, c}, &p);
   run_dispatches(state, cores, memory, p);
   for (uint32_t i = 0; i < n; i += 4099)
-    if (memory.at<float>(c)[i] != 1.5f * static_cast<float>(i)) state.SkipWithError("vadd result wrong");
+    if (memory.template at<float>(c)[i] != 1.5f * static_cast<float>(i)) state.SkipWithError("vadd result wrong");
 }
+void BM_VectorAdd(benchmark::State& state) { vector_add<FlatMemory>(state, "vadd.s"); }
+// The same on separately mapped buffers (MMU segments with guard pages), as under the executor.
+void BM_VectorAddMapped(benchmark::State& state) { vector_add<MappedMemory>(state, "vadd.s"); }
+void BM_VectorAddMappedVectorArgs(benchmark::State& state) { vector_add<MappedMemory>(state, "vadd_vargs.s"); }
 
 void BM_Mandelbrot(benchmark::State& state) {
   const uint32_t width = 512, height = 512;
@@ -194,6 +232,8 @@ void BM_Sgemm(benchmark::State& state) {
 
 // Argument: host threads (= shader cores). 1 gives the per-host-core figure.
 BENCHMARK(BM_VectorAdd)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_VectorAddMapped)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_VectorAddMappedVectorArgs)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Mandelbrot)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Sgemm)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_MAIN();

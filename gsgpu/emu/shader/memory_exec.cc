@@ -1,9 +1,12 @@
-// Loads, stores and atomics. Global and constant memory go through GpuMemory with a per-warp cached
-// Range per access type (lookup_range only when an address leaves it; report_fault on a miss), so no
-// host byte outside a mapping is ever touched. Local and private memory are the core's own
-// bounds-checked windows. Lanes are processed in lane order; the first faulting lane stops the warp
-// before any lane of that instruction writes memory.
+// Loads, stores and atomics. Global and constant memory go through GpuMemory with a small per-warp
+// cache of ranges per access type (RangeCache in warp.h; lookup_range only when an address is in
+// none of them; report_fault on a miss), so no host byte outside a mapping is ever touched. Local
+// and private memory are the core's own bounds-checked windows. Every active lane's address is
+// checked before any lane of the instruction touches memory, and the fault reported is the first
+// faulting lane's in lane order.
+#include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstring>
 
 #include "gsgpu/emu/shader/warp.h"
@@ -14,10 +17,10 @@ namespace {
 using isa::AtomicOp;
 using isa::MemSpace;
 
-CachedRange& range_for(Warp& w, Access access) {
-  if (access == Access::kWrite) return w.write_range;
-  if (access == Access::kAtomic) return w.atomic_range;
-  return w.read_range;
+RangeCache& ranges_for(Warp& w, Access access) {
+  if (access == Access::kWrite) return w.write_ranges;
+  if (access == Access::kAtomic) return w.atomic_ranges;
+  return w.read_ranges;
 }
 
 inline uint8_t* in_range(const CachedRange& r, uint64_t va, uint32_t bytes) {
@@ -36,55 +39,93 @@ Flow memory_fault(Warp& w, const DecodedInst& di, uint64_t address, uint32_t byt
   return raise_fault(w, di, ShaderFaultKind::kMemory, message);
 }
 
-// Host pointer for a global access, refreshing the cached range on a miss.
+// Host pointer for a global access. The range that holds it becomes the cache's first entry: found
+// in the cache (moved to the front) or, on a miss, looked up and put in front of the others (the
+// least recently used one drops out). nullptr when no mapping holds the whole access.
 uint8_t* global_pointer(Warp& w, uint64_t va, uint32_t bytes, Access access) {
-  CachedRange& r = range_for(w, access);
-  if (uint8_t* p = in_range(r, va, bytes)) return p;
+  CachedRange* entry = ranges_for(w, access).entry;
+  constexpr uint32_t n = RangeCache::kEntries;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (uint8_t* p = in_range(entry[i], va, bytes)) {
+      if (i != 0) std::rotate(entry, entry + i, entry + i + 1);
+      return p;
+    }
+  }
   GpuMemory::Range range;
   if (!w.dispatch->memory->lookup_range(va, access, &range) || range.va_end <= range.va_begin) return nullptr;
-  r = CachedRange{range.va_begin, range.va_end - range.va_begin, range.host};
-  return in_range(r, va, bytes);
+  std::rotate(entry, entry + n - 1, entry + n);
+  entry[0] = CachedRange{range.va_begin, range.va_end - range.va_begin, range.host};
+  return in_range(entry[0], va, bytes);
 }
 
-// Pointers for every active lane of a vector access; false after raising the fault.
+// What lane_pointers found: a fault (raised), or a pointer per lane, which for kUniform is the same
+// pointer in every lane (kernel arguments, which compiled code reads in every lane), so a load can
+// read once and broadcast.
+enum class Lanes : uint8_t { kFault, kEach, kUniform };
+
+// Reports a global or constant access that no mapping holds.
+Lanes global_fault(Warp& w, const DecodedInst& di, uint64_t va, uint32_t bytes, Access access, MemSpace space) {
+  w.dispatch->memory->report_fault(MemoryFault{va, bytes, access});
+  memory_fault(w, di, va, bytes, access, space == MemSpace::kGlobal ? "global" : "constant", UINT64_MAX);
+  return Lanes::kFault;
+}
+
+// Pointers for every active lane of a vector access, checked before any lane touches memory.
 template <MemSpace Space>
-bool lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access access, uint8_t** ptrs) {
+Lanes lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access access, uint8_t** ptrs) {
   const isa::Instruction& in = di.inst;
   const uint32_t n = w.width;
   const uint64_t exec = w.exec;
+  if (exec == 0) return Lanes::kEach;
   if constexpr (Space == MemSpace::kGlobal || Space == MemSpace::kConstant) {
     const uint64_t offset = static_cast<uint64_t>(static_cast<int64_t>(in.imm));
-    CachedRange& r = range_for(w, access);
-    // Fast path: every lane active, addresses in a register pair, all inside the cached range;
-    // checked in one vectorizable pass straight from the register rows.
-    if (w.all_active && isa::is_vreg(in.src[0]) && r.span >= bytes) {
-      const uint32_t* lo = w.vreg(in.src[0]);
-      const uint32_t* hi = w.vreg(in.src[0] + 1);
-      const uint64_t last = r.span - bytes;
-      const uint64_t bias = offset - r.begin;
-      uint64_t outside = 0;
-      alignas(64) uint64_t rel[kMaxWarpWidth];
-      for (uint32_t l = 0; l < n; ++l) {
-        rel[l] = ((uint64_t{hi[l]} << 32) | lo[l]) + bias;
-        outside |= static_cast<uint64_t>(rel[l] > last);
-      }
-      if (!outside) {
-        for (uint32_t l = 0; l < n; ++l) ptrs[l] = r.host + rel[l];
-        return true;
-      }
+    // A scalar or literal address is the same in every lane: one translation serves the warp.
+    if (!isa::is_vreg(in.src[0])) {
+      const uint64_t va = scalar64(w, in.src[0], in.literal) + offset;
+      uint8_t* p = global_pointer(w, va, bytes, access);
+      if (!p) return global_fault(w, di, va, bytes, access, Space);
+      for (uint32_t l = 0; l < n; ++l) ptrs[l] = p;
+      return Lanes::kUniform;
     }
-    alignas(64) uint64_t address[kMaxWarpWidth];
-    lanes64(w, in.src[0], in.literal, address);
+    const uint32_t* lo = w.vreg(in.src[0]);
+    const uint32_t* hi = w.vreg(in.src[0] + 1);
+    // Fast path: the lanes of one instruction nearly always fall in one mapping, so the first
+    // active lane's range (the first lane in lane order: its fault is the one to report) is
+    // translated once and every lane is checked against it in one vectorizable pass.
+    const uint32_t first = static_cast<uint32_t>(std::countr_zero(exec));
+    const uint64_t first_va = ((uint64_t{hi[first]} << 32) | lo[first]) + offset;
+    uint8_t* const first_ptr = global_pointer(w, first_va, bytes, access);
+    if (!first_ptr) return global_fault(w, di, first_va, bytes, access, Space);
+    // Every active lane at the first lane's address: nothing more to check (32-bit rows, cheap).
+    uint32_t differ = 0;
+    for (uint32_t l = 0; l < n; ++l) differ |= ((lo[l] ^ lo[first]) | (hi[l] ^ hi[first])) & w.lane_mask[l];
+    if (!differ) {
+      for (uint32_t l = 0; l < n; ++l) ptrs[l] = first_ptr;
+      return Lanes::kUniform;
+    }
+    const CachedRange& r = ranges_for(w, access).entry[0];
+    const uint64_t last = r.span - bytes;  // r.span >= bytes: the first lane's access fits
+    const uint64_t bias = offset - r.begin;
+    uint64_t outside = 0;
+    alignas(64) uint64_t rel[kMaxWarpWidth];
+    for (uint32_t l = 0; l < n; ++l) {
+      // Inactive lanes get offset 0: a pointer into the range that is never dereferenced.
+      const uint64_t active = uint64_t{w.lane_mask[l]} << 32 | w.lane_mask[l];
+      rel[l] = (((uint64_t{hi[l]} << 32) | lo[l]) + bias) & active;
+      // Bit 63 is set when last < rel, unsigned: the borrow of last - rel (Hacker's Delight 2-12),
+      // written with the and/or/sub that SSE2 has for 64-bit lanes (it has no 64-bit compare).
+      outside |= (~last & rel[l]) | ((~last | rel[l]) & (last - rel[l]));
+    }
+    if (!(outside >> 63)) {
+      for (uint32_t l = 0; l < n; ++l) ptrs[l] = r.host + rel[l];
+      return Lanes::kEach;
+    }
+    // Lanes in several mappings, or a fault: lane by lane, so the first faulting lane is reported.
     for (uint32_t l = 0; l < n; ++l) {
       if (!(exec >> l & 1)) continue;
-      const uint64_t va = address[l] + offset;
-      uint8_t* p = in_range(r, va, bytes);
-      if (!p) p = global_pointer(w, va, bytes, access);
-      if (!p) {
-        w.dispatch->memory->report_fault(MemoryFault{va, bytes, access});
-        memory_fault(w, di, va, bytes, access, Space == MemSpace::kGlobal ? "global" : "constant", UINT64_MAX);
-        return false;
-      }
+      const uint64_t va = ((uint64_t{hi[l]} << 32) | lo[l]) + offset;
+      uint8_t* p = global_pointer(w, va, bytes, access);
+      if (!p) return global_fault(w, di, va, bytes, access, Space);
       ptrs[l] = p;
     }
   } else {
@@ -96,13 +137,13 @@ bool lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access access
       const uint64_t offset = uint64_t{base[l]} + static_cast<uint64_t>(static_cast<int64_t>(in.imm));
       if (offset > limit || limit - offset < bytes) {
         memory_fault(w, di, offset, bytes, access, local ? "local" : "private", limit);
-        return false;
+        return Lanes::kFault;
       }
       ptrs[l] = local ? w.group->local_mem + offset
                       : w.private_mem + static_cast<size_t>(l) * w.private_size + offset;
     }
   }
-  return true;
+  return Lanes::kEach;
 }
 
 template <uint32_t Bytes, bool Sign>
@@ -126,11 +167,20 @@ uint64_t read_value(const uint8_t* p) {
 template <MemSpace Space, uint32_t Bytes, bool Sign>
 Flow vector_load(Warp& w, const DecodedInst& di) {
   uint8_t* ptrs[kMaxWarpWidth];
-  if (!lane_pointers<Space>(w, di, Bytes, Access::kRead, ptrs)) return Flow::kYield;
+  const Lanes lanes = lane_pointers<Space>(w, di, Bytes, Access::kRead, ptrs);
+  if (lanes == Lanes::kFault) return Flow::kYield;
   const uint32_t n = w.width;
   const uint64_t exec = w.exec;
   uint32_t* lo = w.vreg(di.inst.dst);
-  if constexpr (Bytes == 8) {
+  if (lanes == Lanes::kUniform) {
+    const uint64_t v = read_value<Bytes, Sign>(ptrs[0]);
+    uint32_t* hi = Bytes == 8 ? w.vreg(di.inst.dst + 1) : nullptr;
+    for (uint32_t l = 0; l < n; ++l) {
+      if (!(exec >> l & 1)) continue;
+      lo[l] = static_cast<uint32_t>(v);
+      if constexpr (Bytes == 8) hi[l] = static_cast<uint32_t>(v >> 32);
+    }
+  } else if constexpr (Bytes == 8) {
     uint32_t* hi = w.vreg(di.inst.dst + 1);
     for (uint32_t l = 0; l < n; ++l) {
       if (!(exec >> l & 1)) continue;
@@ -150,7 +200,7 @@ Flow vector_load(Warp& w, const DecodedInst& di) {
 template <MemSpace Space, uint32_t Bytes>
 Flow vector_store(Warp& w, const DecodedInst& di) {
   uint8_t* ptrs[kMaxWarpWidth];
-  if (!lane_pointers<Space>(w, di, Bytes, Access::kWrite, ptrs)) return Flow::kYield;
+  if (lane_pointers<Space>(w, di, Bytes, Access::kWrite, ptrs) == Lanes::kFault) return Flow::kYield;
   const uint32_t n = w.width;
   const uint64_t exec = w.exec;
   if constexpr (Bytes == 8) {
@@ -207,7 +257,7 @@ Flow vector_atomic(Warp& w, const DecodedInst& di) {
   using T = std::conditional_t<Bits == 64, uint64_t, uint32_t>;
   constexpr uint32_t bytes = Bits / 8;
   uint8_t* ptrs[kMaxWarpWidth];
-  if (!lane_pointers<Space>(w, di, bytes, Access::kAtomic, ptrs)) return Flow::kYield;
+  if (lane_pointers<Space>(w, di, bytes, Access::kAtomic, ptrs) == Lanes::kFault) return Flow::kYield;
   const uint32_t n = w.width;
   const uint64_t exec = w.exec;
   for (uint32_t l = 0; l < n; ++l) {

@@ -71,11 +71,23 @@ struct Frame {  // one entry of the SIMT reconvergence stack
 
 enum class WarpState : uint8_t { kRunning, kBarrier, kDone, kFaulted };
 
-// A cached GpuMemory range for one access type, so most accesses skip lookup_range.
+// A GpuMemory range a warp has looked up, so that most accesses skip lookup_range (and its lock).
 struct CachedRange {
   uint64_t begin = 1;
   uint64_t span = 0;  // va_end - va_begin; empty until the first lookup
   uint8_t* host = nullptr;
+};
+
+// The ranges a warp used last for one access type, most recently used first. Several, because a
+// kernel alternates between separately mapped buffers (arguments, each input, the output: one MMU
+// segment each, with guard pages between); with one entry nearly every load missed. Searched in
+// order rather than indexed by instruction: the search runs once per instruction (for its first
+// active lane), not per lane, so a few compares are cheap, and an instruction whose lanes or
+// iterations move between buffers still finds all of them. Four entries cover the common kernels
+// (arguments + up to three buffers per access type); a miss evicts the least recently used.
+struct RangeCache {
+  static constexpr uint32_t kEntries = 4;
+  CachedRange entry[kEntries];
 };
 
 struct Warp {
@@ -103,7 +115,7 @@ struct Warp {
   const GroupState* group = nullptr;
   const DispatchState* dispatch = nullptr;
 
-  CachedRange read_range, write_range, atomic_range;
+  RangeCache read_ranges, write_ranges, atomic_ranges;
 
   WarpState state = WarpState::kRunning;
   ShaderFault fault;
