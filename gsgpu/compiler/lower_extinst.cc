@@ -3,6 +3,10 @@
 // fails with the instruction's name.
 #include <spirv/unified1/OpenCL.std.h>
 
+#include <bit>
+#include <cmath>
+#include <initializer_list>
+
 #include "gsgpu/compiler/lower.h"
 #include "gsgpu/compiler/spirv_names.inc"
 
@@ -53,6 +57,221 @@ Opcode direct_float_op(uint32_t ext) {
 constexpr uint32_t kOne = 0x3f800000u;   // 1.0f
 constexpr uint32_t kHalf = 0x3f000000u;  // 0.5f
 
+// ---- Special functions (erf, erfc, tgamma, lgamma, rootn) ----
+// Written with the public emission helpers only. Polynomials were fitted for this file by Chebyshev
+// interpolation in long double (coefficients rounded to float, evaluated by Horner with fma); the
+// comments give each fit's interval and its relative error before float rounding.
+struct FloatOps {
+  Lowering& l;
+  MOperand op(Opcode o, MOperand a, MOperand b = {}, MOperand c = {}) { return MOperand::vreg(l.emit(o, 32, a, b, c)); }
+  static MOperand k(float f) { return MOperand::literal(std::bit_cast<uint32_t>(f)); }
+  MOperand add(MOperand a, MOperand b) { return op(Opcode::v_add_f32, a, b); }
+  MOperand sub(MOperand a, MOperand b) { return op(Opcode::v_sub_f32, a, b); }
+  MOperand mul(MOperand a, MOperand b) { return op(Opcode::v_mul_f32, a, b); }
+  MOperand div(MOperand a, MOperand b) { return op(Opcode::v_div_f32, a, b); }
+  MOperand fma(MOperand a, MOperand b, MOperand c) { return op(Opcode::v_fma_f32, a, b, c); }
+  MOperand neg(MOperand a) { return op(Opcode::v_neg_f32, a); }
+  MOperand abs(MOperand a) { return op(Opcode::v_abs_f32, a); }
+  MOperand log(MOperand a) { return op(Opcode::v_log_f32, a); }
+  MOperand exp(MOperand a) { return op(Opcode::v_exp_f32, a); }
+  MOperand lt(MOperand a, MOperand b) { return op(Opcode::v_cmp_olt_f32, a, b); }
+  MOperand ge(MOperand a, MOperand b) { return op(Opcode::v_cmp_oge_f32, a, b); }
+  MOperand sel(MOperand c, MOperand a, MOperand b) { return l.select(c, a, b, 32); }
+  // Horner with fma; coefficients from the highest degree down.
+  MOperand poly(MOperand w, std::initializer_list<float> c) {
+    auto it = c.begin();
+    MOperand acc = k(*it++);
+    for (; it != c.end(); ++it) acc = fma(acc, w, k(*it));
+    return acc;
+  }
+  // Two or three polynomials of one degree in one Horner chain: each coefficient is selected first
+  // (in_b picks b over a, in_c picks c over both).
+  MOperand poly2(MOperand w, MOperand in_b, const float* a, const float* b, size_t n, MOperand in_c = {}, const float* c = nullptr) {
+    auto coefficient = [&](size_t i) {
+      MOperand v = sel(in_b, k(b[i]), k(a[i]));
+      return c ? sel(in_c, k(c[i]), v) : v;
+    };
+    MOperand acc = coefficient(0);
+    for (size_t i = 1; i < n; ++i) acc = fma(acc, w, coefficient(i));
+    return acc;
+  }
+  // sin(pi x) with relative accuracy near the integers: x - rint(x) is exact.
+  MOperand sinpi(MOperand x) {
+    const MOperand n = op(Opcode::v_rndne_f32, x);
+    const MOperand s = op(Opcode::v_sin_f32, mul(sub(x, n), k(3.14159265f)));
+    const MOperand odd = op(Opcode::v_shl_b32, op(Opcode::v_cvt_i32_f32, n), MOperand::literal(31));
+    return op(Opcode::v_xor_b32, s, odd);
+  }
+  MOperand is_negative_integer(MOperand x) {
+    return op(Opcode::v_and_b32, lt(x, k(0.0f)), op(Opcode::v_cmp_oeq_f32, x, op(Opcode::v_floor_f32, x)));
+  }
+
+  // erfc(x) for x >= 0.5 (0 above 10.5, NaN for NaN): exp(-x^2) * g(x), g(x) = erfc(x) e^(x^2).
+  MOperand erfc_tail(MOperand x) {
+    // g on [0.5, 2) in (x - 1.25), rel. error 2.6e-9; [2, 4) in (x - 3), 4.4e-10;
+    // x g(x) on [4, 10.5] as a polynomial in s = 1/x^2, 1.2e-15.
+    static const float kLow[] = {6.318043597e-05f, -1.924501121e-04f, 4.686912871e-04f, -1.308697741e-03f, 3.554425901e-03f,
+                                 -9.085889906e-03f, 2.201123163e-02f, -5.021784455e-02f, 1.067955717e-01f, -2.088218927e-01f,
+                                 3.678229153e-01f};
+    static const float kMid[] = {3.341543220e-07f, -1.433213697e-06f, 5.100322596e-06f, -2.078395664e-05f, 8.357456682e-05f,
+                                 -3.242166131e-04f, 1.223035390e-03f, -4.479414783e-03f, 1.588437147e-02f, -5.437226221e-02f,
+                                 1.790011525e-01f};
+    static const float kHigh[] = {1.769625781e+04f, -9.364254883e+03f, 2.522437500e+03f, -4.950826416e+02f, 8.781153870e+01f,
+                                  -1.655635452e+01f, 3.700468063e+00f, -1.057828784e+00f, 4.231419563e-01f, -2.820947766e-01f,
+                                  5.641896129e-01f};
+    const MOperand mid = ge(x, k(2.0f)), high = ge(x, k(4.0f));
+    const MOperand x2 = mul(x, x);
+    const MOperand w = sel(high, op(Opcode::v_rcp_f32, x2), sub(x, sel(mid, k(3.0f), k(1.25f))));
+    MOperand g = poly2(w, mid, kLow, kMid, 11, high, kHigh);
+    g = sel(high, div(g, x), g);
+    // exp(-x^2) with x^2 = x2 + x2_low exactly: exp(-x2) * (1 - x2_low). Past x^2 = 32 the exponent is
+    // shifted by 64 (64 - x2 is exact there) so that the product is formed before any underflow.
+    const MOperand x2_low = fma(x, x, neg(x2));
+    const MOperand far = ge(x2, k(32.0f));
+    const MOperand e = exp(sel(far, sub(k(64.0f), x2), neg(x2)));
+    MOperand r = mul(e, g);
+    r = fma(neg(r), x2_low, r);
+    r = sel(far, mul(r, k(1.603810939e-28f)), r);  // e^-64
+    return sel(op(Opcode::v_cmp_ogt_f32, x, k(10.5f)), k(0.0f), r);
+  }
+  // erf(x) for |x| <= 1: x * P(x^2), P fitted on [0, 1] (rel. error 3.7e-11).
+  MOperand erf_small(MOperand x) {
+    return mul(x, poly(mul(x, x), {-9.667044651e-06f, 1.126595889e-04f, -8.484080317e-04f, 5.221031606e-03f, -2.686543018e-02f,
+                                   1.128378212e-01f, -3.761263788e-01f, 1.128379226e+00f}));
+  }
+  MOperand erf(MOperand x) {
+    const MOperand ax = abs(x);
+    const MOperand big = op(Opcode::v_copysign_f32, sub(k(1.0f), erfc_tail(ax)), x);
+    return sel(op(Opcode::v_cmp_ole_f32, ax, k(1.0f)), erf_small(x), big);
+  }
+  MOperand erfc(MOperand x) {
+    const MOperand tail = erfc_tail(abs(x));
+    const MOperand r = sel(lt(x, k(0.0f)), sub(k(2.0f), tail), tail);
+    return sel(lt(abs(x), k(0.5f)), sub(k(1.0f), erf_small(x)), r);
+  }
+
+  // Gamma(y) for y in [1, 2): fitted in (y - 1.5), rel. error 7.6e-9.
+  MOperand gamma_1_2(MOperand y) {
+    return poly(sub(y, k(1.5f)), {1.586386561e-02f, -2.372913621e-02f, 2.468161844e-02f, -3.626931459e-02f, 5.874044821e-02f,
+                                  -7.771812379e-02f, 1.446394622e-01f, -1.072859690e-01f, 4.148135185e-01f, 3.233828768e-02f,
+                                  8.862269521e-01f});
+  }
+  // Gamma(v) for v in [-1, 8): Gamma(y) on [1, 2) times (v-1)...(v-m), or divided by v (and v + 1)
+  // below 1. Every v - j is exact, so the error is the polynomial's plus one rounding per factor.
+  MOperand gamma_shift(MOperand v) {
+    const MOperand m = sub(op(Opcode::v_floor_f32, v), k(1.0f));  // -2 .. 6
+    MOperand r = gamma_1_2(sub(v, m));
+    for (int j = 1; j <= 6; ++j) r = mul(r, sel(ge(m, k(float(j))), sub(v, k(float(j))), k(1.0f)));
+    const MOperand d1 = sel(lt(m, k(0.0f)), v, k(1.0f));
+    const MOperand d2 = sel(lt(m, k(-1.0f)), add(v, k(1.0f)), k(1.0f));
+    return div(r, mul(d1, d2));
+  }
+  // Stirling's series for t >= 8: S(t) = 1/(12t) - 1/(360t^3) + 1/(1260t^5) - 1/(1680t^7).
+  MOperand stirling_series(MOperand t) {
+    const MOperand z = op(Opcode::v_rcp_f32, t);
+    return mul(z, poly(mul(z, z), {-1.0f / 1680, 1.0f / 1260, -1.0f / 360, 1.0f / 12}));
+  }
+  // Gamma(t) = h * h * e for t >= 8: h = t^((t - 0.5) / 2) (exact exponent), e = e^-t sqrt(2 pi) e^S.
+  void stirling_gamma(MOperand t, MOperand* h, MOperand* e) {
+    *h = op(Opcode::v_pow_f32, t, mul(sub(t, k(0.5f)), k(0.5f)));
+    const MOperand s = stirling_series(t);
+    const MOperand em1 = mul(s, poly(s, {1.0f / 6, 0.5f, 1.0f}));  // e^S - 1
+    // sqrt(2 pi) as hi + lo
+    const MOperand q = add(k(2.506628275f), fma(k(2.506628275f), em1, k(-2.866020476e-10f)));
+    *e = mul(exp(neg(t)), q);
+  }
+  MOperand tgamma(MOperand x) {
+    const MOperand reflect = lt(x, k(-1.0f));
+    const MOperand v = sel(reflect, neg(x), x);
+    const MOperand big = ge(v, k(8.0f));
+    const MOperand small = gamma_shift(op(Opcode::v_min_f32, v, k(7.99999952f)));
+    MOperand h, e;
+    stirling_gamma(op(Opcode::v_max_f32, v, k(8.0f)), &h, &e);
+    MOperand direct = sel(big, mul(mul(h, e), h), small);
+    direct = sel(op(Opcode::v_cmp_ogt_f32, x, k(36.0f)), k(INFINITY), direct);
+    // Gamma(x) = -pi / (x sin(pi x) Gamma(-x)) for x < -1.
+    const MOperand c = div(k(-3.14159265f), mul(x, sinpi(x)));
+    MOperand reflected = sel(big, div(div(div(c, e), h), h), div(c, small));
+    reflected = sel(lt(x, k(-50.0f)), mul(c, k(0.0f)), reflected);
+    MOperand r = sel(reflect, reflected, direct);
+    r = sel(is_negative_integer(x), k(NAN), r);
+    return sel(op(Opcode::v_cmp_isnan_f32, x), x, r);
+  }
+
+  // lgamma(t) for t >= 0 (not NaN). [1, 3): (t-1)(t-2) P(t) with P fitted on [1, 2) and [2, 3);
+  // [3, 8): shifted down to [2, 3) plus the log of the factors; below 1: lgamma(t+1) - log(t);
+  // from 8: Stirling.
+  MOperand lgamma_positive(MOperand t) {
+    static const float kP1[] = {9.349331376e-04f, -1.524485881e-03f, 1.863884972e-03f, -3.116982058e-03f, 5.453080405e-03f,
+                                -9.436287917e-03f, 1.679679938e-02f, -3.130800650e-02f, 6.291140616e-02f, -1.459598988e-01f,
+                                4.831289649e-01f};  // [1, 2) in (y - 1.5), rel. error 6.9e-10
+    static const float kP2[] = {4.328513114e-06f, -1.174857516e-05f, 2.919780309e-05f, -8.103041182e-05f, 2.290648408e-04f,
+                                -6.586697418e-04f, 1.949056983e-03f, -6.018767133e-03f, 1.990515366e-02f, -7.466357201e-02f,
+                                3.795771599e-01f};  // [2, 3) in (y - 2.5), rel. error 2.2e-12
+    const MOperand u = op(Opcode::v_min_f32, t, k(7.99999952f));
+    const MOperand below_one = lt(u, k(1.0f));
+    const MOperand m = op(Opcode::v_max_f32, sub(op(Opcode::v_floor_f32, u), k(2.0f)), k(0.0f));  // 0 .. 5
+    const MOperand y = sel(below_one, add(u, k(1.0f)), sub(u, m));
+    const MOperand upper = ge(y, k(2.0f));
+    const MOperand p = poly2(sub(y, sel(upper, k(2.5f), k(1.5f))), upper, kP1, kP2, 11);
+    const MOperand f1 = sel(below_one, u, sub(y, k(1.0f)));
+    const MOperand f2 = sel(below_one, sub(u, k(1.0f)), sub(y, k(2.0f)));
+    MOperand product = k(1.0f);
+    for (int j = 1; j <= 5; ++j) product = mul(product, sel(ge(m, k(float(j))), sub(u, k(float(j))), k(1.0f)));
+    const MOperand correction = sel(below_one, neg(log(u)), log(product));
+    const MOperand near = fma(mul(f1, f2), p, correction);
+    // (t - 0.5)(log t - 1) + (log(2 pi) - 1) / 2 + S(t)
+    const MOperand w = op(Opcode::v_max_f32, t, k(8.0f));
+    const MOperand far = fma(sub(w, k(0.5f)), sub(log(w), k(1.0f)), add(k(4.189385474e-01f), stirling_series(w)));
+    return sel(ge(t, k(8.0f)), far, near);
+  }
+  // lgamma(x); *sign gets the sign of Gamma(x) (+1 or -1, as an int).
+  MOperand lgamma(MOperand x, MOperand* sign) {
+    const MOperand ax = abs(x);
+    const MOperand positive = lgamma_positive(ax);
+    // x < -1 (and at most -1 for the poles): log(pi / |x sin(pi x)|) - lgamma(-x).
+    const MOperand s = sinpi(x);
+    const MOperand reflected = sub(log(div(k(3.14159265f), abs(mul(x, s)))), positive);
+    // -1 < x < 0: lgamma(x + 2) - log(x + 1) - log(-x), lgamma(x + 2) = x (x + 1) P1(x + 2).
+    MOperand between = lgamma_positive(add(x, k(2.0f)));  // x + 2 in (1, 2)
+    between = sub(sub(between, log(add(x, k(1.0f)))), log(ax));
+    MOperand r = sel(lt(x, k(0.0f)), sel(lt(x, k(-1.0f)), reflected, between), positive);
+    r = sel(is_negative_integer(x), k(INFINITY), r);
+    r = sel(op(Opcode::v_cmp_isnan_f32, x), x, r);
+    if (sign) {
+      // Negative where x < 0 and sin(pi x) < 0 (-1 < x < 0 included), and for -0.
+      const MOperand negative = op(Opcode::v_or_b32, op(Opcode::v_and_b32, lt(x, k(0.0f)), lt(s, k(0.0f))),
+                                   op(Opcode::v_cmp_eq_u32, x, MOperand::literal(0x80000000u)));
+      *sign = l.select(op(Opcode::v_and_b32, negative, op(Opcode::v_xor_b32, is_negative_integer(x), MOperand::literal(1))),
+                       MOperand::literal(0xffffffffu), MOperand::literal(1), 32);
+    }
+    return r;
+  }
+};
+
+// rootn(x, n) = x^(1/n): pow with the rounded 1/n, then one Newton step on r^n = |x| (1/n's rounding
+// would otherwise cost up to |log x| / n ulp for small n). Odd n keeps x's sign; even n of a negative x and n = 0
+// are NaN.
+MOperand rootn(Lowering& l, MOperand x, MOperand n) {
+  FloatOps f{l};
+  const MOperand nf = f.op(Opcode::v_cvt_f32_i32, n);
+  const MOperand ax = f.abs(x);
+  const MOperand r0 = f.op(Opcode::v_pow_f32, ax, f.op(Opcode::v_rcp_f32, nf));
+  const MOperand pn = f.op(Opcode::v_pow_f32, r0, nf);
+  const MOperand q = f.div(f.sub(pn, ax), ax);  // r0^n / |x| - 1; pn - |x| is exact
+  const MOperand normal = f.op(Opcode::v_and_b32,
+                               f.op(Opcode::v_and_b32, f.ge(pn, FloatOps::k(1.17549435e-38f)), f.lt(pn, FloatOps::k(INFINITY))),
+                               f.op(Opcode::v_and_b32, f.ge(ax, FloatOps::k(1.17549435e-38f)), f.lt(ax, FloatOps::k(INFINITY))));
+  // Only where r0^n is close to |x| (a large n amplifies r0's own rounding beyond a correction).
+  const MOperand close = f.op(Opcode::v_and_b32, normal, f.lt(f.abs(q), FloatOps::k(0x1p-10f)));
+  MOperand r = f.sel(close, f.fma(f.neg(r0), f.div(q, nf), r0), r0);
+  r = f.op(Opcode::v_or_b32, r, f.op(Opcode::v_and_b32, x, f.op(Opcode::v_shl_b32, n, MOperand::literal(31))));
+  const MOperand even = f.op(Opcode::v_xor_b32, f.op(Opcode::v_and_b32, n, MOperand::literal(1)), MOperand::literal(1));
+  const MOperand invalid = f.op(Opcode::v_or_b32, f.op(Opcode::v_cmp_eq_u32, n, MOperand::literal(0)),
+                                f.op(Opcode::v_and_b32, even, f.lt(x, FloatOps::k(0.0f))));
+  return f.sel(invalid, FloatOps::k(NAN), r);
+}
+
 }  // namespace
 
 MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<MOperand>& a) {
@@ -82,12 +301,17 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
       case cl::Log10: case cl::Native_log10: case cl::Half_log10:
         need(1);
         return op(Opcode::v_mul_f32, op(Opcode::v_log2_f32, a[0]), MOperand::literal(0x3e9a209bu));  // log10(2)
-      case cl::Pown: case cl::Rootn: {
+      case cl::Pown: {
         need(2);
-        MOperand exponent = op(Opcode::v_cvt_f32_i32, a[1]);
-        if (ext == cl::Rootn) exponent = op(Opcode::v_rcp_f32, exponent);
-        return op(Opcode::v_pow_f32, a[0], exponent);
+        // |x|^n, negated for a negative x and an odd n (float(n) can round an odd n to an even one).
+        const MOperand magnitude = op(Opcode::v_pow_f32, op(Opcode::v_abs_f32, a[0]), op(Opcode::v_cvt_f32_i32, a[1]));
+        return op(Opcode::v_or_b32, magnitude, op(Opcode::v_and_b32, a[0], op(Opcode::v_shl_b32, a[1], MOperand::literal(31))));
       }
+      case cl::Rootn: need(2); return rootn(*this, a[0], a[1]);
+      case cl::Erf: need(1); return FloatOps{*this}.erf(a[0]);
+      case cl::Erfc: need(1); return FloatOps{*this}.erfc(a[0]);
+      case cl::Tgamma: need(1); return FloatOps{*this}.tgamma(a[0]);
+      case cl::Lgamma: need(1); return FloatOps{*this}.lgamma(a[0], nullptr);
       case cl::Atan: need(1); return op(Opcode::v_atan2_f32, a[0], MOperand::literal(kOne));
       case cl::Asin: case cl::Acos: {
         need(1);
@@ -379,8 +603,25 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
     }
     case cl::SMad_sat: case cl::UMad_sat: {
       need(3);
-      if (wide) break;
       const bool is_signed = ext == cl::SMad_sat;
+      if (wide) {
+        // The 128-bit product (mul_hi : mul_lo) plus the addend, saturated when it does not fit.
+        const MOperand lo = op64(Opcode::v_mul_lo_u64, a[0], a[1]);
+        const MOperand hi = op64(is_signed ? Opcode::v_mul_hi_i64 : Opcode::v_mul_hi_u64, a[0], a[1]);
+        const MOperand sum = op64(Opcode::v_add_u64, lo, a[2]);
+        const MOperand carry = op(Opcode::v_cmp_lt_u64, sum, lo);
+        if (!is_signed) {
+          const MOperand overflow = op(Opcode::v_or_b32, carry, op(Opcode::v_cmp_ne_u64, hi, MOperand::literal(0)));
+          return select(overflow, MOperand::literal(0xffffffffu), sum, 64);  // literal: sign-extended all ones
+        }
+        // High word of the 128-bit sum: hi + (c < 0 ? -1 : 0) + carry. It fits when that equals
+        // the sign extension of the low word.
+        const MOperand high = op64(Opcode::v_add_u64, op64(Opcode::v_add_u64, hi, op64(Opcode::v_shr_i64, a[2], MOperand::literal(63))),
+                                   op64(Opcode::v_zext_u64_u32, carry));
+        const MOperand fits = op(Opcode::v_cmp_eq_u64, high, op64(Opcode::v_shr_i64, sum, MOperand::literal(63)));
+        const MOperand limit = op64(Opcode::v_xor_b64, op64(Opcode::v_shr_i64, high, MOperand::literal(63)), constant64(0x7fffffffffffffffull));
+        return select(fits, sum, limit, 64);
+      }
       if (width < 32) {
         // The exact result fits in 32 bits; clamp it to the narrow range.
         MOperand r = op(Opcode::v_mad_u32, is_signed ? sx(a[0]) : a[0], is_signed ? sx(a[1]) : a[1], is_signed ? sx(a[2]) : a[2]);
@@ -599,6 +840,48 @@ bool Lowering::lower_extinst(const SpirvInstruction& inst) {
         const MOperand x = args[0].parts.at(i), y = args[1].parts.size() == 1 ? args[1].parts[0] : args[1].parts.at(i);
         r.parts.push_back(ext == cl::Fmod ? exact_fmod(scalar, x, y) : exact_remainder(scalar, x, y));
       }
+      define(inst.result_id, std::move(r));
+      return true;
+    }
+    case cl::Lgamma_r: case cl::Remquo: {
+      // Two results: the value, and an int per component stored through the last operand.
+      const bool is_remquo = ext == cl::Remquo;
+      if (args.size() < (is_remquo ? 3u : 2u)) fail(ext_name(ext) + ": missing operands");
+      if (type(scalar).kind != TypeKind::kFloat || type(scalar).width != 32) fail(ext_name(ext) + ": only float is supported");
+      const uint32_t pointer = inst.operands[is_remquo ? 4 : 3];
+      Value ints;
+      for (uint32_t i = 0; i < n; ++i) {
+        const MOperand x = args[0].parts.at(i);
+        if (!is_remquo) {
+          MOperand sign;
+          r.parts.push_back(FloatOps{*this}.lgamma(x, &sign));
+          ints.parts.push_back(sign);
+          continue;
+        }
+        // remquo: reduce |x| modulo 8|y| exactly, take the quotient's three low bits off with exact
+        // subtractions of 4|y|, 2|y|, |y|, then round to nearest (ties to even) as remainder does.
+        FloatOps f{*this};
+        const MOperand y = args[1].parts.size() == 1 ? args[1].parts[0] : args[1].parts.at(i);
+        const MOperand ay = f.abs(y);
+        MOperand rem = exact_fmod(scalar, f.abs(x), f.mul(ay, FloatOps::k(8.0f)));  // NaN where remquo is NaN
+        MOperand q = MOperand::literal(0);
+        for (int bit = 2; bit >= 0; --bit) {
+          const MOperand step = f.mul(ay, FloatOps::k(float(1 << bit)));
+          const MOperand take = f.ge(rem, step);
+          rem = f.sel(take, f.sub(rem, step), rem);
+          q = f.op(Opcode::v_or_b32, q, f.op(Opcode::v_shl_b32, take, MOperand::literal(static_cast<uint32_t>(bit))));
+        }
+        const MOperand twice = f.add(rem, rem);  // exact, or infinite and then above |y| anyway
+        const MOperand up = f.op(Opcode::v_or_b32, f.op(Opcode::v_cmp_ogt_f32, twice, ay),
+                                 f.op(Opcode::v_and_b32, f.op(Opcode::v_cmp_oeq_f32, twice, ay), f.op(Opcode::v_and_b32, q, MOperand::literal(1))));
+        rem = f.sel(up, f.sub(rem, ay), rem);
+        q = f.op(Opcode::v_and_b32, f.op(Opcode::v_add_u32, q, up), MOperand::literal(7));
+        r.parts.push_back(f.op(Opcode::v_xor_b32, rem, f.op(Opcode::v_and_b32, x, MOperand::literal(0x80000000u))));
+        const MOperand negative = f.op(Opcode::v_shr_u32, f.op(Opcode::v_xor_b32, x, y), MOperand::literal(31));
+        ints.parts.push_back(f.sel(negative, f.op(Opcode::v_sub_u32, MOperand::literal(0), q), q));
+      }
+      const SpirvType& ptr = type(type_of(pointer));
+      store(type_of(pointer), value(pointer).parts.at(0), ints, ptr.element, 0);
       define(inst.result_id, std::move(r));
       return true;
     }
