@@ -5,22 +5,10 @@ and prints every gsvirt figure against the direct one.
   bench/vcomp/compare.py BUILD_DIR [--filter REGEX]
 """
 import argparse
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
-
-def run(binary, env, flt):
-    with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        cmd = [binary, f"--benchmark_out={out.name}", "--benchmark_out_format=json"]
-        if flt:
-            cmd.append(f"--benchmark_filter={flt}")
-        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
-        data = json.load(open(out.name))
-    return {b["name"]: b for b in data["benchmarks"]}, data["context"]
+from gbench import run
 
 
 def main():
@@ -32,18 +20,13 @@ def main():
     gsvirt = os.path.join(a.build, "tools/gsvirt/gsvirt")
     base = dict(os.environ)
     base.pop("OCL_ICD_VENDORS", None)
-    direct, ctx = run(binary, base, a.filter)
+    direct, ctx = run([binary], base, a.filter)
     results = {"direct": direct}
     for transport in ("inproc", "vtest"):
-        # gsvirt run sets up the loader and, for vtest, a server; the benchmark is its app.
-        with tempfile.NamedTemporaryFile(suffix=".json") as out:
-            cmd = [gsvirt, "run", "--transport", transport, "--", binary,
-                   f"--benchmark_out={out.name}", "--benchmark_out_format=json"]
-            if a.filter:
-                cmd.append(f"--benchmark_filter={a.filter}")
-            subprocess.run(cmd, env=base, check=True, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
-            results[transport] = {b["name"]: b for b in json.load(open(out.name))["benchmarks"]}
+        # gsvirt run sets up the loader and, for vtest, a server; the benchmark is its app. The
+        # host executor: this measures remoting against the same platform called directly.
+        cmd = [gsvirt, "run", "--transport", transport, "--executor", "host", "--", binary]
+        results[transport], _ = run(cmd, base, a.filter, quiet=True)
     print(f"machine: {ctx.get('host_name')} {ctx.get('num_cpus')} cpus @ {ctx.get('mhz_per_cpu')} MHz")
     print(f"{'benchmark':36} {'direct':>14} {'inproc':>14} {'vtest':>14}   inproc/direct  vtest/direct")
     for name, d in direct.items():

@@ -8,24 +8,13 @@ The issue's target is a ratio of at least 1/20 (0.05) on each kernel.
   bench/vcomp/executor_compare.py BUILD_DIR [--transport inproc|vtest] [--filter REGEX]
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
-import tempfile
+
+from gbench import run
 
 RATES = ("elements_per_s", "flops", "iterations_per_s")
 TARGET = 1 / 20
-
-
-def run(cmd, env, flt):
-    with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        cmd = cmd + [f"--benchmark_out={out.name}", "--benchmark_out_format=json"]
-        if flt:
-            cmd.append(f"--benchmark_filter={flt}")
-        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
-        data = json.load(open(out.name))
-    return {b["name"]: b for b in data["benchmarks"]}, data["context"]
 
 
 def short(name):
