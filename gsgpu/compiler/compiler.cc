@@ -50,6 +50,7 @@ void dump(std::span<const uint32_t> spirv, const CompiledProgram& program) {
   for (const CompiledKernel& k : program.kernels) {
     const std::string text = "; kernel " + k.name + ": " + std::to_string(k.code.size()) + " words, " +
                              std::to_string(k.vector_registers) + " vector registers, " +
+                             std::to_string(k.scalar_registers) + " scalar registers, " +
                              std::to_string(k.spilled_values) + " spilled, private " + std::to_string(k.private_bytes) +
                              " B, static local " + std::to_string(k.static_local_bytes) + " B\n" + k.assembly;
     write_file(base + "." + k.name + ".gsgpu.s", text.data(), text.size());
@@ -60,7 +61,7 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
                     CompiledKernel* out, std::string* error) {
   MFunction function;
   LoweredKernel lowered;
-  Lowering lowering(module, &function, &lowered);
+  Lowering lowering(module, &function, &lowered, options.max_scalar_registers);
   try {
     lowering.lower_kernel(entry);
   } catch (const CompileError& e) {
@@ -111,6 +112,7 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
   out->printf_buffer_offset = lowered.printf_buffer_offset;
   out->private_bytes = private_bytes;
   out->vector_registers = allocation.registers_used;
+  out->scalar_registers = lowered.scalar_registers;
   out->spilled_values = allocation.spilled;
   if (entry.reqd_work_group_size)
     for (int d = 0; d < 3; ++d) out->reqd_work_group_size[d] = (*entry.reqd_work_group_size)[d];

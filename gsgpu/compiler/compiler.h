@@ -78,6 +78,7 @@ struct CompiledKernel {
   uint32_t private_bytes = 0;       // per work-item: private variables and register spills
   uint32_t reqd_work_group_size[3] = {0, 0, 0};  // 0 = not required
   uint32_t vector_registers = 0;    // registers the code names
+  uint32_t scalar_registers = 0;    // s0..s(n-1): the argument-buffer pointer and kernel arguments
   uint32_t spilled_values = 0;
   std::string assembly;             // disassembly, for dumps
   // printf: empty when the kernel never calls it. Otherwise the executor provides a printf buffer
@@ -98,6 +99,10 @@ struct CompileOptions {
   // Vector registers the allocator may use (the rest of the first 256 stay free); lowering it
   // forces spilling, which the tests use. Values above 240 are clamped (16 are spill scratch).
   uint32_t max_vector_registers = 240;
+  // Scalar registers for the argument-buffer pointer and the kernel arguments, loaded once at
+  // entry (s_load) and never written again; arguments past the budget are loaded per lane into
+  // vector registers as before. Values above 128 are clamped; the tests lower it to force that path.
+  uint32_t max_scalar_registers = 128;
 };
 
 // SPIR-V -> gsgpu. False with *error naming the kernel and the SPIR-V construct it cannot compile

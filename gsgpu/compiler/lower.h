@@ -44,6 +44,7 @@ struct LoweredKernel {
   std::vector<uint8_t> constant_data;
   uint32_t static_local_bytes = 0;
   uint32_t private_bytes = 0;  // private variables (spills are added later)
+  uint32_t scalar_registers = 0;  // s0..s(n-1) hold the argument pointer and arguments (lower_prologue)
   // printf (lower_printf.cc): the format table and the argument-buffer fields, placed at the end
   // of the argument buffer by the first printf call.
   std::vector<PrintfFormat> printf_formats;
@@ -58,8 +59,8 @@ void prepare_printf(SpirvModule* module);
 
 class Lowering {
  public:
-  Lowering(const SpirvModule& module, MFunction* function, LoweredKernel* kernel)
-      : m_(module), f_(*function), k_(*kernel) {}
+  Lowering(const SpirvModule& module, MFunction* function, LoweredKernel* kernel, uint32_t scalar_registers = 0)
+      : m_(module), f_(*function), k_(*kernel), scalar_budget_(scalar_registers) {}
   // Throws CompileError.
   void lower_kernel(const SpirvEntryPoint& entry);
 
@@ -189,6 +190,12 @@ class Lowering {
   void fold_address(MOperand* address, int64_t* offset) const;
   MOperand const_data_base_;  // 64-bit vreg: arg_ptr + constant_data_offset
   MOperand work_dim_;
+  // Kernel arguments in scalar registers: s_load'ed once in the prologue (before any branch) into
+  // registers of their own that nothing writes again, so they are valid in every lane everywhere.
+  // A value part naming one is MOperand::raw(isa::sreg(n)) (a 64-bit value: the pair s[n:n+1]).
+  MOperand scalar_argument(isa::Opcode op, unsigned bits, MOperand arg_ptr, uint32_t offset);
+  uint32_t scalar_budget_ = 0;
+  uint32_t next_sreg_ = 0;
   uint32_t private_top_ = 0;
   bool block_phis_need_temps_ = false;
   unsigned inline_depth_ = 0;

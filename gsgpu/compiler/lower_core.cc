@@ -67,6 +67,17 @@ void Lowering::emit_to(Opcode op, MOperand dst, MOperand a, MOperand b, MOperand
   // One literal word per instruction: further literals with other values go to registers first.
   const isa::OpInfo& info = isa::op_info(op);
   const isa::OperandKind kinds[3] = {info.src0, info.src1, info.src2};
+  // A scalar register (a kernel argument) where only a vector register is allowed: copy it.
+  for (int i = 0; i < 3; ++i) {
+    if (inst.src[i].kind != MOperand::Kind::kRaw || kinds[i] != isa::OperandKind::kVReg32) continue;
+    const uint32_t reg = f_.new_vreg(32);
+    MInst mov;
+    mov.opcode = Opcode::v_mov_b32;
+    mov.dst = MOperand::vreg(reg);
+    mov.src[0] = inst.src[i];
+    f_.blocks[current_block_].insts.push_back(mov);
+    inst.src[i] = MOperand::vreg(reg);
+  }
   const MOperand* first_literal = nullptr;
   for (int i = 0; i < 3; ++i) {
     if (!inst.src[i].is_literal()) continue;
@@ -189,11 +200,13 @@ Value Lowering::value(uint32_t id) {
 
 MOperand Lowering::low_half(MOperand v) {
   if (v.is_literal()) return v;
+  if (v.kind == MOperand::Kind::kRaw) return v;  // a scalar pair s[n:n+1]: its low half is s[n]
   return MOperand::low(v.value);
 }
 
 MOperand Lowering::high_half(MOperand v) {
   if (v.is_literal()) return MOperand::literal(static_cast<int32_t>(v.value) < 0 ? 0xffffffffu : 0u);
+  if (v.kind == MOperand::Kind::kRaw) return MOperand::raw(static_cast<uint16_t>(v.value + 1));
   return MOperand::high(v.value);
 }
 
@@ -328,6 +341,19 @@ Opcode global_load_for(uint32_t bytes) {
 
 }  // namespace
 
+MOperand Lowering::scalar_argument(Opcode op, unsigned bits, MOperand arg_ptr, uint32_t offset) {
+  if (arg_ptr.kind != MOperand::Kind::kRaw) return {};
+  uint32_t reg = next_sreg_;
+  if (bits == 64) reg = (reg + 1) / 2 * 2;  // pairs start at an even register
+  const uint32_t end = reg + (bits == 64 ? 2 : 1);
+  if (end > scalar_budget_) return {};
+  next_sreg_ = end;
+  k_.scalar_registers = std::max(k_.scalar_registers, end);
+  const MOperand dst = MOperand::raw(isa::sreg(reg));
+  emit_to(op, dst, arg_ptr, {}, {}, static_cast<int32_t>(offset));
+  return dst;
+}
+
 void Lowering::lower_prologue(const SpirvFunction& kernel, std::vector<Value>* args) {
   // Layout first, so that the hidden fields' offsets are known.
   uint32_t offset = 0;
@@ -364,7 +390,19 @@ void Lowering::lower_prologue(const SpirvFunction& kernel, std::vector<Value>* a
   k_.arg_buffer_size = k_.constant_data.empty() ? offset
                                                 : k_.constant_data_offset + static_cast<uint32_t>(k_.constant_data.size());
 
-  const MOperand arg_ptr = MOperand::vreg(emit(Opcode::v_special, 64, {}, {}, {}, static_cast<int32_t>(isa::SpecialReg::kArgPtr)));
+  // The argument-buffer pointer and the arguments go to scalar registers while the budget lasts
+  // (one s_load per warp instead of one load per lane, and vector instructions read them as VS
+  // operands); the rest are loaded per lane as before.
+  scalar_budget_ = std::min(scalar_budget_, isa::kNumScalarRegs);
+  MOperand arg_ptr;
+  if (scalar_budget_ >= 2) {
+    arg_ptr = MOperand::raw(isa::sreg(0));
+    emit_to(Opcode::s_special, arg_ptr, {}, {}, {}, static_cast<int32_t>(isa::SpecialReg::kArgPtr));
+    next_sreg_ = 2;
+    k_.scalar_registers = 2;
+  } else {
+    arg_ptr = MOperand::vreg(emit(Opcode::v_special, 64, {}, {}, {}, static_cast<int32_t>(isa::SpecialReg::kArgPtr)));
+  }
   for (size_t i = 0; i < kernel.params.size(); ++i) {
     const ArgInfo& info = k_.args[i];
     const SpirvType& t = type(kernel.param_types[i]);
@@ -387,15 +425,24 @@ void Lowering::lower_prologue(const SpirvFunction& kernel, std::vector<Value>* a
       leaves(kernel.param_types[i], 0, &layout);
       for (const Leaf& leaf : layout) {
         const uint32_t bytes = size_of(leaf.type);
-        v.parts.push_back(MOperand::vreg(emit(global_load_for(bytes), reg_bits(leaf.type), arg_ptr, {}, {},
-                                              static_cast<int32_t>(info.offset + leaf.offset))));
+        const unsigned bits = reg_bits(leaf.type);
+        const auto at = static_cast<uint32_t>(info.offset + leaf.offset);
+        // 4- and 8-byte leaves only: narrower ones (components of a char4, …) need the u8/u16
+        // loads' extension, which s_load has not.
+        MOperand part;
+        if ((bytes == 4 || bytes == 8) && bytes * 8 == bits)
+          part = scalar_argument(bits == 64 ? Opcode::s_load_b64 : Opcode::s_load_b32, bits, arg_ptr, at);
+        if (part.kind == MOperand::Kind::kNone)
+          part = MOperand::vreg(emit(global_load_for(bytes), bits, arg_ptr, {}, {}, static_cast<int32_t>(at)));
+        v.parts.push_back(part);
       }
     }
     args->push_back(std::move(v));
   }
   for (const auto& [id, ref] : builtins_)
     if (ref.builtin == spv::BuiltIn::WorkDim)
-      work_dim_ = MOperand::vreg(emit(Opcode::global_load_b32, 32, arg_ptr, {}, {}, static_cast<int32_t>(k_.work_dim_offset)));
+      if ((work_dim_ = scalar_argument(Opcode::s_load_b32, 32, arg_ptr, k_.work_dim_offset)).kind == MOperand::Kind::kNone)
+        work_dim_ = MOperand::vreg(emit(Opcode::global_load_b32, 32, arg_ptr, {}, {}, static_cast<int32_t>(k_.work_dim_offset)));
   if (!k_.constant_data.empty())
     const_data_base_ = MOperand::vreg(emit(Opcode::v_add_u64, 64, arg_ptr, MOperand::literal(k_.constant_data_offset)));
 }

@@ -173,7 +173,9 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
   if (constant_offset != 0) {
     const MOperand base = address;
     address = MOperand::vreg(emit(Opcode::v_add_u64, 64, address, constant64(static_cast<uint64_t>(constant_offset))));
-    if (base.kind == MOperand::Kind::kVReg) address_offsets_[address.value] = {base, constant_offset};
+    // A scalar register base (a pointer argument) is never written again, so it folds as well.
+    if (base.kind == MOperand::Kind::kVReg || base.kind == MOperand::Kind::kRaw)
+      address_offsets_[address.value] = {base, constant_offset};
   }
   return address;
 }
