@@ -60,8 +60,28 @@ uint8_t* global_pointer(Warp& w, uint64_t va, uint32_t bytes, Access access) {
 
 // What lane_pointers found: a fault (raised), or a pointer per lane, which for kUniform is the same
 // pointer in every lane (kernel arguments, which compiled code reads in every lane), so a load can
-// read once and broadcast.
-enum class Lanes : uint8_t { kFault, kEach, kUniform };
+// read once and broadcast, and for kCoalesced is ptrs[0] + lane * size (every lane active), so a load
+// or store can copy the whole block.
+enum class Lanes : uint8_t { kFault, kEach, kUniform, kCoalesced };
+
+// A coalesced access: every lane active and lane l at lane 0's address + l * bytes (`p[i]` with i
+// the work-item's id), the pattern GPU memory systems merge into whole-line transactions. The block
+// is translated and bounds-checked once, at both ends; false (and nothing translated) otherwise, or
+// when the block leaves one mapping — the lane-by-lane path then reports the exact faulting lane.
+bool coalesced(Warp& w, const uint32_t* lo, const uint32_t* hi, uint64_t offset, uint32_t bytes, Access access,
+               uint8_t** ptrs) {
+  const uint32_t n = w.width;
+  // The low words step by `bytes` without wrapping and the high words are equal: addresses contiguous.
+  if (uint64_t{lo[0]} + uint64_t{n} * bytes > (uint64_t{1} << 32)) return false;
+  uint32_t stray = 0;
+  for (uint32_t l = 0; l < n; ++l) stray |= (lo[l] - lo[0] - l * bytes) | (hi[l] ^ hi[0]);
+  if (stray) return false;
+  const uint64_t va = ((uint64_t{hi[0]} << 32) | lo[0]) + offset;
+  uint8_t* block = global_pointer(w, va, n * bytes, access);
+  if (!block) return false;
+  for (uint32_t l = 0; l < n; ++l) ptrs[l] = block + size_t{l} * bytes;
+  return true;
+}
 
 // Reports a global or constant access that no mapping holds.
 Lanes global_fault(Warp& w, const DecodedInst& di, uint64_t va, uint32_t bytes, Access access, MemSpace space) {
@@ -89,6 +109,7 @@ Lanes lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access acces
     }
     const uint32_t* lo = w.vreg(in.src[0]);
     const uint32_t* hi = w.vreg(in.src[0] + 1);
+    if (w.all_active && coalesced(w, lo, hi, offset, bytes, access, ptrs)) return Lanes::kCoalesced;
     // Fast path: the lanes of one instruction nearly always fall in one mapping, so the first
     // active lane's range (the first lane in lane order: its fault is the one to report) is
     // translated once and every lane is checked against it in one vectorizable pass.
@@ -172,7 +193,9 @@ Flow vector_load(Warp& w, const DecodedInst& di) {
   const uint32_t n = w.width;
   const uint64_t exec = w.exec;
   uint32_t* lo = w.vreg(di.inst.dst);
-  if (lanes == Lanes::kUniform) {
+  if (lanes == Lanes::kCoalesced && Bytes == 4) {
+    std::memcpy(lo, ptrs[0], size_t{n} * 4);
+  } else if (lanes == Lanes::kUniform) {
     const uint64_t v = read_value<Bytes, Sign>(ptrs[0]);
     uint32_t* hi = Bytes == 8 ? w.vreg(di.inst.dst + 1) : nullptr;
     for (uint32_t l = 0; l < n; ++l) {
@@ -200,17 +223,24 @@ Flow vector_load(Warp& w, const DecodedInst& di) {
 template <MemSpace Space, uint32_t Bytes>
 Flow vector_store(Warp& w, const DecodedInst& di) {
   uint8_t* ptrs[kMaxWarpWidth];
-  if (lane_pointers<Space>(w, di, Bytes, Access::kWrite, ptrs) == Lanes::kFault) return Flow::kYield;
+  const Lanes lanes = lane_pointers<Space>(w, di, Bytes, Access::kWrite, ptrs);
+  if (lanes == Lanes::kFault) return Flow::kYield;
   const uint32_t n = w.width;
   const uint64_t exec = w.exec;
   if constexpr (Bytes == 8) {
     alignas(64) uint64_t data[kMaxWarpWidth];
     lanes64(w, di.inst.src[1], di.inst.literal, data);
+    if (lanes == Lanes::kCoalesced) {
+      std::memcpy(ptrs[0], data, size_t{n} * 8);  // little-endian: lane order is memory order
+      return Flow::kNext;
+    }
     for (uint32_t l = 0; l < n; ++l)
       if (exec >> l & 1) std::memcpy(ptrs[l], &data[l], 8);
   } else {
     const uint32_t* data = lanes32(w, di.inst.src[1], di.inst.literal, w.scratch[1]);
-    if (w.all_active) {
+    if (Bytes == 4 && lanes == Lanes::kCoalesced) {
+      std::memcpy(ptrs[0], data, size_t{n} * 4);
+    } else if (w.all_active) {
       for (uint32_t l = 0; l < n; ++l) std::memcpy(ptrs[l], &data[l], Bytes);
     } else {
       for (uint32_t l = 0; l < n; ++l)

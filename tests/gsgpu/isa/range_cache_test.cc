@@ -333,6 +333,43 @@ TEST(RangeCache, StoreIntoAGuardPageWritesNoLane) {
   EXPECT_TRUE(f.memory.guard_pages_untouched());
 }
 
+// Coalesced accesses (every lane active, lane l at lane 0's address + 4 l) are checked and copied as
+// one block: a block wholly inside a mapping loads and stores every lane's element, and one that runs
+// off a mapping's end still faults at the exact first lane outside it, before any lane writes.
+std::vector<std::pair<uint32_t, uint64_t>> contiguous_from(uint64_t va) {
+  std::vector<std::pair<uint32_t, uint64_t>> lanes;
+  for (uint32_t i = 0; i < 32; ++i) lanes.push_back({i, va + 4 * i});
+  return lanes;
+}
+
+TEST(RangeCache, CoalescedBlockInsideAMappingLoadsAndStoresEveryLane) {
+  ThreeBuffers f(64);
+  uint64_t out_va = 0;
+  DispatchResult r = run_one_warp(f, kGatherB32, contiguous_from(f.buffer[1] + 8), &out_va);
+  ASSERT_FALSE(r.fault.has_value()) << r.fault->message;
+  for (uint32_t i = 0; i < 32; ++i)
+    EXPECT_EQ(f.memory.at<uint32_t>(out_va)[i], f.memory.at<uint32_t>(f.buffer[1])[i + 2]) << i;
+  r = run_one_warp(f, kScatterB32, contiguous_from(f.buffer[2] + 4));
+  ASSERT_FALSE(r.fault.has_value()) << r.fault->message;
+  for (uint32_t i = 0; i < 32; ++i) EXPECT_EQ(f.memory.at<uint32_t>(f.buffer[2])[i + 1], i + 1) << i;
+}
+
+TEST(RangeCache, CoalescedStoreRunningIntoTheGuardPageFaultsAtTheFirstLaneOutside) {
+  ThreeBuffers f(32);
+  const uint64_t end = f.memory.end_of_mapping(f.buffer[0]);
+  std::vector<uint32_t> before(f.memory.at<uint32_t>(end - 64), f.memory.at<uint32_t>(end));
+  DispatchResult r = run_one_warp(f, kScatterB32, contiguous_from(end - 20));  // lanes 0..4 inside
+  ASSERT_TRUE(r.fault.has_value());
+  EXPECT_EQ(r.fault->memory.address, end);
+  EXPECT_EQ(r.fault->memory.access, Access::kWrite);
+  EXPECT_EQ(std::vector<uint32_t>(f.memory.at<uint32_t>(end - 64), f.memory.at<uint32_t>(end)), before);
+  EXPECT_TRUE(f.memory.guard_pages_untouched());
+  r = run_one_warp(f, kGatherB32, contiguous_from(end - 8));  // lanes 0, 1 inside
+  ASSERT_TRUE(r.fault.has_value());
+  EXPECT_EQ(r.fault->memory.address, end);
+  EXPECT_EQ(r.fault->memory.access, Access::kRead);
+}
+
 TEST(RangeCache, StoreThroughCachedRangesInAnEarlierGroupThenAFaultInTheNext) {
   // Group 0 stores into all three buffers (the warp's write cache now holds them); group 1's lane 5
   // points one byte before buffer 1, in the guard page after buffer 0.
