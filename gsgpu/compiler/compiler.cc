@@ -116,6 +116,8 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
   out->spilled_values = allocation.spilled;
   if (entry.reqd_work_group_size)
     for (int d = 0; d < 3; ++d) out->reqd_work_group_size[d] = (*entry.reqd_work_group_size)[d];
+  if (entry.work_group_size_hint)
+    for (int d = 0; d < 3; ++d) out->work_group_size_hint[d] = (*entry.work_group_size_hint)[d];
   out->assembly = isa::disassemble(out->code.data(), out->code.size());
   return true;
 }

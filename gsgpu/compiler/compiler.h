@@ -77,6 +77,7 @@ struct CompiledKernel {
   uint32_t static_local_bytes = 0;  // __local variables declared in the kernel
   uint32_t private_bytes = 0;       // per work-item: private variables and register spills
   uint32_t reqd_work_group_size[3] = {0, 0, 0};  // 0 = not required
+  uint32_t work_group_size_hint[3] = {0, 0, 0};  // 0 = no hint (reported in CL_KERNEL_ATTRIBUTES)
   uint32_t vector_registers = 0;    // registers the code names
   uint32_t scalar_registers = 0;    // s0..s(n-1): the argument-buffer pointer and kernel arguments
   uint32_t spilled_values = 0;

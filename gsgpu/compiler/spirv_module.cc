@@ -317,9 +317,11 @@ class ModuleParser {
   std::string handle_execution_mode(const SpirvInstruction& inst) {
     if (auto e = need_ids(inst, 0, 1); !e.empty()) return e;
     if (auto e = need_words(inst, 2); !e.empty()) return e;
-    if (static_cast<spv::ExecutionMode>(inst.operands[1]) != spv::ExecutionMode::LocalSize) return "";
+    const auto mode = static_cast<spv::ExecutionMode>(inst.operands[1]);
+    if (mode != spv::ExecutionMode::LocalSize && mode != spv::ExecutionMode::LocalSizeHint) return "";
     if (auto e = need_words(inst, 5); !e.empty()) return e;
-    pending_local_sizes_.push_back({inst.operands[0], {inst.operands[2], inst.operands[3], inst.operands[4]}});
+    auto& pending = mode == spv::ExecutionMode::LocalSize ? pending_local_sizes_ : pending_size_hints_;
+    pending.push_back({inst.operands[0], {inst.operands[2], inst.operands[3], inst.operands[4]}});
     return "";
   }
 
@@ -449,6 +451,10 @@ class ModuleParser {
       for (SpirvEntryPoint& ep : m_.entry_points)
         if (ep.function == id) ep.reqd_work_group_size = local;
     }
+    for (const auto& [id, hint] : pending_size_hints_) {
+      for (SpirvEntryPoint& ep : m_.entry_points)
+        if (ep.function == id) ep.work_group_size_hint = hint;
+    }
     for (const SpirvEntryPoint& ep : m_.entry_points) {
       if (!m_.functions.count(ep.function)) {
         *error = "entry point \"" + ep.name + "\" names function " + std::to_string(ep.function) +
@@ -473,6 +479,7 @@ class ModuleParser {
   SpirvFunction* function_ = nullptr;
   bool block_terminated_ = true;
   std::vector<std::pair<uint32_t, std::array<uint32_t, 3>>> pending_local_sizes_;
+  std::vector<std::pair<uint32_t, std::array<uint32_t, 3>>> pending_size_hints_;
 };
 
 }  // namespace

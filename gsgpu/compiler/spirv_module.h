@@ -84,6 +84,7 @@ struct SpirvEntryPoint {
   std::string name;
   std::vector<uint32_t> interface;
   std::optional<std::array<uint32_t, 3>> reqd_work_group_size;
+  std::optional<std::array<uint32_t, 3>> work_group_size_hint;  // LocalSizeHint
 };
 
 struct SpirvModule {

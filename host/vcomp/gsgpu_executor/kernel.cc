@@ -165,11 +165,18 @@ cl_int CL_API_CALL gsgpu_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param,
     case CL_KERNEL_CONTEXT: return put_value(handle_of<cl_context>(k->program->context), size, value, ret);
     case CL_KERNEL_PROGRAM: return put_value(handle_of<cl_program>(k->program), size, value, ret);
     case CL_KERNEL_ATTRIBUTES: {
-      const auto& r = k->image->compiled.reqd_work_group_size;
+      // The attributes the SPIR-V keeps, space-separated as written in source (vec_type_hint loses
+      // its signedness in SPIR-V and is not reported).
+      const gsgpu::compiler::CompiledKernel& ck = k->image->compiled;
       std::string attrs;
-      if (r[0])
-        attrs = "reqd_work_group_size(" + std::to_string(r[0]) + "," + std::to_string(r[1]) + "," +
-                std::to_string(r[2]) + ")";
+      const auto add = [&attrs](const char* name, const uint32_t* v) {
+        if (!v[0]) return;
+        if (!attrs.empty()) attrs += ' ';
+        attrs += std::string(name) + "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," +
+                 std::to_string(v[2]) + ")";
+      };
+      add("reqd_work_group_size", ck.reqd_work_group_size);
+      add("work_group_size_hint", ck.work_group_size_hint);
       return put_string(attrs, size, value, ret);
     }
   }

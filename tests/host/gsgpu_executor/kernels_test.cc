@@ -424,6 +424,33 @@ TEST_F(KernelsTest, ReqdWorkGroupSizeIsReportedAndEnforced) {
   EXPECT_EQ(read<uint32_t>(out, 64), std::vector<uint32_t>(64, 4));
 }
 
+// Both size attributes SPIR-V keeps come back in CL_KERNEL_ATTRIBUTES, in the spec's spelling
+// (piglit's api@clgetkernelinfo checks work_group_size_hint); the hint does not constrain launches.
+TEST_F(KernelsTest, KernelAttributesListTheSizeHint) {
+  REQUIRE_COMPILER();
+  cl_program p = build(
+      "__kernel __attribute__((work_group_size_hint(8, 2, 1))) void hinted(__global int* o) { o[0] = 1; }\n"
+      "__kernel __attribute__((reqd_work_group_size(2, 1, 1))) __attribute__((work_group_size_hint(2, 1, 1)))\n"
+      "void both(__global int* o) { o[0] = 2; }\n"
+      "__kernel void plain(__global int* o) { o[0] = 3; }\n");
+  ASSERT_NE(p, nullptr);
+  const auto attributes = [&](const char* name) {
+    char text[128] = {};
+    EXPECT_EQ(api().clGetKernelInfo(kernel(p, name), CL_KERNEL_ATTRIBUTES, sizeof text - 1, text, nullptr),
+              CL_SUCCESS);
+    return std::string(text);
+  };
+  EXPECT_EQ(attributes("hinted"), "work_group_size_hint(8,2,1)");
+  EXPECT_EQ(attributes("both"), "reqd_work_group_size(2,1,1) work_group_size_hint(2,1,1)");
+  EXPECT_EQ(attributes("plain"), "");
+  cl_kernel k = kernel(p, "hinted");
+  cl_mem out = buffer(4);
+  arg(k, 0, out);
+  const size_t one = 1;
+  EXPECT_EQ(run(k, 1, &one, &one), CL_SUCCESS);
+  EXPECT_EQ(read<cl_int>(out, 1)[0], 1);
+}
+
 TEST_F(KernelsTest, CompileWithHeadersThenLinkTwoUnits) {
   REQUIRE_COMPILER();
   const char* header_text = "#define SCALE 3\nint scale(int x);\n";
