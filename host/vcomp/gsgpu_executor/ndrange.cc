@@ -66,8 +66,9 @@ cl_int check_local(const Kernel* k, const size_t* local, Range* r) {
   return group > gsgpu::kMaxWorkGroupSize ? CL_INVALID_WORK_GROUP_SIZE : CL_SUCCESS;
 }
 
-// Local memory allocation granularity per work-group (bytes); kMaxLocalMemSize is a multiple.
+// Local memory allocation granularity per work-group (bytes).
 constexpr uint64_t kLocalGranule = 256;
+static_assert(gsgpu::kMaxLocalMemSize % kLocalGranule == 0, "rounding up to a granule stays within the maximum");
 
 // The spec lets the implementation choose when local_work_size is NULL: the largest divisors that
 // keep a group at kPreferredGroup items or fewer (dimension 0 first, where lanes are adjacent).
@@ -138,10 +139,9 @@ cl_int build_arguments(const Kernel* k, const Range& r, std::vector<uint8_t>* bu
     return CL_OUT_OF_RESOURCES;
   }
   // A group's local memory is granted in whole granules, as GPUs allocate LDS: an access past the
-  // last argument but inside the group's granule does not fault (it does on PoCL-like devices
-  // neither; piglit's atomic_int64_cmpxchg-local relies on it), one past the granule does.
-  local_top = (local_top + kLocalGranule - 1) / kLocalGranule * kLocalGranule;
-  *local_bytes = uint32_t(std::min<uint64_t>(local_top, gsgpu::kMaxLocalMemSize));
+  // last argument but inside the group's granule does not fault (PoCL does not check such accesses
+  // either; piglit's atomic_int64_cmpxchg-local relies on it), one past the granule does.
+  *local_bytes = uint32_t((local_top + kLocalGranule - 1) / kLocalGranule * kLocalGranule);
   return CL_SUCCESS;
 }
 

@@ -19,8 +19,8 @@ using gsgpu::compiler::CompiledKernel;
 using gsgpu::compiler::PrintfArg;
 using gsgpu::compiler::PrintfFormat;
 
-constexpr int kMaxWidth = 1024;
-constexpr size_t kRecordHeader = 8;  // uint32 format id, uint32 record size  // field width and precision: bounds the text one conversion makes
+constexpr int kMaxWidth = 1024;      // field width and precision: bounds the text one conversion makes
+constexpr size_t kRecordHeader = 8;  // uint32 format id, uint32 record size
 
 std::atomic<FILE*> g_output{nullptr};
 
@@ -280,20 +280,22 @@ cl_int printf_begin(Runtime* rt, const CompiledKernel& kernel, const std::vector
 
 void printf_end(Runtime* rt, const CompiledKernel& kernel, PrintfDispatch* d) {
   if (!d->buffer) return;
-  std::vector<uint8_t> data(uint64_t{kPrintfBufferSize} + gsgpu::compiler::kPrintfHeaderBytes);
-  const bool ok = rt->read(d->buffer->va, data.data(), data.size());
+  // The cursor first, then only the bytes the records took (not the whole buffer every dispatch).
+  uint64_t cursor = 0;
+  std::vector<uint8_t> records;
+  bool ok = rt->read(d->buffer->va, &cursor, sizeof cursor);
+  if (ok) {
+    records.resize(size_t(std::min<uint64_t>(cursor, kPrintfBufferSize)));
+    ok = rt->read(d->buffer->va + gsgpu::compiler::kPrintfHeaderBytes, records.data(), records.size());
+  }
   rt->free(*d->buffer);
   d->buffer.reset();
   if (!ok) {
     log_error("gsgpu executor: cannot read the printf buffer of kernel %s", kernel.name.c_str());
     return;
   }
-  uint64_t cursor;
-  std::memcpy(&cursor, data.data(), 8);
-  const size_t used = size_t(std::min<uint64_t>(cursor, kPrintfBufferSize));
   std::string text, problem;
-  format_printf_records(kernel, std::span<const uint8_t>(data).subspan(gsgpu::compiler::kPrintfHeaderBytes, used), &text,
-                        &problem);
+  format_printf_records(kernel, records, &text, &problem);
   if (!problem.empty())
     log_error("gsgpu executor: kernel %s: printf buffer: %s", kernel.name.c_str(), problem.c_str());
   if (cursor > kPrintfBufferSize)
