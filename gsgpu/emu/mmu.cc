@@ -2,6 +2,9 @@
 
 #include <cinttypes>
 #include <cstring>
+#include <new>
+
+#include <sys/mman.h>
 
 #include "common/checked_math.h"
 #include "common/log.h"
@@ -52,8 +55,20 @@ std::string Mmu::validate_config(const MmuConfig& c) {
   return {};
 }
 
+namespace {
+uint8_t* map_vram(uint64_t size) {
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  // Advice only: without transparent huge pages the mapping works the same, just slower.
+  (void)madvise(p, size, MADV_HUGEPAGE);
+  return static_cast<uint8_t*>(p);
+}
+}  // namespace
+
+void Mmu::VramUnmap::operator()(uint8_t* p) const { munmap(p, size); }
+
 Mmu::Mmu(const MmuConfig& config)
-    : config_(config), vram_(new uint8_t[config.vram_size]()) {
+    : config_(config), vram_(map_vram(config.vram_size), VramUnmap{config.vram_size}) {
   fault_log_.reserve(kFaultLogCapacity);
 }
 

@@ -128,8 +128,15 @@ class Mmu final : public GpuMemory {
   void merge_with_neighbours(SegmentMap::iterator it);
   void record_fault(const MemoryFault& fault);
 
+  // Anonymous mapping, zero-filled by the kernel on first touch, backed by transparent huge pages
+  // where the host allows: kernels stream through buffers of many MiB, and with 4 KiB pages every
+  // page is a TLB miss (a two-level walk under a hypervisor).
+  struct VramUnmap {
+    size_t size;
+    void operator()(uint8_t* p) const;
+  };
   MmuConfig config_;
-  std::unique_ptr<uint8_t[]> vram_;
+  std::unique_ptr<uint8_t[], VramUnmap> vram_;
   mutable std::shared_mutex segments_mutex_;
   SegmentMap segments_;
 

@@ -241,7 +241,14 @@ class ShaderCores::Impl {
       init_warp_identity(state, group, i, items, registers.data() + static_cast<size_t>(i) * vregs * width,
                          private_mem.data() + static_cast<size_t>(i) * width * p.private_mem_size, &warps[i]);
 
-    for (uint64_t g = core; g < groups; g += config_.num_cores) {
+    // Each core runs one contiguous range of work-groups. Neighbouring groups touch neighbouring
+    // memory, and a host thread that strides across the grid (group g on core g % cores) leaves each
+    // 4 KiB page after its first kilobyte, where the host's prefetchers, which work within a page,
+    // cannot follow: vector add spent most of its time waiting for loads that way.
+    const uint64_t per_core = groups / config_.num_cores, extra = groups % config_.num_cores;
+    const uint64_t first = core * per_core + std::min<uint64_t>(core, extra);
+    const uint64_t end = first + per_core + (core < extra ? 1 : 0);
+    for (uint64_t g = first; g < end; ++g) {
       if (stop_.load(std::memory_order_relaxed)) return;
       if (p.dispatch_instruction_budget != 0 &&
           dispatch_instructions_.load(std::memory_order_relaxed) >= p.dispatch_instruction_budget) {
