@@ -77,8 +77,13 @@ GSGPU_TERNARY(mad_u64, u64, u64, u64, u64(a * b + c))
 GSGPU_BINARY(mul_wide_u32, u32, u32, u64(u64(a) * b))
 GSGPU_BINARY(mul_wide_i32, u32, u32, u64(int64_t(i32(a)) * i32(b)))
 
-// ---- IEEE binary32. Round to nearest even; NaNs propagate (min/max return the non-NaN operand,
-// IEEE minNum/maxNum as OpenCL fmin/fmax). ----
+// ---- IEEE binary32. Round to nearest even. An arithmetic result that is NaN is the canonical quiet
+// NaN 0x7fc00000 (min/max return the non-NaN operand, IEEE minNum/maxNum as OpenCL fmin/fmax): which
+// operand's payload the host hardware passes on depends on operand order, which the host compiler
+// may swap (a + b = b + a), so keeping payloads would make results depend on the interpreter build
+// (backend.h). OpenCL does not define NaN payloads. abs, neg and copysign are bit operations and
+// keep them. ----
+inline uint32_t q(float r) { return r != r ? 0x7fc00000u : u(r); }
 inline float min_num(float x, float y) { return std::isnan(x) ? y : std::isnan(y) ? x : (y < x ? y : x); }
 inline float max_num(float x, float y) { return std::isnan(x) ? y : std::isnan(y) ? x : (y > x ? y : x); }
 // Adding and subtracting 2^23 rounds to an integer in the (never changed) round-to-nearest-even
@@ -92,36 +97,36 @@ inline float fract(float x) {
   if (std::isinf(x)) return std::copysign(0.0f, x);
   return std::fmin(x - std::floor(x), 0x1.fffffep-1f);
 }
-GSGPU_BINARY(add_f32, u32, u32, u(f(a) + f(b)))
-GSGPU_BINARY(sub_f32, u32, u32, u(f(a) - f(b)))
-GSGPU_BINARY(mul_f32, u32, u32, u(f(a) * f(b)))
-GSGPU_TERNARY(fma_f32, u32, u32, u32, u(std::fma(f(a), f(b), f(c))))
+GSGPU_BINARY(add_f32, u32, u32, q(f(a) + f(b)))
+GSGPU_BINARY(sub_f32, u32, u32, q(f(a) - f(b)))
+GSGPU_BINARY(mul_f32, u32, u32, q(f(a) * f(b)))
+GSGPU_TERNARY(fma_f32, u32, u32, u32, q(std::fma(f(a), f(b), f(c))))
 // mad: multiply then add, each rounded (what OpenCL `a * b + c` means without contraction).
-GSGPU_TERNARY(mad_f32, u32, u32, u32, u(f(a) * f(b) + f(c)))
-GSGPU_BINARY(div_f32, u32, u32, u(f(a) / f(b)))
-GSGPU_BINARY(min_f32, u32, u32, u(min_num(f(a), f(b))))
-GSGPU_BINARY(max_f32, u32, u32, u(max_num(f(a), f(b))))
+GSGPU_TERNARY(mad_f32, u32, u32, u32, q(f(a) * f(b) + f(c)))
+GSGPU_BINARY(div_f32, u32, u32, q(f(a) / f(b)))
+GSGPU_BINARY(min_f32, u32, u32, q(min_num(f(a), f(b))))
+GSGPU_BINARY(max_f32, u32, u32, q(max_num(f(a), f(b))))
 GSGPU_UNARY(abs_f32, u32, u32(a & 0x7fffffffu))
 GSGPU_UNARY(neg_f32, u32, u32(a ^ 0x80000000u))
-GSGPU_UNARY(floor_f32, u32, u(std::floor(f(a))))
-GSGPU_UNARY(ceil_f32, u32, u(std::ceil(f(a))))
-GSGPU_UNARY(trunc_f32, u32, u(std::trunc(f(a))))
-GSGPU_UNARY(rndne_f32, u32, u(round_half_even(f(a))))
-GSGPU_UNARY(fract_f32, u32, u(fract(f(a))))
-GSGPU_UNARY(sqrt_f32, u32, u(std::sqrt(f(a))))
-GSGPU_UNARY(rsqrt_f32, u32, u(1.0f / std::sqrt(f(a))))
-GSGPU_UNARY(rcp_f32, u32, u(1.0f / f(a)))
-GSGPU_UNARY(exp2_f32, u32, u(std::exp2(f(a))))
-GSGPU_UNARY(log2_f32, u32, u(std::log2(f(a))))
-GSGPU_UNARY(sin_f32, u32, u(std::sin(f(a))))
-GSGPU_UNARY(cos_f32, u32, u(std::cos(f(a))))
-GSGPU_UNARY(exp_f32, u32, u(std::exp(f(a))))
-GSGPU_UNARY(log_f32, u32, u(std::log(f(a))))
-GSGPU_UNARY(tan_f32, u32, u(std::tan(f(a))))
-GSGPU_BINARY(atan2_f32, u32, u32, u(std::atan2(f(a), f(b))))
-GSGPU_BINARY(pow_f32, u32, u32, u(std::pow(f(a), f(b))))
+GSGPU_UNARY(floor_f32, u32, q(std::floor(f(a))))
+GSGPU_UNARY(ceil_f32, u32, q(std::ceil(f(a))))
+GSGPU_UNARY(trunc_f32, u32, q(std::trunc(f(a))))
+GSGPU_UNARY(rndne_f32, u32, q(round_half_even(f(a))))
+GSGPU_UNARY(fract_f32, u32, q(fract(f(a))))
+GSGPU_UNARY(sqrt_f32, u32, q(std::sqrt(f(a))))
+GSGPU_UNARY(rsqrt_f32, u32, q(1.0f / std::sqrt(f(a))))
+GSGPU_UNARY(rcp_f32, u32, q(1.0f / f(a)))
+GSGPU_UNARY(exp2_f32, u32, q(std::exp2(f(a))))
+GSGPU_UNARY(log2_f32, u32, q(std::log2(f(a))))
+GSGPU_UNARY(sin_f32, u32, q(std::sin(f(a))))
+GSGPU_UNARY(cos_f32, u32, q(std::cos(f(a))))
+GSGPU_UNARY(exp_f32, u32, q(std::exp(f(a))))
+GSGPU_UNARY(log_f32, u32, q(std::log(f(a))))
+GSGPU_UNARY(tan_f32, u32, q(std::tan(f(a))))
+GSGPU_BINARY(atan2_f32, u32, u32, q(std::atan2(f(a), f(b))))
+GSGPU_BINARY(pow_f32, u32, u32, q(std::pow(f(a), f(b))))
 GSGPU_BINARY(copysign_f32, u32, u32, u32((a & 0x7fffffffu) | (b & 0x80000000u)))
-GSGPU_BINARY(ldexp_f32, u32, u32, u(std::ldexp(f(a), i32(b))))
+GSGPU_BINARY(ldexp_f32, u32, u32, q(std::ldexp(f(a), i32(b))))
 
 // ---- compares: 1 or 0. Ordered (o*) compares are false when either operand is NaN, unordered
 // (u*) ones true. ----

@@ -9,21 +9,10 @@
 #include <vector>
 
 #include "common/checked_math.h"
+#include "gsgpu/emu/shader/backend.h"
 #include "gsgpu/emu/shader/warp.h"
 
 namespace gsgpu {
-
-const char* shader_fault_name(ShaderFaultKind k) {
-  switch (k) {
-    case ShaderFaultKind::kNone: return "none";
-    case ShaderFaultKind::kMemory: return "memory";
-    case ShaderFaultKind::kWatchdog: return "watchdog";
-    case ShaderFaultKind::kIllegalInstruction: return "illegal-instruction";
-    case ShaderFaultKind::kPcOutOfRange: return "pc-out-of-range";
-    case ShaderFaultKind::kBadDispatch: return "bad-dispatch";
-  }
-  return "unknown";
-}
 
 namespace {
 
@@ -98,16 +87,15 @@ struct CoreTotals {
   uint64_t work_groups = 0;
 };
 
-}  // namespace
-
-class ShaderCores::Impl {
+// The shader cores of one dispatch engine: the worker pool and the per-dispatch state.
+class Cores final : public shader::Backend {
  public:
-  explicit Impl(const ShaderConfig& config)
+  explicit Cores(const ShaderConfig& config)
       : config_(config),
         pool_(std::min(kMaxHostThreads, config.host_threads != 0 ? config.host_threads
                                                                  : std::max(1u, std::thread::hardware_concurrency()))) {}
 
-  DispatchResult run(const DispatchParams& params, GpuMemory& memory) {
+  DispatchResult run(const DispatchParams& params, GpuMemory& memory) override {
     std::lock_guard serialize(dispatch_mutex_);
     DispatchResult result;
     if (auto fault = check_params(params)) {
@@ -356,11 +344,10 @@ class ShaderCores::Impl {
   uint32_t fault_count_ = 0;
 };
 
-ShaderCores::ShaderCores(const ShaderConfig& config) : config_(config), impl_(std::make_unique<Impl>(config)) {}
-ShaderCores::~ShaderCores() = default;
+}  // namespace
 
-DispatchResult ShaderCores::run(const DispatchParams& params, GpuMemory& memory) {
-  return impl_->run(params, memory);
+std::unique_ptr<shader::Backend> shader::make_backend(const ShaderConfig& config) {
+  return std::make_unique<Cores>(config);
 }
 
 }  // namespace gsgpu

@@ -2,9 +2,9 @@
 // work-groups, functionally (one instruction per cycle per core).
 //
 // Model: a work-group is split into warps of `warp_width` lanes (work-item i of the group is lane
-// i % W of warp i / W, items numbered x-fastest). Work-groups are dealt to `num_cores` cores
-// round-robin (group g runs on core g % num_cores); cores are run by a pool of host threads created
-// once per ShaderCores. The warps of one group run cooperatively on one host thread and switch at
+// i % W of warp i / W, items numbered x-fastest). Work-groups are dealt to `num_cores` cores in
+// contiguous ranges (core c runs groups [c*G/N, (c+1)*G/N), the first G % N cores one more); cores
+// are run by a pool of host threads created once per ShaderCores. The warps of one group run cooperatively on one host thread and switch at
 // barriers. Every global/constant access goes through GpuMemory; local memory (per group) and private
 // memory (per work-item) are bounds-checked windows owned by the core.
 #pragma once
@@ -18,10 +18,21 @@
 
 namespace gsgpu {
 
+namespace shader {
+class Backend;
+}
+
+// Which build of the interpreter runs the cores (gsgpu/emu/shader/backend.h). kAuto: GSGPU_SIMD
+// (baseline, avx2, avx512) if set, else the widest the host supports. All give identical results.
+enum class HostSimd : uint8_t { kAuto, kBaseline, kAvx2, kAvx512 };
+const char* host_simd_name(HostSimd simd);
+bool host_supports(HostSimd simd);
+
 struct ShaderConfig {
   uint32_t num_cores = 4;
   uint32_t warp_width = 32;   // 1..64 lanes
   uint32_t host_threads = 0;  // 0 = std::thread::hardware_concurrency()
+  HostSimd simd = HostSimd::kAuto;
 };
 
 // Limits checked by run(); a dispatch beyond them ends with kBadDispatch.
@@ -90,11 +101,12 @@ class ShaderCores {
   // Blocks until the dispatch finishes or faults. Dispatches from several threads are serialized.
   DispatchResult run(const DispatchParams& params, GpuMemory& memory);
   const ShaderConfig& config() const { return config_; }
+  HostSimd simd() const { return simd_; }  // the build chosen, never kAuto
 
  private:
-  class Impl;
   ShaderConfig config_;
-  std::unique_ptr<Impl> impl_;
+  HostSimd simd_;
+  std::unique_ptr<shader::Backend> impl_;
 };
 
 const char* shader_fault_name(ShaderFaultKind k);
