@@ -12,64 +12,35 @@ namespace {
 template <int Bits>
 using Word = std::conditional_t<Bits == 64, uint64_t, uint32_t>;
 
-template <int Bits>
+template <int Bits, uint32_t W>
 struct Source {
   alignas(64) std::conditional_t<Bits == 64, uint64_t[kMaxWarpWidth], uint64_t[1]> wide;
   const Word<Bits>* lanes = nullptr;
   void load(Warp& w, uint16_t code, uint32_t literal, uint32_t* scratch) {
     if constexpr (Bits == 64) {
-      lanes64(w, code, literal, wide);
+      lanes64<W>(w, code, literal, wide);
       lanes = wide;
     } else if constexpr (Bits == 32) {
-      lanes = lanes32(w, code, literal, scratch);
+      lanes = lanes32<W>(w, code, literal, scratch);
     }
   }
 };
 
 }  // namespace
 
-void commit32(Warp& w, uint16_t dst, const uint32_t* result) {
-  uint32_t* d = w.vreg(dst);
-  const uint32_t n = w.width;
-  if (w.all_active) {
-    for (uint32_t l = 0; l < n; ++l) d[l] = result[l];
-  } else {
-    const uint32_t* m = w.lane_mask;
-    for (uint32_t l = 0; l < n; ++l) d[l] = (result[l] & m[l]) | (d[l] & ~m[l]);
-  }
-}
-
-void commit64(Warp& w, uint16_t dst, const uint64_t* result) {
-  uint32_t* lo = w.vreg(dst);
-  uint32_t* hi = w.vreg(dst + 1);
-  const uint32_t n = w.width;
-  if (w.all_active) {
-    for (uint32_t l = 0; l < n; ++l) {
-      lo[l] = static_cast<uint32_t>(result[l]);
-      hi[l] = static_cast<uint32_t>(result[l] >> 32);
-    }
-    return;
-  }
-  const uint32_t* m = w.lane_mask;
-  for (uint32_t l = 0; l < n; ++l) {
-    lo[l] = (static_cast<uint32_t>(result[l]) & m[l]) | (lo[l] & ~m[l]);
-    hi[l] = (static_cast<uint32_t>(result[l] >> 32) & m[l]) | (hi[l] & ~m[l]);
-  }
-}
-
 namespace {
 
-template <class Op, int D, int A, int B, int C>
+template <class Op, int D, int A, int B, int C, uint32_t W>
 Flow vector_alu(Warp& w, const DecodedInst& di) {
   const isa::Instruction& in = di.inst;
-  Source<A> a;
-  Source<B> b;
-  Source<C> c;
+  Source<A, W> a;
+  Source<B, W> b;
+  Source<C, W> c;
   a.load(w, in.src[0], in.literal, w.scratch[0]);
   if constexpr (B != 0) b.load(w, in.src[1], in.literal, w.scratch[1]);
   if constexpr (C != 0) c.load(w, in.src[2], in.literal, w.scratch[2]);
   alignas(64) Word<D> result[kMaxWarpWidth];
-  const uint32_t n = w.width;
+  const uint32_t n = lane_count<W>(w);
   const Word<A>* __restrict pa = a.lanes;
   const Word<B>* __restrict pb = b.lanes;
   const Word<C>* __restrict pc = c.lanes;
@@ -78,8 +49,8 @@ Flow vector_alu(Warp& w, const DecodedInst& di) {
     else if constexpr (C == 0) result[l] = Op::apply(pa[l], pb[l]);
     else result[l] = Op::apply(pa[l], pb[l], pc[l]);
   }
-  if constexpr (D == 64) commit64(w, in.dst, result);
-  else commit32(w, in.dst, result);
+  if constexpr (D == 64) commit64<W>(w, in.dst, result);
+  else commit32<W>(w, in.dst, result);
   return Flow::kNext;
 }
 
@@ -109,16 +80,24 @@ Flow scalar_alu(Warp& w, const DecodedInst& di) {
 
 }  // namespace
 
-void fill_alu_handlers(Handler* table) {
+namespace {
+template <uint32_t W>
+void fill_alu(Handler* table) {
   using isa::Opcode;
 #define GSGPU_ALU(name, D, A, B, C)                                                         \
-  table[static_cast<size_t>(Opcode::v_##name)] = &vector_alu<alu::name, D, A, B, C>;      \
+  table[static_cast<size_t>(Opcode::v_##name)] = &vector_alu<alu::name, D, A, B, C, W>;   \
   table[static_cast<size_t>(Opcode::s_##name)] = &scalar_alu<alu::name, D, A, B, C>;
 #define GSGPU_LOAD(space, type, bytes, sign)
 #define GSGPU_STORE(space, type, bytes)
 #define GSGPU_ATOMIC(space, op_type, kind, bits)
 #define GSGPU_OTHER(name, format, dst, src0, src1, src2, imm)
 #include "gsgpu/isa/opcodes.def"
+}
+}  // namespace
+
+void fill_alu_handlers(Handler* table, uint32_t width) {
+  if (width == kSpecializedWidth) fill_alu<kSpecializedWidth>(table);
+  else fill_alu<0>(table);
 }
 
 }  // namespace gsgpu::shader

@@ -108,11 +108,12 @@ Flow diverge(Warp& w, const DecodedInst& di, uint64_t taken, uint64_t not_taken)
   return Flow::kJumped;
 }
 
-template <bool TakeIfNonZero>
+template <bool TakeIfNonZero, uint32_t W>
 Flow v_branch(Warp& w, const DecodedInst& di) {
   const uint32_t* cond = w.vreg(di.inst.src[0]);
   uint64_t nonzero = 0;
-  for (uint32_t l = 0; l < w.width; ++l) nonzero |= uint64_t{cond[l] != 0} << l;
+  const uint32_t n = lane_count<W>(w);
+  for (uint32_t l = 0; l < n; ++l) nonzero |= uint64_t{cond[l] != 0} << l;
   const uint64_t taken = w.exec & (TakeIfNonZero ? nonzero : ~nonzero);
   const uint64_t not_taken = w.exec & ~taken;
   if (not_taken == 0) return jump(w, di);  // uniform: no stack traffic
@@ -130,10 +131,12 @@ Flow s_barrier(Warp& w, const DecodedInst& di) {
 Flow s_end(Warp& w, const DecodedInst&) { return finish_lanes(w); }
 Flow s_nop(Warp&, const DecodedInst&) { return Flow::kNext; }
 
+template <uint32_t W>
 Flow s_ballot(Warp& w, const DecodedInst& di) {
   const uint32_t* cond = w.vreg(di.inst.src[0]);
   uint64_t mask = 0;
-  for (uint32_t l = 0; l < w.width; ++l) mask |= uint64_t{cond[l] != 0} << l;
+  const uint32_t n = lane_count<W>(w);
+  for (uint32_t l = 0; l < n; ++l) mask |= uint64_t{cond[l] != 0} << l;
   mask &= w.exec;
   const unsigned d = di.inst.dst - isa::kScalarOperandBase;
   w.s[d] = static_cast<uint32_t>(mask);
@@ -186,10 +189,11 @@ Flow s_special(Warp& w, const DecodedInst& di) {
   return Flow::kNext;
 }
 
+template <uint32_t W>
 Flow v_special(Warp& w, const DecodedInst& di) {
   using S = isa::SpecialReg;
   const auto reg = static_cast<S>(di.inst.imm);
-  const uint32_t n = w.width;
+  const uint32_t n = lane_count<W>(w);
   alignas(64) uint64_t value[kMaxWarpWidth];
   const auto index = static_cast<unsigned>(reg);
   if (reg == S::kLocalIdX || reg == S::kLocalIdY || reg == S::kLocalIdZ) {
@@ -207,11 +211,11 @@ Flow v_special(Warp& w, const DecodedInst& di) {
     for (uint32_t l = 0; l < n; ++l) value[l] = uniform;
   }
   if (isa::special_info(reg).wide) {
-    commit64(w, di.inst.dst, value);
+    commit64<W>(w, di.inst.dst, value);
   } else {
     alignas(64) uint32_t narrow[kMaxWarpWidth];
     for (uint32_t l = 0; l < n; ++l) narrow[l] = static_cast<uint32_t>(value[l]);
-    commit32(w, di.inst.dst, narrow);
+    commit32<W>(w, di.inst.dst, narrow);
   }
   return Flow::kNext;
 }
@@ -243,21 +247,29 @@ Flow raise_fault(Warp& w, const DecodedInst& di, ShaderFaultKind kind, std::stri
   return Flow::kYield;
 }
 
-void fill_control_handlers(Handler* table) {
+namespace {
+template <uint32_t W>
+void fill_control(Handler* table) {
   using isa::Opcode;
   auto set = [&](Opcode op, Handler h) { table[static_cast<size_t>(op)] = h; };
   set(Opcode::s_jump, &s_jump);
   set(Opcode::s_cbranch_nz, &s_cbranch<true>);
   set(Opcode::s_cbranch_z, &s_cbranch<false>);
-  set(Opcode::v_branch_nz, &v_branch<true>);
-  set(Opcode::v_branch_z, &v_branch<false>);
+  set(Opcode::v_branch_nz, &v_branch<true, W>);
+  set(Opcode::v_branch_z, &v_branch<false, W>);
   set(Opcode::s_barrier, &s_barrier);
   set(Opcode::s_end, &s_end);
   set(Opcode::s_nop, &s_nop);
-  set(Opcode::s_ballot_b64, &s_ballot);
+  set(Opcode::s_ballot_b64, &s_ballot<W>);
   set(Opcode::s_readfirstlane_b32, &s_readfirstlane);
   set(Opcode::s_special, &s_special);
-  set(Opcode::v_special, &v_special);
+  set(Opcode::v_special, &v_special<W>);
+}
+}  // namespace
+
+void fill_control_handlers(Handler* table, uint32_t width) {
+  if (width == kSpecializedWidth) fill_control<kSpecializedWidth>(table);
+  else fill_control<0>(table);
 }
 
 Handler illegal_instruction_handler() { return &illegal_instruction; }

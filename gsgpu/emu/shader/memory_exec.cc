@@ -68,9 +68,10 @@ enum class Lanes : uint8_t { kFault, kEach, kUniform, kCoalesced };
 // the work-item's id), the pattern GPU memory systems merge into whole-line transactions. The block
 // is translated and bounds-checked once, at both ends; false (and nothing translated) otherwise, or
 // when the block leaves one mapping — the lane-by-lane path then reports the exact faulting lane.
+template <uint32_t W>
 bool coalesced(Warp& w, const uint32_t* lo, const uint32_t* hi, uint64_t offset, uint32_t bytes, Access access,
                uint8_t** ptrs) {
-  const uint32_t n = w.width;
+  const uint32_t n = lane_count<W>(w);
   // The low words step by `bytes` without wrapping and the high words are equal: addresses contiguous.
   if (uint64_t{lo[0]} + uint64_t{n} * bytes > (uint64_t{1} << 32)) return false;
   uint32_t stray = 0;
@@ -91,10 +92,10 @@ Lanes global_fault(Warp& w, const DecodedInst& di, uint64_t va, uint32_t bytes, 
 }
 
 // Pointers for every active lane of a vector access, checked before any lane touches memory.
-template <MemSpace Space>
+template <MemSpace Space, uint32_t W>
 Lanes lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access access, uint8_t** ptrs) {
   const isa::Instruction& in = di.inst;
-  const uint32_t n = w.width;
+  const uint32_t n = lane_count<W>(w);
   const uint64_t exec = w.exec;
   if (exec == 0) return Lanes::kEach;
   if constexpr (Space == MemSpace::kGlobal || Space == MemSpace::kConstant) {
@@ -109,7 +110,7 @@ Lanes lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access acces
     }
     const uint32_t* lo = w.vreg(in.src[0]);
     const uint32_t* hi = w.vreg(in.src[0] + 1);
-    if (w.all_active && coalesced(w, lo, hi, offset, bytes, access, ptrs)) return Lanes::kCoalesced;
+    if (w.all_active && coalesced<W>(w, lo, hi, offset, bytes, access, ptrs)) return Lanes::kCoalesced;
     // Fast path: the lanes of one instruction nearly always fall in one mapping, so the first
     // active lane's range (the first lane in lane order: its fault is the one to report) is
     // translated once and every lane is checked against it in one vectorizable pass.
@@ -150,7 +151,7 @@ Lanes lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access acces
       ptrs[l] = p;
     }
   } else {
-    const uint32_t* base = lanes32(w, in.src[0], in.literal, w.scratch[0]);
+    const uint32_t* base = lanes32<W>(w, in.src[0], in.literal, w.scratch[0]);
     const bool local = Space == MemSpace::kLocal;
     const uint64_t limit = local ? w.group->local_size : w.private_size;
     for (uint32_t l = 0; l < n; ++l) {
@@ -185,12 +186,12 @@ uint64_t read_value(const uint8_t* p) {
   return v;
 }
 
-template <MemSpace Space, uint32_t Bytes, bool Sign>
+template <MemSpace Space, uint32_t Bytes, bool Sign, uint32_t W>
 Flow vector_load(Warp& w, const DecodedInst& di) {
   uint8_t* ptrs[kMaxWarpWidth];
-  const Lanes lanes = lane_pointers<Space>(w, di, Bytes, Access::kRead, ptrs);
+  const Lanes lanes = lane_pointers<Space, W>(w, di, Bytes, Access::kRead, ptrs);
   if (lanes == Lanes::kFault) return Flow::kYield;
-  const uint32_t n = w.width;
+  const uint32_t n = lane_count<W>(w);
   const uint64_t exec = w.exec;
   uint32_t* lo = w.vreg(di.inst.dst);
   if (lanes == Lanes::kCoalesced && Bytes == 4) {
@@ -220,16 +221,16 @@ Flow vector_load(Warp& w, const DecodedInst& di) {
   return Flow::kNext;
 }
 
-template <MemSpace Space, uint32_t Bytes>
+template <MemSpace Space, uint32_t Bytes, uint32_t W>
 Flow vector_store(Warp& w, const DecodedInst& di) {
   uint8_t* ptrs[kMaxWarpWidth];
-  const Lanes lanes = lane_pointers<Space>(w, di, Bytes, Access::kWrite, ptrs);
+  const Lanes lanes = lane_pointers<Space, W>(w, di, Bytes, Access::kWrite, ptrs);
   if (lanes == Lanes::kFault) return Flow::kYield;
-  const uint32_t n = w.width;
+  const uint32_t n = lane_count<W>(w);
   const uint64_t exec = w.exec;
   if constexpr (Bytes == 8) {
     alignas(64) uint64_t data[kMaxWarpWidth];
-    lanes64(w, di.inst.src[1], di.inst.literal, data);
+    lanes64<W>(w, di.inst.src[1], di.inst.literal, data);
     if (lanes == Lanes::kCoalesced) {
       std::memcpy(ptrs[0], data, size_t{n} * 8);  // little-endian: lane order is memory order
       return Flow::kNext;
@@ -237,7 +238,7 @@ Flow vector_store(Warp& w, const DecodedInst& di) {
     for (uint32_t l = 0; l < n; ++l)
       if (exec >> l & 1) std::memcpy(ptrs[l], &data[l], 8);
   } else {
-    const uint32_t* data = lanes32(w, di.inst.src[1], di.inst.literal, w.scratch[1]);
+    const uint32_t* data = lanes32<W>(w, di.inst.src[1], di.inst.literal, w.scratch[1]);
     if (Bytes == 4 && lanes == Lanes::kCoalesced) {
       std::memcpy(ptrs[0], data, size_t{n} * 4);
     } else if (w.all_active) {
@@ -282,13 +283,13 @@ T atomic_apply(T* p, T data, T compare) {
 
 // Atomics are real host atomics even on local memory (whose group runs on one thread) so that one
 // code path serves both; they need natural alignment, as std::atomic_ref does.
-template <MemSpace Space, AtomicOp Op, uint32_t Bits>
+template <MemSpace Space, AtomicOp Op, uint32_t Bits, uint32_t W>
 Flow vector_atomic(Warp& w, const DecodedInst& di) {
   using T = std::conditional_t<Bits == 64, uint64_t, uint32_t>;
   constexpr uint32_t bytes = Bits / 8;
   uint8_t* ptrs[kMaxWarpWidth];
-  if (lane_pointers<Space>(w, di, bytes, Access::kAtomic, ptrs) == Lanes::kFault) return Flow::kYield;
-  const uint32_t n = w.width;
+  if (lane_pointers<Space, W>(w, di, bytes, Access::kAtomic, ptrs) == Lanes::kFault) return Flow::kYield;
+  const uint32_t n = lane_count<W>(w);
   const uint64_t exec = w.exec;
   for (uint32_t l = 0; l < n; ++l) {
     if ((exec >> l & 1) && reinterpret_cast<uintptr_t>(ptrs[l]) % bytes != 0) {
@@ -302,13 +303,13 @@ Flow vector_atomic(Warp& w, const DecodedInst& di) {
   alignas(64) uint64_t compare[kMaxWarpWidth] = {};
   alignas(64) uint64_t old[kMaxWarpWidth] = {};
   if constexpr (Bits == 64) {
-    lanes64(w, di.inst.src[1], di.inst.literal, data);
-    if (Op == AtomicOp::kCmpxchg) lanes64(w, di.inst.src[2], di.inst.literal, compare);
+    lanes64<W>(w, di.inst.src[1], di.inst.literal, data);
+    if (Op == AtomicOp::kCmpxchg) lanes64<W>(w, di.inst.src[2], di.inst.literal, compare);
   } else {
-    const uint32_t* d = lanes32(w, di.inst.src[1], di.inst.literal, w.scratch[1]);
+    const uint32_t* d = lanes32<W>(w, di.inst.src[1], di.inst.literal, w.scratch[1]);
     for (uint32_t l = 0; l < n; ++l) data[l] = d[l];
     if (Op == AtomicOp::kCmpxchg) {
-      const uint32_t* c = lanes32(w, di.inst.src[2], di.inst.literal, w.scratch[2]);
+      const uint32_t* c = lanes32<W>(w, di.inst.src[2], di.inst.literal, w.scratch[2]);
       for (uint32_t l = 0; l < n; ++l) compare[l] = c[l];
     }
   }
@@ -317,11 +318,11 @@ Flow vector_atomic(Warp& w, const DecodedInst& di) {
     old[l] = atomic_apply<Op, T>(reinterpret_cast<T*>(ptrs[l]), static_cast<T>(data[l]), static_cast<T>(compare[l]));
   }
   if constexpr (Bits == 64) {
-    commit64(w, di.inst.dst, old);
+    commit64<W>(w, di.inst.dst, old);
   } else {
     alignas(64) uint32_t narrow[kMaxWarpWidth];
     for (uint32_t l = 0; l < n; ++l) narrow[l] = static_cast<uint32_t>(old[l]);
-    commit32(w, di.inst.dst, narrow);
+    commit32<W>(w, di.inst.dst, narrow);
   }
   return Flow::kNext;
 }
@@ -339,9 +340,8 @@ Flow scalar_load(Warp& w, const DecodedInst& di) {
   return Flow::kNext;
 }
 
-}  // namespace
-
-void fill_memory_handlers(Handler* table) {
+template <uint32_t W>
+void fill_memory(Handler* table) {
   using isa::Opcode;
 #define GSGPU_SPACE_global MemSpace::kGlobal
 #define GSGPU_SPACE_const MemSpace::kConstant
@@ -349,15 +349,22 @@ void fill_memory_handlers(Handler* table) {
 #define GSGPU_SPACE_private MemSpace::kPrivate
 #define GSGPU_ALU(name, D, A, B, C)
 #define GSGPU_LOAD(space, type, bytes, sign) \
-  table[static_cast<size_t>(Opcode::space##_load_##type)] = &vector_load<GSGPU_SPACE_##space, bytes, sign>;
+  table[static_cast<size_t>(Opcode::space##_load_##type)] = &vector_load<GSGPU_SPACE_##space, bytes, sign, W>;
 #define GSGPU_STORE(space, type, bytes) \
-  table[static_cast<size_t>(Opcode::space##_store_##type)] = &vector_store<GSGPU_SPACE_##space, bytes>;
+  table[static_cast<size_t>(Opcode::space##_store_##type)] = &vector_store<GSGPU_SPACE_##space, bytes, W>;
 #define GSGPU_ATOMIC(space, op_type, kind, bits) \
-  table[static_cast<size_t>(Opcode::space##_atomic_##op_type)] = &vector_atomic<GSGPU_SPACE_##space, AtomicOp::kind, bits>;
+  table[static_cast<size_t>(Opcode::space##_atomic_##op_type)] = &vector_atomic<GSGPU_SPACE_##space, AtomicOp::kind, bits, W>;
 #define GSGPU_OTHER(name, format, dst, src0, src1, src2, imm)
 #include "gsgpu/isa/opcodes.def"
   table[static_cast<size_t>(Opcode::s_load_b32)] = &scalar_load<4>;
   table[static_cast<size_t>(Opcode::s_load_b64)] = &scalar_load<8>;
+}
+
+}  // namespace
+
+void fill_memory_handlers(Handler* table, uint32_t width) {
+  if (width == kSpecializedWidth) fill_memory<kSpecializedWidth>(table);
+  else fill_memory<0>(table);
 }
 
 }  // namespace gsgpu::shader

@@ -9,10 +9,10 @@ namespace {
 
 struct HandlerTable {
   Handler handlers[isa::kOpcodeCount] = {};
-  HandlerTable() {
-    fill_alu_handlers(handlers);
-    fill_memory_handlers(handlers);
-    fill_control_handlers(handlers);
+  explicit HandlerTable(uint32_t width) {
+    fill_alu_handlers(handlers, width);
+    fill_memory_handlers(handlers, width);
+    fill_control_handlers(handlers, width);
     for (Handler& h : handlers)
       if (!h) h = illegal_instruction_handler();  // every opcode is covered; this is a backstop
   }
@@ -40,12 +40,12 @@ void note_registers(const isa::Instruction& inst, Program* program) {
 
 }  // namespace
 
-Handler handler_for(isa::Opcode op) {
-  static const HandlerTable table;
-  return table.handlers[static_cast<size_t>(op)];
+Handler handler_for(isa::Opcode op, uint32_t width) {
+  static const HandlerTable specialized(kSpecializedWidth), generic(0);
+  return (width == kSpecializedWidth ? specialized : generic).handlers[static_cast<size_t>(op)];
 }
 
-Program predecode(const uint32_t* words, size_t count, uint64_t code_va) {
+Program predecode(const uint32_t* words, size_t count, uint64_t code_va, uint32_t width) {
   Program program;
   std::vector<uint32_t> index_of_word(count + 1, kTargetMidInstruction);
   size_t pos = 0;
@@ -55,7 +55,7 @@ Program predecode(const uint32_t* words, size_t count, uint64_t code_va) {
     size_t used = 1;
     std::string error;
     if (isa::decode(words + pos, count - pos, &di.inst, &used, &error)) {
-      di.handler = handler_for(di.inst.opcode);
+      di.handler = handler_for(di.inst.opcode, width);
       note_registers(di.inst, &program);
     } else {
       di.handler = illegal_instruction_handler();

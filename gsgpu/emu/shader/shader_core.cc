@@ -187,7 +187,7 @@ class Cores final : public shader::Backend {
                   MemoryFault{p.code_va, p.code_size, Access::kExecute});
     std::vector<uint32_t> words(p.code_size / 4);
     std::memcpy(words.data(), bytes, p.code_size);
-    shader::Program program = shader::predecode(words.data(), words.size(), p.code_va);
+    shader::Program program = shader::predecode(words.data(), words.size(), p.code_va, config_.warp_width);
     if (p.entry_offset >= p.code_size)
       return fail(ShaderFaultKind::kPcOutOfRange, "entry offset " + std::to_string(p.entry_offset) +
                                                       " is outside the " + std::to_string(p.code_size) + "-byte code");

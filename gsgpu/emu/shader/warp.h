@@ -46,7 +46,7 @@ struct Program {
 
 // Decodes the code once per dispatch. Words that do not decode become instructions that fault
 // with kIllegalInstruction when (and only if) executed.
-Program predecode(const uint32_t* words, size_t count, uint64_t code_va);
+Program predecode(const uint32_t* words, size_t count, uint64_t code_va, uint32_t width);
 
 struct DispatchState {
   const DispatchParams* params = nullptr;
@@ -149,17 +149,29 @@ inline uint64_t scalar64(const Warp& w, uint16_t code, uint32_t literal) {
   return uint64_t{w.s[i]} | (uint64_t{w.s[i + 1]} << 32);
 }
 
+// Handlers are instantiated for the default warp width (W = 32, every per-lane loop has a trip count
+// the host compiler knows: unrolled, no remainder) and for any width (W = 0, the warp's own width).
+constexpr uint32_t kSpecializedWidth = 32;
+template <uint32_t W>
+inline uint32_t lane_count(const Warp& w) {
+  if constexpr (W != 0) return W;
+  else return w.width;
+}
+
 // Lanes of a 32-bit source: the register row itself, or a broadcast of a scalar or literal.
+template <uint32_t W>
 inline const uint32_t* lanes32(Warp& w, uint16_t code, uint32_t literal, uint32_t* scratch) {
   if (isa::is_vreg(code)) return w.vreg(code);
   const uint32_t value = scalar32(w, code, literal);
-  for (uint32_t l = 0; l < w.width; ++l) scratch[l] = value;
+  const uint32_t n = lane_count<W>(w);
+  for (uint32_t l = 0; l < n; ++l) scratch[l] = value;
   return scratch;
 }
 
 // Lanes of a 64-bit source, assembled from the register pair.
+template <uint32_t W>
 inline void lanes64(Warp& w, uint16_t code, uint32_t literal, uint64_t* out) {
-  const uint32_t n = w.width;
+  const uint32_t n = lane_count<W>(w);
   if (isa::is_vreg(code)) {
     const uint32_t* lo = w.vreg(code);
     const uint32_t* hi = w.vreg(code + 1);
@@ -171,8 +183,36 @@ inline void lanes64(Warp& w, uint16_t code, uint32_t literal, uint64_t* out) {
 }
 
 // Writes lanes of a result to a vector register (pair) under the execution mask.
-void commit32(Warp& w, uint16_t dst, const uint32_t* result);
-void commit64(Warp& w, uint16_t dst, const uint64_t* result);
+template <uint32_t W>
+inline void commit32(Warp& w, uint16_t dst, const uint32_t* result) {
+  uint32_t* d = w.vreg(dst);
+  const uint32_t n = lane_count<W>(w);
+  if (w.all_active) {
+    for (uint32_t l = 0; l < n; ++l) d[l] = result[l];
+  } else {
+    const uint32_t* m = w.lane_mask;
+    for (uint32_t l = 0; l < n; ++l) d[l] = (result[l] & m[l]) | (d[l] & ~m[l]);
+  }
+}
+
+template <uint32_t W>
+inline void commit64(Warp& w, uint16_t dst, const uint64_t* result) {
+  uint32_t* lo = w.vreg(dst);
+  uint32_t* hi = w.vreg(dst + 1);
+  const uint32_t n = lane_count<W>(w);
+  if (w.all_active) {
+    for (uint32_t l = 0; l < n; ++l) {
+      lo[l] = static_cast<uint32_t>(result[l]);
+      hi[l] = static_cast<uint32_t>(result[l] >> 32);
+    }
+    return;
+  }
+  const uint32_t* m = w.lane_mask;
+  for (uint32_t l = 0; l < n; ++l) {
+    lo[l] = (static_cast<uint32_t>(result[l]) & m[l]) | (lo[l] & ~m[l]);
+    hi[l] = (static_cast<uint32_t>(result[l] >> 32) & m[l]) | (hi[l] & ~m[l]);
+  }
+}
 
 // Stops the warp with a fault at the current instruction.
 Flow raise_fault(Warp& w, const DecodedInst& di, ShaderFaultKind kind, std::string message);
@@ -180,11 +220,12 @@ Flow raise_fault(Warp& w, const DecodedInst& di, ShaderFaultKind kind, std::stri
 // Runs the warp until it reaches a barrier, ends, faults or exhausts its budget.
 void run_warp(Warp& w);
 
-// Handler tables per instruction class, filled from opcodes.def.
-void fill_alu_handlers(Handler* table);
-void fill_memory_handlers(Handler* table);
-void fill_control_handlers(Handler* table);
-Handler handler_for(isa::Opcode op);
+// Handler tables per instruction class, filled from opcodes.def, for warps of `width` lanes
+// (handlers specialized for kSpecializedWidth, generic ones otherwise).
+void fill_alu_handlers(Handler* table, uint32_t width);
+void fill_memory_handlers(Handler* table, uint32_t width);
+void fill_control_handlers(Handler* table, uint32_t width);
+Handler handler_for(isa::Opcode op, uint32_t width);
 Handler illegal_instruction_handler();
 Handler end_of_code_handler();
 
