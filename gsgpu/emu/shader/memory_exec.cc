@@ -39,29 +39,30 @@ Flow memory_fault(Warp& w, const DecodedInst& di, uint64_t address, uint32_t byt
   return raise_fault(w, di, ShaderFaultKind::kMemory, message);
 }
 
-// Host pointer for a global access. The range that holds it becomes the cache's first entry: found
-// in the cache (moved to the front) or, on a miss, looked up and put in front of the others (the
-// least recently used one drops out). nullptr when no mapping holds the whole access.
-uint8_t* global_pointer(Warp& w, uint64_t va, uint32_t bytes, Access access) {
-  CachedRange* entry = ranges_for(w, access).entry;
-  constexpr uint32_t n = RangeCache::kEntries;
-  for (uint32_t i = 0; i < n; ++i) {
-    if (uint8_t* p = in_range(entry[i], va, bytes)) {
-      if (i != 0) std::rotate(entry, entry + i, entry + i + 1);
-      return p;
-    }
-  }
+// The cached range that holds a whole global access: found in the cache or, on a miss, looked up
+// and cached. nullptr when no mapping holds the whole access.
+const CachedRange* global_range(Warp& w, uint64_t va, uint32_t bytes, Access access) {
+  RangeCache& cache = ranges_for(w, access);
+  for (const CachedRange& r : cache.entry)
+    if (in_range(r, va, bytes)) return &r;
   GpuMemory::Range range;
   if (!w.dispatch->memory->lookup_range(va, access, &range) || range.va_end <= range.va_begin) return nullptr;
-  std::rotate(entry, entry + n - 1, entry + n);
-  entry[0] = CachedRange{range.va_begin, range.va_end - range.va_begin, range.host};
-  return in_range(entry[0], va, bytes);
+  CachedRange& victim = cache.entry[cache.next_victim];
+  cache.next_victim = (cache.next_victim + 1) % RangeCache::kEntries;
+  victim = CachedRange{range.va_begin, range.va_end - range.va_begin, range.host};
+  return in_range(victim, va, bytes) ? &victim : nullptr;
+}
+
+// Host pointer for a global access; nullptr when no mapping holds all of it.
+uint8_t* global_pointer(Warp& w, uint64_t va, uint32_t bytes, Access access) {
+  const CachedRange* r = global_range(w, va, bytes, access);
+  return r ? in_range(*r, va, bytes) : nullptr;
 }
 
 // What lane_pointers found: a fault (raised), or a pointer per lane, which for kUniform is the same
 // pointer in every lane (kernel arguments, which compiled code reads in every lane), so a load can
-// read once and broadcast, and for kCoalesced is ptrs[0] + lane * size (every lane active), so a load
-// or store can copy the whole block.
+// read once and broadcast. kCoalesced (every lane active, lane l at ptrs[0] + l * size) fills only
+// ptrs[0] for loads and stores, which copy the whole block, and every lane for atomics.
 enum class Lanes : uint8_t { kFault, kEach, kUniform, kCoalesced };
 
 // A coalesced access: every lane active and lane l at lane 0's address + l * bytes (`p[i]` with i
@@ -80,7 +81,9 @@ bool coalesced(Warp& w, const uint32_t* lo, const uint32_t* hi, uint64_t offset,
   const uint64_t va = ((uint64_t{hi[0]} << 32) | lo[0]) + offset;
   uint8_t* block = global_pointer(w, va, n * bytes, access);
   if (!block) return false;
-  for (uint32_t l = 0; l < n; ++l) ptrs[l] = block + size_t{l} * bytes;
+  ptrs[0] = block;
+  if (access == Access::kAtomic)
+    for (uint32_t l = 1; l < n; ++l) ptrs[l] = block + size_t{l} * bytes;
   return true;
 }
 
@@ -116,8 +119,9 @@ Lanes lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access acces
     // translated once and every lane is checked against it in one vectorizable pass.
     const uint32_t first = static_cast<uint32_t>(std::countr_zero(exec));
     const uint64_t first_va = ((uint64_t{hi[first]} << 32) | lo[first]) + offset;
-    uint8_t* const first_ptr = global_pointer(w, first_va, bytes, access);
-    if (!first_ptr) return global_fault(w, di, first_va, bytes, access, Space);
+    const CachedRange* first_range = global_range(w, first_va, bytes, access);
+    if (!first_range) return global_fault(w, di, first_va, bytes, access, Space);
+    uint8_t* const first_ptr = in_range(*first_range, first_va, bytes);
     // Every active lane at the first lane's address: nothing more to check (32-bit rows, cheap).
     uint32_t differ = 0;
     for (uint32_t l = 0; l < n; ++l) differ |= ((lo[l] ^ lo[first]) | (hi[l] ^ hi[first])) & w.lane_mask[l];
@@ -125,7 +129,7 @@ Lanes lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access acces
       for (uint32_t l = 0; l < n; ++l) ptrs[l] = first_ptr;
       return Lanes::kUniform;
     }
-    const CachedRange& r = ranges_for(w, access).entry[0];
+    const CachedRange& r = *first_range;
     const uint64_t last = r.span - bytes;  // r.span >= bytes: the first lane's access fits
     const uint64_t bias = offset - r.begin;
     uint64_t outside = 0;
@@ -194,8 +198,20 @@ Flow vector_load(Warp& w, const DecodedInst& di) {
   const uint32_t n = lane_count<W>(w);
   const uint64_t exec = w.exec;
   uint32_t* lo = w.vreg(di.inst.dst);
-  if (lanes == Lanes::kCoalesced && Bytes == 4) {
-    std::memcpy(lo, ptrs[0], size_t{n} * 4);
+  if (lanes == Lanes::kCoalesced) {
+    const uint8_t* block = ptrs[0];
+    if constexpr (Bytes == 4) {
+      std::memcpy(lo, block, size_t{n} * 4);
+    } else if constexpr (Bytes == 8) {
+      uint32_t* hi = w.vreg(di.inst.dst + 1);
+      for (uint32_t l = 0; l < n; ++l) {
+        const uint64_t v = read_value<8, false>(block + size_t{l} * 8);
+        lo[l] = static_cast<uint32_t>(v);
+        hi[l] = static_cast<uint32_t>(v >> 32);
+      }
+    } else {
+      for (uint32_t l = 0; l < n; ++l) lo[l] = static_cast<uint32_t>(read_value<Bytes, Sign>(block + size_t{l} * Bytes));
+    }
   } else if (lanes == Lanes::kUniform) {
     const uint64_t v = read_value<Bytes, Sign>(ptrs[0]);
     uint32_t* hi = Bytes == 8 ? w.vreg(di.inst.dst + 1) : nullptr;
@@ -239,8 +255,9 @@ Flow vector_store(Warp& w, const DecodedInst& di) {
       if (exec >> l & 1) std::memcpy(ptrs[l], &data[l], 8);
   } else {
     const uint32_t* data = lanes32<W>(w, di.inst.src[1], di.inst.literal, w.scratch[1]);
-    if (Bytes == 4 && lanes == Lanes::kCoalesced) {
-      std::memcpy(ptrs[0], data, size_t{n} * 4);
+    if (lanes == Lanes::kCoalesced) {
+      if constexpr (Bytes == 4) std::memcpy(ptrs[0], data, size_t{n} * 4);
+      else for (uint32_t l = 0; l < n; ++l) std::memcpy(ptrs[0] + size_t{l} * Bytes, &data[l], Bytes);
     } else if (w.all_active) {
       for (uint32_t l = 0; l < n; ++l) std::memcpy(ptrs[l], &data[l], Bytes);
     } else {

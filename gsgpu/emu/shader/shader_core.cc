@@ -298,7 +298,8 @@ class Cores final : public shader::Backend {
 
   // Per-group start: entry pc, full initial mask, empty stack, zeroed scalars.
   static void reset_warp(const DispatchState& state, Warp* w) {
-    std::memset(w->s, 0, sizeof w->s);
+    // Only the scalar registers the code names: the rest are never read.
+    std::memset(w->s, 0, sizeof(uint32_t) * state.program->scalar_regs);
     w->pc = state.program->entry;
     w->rpc = shader::kNoReconvergence;
     w->stack.clear();

@@ -78,16 +78,19 @@ struct CachedRange {
   uint8_t* host = nullptr;
 };
 
-// The ranges a warp used last for one access type, most recently used first. Several, because a
-// kernel alternates between separately mapped buffers (arguments, each input, the output: one MMU
-// segment each, with guard pages between); with one entry nearly every load missed. Searched in
-// order rather than indexed by instruction: the search runs once per instruction (for its first
-// active lane), not per lane, so a few compares are cheap, and an instruction whose lanes or
-// iterations move between buffers still finds all of them. Four entries cover the common kernels
-// (arguments + up to three buffers per access type); a miss evicts the least recently used.
+// The ranges a warp used last for one access type. Several, because a kernel alternates between
+// separately mapped buffers (arguments, each input, the output: one MMU segment each, with guard
+// pages between); with one entry nearly every load missed. Searched in order rather than indexed
+// by instruction: the search runs once per instruction (for its first active lane), not per lane,
+// so a few compares are cheap, and an instruction whose lanes or iterations move between buffers
+// still finds all of them. Four entries cover the common kernels (arguments + up to three buffers
+// per access type). A hit leaves the order alone (vector add's loads alternate between two
+// buffers, and moving the hit entry to the front cost more than the search it saved); a miss
+// replaces the entries in turn.
 struct RangeCache {
   static constexpr uint32_t kEntries = 4;
   CachedRange entry[kEntries];
+  uint32_t next_victim = 0;
 };
 
 struct Warp {
