@@ -1,5 +1,6 @@
 // The kernels gsgpu is benchmarked with, compiled from OpenCL C and compared with C++ references:
 // vector add, saxpy, naive and tiled SGEMM, Mandelbrot, and a work-group reduction.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -251,6 +252,133 @@ TEST(ArgumentBuffer, LayoutAndRefusals) {
   EXPECT_NE(refused(local_on_scalar, "local size for a scalar").find("not a __local pointer"), std::string::npos);
   args.pop_back();
   EXPECT_NE(refused(args, "missing argument").find("takes 6 arguments, 5 given"), std::string::npos);
+}
+
+// A layout written by hand (what the compiler would produce), so the rules are tested without the
+// front end: 4-byte slots for a char-sized scalar and a char-sized struct, then an 8-byte scalar,
+// a 16-byte vector and two __local pointers.
+CompiledKernel hand_laid_out_kernel() {
+  CompiledKernel k;
+  k.name = "hand";
+  auto add = [&k](ArgKind kind, uint32_t offset, uint32_t size) {
+    ArgInfo info;
+    info.name = "a" + std::to_string(k.args.size());
+    info.kind = kind;
+    info.offset = offset;
+    info.size = size;
+    info.alignment = std::min(size, 16u);
+    info.local_alignment = 4;
+    k.args.push_back(info);
+  };
+  add(ArgKind::kScalar, 0, 4);        // char
+  add(ArgKind::kStruct, 4, 4);        // struct { char a, b; }
+  add(ArgKind::kScalar, 8, 8);        // long
+  add(ArgKind::kScalar, 16, 16);      // float4
+  add(ArgKind::kLocalPointer, 32, 8);
+  add(ArgKind::kLocalPointer, 40, 8);
+  k.work_dim_offset = 48;
+  k.arg_buffer_size = 52;
+  k.static_local_bytes = 64;
+  return k;
+}
+
+std::vector<KernelArgValue> hand_laid_out_values() {
+  return {{{0xAB}, 0}, {{1, 2}, 0}, {std::vector<uint8_t>(8, 0x11), 0}, {std::vector<uint8_t>(16, 0x22), 0},
+          {{}, 100}, {{}, 8}};
+}
+
+TEST(ArgumentBuffer, NarrowValuesFillOnlyFourByteSlots) {
+  const CompiledKernel k = hand_laid_out_kernel();
+  auto args = hand_laid_out_values();
+  ArgumentBuffer buffer;
+  std::string error;
+  ArgBufferError why = ArgBufferError::kLocalMemory;
+  ASSERT_TRUE(build_argument_buffer(k, args, 1, &buffer, &error, &why)) << error;
+  EXPECT_EQ(why, ArgBufferError::kNone);
+  // Zero-extended in their slots, scalar and struct alike.
+  EXPECT_EQ(std::vector<uint8_t>(buffer.bytes.begin(), buffer.bytes.begin() + 8),
+            (std::vector<uint8_t>{0xAB, 0, 0, 0, 1, 2, 0, 0}));
+  for (size_t size = 1; size <= 4; ++size) {
+    args[0].bytes.assign(size, 0x7F);
+    args[1].bytes.assign(size, 0x7F);
+    EXPECT_TRUE(build_argument_buffer(k, args, 1, &buffer, &error)) << size << ": " << error;
+  }
+  // Wider slots take only their own size, and nothing takes an empty value or more than its slot.
+  auto refused = [&](size_t index, size_t size) {
+    auto bad = hand_laid_out_values();
+    bad[index].bytes.assign(size, 0);
+    why = ArgBufferError::kNone;
+    const bool built = build_argument_buffer(k, bad, 1, &buffer, &error, &why);
+    return !built && why == ArgBufferError::kArgument &&
+           error.find("argument " + std::to_string(index) + " (a" + std::to_string(index) + ") takes") !=
+               std::string::npos;
+  };
+  EXPECT_TRUE(refused(2, 4)) << "an int for a long: " << error;
+  EXPECT_TRUE(refused(2, 1)) << "a char for a long: " << error;
+  EXPECT_TRUE(refused(3, 8)) << "a float2 for a float4: " << error;
+  EXPECT_TRUE(refused(0, 0)) << "an empty value: " << error;
+  EXPECT_TRUE(refused(1, 0)) << "an empty struct value: " << error;
+  EXPECT_TRUE(refused(0, 5)) << "wider than the slot: " << error;
+}
+
+TEST(ArgumentBuffer, LocalMemoryBeyondTheDeviceIsAResourceRefusal) {
+  const CompiledKernel k = hand_laid_out_kernel();
+  auto args = hand_laid_out_values();
+  ArgumentBuffer buffer;
+  std::string error;
+  ArgBufferError why = ArgBufferError::kNone;
+  // 64 static bytes + the two arguments: exactly the limit is granted.
+  args[4].local_bytes = kMaxLocalBytes - 64 - 8;
+  ASSERT_TRUE(build_argument_buffer(k, args, 1, &buffer, &error, &why)) << error;
+  EXPECT_EQ(buffer.local_mem_size, kMaxLocalBytes);
+  uint64_t second = 0;
+  std::memcpy(&second, &buffer.bytes[40], 8);
+  EXPECT_EQ(second, kMaxLocalBytes - 8);
+  // One byte more is refused as local memory, not as an argument error.
+  args[5].local_bytes = 9;
+  EXPECT_FALSE(build_argument_buffer(k, args, 1, &buffer, &error, &why));
+  EXPECT_EQ(why, ArgBufferError::kLocalMemory);
+  EXPECT_NE(error.find("__local memory"), std::string::npos) << error;
+  // Sizes that would overflow a 32-bit sum are refused the same way.
+  args[4].local_bytes = args[5].local_bytes = UINT32_MAX;
+  EXPECT_FALSE(build_argument_buffer(k, args, 1, &buffer, &error, &why));
+  EXPECT_EQ(why, ArgBufferError::kLocalMemory);
+  // The static variables alone can exceed it too.
+  CompiledKernel big_static = k;
+  big_static.static_local_bytes = kMaxLocalBytes + 4;
+  EXPECT_FALSE(build_argument_buffer(big_static, hand_laid_out_values(), 1, &buffer, &error, &why));
+  EXPECT_EQ(why, ArgBufferError::kLocalMemory);
+  // A value that does not fit is reported first, even when the local memory is exceeded as well.
+  args[2].bytes.resize(4);
+  EXPECT_FALSE(build_argument_buffer(k, args, 1, &buffer, &error, &why));
+  EXPECT_EQ(why, ArgBufferError::kArgument);
+}
+
+TEST(ArgumentBuffer, InconsistentLayoutIsRefusedNotWritten) {
+  ArgumentBuffer buffer;
+  std::string error;
+  ArgBufferError why = ArgBufferError::kNone;
+  auto refused = [&](const CompiledKernel& k) {
+    why = ArgBufferError::kNone;
+    return !build_argument_buffer(k, hand_laid_out_values(), 1, &buffer, &error, &why) &&
+           why == ArgBufferError::kArgument && error.find("outside") != std::string::npos;
+  };
+  CompiledKernel k = hand_laid_out_kernel();
+  k.args[3].offset = 40;  // 16 bytes at 40 run past the 52-byte buffer
+  EXPECT_TRUE(refused(k)) << error;
+  k = hand_laid_out_kernel();
+  k.args[2].offset = UINT32_MAX - 2;  // offset + size wraps in 32 bits
+  EXPECT_TRUE(refused(k)) << error;
+  k = hand_laid_out_kernel();
+  k.args[5].offset = 48;  // the __local offset's 8 bytes at 48 of 52
+  EXPECT_TRUE(refused(k)) << error;
+  k = hand_laid_out_kernel();
+  k.work_dim_offset = 50;
+  EXPECT_TRUE(refused(k)) << error;
+  k = hand_laid_out_kernel();
+  k.constant_data = {1, 2, 3, 4};
+  k.constant_data_offset = 52;
+  EXPECT_TRUE(refused(k)) << error;
 }
 
 }  // namespace

@@ -340,6 +340,71 @@ TEST_F(KernelsTest, LocalMemoryIsGrantedInGranules) {
   EXPECT_EQ(api().clFinish(queue_), CL_OUT_OF_RESOURCES);
 }
 
+// The ABI widens values narrower than 4 bytes to a 4-byte slot; clSetKernelArg takes them at their
+// OpenCL size (structs too) and the kernel reads them zero-extended. Wider slots take only their size.
+TEST_F(KernelsTest, NarrowValuesFillTheirFourByteSlot) {
+  REQUIRE_COMPILER();
+  cl_program p = build(R"(
+    typedef struct { uchar lo, hi; } pair_t;
+    typedef struct { uchar r, g, b; } rgb_t;
+    __kernel void narrow(__global int* out, char c, short s, uchar2 v, pair_t p, rgb_t rgb, long l) {
+      out[0] = c; out[1] = s; out[2] = v.x | v.y << 8; out[3] = p.lo | p.hi << 8;
+      out[4] = rgb.r | rgb.g << 8 | rgb.b << 16; out[5] = (int)(l >> 32);
+    })");
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "narrow");
+  ASSERT_NE(k, nullptr);
+  cl_mem out = buffer(6 * 4);
+  arg(k, 0, out);
+  arg(k, 1, cl_char(-3));
+  arg(k, 2, cl_short(-300));
+  arg(k, 3, cl_uchar2{{0x12, 0x34}});
+  const uint8_t pair[2] = {0x56, 0x78}, rgb[3] = {1, 2, 3};
+  ASSERT_EQ(api().clSetKernelArg(k, 4, sizeof pair, pair), CL_SUCCESS);
+  ASSERT_EQ(api().clSetKernelArg(k, 5, sizeof rgb, rgb), CL_SUCCESS);
+  arg(k, 6, cl_long(7) << 32);
+  const size_t one = 1;
+  ASSERT_EQ(run(k, 1, &one, &one), CL_SUCCESS);
+  EXPECT_EQ(read<cl_int>(out, 6), (std::vector<cl_int>{-3, -300, 0x3412, 0x7856, 0x030201, 7}));
+  // A narrow value where the slot is wider than 4 bytes, or no bytes at all, is a size error.
+  const cl_int four = 1;
+  EXPECT_EQ(api().clSetKernelArg(k, 6, sizeof four, &four), CL_INVALID_ARG_SIZE);
+  EXPECT_EQ(api().clSetKernelArg(k, 1, 0, &four), CL_INVALID_ARG_SIZE);
+  EXPECT_EQ(api().clSetKernelArg(k, 4, 5, pair), CL_INVALID_ARG_SIZE);
+}
+
+// Local memory beyond the device's (static __local variables + __local arguments > 1 MiB) cannot
+// be granted: CL_OUT_OF_RESOURCES at enqueue, not an argument error; exactly 1 MiB runs.
+TEST_F(KernelsTest, LocalMemoryBeyondTheDeviceIsOutOfResources) {
+  REQUIRE_COMPILER();
+  cl_program p = build(R"(
+    __kernel void two(__global int* out, __local int* a, __local int* b) {
+      __local int fixed[16];
+      fixed[get_local_id(0)] = 1;
+      a[0] = 2;
+      b[0] = 3;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out[0] = fixed[0] + a[0] + b[0];
+    })");
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "two");
+  cl_mem out = buffer(4);
+  arg(k, 0, out);
+  const size_t one = 1;
+  const size_t mib = size_t(1) << 20;
+  ASSERT_EQ(api().clSetKernelArg(k, 1, mib - 64 - 256, nullptr), CL_SUCCESS);
+  ASSERT_EQ(api().clSetKernelArg(k, 2, 256, nullptr), CL_SUCCESS);
+  ASSERT_EQ(run(k, 1, &one, &one), CL_SUCCESS);
+  EXPECT_EQ(api().clFinish(queue_), CL_SUCCESS);
+  EXPECT_EQ(read<cl_int>(out, 1)[0], 6);
+  ASSERT_EQ(api().clSetKernelArg(k, 2, 260, nullptr), CL_SUCCESS);
+  EXPECT_EQ(run(k, 1, &one, &one), CL_OUT_OF_RESOURCES);
+  ASSERT_EQ(api().clSetKernelArg(k, 1, mib, nullptr), CL_SUCCESS);
+  ASSERT_EQ(api().clSetKernelArg(k, 2, mib, nullptr), CL_SUCCESS);
+  EXPECT_EQ(run(k, 1, &one, &one), CL_OUT_OF_RESOURCES);
+  EXPECT_EQ(api().clFinish(queue_), CL_SUCCESS);  // refused at enqueue: nothing ran, nothing pending
+}
+
 TEST_F(KernelsTest, ProfilingTimesAreOrdered) {
   REQUIRE_COMPILER();
   cl_program p = build(kMandelbrot);
