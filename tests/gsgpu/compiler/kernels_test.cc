@@ -1,15 +1,19 @@
-// The kernels gsgpu is benchmarked with, compiled from OpenCL C and compared with C++ references:
-// vector add, saxpy, naive and tiled SGEMM, Mandelbrot, and a work-group reduction.
+// The kernels gsgpu is benchmarked with (tests/common/benchmark_kernels.h: vector add, naive and
+// tiled SGEMM, Mandelbrot), plus saxpy and a work-group reduction, compiled from OpenCL C and
+// compared with C++ references; and the argument buffer's layout and refusals.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
 #include <random>
 
+#include "tests/common/benchmark_kernels.h"
 #include "tests/gsgpu/compiler/cl_harness.h"
 
 namespace gsgpu::compiler::testing {
 namespace {
+
+namespace sources = gsvirt::kernel_sources;
 
 std::vector<float> random_floats(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -22,11 +26,7 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
 TEST(CompiledKernels, VectorAdd) {
   GSGPU_REQUIRE_FRONT_END();
   ClRunner cl;
-  ASSERT_TRUE(cl.build(R"(
-    __kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
-      int i = get_global_id(0);
-      if (i < n) c[i] = a[i] + b[i];
-    })"));
+  ASSERT_TRUE(cl.build(sources::kVectorAdd));
   const CompiledKernel* k = cl.program.find("vadd");
   ASSERT_NE(k, nullptr);
   ASSERT_EQ(k->args.size(), 4u);
@@ -77,19 +77,13 @@ void sgemm_reference(const std::vector<float>& a, const std::vector<float>& b, s
 TEST(CompiledKernels, NaiveSgemm) {
   GSGPU_REQUIRE_FRONT_END();
   ClRunner cl;
-  ASSERT_TRUE(cl.build(R"(
-    __kernel void sgemm(__global const float* A, __global const float* B, __global float* C, int N) {
-      int row = get_global_id(1), col = get_global_id(0);
-      float acc = 0.0f;
-      for (int k = 0; k < N; ++k) acc += A[row * N + k] * B[k * N + col];
-      C[row * N + col] = acc;
-    })"));
+  ASSERT_TRUE(cl.build(sources::kSgemmNaive));
   const int n = 48;
   const auto a = random_floats(n * n, 5), b = random_floats(n * n, 6);
   std::vector<float> expect(n * n);
   sgemm_reference(a, b, &expect, n);
   const uint64_t va = cl.memory.upload(a), vb = cl.memory.upload(b), vc = cl.memory.upload(std::vector<float>(n * n));
-  cl.run_ok("sgemm", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)}, NDRange::grid2(n, n, 16, 4));
+  cl.run_ok("sgemm_naive", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)}, NDRange::grid2(n, n, 16, 4));
   const auto c = cl.memory.download<float>(vc, n * n);
   for (int i = 0; i < n * n; ++i) ASSERT_NEAR(c[i], expect[i], 1e-3f) << i;
 }
@@ -97,46 +91,19 @@ TEST(CompiledKernels, NaiveSgemm) {
 TEST(CompiledKernels, TiledSgemmWithLocalMemoryAndBarriers) {
   GSGPU_REQUIRE_FRONT_END();
   ClRunner cl;
-  ASSERT_TRUE(cl.build(R"(
-    #define TILE 16
-    __kernel void sgemm_tiled(__global const float* A, __global const float* B, __global float* C, int N) {
-      __local float As[TILE][TILE];
-      __local float Bs[TILE][TILE];
-      int tx = get_local_id(0), ty = get_local_id(1);
-      int row = get_group_id(1) * TILE + ty, col = get_group_id(0) * TILE + tx;
-      float acc = 0.0f;
-      for (int t = 0; t < N / TILE; ++t) {
-        As[ty][tx] = A[row * N + t * TILE + tx];
-        Bs[ty][tx] = B[(t * TILE + ty) * N + col];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int k = 0; k < TILE; ++k) acc += As[ty][k] * Bs[k][tx];
-        barrier(CLK_LOCAL_MEM_FENCE);
-      }
-      C[row * N + col] = acc;
-    })"));
+  ASSERT_TRUE(cl.build(sources::kSgemmTiled));
   const CompiledKernel* k = cl.program.find("sgemm_tiled");
   ASSERT_NE(k, nullptr);
-  EXPECT_EQ(k->static_local_bytes, 2u * 16 * 16 * 4);
+  EXPECT_EQ(k->static_local_bytes, 2u * sources::kSgemmTile * sources::kSgemmTile * 4);
   const int n = 64;
   const auto a = random_floats(n * n, 7), b = random_floats(n * n, 8);
   std::vector<float> expect(n * n);
   sgemm_reference(a, b, &expect, n);
   const uint64_t va = cl.memory.upload(a), vb = cl.memory.upload(b), vc = cl.memory.upload(std::vector<float>(n * n));
-  cl.run_ok("sgemm_tiled", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)}, NDRange::grid2(n, n, 16, 16));
+  const uint32_t tile = sources::kSgemmTile;  // the local size the kernel requires
+  cl.run_ok("sgemm_tiled", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)}, NDRange::grid2(n, n, tile, tile));
   const auto c = cl.memory.download<float>(vc, n * n);
   for (int i = 0; i < n * n; ++i) ASSERT_NEAR(c[i], expect[i], 1e-3f) << i;
-}
-
-uint32_t mandelbrot_reference(float cx, float cy, int max_iter) {
-  float x = 0, y = 0;
-  int i = 0;
-  while (i < max_iter && x * x + y * y <= 4.0f) {
-    const float xt = x * x - y * y + cx;
-    y = 2.0f * x * y + cy;
-    x = xt;
-    ++i;
-  }
-  return static_cast<uint32_t>(i);
 }
 
 TEST(CompiledKernels, Mandelbrot) {
@@ -144,21 +111,7 @@ TEST(CompiledKernels, Mandelbrot) {
   ClRunner cl;
   // -cl-fp32-correctly-rounded-divide-sqrt and no contraction keep the float results bit-identical
   // to the C++ reference, so the iteration counts match exactly.
-  ASSERT_TRUE(cl.build(R"(
-    __kernel void mandelbrot(__global uint* out, int width, int height, int max_iter) {
-      int px = get_global_id(0), py = get_global_id(1);
-      float cx = -2.0f + 3.0f * px / width;
-      float cy = -1.5f + 3.0f * py / height;
-      float x = 0.0f, y = 0.0f;
-      int i = 0;
-      while (i < max_iter && x * x + y * y <= 4.0f) {
-        float xt = x * x - y * y + cx;
-        y = 2.0f * x * y + cy;
-        x = xt;
-        ++i;
-      }
-      out[py * width + px] = i;
-    })", "-cl-fp32-correctly-rounded-divide-sqrt"));
+  ASSERT_TRUE(cl.build(sources::kMandelbrot, "-cl-fp32-correctly-rounded-divide-sqrt"));
   const int w = 64, h = 48, max_iter = 200;
   const uint64_t vo = cl.memory.upload(std::vector<uint32_t>(w * h));
   cl.run_ok("mandelbrot", {Arg::buffer(vo), Arg::value(w), Arg::value(h), Arg::value(max_iter)}, NDRange::grid2(w, h, 16, 8));
@@ -166,8 +119,7 @@ TEST(CompiledKernels, Mandelbrot) {
   int mismatches = 0;
   for (int py = 0; py < h; ++py)
     for (int px = 0; px < w; ++px) {
-      const float cx = -2.0f + 3.0f * px / w, cy = -1.5f + 3.0f * py / h;
-      if (out[py * w + px] != mandelbrot_reference(cx, cy, max_iter)) ++mismatches;
+      if (out[py * w + px] != sources::mandelbrot_reference(px, py, w, h, max_iter)) ++mismatches;
     }
   // FP contraction in clang may fuse a multiply-add; allow a handful of boundary points to differ.
   EXPECT_LE(mismatches, w * h / 100);
