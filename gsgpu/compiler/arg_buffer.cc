@@ -51,7 +51,8 @@ bool build_argument_buffer(const CompiledKernel& kernel, std::span<const KernelA
     const KernelArgValue& value = args[i];
     if (info.kind == ArgKind::kLocalPointer) {
       if (value.local_bytes == 0 || !value.bytes.empty())
-        return refuse(ArgBufferError::kArgument, describe(i, info) + " is a __local pointer: it takes a size and no value");
+        return refuse(ArgBufferError::kArgument,
+                      describe(i, info) + " is a __local pointer: it takes a size and no value");
       if (local_exceeded) continue;  // refused below; the remaining arguments are still checked
       const uint64_t align = std::max(info.local_alignment, 4u);
       local_top = (local_top + align - 1) / align * align;
@@ -64,7 +65,8 @@ bool build_argument_buffer(const CompiledKernel& kernel, std::span<const KernelA
       continue;
     }
     if (value.local_bytes != 0)
-      return refuse(ArgBufferError::kArgument, describe(i, info) + " is not a __local pointer but was given a local size");
+      return refuse(ArgBufferError::kArgument,
+                    describe(i, info) + " is not a __local pointer but was given a local size");
     if (!value_fits(info, value.bytes.size()))
       return refuse(ArgBufferError::kArgument, describe(i, info) + " takes " + std::to_string(info.size) + " bytes, " +
                                                    std::to_string(value.bytes.size()) + " given");
@@ -76,7 +78,8 @@ bool build_argument_buffer(const CompiledKernel& kernel, std::span<const KernelA
   if (!put(out->bytes, kernel.work_dim_offset, &work_dim, sizeof work_dim) ||
       (!kernel.constant_data.empty() &&
        !put(out->bytes, kernel.constant_data_offset, kernel.constant_data.data(), kernel.constant_data.size())))
-    return refuse(ArgBufferError::kArgument, "kernel " + kernel.name + ": work_dim or __constant data lies outside the " +
+    return refuse(ArgBufferError::kArgument, "kernel " + kernel.name +
+                                                 ": work_dim or __constant data lies outside the " +
                                                  std::to_string(out->bytes.size()) + "-byte argument buffer");
   if (local_exceeded)
     return refuse(ArgBufferError::kLocalMemory,

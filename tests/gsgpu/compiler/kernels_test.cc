@@ -83,7 +83,8 @@ TEST(CompiledKernels, NaiveSgemm) {
   std::vector<float> expect(n * n);
   sgemm_reference(a, b, &expect, n);
   const uint64_t va = cl.memory.upload(a), vb = cl.memory.upload(b), vc = cl.memory.upload(std::vector<float>(n * n));
-  cl.run_ok("sgemm_naive", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)}, NDRange::grid2(n, n, 16, 4));
+  cl.run_ok("sgemm_naive", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)},
+            NDRange::grid2(n, n, 16, 4));
   const auto c = cl.memory.download<float>(vc, n * n);
   for (int i = 0; i < n * n; ++i) ASSERT_NEAR(c[i], expect[i], 1e-3f) << i;
 }
@@ -101,7 +102,8 @@ TEST(CompiledKernels, TiledSgemmWithLocalMemoryAndBarriers) {
   sgemm_reference(a, b, &expect, n);
   const uint64_t va = cl.memory.upload(a), vb = cl.memory.upload(b), vc = cl.memory.upload(std::vector<float>(n * n));
   const uint32_t tile = sources::kSgemmTile;  // the local size the kernel requires
-  cl.run_ok("sgemm_tiled", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)}, NDRange::grid2(n, n, tile, tile));
+  cl.run_ok("sgemm_tiled", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)},
+            NDRange::grid2(n, n, tile, tile));
   const auto c = cl.memory.download<float>(vc, n * n);
   for (int i = 0; i < n * n; ++i) ASSERT_NEAR(c[i], expect[i], 1e-3f) << i;
 }
