@@ -210,13 +210,13 @@ cl_int run(Kernel* k, const Range& r, const std::vector<uint8_t>& args, uint32_t
   auto arg_mem = rt->allocate(arg_bytes.size(), gsgpu::kPermRead, &why);
   if (!arg_mem) {
     log_once("clEnqueueNDRangeKernel", "cannot place the argument buffer: " + why);
-    printf_end(rt, k->image->compiled, &printf_buffer);
+    printf_end(rt, *k->image, &printf_buffer);
     return CL_OUT_OF_RESOURCES;
   }
   rt->write(arg_mem->va, arg_bytes.data(), arg_bytes.size());
   DispatchOutcome out = rt->dispatch(make_request(k, r, arg_mem->va, uint32_t(arg_bytes.size()), local_bytes));
   rt->free(*arg_mem);
-  printf_end(rt, k->image->compiled, &printf_buffer);
+  printf_end(rt, *k->image, &printf_buffer);
   *cycles = out.counters.cycles;
   report(k, r, out);
   if (out.ok) return CL_COMPLETE;
