@@ -16,10 +16,10 @@ namespace gsgpu::compiler {
 //
 // Sizes: pointers, images and samplers take exactly 8 bytes; a by-value argument (scalar, vector
 // or struct) takes exactly its slot's ArgInfo::size, except that a 4-byte slot also takes 1..3
-// bytes, zero-extended. The ABI widens every value narrower than 4 bytes (char, short, char2,
-// char3, a struct of a few chars) to a 4-byte slot, while the application gives clSetKernelArg
-// sizeof of the OpenCL type; a wider slot (long, int2, a 12-byte struct padded to 16...) only ever
-// holds a type of its own size, so a shorter value there is a size error, not a narrow value.
+// bytes, zero-extended. The ABI widens every value narrower than 4 bytes (char, short, char2, a
+// struct of two or three chars) to a 4-byte slot, while the application gives clSetKernelArg
+// sizeof of the OpenCL type; a wider slot (long, int2, a 6-byte struct) only ever holds a type of
+// its own size, so a shorter value there is a size error, not a narrow value.
 struct KernelArgValue {
   std::vector<uint8_t> bytes;
   uint32_t local_bytes = 0;  // > 0: a __local argument of this size
