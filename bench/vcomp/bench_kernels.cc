@@ -16,58 +16,13 @@
 #include <string>
 #include <vector>
 
+// The kernels' text, shared with the compiler's and the executor's tests. bench/vcomp is built
+// without the project's include directories, hence the relative path.
+#include "../../tests/common/benchmark_kernels.h"
+
 namespace {
 
-const char* kSource = R"(
-__kernel void vadd(__global const float* a, __global const float* b, __global float* c, uint n) {
-  size_t i = get_global_id(0);
-  if (i < n) c[i] = a[i] + b[i];
-}
-
-/* C = A * B, all n x n row-major; one work-item per element of C. */
-__kernel void sgemm_naive(__global const float* a, __global const float* b, __global float* c,
-                          uint n) {
-  size_t col = get_global_id(0), row = get_global_id(1);
-  float acc = 0.0f;
-  for (uint k = 0; k < n; ++k) acc += a[row * n + k] * b[k * n + col];
-  c[row * n + col] = acc;
-}
-
-/* The same product in TILE x TILE blocks staged through local memory (n a multiple of TILE). */
-#define TILE 16
-__kernel void sgemm_tiled(__global const float* a, __global const float* b, __global float* c,
-                          uint n) {
-  __local float ta[TILE][TILE];
-  __local float tb[TILE][TILE];
-  size_t lx = get_local_id(0), ly = get_local_id(1);
-  size_t col = get_global_id(0), row = get_global_id(1);
-  float acc = 0.0f;
-  for (uint t = 0; t < n; t += TILE) {
-    ta[ly][lx] = a[row * n + t + lx];
-    tb[ly][lx] = b[(t + ly) * n + col];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int k = 0; k < TILE; ++k) acc += ta[ly][k] * tb[k][lx];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  c[row * n + col] = acc;
-}
-
-/* Escape-time iterations of z = z^2 + c over [-2, 1] x [-1.5, 1.5]. */
-__kernel void mandelbrot(__global uint* out, uint width, uint height, uint max_iter) {
-  size_t x = get_global_id(0), y = get_global_id(1);
-  float cr = -2.0f + 3.0f * (float)x / (float)width;
-  float ci = -1.5f + 3.0f * (float)y / (float)height;
-  float zr = 0.0f, zi = 0.0f;
-  uint i = 0;
-  while (i < max_iter && zr * zr + zi * zi <= 4.0f) {
-    float t = zr * zr - zi * zi + cr;
-    zi = 2.0f * zr * zi + ci;
-    zr = t;
-    ++i;
-  }
-  out[y * width + x] = i;
-}
-)";
+namespace sources = gsvirt::kernel_sources;
 
 constexpr cl_uint kSgemmN = 256;
 constexpr cl_uint kMandelW = 512, kMandelH = 512, kMandelIter = 256;
@@ -85,7 +40,10 @@ struct Setup {
     if (err == CL_SUCCESS) err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr);
     if (err == CL_SUCCESS) context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
     if (err == CL_SUCCESS) queue = clCreateCommandQueue(context, device, 0, &err);
-    if (err == CL_SUCCESS) program = clCreateProgramWithSource(context, 1, &kSource, nullptr, &err);
+    std::string source;
+    for (const char* part : sources::kBenchmarkProgram) source += part;
+    const char* text = source.c_str();
+    if (err == CL_SUCCESS) program = clCreateProgramWithSource(context, 1, &text, nullptr, &err);
     if (err == CL_SUCCESS) err = clBuildProgram(program, 1, &device, "", nullptr, nullptr);
     if (err != CL_SUCCESS) error = "OpenCL set-up failed: " + std::to_string(err);
   }
@@ -196,7 +154,7 @@ void sgemm(benchmark::State& state, const char* name, bool tiled) {
   l.dims = 2;
   l.global[0] = l.global[1] = n;
   l.with_local = tiled;
-  l.local[0] = l.local[1] = 16;
+  l.local[0] = l.local[1] = sources::kSgemmTile;
   if (l.run() != CL_SUCCESS) return state.SkipWithError("launch failed");
   auto c = l.output<float>(l.buffers[2], n * n);
   for (size_t r = 0; r < n; r += 37)
@@ -214,17 +172,7 @@ BENCHMARK(BM_SgemmNaive)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(
 BENCHMARK(BM_SgemmTiled)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
 
 uint32_t mandel_ref(uint32_t x, uint32_t y) {
-  float cr = -2.0f + 3.0f * float(x) / float(kMandelW);
-  float ci = -1.5f + 3.0f * float(y) / float(kMandelH);
-  float zr = 0, zi = 0;
-  uint32_t i = 0;
-  while (i < kMandelIter && zr * zr + zi * zi <= 4.0f) {
-    float t = zr * zr - zi * zi + cr;
-    zi = 2.0f * zr * zi + ci;
-    zr = t;
-    ++i;
-  }
-  return i;
+  return sources::mandelbrot_reference(x, y, kMandelW, kMandelH, kMandelIter);
 }
 
 void BM_Mandelbrot(benchmark::State& state) {

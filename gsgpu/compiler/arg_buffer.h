@@ -13,6 +13,13 @@ namespace gsgpu::compiler {
 
 // One argument as clSetKernelArg gives it: bytes (a 64-bit GPU VA for buffers, the value for
 // scalars, vectors and structs) or, for a __local pointer, the size to reserve.
+//
+// Sizes: pointers, images and samplers take exactly 8 bytes; a by-value argument (scalar, vector
+// or struct) takes exactly its slot's ArgInfo::size, except that a 4-byte slot also takes 1..3
+// bytes, zero-extended. The ABI widens every value narrower than 4 bytes (char, short, char2, a
+// struct of two or three chars) to a 4-byte slot, while the application gives clSetKernelArg
+// sizeof of the OpenCL type; a wider slot (long, int2, a 6-byte struct) only ever holds a type of
+// its own size, so a shorter value there is a size error, not a narrow value.
 struct KernelArgValue {
   std::vector<uint8_t> bytes;
   uint32_t local_bytes = 0;  // > 0: a __local argument of this size
@@ -20,7 +27,19 @@ struct KernelArgValue {
 
 struct ArgumentBuffer {
   std::vector<uint8_t> bytes;       // to be placed at DispatchParams::arg_va
-  uint32_t local_mem_size = 0;      // DispatchParams::local_mem_size: static __local + __local arguments
+  uint32_t local_mem_size = 0;      // static __local + __local arguments, at most kMaxLocalBytes
+};
+
+// The local memory one work-group may have (the device's limit, gsgpu::kMaxLocalMemSize).
+constexpr uint32_t kMaxLocalBytes = 1u << 20;
+
+// Why build_argument_buffer refused. The two differ for an OpenCL implementation: a value that does
+// not fit its argument is the application's error (CL_INVALID_KERNEL_ARGS), local memory beyond
+// the device's is a resource the launch cannot have (CL_OUT_OF_RESOURCES).
+enum class ArgBufferError : uint8_t {
+  kNone,
+  kArgument,     // count, size, a __local size/value on the wrong kind, a slot outside the buffer
+  kLocalMemory,  // every value fits, but static __local + __local arguments exceed kMaxLocalBytes
 };
 
 // printf (docs/compiler.md "printf"). A kernel with CompiledKernel::uses_printf() reads, at
@@ -41,9 +60,11 @@ constexpr uint32_t kPrintfArgFieldBytes = 16;
 bool set_printf_buffer(const CompiledKernel& kernel, uint64_t va, uint32_t capacity, std::span<uint8_t> arg_bytes);
 
 // Lays out `args` (one per ArgInfo), work_dim and the constant data. False, with *error naming the
-// argument and what is wrong (missing, size mismatch, __local size on a non-local argument), when
-// the values do not fit the kernel.
+// argument and what is wrong and *why (when given) saying which kind of refusal it is, when the
+// values do not fit the kernel. Every write is bounds-checked against the argument buffer and the
+// local-memory sum cannot overflow, so a corrupt CompiledKernel is refused rather than trusted;
+// argument errors are reported before the local-memory limit.
 bool build_argument_buffer(const CompiledKernel& kernel, std::span<const KernelArgValue> args, uint32_t work_dim,
-                           ArgumentBuffer* out, std::string* error);
+                           ArgumentBuffer* out, std::string* error, ArgBufferError* why = nullptr);
 
 }  // namespace gsgpu::compiler

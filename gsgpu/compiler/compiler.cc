@@ -12,6 +12,7 @@
 #include "gsgpu/compiler/emit.h"
 #include "gsgpu/compiler/lower.h"
 #include "gsgpu/compiler/regalloc.h"
+#include "gsgpu/compiler/uniform.h"
 #include "gsgpu/compiler/subprocess.h"
 #include "gsgpu/isa/disassembler.h"
 
@@ -75,6 +76,7 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
     return false;
   }
   remove_dead_instructions(&function);
+  lowered.scalar_registers = promote_uniform_values(&function, lowered.scalar_registers, options.max_scalar_registers);
   // Liveness keeps four bit sets of all virtual registers per block; bound their size.
   if (static_cast<uint64_t>(function.vreg_bits.size()) * function.blocks.size() > (uint64_t{1} << 28)) {
     *error = "kernel " + entry.name + ": too large to allocate registers for (" + std::to_string(function.blocks.size()) +

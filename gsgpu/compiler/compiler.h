@@ -79,7 +79,7 @@ struct CompiledKernel {
   uint32_t reqd_work_group_size[3] = {0, 0, 0};  // 0 = not required
   uint32_t work_group_size_hint[3] = {0, 0, 0};  // 0 = no hint (reported in CL_KERNEL_ATTRIBUTES)
   uint32_t vector_registers = 0;    // registers the code names
-  uint32_t scalar_registers = 0;    // s0..s(n-1): the argument-buffer pointer and kernel arguments
+  uint32_t scalar_registers = 0;    // s0..s(n-1): the argument-buffer pointer, kernel arguments, uniform values
   uint32_t spilled_values = 0;
   std::string assembly;             // disassembly, for dumps
   // printf: empty when the kernel never calls it. Otherwise the executor provides a printf buffer
@@ -101,8 +101,9 @@ struct CompileOptions {
   // forces spilling, which the tests use. Values above 240 are clamped (16 are spill scratch).
   uint32_t max_vector_registers = 240;
   // Scalar registers for the argument-buffer pointer and the kernel arguments, loaded once at
-  // entry (s_load) and never written again; arguments past the budget are loaded per lane into
-  // vector registers as before. Values above 128 are clamped; the tests lower it to force that path.
+  // entry (s_load) and never written again, then for the uniform values the entry region computes
+  // from them (uniform.h); arguments and values past the budget stay per lane in vector registers.
+  // Values above 128 are clamped; the tests lower it to force that path.
   uint32_t max_scalar_registers = 128;
 };
 

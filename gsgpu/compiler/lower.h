@@ -126,6 +126,7 @@ class Lowering {
   bool lower_composite(const SpirvInstruction& inst);
   bool lower_conversion(const SpirvInstruction& inst);
   MOperand int_binary(spv::Op op, uint32_t scalar, MOperand a, MOperand b);
+  bool low_word_mask(uint32_t id) const;  // a scalar constant 0x00000000ffffffff
   MOperand compare(spv::Op op, uint32_t scalar, MOperand a, MOperand b);
   MOperand convert(spv::Op op, uint32_t from, uint32_t to, MOperand v, const SpirvDecorations* d);
   MOperand saturating_integer_convert(spv::Op op, uint32_t from_width, uint32_t to_width, MOperand v);
@@ -188,6 +189,38 @@ class Lowering {
   // instruction's offset field instead of the addition.
   std::unordered_map<uint32_t, std::pair<MOperand, int64_t>> address_offsets_;
   void fold_address(MOperand* address, int64_t* offset) const;
+  // Global/constant addresses made by an access chain from a pointer in a scalar register (a
+  // kernel argument): pointer + per-lane byte offset + constant. Loads, stores and atomics use
+  // the instruction's scalar base for the pointer, so the 64-bit add that makes the address is
+  // left for dead-code removal unless something else reads the pointer.
+  struct ScalarBased {
+    MOperand base;    // raw scalar pair
+    MOperand offset;  // 64-bit per-lane byte offset
+    int64_t constant = 0;
+  };
+  std::unordered_map<uint32_t, ScalarBased> scalar_based_;
+  // Byte offsets index * stride made in the current block, so that p[i], q[i], r[i] share one.
+  struct OffsetKey {
+    uint32_t block;
+    MOperand index;
+    uint32_t stride;
+    bool operator==(const OffsetKey&) const = default;
+  };
+  struct OffsetKeyHash {
+    size_t operator()(const OffsetKey& k) const {
+      return (size_t{k.block} * 0x9e3779b97f4a7c15ull) ^ (size_t{k.index.value} << 8) ^ static_cast<size_t>(k.index.kind) ^
+             (size_t{k.stride} << 40);
+    }
+  };
+  std::unordered_map<OffsetKey, MOperand, OffsetKeyHash> block_offsets_;
+  uint32_t offsets_block_ = UINT32_MAX;
+  // 64-bit values made by v_zext_u64_u32 / v_sext_i64_i32 (fresh, written once) -> the 32-bit
+  // value extended, so a byte offset can be one widening multiply of it.
+  std::unordered_map<uint32_t, MOperand> zero_extended_, sign_extended_;
+  MOperand byte_offset(MOperand index, uint32_t index_width, uint32_t stride);
+  // The scalar-base form of a global/constant address, when it has one and `offset` + its constant
+  // fits the instruction's offset field; *address becomes the per-lane offset.
+  bool use_scalar_base(MOperand* address, int64_t* offset, MOperand* base) const;
   MOperand const_data_base_;  // 64-bit vreg: arg_ptr + constant_data_offset
   MOperand work_dim_;
   // Kernel arguments in scalar registers: s_load'ed once in the prologue (before any branch) into

@@ -104,6 +104,11 @@ MOperand Lowering::sign_extend32(MOperand v, uint32_t width) {
   return v;
 }
 
+bool Lowering::low_word_mask(uint32_t id) const {
+  auto c = m_.constants.find(id);
+  return c != m_.constants.end() && c->second.kind == SpirvConstant::Kind::kScalar && c->second.bits == 0xffffffffull;
+}
+
 MOperand Lowering::int_binary(Op op, uint32_t scalar, MOperand a, MOperand b) {
   IntOps ops;
   int_ops_for(op, &ops);
@@ -173,6 +178,12 @@ bool Lowering::lower_arith(const SpirvInstruction& inst) {
                                       : MOperand::vreg(emit(Opcode::v_cmp_ne_u32, 32, rem, MOperand::literal(0)));
         const MOperand both = MOperand::vreg(emit(Opcode::v_and_b32, 32, sign_differs, nonzero));
         r.parts.push_back(select(both, fixed, rem, wide ? 64 : 32));
+      } else if (op == Op::OpBitwiseAnd && int_width(scalar) == 64 && (low_word_mask(operand_id(inst, 1)) ||
+                                                                      low_word_mask(operand_id(inst, 0)))) {
+        // x & 0xffffffff on 64 bits (how clang writes (size_t)(uint)x): a zero extension, which
+        // also lets p[x] use one widening multiply (byte_offset).
+        const MOperand x = low_word_mask(operand_id(inst, 1)) ? a.parts[i] : b.parts[i];
+        r.parts.push_back(MOperand::vreg(emit(Opcode::v_zext_u64_u32, 64, low_half(x))));
       } else {
         r.parts.push_back(int_binary(op, scalar, a.parts[i], b.parts[i]));
       }

@@ -57,6 +57,10 @@ uint32_t Lowering::operand_id(const SpirvInstruction& inst, size_t index) const 
 void Lowering::emit_to(Opcode op, MOperand dst, MOperand a, MOperand b, MOperand c, int32_t imm) {
   // Inlining multiplies code; a hostile module could ask for gigabytes of it.
   if (++emitted_ > kMaxInstructions) fail("the kernel is too large after inlining (over 2 million instructions)");
+  // A cached byte offset must not outlive a new value of its index (copies write registers that
+  // already have a value: phis, call results).
+  if (dst.is_vreg() && !block_offsets_.empty())
+    std::erase_if(block_offsets_, [&](const auto& entry) { return entry.first.index.value == dst.value && entry.first.index.is_vreg(); });
   MInst inst;
   inst.opcode = op;
   inst.dst = dst;
@@ -100,6 +104,8 @@ void Lowering::emit_to(Opcode op, MOperand dst, MOperand a, MOperand b, MOperand
 uint32_t Lowering::emit(Opcode op, unsigned dst_bits, MOperand a, MOperand b, MOperand c, int32_t imm) {
   const uint32_t dst = f_.new_vreg(dst_bits);
   emit_to(op, MOperand::vreg(dst), a, b, c, imm);
+  if (op == Opcode::v_zext_u64_u32) zero_extended_[dst] = a;
+  if (op == Opcode::v_sext_i64_i32) sign_extended_[dst] = a;
   return dst;
 }
 

@@ -2,6 +2,8 @@
 // storage class picks the ISA address space: CrossWorkgroup -> global (64-bit VA), UniformConstant
 // -> const, Workgroup -> local and Function -> private (32-bit window offsets).
 #include <algorithm>
+#include <bit>
+#include <optional>
 
 #include "gsgpu/compiler/lower.h"
 
@@ -77,9 +79,57 @@ void Lowering::fold_address(MOperand* address, int64_t* offset) const {
   *offset = folded;
 }
 
+bool Lowering::use_scalar_base(MOperand* address, int64_t* offset, MOperand* base) const {
+  if (address->kind != MOperand::Kind::kVReg) return false;
+  auto it = scalar_based_.find(address->value);
+  if (it == scalar_based_.end()) return false;
+  const int64_t folded = *offset + it->second.constant;
+  // Leave room for the leaves of a composite after the folded offset.
+  if (folded < isa::kMinOffset || folded > isa::kMaxOffset - 4096) return false;
+  *address = it->second.offset;
+  *offset = folded;
+  *base = it->second.base;
+  return true;
+}
+
+// index * stride as a 64-bit byte offset, made once per block for each (index, stride): the
+// cheapest form the index allows — the index itself for stride 1, a shift for a power of two, and a
+// widening 32 x 32 multiply for a sign- or zero-extended 32-bit index.
+MOperand Lowering::byte_offset(MOperand index, uint32_t index_width, uint32_t stride) {
+  if (offsets_block_ != current_block_) {
+    block_offsets_.clear();
+    offsets_block_ = current_block_;
+  }
+  const OffsetKey key{current_block_, index, stride};
+  if (auto it = block_offsets_.find(key); it != block_offsets_.end()) return it->second;
+  MOperand offset;
+  if (index_width != 64) {
+    const MOperand narrow = sign_extend32(index, index_width);
+    offset = stride == 1 ? MOperand::vreg(emit(Opcode::v_sext_i64_i32, 64, narrow))
+             : stride <= INT32_MAX ? MOperand::vreg(emit(Opcode::v_mul_wide_i32, 64, narrow, MOperand::literal(stride)))
+                                   : MOperand::vreg(emit(Opcode::v_mul_lo_u64, 64, MOperand::vreg(emit(Opcode::v_sext_i64_i32, 64, narrow)),
+                                                              MOperand::literal(stride)));
+  } else if (auto z = index.kind == MOperand::Kind::kVReg ? zero_extended_.find(index.value) : zero_extended_.end();
+             z != zero_extended_.end() && stride != 1) {
+    offset = MOperand::vreg(emit(Opcode::v_mul_wide_u32, 64, z->second, MOperand::literal(stride)));
+  } else if (auto x = index.kind == MOperand::Kind::kVReg ? sign_extended_.find(index.value) : sign_extended_.end();
+             x != sign_extended_.end() && stride != 1 && stride <= INT32_MAX) {
+    offset = MOperand::vreg(emit(Opcode::v_mul_wide_i32, 64, x->second, MOperand::literal(stride)));
+  } else if (stride == 1) {
+    offset = index;
+  } else if ((stride & (stride - 1)) == 0) {
+    offset = MOperand::vreg(emit(Opcode::v_shl_b64, 64, index, MOperand::literal(static_cast<uint32_t>(std::countr_zero(stride)))));
+  } else {
+    offset = MOperand::vreg(emit(Opcode::v_mul_lo_u64, 64, index, MOperand::literal(stride)));
+  }
+  block_offsets_[key] = offset;
+  return offset;
+}
+
 Value Lowering::load(uint32_t pointer_type, MOperand address, uint32_t result_type, int32_t offset_in) {
   int64_t offset = offset_in;
-  fold_address(&address, &offset);
+  MOperand scalar_base;
+  if (!use_scalar_base(&address, &offset, &scalar_base)) fold_address(&address, &offset);
   const MemSpace space = space_of(type(pointer_type).storage);
   if (space == MemSpace::kNone)
     fail("load through a pointer in storage class " + std::to_string(static_cast<unsigned>(type(pointer_type).storage)) +
@@ -92,14 +142,16 @@ Value Lowering::load(uint32_t pointer_type, MOperand address, uint32_t result_ty
     const uint32_t bytes = size_of(leaf.type);
     const int64_t at = offset + leaf.offset;
     if (at > isa::kMaxOffset || at < isa::kMinOffset) fail("load offset beyond the encodable range");
-    v.parts.push_back(MOperand::vreg(emit(load_opcode(space, bytes), bytes == 8 ? 64 : 32, base, {}, {}, static_cast<int32_t>(at))));
+    v.parts.push_back(MOperand::vreg(emit(load_opcode(space, bytes), bytes == 8 ? 64 : 32, base, {},
+                                          is_wide_space(space) ? scalar_base : MOperand{}, static_cast<int32_t>(at))));
   }
   return v;
 }
 
 void Lowering::store(uint32_t pointer_type, MOperand address, const Value& v, uint32_t value_type, int32_t offset_in) {
   int64_t offset = offset_in;
-  fold_address(&address, &offset);
+  MOperand scalar_base;
+  if (!use_scalar_base(&address, &offset, &scalar_base)) fold_address(&address, &offset);
   const MemSpace space = space_of(type(pointer_type).storage);
   if (space == MemSpace::kNone || space == MemSpace::kConstant)
     fail("store through a pointer in storage class " + std::to_string(static_cast<unsigned>(type(pointer_type).storage)));
@@ -111,7 +163,8 @@ void Lowering::store(uint32_t pointer_type, MOperand address, const Value& v, ui
     const uint32_t bytes = size_of(layout[i].type);
     const int64_t at = offset + layout[i].offset;
     if (at > isa::kMaxOffset || at < isa::kMinOffset) fail("store offset beyond the encodable range");
-    emit_store(store_opcode(space, bytes), base, v.parts[i], static_cast<int32_t>(at));
+    emit_to(store_opcode(space, bytes), MOperand{}, base, v.parts[i], is_wide_space(space) ? scalar_base : MOperand{},
+            static_cast<int32_t>(at));
   }
 }
 
@@ -122,6 +175,11 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
   uint32_t current = base_type.element;
   int64_t constant_offset = 0;
   MOperand address = value(base_id).parts.at(0);
+  // p[i] with p in a scalar register: the address is p + i * stride, kept apart (ScalarBased) so
+  // that accesses can name p as their scalar base and share the offset.
+  const bool wide = base_type.storage == spv::StorageClass::CrossWorkgroup ||
+                    base_type.storage == spv::StorageClass::UniformConstant;
+  std::optional<ScalarBased> based;
   auto add_index = [&](uint32_t index_id, uint32_t stride) {
     if (auto c = m_.constants.find(index_id); c != m_.constants.end() && c->second.kind != SpirvConstant::Kind::kComposite) {
       const SpirvType& it = type(c->second.type);
@@ -131,8 +189,16 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
       return;
     }
     MOperand index = value(index_id).parts.at(0);
-    if (int_width(scalar_of(type_of(index_id))) != 64)
-      index = MOperand::vreg(emit(Opcode::v_sext_i64_i32, 64, sign_extend32(index, int_width(scalar_of(type_of(index_id))))));
+    const uint32_t index_width = int_width(scalar_of(type_of(index_id)));
+    if (wide && address.kind == MOperand::Kind::kRaw && isa::is_sreg(static_cast<uint16_t>(address.value)) &&
+        !index.is_literal()) {
+      based = ScalarBased{address, byte_offset(index, index_width, stride), 0};
+      address = MOperand::vreg(emit(Opcode::v_add_u64, 64, based->offset, based->base));
+      return;
+    }
+    based.reset();  // a second variable index: the general form from here on
+    if (index_width != 64)
+      index = MOperand::vreg(emit(Opcode::v_sext_i64_i32, 64, sign_extend32(index, index_width)));
     if (address.is_literal()) {
       // A window offset known at compile time (a __local or private variable): the product is the
       // address and the offset joins the constant part, which loads and stores fold.
@@ -170,12 +236,14 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
     const int64_t base = static_cast<int32_t>(address.value);
     return constant64(static_cast<uint64_t>(base + constant_offset));
   }
+  if (based) scalar_based_[address.value] = *based;
   if (constant_offset != 0) {
     const MOperand base = address;
     address = MOperand::vreg(emit(Opcode::v_add_u64, 64, address, constant64(static_cast<uint64_t>(constant_offset))));
     // A scalar register base (a pointer argument) is never written again, so it folds as well.
     if (base.kind == MOperand::Kind::kVReg || base.kind == MOperand::Kind::kRaw)
       address_offsets_[address.value] = {base, constant_offset};
+    if (based) scalar_based_[address.value] = ScalarBased{based->base, based->offset, constant_offset};
   }
   return address;
 }
@@ -259,6 +327,11 @@ MOperand Lowering::atomic(const SpirvInstruction& inst) {
       }
     }
   }
+  // cmpxchg has no scalar base (its src2 is the compare value).
+  MOperand target = address, scalar_base;
+  int64_t offset = 0;
+  if (global && isa::op_info(op).atomic != isa::AtomicOp::kCmpxchg && use_scalar_base(&target, &offset, &scalar_base))
+    return MOperand::vreg(emit(op, wide ? 64 : 32, target, data, scalar_base, static_cast<int32_t>(offset)));
   return MOperand::vreg(emit(op, wide ? 64 : 32, address, data, compare));
 }
 

@@ -204,7 +204,9 @@ class LineAssembler {
       case ImmKind::kSpecial: case ImmKind::kTarget: trailing = 1; break;
       case ImmKind::kTargetReconverge: trailing = 2; break;
     }
-    const size_t required = slots.size() + trailing - (trailing_optional ? 1 : 0);
+    // A global/constant access's scalar base is optional: present when a register stands there.
+    const bool base_optional = !slots.empty() && slots.back().kind == OperandKind::kSBase64;
+    const size_t required = slots.size() + trailing - (trailing_optional ? 1 : 0) - (base_optional ? 1 : 0);
     const size_t maximum = slots.size() + trailing;
     if (operands.size() < required || operands.size() > maximum) {
       return AssemblyError{mnemonic.column, std::string(info.mnemonic) + " takes " +
@@ -219,10 +221,25 @@ class LineAssembler {
       if (!special) return AssemblyError{t.column, "unknown special register '" + std::string(t.text) + "'"};
       inst_.imm = static_cast<int32_t>(*special);
     }
+    size_t next = 0;  // the operand token the next slot reads
     for (size_t i = 0; i < slots.size(); ++i) {
-      if (auto e = operand(slots[i].kind, slots[i].code, operands[i])) return e;
+      if (slots[i].kind == OperandKind::kSBase64) {
+        // Offsets are numbers; a register name (or a mistyped one) in this place is the base.
+        if (next >= operands.size() || operands[next].text.empty() ||
+            (operands[next].text[0] != 's' && operands[next].text[0] != 'v'))
+          continue;
+        if (auto e = base_operand(slots[i].code, operands[next])) return e;
+        ++next;
+        continue;
+      }
+      if (next >= operands.size()) return AssemblyError{mnemonic.column, std::string(info.mnemonic) + ": missing operand"};
+      if (auto e = operand(slots[i].kind, slots[i].code, operands[next])) return e;
+      ++next;
     }
-    for (size_t i = slots.size(); i < operands.size(); ++i) {
+    if (operands.size() - next > trailing)
+      return AssemblyError{operands[next + trailing].column, "unexpected operand '" +
+                                                               std::string(operands[next + trailing].text) + "'"};
+    for (size_t i = next; i < operands.size(); ++i) {
       const Token& t = operands[i];
       if (info.imm == ImmKind::kOffset) {
         auto value = parse_integer(t.text);
@@ -232,7 +249,7 @@ class LineAssembler {
                                              std::to_string(kMinOffset) + ", " + std::to_string(kMaxOffset) + "]"};
         inst_.imm = static_cast<int32_t>(signed_value);
       } else if (info.imm == ImmKind::kTarget || info.imm == ImmKind::kTargetReconverge) {
-        const bool is_target = i == slots.size();
+        const bool is_target = i == next;
         if (auto e = branch_operand(t, is_target ? &inst_.target : &inst_.reconverge,
                                     is_target ? &target_label_ : &reconverge_label_))
           return e;
@@ -283,6 +300,17 @@ class LineAssembler {
       return AssemblyError{t.column, "an instruction carries one literal word; this one differs from the first"};
     literal_ = word;
     *code = kLiteralOperand;
+    return std::nullopt;
+  }
+
+  // The scalar base of a global/constant access: a 64-bit scalar pair (validate() checks evenness).
+  std::optional<AssemblyError> base_operand(uint16_t* code, const Token& t) {
+    std::string why;
+    auto reg = parse_register(t.text, &why);
+    if (!reg || reg->second != 64 || !is_sreg(reg->first))
+      return AssemblyError{t.column, "the scalar base must be a scalar pair s[2n:2n+1], got '" + std::string(t.text) + "'" +
+                                         (why.empty() ? "" : " (" + why + ")")};
+    *code = reg->first;
     return std::nullopt;
   }
 

@@ -54,8 +54,11 @@ std::string format_instruction(const Instruction& inst) {
   }
   if (info.dst != OperandKind::kNone) add(format_source(inst, info.dst, inst.dst));
   const OperandKind kinds[3] = {info.src0, info.src1, info.src2};
-  for (int i = 0; i < 3; ++i)
-    if (kinds[i] != OperandKind::kNone) add(format_source(inst, kinds[i], inst.src[i]));
+  for (int i = 0; i < 3; ++i) {
+    if (kinds[i] == OperandKind::kNone) continue;
+    if (kinds[i] == OperandKind::kSBase64 && inst.src[i] == kNoScalarBase) continue;  // no base
+    add(format_source(inst, kinds[i], inst.src[i]));
+  }
   if (info.imm == ImmKind::kOffset) add(std::to_string(inst.imm));
   if (info.imm == ImmKind::kSpecial) add(special_info(static_cast<SpecialReg>(inst.imm)).name);
   return text;

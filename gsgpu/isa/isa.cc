@@ -28,6 +28,10 @@ constexpr K address_kind(std::string_view space) {
              : K::kVSrc32;
 }
 
+// Global and constant accesses may add a scalar base to the address (src2); local and private
+// windows are small 32-bit offsets and have none.
+constexpr K base_kind(std::string_view space) { return address_kind(space) == K::kVSrc64 ? K::kSBase64 : K::kNone; }
+
 constexpr OpInfo kOpTable[] = {
 #define GSGPU_ALU(name, D, A, B, C)                                                              \
   {"v_" #name, Format::kAlu, OpClass::kAlu, vdst(D), vsrc(A), vsrc(B), vsrc(C), ImmKind::kNone, \
@@ -36,16 +40,16 @@ constexpr OpInfo kOpTable[] = {
        ImmKind::kNone, false, MemSpace::kNone, 0, false, AtomicOp::kAdd},
 #define GSGPU_LOAD(space, type, bytes, sign)                                                    \
   {#space "_load_" #type, Format::kAlu, OpClass::kLoad, vdst(bytes == 8 ? 64 : 32),             \
-   address_kind(#space), K::kNone, K::kNone, ImmKind::kOffset, true, space_named(#space), bytes, \
-   sign, AtomicOp::kAdd},
+   address_kind(#space), K::kNone, base_kind(#space), ImmKind::kOffset, true, space_named(#space), \
+   bytes, sign, AtomicOp::kAdd},
 #define GSGPU_STORE(space, type, bytes)                                                        \
   {#space "_store_" #type, Format::kAlu, OpClass::kStore, K::kNone, address_kind(#space),      \
-   vsrc(bytes == 8 ? 64 : 32), K::kNone, ImmKind::kOffset, true, space_named(#space), bytes,   \
-   false, AtomicOp::kAdd},
+   vsrc(bytes == 8 ? 64 : 32), base_kind(#space), ImmKind::kOffset, true, space_named(#space),  \
+   bytes, false, AtomicOp::kAdd},
 #define GSGPU_ATOMIC(space, op_type, kind, bits)                                                  \
   {#space "_atomic_" #op_type, Format::kAlu, OpClass::kAtomic, vdst(bits), address_kind(#space),  \
-   vsrc(bits), AtomicOp::kind == AtomicOp::kCmpxchg ? vsrc(bits) : K::kNone, ImmKind::kOffset,    \
-   true, space_named(#space), bits / 8, false, AtomicOp::kind},
+   vsrc(bits), AtomicOp::kind == AtomicOp::kCmpxchg ? vsrc(bits) : base_kind(#space),             \
+   ImmKind::kOffset, true, space_named(#space), bits / 8, false, AtomicOp::kind},
 #define GSGPU_OTHER(name, format, dst, src0, src1, src2, imm)                                   \
   {#name, Format::format, OpClass::kOther, K::dst, K::src0, K::src1, K::src2, ImmKind::imm,     \
    #name[0] == 'v', MemSpace::kNone, 0, false, AtomicOp::kAdd},
@@ -106,6 +110,10 @@ std::string check_operand(const Instruction& inst, K kind, uint16_t code, const 
     case K::kSDstSpecial:
       ok = special_width(inst) == 64 ? is_even_spair(code) : is_sreg(code);
       break;
+    case K::kSBase64:
+      if (code == kNoScalarBase || is_even_spair(code)) return "";
+      return std::string(field) + " operand " + std::to_string(code) +
+             " is not a scalar base (0 for none, or an even scalar pair s[2n:2n+1])";
   }
   if (ok) return "";
   return std::string(field) + " operand " + std::to_string(code) + " is not valid here";
@@ -166,8 +174,14 @@ unsigned operand_width(const Instruction& inst, OperandKind kind) {
     case K::kNone: return 0;
     case K::kVDst64: case K::kSDst64: case K::kVSrc64: case K::kSSrc64: return 64;
     case K::kVDstSpecial: case K::kSDstSpecial: return special_width(inst);
+    case K::kSBase64: return inst.src[2] == kNoScalarBase ? 0 : 64;
     default: return 32;
   }
+}
+
+uint16_t scalar_base(const Instruction& inst) {
+  if (static_cast<size_t>(inst.opcode) >= kOpcodeCount || op_info(inst.opcode).src2 != K::kSBase64) return kNoScalarBase;
+  return inst.src[2];
 }
 
 std::string validate(const Instruction& inst) {

@@ -54,6 +54,10 @@ enum class OperandKind : uint8_t {
   kSSrc32, kSSrc64,  // s or literal
   kVReg32, kSReg32,  // exactly one register of that file (conditions)
   kVDstSpecial, kSDstSpecial,  // width given by the special register named in imm
+  // Optional 64-bit scalar base of a global or constant access (src2 of those loads, stores and
+  // atomics other than cmpxchg): 0 = no base, otherwise an even scalar pair s[2n:2n+1] whose value
+  // is added to the address. Code 0 would name v0, which is never a valid base, so 0 is free.
+  kSBase64,
 };
 
 enum class ImmKind : uint8_t {
@@ -111,7 +115,8 @@ const SpecialInfo& special_info(SpecialReg reg);
 std::optional<SpecialReg> find_special(std::string_view name);
 
 // One decoded instruction. Operand fields hold raw operand codes (vreg()/sreg()/kLiteralOperand);
-// for a 64-bit register pair the code names the even register.
+// for a 64-bit register pair the code names the even register. src[2] of a global/constant load,
+// store or non-cmpxchg atomic is its scalar base (OperandKind::kSBase64; kNoScalarBase = none).
 struct Instruction {
   Opcode opcode = Opcode::s_nop;
   uint16_t dst = 0;
@@ -125,6 +130,11 @@ struct Instruction {
   size_t size_words() const { return has_literal() ? 3 : 2; }
   bool operator==(const Instruction& other) const;
 };
+
+constexpr uint16_t kNoScalarBase = 0;
+
+// The scalar base register code of a global/constant access; kNoScalarBase when it has none.
+uint16_t scalar_base(const Instruction& inst);
 
 // Field limits of the binary encoding.
 constexpr int32_t kMinOffset = -(1 << 18);
@@ -143,7 +153,8 @@ bool encode(const Instruction& inst, std::vector<uint32_t>* out, std::string* er
 bool decode(const uint32_t* words, size_t count, Instruction* out, size_t* words_used,
             std::string* error);
 
-// Width in bits (32/64) of a register operand of this kind for this instruction; 0 when none.
+// Width in bits (32/64) of a register operand of this kind for this instruction; 0 when none (a
+// kSBase64 operand is 64-bit when the instruction has a base, absent otherwise).
 unsigned operand_width(const Instruction& inst, OperandKind kind);
 
 }  // namespace gsgpu::isa

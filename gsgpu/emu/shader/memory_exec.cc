@@ -102,7 +102,11 @@ Lanes lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access acces
   const uint64_t exec = w.exec;
   if (exec == 0) return Lanes::kEach;
   if constexpr (Space == MemSpace::kGlobal || Space == MemSpace::kConstant) {
-    const uint64_t offset = static_cast<uint64_t>(static_cast<int64_t>(in.imm));
+    // address = vector address + scalar base + imm19, modulo 2^64; base and immediate are the
+    // same for every lane, so they form one offset and every check below sees the full address.
+    const uint16_t base = isa::scalar_base(in);
+    const uint64_t offset = static_cast<uint64_t>(static_cast<int64_t>(in.imm)) +
+                            (base != isa::kNoScalarBase ? scalar64(w, base, 0) : 0);
     // A scalar or literal address is the same in every lane: one translation serves the warp.
     if (!isa::is_vreg(in.src[0])) {
       const uint64_t va = scalar64(w, in.src[0], in.literal) + offset;

@@ -8,6 +8,7 @@
 
 #include "common/checked_math.h"
 #include "common/log.h"
+#include "gsgpu/compiler/arg_buffer.h"
 #include "gsgpu/emu/shader/shader_core.h"
 #include "host/vcomp/gsgpu_executor/entry_points.h"
 #include "host/vcomp/gsgpu_executor/printf.h"
@@ -15,8 +16,12 @@
 namespace gsvirt::vcomp::gsgpu_exec {
 namespace {
 
+using gsgpu::compiler::ArgBufferError;
 using gsgpu::compiler::ArgKind;
+using gsgpu::compiler::ArgumentBuffer;
+using gsgpu::compiler::build_argument_buffer;
 using gsgpu::compiler::CompiledKernel;
+using gsgpu::compiler::KernelArgValue;
 
 constexpr size_t kPreferredGroup = 256;
 
@@ -69,6 +74,8 @@ cl_int check_local(const Kernel* k, const size_t* local, Range* r) {
 // Local memory allocation granularity per work-group (bytes).
 constexpr uint64_t kLocalGranule = 256;
 static_assert(gsgpu::kMaxLocalMemSize % kLocalGranule == 0, "rounding up to a granule stays within the maximum");
+static_assert(gsgpu::compiler::kMaxLocalBytes == gsgpu::kMaxLocalMemSize,
+              "the argument buffer refuses local memory beyond the device's");
 
 // The spec lets the implementation choose when local_work_size is NULL: the largest divisors that
 // keep a group at kPreferredGroup items or fewer (dimension 0 first, where lanes are adjacent).
@@ -92,25 +99,18 @@ cl_int check_grid(const Range& r) {
   return CL_SUCCESS;
 }
 
-// Writes `size` bytes at `offset` of the argument buffer, refusing anything outside it.
-bool put_bytes(std::vector<uint8_t>& buf, uint64_t offset, const void* data, size_t size) {
-  if (!range_within(offset, size, buf.size())) return false;
-  std::memcpy(buf.data() + offset, data, size);
-  return true;
-}
-
-// The argument buffer (compiler.h ABI) and the local memory the group needs; an error when an
-// argument is unset or names a released buffer.
+// The argument buffer (gsgpu::compiler::build_argument_buffer, the compiler's ABI) and the local
+// memory a group is granted. CL_INVALID_KERNEL_ARGS when an argument is unset, names a released
+// buffer or does not fit its slot; CL_OUT_OF_RESOURCES when the __local memory exceeds the device's.
 cl_int build_arguments(const Kernel* k, const Range& r, std::vector<uint8_t>* buf, uint32_t* local_bytes) {
   const CompiledKernel& ck = k->image->compiled;
-  buf->assign(std::max<uint32_t>(ck.arg_buffer_size, 4), 0);
-  uint64_t local_top = ck.static_local_bytes;
+  if (k->args.size() != ck.args.size()) return CL_INVALID_KERNEL_ARGS;
+  std::vector<KernelArgValue> values(ck.args.size());
   for (size_t i = 0; i < ck.args.size(); ++i) {
-    const auto& info = ck.args[i];
+    const ArgKind kind = ck.args[i].kind;
     const KernelArg& a = k->args[i];
     if (!a.set) return CL_INVALID_KERNEL_ARGS;
-    bool ok = true;
-    if (info.kind == ArgKind::kGlobalPointer || info.kind == ArgKind::kConstantPointer) {
+    if (kind == ArgKind::kGlobalPointer || kind == ArgKind::kConstantPointer) {
       uint64_t va = 0;
       if (a.mem) {
         auto* m = as<Mem>(a.mem, Kind::kMem);
@@ -118,30 +118,26 @@ cl_int build_arguments(const Kernel* k, const Range& r, std::vector<uint8_t>* bu
         if (!m || m->context != k->program->context) return CL_INVALID_KERNEL_ARGS;
         va = m->va;
       }
-      ok = put_bytes(*buf, info.offset, &va, sizeof va);
-    } else if (info.kind == ArgKind::kLocalPointer) {
-      const uint64_t align = std::max(info.local_alignment, 4u);
-      local_top = (local_top + align - 1) / align * align;
-      ok = put_bytes(*buf, info.offset, &local_top, sizeof local_top);
-      local_top += a.local_size;
+      values[i].bytes.resize(sizeof va);
+      std::memcpy(values[i].bytes.data(), &va, sizeof va);
+    } else if (kind == ArgKind::kLocalPointer) {
+      values[i].local_bytes = a.local_size;
     } else {
-      ok = a.bytes.size() <= info.size && put_bytes(*buf, info.offset, a.bytes.data(), a.bytes.size());
+      values[i].bytes = a.bytes;
     }
-    if (!ok) return CL_INVALID_KERNEL_ARGS;
   }
-  const uint32_t dim = r.dim;
-  if (!put_bytes(*buf, ck.work_dim_offset, &dim, sizeof dim)) return CL_INVALID_KERNEL_ARGS;
-  if (!ck.constant_data.empty() &&
-      !put_bytes(*buf, ck.constant_data_offset, ck.constant_data.data(), ck.constant_data.size()))
-    return CL_INVALID_KERNEL_ARGS;
-  if (local_top > gsgpu::kMaxLocalMemSize) {
-    log_once("clEnqueueNDRangeKernel", "kernel needs " + std::to_string(local_top) + " bytes of local memory");
-    return CL_OUT_OF_RESOURCES;
+  ArgumentBuffer laid_out;
+  std::string why;
+  ArgBufferError refusal = ArgBufferError::kNone;
+  if (!build_argument_buffer(ck, values, r.dim, &laid_out, &why, &refusal)) {
+    log_once("clEnqueueNDRangeKernel", why);
+    return refusal == ArgBufferError::kLocalMemory ? CL_OUT_OF_RESOURCES : CL_INVALID_KERNEL_ARGS;
   }
   // A group's local memory is granted in whole granules, as GPUs allocate LDS: an access past the
   // last argument but inside the group's granule does not fault (PoCL does not check such accesses
   // either; piglit's atomic_int64_cmpxchg-local relies on it), one past the granule does.
-  *local_bytes = uint32_t((local_top + kLocalGranule - 1) / kLocalGranule * kLocalGranule);
+  *local_bytes = uint32_t((uint64_t{laid_out.local_mem_size} + kLocalGranule - 1) / kLocalGranule * kLocalGranule);
+  *buf = std::move(laid_out.bytes);
   return CL_SUCCESS;
 }
 
@@ -214,13 +210,13 @@ cl_int run(Kernel* k, const Range& r, const std::vector<uint8_t>& args, uint32_t
   auto arg_mem = rt->allocate(arg_bytes.size(), gsgpu::kPermRead, &why);
   if (!arg_mem) {
     log_once("clEnqueueNDRangeKernel", "cannot place the argument buffer: " + why);
-    printf_end(rt, k->image->compiled, &printf_buffer);
+    printf_end(rt, *k->image, &printf_buffer);
     return CL_OUT_OF_RESOURCES;
   }
   rt->write(arg_mem->va, arg_bytes.data(), arg_bytes.size());
   DispatchOutcome out = rt->dispatch(make_request(k, r, arg_mem->va, uint32_t(arg_bytes.size()), local_bytes));
   rt->free(*arg_mem);
-  printf_end(rt, k->image->compiled, &printf_buffer);
+  printf_end(rt, *k->image, &printf_buffer);
   *cycles = out.counters.cycles;
   report(k, r, out);
   if (out.ok) return CL_COMPLETE;

@@ -2,12 +2,15 @@
 // record is bounds-checked against the buffer and the kernel's printf table before it is read, and
 // the host's snprintf only ever sees one conversion at a time, rebuilt here from validated pieces
 // (flags, width, precision, a conversion letter that matches the recorded argument) — never the
-// guest's format text.
+// guest's format text. The format texts are the kernel's, fixed when it is compiled: they are
+// parsed into those pieces once per kernel (PrintfFormatTable), not once per record.
 #include "host/vcomp/gsgpu_executor/printf.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <optional>
+#include <string_view>
 
 #include "common/log.h"
 #include "gsgpu/compiler/arg_buffer.h"
@@ -105,43 +108,6 @@ void append_formatted(std::string* out, const std::string& spec, T value) {
 bool is_int_letter(char l) { return std::strchr("diouxXc", l) != nullptr; }
 bool is_float_letter(char l) { return std::strchr("fFeEgGaA", l) != nullptr; }
 
-// One element of an argument (slot at `at`, already bounds-checked) through conversion `c`.
-void format_element(const Conversion& c, const PrintfArg& a, std::span<const uint8_t> rec, size_t at, std::string* out) {
-  uint64_t raw = read32(rec, at);
-  if (a.element_bytes == 8) raw |= uint64_t(read32(rec, at + 4)) << 32;
-  if (a.kind == PrintfArg::Kind::kFloat) {
-    double v;
-    if (a.element_bytes == 8) {
-      std::memcpy(&v, &raw, 8);
-    } else {
-      float f;
-      const uint32_t bits = uint32_t(raw);
-      std::memcpy(&f, &bits, 4);
-      v = f;
-    }
-    append_formatted(out, host_spec(c, "", c.letter), v);
-    return;
-  }
-  // Integers: the element's own width, then the conversion's length modifier (C's conversion of
-  // the promoted value to the modifier's type).
-  const unsigned element_bits = a.element_bytes * 8u;
-  int64_t s = element_bits >= 64 ? int64_t(raw) : int64_t(raw << (64 - element_bits)) >> (64 - element_bits);
-  uint64_t u = element_bits >= 64 ? raw : raw & ((uint64_t{1} << element_bits) - 1);
-  unsigned bits = c.length == "hh" ? 8 : c.length == "h" ? 16 : c.length == "l" ? 64 : 32;
-  if (c.length.empty() && c.vector > 1) bits = std::min(element_bits, 32u);
-  if (bits < 64) {
-    s = int64_t(uint64_t(s) << (64 - bits)) >> (64 - bits);
-    u &= (uint64_t{1} << bits) - 1;
-  }
-  if (c.letter == 'c') {
-    append_formatted(out, host_spec(c, "", 'c'), int(static_cast<unsigned char>(u)));
-  } else if (c.letter == 'd' || c.letter == 'i') {
-    append_formatted(out, host_spec(c, "ll", c.letter), static_cast<long long>(s));
-  } else {
-    append_formatted(out, host_spec(c, "ll", c.letter), static_cast<unsigned long long>(u));
-  }
-}
-
 bool matches(const Conversion& c, const PrintfArg& a) {
   if (c.vector != a.vector_size) return false;
   switch (a.kind) {
@@ -159,71 +125,213 @@ void note(std::string* problem, const std::string& what) {
   if (problem->empty()) *problem = what;
 }
 
-// One record (bounds already checked against the table's record size).
-bool format_record(const CompiledKernel& k, const PrintfFormat& f, std::span<const uint8_t> rec, std::string* out,
-                   std::string* problem) {
+// One conversion of a format, parsed and checked against its argument once per kernel: what
+// formatting a record needs besides the record's bytes.
+struct ParsedConversion {
+  PrintfArg arg;
+  uint64_t at = 0;           // the argument's offset in the record (the record's header included)
+  std::string spec;          // what the host's snprintf gets, rebuilt from validated pieces
+  char letter = 0;
+  unsigned value_bits = 32;  // integers: the width the length modifier converts the value to
+};
+
+// A format as pieces: literal text (with a stray '%', an invalid or a mismatched conversion copied
+// as text) and conversions. `problem` is what the parse found wrong at that point, noted when a
+// record of this format is printed (once per dispatch: the first problem).
+struct FormatPiece {
+  std::string text;
+  std::optional<ParsedConversion> conversion;
+  std::string problem;
+  // > 0 for a piece that consumes an argument (printed or not): the bytes the record must hold
+  // for it, checked before the piece is printed.
+  uint64_t record_end = 0;
+};
+
+struct ParsedFormat {
+  std::vector<FormatPiece> pieces;
+};
+
+}  // namespace
+
+struct PrintfFormatTable {
+  std::vector<ParsedFormat> formats;          // by format id
+  std::vector<uint32_t> record_bytes;         // by format id: the size a record must have
+  std::vector<std::string> strings;           // %s literals
+};
+
+namespace {
+
+// One element of an argument (slot at `at`, already bounds-checked) through a parsed conversion.
+void format_element(const ParsedConversion& pc, std::span<const uint8_t> rec, size_t at, std::string* out) {
+  const PrintfArg& a = pc.arg;
+  uint64_t raw = read32(rec, at);
+  if (a.element_bytes == 8) raw |= uint64_t(read32(rec, at + 4)) << 32;
+  if (a.kind == PrintfArg::Kind::kFloat) {
+    double v;
+    if (a.element_bytes == 8) {
+      std::memcpy(&v, &raw, 8);
+    } else {
+      float f;
+      const uint32_t bits = uint32_t(raw);
+      std::memcpy(&f, &bits, 4);
+      v = f;
+    }
+    append_formatted(out, pc.spec, v);
+    return;
+  }
+  // Integers: the element's own width, then the conversion's length modifier (C's conversion of
+  // the promoted value to the modifier's type).
+  const unsigned element_bits = a.element_bytes * 8u;
+  int64_t s = element_bits >= 64 ? int64_t(raw) : int64_t(raw << (64 - element_bits)) >> (64 - element_bits);
+  uint64_t u = element_bits >= 64 ? raw : raw & ((uint64_t{1} << element_bits) - 1);
+  const unsigned bits = pc.value_bits;
+  if (bits < 64) {
+    s = int64_t(uint64_t(s) << (64 - bits)) >> (64 - bits);
+    u &= (uint64_t{1} << bits) - 1;
+  }
+  if (pc.letter == 'c') {
+    append_formatted(out, pc.spec, int(static_cast<unsigned char>(u)));
+  } else if (pc.letter == 'd' || pc.letter == 'i') {
+    append_formatted(out, pc.spec, static_cast<long long>(s));
+  } else {
+    append_formatted(out, pc.spec, static_cast<unsigned long long>(u));
+  }
+}
+
+// The integer width a conversion prints: the length modifier's (C's conversion of the promoted
+// value), or for a vector without one the element's own width (at most 32 bits).
+unsigned value_bits(const Conversion& c, const PrintfArg& a) {
+  unsigned bits = c.length == "hh" ? 8 : c.length == "h" ? 16 : c.length == "l" ? 64 : 32;
+  if (c.length.empty() && c.vector > 1) bits = std::min(a.element_bytes * 8u, 32u);
+  return bits;
+}
+
+ParsedConversion parse_matched(const Conversion& c, const PrintfArg& a, uint64_t at) {
+  ParsedConversion pc;
+  pc.arg = a;
+  pc.at = at;
+  pc.letter = c.letter;
+  pc.value_bits = value_bits(c, a);
+  if (a.kind == PrintfArg::Kind::kString)
+    pc.spec = host_spec(c, "", 's');
+  else if (c.letter == 'p')
+    pc.spec = host_spec(c, "", 'p');
+  else if (a.kind == PrintfArg::Kind::kFloat || c.letter == 'c')
+    pc.spec = host_spec(c, "", c.letter);
+  else
+    pc.spec = host_spec(c, "ll", c.letter);
+  return pc;
+}
+
+void add_text(ParsedFormat* pf, std::string_view text, std::string problem = {}, uint64_t record_end = 0) {
+  // Consecutive text is one piece (only the first problem of a record is ever reported), unless
+  // this text stands for an argument whose bounds are checked before it is printed.
+  if (record_end == 0 && !pf->pieces.empty() && !pf->pieces.back().conversion) {
+    FormatPiece& last = pf->pieces.back();
+    last.text += text;
+    if (last.problem.empty()) last.problem = std::move(problem);
+    return;
+  }
+  pf->pieces.push_back(FormatPiece{std::string(text), std::nullopt, std::move(problem), record_end});
+}
+
+ParsedFormat parse_format(const PrintfFormat& f) {
+  ParsedFormat pf;
   const std::string& fmt = f.format;
-  size_t arg = 0, at = kRecordHeader;
+  size_t arg = 0;
+  uint64_t at = kRecordHeader;
   for (size_t i = 0; i < fmt.size();) {
     if (fmt[i] != '%') {
       const size_t next = fmt.find('%', i);
       const size_t stop = next == std::string::npos ? fmt.size() : next;
-      out->append(fmt, i, stop - i);
+      add_text(&pf, std::string_view(fmt).substr(i, stop - i));
       i = stop;
       continue;
     }
     if (i + 1 < fmt.size() && fmt[i + 1] == '%') {
-      *out += '%';
+      add_text(&pf, "%");
       i += 2;
       continue;
     }
     Conversion c;
     size_t end = 0;
     if (!parse_conversion(fmt, i, &c, &end)) {
-      note(problem, "format \"" + fmt.substr(0, 60) + "\": an invalid conversion at offset " + std::to_string(i));
-      *out += '%';
+      add_text(&pf, "%", "format \"" + fmt.substr(0, 60) + "\": an invalid conversion at offset " + std::to_string(i));
       ++i;
       continue;
     }
     if (arg >= f.args.size()) {
-      note(problem, "format \"" + fmt.substr(0, 60) + "\": more conversions than arguments");
-      out->append(fmt, i, end - i);
+      add_text(&pf, std::string_view(fmt).substr(i, end - i),
+               "format \"" + fmt.substr(0, 60) + "\": more conversions than arguments");
       i = end;
       continue;
     }
     const PrintfArg& a = f.args[arg++];
-    const size_t slot = a.element_bytes > 4 ? 8 : 4;
-    if (at + a.record_bytes() > rec.size()) return false;  // cannot happen: the table's sizes add up
+    const uint64_t record_end = at + a.record_bytes();
     if (!matches(c, a)) {
-      note(problem, "format \"" + fmt.substr(0, 60) + "\": conversion '" + fmt.substr(i, end - i) +
-                        "' does not match argument " + std::to_string(arg));
-      out->append(fmt, i, end - i);
-    } else if (a.kind == PrintfArg::Kind::kString) {
-      const uint32_t index = read32(rec, at);
-      if (index >= k.printf_strings.size()) {
+      add_text(&pf, std::string_view(fmt).substr(i, end - i),
+               "format \"" + fmt.substr(0, 60) + "\": conversion '" + fmt.substr(i, end - i) +
+                   "' does not match argument " + std::to_string(arg),
+               record_end);
+    } else {
+      pf.pieces.push_back(FormatPiece{{}, parse_matched(c, a, at), {}, record_end});
+    }
+    at = record_end;
+    i = end;
+  }
+  if (arg < f.args.size())
+    pf.pieces.push_back(
+        FormatPiece{{}, std::nullopt, "format \"" + fmt.substr(0, 60) + "\": more arguments than conversions"});
+  return pf;
+}
+
+// One record (its size already checked against the table); every argument's slots are checked
+// against the record again before they are read.
+bool format_record(const PrintfFormatTable& table, const ParsedFormat& pf, std::span<const uint8_t> rec,
+                   std::string* out, std::string* problem) {
+  for (const FormatPiece& piece : pf.pieces) {
+    if (piece.record_end > rec.size()) return false;  // cannot happen: the table's sizes add up
+    if (!piece.problem.empty()) note(problem, piece.problem);
+    if (!piece.conversion) {
+      *out += piece.text;
+      continue;
+    }
+    const ParsedConversion& pc = *piece.conversion;
+    const PrintfArg& a = pc.arg;
+    if (a.kind == PrintfArg::Kind::kString) {
+      const uint32_t index = read32(rec, pc.at);
+      if (index >= table.strings.size()) {
         note(problem, "string index " + std::to_string(index) + " out of range");
         return false;
       }
-      append_formatted(out, host_spec(c, "", 's'), k.printf_strings[index].c_str());
-    } else if (c.letter == 'p') {
-      uint64_t raw = read32(rec, at) | uint64_t(read32(rec, at + 4)) << 32;
-      append_formatted(out, host_spec(c, "", 'p'), reinterpret_cast<void*>(uintptr_t(raw)));
+      append_formatted(out, pc.spec, table.strings[index].c_str());
+    } else if (pc.letter == 'p') {
+      const uint64_t raw = read32(rec, pc.at) | uint64_t(read32(rec, pc.at + 4)) << 32;
+      append_formatted(out, pc.spec, reinterpret_cast<void*>(uintptr_t(raw)));
     } else {
+      const size_t slot = a.element_bytes > 4 ? 8 : 4;
       for (int e = 0; e < a.vector_size; ++e) {
         if (e) *out += ',';
-        format_element(c, a, rec, at + size_t(e) * slot, out);
+        format_element(pc, rec, pc.at + size_t(e) * slot, out);
       }
     }
-    at += a.record_bytes();
-    i = end;
   }
-  if (arg < f.args.size()) note(problem, "format \"" + fmt.substr(0, 60) + "\": more arguments than conversions");
   return true;
 }
 
 }  // namespace
 
-size_t format_printf_records(const CompiledKernel& kernel, std::span<const uint8_t> records, std::string* out,
+std::shared_ptr<const PrintfFormatTable> parse_printf_formats(const CompiledKernel& kernel) {
+  auto table = std::make_shared<PrintfFormatTable>();
+  for (const PrintfFormat& f : kernel.printf_formats) {
+    table->formats.push_back(parse_format(f));
+    table->record_bytes.push_back(f.record_bytes);
+  }
+  table->strings = kernel.printf_strings;
+  return table;
+}
+
+size_t format_printf_records(const PrintfFormatTable& table, std::span<const uint8_t> records, std::string* out,
                              std::string* problem) {
   // `records` starts after the buffer's header (the cursor); each record starts with its own.
   size_t at = 0, count = 0;
@@ -236,17 +344,17 @@ size_t format_printf_records(const CompiledKernel& kernel, std::span<const uint8
     const uint32_t id = read32(records, at), size = read32(records, at + 4);
     // A full buffer ends in space no record took (the reservation that did not fit): still zero.
     if (size == 0 && std::all_of(records.begin() + at, records.end(), [](uint8_t b) { return b == 0; })) break;
-    if (id >= kernel.printf_formats.size()) {
+    if (id >= table.formats.size()) {
       note(problem, where + ": unknown format id " + std::to_string(id));
       break;
     }
-    const PrintfFormat& f = kernel.printf_formats[id];
-    if (size != f.record_bytes || size < kRecordHeader || size > records.size() - at) {
+    const uint32_t expected = table.record_bytes[id];
+    if (size != expected || size < kRecordHeader || size > records.size() - at) {
       note(problem, where + ": size " + std::to_string(size) + " (format " + std::to_string(id) + " takes " +
-                        std::to_string(f.record_bytes) + ", " + std::to_string(records.size() - at) + " bytes left)");
+                        std::to_string(expected) + ", " + std::to_string(records.size() - at) + " bytes left)");
       break;
     }
-    if (!format_record(kernel, f, records.subspan(at, size), out, problem)) {
+    if (!format_record(table, table.formats[id], records.subspan(at, size), out, problem)) {
       note(problem, where + ": inconsistent");
       break;
     }
@@ -278,8 +386,9 @@ cl_int printf_begin(Runtime* rt, const CompiledKernel& kernel, const std::vector
   return CL_SUCCESS;
 }
 
-void printf_end(Runtime* rt, const CompiledKernel& kernel, PrintfDispatch* d) {
+void printf_end(Runtime* rt, const KernelImage& image, PrintfDispatch* d) {
   if (!d->buffer) return;
+  const CompiledKernel& kernel = image.compiled;
   // The cursor first, then only the bytes the records took (not the whole buffer every dispatch).
   uint64_t cursor = 0;
   std::vector<uint8_t> records;
@@ -295,7 +404,10 @@ void printf_end(Runtime* rt, const CompiledKernel& kernel, PrintfDispatch* d) {
     return;
   }
   std::string text, problem;
-  format_printf_records(kernel, records, &text, &problem);
+  if (image.printf_table)
+    format_printf_records(*image.printf_table, records, &text, &problem);
+  else
+    problem = "no parsed printf formats";  // cannot happen: every printf kernel gets its table when built
   if (!problem.empty())
     log_error("gsgpu executor: kernel %s: printf buffer: %s", kernel.name.c_str(), problem.c_str());
   if (cursor > kPrintfBufferSize)

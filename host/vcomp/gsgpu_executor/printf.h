@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,13 +18,18 @@ namespace gsvirt::vcomp::gsgpu_exec {
 // CL_DEVICE_PRINTF_BUFFER_SIZE: the bytes of records one dispatch can hold.
 constexpr uint32_t kPrintfBufferSize = 1u << 20;
 
+// A kernel's printf formats parsed into literal text and conversions checked against their
+// recorded arguments (printf.cc), with the sizes its records must have and its %s literals: built
+// once per kernel when its program is built (KernelImage::printf_table), used for every record.
+std::shared_ptr<const PrintfFormatTable> parse_printf_formats(const gsgpu::compiler::CompiledKernel& kernel);
+
 // Formats the records of one printf buffer: `records` are the bytes after the header, cut to
 // min(cursor, capacity). Appends the text to *out. A record that is inconsistent (unknown format
 // id, wrong size, running past the end, a string index out of range) stops the parsing and is
 // described in *problem; a conversion that does not match its argument is printed as its text and
 // noted in *problem too. Returns the number of records formatted.
-size_t format_printf_records(const gsgpu::compiler::CompiledKernel& kernel, std::span<const uint8_t> records,
-                             std::string* out, std::string* problem);
+size_t format_printf_records(const PrintfFormatTable& table, std::span<const uint8_t> records, std::string* out,
+                             std::string* problem);
 
 // Where printf text goes: the process's stdout unless a test redirects it (nullptr: stdout).
 void set_printf_output(FILE* out);
@@ -39,7 +45,8 @@ struct PrintfDispatch {
 // VRAM is short.
 cl_int printf_begin(Runtime* rt, const gsgpu::compiler::CompiledKernel& kernel, const std::vector<uint8_t>& args,
                     PrintfDispatch* d);
-// After it (completed or faulted): prints the records in buffer order, flushes, frees the buffer.
-void printf_end(Runtime* rt, const gsgpu::compiler::CompiledKernel& kernel, PrintfDispatch* d);
+// After it (completed or faulted): prints the records in buffer order (through the kernel's
+// printf_table), flushes, frees the buffer.
+void printf_end(Runtime* rt, const KernelImage& image, PrintfDispatch* d);
 
 }  // namespace gsvirt::vcomp::gsgpu_exec

@@ -4,6 +4,7 @@
 // Program binaries are this executor's own format: a header and the program's source (or SPIR-V),
 // rebuilt by clBuildProgram. Anything else given to clCreateProgramWithBinary is CL_INVALID_BINARY.
 #include "host/vcomp/gsgpu_executor/entry_points.h"
+#include "host/vcomp/gsgpu_executor/printf.h"
 
 namespace gsvirt::vcomp::gsgpu_exec {
 namespace {
@@ -81,6 +82,7 @@ std::shared_ptr<BuiltProgram> keep_kernels(Runtime* rt, gsgpu::compiler::Compile
   for (auto& k : compiled.kernels) {
     auto image = std::make_unique<KernelImage>();
     image->compiled = std::move(k);
+    if (image->compiled.uses_printf()) image->printf_table = parse_printf_formats(image->compiled);
     built->kernels.push_back(std::move(image));
   }
   return built;

@@ -110,12 +110,16 @@ struct KernelArgType {
   cl_kernel_arg_type_qualifier qualifier = CL_KERNEL_ARG_TYPE_NONE;
 };
 
+struct PrintfFormatTable;  // printf.h
+
 // Code of one compiled kernel, uploaded into VRAM the first time a kernel of it is enqueued.
 struct KernelImage {
   gsgpu::compiler::CompiledKernel compiled;
   VramRange code;
   // Only for programs built with -cl-kernel-arg-info whose declaration could be read.
   std::optional<std::vector<KernelArgType>> arg_types;
+  // Kernels that call printf: their formats, parsed once when the program is built.
+  std::shared_ptr<const PrintfFormatTable> printf_table;
 };
 
 // What a successful build produced; shared by the program and its kernels, so a kernel keeps its

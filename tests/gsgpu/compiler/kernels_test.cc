@@ -1,14 +1,19 @@
-// The kernels gsgpu is benchmarked with, compiled from OpenCL C and compared with C++ references:
-// vector add, saxpy, naive and tiled SGEMM, Mandelbrot, and a work-group reduction.
+// The kernels gsgpu is benchmarked with (tests/common/benchmark_kernels.h: vector add, naive and
+// tiled SGEMM, Mandelbrot), plus saxpy and a work-group reduction, compiled from OpenCL C and
+// compared with C++ references; and the argument buffer's layout and refusals.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
 #include <random>
 
+#include "tests/common/benchmark_kernels.h"
 #include "tests/gsgpu/compiler/cl_harness.h"
 
 namespace gsgpu::compiler::testing {
 namespace {
+
+namespace sources = gsvirt::kernel_sources;
 
 std::vector<float> random_floats(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -21,11 +26,7 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
 TEST(CompiledKernels, VectorAdd) {
   GSGPU_REQUIRE_FRONT_END();
   ClRunner cl;
-  ASSERT_TRUE(cl.build(R"(
-    __kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
-      int i = get_global_id(0);
-      if (i < n) c[i] = a[i] + b[i];
-    })"));
+  ASSERT_TRUE(cl.build(sources::kVectorAdd));
   const CompiledKernel* k = cl.program.find("vadd");
   ASSERT_NE(k, nullptr);
   ASSERT_EQ(k->args.size(), 4u);
@@ -76,19 +77,14 @@ void sgemm_reference(const std::vector<float>& a, const std::vector<float>& b, s
 TEST(CompiledKernels, NaiveSgemm) {
   GSGPU_REQUIRE_FRONT_END();
   ClRunner cl;
-  ASSERT_TRUE(cl.build(R"(
-    __kernel void sgemm(__global const float* A, __global const float* B, __global float* C, int N) {
-      int row = get_global_id(1), col = get_global_id(0);
-      float acc = 0.0f;
-      for (int k = 0; k < N; ++k) acc += A[row * N + k] * B[k * N + col];
-      C[row * N + col] = acc;
-    })"));
+  ASSERT_TRUE(cl.build(sources::kSgemmNaive));
   const int n = 48;
   const auto a = random_floats(n * n, 5), b = random_floats(n * n, 6);
   std::vector<float> expect(n * n);
   sgemm_reference(a, b, &expect, n);
   const uint64_t va = cl.memory.upload(a), vb = cl.memory.upload(b), vc = cl.memory.upload(std::vector<float>(n * n));
-  cl.run_ok("sgemm", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)}, NDRange::grid2(n, n, 16, 4));
+  cl.run_ok("sgemm_naive", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)},
+            NDRange::grid2(n, n, 16, 4));
   const auto c = cl.memory.download<float>(vc, n * n);
   for (int i = 0; i < n * n; ++i) ASSERT_NEAR(c[i], expect[i], 1e-3f) << i;
 }
@@ -96,46 +92,20 @@ TEST(CompiledKernels, NaiveSgemm) {
 TEST(CompiledKernels, TiledSgemmWithLocalMemoryAndBarriers) {
   GSGPU_REQUIRE_FRONT_END();
   ClRunner cl;
-  ASSERT_TRUE(cl.build(R"(
-    #define TILE 16
-    __kernel void sgemm_tiled(__global const float* A, __global const float* B, __global float* C, int N) {
-      __local float As[TILE][TILE];
-      __local float Bs[TILE][TILE];
-      int tx = get_local_id(0), ty = get_local_id(1);
-      int row = get_group_id(1) * TILE + ty, col = get_group_id(0) * TILE + tx;
-      float acc = 0.0f;
-      for (int t = 0; t < N / TILE; ++t) {
-        As[ty][tx] = A[row * N + t * TILE + tx];
-        Bs[ty][tx] = B[(t * TILE + ty) * N + col];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int k = 0; k < TILE; ++k) acc += As[ty][k] * Bs[k][tx];
-        barrier(CLK_LOCAL_MEM_FENCE);
-      }
-      C[row * N + col] = acc;
-    })"));
+  ASSERT_TRUE(cl.build(sources::kSgemmTiled));
   const CompiledKernel* k = cl.program.find("sgemm_tiled");
   ASSERT_NE(k, nullptr);
-  EXPECT_EQ(k->static_local_bytes, 2u * 16 * 16 * 4);
+  EXPECT_EQ(k->static_local_bytes, 2u * sources::kSgemmTile * sources::kSgemmTile * 4);
   const int n = 64;
   const auto a = random_floats(n * n, 7), b = random_floats(n * n, 8);
   std::vector<float> expect(n * n);
   sgemm_reference(a, b, &expect, n);
   const uint64_t va = cl.memory.upload(a), vb = cl.memory.upload(b), vc = cl.memory.upload(std::vector<float>(n * n));
-  cl.run_ok("sgemm_tiled", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)}, NDRange::grid2(n, n, 16, 16));
+  const uint32_t tile = sources::kSgemmTile;  // the local size the kernel requires
+  cl.run_ok("sgemm_tiled", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)},
+            NDRange::grid2(n, n, tile, tile));
   const auto c = cl.memory.download<float>(vc, n * n);
   for (int i = 0; i < n * n; ++i) ASSERT_NEAR(c[i], expect[i], 1e-3f) << i;
-}
-
-uint32_t mandelbrot_reference(float cx, float cy, int max_iter) {
-  float x = 0, y = 0;
-  int i = 0;
-  while (i < max_iter && x * x + y * y <= 4.0f) {
-    const float xt = x * x - y * y + cx;
-    y = 2.0f * x * y + cy;
-    x = xt;
-    ++i;
-  }
-  return static_cast<uint32_t>(i);
 }
 
 TEST(CompiledKernels, Mandelbrot) {
@@ -143,21 +113,7 @@ TEST(CompiledKernels, Mandelbrot) {
   ClRunner cl;
   // -cl-fp32-correctly-rounded-divide-sqrt and no contraction keep the float results bit-identical
   // to the C++ reference, so the iteration counts match exactly.
-  ASSERT_TRUE(cl.build(R"(
-    __kernel void mandelbrot(__global uint* out, int width, int height, int max_iter) {
-      int px = get_global_id(0), py = get_global_id(1);
-      float cx = -2.0f + 3.0f * px / width;
-      float cy = -1.5f + 3.0f * py / height;
-      float x = 0.0f, y = 0.0f;
-      int i = 0;
-      while (i < max_iter && x * x + y * y <= 4.0f) {
-        float xt = x * x - y * y + cx;
-        y = 2.0f * x * y + cy;
-        x = xt;
-        ++i;
-      }
-      out[py * width + px] = i;
-    })", "-cl-fp32-correctly-rounded-divide-sqrt"));
+  ASSERT_TRUE(cl.build(sources::kMandelbrot, "-cl-fp32-correctly-rounded-divide-sqrt"));
   const int w = 64, h = 48, max_iter = 200;
   const uint64_t vo = cl.memory.upload(std::vector<uint32_t>(w * h));
   cl.run_ok("mandelbrot", {Arg::buffer(vo), Arg::value(w), Arg::value(h), Arg::value(max_iter)}, NDRange::grid2(w, h, 16, 8));
@@ -165,8 +121,7 @@ TEST(CompiledKernels, Mandelbrot) {
   int mismatches = 0;
   for (int py = 0; py < h; ++py)
     for (int px = 0; px < w; ++px) {
-      const float cx = -2.0f + 3.0f * px / w, cy = -1.5f + 3.0f * py / h;
-      if (out[py * w + px] != mandelbrot_reference(cx, cy, max_iter)) ++mismatches;
+      if (out[py * w + px] != sources::mandelbrot_reference(px, py, w, h, max_iter)) ++mismatches;
     }
   // FP contraction in clang may fuse a multiply-add; allow a handful of boundary points to differ.
   EXPECT_LE(mismatches, w * h / 100);
@@ -251,6 +206,133 @@ TEST(ArgumentBuffer, LayoutAndRefusals) {
   EXPECT_NE(refused(local_on_scalar, "local size for a scalar").find("not a __local pointer"), std::string::npos);
   args.pop_back();
   EXPECT_NE(refused(args, "missing argument").find("takes 6 arguments, 5 given"), std::string::npos);
+}
+
+// A layout written by hand (what the compiler would produce), so the rules are tested without the
+// front end: 4-byte slots for a char-sized scalar and a char-sized struct, then an 8-byte scalar,
+// a 16-byte vector and two __local pointers.
+CompiledKernel hand_laid_out_kernel() {
+  CompiledKernel k;
+  k.name = "hand";
+  auto add = [&k](ArgKind kind, uint32_t offset, uint32_t size) {
+    ArgInfo info;
+    info.name = "a" + std::to_string(k.args.size());
+    info.kind = kind;
+    info.offset = offset;
+    info.size = size;
+    info.alignment = std::min(size, 16u);
+    info.local_alignment = 4;
+    k.args.push_back(info);
+  };
+  add(ArgKind::kScalar, 0, 4);        // char
+  add(ArgKind::kStruct, 4, 4);        // struct { char a, b; }
+  add(ArgKind::kScalar, 8, 8);        // long
+  add(ArgKind::kScalar, 16, 16);      // float4
+  add(ArgKind::kLocalPointer, 32, 8);
+  add(ArgKind::kLocalPointer, 40, 8);
+  k.work_dim_offset = 48;
+  k.arg_buffer_size = 52;
+  k.static_local_bytes = 64;
+  return k;
+}
+
+std::vector<KernelArgValue> hand_laid_out_values() {
+  return {{{0xAB}, 0}, {{1, 2}, 0}, {std::vector<uint8_t>(8, 0x11), 0}, {std::vector<uint8_t>(16, 0x22), 0},
+          {{}, 100}, {{}, 8}};
+}
+
+TEST(ArgumentBuffer, NarrowValuesFillOnlyFourByteSlots) {
+  const CompiledKernel k = hand_laid_out_kernel();
+  auto args = hand_laid_out_values();
+  ArgumentBuffer buffer;
+  std::string error;
+  ArgBufferError why = ArgBufferError::kLocalMemory;
+  ASSERT_TRUE(build_argument_buffer(k, args, 1, &buffer, &error, &why)) << error;
+  EXPECT_EQ(why, ArgBufferError::kNone);
+  // Zero-extended in their slots, scalar and struct alike.
+  EXPECT_EQ(std::vector<uint8_t>(buffer.bytes.begin(), buffer.bytes.begin() + 8),
+            (std::vector<uint8_t>{0xAB, 0, 0, 0, 1, 2, 0, 0}));
+  for (size_t size = 1; size <= 4; ++size) {
+    args[0].bytes.assign(size, 0x7F);
+    args[1].bytes.assign(size, 0x7F);
+    EXPECT_TRUE(build_argument_buffer(k, args, 1, &buffer, &error)) << size << ": " << error;
+  }
+  // Wider slots take only their own size, and nothing takes an empty value or more than its slot.
+  auto refused = [&](size_t index, size_t size) {
+    auto bad = hand_laid_out_values();
+    bad[index].bytes.assign(size, 0);
+    why = ArgBufferError::kNone;
+    const bool built = build_argument_buffer(k, bad, 1, &buffer, &error, &why);
+    return !built && why == ArgBufferError::kArgument &&
+           error.find("argument " + std::to_string(index) + " (a" + std::to_string(index) + ") takes") !=
+               std::string::npos;
+  };
+  EXPECT_TRUE(refused(2, 4)) << "an int for a long: " << error;
+  EXPECT_TRUE(refused(2, 1)) << "a char for a long: " << error;
+  EXPECT_TRUE(refused(3, 8)) << "a float2 for a float4: " << error;
+  EXPECT_TRUE(refused(0, 0)) << "an empty value: " << error;
+  EXPECT_TRUE(refused(1, 0)) << "an empty struct value: " << error;
+  EXPECT_TRUE(refused(0, 5)) << "wider than the slot: " << error;
+}
+
+TEST(ArgumentBuffer, LocalMemoryBeyondTheDeviceIsAResourceRefusal) {
+  const CompiledKernel k = hand_laid_out_kernel();
+  auto args = hand_laid_out_values();
+  ArgumentBuffer buffer;
+  std::string error;
+  ArgBufferError why = ArgBufferError::kNone;
+  // 64 static bytes + the two arguments: exactly the limit is granted.
+  args[4].local_bytes = kMaxLocalBytes - 64 - 8;
+  ASSERT_TRUE(build_argument_buffer(k, args, 1, &buffer, &error, &why)) << error;
+  EXPECT_EQ(buffer.local_mem_size, kMaxLocalBytes);
+  uint64_t second = 0;
+  std::memcpy(&second, &buffer.bytes[40], 8);
+  EXPECT_EQ(second, kMaxLocalBytes - 8);
+  // One byte more is refused as local memory, not as an argument error.
+  args[5].local_bytes = 9;
+  EXPECT_FALSE(build_argument_buffer(k, args, 1, &buffer, &error, &why));
+  EXPECT_EQ(why, ArgBufferError::kLocalMemory);
+  EXPECT_NE(error.find("__local memory"), std::string::npos) << error;
+  // Sizes that would overflow a 32-bit sum are refused the same way.
+  args[4].local_bytes = args[5].local_bytes = UINT32_MAX;
+  EXPECT_FALSE(build_argument_buffer(k, args, 1, &buffer, &error, &why));
+  EXPECT_EQ(why, ArgBufferError::kLocalMemory);
+  // The static variables alone can exceed it too.
+  CompiledKernel big_static = k;
+  big_static.static_local_bytes = kMaxLocalBytes + 4;
+  EXPECT_FALSE(build_argument_buffer(big_static, hand_laid_out_values(), 1, &buffer, &error, &why));
+  EXPECT_EQ(why, ArgBufferError::kLocalMemory);
+  // A value that does not fit is reported first, even when the local memory is exceeded as well.
+  args[2].bytes.resize(4);
+  EXPECT_FALSE(build_argument_buffer(k, args, 1, &buffer, &error, &why));
+  EXPECT_EQ(why, ArgBufferError::kArgument);
+}
+
+TEST(ArgumentBuffer, InconsistentLayoutIsRefusedNotWritten) {
+  ArgumentBuffer buffer;
+  std::string error;
+  ArgBufferError why = ArgBufferError::kNone;
+  auto refused = [&](const CompiledKernel& k) {
+    why = ArgBufferError::kNone;
+    return !build_argument_buffer(k, hand_laid_out_values(), 1, &buffer, &error, &why) &&
+           why == ArgBufferError::kArgument && error.find("outside") != std::string::npos;
+  };
+  CompiledKernel k = hand_laid_out_kernel();
+  k.args[3].offset = 40;  // 16 bytes at 40 run past the 52-byte buffer
+  EXPECT_TRUE(refused(k)) << error;
+  k = hand_laid_out_kernel();
+  k.args[2].offset = UINT32_MAX - 2;  // offset + size wraps in 32 bits
+  EXPECT_TRUE(refused(k)) << error;
+  k = hand_laid_out_kernel();
+  k.args[5].offset = 48;  // the __local offset's 8 bytes at 48 of 52
+  EXPECT_TRUE(refused(k)) << error;
+  k = hand_laid_out_kernel();
+  k.work_dim_offset = 50;
+  EXPECT_TRUE(refused(k)) << error;
+  k = hand_laid_out_kernel();
+  k.constant_data = {1, 2, 3, 4};
+  k.constant_data_offset = 52;
+  EXPECT_TRUE(refused(k)) << error;
 }
 
 }  // namespace

@@ -32,6 +32,8 @@ class OperandGenerator {
       }
       case OperandKind::kSSrc32: case OperandKind::kSSrc64:
         return rng_() % 2 ? scalar_reg(width) : kLiteralOperand;
+      case OperandKind::kSBase64:
+        return rng_() % 2 ? scalar_reg(64) : kNoScalarBase;
     }
     return 0;
   }

@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include "tests/common/benchmark_kernels.h"
 #include "tests/host/gsgpu_executor/executor_fixture.h"
 
 namespace gsvirt::vcomp::testing {
@@ -15,51 +16,25 @@ namespace {
 
 using KernelsTest = GsgpuExecutorTest;
 
-constexpr char kVectorAdd[] = R"(
-__kernel void vadd(__global const float* a, __global const float* b, __global float* c, uint n) {
-  size_t i = get_global_id(0);
-  if (i < n) c[i] = a[i] + b[i];
-}
-)";
+using kernel_sources::kMandelbrot;
+using kernel_sources::kSgemmNaive;
+using kernel_sources::kSgemmTile;
+using kernel_sources::kSgemmTiled;
+using kernel_sources::kVectorAdd;
 
-constexpr char kSgemm[] = R"(
-__kernel void sgemm_naive(int n, __global const float* a, __global const float* b, __global float* c) {
-  int row = get_global_id(1), col = get_global_id(0);
-  float sum = 0.0f;
-  for (int k = 0; k < n; ++k) sum += a[row * n + k] * b[k * n + col];
-  c[row * n + col] = sum;
-}
-#define TILE 8
-__kernel void sgemm_tiled(int n, __global const float* a, __global const float* b, __global float* c,
-                          __local float* bt) {
-  __local float at[TILE][TILE];
-  int lx = get_local_id(0), ly = get_local_id(1);
-  int row = get_global_id(1), col = get_global_id(0);
-  float sum = 0.0f;
-  for (int t = 0; t < n; t += TILE) {
-    at[ly][lx] = a[row * n + t + lx];
-    bt[ly * TILE + lx] = b[(t + ly) * n + col];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int k = 0; k < TILE; ++k) sum += at[ly][k] * bt[k * TILE + lx];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  c[row * n + col] = sum;
-}
-)";
-
-constexpr char kMandelbrot[] = R"(
-__kernel void mandelbrot(__global uint* out, int width, int height, int max_iter) {
-  int x = get_global_id(0), y = get_global_id(1);
-  float cr = -2.0f + 3.0f * x / width, ci = -1.25f + 2.5f * y / height;
-  float zr = 0.0f, zi = 0.0f;
-  int i = 0;
-  while (i < max_iter && zr * zr + zi * zi <= 4.0f) {
-    float t = zr * zr - zi * zi + cr;
-    zi = 2.0f * zr * zi + ci;
-    zr = t;
-    ++i;
-  }
-  out[y * width + x] = i;
+// A static __local array and a __local argument in one kernel: each group stages its slice of a
+// and b, then every work-item multiplies its mirror's pair (so the barrier and both areas matter).
+constexpr char kStaged[] = R"(
+#define GROUP 64
+__kernel void staged(int n, __global const float* a, __global const float* b, __global float* c,
+                     __local float* bt) {
+  __local float at[GROUP];
+  int l = get_local_id(0), g = get_global_id(0);
+  at[l] = g < n ? a[g] : 0.0f;
+  bt[l] = g < n ? b[g] : 0.0f;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  int m = get_local_size(0) - 1 - l;
+  if (g < n) c[g] = at[m] * bt[m];
 }
 )";
 
@@ -134,9 +109,9 @@ TEST_F(KernelsTest, VectorAddWithChosenLocalSize) {
 
 TEST_F(KernelsTest, KernelArgumentsAreChecked) {
   REQUIRE_COMPILER();
-  cl_program p = build(kSgemm, "-cl-kernel-arg-info");
+  cl_program p = build(kStaged, "-cl-kernel-arg-info");
   ASSERT_NE(p, nullptr);
-  cl_kernel k = kernel(p, "sgemm_tiled");
+  cl_kernel k = kernel(p, "staged");
   ASSERT_NE(k, nullptr);
   char type[32] = {};
   ASSERT_EQ(api().clGetKernelArgInfo(k, 1, CL_KERNEL_ARG_TYPE_NAME, sizeof type, type, nullptr), CL_SUCCESS);
@@ -150,9 +125,9 @@ TEST_F(KernelsTest, KernelArgumentsAreChecked) {
   ASSERT_EQ(api().clGetKernelArgInfo(k, 4, CL_KERNEL_ARG_NAME, sizeof arg_name, arg_name, nullptr), CL_SUCCESS);
   EXPECT_STREQ(arg_name, "bt");
   // Without -cl-kernel-arg-info the spec says the information is not available.
-  cl_program plain = build(kSgemm);
+  cl_program plain = build(kStaged);
   ASSERT_NE(plain, nullptr);
-  cl_kernel pk = kernel(plain, "sgemm_naive");
+  cl_kernel pk = kernel(plain, "staged");
   EXPECT_EQ(api().clGetKernelArgInfo(pk, 0, CL_KERNEL_ARG_TYPE_NAME, sizeof type, type, nullptr),
             CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
   cl_uint num_args = 0;
@@ -194,37 +169,65 @@ TEST_F(KernelsTest, KernelArgumentsAreChecked) {
   ASSERT_EQ(api().clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local_bytes, &local_bytes,
                                            nullptr),
             CL_SUCCESS);
-  EXPECT_GE(local_bytes, 2u * 64 * 4);  // the static tile and the __local argument
+  EXPECT_GE(local_bytes, 2u * 64 * 4);  // the static array and the __local argument
 }
 
+TEST_F(KernelsTest, LocalArgumentAndLocalArrayStageAGroup) {
+  REQUIRE_COMPILER();
+  cl_program p = build(kStaged);
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "staged");
+  ASSERT_NE(k, nullptr);
+  const int n = 1000, group = 64;  // the last group runs past n: its mirrors there read zeros
+  auto a = random_floats(n, 5), b = random_floats(n, 6);
+  cl_mem ma = buffer_of(a), mb = buffer_of(b), mc = buffer(n * 4);
+  arg(k, 0, n);
+  arg(k, 1, ma);
+  arg(k, 2, mb);
+  arg(k, 3, mc);
+  ASSERT_EQ(api().clSetKernelArg(k, 4, group * 4, nullptr), CL_SUCCESS);
+  const size_t global = 1024, local = group;
+  ASSERT_EQ(run(k, 1, &global, &local), CL_SUCCESS);
+  auto c = read<float>(mc, n);
+  for (int i = 0; i < n; ++i) {
+    const int mirror = i / group * group + group - 1 - i % group;
+    ASSERT_EQ(c[i], mirror < n ? a[mirror] * b[mirror] : 0.0f) << i;
+  }
+}
+
+// The benchmark's kernels (tests/common/benchmark_kernels.h) through the executor's API.
 TEST_F(KernelsTest, SgemmNaiveAndTiledMatchTheReference) {
   REQUIRE_COMPILER();
-  cl_program p = build(kSgemm);
-  ASSERT_NE(p, nullptr);
-  const int n = 32;
+  const cl_uint n = 2 * kSgemmTile;
   auto a = random_floats(n * n, 3), b = random_floats(n * n, 4);
   std::vector<float> ref(n * n);
-  for (int r = 0; r < n; ++r)
-    for (int c = 0; c < n; ++c) {
+  for (cl_uint r = 0; r < n; ++r)
+    for (cl_uint c = 0; c < n; ++c) {
       float s = 0;
-      for (int k = 0; k < n; ++k) s += a[r * n + k] * b[k * n + c];
+      for (cl_uint k = 0; k < n; ++k) s += a[r * n + k] * b[k * n + c];
       ref[r * n + c] = s;
     }
   cl_mem ma = buffer_of(a), mb = buffer_of(b);
-  for (const char* name : {"sgemm_naive", "sgemm_tiled"}) {
+  struct Variant {
+    const char* source;
+    const char* name;
+    bool tiled;
+  };
+  for (const auto& [source, name, tiled] : {Variant{kSgemmNaive, "sgemm_naive", false},
+                                            Variant{kSgemmTiled, "sgemm_tiled", true}}) {
+    cl_program p = build(source);
+    ASSERT_NE(p, nullptr);
     cl_kernel k = kernel(p, name);
     ASSERT_NE(k, nullptr);
     cl_mem mc = buffer(n * n * 4);
-    arg(k, 0, n);
-    arg(k, 1, ma);
-    arg(k, 2, mb);
-    arg(k, 3, mc);
-    const bool tiled = std::strcmp(name, "sgemm_tiled") == 0;
-    if (tiled) ASSERT_EQ(api().clSetKernelArg(k, 4, 8 * 8 * 4, nullptr), CL_SUCCESS);
-    const size_t global[2] = {n, n}, local[2] = {8, 8};
+    arg(k, 0, ma);
+    arg(k, 1, mb);
+    arg(k, 2, mc);
+    arg(k, 3, n);
+    const size_t global[2] = {n, n}, local[2] = {kSgemmTile, kSgemmTile};
     ASSERT_EQ(run(k, 2, global, tiled ? local : nullptr), CL_SUCCESS) << name;
     auto c = read<float>(mc, n * n);
-    for (int i = 0; i < n * n; ++i) ASSERT_NEAR(c[i], ref[i], 1e-4f) << name << " element " << i;
+    for (cl_uint i = 0; i < n * n; ++i) ASSERT_NEAR(c[i], ref[i], 1e-4f) << name << " element " << i;
   }
 }
 
@@ -234,7 +237,7 @@ TEST_F(KernelsTest, MandelbrotMatchesTheReference) {
   ASSERT_NE(p, nullptr);
   cl_kernel k = kernel(p, "mandelbrot");
   ASSERT_NE(k, nullptr);
-  const int w = 64, h = 48, max_iter = 64;
+  const cl_uint w = 64, h = 48, max_iter = 64;
   cl_mem out = buffer(w * h * 4);
   arg(k, 0, out);
   arg(k, 1, w);
@@ -243,24 +246,16 @@ TEST_F(KernelsTest, MandelbrotMatchesTheReference) {
   const size_t global[2] = {w, h};
   ASSERT_EQ(run(k, 2, global, nullptr), CL_SUCCESS);
   auto got = read<uint32_t>(out, w * h);
-  int same = 0, inside = 0;
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      volatile float cr = -2.0f + 3.0f * x / w, ci = -1.25f + 2.5f * y / h;
-      float zr = 0, zi = 0;
-      int i = 0;
-      while (i < max_iter && zr * zr + zi * zi <= 4.0f) {
-        float t = zr * zr - zi * zi + cr;
-        zi = 2.0f * zr * zi + ci;
-        zr = t;
-        ++i;
-      }
-      same += got[y * w + x] == uint32_t(i);
+  cl_uint same = 0, inside = 0;
+  for (cl_uint y = 0; y < h; ++y)
+    for (cl_uint x = 0; x < w; ++x) {
+      const uint32_t i = kernel_sources::mandelbrot_reference(x, y, w, h, max_iter);
+      same += got[y * w + x] == i;
       inside += i == max_iter;
     }
   // Rounding differences (contraction into fma) may flip a few points on the set's edge.
   EXPECT_GE(same, w * h * 98 / 100);
-  EXPECT_GT(inside, 0);
+  EXPECT_GT(inside, 0u);
 }
 
 TEST_F(KernelsTest, RunawayKernelFaultsAndTheContextStaysUsable) {
@@ -338,6 +333,71 @@ TEST_F(KernelsTest, LocalMemoryIsGrantedInGranules) {
   arg(k, 2, cl_int{64});  // byte 256: the first byte past the granule
   ASSERT_EQ(run(k, 1, &one, &one), CL_SUCCESS);
   EXPECT_EQ(api().clFinish(queue_), CL_OUT_OF_RESOURCES);
+}
+
+// The ABI widens values narrower than 4 bytes to a 4-byte slot; clSetKernelArg takes them at their
+// OpenCL size (structs too) and the kernel reads them zero-extended. Wider slots take only their size.
+TEST_F(KernelsTest, NarrowValuesFillTheirFourByteSlot) {
+  REQUIRE_COMPILER();
+  cl_program p = build(R"(
+    typedef struct { uchar lo, hi; } pair_t;
+    typedef struct { uchar r, g, b; } rgb_t;
+    __kernel void narrow(__global int* out, char c, short s, uchar2 v, pair_t p, rgb_t rgb, long l) {
+      out[0] = c; out[1] = s; out[2] = v.x | v.y << 8; out[3] = p.lo | p.hi << 8;
+      out[4] = rgb.r | rgb.g << 8 | rgb.b << 16; out[5] = (int)(l >> 32);
+    })");
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "narrow");
+  ASSERT_NE(k, nullptr);
+  cl_mem out = buffer(6 * 4);
+  arg(k, 0, out);
+  arg(k, 1, cl_char(-3));
+  arg(k, 2, cl_short(-300));
+  arg(k, 3, cl_uchar2{{0x12, 0x34}});
+  const uint8_t pair[2] = {0x56, 0x78}, rgb[3] = {1, 2, 3};
+  ASSERT_EQ(api().clSetKernelArg(k, 4, sizeof pair, pair), CL_SUCCESS);
+  ASSERT_EQ(api().clSetKernelArg(k, 5, sizeof rgb, rgb), CL_SUCCESS);
+  arg(k, 6, cl_long(7) << 32);
+  const size_t one = 1;
+  ASSERT_EQ(run(k, 1, &one, &one), CL_SUCCESS);
+  EXPECT_EQ(read<cl_int>(out, 6), (std::vector<cl_int>{-3, -300, 0x3412, 0x7856, 0x030201, 7}));
+  // A narrow value where the slot is wider than 4 bytes, or no bytes at all, is a size error.
+  const cl_int four = 1;
+  EXPECT_EQ(api().clSetKernelArg(k, 6, sizeof four, &four), CL_INVALID_ARG_SIZE);
+  EXPECT_EQ(api().clSetKernelArg(k, 1, 0, &four), CL_INVALID_ARG_SIZE);
+  EXPECT_EQ(api().clSetKernelArg(k, 4, 5, pair), CL_INVALID_ARG_SIZE);
+}
+
+// Local memory beyond the device's (static __local variables + __local arguments > 1 MiB) cannot
+// be granted: CL_OUT_OF_RESOURCES at enqueue, not an argument error; exactly 1 MiB runs.
+TEST_F(KernelsTest, LocalMemoryBeyondTheDeviceIsOutOfResources) {
+  REQUIRE_COMPILER();
+  cl_program p = build(R"(
+    __kernel void two(__global int* out, __local int* a, __local int* b) {
+      __local int fixed[16];
+      fixed[get_local_id(0)] = 1;
+      a[0] = 2;
+      b[0] = 3;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out[0] = fixed[0] + a[0] + b[0];
+    })");
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "two");
+  cl_mem out = buffer(4);
+  arg(k, 0, out);
+  const size_t one = 1;
+  const size_t mib = size_t(1) << 20;
+  ASSERT_EQ(api().clSetKernelArg(k, 1, mib - 64 - 256, nullptr), CL_SUCCESS);
+  ASSERT_EQ(api().clSetKernelArg(k, 2, 256, nullptr), CL_SUCCESS);
+  ASSERT_EQ(run(k, 1, &one, &one), CL_SUCCESS);
+  EXPECT_EQ(api().clFinish(queue_), CL_SUCCESS);
+  EXPECT_EQ(read<cl_int>(out, 1)[0], 6);
+  ASSERT_EQ(api().clSetKernelArg(k, 2, 260, nullptr), CL_SUCCESS);
+  EXPECT_EQ(run(k, 1, &one, &one), CL_OUT_OF_RESOURCES);
+  ASSERT_EQ(api().clSetKernelArg(k, 1, mib, nullptr), CL_SUCCESS);
+  ASSERT_EQ(api().clSetKernelArg(k, 2, mib, nullptr), CL_SUCCESS);
+  EXPECT_EQ(run(k, 1, &one, &one), CL_OUT_OF_RESOURCES);
+  EXPECT_EQ(api().clFinish(queue_), CL_SUCCESS);  // refused at enqueue: nothing ran, nothing pending
 }
 
 TEST_F(KernelsTest, ProfilingTimesAreOrdered) {

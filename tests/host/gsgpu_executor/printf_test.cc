@@ -14,6 +14,7 @@ namespace gsvirt::vcomp::testing {
 namespace {
 
 using gsgpu_exec::format_printf_records;
+using gsgpu_exec::parse_printf_formats;
 using gsgpu_exec::set_printf_output;
 
 class PrintfTest : public GsgpuExecutorTest {
@@ -173,19 +174,19 @@ std::vector<uint8_t> words(std::initializer_list<uint32_t> w) {
 }
 
 TEST(PrintfParser, WellFormedRecords) {
-  const auto k = table();
+  const auto k = parse_printf_formats(table());
   std::string out, problem;
-  EXPECT_EQ(format_printf_records(k, words({0, 16, 5, 0, 0, 16, uint32_t(-1), 0}), &out, &problem), 2u);
+  EXPECT_EQ(format_printf_records(*k, words({0, 16, 5, 0, 0, 16, uint32_t(-1), 0}), &out, &problem), 2u);
   EXPECT_EQ(out, "a=5 s=x\na=-1 s=x\n");
   EXPECT_EQ(problem, "");
   // The unused, still-zero tail of a full buffer ends the records quietly.
   out.clear();
-  EXPECT_EQ(format_printf_records(k, words({0, 16, 5, 0, 0, 0, 0, 0}), &out, &problem), 1u);
+  EXPECT_EQ(format_printf_records(*k, words({0, 16, 5, 0, 0, 0, 0, 0}), &out, &problem), 1u);
   EXPECT_EQ(problem, "");
 }
 
 TEST(PrintfParser, CorruptRecordsStopTheParseSafely) {
-  const auto k = table();
+  const auto k = parse_printf_formats(table());
   struct Case {
     std::vector<uint8_t> bytes;
     size_t records;
@@ -203,7 +204,7 @@ TEST(PrintfParser, CorruptRecordsStopTheParseSafely) {
   };
   for (const Case& c : cases) {
     std::string out, problem;
-    EXPECT_EQ(format_printf_records(k, c.bytes, &out, &problem), c.records) << c.problem;
+    EXPECT_EQ(format_printf_records(*k, c.bytes, &out, &problem), c.records) << c.problem;
     EXPECT_NE(problem.find(c.problem), std::string::npos) << problem;
   }
   // Random garbage never crashes (ASan/UBSan builds check the reads).
@@ -216,14 +217,30 @@ TEST(PrintfParser, CorruptRecordsStopTheParseSafely) {
       junk[4] = round % 2 ? 12 : 16, junk[5] = junk[6] = junk[7] = 0;
     }
     std::string out, problem;
-    format_printf_records(k, junk, &out, &problem);
+    format_printf_records(*k, junk, &out, &problem);
   }
 }
 
-TEST(PrintfParser, MismatchedConversionsArePrintedAsText) {
-  const auto k = table();
+// The table comes from the compiler; one whose record size is too small for its arguments is
+// still not trusted: each record's reads are bounds-checked and the parse stops there.
+TEST(PrintfParser, TableWhoseSizesDoNotAddUpStopsAtTheRecord) {
+  using gsgpu::compiler::PrintfArg;
+  gsgpu::compiler::CompiledKernel bad;
+  gsgpu::compiler::PrintfFormat f;
+  f.format = "%d %d\n";
+  f.args = {PrintfArg{PrintfArg::Kind::kInt, 4, 1}, PrintfArg{PrintfArg::Kind::kInt, 4, 1}};
+  f.record_bytes = 12;  // 16 needed
+  bad.printf_formats.push_back(f);
+  const auto k = parse_printf_formats(bad);
   std::string out, problem;
-  EXPECT_EQ(format_printf_records(k, words({1, 12, 9}), &out, &problem), 1u);
+  EXPECT_EQ(format_printf_records(*k, words({0, 12, 5}), &out, &problem), 0u);
+  EXPECT_NE(problem.find("inconsistent"), std::string::npos) << problem;
+}
+
+TEST(PrintfParser, MismatchedConversionsArePrintedAsText) {
+  const auto k = parse_printf_formats(table());
+  std::string out, problem;
+  EXPECT_EQ(format_printf_records(*k, words({1, 12, 9}), &out, &problem), 1u);
   // %s with an int, %n and %*d are not conversions it accepts: printed as text, nothing read.
   EXPECT_EQ(out.find("%s"), 0u) << out;
   EXPECT_NE(out.find("%n"), std::string::npos) << out;
