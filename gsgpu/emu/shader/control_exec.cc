@@ -110,10 +110,7 @@ Flow diverge(Warp& w, const DecodedInst& di, uint64_t taken, uint64_t not_taken)
 
 template <bool TakeIfNonZero, uint32_t W>
 Flow v_branch(Warp& w, const DecodedInst& di) {
-  const uint32_t* cond = w.vreg(di.inst.src[0]);
-  uint64_t nonzero = 0;
-  const uint32_t n = lane_count<W>(w);
-  for (uint32_t l = 0; l < n; ++l) nonzero |= uint64_t{cond[l] != 0} << l;
+  const uint64_t nonzero = nonzero_lanes<W>(w, w.vreg(di.inst.src[0]));
   const uint64_t taken = w.exec & (TakeIfNonZero ? nonzero : ~nonzero);
   const uint64_t not_taken = w.exec & ~taken;
   if (not_taken == 0) return jump(w, di);  // uniform: no stack traffic
@@ -133,11 +130,7 @@ Flow s_nop(Warp&, const DecodedInst&) { return Flow::kNext; }
 
 template <uint32_t W>
 Flow s_ballot(Warp& w, const DecodedInst& di) {
-  const uint32_t* cond = w.vreg(di.inst.src[0]);
-  uint64_t mask = 0;
-  const uint32_t n = lane_count<W>(w);
-  for (uint32_t l = 0; l < n; ++l) mask |= uint64_t{cond[l] != 0} << l;
-  mask &= w.exec;
+  const uint64_t mask = nonzero_lanes<W>(w, w.vreg(di.inst.src[0])) & w.exec;
   const unsigned d = di.inst.dst - isa::kScalarOperandBase;
   w.s[d] = static_cast<uint32_t>(mask);
   w.s[d + 1] = static_cast<uint32_t>(mask >> 32);

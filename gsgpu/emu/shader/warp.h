@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "gsgpu/emu/gpu_memory.h"
 #include "gsgpu/emu/shader/shader_core.h"
 #include "gsgpu/isa/isa.h"
@@ -132,8 +136,7 @@ struct Warp {
   void set_exec(uint64_t mask) {
     exec = mask;
     all_active = mask == full_mask();
-    active_lanes = 0;
-    for (uint32_t l = 0; l < width; ++l) active_lanes += static_cast<uint32_t>(mask >> l & 1);
+    active_lanes = static_cast<uint32_t>(std::popcount(mask & full_mask()));
     for (uint32_t l = 0; l < width; ++l) lane_mask[l] = (mask >> l & 1) ? ~0u : 0u;
   }
 };
@@ -159,6 +162,36 @@ template <uint32_t W>
 inline uint32_t lane_count(const Warp& w) {
   if constexpr (W != 0) return W;
   else return w.width;
+}
+
+// Bit l set when lane l of a 32-bit register row is non-zero (branch conditions, ballots). Host
+// compilers do not turn the bit-packing loop into a vector compare and mask move, so the SIMD builds
+// (backend.h) say it with intrinsics; every form gives the same bits.
+template <uint32_t W>
+inline uint64_t nonzero_lanes(const Warp& w, const uint32_t* row) {
+  const uint32_t n = lane_count<W>(w);
+  uint32_t l = 0;
+  uint64_t mask = 0;
+#if defined(__AVX512F__)
+  for (; l + 16 <= n; l += 16) {
+    const __m512i v = _mm512_loadu_si512(row + l);
+    mask |= uint64_t{_mm512_test_epi32_mask(v, v)} << l;
+  }
+#elif defined(__AVX2__)
+  for (; l + 8 <= n; l += 8) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + l));
+    const __m256i zero = _mm256_cmpeq_epi32(v, _mm256_setzero_si256());
+    mask |= uint64_t{static_cast<uint32_t>(~_mm256_movemask_ps(_mm256_castsi256_ps(zero)) & 0xff)} << l;
+  }
+#elif defined(__SSE2__)
+  for (; l + 4 <= n; l += 4) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + l));
+    const __m128i zero = _mm_cmpeq_epi32(v, _mm_setzero_si128());
+    mask |= uint64_t{static_cast<uint32_t>(~_mm_movemask_ps(_mm_castsi128_ps(zero)) & 0xf)} << l;
+  }
+#endif
+  for (; l < n; ++l) mask |= uint64_t{row[l] != 0} << l;
+  return mask;
 }
 
 // Lanes of a 32-bit source: the register row itself, or a broadcast of a scalar or literal.
