@@ -140,8 +140,9 @@ void run_dispatches(benchmark::State& state, ShaderCores& cores, GpuMemory& memo
   state.counters["warp_instr/s"] = benchmark::Counter(static_cast<double>(warp_instructions), benchmark::Counter::kIsRate);
 }
 
-// Kernel: "vadd.s" (arguments by scalar loads) or "vadd_vargs.s" (arguments by vector loads from
-// the same address in every lane, as the OpenCL compiler emits them).
+// Kernel: "vadd.s" (arguments by scalar loads), "vadd_vargs.s" (arguments by vector loads from
+// the same address in every lane, as the OpenCL compiler once emitted them) or "vadd_sbase.s"
+// (scalar-base addressing).
 template <typename Memory>
 void vector_add(benchmark::State& state, const char* kernel) {
   const uint32_t n = 1 << 20;
@@ -165,6 +166,8 @@ void BM_VectorAdd(benchmark::State& state) { vector_add<FlatMemory>(state, "vadd
 // The same on separately mapped buffers (MMU segments with guard pages), as under the executor.
 void BM_VectorAddMapped(benchmark::State& state) { vector_add<MappedMemory>(state, "vadd.s"); }
 void BM_VectorAddMappedVectorArgs(benchmark::State& state) { vector_add<MappedMemory>(state, "vadd_vargs.s"); }
+// Addressed as the OpenCL compiler now emits it: one byte offset, a scalar base per array.
+void BM_VectorAddMappedScalarBase(benchmark::State& state) { vector_add<MappedMemory>(state, "vadd_sbase.s"); }
 
 void BM_Mandelbrot(benchmark::State& state) {
   const uint32_t width = 512, height = 512;
@@ -234,6 +237,7 @@ void BM_Sgemm(benchmark::State& state) {
 BENCHMARK(BM_VectorAdd)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_VectorAddMapped)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_VectorAddMappedVectorArgs)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_VectorAddMappedScalarBase)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Mandelbrot)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Sgemm)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_MAIN();
