@@ -5,8 +5,7 @@
 // reference) and through `gsvirt run --executor gsgpu` in one go and prints each kernel's throughput
 // on gsgpu as a ratio of the direct one. Every kernel's output is checked against a CPU reference
 // once before timing, so a fast wrong answer reports an error instead of a figure.
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include <CL/cl.h>  // CL_TARGET_OPENCL_VERSION comes from the project's arguments
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -16,9 +15,8 @@
 #include <string>
 #include <vector>
 
-// The kernels' text, shared with the compiler's and the executor's tests. bench/vcomp is built
-// without the project's include directories, hence the relative path.
-#include "../../tests/common/benchmark_kernels.h"
+// The kernels' text, shared with the compiler's and the executor's tests.
+#include "tests/common/benchmark_kernels.h"
 
 namespace {
 
