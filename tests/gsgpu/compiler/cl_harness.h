@@ -6,6 +6,8 @@
 
 #include <cstring>
 #include <mutex>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -149,5 +151,29 @@ class ClRunner {
     return c;
   }
 };
+
+// Lines of `text` (a kernel's assembly) that match the regular expression `pattern`.
+inline size_t count_lines(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  std::istringstream in(text);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);)
+    if (std::regex_search(line, re)) ++n;
+  return n;
+}
+
+// Runs the built kernel `vadd(a, b, c, uint n)` with n = a.size() (pick one that is not a multiple
+// of the group size of 64) and checks c = a + b and that nothing past n was written.
+inline void expect_vadd_adds(ClRunner& r, const std::vector<float>& a, const std::vector<float>& b) {
+  constexpr uint32_t kGuard = 40;
+  constexpr float kUntouched = -5.0f;
+  const uint32_t n = static_cast<uint32_t>(a.size());
+  const uint64_t va = r.memory.upload(a), vb = r.memory.upload(b);
+  const uint64_t vc = r.memory.upload(std::vector<float>(n + kGuard, kUntouched));
+  r.run_ok("vadd", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)}, NDRange::linear(1024, 64));
+  const auto c = r.memory.download<float>(vc, n + kGuard);
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
+  for (uint32_t i = n; i < n + kGuard; ++i) ASSERT_EQ(c[i], kUntouched) << "wrote past n at " << i;
+}
 
 }  // namespace gsgpu::compiler::testing

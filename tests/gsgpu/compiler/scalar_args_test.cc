@@ -14,15 +14,6 @@
 namespace gsgpu::compiler::testing {
 namespace {
 
-size_t count_lines(const std::string& text, const std::string& pattern) {
-  const std::regex re(pattern);
-  std::istringstream in(text);
-  size_t n = 0;
-  for (std::string line; std::getline(in, line);)
-    if (std::regex_search(line, re)) ++n;
-  return n;
-}
-
 CompileOptions scalar_budget(uint32_t registers) {
   CompileOptions o;
   o.max_scalar_registers = registers;
@@ -63,14 +54,7 @@ TEST(ScalarArguments, VectorAddLoadsArgumentsOncePerWarp) {
   const uint32_t n = 1000;
   std::vector<float> a(n), b(n);
   for (uint32_t i = 0; i < n; ++i) a[i] = 0.5f * i, b[i] = 3.0f - i;
-  for (ClRunner* r : {&cl, &off}) {
-    const uint64_t va = r->memory.upload(a), vb = r->memory.upload(b);
-    const uint64_t vc = r->memory.upload(std::vector<float>(n + 40, -7.0f));
-    r->run_ok("vadd", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)}, NDRange::linear(1024, 64));
-    const auto c = r->memory.download<float>(vc, n + 40);
-    for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
-    for (uint32_t i = n; i < n + 40; ++i) ASSERT_EQ(c[i], -7.0f) << i;
-  }
+  for (ClRunner* r : {&cl, &off}) expect_vadd_adds(*r, a, b);
 }
 
 // Arguments read only under divergence (both sides of a branch, a loop whose trip count differs
@@ -150,8 +134,12 @@ TEST_P(ScalarArgsWidth, ArgumentsInDivergentCodeAndLoops) {
     for (size_t i = 2 * n; i < 2 * n + 8; ++i) ASSERT_EQ(out[i], 0x7777) << i;
     const uint32_t sregs = cl.program.find("divergent")->scalar_registers;
     EXPECT_LE(sregs, budget);
-    if (budget == 0) EXPECT_EQ(count_lines(cl.assembly("divergent"), "s_load"), 0u);
-    if (budget == 128) EXPECT_EQ(count_lines(cl.assembly("divergent"), "global_load_b64"), 0u) << cl.assembly("divergent");
+    if (budget == 0) {
+      EXPECT_EQ(count_lines(cl.assembly("divergent"), "s_load"), 0u);
+    }
+    if (budget == 128) {
+      EXPECT_EQ(count_lines(cl.assembly("divergent"), "global_load_b64"), 0u) << cl.assembly("divergent");
+    }
   }
 }
 

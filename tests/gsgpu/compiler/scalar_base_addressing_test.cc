@@ -14,15 +14,6 @@
 namespace gsgpu::compiler::testing {
 namespace {
 
-size_t count_lines(const std::string& text, const std::string& pattern) {
-  const std::regex re(pattern);
-  std::istringstream in(text);
-  size_t n = 0;
-  for (std::string line; std::getline(in, line);)
-    if (std::regex_search(line, re)) ++n;
-  return n;
-}
-
 // Vector instructions: per-lane ALU, per-lane memory and per-lane branches.
 size_t vector_instructions(const std::string& assembly) {
   return count_lines(assembly, "^\\s+(v_|global_|const_|local_|private_)");
@@ -48,12 +39,7 @@ TEST(ScalarBaseAddressing, VectorAddIsEightVectorInstructions) {
   const uint32_t n = 1000;
   std::vector<float> a(n), b(n);
   for (uint32_t i = 0; i < n; ++i) a[i] = 0.5f * i, b[i] = 7.0f - i;
-  const uint64_t va = cl.memory.upload(a), vb = cl.memory.upload(b);
-  const uint64_t vc = cl.memory.upload(std::vector<float>(n + 40, -1.0f));
-  cl.run_ok("vadd", {Arg::buffer(va), Arg::buffer(vb), Arg::buffer(vc), Arg::value(n)}, NDRange::linear(1024, 64));
-  const auto c = cl.memory.download<float>(vc, n + 40);
-  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
-  for (uint32_t i = n; i < n + 40; ++i) ASSERT_EQ(c[i], -1.0f) << i;
+  expect_vadd_adds(cl, a, b);
 }
 
 // Index types: a signed int index (negative values included: the pointer argument points into
