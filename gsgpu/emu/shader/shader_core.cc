@@ -81,6 +81,17 @@ ShaderFault bad_dispatch(std::string message) {
   return fault;
 }
 
+// Work-groups are dealt in chunks of consecutive groups: chunk k belongs to core k % num_cores (its
+// counters), and the host threads take chunks in order as they become free. Consecutive groups touch
+// consecutive memory, so a thread streams through each buffer (the host's prefetchers work within
+// a 4 KiB page: dealing single groups round-robin left each page after its first kilobyte), and
+// taking chunks as threads free up keeps both busy when one of them is slowed (another program on
+// the host, or groups of uneven length). The chunk size depends on the dispatch and the core count
+// only, so the counters do not depend on the host: about 8 chunks per core, at most 16 groups.
+uint64_t chunk_groups(uint64_t groups, uint32_t cores) {
+  return std::clamp<uint64_t>(groups / (uint64_t{cores} * 8), 1, 16);
+}
+
 struct CoreTotals {
   uint64_t instructions = 0;
   uint64_t active_lane_instructions = 0;
@@ -118,13 +129,22 @@ class Cores final : public shader::Backend {
     first_fault_.reset();
     fault_count_ = 0;
 
-    std::vector<CoreTotals> cores(config_.num_cores);
-    std::atomic<uint32_t> next_core{0};
-    pool_.run([&](unsigned) {
-      for (uint32_t core = next_core++; core < config_.num_cores; core = next_core++)
-        run_core(state, core, &cores[core]);
+    // Per host thread, per core: merged after the pool finishes, so no counter is shared.
+    std::vector<std::vector<CoreTotals>> totals(pool_.size(), std::vector<CoreTotals>(config_.num_cores));
+    std::atomic<uint64_t> next_chunk{0};
+    pool_.run([&](unsigned thread) {
+      // No more threads than cores: a core never runs two groups at once.
+      if (thread < config_.num_cores) run_chunks(state, next_chunk, &totals[thread]);
     });
 
+    std::vector<CoreTotals> cores(config_.num_cores);
+    for (const std::vector<CoreTotals>& per_thread : totals) {
+      for (uint32_t c = 0; c < config_.num_cores; ++c) {
+        cores[c].instructions += per_thread[c].instructions;
+        cores[c].active_lane_instructions += per_thread[c].active_lane_instructions;
+        cores[c].work_groups += per_thread[c].work_groups;
+      }
+    }
     for (const CoreTotals& core : cores) {
       result.counters.instructions_issued += core.instructions;
       result.counters.active_lane_instructions += core.active_lane_instructions;
@@ -208,7 +228,8 @@ class Cores final : public shader::Backend {
     stop_.store(true);
   }
 
-  void run_core(const DispatchState& state, uint32_t core, CoreTotals* totals) {
+  // One host thread: takes chunks of work-groups until none is left, a fault or a stop.
+  void run_chunks(const DispatchState& state, std::atomic<uint64_t>& next_chunk, std::vector<CoreTotals>* core_totals) {
     const DispatchParams& p = *state.params;
     const uint64_t groups = uint64_t{p.grid_size[0]} * p.grid_size[1] * p.grid_size[2];
     const uint32_t width = state.width;
@@ -216,7 +237,7 @@ class Cores final : public shader::Backend {
     const uint32_t warps_per_group = static_cast<uint32_t>((items + width - 1) / width);
     const size_t vregs = state.program->vector_regs;
 
-    // Storage reused by every group this core runs.
+    // Storage reused by every group this thread runs.
     std::vector<Warp> warps(warps_per_group);
     std::vector<uint32_t> registers(static_cast<size_t>(warps_per_group) * vregs * width);
     std::vector<uint8_t> local(p.local_mem_size);
@@ -229,47 +250,57 @@ class Cores final : public shader::Backend {
       init_warp_identity(state, group, i, items, registers.data() + static_cast<size_t>(i) * vregs * width,
                          private_mem.data() + static_cast<size_t>(i) * width * p.private_mem_size, &warps[i]);
 
-    // Each core runs one contiguous range of work-groups. Neighbouring groups touch neighbouring
-    // memory, and a host thread that strides across the grid (group g on core g % cores) leaves each
-    // 4 KiB page after its first kilobyte, where the host's prefetchers, which work within a page,
-    // cannot follow: vector add spent most of its time waiting for loads that way.
-    const uint64_t per_core = groups / config_.num_cores, extra = groups % config_.num_cores;
-    const uint64_t first = core * per_core + std::min<uint64_t>(core, extra);
-    const uint64_t end = first + per_core + (core < extra ? 1 : 0);
-    for (uint64_t g = first; g < end; ++g) {
-      if (stop_.load(std::memory_order_relaxed)) return;
-      if (p.dispatch_instruction_budget != 0 &&
-          dispatch_instructions_.load(std::memory_order_relaxed) >= p.dispatch_instruction_budget) {
-        ShaderFault fault;
-        fault.kind = ShaderFaultKind::kWatchdog;
-        fault.pc = p.code_va + p.entry_offset;
-        fault.group_id[0] = static_cast<uint32_t>(g % p.grid_size[0]);
-        fault.group_id[1] = static_cast<uint32_t>(g / p.grid_size[0] % p.grid_size[1]);
-        fault.group_id[2] = static_cast<uint32_t>(g / (uint64_t{p.grid_size[0]} * p.grid_size[1]));
-        fault.message = "watchdog: the dispatch exceeded its budget of " +
-                        std::to_string(p.dispatch_instruction_budget) + " instructions before this work-group";
-        record_fault(fault);
-        return;
+    const uint64_t chunk_size = chunk_groups(groups, config_.num_cores);
+    const uint64_t chunks = groups / chunk_size + (groups % chunk_size != 0 ? 1 : 0);
+    for (uint64_t chunk = next_chunk++; chunk < chunks; chunk = next_chunk++) {
+      CoreTotals* totals = &(*core_totals)[chunk % config_.num_cores];
+      const uint64_t first = chunk * chunk_size;  // < groups, as chunk < chunks
+      const uint64_t end = groups - first <= chunk_size ? groups : first + chunk_size;
+      for (uint64_t g = first; g < end; ++g) {
+        if (!run_one_group(state, g, warps, registers, local, private_mem, group, totals)) return;
       }
-      group.group_id[0] = static_cast<uint32_t>(g % p.grid_size[0]);
-      group.group_id[1] = static_cast<uint32_t>(g / p.grid_size[0] % p.grid_size[1]);
-      group.group_id[2] = static_cast<uint32_t>(g / (uint64_t{p.grid_size[0]} * p.grid_size[1]));
-      // Zeroed per group so that results never depend on which group ran here before.
-      std::fill(registers.begin(), registers.end(), 0u);
-      std::fill(local.begin(), local.end(), uint8_t{0});
-      std::fill(private_mem.begin(), private_mem.end(), uint8_t{0});
-      for (Warp& w : warps) reset_warp(state, &w);
-      const bool ok = run_group(warps);
-      uint64_t group_instructions = 0;
-      for (const Warp& w : warps) {
-        group_instructions += w.instructions;
-        totals->active_lane_instructions += w.active_lane_instructions;
-      }
-      totals->instructions += group_instructions;
-      dispatch_instructions_.fetch_add(group_instructions, std::memory_order_relaxed);
-      if (!ok) return;
-      ++totals->work_groups;
     }
+  }
+
+  // Runs work-group g on the thread's storage; false on a fault or a stop (another core faulted,
+  // or the dispatch's watchdog).
+  bool run_one_group(const DispatchState& state, uint64_t g, std::vector<Warp>& warps, std::vector<uint32_t>& registers,
+                     std::vector<uint8_t>& local, std::vector<uint8_t>& private_mem, GroupState& group,
+                     CoreTotals* totals) {
+    const DispatchParams& p = *state.params;
+    if (stop_.load(std::memory_order_relaxed)) return false;
+    if (p.dispatch_instruction_budget != 0 &&
+        dispatch_instructions_.load(std::memory_order_relaxed) >= p.dispatch_instruction_budget) {
+      ShaderFault fault;
+      fault.kind = ShaderFaultKind::kWatchdog;
+      fault.pc = p.code_va + p.entry_offset;
+      fault.group_id[0] = static_cast<uint32_t>(g % p.grid_size[0]);
+      fault.group_id[1] = static_cast<uint32_t>(g / p.grid_size[0] % p.grid_size[1]);
+      fault.group_id[2] = static_cast<uint32_t>(g / (uint64_t{p.grid_size[0]} * p.grid_size[1]));
+      fault.message = "watchdog: the dispatch exceeded its budget of " +
+                      std::to_string(p.dispatch_instruction_budget) + " instructions before this work-group";
+      record_fault(fault);
+      return false;
+    }
+    group.group_id[0] = static_cast<uint32_t>(g % p.grid_size[0]);
+    group.group_id[1] = static_cast<uint32_t>(g / p.grid_size[0] % p.grid_size[1]);
+    group.group_id[2] = static_cast<uint32_t>(g / (uint64_t{p.grid_size[0]} * p.grid_size[1]));
+    // Zeroed per group so that results never depend on which group ran here before.
+    std::fill(registers.begin(), registers.end(), 0u);
+    std::fill(local.begin(), local.end(), uint8_t{0});
+    std::fill(private_mem.begin(), private_mem.end(), uint8_t{0});
+    for (Warp& w : warps) reset_warp(state, &w);
+    const bool ok = run_group(warps);
+    uint64_t group_instructions = 0;
+    for (const Warp& w : warps) {
+      group_instructions += w.instructions;
+      totals->active_lane_instructions += w.active_lane_instructions;
+    }
+    totals->instructions += group_instructions;
+    dispatch_instructions_.fetch_add(group_instructions, std::memory_order_relaxed);
+    if (!ok) return false;
+    ++totals->work_groups;
+    return true;
   }
 
   // What a warp keeps for the whole dispatch: its storage and its work-items' local ids, which are

@@ -2,9 +2,10 @@
 // work-groups, functionally (one instruction per cycle per core).
 //
 // Model: a work-group is split into warps of `warp_width` lanes (work-item i of the group is lane
-// i % W of warp i / W, items numbered x-fastest). Work-groups are dealt to `num_cores` cores in
-// contiguous ranges (core c runs groups [c*G/N, (c+1)*G/N), the first G % N cores one more); cores
-// are run by a pool of host threads created once per ShaderCores. The warps of one group run cooperatively on one host thread and switch at
+// i % W of warp i / W, items numbered x-fastest). Work-groups are dealt in chunks of consecutive
+// groups (about 8 chunks per core, at most 16 groups each): chunk k is core k % num_cores's. A pool
+// of host threads created once per ShaderCores (no more of them than cores) takes the chunks in
+// order as threads free up. The warps of one group run cooperatively on one host thread and switch at
 // barriers. Every global/constant access goes through GpuMemory; local memory (per group) and private
 // memory (per work-item) are bounds-checked windows owned by the core.
 #pragma once

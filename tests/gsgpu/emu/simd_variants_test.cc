@@ -37,7 +37,9 @@ TEST(SimdVariants, TheChosenBuildIsOneTheHostRuns) {
   for (HostSimd s : {HostSimd::kAvx2, HostSimd::kAvx512}) {
     ShaderCores cores(ShaderConfig{1, 32, 1, s});
     EXPECT_TRUE(host_supports(cores.simd()));
-    if (host_supports(s)) EXPECT_EQ(cores.simd(), s);
+    if (host_supports(s)) {
+      EXPECT_EQ(cores.simd(), s);
+    }
   }
 }
 
@@ -47,8 +49,9 @@ TEST(SimdVariants, EnvironmentSelectsTheBuild) {
   setenv("GSGPU_SIMD", "baseline", 1);
   EXPECT_EQ(ShaderCores(ShaderConfig{1, 32, 1}).simd(), HostSimd::kBaseline);
   // An explicit configuration wins over the environment.
-  if (host_supports(HostSimd::kAvx2))
+  if (host_supports(HostSimd::kAvx2)) {
     EXPECT_EQ(ShaderCores(ShaderConfig{1, 32, 1, HostSimd::kAvx2}).simd(), HostSimd::kAvx2);
+  }
   setenv("GSGPU_SIMD", "no-such-level", 1);
   EXPECT_TRUE(host_supports(ShaderCores(ShaderConfig{1, 32, 1}).simd()));
   if (old) setenv("GSGPU_SIMD", saved.c_str(), 1);
