@@ -133,7 +133,9 @@ class Cores final : public shader::Backend {
     std::vector<std::vector<CoreTotals>> totals(pool_.size(), std::vector<CoreTotals>(config_.num_cores));
     std::atomic<uint64_t> next_chunk{0};
     pool_.run([&](unsigned thread) {
-      // No more threads than cores: a core never runs two groups at once.
+      // No more threads than cores, so a one-core device runs its groups one at a time. (With
+      // several cores two chunks of one core may run at once on two threads: cores only say where
+      // a chunk's counts go, which keeps the counters independent of the host.)
       if (thread < config_.num_cores) run_chunks(state, next_chunk, &totals[thread]);
     });
 
