@@ -199,17 +199,16 @@ class Lowering {
     int64_t constant = 0;
   };
   std::unordered_map<uint32_t, ScalarBased> scalar_based_;
-  // Byte offsets index * stride made in the current block, so that p[i], q[i], r[i] share one.
+  // Byte offsets index * stride made in block offsets_block_ (cleared when another block starts),
+  // so that p[i], q[i], r[i] share one.
   struct OffsetKey {
-    uint32_t block;
     MOperand index;
     uint32_t stride;
     bool operator==(const OffsetKey&) const = default;
   };
   struct OffsetKeyHash {
     size_t operator()(const OffsetKey& k) const {
-      return (size_t{k.block} * 0x9e3779b97f4a7c15ull) ^ (size_t{k.index.value} << 8) ^ static_cast<size_t>(k.index.kind) ^
-             (size_t{k.stride} << 40);
+      return (size_t{k.index.value} << 8) ^ static_cast<size_t>(k.index.kind) ^ (size_t{k.stride} << 40);
     }
   };
   std::unordered_map<OffsetKey, MOperand, OffsetKeyHash> block_offsets_;

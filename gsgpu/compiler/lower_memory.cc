@@ -100,7 +100,7 @@ MOperand Lowering::byte_offset(MOperand index, uint32_t index_width, uint32_t st
     block_offsets_.clear();
     offsets_block_ = current_block_;
   }
-  const OffsetKey key{current_block_, index, stride};
+  const OffsetKey key{index, stride};
   if (auto it = block_offsets_.find(key); it != block_offsets_.end()) return it->second;
   MOperand offset;
   if (index_width != 64) {

@@ -3,8 +3,7 @@
 // compiler and the emulator, tests/host/gsgpu_executor/kernels_test.cc through the executor's OpenCL
 // API. So the code the benchmark measures is the code the tests check.
 //
-// Self-contained on purpose (no project includes): bench/vcomp is built without the project's
-// include directories and includes this file by its relative path.
+// Self-contained on purpose (no project includes), so the benchmark needs nothing else of tests/.
 #pragma once
 
 #include <cstdint>

@@ -104,7 +104,7 @@ Lanes lane_pointers(Warp& w, const DecodedInst& di, uint32_t bytes, Access acces
   if constexpr (Space == MemSpace::kGlobal || Space == MemSpace::kConstant) {
     // address = vector address + scalar base + imm19, modulo 2^64; base and immediate are the
     // same for every lane, so they form one offset and every check below sees the full address.
-    const uint16_t base = isa::scalar_base(in);
+    const uint16_t base = di.scalar_base;
     const uint64_t offset = static_cast<uint64_t>(static_cast<int64_t>(in.imm)) +
                             (base != isa::kNoScalarBase ? scalar64(w, base, 0) : 0);
     // A scalar or literal address is the same in every lane: one translation serves the warp.

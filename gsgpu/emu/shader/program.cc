@@ -56,6 +56,7 @@ Program predecode(const uint32_t* words, size_t count, uint64_t code_va, uint32_
     std::string error;
     if (isa::decode(words + pos, count - pos, &di.inst, &used, &error)) {
       di.handler = handler_for(di.inst.opcode, width);
+      di.scalar_base = isa::scalar_base(di.inst);  // resolved once, not on every execution
       note_registers(di.inst, &program);
     } else {
       di.handler = illegal_instruction_handler();

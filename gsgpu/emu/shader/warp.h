@@ -37,6 +37,7 @@ struct DecodedInst {
   uint32_t next = 0;        // index of the following instruction (the end sentinel at the end)
   uint32_t target = 0;      // branches: instruction index or one of the constants above
   uint32_t reconverge = 0;  // v_branch_*: instruction index or one of the constants above
+  uint16_t scalar_base = isa::kNoScalarBase;  // global/constant accesses: isa::scalar_base(inst)
   uint64_t pc = 0;          // GPU virtual address
   std::string decode_error; // illegal words: why they did not decode
 };

@@ -9,10 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/common/benchmark_kernels.h"
 #include "tests/gsgpu/compiler/cl_harness.h"
 
 namespace gsgpu::compiler::testing {
 namespace {
+
+using gsvirt::kernel_sources::kVectorAdd;
 
 CompileOptions scalar_budget(uint32_t registers) {
   CompileOptions o;
@@ -23,11 +26,7 @@ CompileOptions scalar_budget(uint32_t registers) {
 TEST(ScalarArguments, VectorAddLoadsArgumentsOncePerWarp) {
   GSGPU_REQUIRE_FRONT_END();
   ClRunner cl;
-  ASSERT_TRUE(cl.build(R"(
-    __kernel void vadd(__global const float* a, __global const float* b, __global float* c, uint n) {
-      size_t i = get_global_id(0);
-      if (i < n) c[i] = a[i] + b[i];
-    })"));
+  ASSERT_TRUE(cl.build(kVectorAdd));
   const CompiledKernel* k = cl.program.find("vadd");
   ASSERT_NE(k, nullptr);
   const std::string& s = k->assembly;
@@ -42,11 +41,7 @@ TEST(ScalarArguments, VectorAddLoadsArgumentsOncePerWarp) {
   EXPECT_EQ(k->scalar_registers, 12u);
   // Same kernel without scalar registers: today's per-lane argument loads come back.
   ClRunner off;
-  ASSERT_TRUE(off.build(R"(
-    __kernel void vadd(__global const float* a, __global const float* b, __global float* c, uint n) {
-      size_t i = get_global_id(0);
-      if (i < n) c[i] = a[i] + b[i];
-    })", "", scalar_budget(0)));
+  ASSERT_TRUE(off.build(kVectorAdd, "", scalar_budget(0)));
   EXPECT_EQ(count_lines(off.assembly("vadd"), "global_load"), 6u) << off.assembly("vadd");
   EXPECT_EQ(count_lines(off.assembly("vadd"), "s_load|s_special"), 0u) << off.assembly("vadd");
   EXPECT_EQ(off.program.find("vadd")->scalar_registers, 0u);

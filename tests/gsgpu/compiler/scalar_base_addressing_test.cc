@@ -9,10 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/common/benchmark_kernels.h"
 #include "tests/gsgpu/compiler/cl_harness.h"
 
 namespace gsgpu::compiler::testing {
 namespace {
+
+using gsvirt::kernel_sources::kVectorAdd;
 
 // Vector instructions: per-lane ALU, per-lane memory and per-lane branches.
 size_t vector_instructions(const std::string& assembly) {
@@ -22,11 +25,7 @@ size_t vector_instructions(const std::string& assembly) {
 TEST(ScalarBaseAddressing, VectorAddIsEightVectorInstructions) {
   GSGPU_REQUIRE_FRONT_END();
   ClRunner cl;
-  ASSERT_TRUE(cl.build(R"(
-    __kernel void vadd(__global const float* a, __global const float* b, __global float* c, uint n) {
-      size_t i = get_global_id(0);
-      if (i < n) c[i] = a[i] + b[i];
-    })"));
+  ASSERT_TRUE(cl.build(kVectorAdd));
   const std::string s = cl.assembly("vadd");
   // gid, compare, branch, one offset, two loads, add, store.
   EXPECT_EQ(vector_instructions(s), 8u) << s;

@@ -9,10 +9,13 @@
 #include <vector>
 
 #include "gsgpu/compiler/uniform.h"
+#include "tests/common/benchmark_kernels.h"
 #include "tests/gsgpu/compiler/cl_harness.h"
 
 namespace gsgpu::compiler::testing {
 namespace {
+
+using gsvirt::kernel_sources::kVectorAdd;
 
 using isa::Opcode;
 
@@ -176,16 +179,10 @@ TEST(UniformValues, RegionEndsAtABlockWithAnotherPredecessor) {
   EXPECT_EQ(f.blocks[head].insts[0].src[0], sreg(0));
 }
 
-constexpr const char* kVadd = R"(
-  __kernel void vadd(__global const float* a, __global const float* b, __global float* c, uint n) {
-    size_t i = get_global_id(0);
-    if (i < n) c[i] = a[i] + b[i];
-  })";
-
 TEST(UniformValues, VectorAddComparesWithAScalarBound) {
   GSGPU_REQUIRE_FRONT_END();
   ClRunner cl;
-  ASSERT_TRUE(cl.build(kVadd));
+  ASSERT_TRUE(cl.build(kVectorAdd));
   const std::string s = cl.assembly("vadd");
   EXPECT_EQ(count_lines(s, "s_zext_u64_u32 s\\[10:11\\], s8"), 1u) << s;
   EXPECT_EQ(count_lines(s, "v_zext"), 0u) << s;
@@ -195,7 +192,7 @@ TEST(UniformValues, VectorAddComparesWithAScalarBound) {
   CompileOptions tight;
   tight.max_scalar_registers = 10;
   ClRunner narrow;
-  ASSERT_TRUE(narrow.build(kVadd, "", tight));
+  ASSERT_TRUE(narrow.build(kVectorAdd, "", tight));
   EXPECT_EQ(count_lines(narrow.assembly("vadd"), "v_zext_u64_u32"), 1u) << narrow.assembly("vadd");
   EXPECT_EQ(narrow.program.find("vadd")->scalar_registers, 9u);
 
