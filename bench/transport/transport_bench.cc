@@ -13,7 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "guest/driver/transport/transport.h"
+#include "guest/transport/transport.h"
 #include "host/server/vtest_session.h"
 #include "tests/host/renderer/echo_context.h"
 #include "tests/host/server/test_server.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gsgpu/emu/dispatch_backend.h"
-#include "protocol/gen/gsgpu/gsgpu_hw.h"
+#include "protocol/gsgpu/gsgpu_hw.h"
 
 namespace gsgpu {
 

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "protocol/gen/gsgpu/gsgpu_hw.h"
+#include "protocol/gsgpu/gsgpu_hw.h"
 
 namespace gsgpu {
 

@@ -1,5 +1,5 @@
 // The C API: a process-wide Renderer behind a mutex.
-#include "host/renderer/gsvirt_renderer.h"
+#include "gsvirt_renderer.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "common/log.h"
+#include "host/renderer/builtin_capsets.h"
 #include "host/renderer/capset_registry.h"
 #include "host/renderer/renderer.h"
 
@@ -41,6 +42,9 @@ bool valid_count(const char* call, const char* field, int n) {
 extern "C" {
 
 int gsvirt_renderer_init(void* cookie, int flags, const gsvirt_renderer_callbacks* cb) {
+  // Registration is idempotent and happens even when init is refused: a program that initialised
+  // the renderer itself still finds the built-in context types.
+  gsvirt::renderer::register_builtin_capsets();
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_renderer) {
     log_error("renderer: init: already initialised");

@@ -6,10 +6,8 @@
 #include <string>
 
 #include "common/log.h"
+#include "host/renderer/builtin_capsets.h"
 #include "host/server/vtest_server.h"
-#ifdef GSVIRT_HAVE_VCOMP
-#include "host/vcomp/vcomp.h"
-#endif
 
 namespace {
 
@@ -74,10 +72,6 @@ int main(int argc, char** argv) {
     usage(stderr);
     return 2;
   }
-#ifdef GSVIRT_HAVE_VCOMP
-  gsvirt::vcomp::register_capset();
-#else
-  gsvirt::log_error("gsvirt-server: built without vcomp: no capset is served");
-#endif
+  gsvirt::renderer::register_builtin_capsets();
   return gsvirt::server::run_server(options);
 }

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "host/renderer/renderer.h"
-#include "host/server/vtest_protocol.h"
+#include "protocol/vtest/vtest_protocol.h"
 
 namespace gsvirt::server {
 

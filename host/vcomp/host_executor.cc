@@ -10,7 +10,7 @@
 
 #include "common/log.h"
 #include "host/vcomp/executor.h"
-#include "host/vcomp/gsgpu_executor/gsgpu_executor.h"
+#include "host/vcomp/gsgpu_executor.h"
 
 namespace gsvirt::vcomp {
 namespace {

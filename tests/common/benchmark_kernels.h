@@ -1,6 +1,6 @@
 // The OpenCL C kernels gsgpu is benchmarked with, in one place: bench/vcomp/bench_kernels.cc times
 // them (gsgpu against the host platform), tests/gsgpu/compiler/kernels_test.cc runs them through the
-// compiler and the emulator, tests/host/gsgpu_executor/kernels_test.cc through the executor's OpenCL
+// compiler and the emulator, tests/gsgpu/cl/kernels_test.cc through the executor's OpenCL
 // API. So the code the benchmark measures is the code the tests check.
 //
 // Self-contained on purpose (no project includes), so the benchmark needs nothing else of tests/.

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "gsgpu/emu/packets.h"
-#include "protocol/gen/gsgpu/gsgpu_hw.h"
+#include "protocol/gsgpu/gsgpu_hw.h"
 
 namespace gsgpu {
 namespace {

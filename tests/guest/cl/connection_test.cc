@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "guest/driver/cl/connection.h"
-#include "guest/driver/cl/objects.h"
+#include "guest/cl/connection.h"
+#include "guest/cl/objects.h"
 
 namespace gsvirt::icd {
 namespace {

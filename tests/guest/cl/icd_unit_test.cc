@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "guest/driver/cl/api.h"
-#include "guest/driver/cl/connection.h"
-#include "guest/driver/cl/kernel_args.h"
-#include "guest/driver/cl/memory.h"
-#include "guest/driver/cl/objects.h"
-#include "guest/driver/cl/program.h"
+#include "guest/cl/api.h"
+#include "guest/cl/connection.h"
+#include "guest/cl/kernel_args.h"
+#include "guest/cl/memory.h"
+#include "guest/cl/objects.h"
+#include "guest/cl/program.h"
 
 namespace gsvirt::icd {
 namespace {

@@ -1,5 +1,5 @@
 // Rectangle packing: the wire form of every rect and image transfer.
-#include "guest/driver/cl/rect.h"
+#include "guest/cl/rect.h"
 
 #include <gtest/gtest.h>
 

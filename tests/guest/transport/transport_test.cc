@@ -1,7 +1,7 @@
 // The guest Transport interface, end to end against the echo test capset: in-process, and over
 // vtest to a real server loop on a temporary socket. Plus the errors users see when a transport
 // cannot start.
-#include "guest/driver/transport/transport.h"
+#include "guest/transport/transport.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 // The C API as a VMM would drive it: init with callbacks, capsets, context with capset flags,
 // blobs, attach, submit, fences through write_context_fence, cleanup.
-#include "host/renderer/gsvirt_renderer.h"
+#include "gsvirt_renderer.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

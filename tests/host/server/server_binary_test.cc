@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "host/server/vtest_protocol.h"
+#include "protocol/vtest/vtest_protocol.h"
 #include "tests/host/server/test_server.h"
 
 namespace gsvirt::test {

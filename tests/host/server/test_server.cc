@@ -14,7 +14,7 @@
 #include <sstream>
 #include <vector>
 
-#include "host/server/vtest_protocol.h"
+#include "protocol/vtest/vtest_protocol.h"
 #include "tests/host/renderer/echo_context.h"
 
 namespace gsvirt::test {

@@ -11,7 +11,7 @@
 #include <functional>
 #include <thread>
 
-#include "host/server/vtest_protocol.h"
+#include "protocol/vtest/vtest_protocol.h"
 #include "tests/host/renderer/echo_context.h"
 #include "tests/host/server/test_server.h"
 

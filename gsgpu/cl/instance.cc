@@ -1,0 +1,66 @@
+// The runtime's public face (gsgpu_cl.h) and its configuration from the environment.
+#include <cstdlib>
+
+#include "common/log.h"
+#include "gsgpu/cl/runtime.h"
+
+namespace gsgpu::cl {
+namespace {
+
+// An unsigned number from the environment within [lo, hi], else `fallback` (with a log line when
+// the variable was set but unusable).
+uint64_t env_number(const char* name, uint64_t lo, uint64_t hi, uint64_t fallback) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return fallback;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s, &end, 0);
+  if (*end || v < lo || v > hi) {
+    gsvirt::log_error("gsgpu: %s=\"%s\" is not in %llu..%llu; using %llu", name, s,
+                      static_cast<unsigned long long>(lo), static_cast<unsigned long long>(hi),
+                      static_cast<unsigned long long>(fallback));
+    return fallback;
+  }
+  return v;
+}
+
+}  // namespace
+
+RuntimeConfig config_from_env() {
+  RuntimeConfig c;
+  c.shader_cores = uint32_t(env_number("GSGPU_CORES", 1, 256, c.shader_cores));
+  c.warp_width = uint32_t(env_number("GSGPU_WARP", 1, 64, c.warp_width));
+  if (c.warp_width & (c.warp_width - 1)) {
+    gsvirt::log_error("gsgpu: GSGPU_WARP=%u is not a power of two; using 32", c.warp_width);
+    c.warp_width = 32;
+  }
+  c.vram_mb = env_number("GSGPU_VRAM_MB", 16, 16384, c.vram_mb);
+  c.watchdog_budget = env_number("GSGPU_WATCHDOG", 1, UINT32_MAX, c.watchdog_budget);
+  c.max_work_items = env_number("GSGPU_MAX_WORK_ITEMS", 1, uint64_t{1} << 40, c.max_work_items);
+  if (const char* dir = std::getenv("GSGPU_DUMP_DIR")) c.dump_dir = dir;
+  return c;
+}
+
+Instance::Instance(std::unique_ptr<Runtime> rt) : rt_(std::move(rt)) {}
+Instance::~Instance() = default;
+
+cl_platform_id Instance::platform() const { return handle_of<cl_platform_id>(rt_->platform); }
+const cl_icd_dispatch& Instance::api() const { return *rt_->table; }
+const RuntimeConfig& Instance::config() const { return rt_->config(); }
+
+std::string Instance::description() const {
+  const RuntimeConfig& c = rt_->config();
+  return "gsgpu: " + std::to_string(c.shader_cores) + " cores, warp " + std::to_string(c.warp_width) + ", " +
+         std::to_string(c.vram_mb) + " MiB VRAM";
+}
+
+std::unique_ptr<Instance> create_instance(const RuntimeConfig& config, std::string* error) {
+  std::string why;
+  auto rt = Runtime::create(config, &why);
+  if (!rt) {
+    if (error) *error = why;
+    return nullptr;
+  }
+  return std::unique_ptr<Instance>(new Instance(std::move(rt)));
+}
+
+}  // namespace gsgpu::cl

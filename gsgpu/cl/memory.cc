@@ -1,0 +1,206 @@
+// Buffers and sub-buffers in VRAM, mapped through the device's MMU. No images (the device reports
+// CL_DEVICE_IMAGE_SUPPORT false, so image creation is CL_INVALID_OPERATION as the spec says).
+#include "common/checked_math.h"
+#include "gsgpu/cl/entry_points.h"
+
+namespace gsgpu::cl {
+namespace {
+
+constexpr cl_mem_flags kAccessFlags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+constexpr cl_mem_flags kHostPtrFlags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
+constexpr cl_mem_flags kHostAccessFlags = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+constexpr size_t kSubBufferAlign = 128;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes
+
+bool at_most_one(cl_mem_flags flags, cl_mem_flags group) {
+  const cl_mem_flags f = flags & group;
+  return (f & (f - 1)) == 0;
+}
+
+cl_int check_flags(cl_mem_flags flags, const void* host_ptr) {
+  if (flags & ~(kAccessFlags | kHostPtrFlags | kHostAccessFlags)) return CL_INVALID_VALUE;
+  if (!at_most_one(flags, kAccessFlags) || !at_most_one(flags, kHostAccessFlags)) return CL_INVALID_VALUE;
+  if ((flags & CL_MEM_USE_HOST_PTR) && (flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)))
+    return CL_INVALID_VALUE;
+  const bool wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
+  if (wants_ptr != (host_ptr != nullptr)) return CL_INVALID_HOST_PTR;
+  return CL_SUCCESS;
+}
+
+Mem* new_root_buffer(Context* c, cl_mem_flags flags, size_t size, void* host_ptr, cl_int* err) {
+  Runtime* rt = c->rt;
+  std::string why;
+  auto vram = rt->allocate(size, gsgpu::kPermReadWrite, &why);
+  if (!vram) {
+    log_once("clCreateBuffer", why);
+    *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    return nullptr;
+  }
+  // VRAM is reused: a new buffer must not show an old one's bytes (or another client's).
+  if (uint8_t* p = rt->host_span(vram->va, vram->mapped)) std::memset(p, 0, vram->mapped);
+  if (host_ptr && !rt->write(vram->va, host_ptr, size)) {
+    rt->free(*vram);
+    *err = CL_OUT_OF_RESOURCES;
+    return nullptr;
+  }
+  auto* m = make_object<Mem>(rt, Kind::kMem);
+  m->context = c;
+  retain(c);
+  m->flags = (flags & kAccessFlags) ? flags : (flags | CL_MEM_READ_WRITE);
+  m->size = size;
+  m->vram = *vram;
+  m->va = vram->va;
+  // USE_HOST_PTR has copy semantics here (device memory is separate); CL_MEM_HOST_PTR still
+  // reports the application's pointer.
+  m->host_ptr = (flags & CL_MEM_USE_HOST_PTR) ? host_ptr : nullptr;
+  *err = CL_SUCCESS;
+  return m;
+}
+
+// Access flags of a sub-buffer: inherited when absent, and never wider than the parent's.
+cl_int sub_buffer_flags(const Mem* parent, cl_mem_flags flags, cl_mem_flags* out) {
+  if (flags & kHostPtrFlags) return CL_INVALID_VALUE;
+  if (flags & ~(kAccessFlags | kHostAccessFlags)) return CL_INVALID_VALUE;
+  if (!at_most_one(flags, kAccessFlags) || !at_most_one(flags, kHostAccessFlags)) return CL_INVALID_VALUE;
+  const cl_mem_flags pa = parent->flags & kAccessFlags;
+  cl_mem_flags access = flags & kAccessFlags;
+  if (!access) access = pa;
+  if ((pa == CL_MEM_WRITE_ONLY && access != CL_MEM_WRITE_ONLY) ||
+      (pa == CL_MEM_READ_ONLY && access != CL_MEM_READ_ONLY))
+    return CL_INVALID_VALUE;
+  cl_mem_flags host = flags & kHostAccessFlags;
+  const cl_mem_flags ph = parent->flags & kHostAccessFlags;
+  if (!host) host = ph;
+  if (ph && host != ph) return CL_INVALID_VALUE;
+  *out = access | host | (parent->flags & kHostPtrFlags);
+  return CL_SUCCESS;
+}
+
+}  // namespace
+
+cl_mem CL_API_CALL gsgpu_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void* host_ptr,
+                                        cl_int* errcode_ret) {
+  auto* c = as<Context>(context, Kind::kContext);
+  if (!c) {
+    set_error(errcode_ret, CL_INVALID_CONTEXT);
+    return nullptr;
+  }
+  cl_int err = check_flags(flags, host_ptr);
+  if (err == CL_SUCCESS && (size == 0 || size > c->rt->max_alloc())) err = CL_INVALID_BUFFER_SIZE;
+  if (err != CL_SUCCESS) {
+    set_error(errcode_ret, err);
+    return nullptr;
+  }
+  std::lock_guard lock(c->rt->mutex);
+  Mem* m = new_root_buffer(c, flags, size, host_ptr, &err);
+  set_error(errcode_ret, err);
+  return handle_of<cl_mem>(m);
+}
+
+cl_mem CL_API_CALL gsgpu_clCreateBufferWithProperties(cl_context context, const cl_mem_properties* props,
+                                                      cl_mem_flags flags, size_t size, void* host_ptr,
+                                                      cl_int* errcode_ret) {
+  if (props && props[0] != 0) {
+    set_error(errcode_ret, CL_INVALID_PROPERTY);
+    return nullptr;
+  }
+  return gsgpu_clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
+}
+
+cl_mem CL_API_CALL gsgpu_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type,
+                                           const void* info, cl_int* errcode_ret) {
+  auto* parent = as<Mem>(buffer, Kind::kMem);
+  if (!parent || parent->parent) {
+    set_error(errcode_ret, CL_INVALID_MEM_OBJECT);
+    return nullptr;
+  }
+  if (type != CL_BUFFER_CREATE_TYPE_REGION || !info) {
+    set_error(errcode_ret, CL_INVALID_VALUE);
+    return nullptr;
+  }
+  cl_buffer_region region;
+  std::memcpy(&region, info, sizeof region);
+  cl_mem_flags sub_flags = 0;
+  cl_int err = sub_buffer_flags(parent, flags, &sub_flags);
+  if (err == CL_SUCCESS && region.size == 0) err = CL_INVALID_BUFFER_SIZE;
+  if (err == CL_SUCCESS && !range_within(region.origin, region.size, parent->size)) err = CL_INVALID_VALUE;
+  if (err == CL_SUCCESS && region.origin % kSubBufferAlign) err = CL_MISALIGNED_SUB_BUFFER_OFFSET;
+  if (err != CL_SUCCESS) {
+    set_error(errcode_ret, err);
+    return nullptr;
+  }
+  std::lock_guard lock(parent->rt->mutex);
+  auto* m = make_object<Mem>(parent->rt, Kind::kMem);
+  m->context = parent->context;
+  m->parent = parent;
+  retain(parent);
+  m->flags = sub_flags;
+  m->size = region.size;
+  m->origin = region.origin;
+  m->va = parent->va + region.origin;
+  if (parent->host_ptr) m->host_ptr = static_cast<uint8_t*>(parent->host_ptr) + region.origin;
+  set_error(errcode_ret, CL_SUCCESS);
+  return handle_of<cl_mem>(m);
+}
+
+cl_int CL_API_CALL gsgpu_clRetainMemObject(cl_mem mem) {
+  auto* m = as<Mem>(mem, Kind::kMem);
+  if (!m) return CL_INVALID_MEM_OBJECT;
+  retain(m);
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL gsgpu_clReleaseMemObject(cl_mem mem) {
+  auto* m = as<Mem>(mem, Kind::kMem);
+  if (!m) return CL_INVALID_MEM_OBJECT;
+  std::lock_guard lock(m->rt->mutex);
+  release(m);
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL gsgpu_clGetMemObjectInfo(cl_mem mem, cl_mem_info param, size_t size, void* value,
+                                            size_t* ret) {
+  auto* m = as<Mem>(mem, Kind::kMem);
+  if (!m) return CL_INVALID_MEM_OBJECT;
+  switch (param) {
+    case CL_MEM_TYPE: return put_value(cl_mem_object_type(CL_MEM_OBJECT_BUFFER), size, value, ret);
+    case CL_MEM_FLAGS: return put_value(m->flags, size, value, ret);
+    case CL_MEM_SIZE: return put_value(m->size, size, value, ret);
+    case CL_MEM_HOST_PTR: return put_value(m->host_ptr, size, value, ret);
+    case CL_MEM_MAP_COUNT: return put_value(cl_uint(m->map_count), size, value, ret);
+    case CL_MEM_REFERENCE_COUNT: return put_value(cl_uint(m->refs.load()), size, value, ret);
+    case CL_MEM_CONTEXT: return put_value(handle_of<cl_context>(m->context), size, value, ret);
+    case CL_MEM_ASSOCIATED_MEMOBJECT: return put_value(handle_of<cl_mem>(m->parent), size, value, ret);
+    case CL_MEM_OFFSET: return put_value(m->origin, size, value, ret);
+  }
+  return CL_INVALID_VALUE;
+}
+
+cl_int CL_API_CALL gsgpu_clSetMemObjectDestructorCallback(cl_mem mem, void(CL_CALLBACK* fn)(cl_mem, void*),
+                                                          void* data) {
+  auto* m = as<Mem>(mem, Kind::kMem);
+  if (!m) return CL_INVALID_MEM_OBJECT;
+  if (!fn) return CL_INVALID_VALUE;
+  std::lock_guard lock(m->rt->mutex);
+  m->destructors.emplace_back(fn, data);
+  return CL_SUCCESS;
+}
+
+cl_mem CL_API_CALL gsgpu_clCreateImage(cl_context context, cl_mem_flags, const cl_image_format*,
+                                       const cl_image_desc*, void*, cl_int* errcode_ret) {
+  set_error(errcode_ret, as<Context>(context, Kind::kContext) ? CL_INVALID_OPERATION : CL_INVALID_CONTEXT);
+  log_once("clCreateImage", "images are not supported (CL_DEVICE_IMAGE_SUPPORT is false)");
+  return nullptr;
+}
+
+cl_int CL_API_CALL gsgpu_clGetSupportedImageFormats(cl_context context, cl_mem_flags, cl_mem_object_type,
+                                                    cl_uint, cl_image_format*, cl_uint* count) {
+  if (!as<Context>(context, Kind::kContext)) return CL_INVALID_CONTEXT;
+  if (count) *count = 0;
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL gsgpu_clGetImageInfo(cl_mem, cl_image_info, size_t, void*, size_t*) {
+  return CL_INVALID_MEM_OBJECT;  // no object of this executor is an image
+}
+
+}  // namespace gsgpu::cl

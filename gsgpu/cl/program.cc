@@ -1,0 +1,330 @@
+// Programs: OpenCL C or SPIR-V built by gsgpu/compiler. A failed build is CL_BUILD_PROGRAM_FAILURE
+// (or the spec's more precise error) with the compiler's log, never a fake success.
+//
+// Program binaries are this executor's own format: a header and the program's source (or SPIR-V),
+// rebuilt by clBuildProgram. Anything else given to clCreateProgramWithBinary is CL_INVALID_BINARY.
+#include "gsgpu/cl/entry_points.h"
+#include "gsgpu/cl/printf.h"
+
+namespace gsgpu::cl {
+namespace {
+
+using BuildNotify = void(CL_CALLBACK*)(cl_program, void*);
+
+constexpr char kBinaryMagic[8] = {'G', 'S', 'G', 'P', 'U', 'C', 'L', '1'};
+enum BinaryKind : uint32_t { kBinarySource = 0, kBinarySpirv = 1 };
+struct BinaryHeader {
+  char magic[8];
+  uint32_t kind;          // BinaryKind
+  uint32_t options_size;  // bytes of build options after the header, then the payload
+};
+static_assert(sizeof(BinaryHeader) == 16);
+
+Program* new_program(Context* c, Program::Origin origin) {
+  auto* p = make_object<Program>(c->rt, Kind::kProgram);
+  p->context = c;
+  retain(c);
+  p->origin = origin;
+  return p;
+}
+
+std::vector<uint8_t> serialize(const Program* p) {
+  BinaryHeader h{};
+  std::memcpy(h.magic, kBinaryMagic, sizeof h.magic);
+  const bool spirv = !p->il.empty();
+  h.kind = spirv ? kBinarySpirv : kBinarySource;
+  h.options_size = uint32_t(p->options.size());
+  std::vector<uint8_t> out(sizeof h);
+  std::memcpy(out.data(), &h, sizeof h);
+  out.insert(out.end(), p->options.begin(), p->options.end());
+  if (spirv) {
+    const auto* b = reinterpret_cast<const uint8_t*>(p->il.data());
+    out.insert(out.end(), b, b + p->il.size() * 4);
+  } else {
+    out.insert(out.end(), p->source.begin(), p->source.end());
+  }
+  return out;
+}
+
+// Loads one of our binaries into `p` (source or SPIR-V, and the options it was built with); false
+// for anything else.
+bool deserialize(const unsigned char* data, size_t size, Program* p, std::string* options) {
+  BinaryHeader h;
+  if (!data || size < sizeof h) return false;
+  std::memcpy(&h, data, sizeof h);
+  if (std::memcmp(h.magic, kBinaryMagic, sizeof h.magic) != 0 || h.options_size > size - sizeof h) return false;
+  const unsigned char* body = data + sizeof h + h.options_size;
+  const size_t n = size - sizeof h - h.options_size;
+  options->assign(reinterpret_cast<const char*>(data + sizeof h), h.options_size);
+  if (h.kind == kBinarySource) {
+    p->source.assign(reinterpret_cast<const char*>(body), n);
+    return true;
+  }
+  if (h.kind != kBinarySpirv || n == 0 || n % 4) return false;
+  p->il.resize(n / 4);
+  std::memcpy(p->il.data(), body, n);
+  return true;
+}
+
+cl_int status_error(gsgpu::compiler::BuildStatus s) {
+  using gsgpu::compiler::BuildStatus;
+  switch (s) {
+    case BuildStatus::kSuccess: return CL_SUCCESS;
+    case BuildStatus::kInvalidOptions: return CL_INVALID_BUILD_OPTIONS;
+    case BuildStatus::kToolMissing: return CL_COMPILER_NOT_AVAILABLE;
+    default: return CL_BUILD_PROGRAM_FAILURE;
+  }
+}
+
+std::shared_ptr<BuiltProgram> keep_kernels(Runtime* rt, gsgpu::compiler::CompiledProgram&& compiled) {
+  auto built = std::make_shared<BuiltProgram>();
+  built->rt = rt;
+  for (auto& k : compiled.kernels) {
+    auto image = std::make_unique<KernelImage>();
+    image->compiled = std::move(k);
+    if (image->compiled.uses_printf()) image->printf_table = parse_printf_formats(image->compiled);
+    built->kernels.push_back(std::move(image));
+  }
+  return built;
+}
+
+}  // namespace
+
+cl_int build_program(Program* p, const char* options) {
+  if (p->kernels_alive) return CL_INVALID_OPERATION;  // the spec: kernels are attached
+  if (p->origin == Program::Origin::kBinary && p->source.empty() && p->il.empty()) return CL_INVALID_BINARY;
+  p->options = options ? options : "";
+  gsgpu::compiler::CompiledProgram compiled;
+  std::string log;
+  gsgpu::compiler::BuildStatus s;
+  HeaderDir headers(p->headers);
+  if (!headers.error().empty()) {
+    p->log = headers.error();
+    p->build_status = CL_BUILD_ERROR;
+    return CL_BUILD_PROGRAM_FAILURE;
+  }
+  if (!p->il.empty())
+    s = gsgpu::compiler::build_spirv(p->il, &compiled, &log);
+  else
+    s = gsgpu::compiler::build_opencl_c(p->source, p->options + headers.include_option(), &compiled, &log);
+  const cl_int err = status_error(s);
+  if (err != CL_SUCCESS && log.empty())
+    log = std::string("gsgpu compiler: build failed (") + gsgpu::compiler::build_status_name(s) + ")";
+  p->log = log;
+  p->built.reset();
+  if (err != CL_SUCCESS) {
+    p->build_status = CL_BUILD_ERROR;
+    return err;
+  }
+  p->built = keep_kernels(p->rt, std::move(compiled));
+  if (p->il.empty() && p->options.find("-cl-kernel-arg-info") != std::string::npos)
+    attach_arg_types(p->source, p->built.get());
+  p->build_status = CL_BUILD_SUCCESS;
+  p->binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+  return CL_SUCCESS;
+}
+
+namespace {
+
+bool devices_ok(Runtime* rt, cl_uint n, const cl_device_id* devices) {
+  if ((n == 0) != (devices == nullptr)) return false;
+  for (cl_uint i = 0; i < n; ++i)
+    if (as<Device>(devices[i], Kind::kDevice) != rt->device_object) return false;
+  return true;
+}
+
+std::string kernel_names(const Program* p) {
+  std::string names;
+  for (const auto& k : p->built->kernels) names += (names.empty() ? "" : ";") + k->compiled.name;
+  return names;
+}
+
+cl_int binaries_info(const Program* p, cl_program_info param, size_t size, void* value, size_t* ret) {
+  const bool built = p->build_status == CL_BUILD_SUCCESS;
+  const std::vector<uint8_t> binary = built ? serialize(p) : std::vector<uint8_t>{};
+  if (param == CL_PROGRAM_BINARY_SIZES) return put_value(binary.size(), size, value, ret);
+  // CL_PROGRAM_BINARIES: an array of one pointer, which the application allocated.
+  if (ret) *ret = sizeof(unsigned char*);
+  if (!value) return CL_SUCCESS;
+  if (size < sizeof(unsigned char*)) return CL_INVALID_VALUE;
+  unsigned char* dst = nullptr;
+  std::memcpy(&dst, value, sizeof dst);
+  if (dst && !binary.empty()) std::memcpy(dst, binary.data(), binary.size());
+  return CL_SUCCESS;
+}
+
+}  // namespace
+
+cl_program CL_API_CALL gsgpu_clCreateProgramWithSource(cl_context context, cl_uint count, const char** strings,
+                                                       const size_t* lengths, cl_int* errcode_ret) {
+  auto* c = as<Context>(context, Kind::kContext);
+  if (!c) {
+    set_error(errcode_ret, CL_INVALID_CONTEXT);
+    return nullptr;
+  }
+  if (count == 0 || !strings) {
+    set_error(errcode_ret, CL_INVALID_VALUE);
+    return nullptr;
+  }
+  std::string source;
+  for (cl_uint i = 0; i < count; ++i) {
+    if (!strings[i]) {
+      set_error(errcode_ret, CL_INVALID_VALUE);
+      return nullptr;
+    }
+    if (lengths && lengths[i])
+      source.append(strings[i], lengths[i]);
+    else
+      source.append(strings[i]);
+  }
+  std::lock_guard lock(c->rt->mutex);
+  Program* p = new_program(c, Program::Origin::kSource);
+  p->source = std::move(source);
+  set_error(errcode_ret, CL_SUCCESS);
+  return handle_of<cl_program>(p);
+}
+
+cl_program CL_API_CALL gsgpu_clCreateProgramWithIL(cl_context context, const void* il, size_t length,
+                                                   cl_int* errcode_ret) {
+  auto* c = as<Context>(context, Kind::kContext);
+  if (!c) {
+    set_error(errcode_ret, CL_INVALID_CONTEXT);
+    return nullptr;
+  }
+  if (!il || length == 0 || length % 4) {
+    set_error(errcode_ret, CL_INVALID_VALUE);
+    return nullptr;
+  }
+  std::vector<uint32_t> words(length / 4);
+  std::memcpy(words.data(), il, length);
+  std::string log;
+  if (gsgpu::compiler::validate_spirv(words, &log) != gsgpu::compiler::BuildStatus::kSuccess) {
+    log_once("clCreateProgramWithIL", "SPIR-V rejected: " + log);
+    set_error(errcode_ret, CL_INVALID_VALUE);
+    return nullptr;
+  }
+  std::lock_guard lock(c->rt->mutex);
+  Program* p = new_program(c, Program::Origin::kIL);
+  p->il = std::move(words);
+  set_error(errcode_ret, CL_SUCCESS);
+  return handle_of<cl_program>(p);
+}
+
+cl_program CL_API_CALL gsgpu_clCreateProgramWithBinary(cl_context context, cl_uint n, const cl_device_id* devices,
+                                                       const size_t* lengths, const unsigned char** binaries,
+                                                       cl_int* binary_status, cl_int* errcode_ret) {
+  auto* c = as<Context>(context, Kind::kContext);
+  if (!c) {
+    set_error(errcode_ret, CL_INVALID_CONTEXT);
+    return nullptr;
+  }
+  if (n != 1 || !devices || !lengths || !binaries) {
+    set_error(errcode_ret, n == 0 || !devices ? CL_INVALID_VALUE : (n > 1 ? CL_INVALID_DEVICE : CL_INVALID_VALUE));
+    return nullptr;
+  }
+  if (as<Device>(devices[0], Kind::kDevice) != c->rt->device_object) {
+    set_error(errcode_ret, CL_INVALID_DEVICE);
+    return nullptr;
+  }
+  if (!binaries[0] || lengths[0] == 0) {
+    set_error(errcode_ret, CL_INVALID_VALUE);
+    return nullptr;
+  }
+  std::lock_guard lock(c->rt->mutex);
+  Program* p = new_program(c, Program::Origin::kBinary);
+  std::string options;
+  // A binary is an executable: it is compiled now (the front end caches it), so kernels can be
+  // created from it even before the clBuildProgram the spec asks for.
+  if (!deserialize(binaries[0], lengths[0], p, &options) || build_program(p, options.c_str()) != CL_SUCCESS) {
+    release(p);
+    if (binary_status) binary_status[0] = CL_INVALID_BINARY;
+    set_error(errcode_ret, CL_INVALID_BINARY);
+    return nullptr;
+  }
+  if (binary_status) binary_status[0] = CL_SUCCESS;
+  set_error(errcode_ret, CL_SUCCESS);
+  return handle_of<cl_program>(p);
+}
+
+cl_program CL_API_CALL gsgpu_clCreateProgramWithBuiltInKernels(cl_context context, cl_uint, const cl_device_id*,
+                                                               const char*, cl_int* errcode_ret) {
+  // The device has no built-in kernels (CL_DEVICE_BUILT_IN_KERNELS is empty).
+  set_error(errcode_ret, as<Context>(context, Kind::kContext) ? CL_INVALID_VALUE : CL_INVALID_CONTEXT);
+  return nullptr;
+}
+
+cl_int CL_API_CALL gsgpu_clRetainProgram(cl_program program) {
+  auto* p = as<Program>(program, Kind::kProgram);
+  if (!p) return CL_INVALID_PROGRAM;
+  retain(p);
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL gsgpu_clReleaseProgram(cl_program program) {
+  auto* p = as<Program>(program, Kind::kProgram);
+  if (!p) return CL_INVALID_PROGRAM;
+  std::lock_guard lock(p->rt->mutex);
+  release(p);
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL gsgpu_clBuildProgram(cl_program program, cl_uint n, const cl_device_id* devices,
+                                        const char* options, BuildNotify notify, void* data) {
+  auto* p = as<Program>(program, Kind::kProgram);
+  if (!p) return CL_INVALID_PROGRAM;
+  if (!devices_ok(p->rt, n, devices)) return n && !devices ? CL_INVALID_VALUE : CL_INVALID_DEVICE;
+  if (!notify && data) return CL_INVALID_VALUE;
+  cl_int err;
+  {
+    std::lock_guard lock(p->rt->mutex);
+    err = build_program(p, options);
+  }
+  if (notify) notify(program, data);
+  return err;
+}
+
+cl_int CL_API_CALL gsgpu_clUnloadCompiler() { return CL_SUCCESS; }
+
+cl_int CL_API_CALL gsgpu_clGetProgramInfo(cl_program program, cl_program_info param, size_t size, void* value,
+                                          size_t* ret) {
+  auto* p = as<Program>(program, Kind::kProgram);
+  if (!p) return CL_INVALID_PROGRAM;
+  std::lock_guard lock(p->rt->mutex);
+  switch (param) {
+    case CL_PROGRAM_REFERENCE_COUNT: return put_value(cl_uint(p->refs.load()), size, value, ret);
+    case CL_PROGRAM_CONTEXT: return put_value(handle_of<cl_context>(p->context), size, value, ret);
+    case CL_PROGRAM_NUM_DEVICES: return put_value(cl_uint(1), size, value, ret);
+    case CL_PROGRAM_DEVICES: return put_value(handle_of<cl_device_id>(p->rt->device_object), size, value, ret);
+    case CL_PROGRAM_SOURCE:
+      return put_string(p->origin == Program::Origin::kSource ? p->source : "", size, value, ret);
+    case CL_PROGRAM_IL:
+      return put_info(p->il.data(), p->il.size() * 4, size, value, ret);
+    case CL_PROGRAM_BINARY_SIZES:
+    case CL_PROGRAM_BINARIES: return binaries_info(p, param, size, value, ret);
+    case CL_PROGRAM_NUM_KERNELS:
+      if (!p->built) return CL_INVALID_PROGRAM_EXECUTABLE;
+      return put_value(size_t(p->built->kernels.size()), size, value, ret);
+    case CL_PROGRAM_KERNEL_NAMES:
+      if (!p->built) return CL_INVALID_PROGRAM_EXECUTABLE;
+      return put_string(kernel_names(p), size, value, ret);
+  }
+  return CL_INVALID_VALUE;
+}
+
+cl_int CL_API_CALL gsgpu_clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param,
+                                               size_t size, void* value, size_t* ret) {
+  auto* p = as<Program>(program, Kind::kProgram);
+  if (!p) return CL_INVALID_PROGRAM;
+  if (as<Device>(device, Kind::kDevice) != p->rt->device_object) return CL_INVALID_DEVICE;
+  std::lock_guard lock(p->rt->mutex);
+  switch (param) {
+    case CL_PROGRAM_BUILD_STATUS: return put_value(p->build_status, size, value, ret);
+    case CL_PROGRAM_BUILD_OPTIONS: return put_string(p->options, size, value, ret);
+    case CL_PROGRAM_BUILD_LOG: return put_string(p->log, size, value, ret);
+    case CL_PROGRAM_BINARY_TYPE: return put_value(p->binary_type, size, value, ret);
+    case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: return put_value(size_t(0), size, value, ret);
+  }
+  return CL_INVALID_VALUE;
+}
+
+}  // namespace gsgpu::cl

@@ -1,0 +1,216 @@
+// Separate compilation: clCompileProgram checks a source (with embedded headers) through the front
+// end; clLinkProgram joins compiled objects and libraries. The code generator takes one SPIR-V
+// module, so linking concatenates the units' sources (each after a #line marker naming it) and
+// builds them as one program with the first unit's compile options. Units that define the same
+// non-kernel function twice therefore fail to link (reported in the log).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "gsgpu/cl/entry_points.h"
+
+namespace gsgpu::cl {
+namespace {
+
+using BuildNotify = void(CL_CALLBACK*)(cl_program, void*);
+
+constexpr size_t kMaxHeaders = 256;
+
+bool valid_include_name(const std::string& name) {
+  if (name.empty() || name.size() > 255 || name.front() == '/') return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/')) return false;
+  size_t start = 0;
+  while (start <= name.size()) {
+    const size_t end = std::min(name.find('/', start), name.size());
+    const std::string part = name.substr(start, end - start);
+    if (part.empty() || part == "." || part == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+bool known_link_option(const std::string& t) {
+  static const char* const kKnown[] = {"-create-library",       "-enable-link-options",
+                                       "-cl-denorms-are-zero",  "-cl-no-signed-zeros",
+                                       "-cl-unsafe-math-optimizations", "-cl-finite-math-only",
+                                       "-cl-fast-relaxed-math", "-cl-no-subgroup-ifp"};
+  for (const char* k : kKnown)
+    if (t == k) return true;
+  return false;
+}
+
+// False (and the offending option) for an option clLinkProgram does not define.
+bool check_link_options(const std::string& options, bool* library, std::string* bad) {
+  *library = false;
+  size_t i = 0;
+  while (i < options.size()) {
+    while (i < options.size() && std::isspace(static_cast<unsigned char>(options[i]))) ++i;
+    size_t j = i;
+    while (j < options.size() && !std::isspace(static_cast<unsigned char>(options[j]))) ++j;
+    if (j > i) {
+      const std::string t = options.substr(i, j - i);
+      if (!known_link_option(t)) {
+        *bad = t;
+        return false;
+      }
+      *library |= t == "-create-library";
+    }
+    i = j;
+  }
+  return true;
+}
+
+bool devices_ok(Runtime* rt, cl_uint n, const cl_device_id* devices) {
+  if ((n == 0) != (devices == nullptr)) return false;
+  for (cl_uint i = 0; i < n; ++i)
+    if (as<Device>(devices[i], Kind::kDevice) != rt->device_object) return false;
+  return true;
+}
+
+// Embedded headers: (include name, text of the header program).
+cl_int collect_headers(Program* p, cl_uint n, const cl_program* programs, const char** names,
+                       std::vector<std::pair<std::string, std::string>>* out) {
+  if (n == 0) return (programs || names) ? CL_INVALID_VALUE : CL_SUCCESS;
+  if (!programs || !names || n > kMaxHeaders) return CL_INVALID_VALUE;
+  for (cl_uint i = 0; i < n; ++i) {
+    auto* h = as<Program>(programs[i], Kind::kProgram);
+    if (!h || h->context != p->context) return CL_INVALID_PROGRAM;
+    if (!names[i]) return CL_INVALID_VALUE;
+    out->emplace_back(names[i], h->source);
+  }
+  return CL_SUCCESS;
+}
+
+std::string joined_source(const std::vector<Program*>& units) {
+  std::string source;
+  for (size_t i = 0; i < units.size(); ++i)
+    source += "#line 1 \"unit" + std::to_string(i) + "\"\n" + units[i]->source + "\n";
+  return source;
+}
+
+}  // namespace
+
+HeaderDir::HeaderDir(const std::vector<std::pair<std::string, std::string>>& headers) {
+  if (headers.empty()) return;
+  for (const auto& h : headers)
+    if (!valid_include_name(h.first)) {
+      error_ = "embedded header name \"" + h.first + "\" is not a plain relative path";
+      return;
+    }
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/gsgpu-headers-XXXXXX";
+  if (!mkdtemp(templ.data())) {
+    error_ = "cannot create a directory for embedded headers";
+    return;
+  }
+  path_ = templ;
+  for (const auto& [name, text] : headers) {
+    const std::filesystem::path file = std::filesystem::path(path_) / name;
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    std::ofstream out(file, std::ios::binary);
+    out.write(text.data(), std::streamsize(text.size()));
+    if (!out) error_ = "cannot write embedded header \"" + name + "\"";
+  }
+}
+
+HeaderDir::~HeaderDir() {
+  if (path_.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+cl_int CL_API_CALL gsgpu_clCompileProgram(cl_program program, cl_uint n, const cl_device_id* devices,
+                                          const char* options, cl_uint num_headers, const cl_program* headers,
+                                          const char** names, BuildNotify notify, void* data) {
+  auto* p = as<Program>(program, Kind::kProgram);
+  if (!p) return CL_INVALID_PROGRAM;
+  if (!devices_ok(p->rt, n, devices)) return n && !devices ? CL_INVALID_VALUE : CL_INVALID_DEVICE;
+  if (!notify && data) return CL_INVALID_VALUE;
+  if (p->origin != Program::Origin::kSource) return CL_INVALID_OPERATION;
+  std::lock_guard lock(p->rt->mutex);
+  if (p->kernels_alive) return CL_INVALID_OPERATION;
+  std::vector<std::pair<std::string, std::string>> embedded;
+  cl_int err = collect_headers(p, num_headers, headers, names, &embedded);
+  if (err != CL_SUCCESS) return err;
+  p->options = options ? options : "";
+  p->headers = std::move(embedded);
+  p->built.reset();
+  HeaderDir dir(p->headers);
+  if (!dir.error().empty()) {
+    p->log = dir.error();
+    err = CL_COMPILE_PROGRAM_FAILURE;
+  } else {
+    // The front end alone: errors show now, code generation waits for the link.
+    std::vector<uint32_t> spirv;
+    using gsgpu::compiler::BuildStatus;
+    const BuildStatus s = gsgpu::compiler::compile_opencl_c(p->source, p->options + dir.include_option(), &spirv,
+                                                            &p->log);
+    err = s == BuildStatus::kSuccess          ? CL_SUCCESS
+          : s == BuildStatus::kInvalidOptions ? CL_INVALID_COMPILER_OPTIONS
+          : s == BuildStatus::kToolMissing    ? CL_COMPILER_NOT_AVAILABLE
+                                              : CL_COMPILE_PROGRAM_FAILURE;
+  }
+  p->build_status = err == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+  p->binary_type = err == CL_SUCCESS ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT : CL_PROGRAM_BINARY_TYPE_NONE;
+  if (notify) notify(program, data);
+  return err;
+}
+
+cl_program CL_API_CALL gsgpu_clLinkProgram(cl_context context, cl_uint n, const cl_device_id* devices,
+                                           const char* options, cl_uint num_inputs, const cl_program* inputs,
+                                           BuildNotify notify, void* data, cl_int* errcode_ret) {
+  auto* c = as<Context>(context, Kind::kContext);
+  if (!c) {
+    set_error(errcode_ret, CL_INVALID_CONTEXT);
+    return nullptr;
+  }
+  cl_int err = CL_SUCCESS;
+  if (num_inputs == 0 || !inputs || (!notify && data)) err = CL_INVALID_VALUE;
+  if (err == CL_SUCCESS && !devices_ok(c->rt, n, devices)) err = n && !devices ? CL_INVALID_VALUE : CL_INVALID_DEVICE;
+  bool library = false;
+  std::string bad;
+  if (err == CL_SUCCESS && !check_link_options(options ? options : "", &library, &bad)) {
+    log_once("clLinkProgram", "unknown linker option " + bad);
+    err = CL_INVALID_LINKER_OPTIONS;
+  }
+  std::vector<Program*> units;
+  for (cl_uint i = 0; err == CL_SUCCESS && i < num_inputs; ++i) {
+    auto* p = as<Program>(inputs[i], Kind::kProgram);
+    if (!p || p->context != c) err = CL_INVALID_PROGRAM;
+    // The spec: inputs are compiled objects or libraries.
+    else if (p->binary_type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT &&
+             p->binary_type != CL_PROGRAM_BINARY_TYPE_LIBRARY)
+      err = CL_INVALID_OPERATION;
+    else
+      units.push_back(p);
+  }
+  if (err != CL_SUCCESS) {
+    set_error(errcode_ret, err);
+    return nullptr;
+  }
+  std::lock_guard lock(c->rt->mutex);
+  auto* out = make_object<Program>(c->rt, Kind::kProgram);
+  out->context = c;
+  retain(c);
+  out->source = joined_source(units);
+  for (Program* u : units) out->headers.insert(out->headers.end(), u->headers.begin(), u->headers.end());
+  if (library) {
+    out->options = units[0]->options;
+    out->build_status = CL_BUILD_SUCCESS;
+    out->binary_type = CL_PROGRAM_BINARY_TYPE_LIBRARY;
+  } else {
+    err = build_program(out, units[0]->options.c_str());
+    if (err == CL_BUILD_PROGRAM_FAILURE) err = CL_LINK_PROGRAM_FAILURE;
+  }
+  if (notify) notify(handle_of<cl_program>(out), data);
+  set_error(errcode_ret, err);
+  return handle_of<cl_program>(out);
+}
+
+}  // namespace gsgpu::cl

@@ -1,0 +1,339 @@
+// The gsgpu executor's object model and the device it drives (internal to gsgpu_executor/).
+//
+// Every OpenCL handle this executor returns points at an Object whose first member is the ICD
+// dispatch table (cl_khr_icd). Handles are checked against a registry of live objects before use,
+// so a stale or foreign handle is an OpenCL error, never a wild read. One recursive mutex per
+// Runtime serialises every entry point: commands run to completion on the calling thread, so the
+// queue is in order by construction and completion is deterministic (CpMode::kManual).
+#pragma once
+
+#define CL_TARGET_OPENCL_VERSION 300
+// The ICD table still has the 1.0/1.1 entry points; this executor fills them.
+#ifndef CL_USE_DEPRECATED_OPENCL_1_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_0_APIS
+#endif
+#ifndef CL_USE_DEPRECATED_OPENCL_1_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
+#endif
+#ifndef CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#endif
+#include <CL/cl.h>
+#include <CL/cl_icd.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gsgpu/compiler/compiler.h"
+#include "gsgpu/emu/device.h"
+#include "gsgpu/emu/packets.h"
+#include "gsgpu/cl/gsgpu_cl.h"
+#include "common/checked_math.h"
+#include "common/log.h"
+
+namespace gsgpu::cl {
+
+// The project's logging and checked arithmetic (common/), used unqualified throughout the runtime.
+using gsvirt::checked_add;
+using gsvirt::checked_mul;
+using gsvirt::debug_enabled;
+using gsvirt::kDebugGsgpu;
+using gsvirt::log_debug;
+using gsvirt::log_error;
+using gsvirt::log_info;
+using gsvirt::range_within;
+
+class Runtime;
+
+enum class Kind : uint32_t { kPlatform, kDevice, kContext, kQueue, kMem, kSampler, kProgram, kKernel, kEvent };
+
+struct Object {
+  const cl_icd_dispatch* dispatch;  // must stay the first member (cl_khr_icd)
+  Kind kind;
+  Runtime* rt;
+  std::atomic<uint32_t> refs{1};
+  void (*destroy)(Object*) = nullptr;  // deletes the concrete object; no vtable before `dispatch`
+};
+
+struct Platform : Object {};
+struct Device : Object {};
+
+struct Context : Object {
+  std::vector<cl_context_properties> properties;  // as given, 0-terminated (empty when NULL)
+  void(CL_CALLBACK* notify)(const char*, const void*, size_t, void*) = nullptr;
+  void* notify_data = nullptr;
+};
+
+// The work of one command: returns CL_COMPLETE or a negative error and the device cycles it took.
+using Work = std::function<cl_int(uint64_t* cycles)>;
+
+struct Event;
+
+// A command waiting (behind a user event) for its wait list; it holds references to its waits,
+// the objects it uses, and its event.
+struct DeferredCommand {
+  cl_command_type type = 0;
+  std::vector<Object*> waits;
+  std::vector<Object*> keep;
+  Work work;
+  Event* event = nullptr;
+};
+
+struct Queue : Object {
+  Context* context = nullptr;
+  std::deque<DeferredCommand> deferred;  // in order: nothing runs before the front
+  cl_command_queue_properties properties = 0;
+  // The first kernel fault since the last clFinish: reported by it, as GPU drivers do.
+  cl_int pending_error = CL_SUCCESS;
+};
+
+// A span of VRAM mapped into the device's GPU address space.
+struct VramRange {
+  uint64_t va = 0;
+  uint64_t phys = 0;
+  uint64_t mapped = 0;  // bytes mapped (a page multiple); 0 = nothing allocated
+};
+
+struct Mem : Object {
+  Context* context = nullptr;
+  Mem* parent = nullptr;  // sub-buffers: the buffer they view (retained)
+  cl_mem_flags flags = 0;
+  size_t size = 0;
+  size_t origin = 0;     // sub-buffers: offset inside the parent
+  uint64_t va = 0;       // GPU VA of byte 0
+  VramRange vram;        // root buffers: their allocation
+  void* host_ptr = nullptr;  // as given by the application (CL_MEM_HOST_PTR)
+  uint32_t map_count = 0;
+  std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> destructors;
+};
+
+// An argument's OpenCL C type as declared in the source (clGetKernelArgInfo).
+struct KernelArgType {
+  std::string name;  // "float*", "uint4"
+  cl_kernel_arg_type_qualifier qualifier = CL_KERNEL_ARG_TYPE_NONE;
+};
+
+struct PrintfFormatTable;  // printf.h
+
+// Code of one compiled kernel, uploaded into VRAM the first time a kernel of it is enqueued.
+struct KernelImage {
+  gsgpu::compiler::CompiledKernel compiled;
+  VramRange code;
+  // Only for programs built with -cl-kernel-arg-info whose declaration could be read.
+  std::optional<std::vector<KernelArgType>> arg_types;
+  // Kernels that call printf: their formats, parsed once when the program is built.
+  std::shared_ptr<const PrintfFormatTable> printf_table;
+};
+
+// What a successful build produced; shared by the program and its kernels, so a kernel keeps its
+// code alive after its program is rebuilt or released. Frees its VRAM through the runtime.
+struct BuiltProgram {
+  Runtime* rt = nullptr;
+  std::vector<std::unique_ptr<KernelImage>> kernels;
+  ~BuiltProgram();
+};
+
+struct Program : Object {
+  Context* context = nullptr;
+  enum class Origin { kSource, kIL, kBinary } origin = Origin::kSource;
+  std::string source;              // kSource, kBinary (our binaries carry source)
+  std::vector<uint32_t> il;        // kIL
+  std::string options;             // of the last build
+  cl_build_status build_status = CL_BUILD_NONE;
+  cl_program_binary_type binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
+  std::string log;
+  // clCompileProgram's embedded headers (include name, text), needed again when the object is linked.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::shared_ptr<BuiltProgram> built;
+  uint32_t kernels_alive = 0;  // clBuildProgram refuses while kernels exist (the spec)
+};
+
+struct KernelArg {
+  bool set = false;
+  std::vector<uint8_t> bytes;  // by-value data
+  cl_mem mem = nullptr;        // global/constant pointers (checked again at enqueue)
+  uint32_t local_size = 0;     // __local pointers
+};
+
+struct Kernel : Object {
+  Program* program = nullptr;  // retained
+  std::shared_ptr<BuiltProgram> built;
+  KernelImage* image = nullptr;  // inside built
+  std::vector<KernelArg> args;
+};
+
+struct Event : Object {
+  Context* context = nullptr;
+  Queue* queue = nullptr;  // nullptr for user events
+  cl_command_type command_type = 0;
+  cl_int status = CL_QUEUED;
+  cl_ulong queued = 0, submit = 0, start = 0, end = 0;  // ns, see docs/gsgpu-executor.md
+  struct Callback {
+    cl_int when;
+    void(CL_CALLBACK* fn)(cl_event, cl_int, void*);
+    void* data;
+  };
+  std::vector<Callback> callbacks;
+};
+
+// --- handles ---
+
+// Registers a new object (refs = 1) and returns it.
+template <typename T>
+T* make_object(Runtime* rt, Kind kind);
+// The object behind a handle when it is live and of the expected kind, else nullptr.
+Object* find_object(const void* handle, Kind kind);
+template <typename T>
+T* as(const void* handle, Kind kind) {
+  return static_cast<T*>(find_object(handle, kind));
+}
+void retain(Object* o);
+// Drops one reference; at zero the object is unregistered and destroyed.
+void release(Object* o);
+
+template <typename Handle>
+Handle handle_of(Object* o) {
+  return reinterpret_cast<Handle>(o);
+}
+
+// Writes an info value the OpenCL way (size query, too-small buffer = CL_INVALID_VALUE).
+cl_int put_info(const void* data, size_t size, size_t value_size, void* value, size_t* size_ret);
+template <typename T>
+cl_int put_value(const T& v, size_t value_size, void* value, size_t* size_ret) {
+  return put_info(&v, sizeof v, value_size, value, size_ret);
+}
+cl_int put_string(const std::string& s, size_t value_size, void* value, size_t* size_ret);
+
+inline void set_error(cl_int* errcode_ret, cl_int err) {
+  if (errcode_ret) *errcode_ret = err;
+}
+
+// Logs an unsupported or refused call once per entry point and reason.
+void log_once(const char* entry, const std::string& why);
+
+// --- programs ---
+
+// Runs the compiler over the program's source or SPIR-V (with its embedded headers) and records the
+// outcome: status, log, kernels (program.cc).
+cl_int build_program(Program* p, const char* options);
+
+// Reads each kernel's argument types from its declaration in `source` (kernel_arg_info.cc).
+void attach_arg_types(const std::string& source, BuiltProgram* built);
+
+// Embedded headers written into a private directory for one front-end run, removed afterwards.
+// Include names are checked: relative, no "." or ".." components, a conservative character set.
+class HeaderDir {
+ public:
+  explicit HeaderDir(const std::vector<std::pair<std::string, std::string>>& headers);
+  ~HeaderDir();
+  HeaderDir(const HeaderDir&) = delete;
+  HeaderDir& operator=(const HeaderDir&) = delete;
+  const std::string& error() const { return error_; }
+  // " -I<dir>", or "" when there are no headers.
+  std::string include_option() const { return path_.empty() ? "" : " -I" + path_; }
+
+ private:
+  std::string path_;
+  std::string error_;
+};
+
+// --- the device ---
+
+struct DispatchOutcome {
+  bool ok = false;
+  gsgpu::DispatchCounterValues counters;
+  std::string fault;  // what went wrong (fault kind, pc, message)
+};
+
+class Runtime {
+ public:
+  static std::unique_ptr<Runtime> create(const RuntimeConfig& config, std::string* error);
+  ~Runtime();
+
+  std::recursive_mutex mutex;
+  const cl_icd_dispatch* table = nullptr;
+  Platform* platform = nullptr;
+  Device* device_object = nullptr;
+  std::vector<Queue*> queues;  // live queues, for deferred commands
+
+  const RuntimeConfig& config() const { return config_; }
+  gsgpu::Device& device() { return *device_; }
+
+  // VRAM mapped with `perms`, followed by an unmapped guard page so overruns fault.
+  std::optional<VramRange> allocate(uint64_t size, uint32_t perms, std::string* error);
+  void free(VramRange& range);
+  // Host copies through the MMU (the driver's CPU mapping); false when a byte is unmapped.
+  bool write(uint64_t va, const void* data, uint64_t size);
+  bool read(uint64_t va, void* out, uint64_t size);
+  // Host pointer of [va, va + size) when it lies inside one mapping (map/unmap, fills).
+  uint8_t* host_span(uint64_t va, uint64_t size);
+
+  // Writes DISPATCH + SYNC into the ring, rings the doorbell and runs the device until idle.
+  // A fault resets the command processor so the next command finds the device usable.
+  DispatchOutcome dispatch(const gsgpu::DispatchRequest& request);
+  // The device's readable dump of the last dispatch (packet, state, counters, disassembly).
+  std::string last_dispatch_dump() const { return device_->dump_text(); }
+
+  // The profiling clock (ns); see docs/gsgpu-executor.md for the time base.
+  cl_ulong host_now_ns() const;
+  // Start and end of device work that takes `cycles` at the nominal clock, submitted at `submit`.
+  void schedule(cl_ulong submit, uint64_t cycles, cl_ulong* start, cl_ulong* end);
+  static constexpr uint64_t kNominalClockMHz = 1000;  // one shader cycle = 1 ns
+  static constexpr uint64_t kCopyBytesPerCycle = 32;  // transfers are modelled at 32 B/cycle
+
+  // CL_DEVICE_MAX_MEM_ALLOC_SIZE: the full profile's minimum, max(VRAM / 4, 128 MiB), within VRAM.
+  uint64_t max_alloc() const {
+    const uint64_t vram = config_.vram_mb << 20;
+    return std::max(vram / 4, std::min<uint64_t>(vram, uint64_t{128} << 20));
+  }
+
+ private:
+  explicit Runtime(const RuntimeConfig& config) : config_(config) {}
+  bool init(std::string* error);
+  void recover(const std::string& why);
+  void program_ring();
+
+  RuntimeConfig config_;
+  std::unique_ptr<gsgpu::Device> device_;
+  std::unique_ptr<gsgpu::RingWriter> ring_;
+  VramRange ring_mem_, fence_mem_;
+  uint64_t fence_seq_ = 0;
+  cl_ulong device_busy_until_ = 0;
+  uint64_t epoch_ns_ = 0;
+};
+
+// The dispatch table with every entry filled (dispatch_table.cc).
+const cl_icd_dispatch* gsgpu_dispatch_table();
+
+// Event helpers shared by the enqueue files (event.cc).
+Event* new_event(Queue* q, cl_command_type type);
+void set_event_status(Event* e, cl_int status);
+// Checks a wait list: CL_INVALID_EVENT_WAIT_LIST for bad lists or foreign contexts;
+// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST when a listed event failed. *pending: some listed
+// event has not completed (a user event, or a command deferred behind one).
+cl_int check_wait_list(Context* context, cl_uint n, const cl_event* events, bool* pending);
+// Records a command that finished with `status` taking `cycles` of device time: creates the event
+// when `event_out` wants one.
+void complete_command(Queue* q, cl_command_type type, cl_int status, uint64_t cycles, cl_event* event_out);
+// Ends a deferred command's event (profiling times from now).
+void finish_event(Event* e, cl_int status, uint64_t cycles);
+
+// Submits a validated command (queue.cc): runs it now when its wait list is complete and nothing
+// waits before it in the queue, else defers it until clSetUserEventStatus completes what it waits
+// for. Blocking commands (`deferrable` false: the host memory they use is the caller's only until
+// they return) cannot wait that way and are refused with CL_INVALID_OPERATION.
+cl_int submit(Queue* q, cl_command_type type, cl_uint n, const cl_event* waits, bool deferrable,
+              std::vector<Object*> keep, Work work, cl_event* event_out);
+// Runs the deferred commands whose wait lists have completed, in every queue of the runtime.
+void run_ready_commands(Runtime* rt);
+
+}  // namespace gsgpu::cl

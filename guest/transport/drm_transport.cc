@@ -1,0 +1,218 @@
+// drm transport: virtio-gpu ioctls on a render node inside a VM.
+//
+// CONTEXT_INIT with the capset (GSVIRT_CAPSET_ID overrides it for VMMs that offer gsvirt under
+// another id) and one ring; blobs are HOST3D + MAPPABLE, mapped through the DRM fd; a submit is an
+// EXECBUFFER on ring 0, and a wait polls its out-fence fd.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <xf86drm.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "common/log.h"
+#include "guest/transport/transport.h"
+#include "protocol/virtgpu/virtgpu_uapi.h"
+
+namespace gsvirt::guest {
+namespace {
+
+namespace vg = gsvirt::virtgpu;
+
+int drm_ioctl(int fd, unsigned long request, void* arg) {
+  int r;
+  do {
+    r = ioctl(fd, request, arg);
+  } while (r == -1 && (errno == EINTR || errno == EAGAIN));
+  return r;
+}
+
+bool is_virtio_gpu(int fd) {
+  drmVersionPtr version = drmGetVersion(fd);
+  if (!version) return false;
+  bool match = version->name && std::strcmp(version->name, "virtio_gpu") == 0;
+  drmFreeVersion(version);
+  return match;
+}
+
+// Finds the first virtio-gpu render node; "" when there is none.
+std::string find_virtio_gpu_node() {
+  for (int minor = 128; minor < 192; minor++) {
+    std::string path = "/dev/dri/renderD" + std::to_string(minor);
+    int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) continue;
+    bool match = is_virtio_gpu(fd);
+    close(fd);
+    if (match) return path;
+  }
+  return "";
+}
+
+// GSVIRT_CAPSET_ID, when set to a valid id, replaces the id the driver asks for.
+uint32_t effective_capset(uint32_t requested) {
+  const char* env = std::getenv("GSVIRT_CAPSET_ID");
+  if (!env || !*env) return requested;
+  char* end = nullptr;
+  unsigned long id = std::strtoul(env, &end, 10);
+  if (*end || id == 0 || id > 31) {
+    log_error("drm: GSVIRT_CAPSET_ID=\"%s\" is not a capset id 1..31; using %u", env, requested);
+    return requested;
+  }
+  return uint32_t(id);
+}
+
+class DrmTransport final : public Transport {
+ public:
+  ~DrmTransport() override {
+    if (fd_ >= 0) close(fd_);
+  }
+
+  bool open_device(const std::string& requested_path) {
+    std::string path = requested_path.empty() ? find_virtio_gpu_node() : requested_path;
+    if (path.empty())
+      return fail("drm: no virtio-gpu render node under /dev/dri (the drm transport runs in a VM "
+                  "with virtio-gpu; elsewhere use GSVIRT_TRANSPORT=vtest or inproc)");
+    fd_ = open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd_ < 0) return fail("drm: cannot open " + path + ": " + std::strerror(errno));
+    if (!is_virtio_gpu(fd_)) return fail("drm: " + path + " is not a virtio-gpu device");
+    if (get_param(vg::kParamContextInit) != 1 || get_param(vg::kParamResourceBlob) != 1 ||
+        get_param(vg::kParamHostVisible) != 1)
+      return fail("drm: " + path + " lacks CONTEXT_INIT, blob resources or host-visible memory "
+                  "(the VMM must enable them: e.g. QEMU -device virtio-gpu-gl,context_init=on,"
+                  "blob=true,hostmem=...)");
+    supported_capsets_ = uint64_t(get_param(vg::kParamSupportedCapsetIds));
+    return true;
+  }
+
+  const char* name() const override { return "drm"; }
+  const std::string& error() const override { return error_; }
+
+  bool get_capset(uint32_t capset_id, std::vector<uint8_t>& out) override {
+    uint32_t id = effective_capset(capset_id);
+    if (!offers(id)) return false;
+    // The capset size is not queryable here; the host's caps fit one page.
+    out.assign(4096, 0);
+    vg::GetCaps args{};
+    args.cap_set_id = id;
+    args.cap_set_ver = 0;
+    args.addr = reinterpret_cast<uintptr_t>(out.data());
+    args.size = uint32_t(out.size());
+    if (drm_ioctl(fd_, vg::kIoctlGetCaps, &args) != 0)
+      return fail("drm: GET_CAPS for capset " + std::to_string(id) + ": " + std::strerror(errno));
+    return true;
+  }
+
+  bool init_context(uint32_t capset_id) override {
+    uint32_t id = effective_capset(capset_id);
+    if (!offers(id)) return false;
+    vg::ContextSetParam params[2] = {{vg::kContextParamCapsetId, id},
+                                     {vg::kContextParamNumRings, 1}};
+    vg::ContextInit args{};
+    args.num_params = 2;
+    args.ctx_set_params = reinterpret_cast<uintptr_t>(params);
+    if (drm_ioctl(fd_, vg::kIoctlContextInit, &args) != 0)
+      return fail("drm: CONTEXT_INIT for capset " + std::to_string(id) + ": " + std::strerror(errno));
+    return true;
+  }
+
+  bool create_blob(uint64_t size, Blob* out) override {
+    vg::ResourceCreateBlob args{};
+    args.blob_mem = vg::kBlobMemHost3d;
+    args.blob_flags = vg::kBlobFlagUseMappable;
+    args.size = size;
+    if (drm_ioctl(fd_, vg::kIoctlResourceCreateBlob, &args) != 0)
+      return fail("drm: RESOURCE_CREATE_BLOB of " + std::to_string(size) + " bytes: " +
+                  std::strerror(errno));
+    vg::Map map_args{};
+    map_args.handle = args.bo_handle;
+    void* map = MAP_FAILED;
+    if (drm_ioctl(fd_, vg::kIoctlMap, &map_args) == 0)
+      map = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, off_t(map_args.offset));
+    if (map == MAP_FAILED) {
+      int err = errno;
+      close_bo(args.bo_handle);
+      return fail(std::string("drm: cannot map blob: ") + std::strerror(err));
+    }
+    bo_of_resource_[args.res_handle] = args.bo_handle;
+    *out = Blob{args.res_handle, map, size};
+    return true;
+  }
+
+  void destroy_blob(const Blob& blob) override {
+    if (blob.map) munmap(blob.map, blob.size);
+    auto it = bo_of_resource_.find(blob.resource_id);
+    if (it == bo_of_resource_.end()) return;
+    close_bo(it->second);
+    bo_of_resource_.erase(it);
+  }
+
+  bool submit(const void* cmds, size_t size, bool wait) override {
+    if (size % 4 || size > UINT32_MAX)
+      return fail("drm: submit size " + std::to_string(size) + " is not a dword count");
+    vg::Execbuffer args{};
+    args.flags = vg::kExecbufRingIdx | (wait ? vg::kExecbufFenceFdOut : 0);
+    args.size = uint32_t(size);
+    args.command = reinterpret_cast<uintptr_t>(cmds);
+    args.fence_fd = -1;
+    args.ring_idx = 0;
+    if (drm_ioctl(fd_, vg::kIoctlExecbuffer, &args) != 0)
+      return fail(std::string("drm: EXECBUFFER: ") + std::strerror(errno));
+    if (!wait) return true;
+    pollfd p{args.fence_fd, POLLIN, 0};
+    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    }
+    close(args.fence_fd);
+    return true;
+  }
+
+ private:
+  int get_param(uint64_t param) {
+    int value = 0;
+    vg::Getparam args{param, reinterpret_cast<uintptr_t>(&value)};
+    if (drm_ioctl(fd_, vg::kIoctlGetparam, &args) != 0) return 0;
+    return value;
+  }
+
+  bool offers(uint32_t capset_id) {
+    if (capset_id < 64 && (supported_capsets_ >> capset_id) & 1) return true;
+    return fail("drm: the VMM does not offer capset " + std::to_string(capset_id) +
+                " (set GSVIRT_CAPSET_ID if it offers gsvirt under another id)");
+  }
+
+  void close_bo(uint32_t handle) {
+    drm_gem_close args{};
+    args.handle = handle;
+    drm_ioctl(fd_, DRM_IOCTL_GEM_CLOSE, &args);
+  }
+
+  bool fail(std::string message) {
+    error_ = std::move(message);
+    log_debug(kDebugTransport, "%s", error_.c_str());
+    return false;
+  }
+
+  int fd_ = -1;
+  uint64_t supported_capsets_ = 0;
+  std::map<uint32_t, uint32_t> bo_of_resource_;
+  std::string error_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> create_drm_transport(const std::string& device_path,
+                                                std::string* error) {
+  auto transport = std::make_unique<DrmTransport>();
+  if (!transport->open_device(device_path)) {
+    if (error) *error = transport->error();
+    return nullptr;
+  }
+  return transport;
+}
+
+}  // namespace gsvirt::guest

@@ -1,0 +1,7 @@
+#include "host/renderer/builtin_capsets.h"
+
+namespace gsvirt::renderer {
+
+void register_builtin_capsets() {}
+
+}  // namespace gsvirt::renderer

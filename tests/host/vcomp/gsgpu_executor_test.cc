@@ -1,0 +1,170 @@
+// vcomp on the gsgpu executor: whole OpenCL jobs through the raw protocol, as a guest sends them.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "gsgpu/compiler/frontend.h"
+#include "host/vcomp/gsgpu_executor.h"
+#include "tests/host/vcomp/vcomp_harness.h"
+
+namespace gsvirt::vcomp::testing {
+namespace {
+
+constexpr char kSource[] = R"(
+__kernel void vadd(__global const float* a, __global const float* b, __global float* c) {
+  size_t i = get_global_id(0);
+  c[i] = a[i] + b[i];
+}
+__kernel void forever(__global volatile int* p) {
+  while (p[0] == 0) p[1]++;
+}
+)";
+
+class VcompOnGsgpuTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    GsgpuExecutorConfig config;
+    config.shader_cores = 2;
+    config.vram_mb = 32;
+    config.watchdog_budget = 100000;
+    std::string error;
+    executor_ = make_gsgpu_executor(config, &error).release();
+    ASSERT_NE(executor_, nullptr) << error;
+  }
+  static void TearDownTestSuite() {
+    delete executor_;
+    executor_ = nullptr;
+  }
+  void SetUp() override {
+    const auto& t = gsgpu::compiler::toolchain();
+    if (t.clang.empty() || t.llvm_spirv.empty()) GTEST_SKIP() << "clang-14 / llvm-spirv-14 not installed";
+  }
+
+  // Context, queue, the three vadd buffers and the built program; returns false on any failure.
+  void set_up_job(Harness& h) {
+    context_ = h.make_context(&device_);
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    queue_ = h.next_id();
+    h.send([&](WireWriter& w) { proto::encode_clCreateCommandQueue(w, true, queue_, context_, device_, 0); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    program_ = h.next_id();
+    h.send([&](WireWriter& w) { proto::encode_clCreateProgramWithSource(w, true, program_, context_, kSource); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    h.send([&](WireWriter& w) { proto::encode_clBuildProgram(w, true, program_, &device_, 1, ""); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  }
+  uint64_t create_buffer(Harness& h, const void* init, size_t size) {
+    uint64_t id = h.next_id();
+    proto::DataIn data{};
+    cl_mem_flags flags = CL_MEM_READ_WRITE;
+    if (init) {
+      data = {proto::kDataInline, init, size};
+      flags |= CL_MEM_COPY_HOST_PTR;
+    }
+    h.send([&](WireWriter& w) { proto::encode_clCreateBuffer(w, true, id, context_, flags, size, data); });
+    EXPECT_EQ(h.last_result(), CL_SUCCESS);
+    return id;
+  }
+  uint64_t create_kernel(Harness& h, const char* name) {
+    uint64_t id = h.next_id();
+    h.send([&](WireWriter& w) { proto::encode_clCreateKernel(w, true, id, program_, name); });
+    EXPECT_EQ(h.last_result(), CL_SUCCESS);
+    return id;
+  }
+
+  static Executor* executor_;
+  uint64_t device_ = 0, context_ = 0, queue_ = 0, program_ = 0;
+};
+
+Executor* VcompOnGsgpuTest::executor_ = nullptr;
+
+TEST_F(VcompOnGsgpuTest, VectorAddThroughTheProtocol) {
+  Harness h(executor_, 1, 1 << 16);
+  ASSERT_NO_FATAL_FAILURE(set_up_job(h));
+  constexpr size_t n = 1024;
+  std::vector<float> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = float(i);
+    b[i] = float(2 * i) + 0.5f;
+  }
+  const uint64_t buf[3] = {create_buffer(h, a.data(), n * 4), create_buffer(h, b.data(), n * 4),
+                           create_buffer(h, nullptr, n * 4)};
+  const uint64_t kernel = create_kernel(h, "vadd");
+  // Arguments and the launch are batched; the read carries the reply.
+  uint64_t event = h.next_id();
+  std::vector<uint8_t> batch;
+  WireWriter w(batch);
+  for (uint32_t i = 0; i < 3; ++i) proto::encode_clSetKernelArg(w, false, kernel, i, 1, 8, buf[i], nullptr, 0);
+  uint64_t global = n;
+  proto::encode_clEnqueueNDRangeKernel(w, false, queue_, kernel, 1, nullptr, 0, &global, 1, nullptr, 0, nullptr, 0,
+                                       event);
+  proto::DataOut dst{proto::kDataResource, n * 4, Harness::kStagingResource, 128};
+  proto::encode_clEnqueueReadBuffer(w, true, queue_, buf[2], 0, n * 4, &event, 1, 0, dst);
+  ASSERT_EQ(h.submit(batch), 0);
+  EXPECT_EQ(h.header().deferred_status, CL_SUCCESS);
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  std::vector<float> c(n);
+  std::memcpy(c.data(), h.staging().data() + 128, n * 4);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
+}
+
+TEST_F(VcompOnGsgpuTest, DeviceQueriesComeFromTheEmulatedDevice) {
+  Harness h(executor_, 1, 1 << 16);
+  uint64_t device = 0;
+  h.make_context(&device);
+  proto::DataOut out{proto::kDataInline, 256};
+  h.send([&](WireWriter& w) { proto::encode_clGetDeviceInfo(w, true, device, CL_DEVICE_NAME, out); });
+  proto::Reply_clGetDeviceInfo reply;
+  WireReader r = h.payload();
+  ASSERT_TRUE(proto::decode_reply_clGetDeviceInfo(r, &reply));
+  ASSERT_EQ(reply.result, CL_SUCCESS);
+  EXPECT_STREQ(reinterpret_cast<const char*>(reply.value), "gsgpu");
+  h.send([&](WireWriter& w) { proto::encode_clGetDeviceInfo(w, true, device, CL_DEVICE_MAX_COMPUTE_UNITS, out); });
+  WireReader r2 = h.payload();
+  ASSERT_TRUE(proto::decode_reply_clGetDeviceInfo(r2, &reply));
+  cl_uint units = 0;
+  ASSERT_EQ(reply.value_size, sizeof units);
+  std::memcpy(&units, reply.value, sizeof units);
+  EXPECT_EQ(units, 2u);
+}
+
+TEST_F(VcompOnGsgpuTest, RunawayKernelIsAnErrorAndTheContextStaysUsable) {
+  Harness h(executor_, 1, 1 << 16);
+  ASSERT_NO_FATAL_FAILURE(set_up_job(h));
+  const int zero[2] = {0, 0};
+  const uint64_t flag = create_buffer(h, zero, sizeof zero);
+  const uint64_t kernel = create_kernel(h, "forever");
+  h.send([&](WireWriter& w) { proto::encode_clSetKernelArg(w, true, kernel, 0, 1, 8, flag, nullptr, 0); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  uint64_t global = 32;
+  h.send([&](WireWriter& w) {
+    proto::encode_clEnqueueNDRangeKernel(w, true, queue_, kernel, 1, nullptr, 0, &global, 1, nullptr, 0, nullptr, 0,
+                                         0);
+  });
+  EXPECT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clFinish(w, true, queue_); });
+  EXPECT_EQ(h.last_result(), CL_OUT_OF_RESOURCES);
+  // Still usable: the vector add runs.
+  std::vector<float> a(64, 1.0f), b(64, 2.0f);
+  const uint64_t buf[3] = {create_buffer(h, a.data(), 256), create_buffer(h, b.data(), 256),
+                           create_buffer(h, nullptr, 256)};
+  const uint64_t vadd = create_kernel(h, "vadd");
+  for (uint32_t i = 0; i < 3; ++i)
+    h.send([&](WireWriter& w) { proto::encode_clSetKernelArg(w, true, vadd, i, 1, 8, buf[i], nullptr, 0); });
+  global = 64;
+  h.send([&](WireWriter& w) {
+    proto::encode_clEnqueueNDRangeKernel(w, true, queue_, vadd, 1, nullptr, 0, &global, 1, nullptr, 0, nullptr, 0, 0);
+  });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  proto::DataOut dst{proto::kDataResource, 256, Harness::kStagingResource, 0};
+  h.send([&](WireWriter& w) { proto::encode_clEnqueueReadBuffer(w, true, queue_, buf[2], 0, 256, nullptr, 0, 0, dst); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  std::vector<float> c(64);
+  std::memcpy(c.data(), h.staging().data(), 256);
+  EXPECT_EQ(c, std::vector<float>(64, 3.0f));
+  h.send([&](WireWriter& w) { proto::encode_clFinish(w, true, queue_); });
+  EXPECT_EQ(h.last_result(), CL_SUCCESS);
+}
+
+}  // namespace
+}  // namespace gsvirt::vcomp::testing
