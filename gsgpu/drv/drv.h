@@ -176,6 +176,10 @@ struct LocalConfig {
   uint64_t max_bo_bytes = uint64_t{1} << 40;
   // Where the device's readable dump of every dispatch is written ("" = nowhere).
   std::string dump_dir;
+  // Called on the device's thread after each submission retires (completed, faulted or
+  // cancelled), in timeline order per ring: how the native context retires guest fences without
+  // a thread of its own. Must not call back into the Device.
+  std::function<void(uint32_t ring, uint64_t seqno, Status outcome)> on_retire;
 };
 
 // The local backend's Device, with what only the host side needs.
