@@ -3,6 +3,7 @@
 #include <cinttypes>
 
 #include "common/log.h"
+#include "gsgpu/emu/shader/shader_core.h"
 
 namespace gsgpu {
 namespace {
@@ -15,6 +16,7 @@ std::string check_config(const DeviceConfig& c) {
   if (c.warp_width == 0 || c.warp_width > 64 || (c.warp_width & (c.warp_width - 1)) != 0)
     return "warp_width " + std::to_string(c.warp_width) + " must be a power of two in 1..64";
   if (c.max_work_items_per_dispatch == 0) return "max_work_items_per_dispatch must not be 0";
+  if (c.clock_mhz == 0) return "clock_mhz must not be 0";
   return Mmu::validate_config(mmu_config(c));
 }
 
@@ -86,6 +88,13 @@ uint32_t Device::config_register_value(const hw::RegisterInfo& r) const {
     case hw::reg::CFG_VA_BASE_HI: return uint32_t(config_.va_base >> 32);
     case hw::reg::CFG_VA_SIZE_LO: return uint32_t(config_.va_size);
     case hw::reg::CFG_VA_SIZE_HI: return uint32_t(config_.va_size >> 32);
+    // The shader cores' limits (shader_core.h): what a DISPATCH may ask for.
+    case hw::reg::CFG_MAX_WORK_GROUP_SIZE: return uint32_t(kMaxWorkGroupSize);
+    case hw::reg::CFG_LOCAL_MEM_SIZE: return kMaxLocalMemSize;
+    case hw::reg::CFG_PRIVATE_MEM_SIZE: return kMaxPrivateMemSize;
+    case hw::reg::CFG_MAX_WORK_ITEMS_LO: return uint32_t(config_.max_work_items_per_dispatch);
+    case hw::reg::CFG_MAX_WORK_ITEMS_HI: return uint32_t(config_.max_work_items_per_dispatch >> 32);
+    case hw::reg::CFG_CLOCK_MHZ: return config_.clock_mhz;
   }
   gsvirt::log_error("%s: register %s is marked reset=\"config\" but has no configuration value", config_.name.c_str(),
                     r.name);

@@ -37,6 +37,8 @@ struct DeviceConfig {
   // A DISPATCH whose grid x group product exceeds this is refused as a bad field: the host bounds
   // the work a (possibly hostile) command stream can ask for. Fuzzers set it low.
   uint64_t max_work_items_per_dispatch = uint64_t{1} << 40;
+  // Nominal shader clock (CFG_CLOCK_MHZ): what turns the functional cycle counts into time.
+  uint32_t clock_mhz = 1000;
 };
 
 struct DeviceProperties {

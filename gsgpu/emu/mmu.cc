@@ -74,7 +74,9 @@ Mmu::Mmu(const MmuConfig& config)
 
 Mmu::~Mmu() = default;
 
-std::string Mmu::check_new_segment(uint64_t va, uint64_t size, uint64_t phys, uint32_t perms) const {
+std::string Mmu::check_new_segment(const Segment& segment) const {
+  const uint64_t va = segment.va, size = segment.size, phys = segment.phys;
+  const uint32_t perms = segment.perms;
   if (size == 0) return "empty segment";
   if (!page_aligned(va) || !page_aligned(size) || !page_aligned(phys))
     return "va " + hex(va) + ", size " + hex(size) + " and phys " + hex(phys) +
@@ -84,7 +86,11 @@ std::string Mmu::check_new_segment(uint64_t va, uint64_t size, uint64_t phys, ui
   if (va < config_.va_base || !gsvirt::range_within(va - config_.va_base, size, config_.va_size))
     return "va range " + hex(va) + "+" + hex(size) + " outside the VA space " + hex(config_.va_base) +
            "+" + hex(config_.va_size);
-  if (!gsvirt::range_within(phys, size, config_.vram_size))
+  if (segment.host != nullptr) {
+    if (reinterpret_cast<uintptr_t>(segment.host) % kPageSize != 0) return "host memory must be page aligned";
+    if (!gsvirt::checked_add(uint64_t(reinterpret_cast<uintptr_t>(segment.host)), size))
+      return "host range wraps around the address space";
+  } else if (!gsvirt::range_within(phys, size, config_.vram_size))
     return "physical range " + hex(phys) + "+" + hex(size) + " outside VRAM of " + hex(config_.vram_size) +
            " bytes";
   auto next = segments_.lower_bound(va);
@@ -99,14 +105,26 @@ std::string Mmu::check_new_segment(uint64_t va, uint64_t size, uint64_t phys, ui
 }
 
 bool Mmu::map(uint64_t va, uint64_t size, uint64_t phys, uint32_t perms, std::string* error) {
+  return add_segment(Segment{va, size, phys, perms, nullptr}, error);
+}
+
+bool Mmu::map_host(uint64_t va, uint64_t size, uint8_t* host, uint32_t perms, std::string* error) {
+  if (host == nullptr) {
+    if (error) *error = "mmu map_host: null host memory";
+    return false;
+  }
+  return add_segment(Segment{va, size, 0, perms, host}, error);
+}
+
+bool Mmu::add_segment(const Segment& segment, std::string* error) {
   std::unique_lock lock(segments_mutex_);
-  std::string problem = check_new_segment(va, size, phys, perms);
+  std::string problem = check_new_segment(segment);
   if (!problem.empty()) {
     if (error) *error = "mmu map: " + problem;
     gsvirt::log_debug(gsvirt::kDebugGsgpu, "gsgpu mmu: map rejected: %s", problem.c_str());
     return false;
   }
-  auto [it, inserted] = segments_.emplace(va, Segment{va, size, phys, perms});
+  auto [it, inserted] = segments_.emplace(segment.va, segment);
   merge_with_neighbours(it);
   return true;
 }
@@ -115,7 +133,9 @@ bool Mmu::map(uint64_t va, uint64_t size, uint64_t phys, uint32_t perms, std::st
 // instead of standing alone.
 void Mmu::merge_with_neighbours(SegmentMap::iterator it) {
   auto mergeable = [](const Segment& a, const Segment& b) {
-    return a.end_va() == b.va && a.end_phys() == b.phys && a.perms == b.perms;
+    if (a.end_va() != b.va || a.perms != b.perms) return false;
+    if (a.host || b.host) return a.host && b.host && a.host + a.size == b.host;  // never VRAM with host
+    return a.end_phys() == b.phys;
   };
   auto next = std::next(it);
   if (next != segments_.end() && mergeable(it->second, next->second)) {
@@ -161,10 +181,11 @@ bool Mmu::unmap(uint64_t va, uint64_t size, std::string* error) {
   while (it != segments_.end() && it->second.va < end) {
     Segment old = it->second;
     it = segments_.erase(it);
-    if (old.va < va) segments_.emplace(old.va, Segment{old.va, va - old.va, old.phys, old.perms});
+    if (old.va < va) segments_.emplace(old.va, Segment{old.va, va - old.va, old.phys, old.perms, old.host});
     if (old.end_va() > end) {
       uint64_t cut = end - old.va;
-      segments_.emplace(end, Segment{end, old.size - cut, old.phys + cut, old.perms});
+      segments_.emplace(end, Segment{end, old.size - cut, old.host ? 0 : old.phys + cut, old.perms,
+                                     old.host ? old.host + cut : nullptr});
       break;
     }
   }
@@ -188,7 +209,7 @@ std::optional<SegmentLookup> Mmu::lookup(uint64_t va) const {
   auto it = find_segment(va);
   if (it == segments_.end()) return std::nullopt;
   const Segment& s = it->second;
-  return SegmentLookup{s, va - s.va, vram_.get() + s.phys + (va - s.va)};
+  return SegmentLookup{s, va - s.va, host_of(s) + (va - s.va)};
 }
 
 std::vector<Segment> Mmu::segments() const {
@@ -207,7 +228,7 @@ uint8_t* Mmu::translate(uint64_t va, uint64_t size, Access access) {
       const Segment& s = it->second;
       uint32_t need = required_perms(access);
       if ((s.perms & need) == need && gsvirt::range_within(va - s.va, size, s.size))
-        return vram_.get() + s.phys + (va - s.va);
+        return host_of(s) + (va - s.va);
     }
   }
   record_fault(MemoryFault{va, size, access});
@@ -221,7 +242,7 @@ bool Mmu::lookup_range(uint64_t va, Access access, Range* out) {
   const Segment& s = it->second;
   uint32_t need = required_perms(access);
   if ((s.perms & need) != need) return false;
-  if (out) *out = Range{s.va, s.end_va(), vram_.get() + s.phys};
+  if (out) *out = Range{s.va, s.end_va(), host_of(s)};
   return true;
 }
 
@@ -259,7 +280,7 @@ bool Mmu::write(uint64_t va, const void* data, uint64_t size) {
     const Segment& s = find_segment(va + done)->second;
     uint64_t offset = va + done - s.va;
     uint64_t chunk = std::min(size - done, s.size - offset);
-    std::memcpy(vram_.get() + s.phys + offset, src + done, chunk);
+    std::memcpy(host_of(s) + offset, src + done, chunk);
     done += chunk;
   }
   return true;
@@ -275,7 +296,7 @@ bool Mmu::read(uint64_t va, void* out, uint64_t size) const {
     const Segment& s = find_segment(va + done)->second;
     uint64_t offset = va + done - s.va;
     uint64_t chunk = std::min(size - done, s.size - offset);
-    std::memcpy(dst + done, vram_.get() + s.phys + offset, chunk);
+    std::memcpy(dst + done, host_of(s) + offset, chunk);
     done += chunk;
   }
   return true;

@@ -6,7 +6,9 @@
 // Every emulator access to GPU memory goes through translate()/lookup_range(); an access that is
 // not entirely inside one mapping with the needed permission is a fault (address, size, access
 // type) that is logged, kept in a bounded fault log and handed to the fault handler (the device
-// turns it into registers + an MMU_FAULT interrupt). Host memory outside VRAM is never touched.
+// turns it into registers + an MMU_FAULT interrupt). Host memory outside VRAM is never touched,
+// except memory the embedding program explicitly maps with map_host (imported buffer objects: a
+// blob the guest shares with the host); the same checks and faults apply to those segments.
 //
 // Threading: translate/lookup_range/report_fault may be called from many shader-core threads at
 // once; map/unmap take an exclusive lock and must not run during a dispatch (the command
@@ -48,8 +50,11 @@ struct MmuConfig {
 struct Segment {
   uint64_t va = 0;
   uint64_t size = 0;
-  uint64_t phys = 0;  // offset inside VRAM
+  uint64_t phys = 0;  // offset inside VRAM (0 for a host-backed segment)
   uint32_t perms = 0;
+  // Non-null: the segment is backed by host memory the embedding program owns (map_host), not by
+  // VRAM; this is the host address of `va`.
+  uint8_t* host = nullptr;
   uint64_t end_va() const { return va + size; }
   uint64_t end_phys() const { return phys + size; }
   bool operator==(const Segment&) const = default;
@@ -83,6 +88,12 @@ class Mmu final : public GpuMemory {
   // existing segment. A new segment that continues a neighbour both virtually and physically with
   // the same permissions is merged into it.
   bool map(uint64_t va, uint64_t size, uint64_t phys, uint32_t perms, std::string* error);
+
+  // Adds a segment backed by `size` bytes of host memory at `host` (page aligned, non-null) that
+  // the caller owns and keeps valid until the segment is unmapped and no dispatch that could have
+  // looked it up is running. Same checks as map() otherwise; merged only with a neighbour that
+  // continues it in host memory.
+  bool map_host(uint64_t va, uint64_t size, uint8_t* host, uint32_t perms, std::string* error);
 
   // Removes [va, va + size), which must be page aligned and entirely mapped (it may span several
   // adjacent segments). Removing from the middle of a segment leaves two segments.
@@ -122,7 +133,9 @@ class Mmu final : public GpuMemory {
  private:
   using SegmentMap = std::map<uint64_t, Segment>;  // keyed by va
 
-  std::string check_new_segment(uint64_t va, uint64_t size, uint64_t phys, uint32_t perms) const;
+  std::string check_new_segment(const Segment& segment) const;
+  bool add_segment(const Segment& segment, std::string* error);
+  uint8_t* host_of(const Segment& s) const { return s.host ? s.host : vram_.get() + s.phys; }
   SegmentMap::const_iterator find_segment(uint64_t va) const;
   bool range_fully_mapped(uint64_t va, uint64_t size) const;
   void merge_with_neighbours(SegmentMap::iterator it);

@@ -9,11 +9,14 @@
 
 #include "gsgpu/emu/dispatch_backend.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
+#include "protocol/gsgpu/packets.h"
 
 namespace gsgpu {
 
 class Device;
 
+// Thin wrappers over protocol/gsgpu/packets.h (the one encoder) taking the emulator's types.
+hw::DispatchPacket to_dispatch_packet(const DispatchRequest& request);
 std::vector<uint32_t> make_nop_packet(uint32_t size_dwords = 1);
 // instruction_budget is not part of the packet (it comes from WATCHDOG_BUDGET).
 std::vector<uint32_t> make_dispatch_packet(const DispatchRequest& request);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
 #include <thread>
 
 #include "test_util.h"
@@ -223,6 +224,47 @@ TEST(Mmu, ConcurrentTranslationsFromManyThreads) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures, 0);
   EXPECT_EQ(mmu.fault_count(), 4u * 20000u);
+}
+
+// Imported memory (gsgpu/drv's bo_import): host memory the caller owns, with the VRAM rules.
+TEST(Mmu, HostBackedSegmentsTranslateSplitAndFaultLikeVram) {
+  Mmu mmu(config());
+  alignas(4096) static uint8_t host[4 * 4096];
+  std::string error;
+  EXPECT_FALSE(mmu.map_host(0x200000, kPage, nullptr, kPermRead, &error));
+  EXPECT_FALSE(mmu.map_host(0x200000, kPage, host + 8, kPermRead, &error));
+  EXPECT_NE(error.find("page aligned"), std::string::npos) << error;
+  EXPECT_FALSE(mmu.map_host(0x200000, kPage, host, 0, &error)) << "no permissions";
+  EXPECT_FALSE(mmu.map_host(0x100000 - kPage, kPage, host, kPermRead, &error)) << "outside the VA space";
+  ASSERT_TRUE(mmu.map_host(0x200000, 4 * kPage, host, kPermReadWrite, &error)) << error;
+  EXPECT_FALSE(mmu.map_host(0x200000 + 3 * kPage, kPage, host, kPermRead, &error)) << "overlap";
+  // Translation, lookups and host copies reach the caller's memory.
+  uint8_t* p = mmu.translate(0x200000 + kPage + 4, 4, Access::kWrite);
+  EXPECT_EQ(p, host + kPage + 4);
+  GpuMemory::Range range;
+  ASSERT_TRUE(mmu.lookup_range(0x200000 + 5, Access::kRead, &range));
+  EXPECT_EQ(range.host, host);
+  EXPECT_EQ(range.va_end, 0x200000 + 4 * kPage);
+  EXPECT_EQ(mmu.lookup(0x200000 + 2 * kPage)->host, host + 2 * kPage);
+  uint32_t value = 0x12345678;
+  ASSERT_TRUE(mmu.write(0x200000 + 8, &value, 4));
+  EXPECT_EQ(std::memcmp(host + 8, &value, 4), 0);
+  // Permissions and bounds fault as for VRAM.
+  EXPECT_EQ(mmu.translate(0x200000, 4, Access::kExecute), nullptr);
+  EXPECT_EQ(mmu.translate(0x200000 + 4 * kPage - 2, 4, Access::kRead), nullptr);
+  EXPECT_EQ(mmu.fault_count(), 2u);
+  // A split keeps each half on its own part of the host memory.
+  ASSERT_TRUE(mmu.unmap(0x200000 + kPage, kPage, &error)) << error;
+  EXPECT_EQ(mmu.translate(0x200000 + kPage, 4, Access::kRead), nullptr);
+  EXPECT_EQ(mmu.translate(0x200000 + 2 * kPage, 4, Access::kRead), host + 2 * kPage);
+  EXPECT_EQ(mmu.segments().size(), 2u);
+  // Never merged with VRAM, even when the VAs continue each other.
+  ASSERT_TRUE(mmu.map(0x200000 + 4 * kPage, kPage, 0, kPermReadWrite, &error)) << error;
+  EXPECT_EQ(mmu.segments().size(), 3u);
+  EXPECT_EQ(mmu.translate(0x200000 + 4 * kPage, 4, Access::kRead), mmu.vram());
+  // Re-mapping the hole with the same host pages merges the three host parts back into one.
+  ASSERT_TRUE(mmu.map_host(0x200000 + kPage, kPage, host + kPage, kPermReadWrite, &error)) << error;
+  EXPECT_EQ(mmu.segments().size(), 2u);
 }
 
 TEST(VramAllocator, AllocatesAlignedRangesAndCoalescesOnFree) {

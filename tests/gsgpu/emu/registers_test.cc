@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "gsgpu/emu/shader/shader_core.h"
 #include "test_util.h"
 
 namespace gsgpu {
@@ -45,6 +46,12 @@ uint32_t expected_config_value(const DeviceConfig& c, const hw::RegisterInfo& r)
   if (name == "CFG_VA_BASE_HI") return uint32_t(c.va_base >> 32);
   if (name == "CFG_VA_SIZE_LO") return uint32_t(c.va_size);
   if (name == "CFG_VA_SIZE_HI") return uint32_t(c.va_size >> 32);
+  if (name == "CFG_MAX_WORK_GROUP_SIZE") return uint32_t(kMaxWorkGroupSize);
+  if (name == "CFG_LOCAL_MEM_SIZE") return kMaxLocalMemSize;
+  if (name == "CFG_PRIVATE_MEM_SIZE") return kMaxPrivateMemSize;
+  if (name == "CFG_MAX_WORK_ITEMS_LO") return uint32_t(c.max_work_items_per_dispatch);
+  if (name == "CFG_MAX_WORK_ITEMS_HI") return uint32_t(c.max_work_items_per_dispatch >> 32);
+  if (name == "CFG_CLOCK_MHZ") return c.clock_mhz;
   ADD_FAILURE() << "register " << name << " is reset=config but the test does not know its value";
   return 0;
 }
@@ -52,6 +59,8 @@ uint32_t expected_config_value(const DeviceConfig& c, const hw::RegisterInfo& r)
 TEST(Registers, EveryRegisterStartsAtItsXmlResetValue) {
   DeviceConfig config = small_config();
   config.va_base = uint64_t{3} << 32;  // make the _HI halves non-zero too
+  config.max_work_items_per_dispatch = (uint64_t{5} << 32) + 7;
+  config.clock_mhz = 1234;
   config.vram_size = uint64_t{3} << 20;
   auto d = make_device(config);
   ASSERT_GT(hw::kRegisterCount, 20u);

@@ -1,0 +1,43 @@
+// The command processor's packet encoder: the wire format of gsgpu.xml's <packets>, for every
+// driver that builds command streams (the emulator's tools and tests, gsgpu/drv users such as the
+// OpenCL runtime, the guest's native-context driver). Depends on the generated gsgpu_hw.h only, so
+// userspace drivers use it without including anything of the emulator.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "protocol/gsgpu/gsgpu_hw.h"
+
+namespace gsgpu::hw {
+
+// The fields of a DISPATCH packet (gsgpu.xml), in host form.
+struct DispatchPacket {
+  uint64_t code_va = 0;
+  uint32_t code_size = 0;  // bytes, a non-zero multiple of 4
+  uint32_t entry_offset = 0;
+  uint64_t arg_va = 0;
+  uint32_t arg_size = 0;
+  uint32_t grid_size[3] = {1, 1, 1};   // work-groups
+  uint32_t group_size[3] = {1, 1, 1};  // work-items per group
+  uint64_t global_offset[3] = {0, 0, 0};
+  uint32_t local_mem_size = 0;    // bytes per work-group
+  uint32_t private_mem_size = 0;  // bytes per work-item
+};
+
+// Each append_* adds one whole packet at the end of `out`; encode_* returns it alone.
+void append_nop(std::vector<uint32_t>* out, uint32_t size_dwords = 1);  // 0 is taken as 1
+void append_dispatch(std::vector<uint32_t>* out, const DispatchPacket& packet);
+// flags: pkt::SYNC::FLAGS_* (WRITE_FENCE, FENCE_64BIT, RAISE_IRQ).
+void append_sync(std::vector<uint32_t>* out, uint32_t flags, uint64_t fence_va, uint64_t fence_value);
+// flags: pkt::DUMP::FLAGS_* (TO_BUFFER, TO_HOST).
+void append_dump(std::vector<uint32_t>* out, uint32_t flags, uint64_t buffer_va, uint32_t buffer_size);
+void append_halt(std::vector<uint32_t>* out);
+
+std::vector<uint32_t> encode_nop(uint32_t size_dwords = 1);
+std::vector<uint32_t> encode_dispatch(const DispatchPacket& packet);
+std::vector<uint32_t> encode_sync(uint32_t flags, uint64_t fence_va, uint64_t fence_value);
+std::vector<uint32_t> encode_dump(uint32_t flags, uint64_t buffer_va, uint32_t buffer_size);
+std::vector<uint32_t> encode_halt();
+
+}  // namespace gsgpu::hw

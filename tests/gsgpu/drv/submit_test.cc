@@ -1,0 +1,219 @@
+// Submissions on the local backend: real kernels, timelines, faults and recovery, reset, BO
+// lifetime across pending work, imported memory, isolation between devices, on_retire.
+#include <sys/mman.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "drv_test_util.h"
+
+namespace gsgpu::drv {
+namespace {
+
+using test::Buffer;
+using test::Driver;
+using test::LogCapture;
+using test::open_device;
+using test::small_config;
+
+constexpr uint64_t kForever = UINT64_MAX;
+
+// x = 0, 1, 2, ... (n elements) in `x`, args for scale by k.
+void fill_iota(const Buffer& x, uint32_t n) {
+  auto* v = reinterpret_cast<uint32_t*>(x.cpu);
+  for (uint32_t i = 0; i < n; ++i) v[i] = i;
+}
+
+class DrvSubmit : public ::testing::Test {
+ protected:
+  void SetUp() override { open(small_config()); }
+  void open(const LocalConfig& config) {
+    driver_.reset();
+    d_ = open_device(config);
+    ASSERT_TRUE(d_);
+    driver_ = std::make_unique<Driver>(*d_);
+  }
+  // A scale-by-k dispatch of n = groups * 32 elements on a fresh x; returns the packets.
+  std::vector<uint32_t> scale_packets(const Buffer& code, const Buffer& args, const Buffer& x, uint32_t groups,
+                                      uint32_t k) {
+    fill_iota(x, groups * 32);
+    test::write_scale_args(args, x.va, k);
+    std::vector<uint32_t> packets;
+    append_dispatch(&packets, driver_->dispatch(code, args, 12, groups, 32));
+    return packets;
+  }
+  void expect_scaled(const Buffer& x, uint32_t n, uint32_t k) {
+    auto* v = reinterpret_cast<const uint32_t*>(x.cpu);
+    for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(v[i], i * k) << "element " << i;
+  }
+
+  std::unique_ptr<LocalDevice> d_;
+  std::unique_ptr<Driver> driver_;
+};
+
+TEST_F(DrvSubmit, ScaleKernelGivesTheRightResults) {
+  Buffer code = driver_->kernel(test::kScaleKernel);
+  Buffer args = driver_->buffer(4096, kVaRead);
+  Buffer x = driver_->buffer(4 * 32 * 10);
+  uint64_t seqno = 0;
+  ASSERT_EQ(driver_->submit(0, scale_packets(code, args, x, 10, 7), {code.bo, args.bo, x.bo}, &seqno), Status::kOk);
+  EXPECT_EQ(seqno, 1u);
+  ASSERT_EQ(d_->fence_wait(0, seqno, kForever), Status::kOk);
+  EXPECT_EQ(d_->fence_poll(0), 1u);
+  EXPECT_EQ(d_->fence_poll(1), 0u);
+  expect_scaled(x, 320, 7);
+  Counters c = d_->counters();
+  EXPECT_EQ(c.submissions, 1u);
+  EXPECT_EQ(c.packets, 1u);
+  EXPECT_EQ(c.dispatches, 1u);
+  EXPECT_EQ(c.work_groups, 10u);
+  EXPECT_GT(c.instructions, 0u);
+  EXPECT_EQ(c.lane_instructions, c.instructions * 8) << "every lane of every warp of 8 is active";
+  EXPECT_GT(c.cycles, 0u);
+  EXPECT_EQ(c.faults, 0u);
+  EXPECT_TRUE(d_->read_faults().empty());
+}
+
+TEST_F(DrvSubmit, SeveralPacketsInOneSubmission) {
+  Buffer code = driver_->kernel(test::kScaleKernel);
+  Buffer args = driver_->buffer(4096, kVaRead);
+  Buffer x = driver_->buffer(4096);
+  fill_iota(x, 64);
+  test::write_scale_args(args, x.va, 3);
+  std::vector<uint32_t> packets;
+  append_nop(&packets, 4);
+  append_dispatch(&packets, driver_->dispatch(code, args, 12, 2, 32));
+  append_nop(&packets);
+  append_dispatch(&packets, driver_->dispatch(code, args, 12, 2, 32));
+  uint64_t seqno = 0;
+  ASSERT_EQ(driver_->submit(1, packets, {code.bo, args.bo, x.bo}, &seqno), Status::kOk);
+  ASSERT_EQ(d_->fence_wait(1, seqno, kForever), Status::kOk);
+  expect_scaled(x, 64, 9);
+  EXPECT_EQ(d_->counters().packets, 4u);
+  EXPECT_EQ(d_->counters().dispatches, 2u);
+}
+
+TEST_F(DrvSubmit, EmptySubmissionRetires) {
+  uint64_t seqno = 0;
+  ASSERT_EQ(driver_->submit(0, {}, {}, &seqno), Status::kOk);
+  EXPECT_EQ(d_->fence_wait(0, seqno, kForever), Status::kOk);
+}
+
+TEST_F(DrvSubmit, TimelinesOnTwoRingsRetireInOrder) {
+  Buffer code = driver_->kernel(test::kScaleKernel);
+  Buffer args = driver_->buffer(4096, kVaRead);
+  Buffer x = driver_->buffer(4096);
+  fill_iota(x, 32);
+  test::write_scale_args(args, x.va, 1);
+  std::vector<uint32_t> packets;
+  append_dispatch(&packets, driver_->dispatch(code, args, 12, 1, 32));
+  std::vector<uint64_t> last(2, 0);
+  for (int i = 0; i < 20; ++i) {
+    uint32_t ring = i % 3 == 0 ? 1 : 0;
+    uint64_t seqno = 0;
+    ASSERT_EQ(driver_->submit(ring, packets, {code.bo, args.bo, x.bo}, &seqno), Status::kOk);
+    EXPECT_EQ(seqno, last[ring] + 1) << "each ring counts on its own";
+    last[ring] = seqno;
+    // Whatever has retired is a prefix of each timeline.
+    EXPECT_LE(d_->fence_poll(ring), seqno);
+  }
+  ASSERT_EQ(d_->fence_wait(0, last[0], kForever), Status::kOk);
+  EXPECT_EQ(d_->fence_poll(0), last[0]);
+  ASSERT_EQ(d_->fence_wait(1, last[1], kForever), Status::kOk);
+  for (uint64_t s = 1; s <= last[0]; ++s) EXPECT_EQ(d_->fence_wait(0, s, 0), Status::kOk) << s;
+  EXPECT_EQ(d_->counters().submissions, 20u);
+}
+
+TEST_F(DrvSubmit, BadSubmissionsAreRefused) {
+  LogCapture log;
+  uint64_t seqno = 99;
+  std::vector<uint32_t> nop = encode_nop();
+  SubmitDesc desc;
+  desc.packets = nop.data();
+  desc.dwords = 1;
+  EXPECT_EQ(d_->submit(desc, nullptr), Status::kInvalidArgument);
+  desc.ring = 2;
+  EXPECT_EQ(d_->submit(desc, &seqno), Status::kInvalidArgument);
+  EXPECT_EQ(seqno, 0u);
+  EXPECT_TRUE(log.contains("submit: ring 2 is not in 0..1")) << log.all();
+  desc.ring = 0;
+  desc.packets = nullptr;
+  EXPECT_EQ(d_->submit(desc, &seqno), Status::kInvalidArgument);
+  EXPECT_TRUE(log.contains("packets is null")) << log.all();
+  desc.packets = nop.data();
+  desc.bo_count = 1;
+  EXPECT_EQ(d_->submit(desc, &seqno), Status::kInvalidArgument) << "bos null";
+  BoHandle unknown = 4242;
+  desc.bos = &unknown;
+  EXPECT_EQ(d_->submit(desc, &seqno), Status::kInvalidArgument);
+  EXPECT_TRUE(log.contains("bos[0]: unknown handle 4242")) << log.all();
+  desc.bos = nullptr;
+  desc.bo_count = 0;
+  // A packet that runs past the chunk would swallow the driver's fence.
+  std::vector<uint32_t> long_nop = encode_nop(8);
+  desc.packets = long_nop.data();
+  desc.dwords = 5;
+  EXPECT_EQ(d_->submit(desc, &seqno), Status::kInvalidArgument);
+  EXPECT_TRUE(log.contains("only 5 left in the chunk")) << log.all();
+  std::vector<uint32_t> zero = {0};
+  desc.packets = zero.data();
+  desc.dwords = 1;
+  EXPECT_EQ(d_->submit(desc, &seqno), Status::kInvalidArgument);
+  EXPECT_TRUE(log.contains("SIZE_DWORDS 0")) << log.all();
+  std::vector<uint32_t> halt = hw::encode_halt();
+  desc.packets = halt.data();
+  desc.dwords = uint32_t(halt.size());
+  EXPECT_EQ(d_->submit(desc, &seqno), Status::kInvalidArgument);
+  EXPECT_TRUE(log.contains("is HALT")) << log.all();
+  std::vector<uint32_t> huge = encode_nop(60000);
+  huge.resize(70000, 0);
+  desc.packets = huge.data();
+  desc.dwords = uint32_t(huge.size());
+  EXPECT_EQ(d_->submit(desc, &seqno), Status::kInvalidArgument);
+  EXPECT_TRUE(log.contains("above the limit of 65536")) << log.all();
+  // Nothing was queued: the first real submission is seqno 1.
+  desc.packets = nop.data();
+  desc.dwords = 1;
+  ASSERT_EQ(d_->submit(desc, &seqno), Status::kOk);
+  EXPECT_EQ(seqno, 1u);
+  EXPECT_EQ(d_->fence_wait(0, 1, kForever), Status::kOk);
+}
+
+TEST_F(DrvSubmit, LargestSubmissionFitsTheRing) {
+  std::vector<uint32_t> packets;
+  while (packets.size() + 22 <= 65536) append_nop(&packets, 22);
+  append_nop(&packets, uint32_t(65536 - packets.size()));
+  ASSERT_EQ(packets.size(), 65536u);
+  uint64_t seqno = 0;
+  ASSERT_EQ(driver_->submit(0, packets, {}, &seqno), Status::kOk);
+  EXPECT_EQ(d_->fence_wait(0, seqno, kForever), Status::kOk);
+  ASSERT_EQ(driver_->submit(0, packets, {}, &seqno), Status::kOk) << "and again, wrapping around the ring";
+  EXPECT_EQ(d_->fence_wait(0, seqno, kForever), Status::kOk);
+}
+
+TEST_F(DrvSubmit, FenceWaitRefusesSeqnosNeverIssuedAndTimesOut) {
+  LogCapture log;
+  EXPECT_EQ(d_->fence_wait(0, 1, 0), Status::kInvalidArgument);
+  EXPECT_TRUE(log.contains("fence_wait: seqno 1 was never issued on ring 0")) << log.all();
+  EXPECT_EQ(d_->fence_wait(0, 0, 0), Status::kInvalidArgument);
+  EXPECT_EQ(d_->fence_wait(5, 1, 0), Status::kInvalidArgument);
+  EXPECT_EQ(d_->fence_poll(5), 0u);
+  // A long kernel: a short wait times out, a long one succeeds.
+  LocalConfig c = small_config();
+  open(c);
+  Buffer code = driver_->kernel("  s_mov_b32 s0, 0\nloop:\n  s_add_u32 s0, s0, 1\n  s_cmp_lt_u32 s1, s0, 2000000\n"
+                                "  s_cbranch_nz s1, loop\n  s_end\n");
+  std::vector<uint32_t> packets;
+  append_dispatch(&packets, driver_->dispatch(code, code, 0, 4, 8));
+  uint64_t seqno = 0;
+  ASSERT_EQ(driver_->submit(0, packets, {code.bo}, &seqno), Status::kOk);
+  EXPECT_EQ(d_->fence_wait(0, seqno, 1000), Status::kTimeout);
+  EXPECT_EQ(d_->fence_wait(0, seqno, kForever), Status::kOk);
+}
+
+}  // namespace
+}  // namespace gsgpu::drv
