@@ -1,6 +1,6 @@
-// Transfer, marker and barrier commands. Buffer bytes are reached through the MMU's host view of
-// the buffer's mapping (Runtime::host_span), every offset checked against the buffer's size with
-// overflow-safe arithmetic; the device executes nothing for them, they complete at once.
+// Transfer, marker and barrier commands. Buffer bytes are reached through the CPU mapping of the
+// buffer's object (drv bo_map, Mem::bytes), every offset checked against the buffer's size with
+// overflow-safe arithmetic; the device executes nothing for them.
 #include "common/checked_math.h"
 #include "gsgpu/cl/entry_points.h"
 
@@ -35,8 +35,7 @@ class Command {
   cl_int err_ = CL_SUCCESS;
 };
 
-// The buffer's bytes as the host sees them through the MMU (checked against its mapping).
-uint8_t* bytes_of(Mem* m) { return m->rt->host_span(m->va, m->size); }
+uint8_t* bytes_of(const Mem* m) { return m->bytes(); }
 
 uint64_t transfer_cycles(uint64_t bytes) { return bytes / Runtime::kCopyBytesPerCycle; }
 

@@ -15,8 +15,12 @@
 #include <memory>
 #include <string>
 
+#include "gsgpu/drv/drv.h"
+
 namespace gsgpu::cl {
 
+// The device-shaping fields configure the local device create_instance(config) opens; a runtime
+// over a given device (the guest's virtio device) takes its shape from that device's caps.
 struct RuntimeConfig {
   uint32_t shader_cores = 4;    // GSGPU_CORES
   uint32_t warp_width = 32;     // GSGPU_WARP
@@ -27,9 +31,14 @@ struct RuntimeConfig {
   // Work-items per NDRange (grid x group) the application may ask for in one enqueue
   // (GSGPU_MAX_WORK_ITEMS): with the per-warp watchdog, this bounds the work of one dispatch.
   uint64_t max_work_items = uint64_t{1} << 28;
-  // GSGPU_DUMP_DIR: where the device's dump of every dispatch is written (empty = nowhere).
+  // GSGPU_DUMP_DIR: where the device's dump of every dispatch is written (empty = nowhere). The
+  // runtime asks the device for it with a DUMP packet, so this works on every backend.
   std::string dump_dir;
 };
+
+// The local device's configuration for `config` (gsgpu/drv's local backend: the emulator in this
+// process).
+gsgpu::drv::LocalConfig local_config(const RuntimeConfig& config);
 
 // The configuration from the environment; unparsable or out-of-range values fall back to the
 // defaults with a log line.
@@ -47,17 +56,24 @@ class Instance {
   cl_platform_id platform() const;
   const cl_icd_dispatch& api() const;
   const RuntimeConfig& config() const;
-  // "gsgpu: 4 cores, warp 32, 256 MiB VRAM"
+  // The device's capabilities, which the limits reported to OpenCL come from.
+  const gsgpu::drv::Caps& caps() const;
+  // "gsgpu: 4 cores, warp 32, 256 MiB VRAM (local)"
   std::string description() const;
 
  private:
-  friend std::unique_ptr<Instance> create_instance(const RuntimeConfig&, std::string*);
+  friend std::unique_ptr<Instance> create_instance(std::unique_ptr<gsgpu::drv::Device>, const RuntimeConfig&,
+                                                   std::string*);
   explicit Instance(std::unique_ptr<Runtime> rt);
   std::unique_ptr<Runtime> rt_;
 };
 
-// A new runtime with its own device (tests create several). nullptr and *error when the device
-// cannot be opened.
+// A new runtime with its own local device (drv::open_local(local_config(config)); tests create
+// several). nullptr and *error when the device cannot be opened.
 std::unique_ptr<Instance> create_instance(const RuntimeConfig& config, std::string* error);
+// A new runtime over an open device (the guest ICD passes its virtio device). `config` gives the
+// runtime-side settings (dump_dir); the device's shape is its own.
+std::unique_ptr<Instance> create_instance(std::unique_ptr<gsgpu::drv::Device> device, const RuntimeConfig& config,
+                                          std::string* error);
 
 }  // namespace gsgpu::cl

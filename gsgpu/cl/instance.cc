@@ -46,16 +46,40 @@ Instance::~Instance() = default;
 cl_platform_id Instance::platform() const { return handle_of<cl_platform_id>(rt_->platform); }
 const cl_icd_dispatch& Instance::api() const { return *rt_->table; }
 const RuntimeConfig& Instance::config() const { return rt_->config(); }
+const gsgpu::drv::Caps& Instance::caps() const { return rt_->caps(); }
 
 std::string Instance::description() const {
-  const RuntimeConfig& c = rt_->config();
+  const gsgpu::drv::Caps& c = rt_->caps();
   return "gsgpu: " + std::to_string(c.shader_cores) + " cores, warp " + std::to_string(c.warp_width) + ", " +
-         std::to_string(c.vram_mb) + " MiB VRAM";
+         std::to_string(c.vram_size >> 20) + " MiB VRAM (" + rt_->device().backend_name() + ")";
+}
+
+gsgpu::drv::LocalConfig local_config(const RuntimeConfig& config) {
+  gsgpu::drv::LocalConfig lc;
+  lc.name = "gsgpu-cl";
+  lc.shader_cores = config.shader_cores;
+  lc.warp_width = config.warp_width;
+  lc.vram_size = config.vram_mb << 20;
+  lc.watchdog_budget = config.watchdog_budget;
+  lc.max_work_items_per_dispatch = config.max_work_items;
+  // Dumps are asked for with DUMP packets (ndrange.cc), named after the kernel: not the device's.
+  return lc;
 }
 
 std::unique_ptr<Instance> create_instance(const RuntimeConfig& config, std::string* error) {
   std::string why;
-  auto rt = Runtime::create(config, &why);
+  std::unique_ptr<gsgpu::drv::Device> device = gsgpu::drv::open_local(local_config(config), &why);
+  if (!device) {
+    if (error) *error = "gsgpu runtime: cannot open the local device: " + why;
+    return nullptr;
+  }
+  return create_instance(std::move(device), config, error);
+}
+
+std::unique_ptr<Instance> create_instance(std::unique_ptr<gsgpu::drv::Device> device, const RuntimeConfig& config,
+                                          std::string* error) {
+  std::string why;
+  auto rt = Runtime::create(config, std::move(device), &why);
   if (!rt) {
     if (error) *error = why;
     return nullptr;

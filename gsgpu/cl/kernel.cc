@@ -1,5 +1,4 @@
 // Kernels: created from a built program, arguments checked against the compiler's ArgInfo.
-#include "gsgpu/emu/shader/shader_core.h"
 #include "gsgpu/cl/entry_points.h"
 
 namespace gsgpu::cl {
@@ -33,9 +32,9 @@ cl_int set_mem_arg(Kernel* k, KernelArg& arg, size_t size, const void* value) {
   return CL_SUCCESS;
 }
 
-cl_int set_local_arg(KernelArg& arg, size_t size, const void* value) {
+cl_int set_local_arg(const Runtime* rt, KernelArg& arg, size_t size, const void* value) {
   if (value) return CL_INVALID_ARG_VALUE;
-  if (size == 0 || size > gsgpu::kMaxLocalMemSize) return CL_INVALID_ARG_SIZE;
+  if (size == 0 || size > rt->max_local_mem()) return CL_INVALID_ARG_SIZE;
   arg.local_size = uint32_t(size);
   return CL_SUCCESS;
 }
@@ -63,7 +62,7 @@ cl_kernel_arg_address_qualifier address_of(ArgKind kind) {
 size_t max_group_size(const Kernel* k) {
   const auto& r = k->image->compiled.reqd_work_group_size;
   if (r[0]) return size_t(r[0]) * std::max(r[1], 1u) * std::max(r[2], 1u);
-  return gsgpu::kMaxWorkGroupSize;
+  return k->rt->max_work_group_size();
 }
 
 }  // namespace
@@ -139,7 +138,7 @@ cl_int CL_API_CALL gsgpu_clSetKernelArg(cl_kernel kernel, cl_uint index, size_t 
   if (is_pointer(info.kind))
     err = set_mem_arg(k, arg, size, value);
   else if (info.kind == ArgKind::kLocalPointer)
-    err = set_local_arg(arg, size, value);
+    err = set_local_arg(k->rt, arg, size, value);
   else if (info.kind == ArgKind::kSampler)
     // The device has no image support, so no sampler object exists that could be valid here.
     err = size != sizeof(cl_sampler) ? CL_INVALID_ARG_SIZE : CL_INVALID_SAMPLER;
@@ -199,7 +198,7 @@ cl_int CL_API_CALL gsgpu_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id
     }
     case CL_KERNEL_LOCAL_MEM_SIZE: return put_value(cl_ulong(kernel_local_bytes(k)), size, value, ret);
     case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
-      return put_value(size_t(k->rt->config().warp_width), size, value, ret);
+      return put_value(size_t(k->rt->caps().warp_width), size, value, ret);
     case CL_KERNEL_PRIVATE_MEM_SIZE: return put_value(cl_ulong(ck.private_bytes), size, value, ret);
   }
   return CL_INVALID_VALUE;

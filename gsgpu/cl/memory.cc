@@ -1,5 +1,6 @@
-// Buffers and sub-buffers in VRAM, mapped through the device's MMU. No images (the device reports
-// CL_DEVICE_IMAGE_SUPPORT false, so image creation is CL_INVALID_OPERATION as the spec says).
+// Buffers and sub-buffers: one buffer object per buffer, bound at a GPU VA the runtime chose and
+// reached by the CPU through its mapping. No images (the device reports CL_DEVICE_IMAGE_SUPPORT
+// false, so image creation is CL_INVALID_OPERATION as the spec says).
 #include "common/checked_math.h"
 #include "gsgpu/cl/entry_points.h"
 
@@ -29,26 +30,21 @@ cl_int check_flags(cl_mem_flags flags, const void* host_ptr) {
 Mem* new_root_buffer(Context* c, cl_mem_flags flags, size_t size, void* host_ptr, cl_int* err) {
   Runtime* rt = c->rt;
   std::string why;
-  auto vram = rt->allocate(size, gsgpu::kPermReadWrite, &why);
-  if (!vram) {
+  // Buffer objects come zero-filled: a new buffer never shows an old one's bytes.
+  auto alloc = rt->allocate(size, drv::kVaRead | drv::kVaWrite, &why);
+  if (!alloc) {
     log_once("clCreateBuffer", why);
     *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
     return nullptr;
   }
-  // VRAM is reused: a new buffer must not show an old one's bytes (or another client's).
-  if (uint8_t* p = rt->host_span(vram->va, vram->mapped)) std::memset(p, 0, vram->mapped);
-  if (host_ptr && !rt->write(vram->va, host_ptr, size)) {
-    rt->free(*vram);
-    *err = CL_OUT_OF_RESOURCES;
-    return nullptr;
-  }
+  if (host_ptr) std::memcpy(alloc->cpu, host_ptr, size);
   auto* m = make_object<Mem>(rt, Kind::kMem);
   m->context = c;
   retain(c);
   m->flags = (flags & kAccessFlags) ? flags : (flags | CL_MEM_READ_WRITE);
   m->size = size;
-  m->vram = *vram;
-  m->va = vram->va;
+  m->alloc = *alloc;
+  m->va = alloc->va;
   // USE_HOST_PTR has copy semantics here (device memory is separate); CL_MEM_HOST_PTR still
   // reports the application's pointer.
   m->host_ptr = (flags & CL_MEM_USE_HOST_PTR) ? host_ptr : nullptr;

@@ -1,17 +1,18 @@
-// clEnqueueNDRangeKernel: work sizes checked, the kernel's code uploaded once, the argument buffer
-// laid out per the compiler's ABI (gsgpu/compiler/compiler.h), then DISPATCH + SYNC on the ring.
+// clEnqueueNDRangeKernel: work sizes checked against the device's caps, the kernel's code uploaded
+// once, the argument buffer laid out per the compiler's ABI (gsgpu/compiler/compiler.h), then a
+// DISPATCH packet (and a DUMP one when dumps are asked for) submitted through gsgpu/drv.
 //
 // A fault inside the kernel (watchdog, memory fault, ...) does not fail the enqueue: like a GPU
 // driver, it is reported through the command's event (CL_OUT_OF_RESOURCES) and by the next
-// clFinish on the queue, and the device is recovered so the context stays usable.
+// clFinish on the queue; the device recovers by itself, so the context stays usable.
 #include <cstdio>
 
 #include "common/checked_math.h"
 #include "common/log.h"
-#include "gsgpu/compiler/arg_buffer.h"
-#include "gsgpu/emu/shader/shader_core.h"
 #include "gsgpu/cl/entry_points.h"
 #include "gsgpu/cl/printf.h"
+#include "gsgpu/compiler/arg_buffer.h"
+#include "gsgpu/drv/packets.h"
 
 namespace gsgpu::cl {
 namespace {
@@ -50,9 +51,9 @@ cl_int check_global(const Kernel* k, cl_uint dim, const size_t* offset, const si
     if (!next) return CL_INVALID_GLOBAL_WORK_SIZE;
     items = *next;
   }
-  if (items > k->rt->config().max_work_items) {
+  if (items > k->rt->max_work_items()) {
     log_once("clEnqueueNDRangeKernel", "NDRange of " + std::to_string(items) + " work-items exceeds the limit of " +
-                                           std::to_string(k->rt->config().max_work_items));
+                                           std::to_string(k->rt->max_work_items()));
     return CL_OUT_OF_RESOURCES;
   }
   return CL_SUCCESS;
@@ -60,22 +61,20 @@ cl_int check_global(const Kernel* k, cl_uint dim, const size_t* offset, const si
 
 cl_int check_local(const Kernel* k, const size_t* local, Range* r) {
   const auto& reqd = k->image->compiled.reqd_work_group_size;
+  const uint64_t limit = k->rt->max_work_group_size();
   uint64_t group = 1;
   for (cl_uint d = 0; d < r->dim; ++d) {
-    if (local[d] == 0 || local[d] > gsgpu::kMaxWorkGroupSize) return CL_INVALID_WORK_ITEM_SIZE;
+    if (local[d] == 0 || local[d] > limit) return CL_INVALID_WORK_ITEM_SIZE;
     if (r->global[d] % local[d]) return CL_INVALID_WORK_GROUP_SIZE;
     if (reqd[0] && local[d] != std::max<uint32_t>(reqd[d], 1)) return CL_INVALID_WORK_GROUP_SIZE;
     r->local[d] = uint32_t(local[d]);
     group *= local[d];
   }
-  return group > gsgpu::kMaxWorkGroupSize ? CL_INVALID_WORK_GROUP_SIZE : CL_SUCCESS;
+  return group > limit ? CL_INVALID_WORK_GROUP_SIZE : CL_SUCCESS;
 }
 
 // Local memory allocation granularity per work-group (bytes).
 constexpr uint64_t kLocalGranule = 256;
-static_assert(gsgpu::kMaxLocalMemSize % kLocalGranule == 0, "rounding up to a granule stays within the maximum");
-static_assert(gsgpu::compiler::kMaxLocalBytes == gsgpu::kMaxLocalMemSize,
-              "the argument buffer refuses local memory beyond the device's");
 
 // The spec lets the implementation choose when local_work_size is NULL: the largest divisors that
 // keep a group at kPreferredGroup items or fewer (dimension 0 first, where lanes are adjacent).
@@ -85,7 +84,7 @@ cl_int choose_local(const Kernel* k, Range* r) {
     const size_t l[3] = {reqd[0], std::max<uint32_t>(reqd[1], 1), std::max<uint32_t>(reqd[2], 1)};
     return check_local(k, l, r);
   }
-  size_t budget = kPreferredGroup;
+  size_t budget = std::min<uint64_t>(kPreferredGroup, k->rt->max_work_group_size());
   for (cl_uint d = 0; d < r->dim; ++d) {
     r->local[d] = uint32_t(largest_divisor_at_most(r->global[d], budget));
     budget /= r->local[d];
@@ -100,9 +99,11 @@ cl_int check_grid(const Range& r) {
 }
 
 // The argument buffer (gsgpu::compiler::build_argument_buffer, the compiler's ABI) and the local
-// memory a group is granted. CL_INVALID_KERNEL_ARGS when an argument is unset, names a released
-// buffer or does not fit its slot; CL_OUT_OF_RESOURCES when the __local memory exceeds the device's.
-cl_int build_arguments(const Kernel* k, const Range& r, std::vector<uint8_t>* buf, uint32_t* local_bytes) {
+// memory a group is granted, and the buffer objects the arguments point into. CL_INVALID_KERNEL_ARGS
+// when an argument is unset, names a released buffer or does not fit its slot; CL_OUT_OF_RESOURCES
+// when the __local memory exceeds the device's.
+cl_int build_arguments(const Kernel* k, const Range& r, std::vector<uint8_t>* buf, uint32_t* local_bytes,
+                       std::vector<drv::BoHandle>* bos) {
   const CompiledKernel& ck = k->image->compiled;
   if (k->args.size() != ck.args.size()) return CL_INVALID_KERNEL_ARGS;
   std::vector<KernelArgValue> values(ck.args.size());
@@ -117,6 +118,7 @@ cl_int build_arguments(const Kernel* k, const Range& r, std::vector<uint8_t>* bu
         // Released since clSetKernelArg (its address may even hold another context's buffer now).
         if (!m || m->context != k->program->context) return CL_INVALID_KERNEL_ARGS;
         va = m->va;
+        bos->push_back(m->root_alloc().bo);
       }
       values[i].bytes.resize(sizeof va);
       std::memcpy(values[i].bytes.data(), &va, sizeof va);
@@ -136,31 +138,38 @@ cl_int build_arguments(const Kernel* k, const Range& r, std::vector<uint8_t>* bu
   // A group's local memory is granted in whole granules, as GPUs allocate LDS: an access past the
   // last argument but inside the group's granule does not fault (PoCL does not check such accesses
   // either; piglit's atomic_int64_cmpxchg-local relies on it), one past the granule does.
-  *local_bytes = uint32_t((uint64_t{laid_out.local_mem_size} + kLocalGranule - 1) / kLocalGranule * kLocalGranule);
+  const uint64_t granted = (uint64_t{laid_out.local_mem_size} + kLocalGranule - 1) / kLocalGranule * kLocalGranule;
+  if (granted > k->rt->max_local_mem()) {
+    log_once("clEnqueueNDRangeKernel", "__local memory of " + std::to_string(granted) +
+                                           " bytes per group exceeds the device's " +
+                                           std::to_string(k->rt->max_local_mem()));
+    return CL_OUT_OF_RESOURCES;
+  }
+  *local_bytes = uint32_t(granted);
   *buf = std::move(laid_out.bytes);
   return CL_SUCCESS;
 }
 
-// Places the kernel's code in VRAM (read + execute) the first time it runs.
+// Places the kernel's code in a buffer object (read + execute) the first time it runs.
 cl_int upload_code(Runtime* rt, KernelImage* image) {
-  if (image->code.mapped) return CL_SUCCESS;
+  if (image->code.size) return CL_SUCCESS;
   const auto& code = image->compiled.code;
   const uint64_t bytes = code.size() * 4;
   if (bytes == 0 || bytes > UINT32_MAX) return CL_OUT_OF_RESOURCES;
   std::string why;
-  auto range = rt->allocate(bytes, gsgpu::kPermRead | gsgpu::kPermExecute, &why);
-  if (!range) {
+  auto alloc = rt->allocate(bytes, drv::kVaRead | drv::kVaExecute, &why);
+  if (!alloc) {
     log_once("clEnqueueNDRangeKernel", "cannot place kernel code: " + why);
     return CL_OUT_OF_RESOURCES;
   }
-  rt->write(range->va, code.data(), bytes);
-  image->code = *range;
+  std::memcpy(alloc->cpu, code.data(), bytes);
+  image->code = *alloc;
   return CL_SUCCESS;
 }
 
-gsgpu::DispatchRequest make_request(const Kernel* k, const Range& r, uint64_t arg_va, uint32_t arg_size,
-                                    uint32_t local_bytes) {
-  gsgpu::DispatchRequest q;
+drv::DispatchPacket make_packet(const Kernel* k, const Range& r, uint64_t arg_va, uint32_t arg_size,
+                               uint32_t local_bytes) {
+  drv::DispatchPacket q;
   q.code_va = k->image->code.va;
   q.code_size = uint32_t(k->image->compiled.code.size() * 4);
   q.arg_va = arg_va;
@@ -175,52 +184,103 @@ gsgpu::DispatchRequest make_request(const Kernel* k, const Range& r, uint64_t ar
   return q;
 }
 
+// The readable dump the device writes after a dispatch (DUMP packet, TO_BUFFER): the counters and
+// disassembly fit; a longer one is cut at this size.
+constexpr uint32_t kDumpBytes = 256 << 10;
+
+// The buffer objects of one dispatch besides the kernel's buffers: arguments, printf records, dump.
+struct DispatchBuffers {
+  GpuAlloc args;
+  PrintfDispatch printf_buffer;  // kernels that call printf: their buffer, printed after the dispatch
+  GpuAlloc dump;                 // GSGPU_DUMP_DIR only
+};
+
+void free_buffers(Runtime* rt, DispatchBuffers* b) {
+  rt->free(b->args);
+  rt->free(b->dump);
+  if (b->printf_buffer.buffer) rt->free(*b->printf_buffer.buffer);
+}
+
 // Per-dispatch figures for people debugging a kernel: a log line (GSVIRT_DEBUG=gsgpu) and the
-// device's full dump in GSGPU_DUMP_DIR.
-void report(const Kernel* k, const Range& r, const DispatchOutcome& out) {
+// device's dump in GSGPU_DUMP_DIR (for a faulted dispatch, the fault: the device stops before the
+// DUMP packet).
+void report(const Kernel* k, const Range& r, const SubmitOutcome& out, const GpuAlloc& dump) {
   const auto& c = out.counters;
   const std::string& name = k->image->compiled.name;
   log_debug(kDebugGsgpu,
-            "gsgpu executor: %s global %llux%llux%llu local %ux%ux%u: %s, %llu cycles, %llu warp instructions, "
+            "gsgpu runtime: %s global %llux%llux%llu local %ux%ux%u: %s, %llu cycles, %llu warp instructions, "
             "%llu lane instructions, %llu groups",
             name.c_str(), (unsigned long long)r.global[0], (unsigned long long)r.global[1],
             (unsigned long long)r.global[2], r.local[0], r.local[1], r.local[2], out.ok ? "ok" : out.fault.c_str(),
-            (unsigned long long)c.cycles, (unsigned long long)c.instructions_issued,
-            (unsigned long long)c.active_lane_instructions, (unsigned long long)c.work_groups);
+            (unsigned long long)c.cycles, (unsigned long long)c.instructions, (unsigned long long)c.lane_instructions,
+            (unsigned long long)c.work_groups);
   const std::string& dir = k->rt->config().dump_dir;
-  if (dir.empty()) return;
+  if (dir.empty() || !dump.size) return;
   static std::atomic<uint64_t> serial{0};
   const std::string path = dir + "/dispatch-" + std::to_string(++serial) + "-" + name + ".txt";
-  if (FILE* f = std::fopen(path.c_str(), "w")) {
-    const std::string text = k->rt->last_dispatch_dump();
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-  } else {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
     log_once("GSGPU_DUMP_DIR", "cannot write " + path);
+    return;
   }
+  if (out.ok) {
+    // Device-written text: only up to its terminator, never past the buffer.
+    const auto* text = reinterpret_cast<const char*>(dump.cpu);
+    std::fwrite(text, 1, strnlen(text, kDumpBytes), f);
+  } else {
+    std::fprintf(f, "gsgpu dispatch %s faulted: %s\n", name.c_str(), out.fault.c_str());
+  }
+  std::fclose(f);
+}
+
+// Places the dispatch's argument buffer (with the printf fields filled in for kernels that call
+// printf) and its dump buffer. CL_OUT_OF_RESOURCES when memory is short.
+cl_int place_buffers(Kernel* k, const std::vector<uint8_t>& args, DispatchBuffers* b) {
+  Runtime* rt = k->rt;
+  if (cl_int err = printf_begin(rt, k->image->compiled, args, &b->printf_buffer); err != CL_SUCCESS) return err;
+  const std::vector<uint8_t>& arg_bytes = b->printf_buffer.buffer ? b->printf_buffer.args : args;
+  std::string why;
+  auto arg_mem = rt->allocate(arg_bytes.size(), drv::kVaRead, &why);
+  if (!arg_mem) {
+    log_once("clEnqueueNDRangeKernel", "cannot place the argument buffer: " + why);
+    return CL_OUT_OF_RESOURCES;
+  }
+  std::memcpy(arg_mem->cpu, arg_bytes.data(), arg_bytes.size());
+  b->args = *arg_mem;
+  if (!rt->config().dump_dir.empty()) {
+    auto dump = rt->allocate(kDumpBytes, drv::kVaRead | drv::kVaWrite, &why);
+    if (!dump) log_once("GSGPU_DUMP_DIR", "cannot place a dump buffer: " + why);
+    if (dump) b->dump = *dump;
+  }
+  return CL_SUCCESS;
 }
 
 // Runs the dispatch; the status the command's event gets.
-cl_int run(Kernel* k, const Range& r, const std::vector<uint8_t>& args, uint32_t local_bytes, uint64_t* cycles) {
+cl_int run(Kernel* k, const Range& r, const std::vector<uint8_t>& args, uint32_t local_bytes,
+           const std::vector<drv::BoHandle>& arg_bos, uint64_t* cycles) {
   Runtime* rt = k->rt;
-  std::string why;
-  PrintfDispatch printf_buffer;  // kernels that call printf: their buffer, printed after the dispatch
-  if (cl_int err = printf_begin(rt, k->image->compiled, args, &printf_buffer); err != CL_SUCCESS) return err;
-  const std::vector<uint8_t>& arg_bytes = printf_buffer.buffer ? printf_buffer.args : args;
-  auto arg_mem = rt->allocate(arg_bytes.size(), gsgpu::kPermRead, &why);
-  if (!arg_mem) {
-    log_once("clEnqueueNDRangeKernel", "cannot place the argument buffer: " + why);
-    printf_end(rt, *k->image, &printf_buffer);
-    return CL_OUT_OF_RESOURCES;
+  DispatchBuffers b;
+  if (cl_int err = place_buffers(k, args, &b); err != CL_SUCCESS) {
+    free_buffers(rt, &b);
+    return err;
   }
-  rt->write(arg_mem->va, arg_bytes.data(), arg_bytes.size());
-  DispatchOutcome out = rt->dispatch(make_request(k, r, arg_mem->va, uint32_t(arg_bytes.size()), local_bytes));
-  rt->free(*arg_mem);
-  printf_end(rt, *k->image, &printf_buffer);
+  std::vector<uint32_t> packets;
+  drv::append_dispatch(&packets, make_packet(k, r, b.args.va, uint32_t(b.args.size), local_bytes));
+  std::vector<drv::BoHandle> bos = arg_bos;
+  bos.push_back(k->image->code.bo);
+  bos.push_back(b.args.bo);
+  if (b.printf_buffer.buffer) bos.push_back(b.printf_buffer.buffer->bo);
+  if (b.dump.size) {
+    drv::append_dump(&packets, drv::kDumpToBuffer, b.dump.va, kDumpBytes);
+    bos.push_back(b.dump.bo);
+  }
+  const SubmitOutcome out = rt->run_packets(packets, bos);
+  printf_end(rt, *k->image, &b.printf_buffer);
+  report(k, r, out, b.dump);
+  free_buffers(rt, &b);
   *cycles = out.counters.cycles;
-  report(k, r, out);
   if (out.ok) return CL_COMPLETE;
-  log_error("gsgpu executor: kernel %s faulted: %s", k->image->compiled.name.c_str(), out.fault.c_str());
+  log_error("gsgpu runtime: kernel %s faulted: %s", k->image->compiled.name.c_str(), out.fault.c_str());
   return CL_OUT_OF_RESOURCES;
 }
 
@@ -230,7 +290,7 @@ cl_int prepare(Kernel* k, cl_uint dim, const size_t* offset, const size_t* globa
   cl_int err = check_global(k, dim, offset, global, r);
   if (err == CL_SUCCESS) err = local ? check_local(k, local, r) : choose_local(k, r);
   if (err == CL_SUCCESS) err = check_grid(*r);
-  if (err == CL_SUCCESS && k->image->compiled.private_bytes > gsgpu::kMaxPrivateMemSize) err = CL_OUT_OF_RESOURCES;
+  if (err == CL_SUCCESS && k->image->compiled.private_bytes > k->rt->max_private_mem()) err = CL_OUT_OF_RESOURCES;
   return err;
 }
 
@@ -250,15 +310,16 @@ cl_int CL_API_CALL gsgpu_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kerne
   // The arguments are captured now (the spec): later clSetKernelArg calls do not change this launch.
   std::vector<uint8_t> args;
   uint32_t local_bytes = 0;
-  if (err == CL_SUCCESS) err = build_arguments(k, r, &args, &local_bytes);
+  std::vector<drv::BoHandle> arg_bos;
+  if (err == CL_SUCCESS) err = build_arguments(k, r, &args, &local_bytes, &arg_bos);
   if (err == CL_SUCCESS) err = upload_code(q->rt, k->image);
   if (err != CL_SUCCESS) return err;
   // A deferred launch keeps the kernel and its buffers alive (their VAs are in `args`).
   std::vector<Object*> keep = {k};
   for (const KernelArg& a : k->args)
     if (a.mem) keep.push_back(as<Mem>(a.mem, Kind::kMem));
-  auto work = [q, k, r, args = std::move(args), local_bytes](uint64_t* cycles) {
-    const cl_int status = run(k, r, args, local_bytes, cycles);
+  auto work = [q, k, r, args = std::move(args), local_bytes, arg_bos = std::move(arg_bos)](uint64_t* cycles) {
+    const cl_int status = run(k, r, args, local_bytes, arg_bos, cycles);
     if (status < 0 && q->pending_error == CL_SUCCESS) q->pending_error = status;
     return status;
   };

@@ -1,6 +1,5 @@
-// Platform and device: one "gsgpu" platform with one GPU device; queries report what the emulated
-// device and its compiler really support.
-#include "gsgpu/emu/shader/shader_core.h"
+// Platform and device: one "gsgpu" platform with one GPU device; queries report what the device
+// (its capability registers, drv::Caps) and the compiler really support.
 #include "gsgpu/cl/entry_points.h"
 #include "gsgpu/cl/printf.h"
 
@@ -43,7 +42,7 @@ cl_int uint_info(Runtime* rt, cl_device_info param, size_t size, void* value, si
   cl_uint v = 0;
   switch (param) {
     case CL_DEVICE_VENDOR_ID: v = kVendorId; break;
-    case CL_DEVICE_MAX_COMPUTE_UNITS: v = rt->config().shader_cores; break;
+    case CL_DEVICE_MAX_COMPUTE_UNITS: v = rt->caps().shader_cores; break;
     case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS: v = 3; break;
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR:
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT:
@@ -63,7 +62,7 @@ cl_int uint_info(Runtime* rt, cl_device_info param, size_t size, void* value, si
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
       v = 0;  // no double or half arithmetic
       break;
-    case CL_DEVICE_MAX_CLOCK_FREQUENCY: v = Runtime::kNominalClockMHz; break;
+    case CL_DEVICE_MAX_CLOCK_FREQUENCY: v = rt->clock_mhz(); break;
     case CL_DEVICE_ADDRESS_BITS: v = 64; break;
     case CL_DEVICE_MAX_READ_IMAGE_ARGS:
     case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
@@ -88,10 +87,10 @@ cl_int ulong_info(Runtime* rt, cl_device_info param, size_t size, void* value, s
   cl_ulong v = 0;
   switch (param) {
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE: v = rt->max_alloc(); break;
-    case CL_DEVICE_GLOBAL_MEM_SIZE: v = rt->config().vram_mb << 20; break;
+    case CL_DEVICE_GLOBAL_MEM_SIZE: v = rt->caps().vram_size; break;
     case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: v = 0; break;
     case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE: v = kMaxConstantBuffer; break;
-    case CL_DEVICE_LOCAL_MEM_SIZE: v = gsgpu::kMaxLocalMemSize; break;
+    case CL_DEVICE_LOCAL_MEM_SIZE: v = rt->max_local_mem(); break;
     case CL_DEVICE_SINGLE_FP_CONFIG: v = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_FMA; break;
     case CL_DEVICE_DOUBLE_FP_CONFIG:
     case CL_DEVICE_HALF_FP_CONFIG: v = 0; break;
@@ -100,13 +99,13 @@ cl_int ulong_info(Runtime* rt, cl_device_info param, size_t size, void* value, s
   return put_value(v, size, value, ret);
 }
 
-cl_int size_info(cl_device_info param, size_t size, void* value, size_t* ret, bool* known) {
+cl_int size_info(Runtime* rt, cl_device_info param, size_t size, void* value, size_t* ret, bool* known) {
   *known = true;
   size_t v = 0;
   switch (param) {
-    case CL_DEVICE_MAX_WORK_GROUP_SIZE: v = gsgpu::kMaxWorkGroupSize; break;
+    case CL_DEVICE_MAX_WORK_GROUP_SIZE: v = rt->max_work_group_size(); break;
     case CL_DEVICE_MAX_PARAMETER_SIZE: v = kMaxParameterBytes; break;
-    case CL_DEVICE_PROFILING_TIMER_RESOLUTION: v = 1; break;  // ns (1 cycle at 1 GHz)
+    case CL_DEVICE_PROFILING_TIMER_RESOLUTION: v = 1; break;  // ns: profiling times are whole ns
     case CL_DEVICE_PRINTF_BUFFER_SIZE: v = kPrintfBufferSize; break;  // per dispatch (printf.cc)
     case CL_DEVICE_IMAGE2D_MAX_WIDTH:
     case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
@@ -116,7 +115,8 @@ cl_int size_info(cl_device_info param, size_t size, void* value, size_t* ret, bo
     case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
     case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: v = 0; break;
     case CL_DEVICE_MAX_WORK_ITEM_SIZES: {
-      const size_t sizes[3] = {gsgpu::kMaxWorkGroupSize, gsgpu::kMaxWorkGroupSize, gsgpu::kMaxWorkGroupSize};
+      const size_t group = rt->max_work_group_size();
+      const size_t sizes[3] = {group, group, group};
       return put_info(sizes, sizeof sizes, size, value, ret);
     }
     default: *known = false; return CL_INVALID_VALUE;
@@ -210,7 +210,7 @@ cl_int CL_API_CALL gsgpu_clGetDeviceInfo(cl_device_id device, cl_device_info par
   cl_int err = string_info(param, size, value, ret, &known);
   if (!known) err = uint_info(d->rt, param, size, value, ret, &known);
   if (!known) err = ulong_info(d->rt, param, size, value, ret, &known);
-  if (!known) err = size_info(param, size, value, ret, &known);
+  if (!known) err = size_info(d->rt, param, size, value, ret, &known);
   if (!known) err = misc_info(d->rt, device, param, size, value, ret);
   return err;
 }

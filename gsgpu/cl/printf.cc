@@ -370,15 +370,14 @@ cl_int printf_begin(Runtime* rt, const CompiledKernel& kernel, const std::vector
   if (!kernel.uses_printf()) return CL_SUCCESS;
   std::string why;
   const uint64_t bytes = uint64_t{kPrintfBufferSize} + gsgpu::compiler::kPrintfHeaderBytes;
-  d->buffer = rt->allocate(bytes, gsgpu::kPermRead | gsgpu::kPermWrite, &why);
+  // Buffer objects come zero-filled: the cursor starts at 0.
+  d->buffer = rt->allocate(bytes, drv::kVaRead | drv::kVaWrite, &why);
   if (!d->buffer) {
-    log_error("gsgpu executor: cannot place the printf buffer of kernel %s: %s", kernel.name.c_str(), why.c_str());
+    log_error("gsgpu runtime: cannot place the printf buffer of kernel %s: %s", kernel.name.c_str(), why.c_str());
     return CL_OUT_OF_RESOURCES;
   }
-  const std::vector<uint8_t> zero(bytes, 0);
   d->args = args;
-  if (!rt->write(d->buffer->va, zero.data(), zero.size()) ||
-      !gsgpu::compiler::set_printf_buffer(kernel, d->buffer->va, kPrintfBufferSize, d->args)) {
+  if (!gsgpu::compiler::set_printf_buffer(kernel, d->buffer->va, kPrintfBufferSize, d->args)) {
     rt->free(*d->buffer);
     d->buffer.reset();
     return CL_OUT_OF_RESOURCES;
@@ -390,28 +389,22 @@ void printf_end(Runtime* rt, const KernelImage& image, PrintfDispatch* d) {
   if (!d->buffer) return;
   const CompiledKernel& kernel = image.compiled;
   // The cursor first, then only the bytes the records took (not the whole buffer every dispatch).
+  // Copied out of the mapping before parsing, so the records cannot change under the parser.
   uint64_t cursor = 0;
-  std::vector<uint8_t> records;
-  bool ok = rt->read(d->buffer->va, &cursor, sizeof cursor);
-  if (ok) {
-    records.resize(size_t(std::min<uint64_t>(cursor, kPrintfBufferSize)));
-    ok = rt->read(d->buffer->va + gsgpu::compiler::kPrintfHeaderBytes, records.data(), records.size());
-  }
+  std::memcpy(&cursor, d->buffer->cpu, sizeof cursor);
+  const uint8_t* first = d->buffer->cpu + gsgpu::compiler::kPrintfHeaderBytes;
+  std::vector<uint8_t> records(first, first + std::min<uint64_t>(cursor, kPrintfBufferSize));
   rt->free(*d->buffer);
   d->buffer.reset();
-  if (!ok) {
-    log_error("gsgpu executor: cannot read the printf buffer of kernel %s", kernel.name.c_str());
-    return;
-  }
   std::string text, problem;
   if (image.printf_table)
     format_printf_records(*image.printf_table, records, &text, &problem);
   else
     problem = "no parsed printf formats";  // cannot happen: every printf kernel gets its table when built
   if (!problem.empty())
-    log_error("gsgpu executor: kernel %s: printf buffer: %s", kernel.name.c_str(), problem.c_str());
+    log_error("gsgpu runtime: kernel %s: printf buffer: %s", kernel.name.c_str(), problem.c_str());
   if (cursor > kPrintfBufferSize)
-    log_debug(kDebugGsgpu, "gsgpu executor: kernel %s: printf buffer full (%llu bytes asked)", kernel.name.c_str(),
+    log_debug(kDebugGsgpu, "gsgpu runtime: kernel %s: printf buffer full (%llu bytes asked)", kernel.name.c_str(),
               static_cast<unsigned long long>(cursor));
   FILE* out = g_output.load();
   if (!out) out = stdout;

@@ -36,13 +36,13 @@ void set_printf_output(FILE* out);
 
 // The printf buffer of one dispatch.
 struct PrintfDispatch {
-  std::optional<VramRange> buffer;
+  std::optional<GpuAlloc> buffer;
   std::vector<uint8_t> args;  // the argument buffer with the printf fields filled in
 };
 
 // Before a dispatch: for a kernel that calls printf, places a zeroed buffer and fills in the
 // argument buffer's printf fields (d->args); nothing for other kernels. CL_OUT_OF_RESOURCES when
-// VRAM is short.
+// device memory is short.
 cl_int printf_begin(Runtime* rt, const gsgpu::compiler::CompiledKernel& kernel, const std::vector<uint8_t>& args,
                     PrintfDispatch* d);
 // After it (completed or faulted): prints the records in buffer order (through the kernel's

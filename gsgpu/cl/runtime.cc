@@ -1,12 +1,15 @@
-// Handles, info helpers and the device the executor drives: VRAM, the ring, dispatch and recovery.
+// Handles, info helpers and the device the runtime drives through gsgpu/drv: buffer objects at
+// VAs it chooses, submissions on its ring, faults and counters.
 #include "gsgpu/cl/runtime.h"
 
 #include <chrono>
+#include <cinttypes>
 #include <set>
 #include <unordered_set>
 
 #include "common/checked_math.h"
 #include "common/log.h"
+#include "gsgpu/compiler/arg_buffer.h"
 
 namespace gsgpu::cl {
 namespace {
@@ -21,8 +24,6 @@ std::unordered_set<const Object*>& registry() {
   static auto* r = new std::unordered_set<const Object*>;
   return *r;
 }
-
-constexpr uint32_t kRingBytes = 64 << 10;
 
 }  // namespace
 
@@ -73,7 +74,7 @@ std::vector<Object*> finish_object(Object* o) {
       // The spec: destructor callbacks run in the reverse order of registration.
       for (auto it = m->destructors.rbegin(); it != m->destructors.rend(); ++it)
         it->first(handle_of<cl_mem>(m), it->second);
-      if (m->vram.mapped) m->rt->free(m->vram);
+      if (m->alloc.size) m->rt->free(m->alloc);
       return {m->parent ? static_cast<Object*>(m->parent) : m->context};
     }
     case Kind::kProgram: return {static_cast<Program*>(o)->context};
@@ -127,41 +128,45 @@ void log_once(const char* entry, const std::string& why) {
 
 BuiltProgram::~BuiltProgram() {
   for (auto& k : kernels)
-    if (k->code.mapped) rt->free(k->code);
+    if (k->code.size) rt->free(k->code);
 }
 
-std::unique_ptr<Runtime> Runtime::create(const RuntimeConfig& config, std::string* error) {
-  std::unique_ptr<Runtime> rt(new Runtime(config));
+std::unique_ptr<Runtime> Runtime::create(const RuntimeConfig& config, std::unique_ptr<drv::Device> device,
+                                         std::string* error) {
+  if (!device) {
+    *error = "gsgpu runtime: no device";
+    return nullptr;
+  }
+  std::unique_ptr<Runtime> rt(new Runtime(config, std::move(device)));
   if (!rt->init(error)) return nullptr;
   return rt;
 }
 
+Runtime::Runtime(const RuntimeConfig& config, std::unique_ptr<drv::Device> device)
+    : config_(config), device_(std::move(device)), caps_(device_->caps()) {}
+
+namespace {
+
+// What the runtime needs of a device before it can report limits and place memory.
+std::string check_caps(const drv::Caps& c) {
+  if (c.page_size == 0 || (c.page_size & (c.page_size - 1))) return "page size is not a power of two";
+  if (c.va_size < 4 * uint64_t{c.page_size}) return "the VA window holds fewer than four pages";
+  if (c.num_rings == 0) return "no ring";
+  if (c.shader_cores == 0 || c.warp_width == 0) return "no shader core or a zero warp width";
+  if (c.max_work_group_size == 0 || c.max_work_items_per_dispatch == 0) return "zero work-group or dispatch limit";
+  if (c.clock_mhz == 0) return "zero clock";
+  if (c.vram_size == 0 || c.max_bo_size == 0) return "no VRAM";
+  return "";
+}
+
+}  // namespace
+
 bool Runtime::init(std::string* error) {
-  gsgpu::DeviceConfig dc;
-  dc.name = "gsgpu-cl";
-  dc.shader_cores = config_.shader_cores;
-  dc.warp_width = config_.warp_width;
-  dc.vram_size = config_.vram_mb << 20;
-  // Every buffer is mapped at va_base + its physical offset, so the VA space covers VRAM.
-  dc.va_size = std::max<uint64_t>(dc.va_size, dc.vram_size + gsgpu::Mmu::kPageSize);
-  // Commands run on the calling thread: completion is deterministic and needs no CP thread.
-  dc.cp_mode = gsgpu::CpMode::kManual;
-  dc.max_work_items_per_dispatch = config_.max_work_items;
-  std::string why;
-  device_ = gsgpu::Device::create(dc, &why);
-  if (!device_) {
-    *error = "gsgpu executor: cannot create the device: " + why;
+  if (std::string why = check_caps(caps_); !why.empty()) {
+    *error = "gsgpu runtime: unusable device (" + std::string(device_->backend_name()) + "): " + why;
     return false;
   }
-  auto ring = allocate(kRingBytes, gsgpu::kPermRead, &why);
-  auto fence = allocate(8, gsgpu::kPermReadWrite, &why);
-  if (!ring || !fence) {
-    *error = "gsgpu executor: cannot place the ring and fence in VRAM: " + why;
-    return false;
-  }
-  ring_mem_ = *ring;
-  fence_mem_ = *fence;
-  program_ring();
+  va_ = std::make_unique<drv::VaAllocator>(caps_.va_base, caps_.va_size, caps_.page_size);
   table = gsgpu_dispatch_table();
   platform = make_object<Platform>(this, Kind::kPlatform);
   device_object = make_object<Device>(this, Kind::kDevice);
@@ -176,105 +181,89 @@ Runtime::~Runtime() {
   if (device_object) release(device_object);
 }
 
-void Runtime::program_ring() {
-  if (config_.watchdog_budget)
-    device_->write_register(gsgpu::hw::reg::WATCHDOG_BUDGET,
-                            uint32_t(std::min<uint64_t>(config_.watchdog_budget, UINT32_MAX)));
-  ring_ = std::make_unique<gsgpu::RingWriter>(*device_, ring_mem_.va, kRingBytes);
+uint64_t Runtime::max_alloc() const {
+  const uint64_t vram = caps_.vram_size;
+  return std::min(std::max(vram / 4, std::min<uint64_t>(vram, uint64_t{128} << 20)), caps_.max_bo_size);
 }
 
-std::optional<VramRange> Runtime::allocate(uint64_t size, uint32_t perms, std::string* error) {
-  const uint64_t page = gsgpu::Mmu::kPageSize;
-  if (size == 0 || size > device_->mmu().vram_size()) {
-    *error = "size " + std::to_string(size) + " outside 1.." + std::to_string(device_->mmu().vram_size());
+uint32_t Runtime::max_local_mem() const { return std::min(caps_.max_local_mem_size, gsgpu::compiler::kMaxLocalBytes); }
+
+std::optional<GpuAlloc> Runtime::allocate(uint64_t size, uint32_t perms, std::string* error) {
+  const uint64_t page = caps_.page_size;
+  if (size == 0 || size > caps_.max_bo_size) {
+    *error = "size " + std::to_string(size) + " outside 1.." + std::to_string(caps_.max_bo_size);
     return std::nullopt;
   }
-  VramRange r;
-  r.mapped = (size + page - 1) / page * page;
-  auto phys = device_->vram_allocator().allocate(r.mapped + page);
-  if (!phys) {
-    *error = "no free VRAM range of " + std::to_string(r.mapped + page) + " bytes";
+  GpuAlloc a;
+  a.size = (size + page - 1) / page * page;
+  if (drv::Status s = device_->bo_create(a.size, 0, &a.bo); s != drv::Status::kOk) {
+    *error = "bo_create of " + std::to_string(a.size) + " bytes: " + drv::status_name(s);
     return std::nullopt;
   }
-  r.phys = *phys;
-  r.va = device_->mmu().config().va_base + r.phys;
-  if (!device_->mmu().map(r.va, r.mapped, r.phys, perms, error)) {
-    device_->vram_allocator().free(r.phys);
+  auto va = va_->allocate(a.size + page);  // the guard page stays unbound
+  a.cpu = static_cast<uint8_t*>(device_->bo_map(a.bo));
+  drv::Status s = va && a.cpu ? device_->va_bind(a.bo, 0, *va, a.size, perms) : drv::Status::kOutOfMemory;
+  if (s != drv::Status::kOk) {
+    *error = std::string(va ? (a.cpu ? "va_bind: " : "bo_map failed: ") : "no free GPU VA range: ") +
+             drv::status_name(s);
+    if (va) va_->free(*va);
+    device_->bo_free(a.bo);
     return std::nullopt;
   }
-  return r;
+  a.va = *va;
+  return a;
 }
 
-void Runtime::free(VramRange& range) {
-  if (!range.mapped) return;
-  std::string why;
-  if (!device_->mmu().unmap(range.va, range.mapped, &why)) log_error("gsgpu executor: unmap: %s", why.c_str());
-  device_->vram_allocator().free(range.phys);
-  range = {};
+void Runtime::free(GpuAlloc& alloc) {
+  if (!alloc.size) return;
+  // bo_free removes the binding; the VA is reusable once it is gone.
+  if (drv::Status s = device_->bo_free(alloc.bo); s != drv::Status::kOk)
+    log_error("gsgpu runtime: bo_free(%u): %s", alloc.bo, drv::status_name(s));
+  va_->free(alloc.va);
+  alloc = {};
 }
 
-bool Runtime::write(uint64_t va, const void* data, uint64_t size) {
-  return size == 0 || device_->mmu().write(va, data, size);
-}
-
-bool Runtime::read(uint64_t va, void* out, uint64_t size) { return size == 0 || device_->mmu().read(va, out, size); }
-
-uint8_t* Runtime::host_span(uint64_t va, uint64_t size) {
-  auto l = device_->mmu().lookup(va);
-  if (!l || !range_within(l->offset, size, l->segment.size)) return nullptr;
-  return l->host;
-}
-
-DispatchOutcome Runtime::dispatch(const gsgpu::DispatchRequest& request) {
-  namespace SYNC = gsgpu::hw::pkt::SYNC;
-  DispatchOutcome out;
-  const uint64_t seq = ++fence_seq_;
-  std::string why;
-  if (!ring_->write(gsgpu::make_dispatch_packet(request), &why) ||
-      !ring_->write(gsgpu::make_sync_packet(SYNC::FLAGS_WRITE_FENCE_MASK | SYNC::FLAGS_FENCE_64BIT_MASK,
-                                            fence_mem_.va, seq),
-                    &why)) {
-    out.fault = "ring: " + why;
-    recover(out.fault);
-    return out;
-  }
-  ring_->kick();
-  device_->run_until_idle();
-  uint64_t fence = 0;
-  read(fence_mem_.va, &fence, sizeof fence);
-  auto record = device_->last_dispatch();
-  if (record) out.counters = record->outcome.counters;
-  // The SYNC after the dispatch writes the fence only when the dispatch completed: a faulted
-  // dispatch stops the command processor before it.
-  if (fence == seq) {
+SubmitOutcome Runtime::run_packets(const std::vector<uint32_t>& packets, const std::vector<drv::BoHandle>& bos) {
+  SubmitOutcome out;
+  drv::SubmitDesc desc;
+  desc.ring = kRing;
+  desc.packets = packets.data();
+  desc.dwords = uint32_t(packets.size());
+  desc.bos = bos.data();
+  desc.bo_count = uint32_t(bos.size());
+  const drv::Counters before = device_->counters();
+  uint64_t seqno = 0;
+  drv::Status s = device_->submit(desc, &seqno);
+  if (s == drv::Status::kOk) s = device_->fence_wait(kRing, seqno, UINT64_MAX);
+  const drv::Counters after = device_->counters();
+  out.counters.dispatches = after.dispatches - before.dispatches;
+  out.counters.instructions = after.instructions - before.instructions;
+  out.counters.lane_instructions = after.lane_instructions - before.lane_instructions;
+  out.counters.cycles = after.cycles - before.cycles;
+  out.counters.work_groups = after.work_groups - before.work_groups;
+  if (s == drv::Status::kOk) {
     out.ok = true;
     return out;
   }
-  if (record && record->outcome.fault) {
-    const auto& f = *record->outcome.fault;
-    char pc[32];
-    std::snprintf(pc, sizeof pc, "0x%llx", static_cast<unsigned long long>(f.pc));
-    out.fault = std::string(gsgpu::dispatch_fault_name(f.kind)) + " fault at pc " + pc + " in group (" +
-                std::to_string(f.group_id[0]) + ", " + std::to_string(f.group_id[1]) + ", " +
-                std::to_string(f.group_id[2]) + "): " + f.message;
-  } else if (auto cp = device_->cp_fault()) {
-    out.fault = std::string("command processor: ") + gsgpu::cp_fault_cause_name(cp->cause) + ": " + cp->message;
-  } else {
-    out.fault = "fence not written (CP state " + std::string(gsgpu::cp_state_name(device_->cp_state())) + ")";
-  }
-  recover(out.fault);
+  out.fault = s == drv::Status::kFaulted ? describe_fault(seqno) : std::string("submit: ") + drv::status_name(s);
   return out;
 }
 
-void Runtime::recover(const std::string& why) {
-  log_error("gsgpu executor: dispatch failed: %s; resetting the command processor", why.c_str());
-  // CP_CONTROL.RESET brings the ring back to head = tail = 0 and the CP to idle; mappings, VRAM
-  // and the other registers stay (docs/emulator.md §7).
-  device_->write_register(gsgpu::hw::reg::CP_CONTROL, gsgpu::hw::field::CP_CONTROL::RESET_MASK);
-  device_->write_register(gsgpu::hw::reg::MMU_FAULT_INFO, 0xffffffffu);
-  device_->write_register(gsgpu::hw::reg::IRQ_STATUS, 0xffffffffu);
-  device_->mmu().clear_faults();
-  program_ring();
+// The device's report of the fault that ended `seqno` on the runtime's ring.
+std::string Runtime::describe_fault(uint64_t seqno) {
+  std::string found;
+  for (const drv::FaultInfo& f : device_->read_faults()) {
+    char where[96];
+    std::snprintf(where, sizeof where, " (pc 0x%" PRIx64 ", address 0x%" PRIx64 ", detail %u)", f.pc, f.address,
+                  f.detail);
+    std::string text = std::string(drv::fault_kind_name(f.kind)) + " fault: " + f.message + where;
+    if (f.ring == kRing && f.seqno == seqno)
+      found = text;
+    else
+      log_error("gsgpu runtime: fault of another submission (ring %u, seqno %" PRIu64 "): %s", f.ring, f.seqno,
+                text.c_str());
+  }
+  return found.empty() ? "faulted or cancelled (the device reported no fault for it)" : found;
 }
 
 cl_ulong Runtime::host_now_ns() const {
@@ -287,7 +276,7 @@ void Runtime::schedule(cl_ulong submit, uint64_t cycles, cl_ulong* start, cl_ulo
   // The device runs one command at a time: work starts when it was submitted or when the
   // previous command's modelled end has passed, whichever is later.
   *start = std::max(submit, device_busy_until_);
-  const uint64_t ns = cycles * 1000 / kNominalClockMHz;
+  const auto ns = static_cast<uint64_t>(static_cast<unsigned __int128>(cycles) * 1000 / caps_.clock_mhz);
   *end = *start + ns;
   device_busy_until_ = *end;
 }

@@ -1,10 +1,12 @@
-// The gsgpu executor's object model and the device it drives (internal to gsgpu_executor/).
+// The gsgpu OpenCL runtime's object model and the device it drives through gsgpu/drv (internal to
+// gsgpu/cl).
 //
-// Every OpenCL handle this executor returns points at an Object whose first member is the ICD
+// Every OpenCL handle this runtime returns points at an Object whose first member is the ICD
 // dispatch table (cl_khr_icd). Handles are checked against a registry of live objects before use,
 // so a stale or foreign handle is an OpenCL error, never a wild read. One recursive mutex per
-// Runtime serialises every entry point: commands run to completion on the calling thread, so the
-// queue is in order by construction and completion is deterministic (CpMode::kManual).
+// Runtime serialises every entry point. The device is reached only through gsgpu/drv: buffer
+// objects bound at GPU VAs the runtime chooses, packets submitted on a ring, fences, faults and
+// counters; limits come from the device's capabilities (drv::Caps).
 #pragma once
 
 #define CL_TARGET_OPENCL_VERSION 300
@@ -33,10 +35,10 @@
 #include <string>
 #include <vector>
 
-#include "gsgpu/compiler/compiler.h"
-#include "gsgpu/emu/device.h"
-#include "gsgpu/emu/packets.h"
 #include "gsgpu/cl/gsgpu_cl.h"
+#include "gsgpu/compiler/compiler.h"
+#include "gsgpu/drv/drv.h"
+#include "gsgpu/drv/va_allocator.h"
 #include "common/checked_math.h"
 #include "common/log.h"
 
@@ -96,11 +98,13 @@ struct Queue : Object {
   cl_int pending_error = CL_SUCCESS;
 };
 
-// A span of VRAM mapped into the device's GPU address space.
-struct VramRange {
+// A buffer object of the runtime's device, bound at a GPU VA the runtime chose (an unbound guard
+// page follows it, so running off its end faults) and mapped for the CPU.
+struct GpuAlloc {
+  drv::BoHandle bo = 0;
   uint64_t va = 0;
-  uint64_t phys = 0;
-  uint64_t mapped = 0;  // bytes mapped (a page multiple); 0 = nothing allocated
+  uint64_t size = 0;       // bytes bound (a page multiple); 0 = nothing allocated
+  uint8_t* cpu = nullptr;  // drv::Device::bo_map of the whole object
 };
 
 struct Mem : Object {
@@ -110,10 +114,15 @@ struct Mem : Object {
   size_t size = 0;
   size_t origin = 0;     // sub-buffers: offset inside the parent
   uint64_t va = 0;       // GPU VA of byte 0
-  VramRange vram;        // root buffers: their allocation
+  GpuAlloc alloc;        // root buffers: their buffer object
   void* host_ptr = nullptr;  // as given by the application (CL_MEM_HOST_PTR)
   uint32_t map_count = 0;
   std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> destructors;
+
+  const GpuAlloc& root_alloc() const { return parent ? parent->alloc : alloc; }
+  // The buffer's bytes through its buffer object's CPU mapping (size bytes; a sub-buffer lies
+  // inside its parent, checked when it was created).
+  uint8_t* bytes() const { return root_alloc().cpu + origin; }
 };
 
 // An argument's OpenCL C type as declared in the source (clGetKernelArgInfo).
@@ -124,10 +133,11 @@ struct KernelArgType {
 
 struct PrintfFormatTable;  // printf.h
 
-// Code of one compiled kernel, uploaded into VRAM the first time a kernel of it is enqueued.
+// Code of one compiled kernel, uploaded into a buffer object the first time a kernel of it is
+// enqueued.
 struct KernelImage {
   gsgpu::compiler::CompiledKernel compiled;
-  VramRange code;
+  GpuAlloc code;
   // Only for programs built with -cl-kernel-arg-info whose declaration could be read.
   std::optional<std::vector<KernelArgType>> arg_types;
   // Kernels that call printf: their formats, parsed once when the program is built.
@@ -135,7 +145,7 @@ struct KernelImage {
 };
 
 // What a successful build produced; shared by the program and its kernels, so a kernel keeps its
-// code alive after its program is rebuilt or released. Frees its VRAM through the runtime.
+// code alive after its program is rebuilt or released. Frees its code objects through the runtime.
 struct BuiltProgram {
   Runtime* rt = nullptr;
   std::vector<std::unique_ptr<KernelImage>> kernels;
@@ -248,15 +258,19 @@ class HeaderDir {
 
 // --- the device ---
 
-struct DispatchOutcome {
+// How one submission ended.
+struct SubmitOutcome {
   bool ok = false;
-  gsgpu::DispatchCounterValues counters;
-  std::string fault;  // what went wrong (fault kind, pc, message)
+  drv::Counters counters;  // what the device did for it (the change in drv counters)
+  std::string fault;       // what went wrong (fault kind, pc, address, message)
 };
 
 class Runtime {
  public:
-  static std::unique_ptr<Runtime> create(const RuntimeConfig& config, std::string* error);
+  // The runtime over `device` (config: the runtime-side settings such as dump_dir; the device's
+  // own shape comes from its caps). nullptr and *error when the device's caps are unusable.
+  static std::unique_ptr<Runtime> create(const RuntimeConfig& config, std::unique_ptr<drv::Device> device,
+                                         std::string* error);
   ~Runtime();
 
   std::recursive_mutex mutex;
@@ -266,47 +280,47 @@ class Runtime {
   std::vector<Queue*> queues;  // live queues, for deferred commands
 
   const RuntimeConfig& config() const { return config_; }
-  gsgpu::Device& device() { return *device_; }
+  drv::Device& device() { return *device_; }
+  const drv::Caps& caps() const { return caps_; }
 
-  // VRAM mapped with `perms`, followed by an unmapped guard page so overruns fault.
-  std::optional<VramRange> allocate(uint64_t size, uint32_t perms, std::string* error);
-  void free(VramRange& range);
-  // Host copies through the MMU (the driver's CPU mapping); false when a byte is unmapped.
-  bool write(uint64_t va, const void* data, uint64_t size);
-  bool read(uint64_t va, void* out, uint64_t size);
-  // Host pointer of [va, va + size) when it lies inside one mapping (map/unmap, fills).
-  uint8_t* host_span(uint64_t va, uint64_t size);
+  // A zero-filled buffer object of at least `size` bytes bound with `perms` (drv::VaPerm) at a VA
+  // followed by an unbound guard page.
+  std::optional<GpuAlloc> allocate(uint64_t size, uint32_t perms, std::string* error);
+  void free(GpuAlloc& alloc);
 
-  // Writes DISPATCH + SYNC into the ring, rings the doorbell and runs the device until idle.
-  // A fault resets the command processor so the next command finds the device usable.
-  DispatchOutcome dispatch(const gsgpu::DispatchRequest& request);
-  // The device's readable dump of the last dispatch (packet, state, counters, disassembly).
-  std::string last_dispatch_dump() const { return device_->dump_text(); }
+  // Submits whole packets naming `bos` on the runtime's ring and waits for them to retire. A
+  // fault is read back from the device (drv::read_faults); the device recovers by itself.
+  SubmitOutcome run_packets(const std::vector<uint32_t>& packets, const std::vector<drv::BoHandle>& bos);
 
   // The profiling clock (ns); see docs/gsgpu-executor.md for the time base.
   cl_ulong host_now_ns() const;
-  // Start and end of device work that takes `cycles` at the nominal clock, submitted at `submit`.
+  // Start and end of device work that takes `cycles` at the device's nominal clock, submitted at
+  // `submit`.
   void schedule(cl_ulong submit, uint64_t cycles, cl_ulong* start, cl_ulong* end);
-  static constexpr uint64_t kNominalClockMHz = 1000;  // one shader cycle = 1 ns
   static constexpr uint64_t kCopyBytesPerCycle = 32;  // transfers are modelled at 32 B/cycle
 
-  // CL_DEVICE_MAX_MEM_ALLOC_SIZE: the full profile's minimum, max(VRAM / 4, 128 MiB), within VRAM.
-  uint64_t max_alloc() const {
-    const uint64_t vram = config_.vram_mb << 20;
-    return std::max(vram / 4, std::min<uint64_t>(vram, uint64_t{128} << 20));
-  }
+  // Limits reported to OpenCL and enforced at enqueue, all from the device's caps.
+  // CL_DEVICE_MAX_MEM_ALLOC_SIZE: the full profile's minimum, max(VRAM / 4, 128 MiB), within VRAM
+  // and the device's largest buffer object.
+  uint64_t max_alloc() const;
+  uint64_t max_work_group_size() const { return caps_.max_work_group_size; }
+  // __local bytes per group: the device's, within what the compiler's argument buffer can address.
+  uint32_t max_local_mem() const;
+  uint32_t max_private_mem() const { return caps_.max_private_mem_size; }
+  uint64_t max_work_items() const { return caps_.max_work_items_per_dispatch; }
+  uint32_t clock_mhz() const { return caps_.clock_mhz; }
 
  private:
-  explicit Runtime(const RuntimeConfig& config) : config_(config) {}
+  Runtime(const RuntimeConfig& config, std::unique_ptr<drv::Device> device);
   bool init(std::string* error);
-  void recover(const std::string& why);
-  void program_ring();
+  std::string describe_fault(uint64_t seqno);
+
+  static constexpr uint32_t kRing = 0;  // every queue's work goes on one ring: in order on the device
 
   RuntimeConfig config_;
-  std::unique_ptr<gsgpu::Device> device_;
-  std::unique_ptr<gsgpu::RingWriter> ring_;
-  VramRange ring_mem_, fence_mem_;
-  uint64_t fence_seq_ = 0;
+  std::unique_ptr<drv::Device> device_;
+  drv::Caps caps_;
+  std::unique_ptr<drv::VaAllocator> va_;
   cl_ulong device_busy_until_ = 0;
   uint64_t epoch_ns_ = 0;
 };
