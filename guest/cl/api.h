@@ -1,112 +1,115 @@
-// Every OpenCL entry point the ICD implements, declared from the loader's own function-pointer
-// types (CL/cl_icd.h), so a definition whose signature drifts from the dispatch slot does not link.
-// These are internal: the dispatch table is the only way in.
+// Every OpenCL entry point the ICD implements (one X(name) per cl_icd_dispatch member it fills),
+// declared from the loader's own function-pointer types (CL/cl_icd.h), so a definition whose
+// signature drifts from the dispatch slot does not link. These are internal: the dispatch table is
+// the only way in.
 #pragma once
 
 #include <CL/cl_icd.h>
 
 #include <type_traits>
 
+#define GSVIRT_ICD_IMPLEMENTED_ENTRY_POINTS(X) \
+  X(clBuildProgram) \
+  X(clCompileProgram) \
+  X(clCreateBuffer) \
+  X(clCreateBufferWithProperties) \
+  X(clCreateCommandQueue) \
+  X(clCreateCommandQueueWithProperties) \
+  X(clCreateContext) \
+  X(clCreateContextFromType) \
+  X(clCreateImage) \
+  X(clCreateImage2D) \
+  X(clCreateImage3D) \
+  X(clCreateImageWithProperties) \
+  X(clCreateKernel) \
+  X(clCreateKernelsInProgram) \
+  X(clCreateProgramWithBinary) \
+  X(clCreateProgramWithBuiltInKernels) \
+  X(clCreateProgramWithIL) \
+  X(clCreateProgramWithSource) \
+  X(clCreateSampler) \
+  X(clCreateSamplerWithProperties) \
+  X(clCreateSubBuffer) \
+  X(clCreateSubDevices) \
+  X(clCreateUserEvent) \
+  X(clEnqueueBarrier) \
+  X(clEnqueueBarrierWithWaitList) \
+  X(clEnqueueCopyBuffer) \
+  X(clEnqueueCopyBufferRect) \
+  X(clEnqueueCopyBufferToImage) \
+  X(clEnqueueCopyImage) \
+  X(clEnqueueCopyImageToBuffer) \
+  X(clEnqueueFillBuffer) \
+  X(clEnqueueFillImage) \
+  X(clEnqueueMapBuffer) \
+  X(clEnqueueMapImage) \
+  X(clEnqueueMarker) \
+  X(clEnqueueMarkerWithWaitList) \
+  X(clEnqueueMigrateMemObjects) \
+  X(clEnqueueNDRangeKernel) \
+  X(clEnqueueReadBuffer) \
+  X(clEnqueueReadBufferRect) \
+  X(clEnqueueReadImage) \
+  X(clEnqueueTask) \
+  X(clEnqueueUnmapMemObject) \
+  X(clEnqueueWaitForEvents) \
+  X(clEnqueueWriteBuffer) \
+  X(clEnqueueWriteBufferRect) \
+  X(clEnqueueWriteImage) \
+  X(clFinish) \
+  X(clFlush) \
+  X(clGetCommandQueueInfo) \
+  X(clGetContextInfo) \
+  X(clGetDeviceIDs) \
+  X(clGetDeviceInfo) \
+  X(clGetEventInfo) \
+  X(clGetEventProfilingInfo) \
+  X(clGetExtensionFunctionAddress) \
+  X(clGetExtensionFunctionAddressForPlatform) \
+  X(clGetImageInfo) \
+  X(clGetKernelArgInfo) \
+  X(clGetKernelInfo) \
+  X(clGetKernelWorkGroupInfo) \
+  X(clGetMemObjectInfo) \
+  X(clGetPlatformIDs) \
+  X(clGetPlatformInfo) \
+  X(clGetProgramBuildInfo) \
+  X(clGetProgramInfo) \
+  X(clGetSamplerInfo) \
+  X(clGetSupportedImageFormats) \
+  X(clLinkProgram) \
+  X(clReleaseCommandQueue) \
+  X(clReleaseContext) \
+  X(clReleaseDevice) \
+  X(clReleaseEvent) \
+  X(clReleaseKernel) \
+  X(clReleaseMemObject) \
+  X(clReleaseProgram) \
+  X(clReleaseSampler) \
+  X(clRetainCommandQueue) \
+  X(clRetainContext) \
+  X(clRetainDevice) \
+  X(clRetainEvent) \
+  X(clRetainKernel) \
+  X(clRetainMemObject) \
+  X(clRetainProgram) \
+  X(clRetainSampler) \
+  X(clSetContextDestructorCallback) \
+  X(clSetEventCallback) \
+  X(clSetKernelArg) \
+  X(clSetMemObjectDestructorCallback) \
+  X(clSetProgramReleaseCallback) \
+  X(clSetUserEventStatus) \
+  X(clUnloadCompiler) \
+  X(clUnloadPlatformCompiler) \
+  X(clWaitForEvents)
+
 // Deprecated entry points (clCreateImage2D, clEnqueueMarker, ...) are implemented on purpose.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 #define GSVIRT_DECLARE_ENTRY(name) std::remove_pointer_t<cl_api_##name> gsvirt_##name;
-
-GSVIRT_DECLARE_ENTRY(clBuildProgram)
-GSVIRT_DECLARE_ENTRY(clCompileProgram)
-GSVIRT_DECLARE_ENTRY(clCreateBuffer)
-GSVIRT_DECLARE_ENTRY(clCreateBufferWithProperties)
-GSVIRT_DECLARE_ENTRY(clCreateCommandQueue)
-GSVIRT_DECLARE_ENTRY(clCreateCommandQueueWithProperties)
-GSVIRT_DECLARE_ENTRY(clCreateContext)
-GSVIRT_DECLARE_ENTRY(clCreateContextFromType)
-GSVIRT_DECLARE_ENTRY(clCreateImage)
-GSVIRT_DECLARE_ENTRY(clCreateImage2D)
-GSVIRT_DECLARE_ENTRY(clCreateImage3D)
-GSVIRT_DECLARE_ENTRY(clCreateImageWithProperties)
-GSVIRT_DECLARE_ENTRY(clCreateKernel)
-GSVIRT_DECLARE_ENTRY(clCreateKernelsInProgram)
-GSVIRT_DECLARE_ENTRY(clCreateProgramWithBinary)
-GSVIRT_DECLARE_ENTRY(clCreateProgramWithBuiltInKernels)
-GSVIRT_DECLARE_ENTRY(clCreateProgramWithIL)
-GSVIRT_DECLARE_ENTRY(clCreateProgramWithSource)
-GSVIRT_DECLARE_ENTRY(clCreateSampler)
-GSVIRT_DECLARE_ENTRY(clCreateSamplerWithProperties)
-GSVIRT_DECLARE_ENTRY(clCreateSubBuffer)
-GSVIRT_DECLARE_ENTRY(clCreateSubDevices)
-GSVIRT_DECLARE_ENTRY(clCreateUserEvent)
-GSVIRT_DECLARE_ENTRY(clEnqueueBarrier)
-GSVIRT_DECLARE_ENTRY(clEnqueueBarrierWithWaitList)
-GSVIRT_DECLARE_ENTRY(clEnqueueCopyBuffer)
-GSVIRT_DECLARE_ENTRY(clEnqueueCopyBufferRect)
-GSVIRT_DECLARE_ENTRY(clEnqueueCopyBufferToImage)
-GSVIRT_DECLARE_ENTRY(clEnqueueCopyImage)
-GSVIRT_DECLARE_ENTRY(clEnqueueCopyImageToBuffer)
-GSVIRT_DECLARE_ENTRY(clEnqueueFillBuffer)
-GSVIRT_DECLARE_ENTRY(clEnqueueFillImage)
-GSVIRT_DECLARE_ENTRY(clEnqueueMapBuffer)
-GSVIRT_DECLARE_ENTRY(clEnqueueMapImage)
-GSVIRT_DECLARE_ENTRY(clEnqueueMarker)
-GSVIRT_DECLARE_ENTRY(clEnqueueMarkerWithWaitList)
-GSVIRT_DECLARE_ENTRY(clEnqueueMigrateMemObjects)
-GSVIRT_DECLARE_ENTRY(clEnqueueNDRangeKernel)
-GSVIRT_DECLARE_ENTRY(clEnqueueReadBuffer)
-GSVIRT_DECLARE_ENTRY(clEnqueueReadBufferRect)
-GSVIRT_DECLARE_ENTRY(clEnqueueReadImage)
-GSVIRT_DECLARE_ENTRY(clEnqueueTask)
-GSVIRT_DECLARE_ENTRY(clEnqueueUnmapMemObject)
-GSVIRT_DECLARE_ENTRY(clEnqueueWaitForEvents)
-GSVIRT_DECLARE_ENTRY(clEnqueueWriteBuffer)
-GSVIRT_DECLARE_ENTRY(clEnqueueWriteBufferRect)
-GSVIRT_DECLARE_ENTRY(clEnqueueWriteImage)
-GSVIRT_DECLARE_ENTRY(clFinish)
-GSVIRT_DECLARE_ENTRY(clFlush)
-GSVIRT_DECLARE_ENTRY(clGetCommandQueueInfo)
-GSVIRT_DECLARE_ENTRY(clGetContextInfo)
-GSVIRT_DECLARE_ENTRY(clGetDeviceIDs)
-GSVIRT_DECLARE_ENTRY(clGetDeviceInfo)
-GSVIRT_DECLARE_ENTRY(clGetEventInfo)
-GSVIRT_DECLARE_ENTRY(clGetEventProfilingInfo)
-GSVIRT_DECLARE_ENTRY(clGetExtensionFunctionAddress)
-GSVIRT_DECLARE_ENTRY(clGetExtensionFunctionAddressForPlatform)
-GSVIRT_DECLARE_ENTRY(clGetImageInfo)
-GSVIRT_DECLARE_ENTRY(clGetKernelArgInfo)
-GSVIRT_DECLARE_ENTRY(clGetKernelInfo)
-GSVIRT_DECLARE_ENTRY(clGetKernelWorkGroupInfo)
-GSVIRT_DECLARE_ENTRY(clGetMemObjectInfo)
-GSVIRT_DECLARE_ENTRY(clGetPlatformIDs)
-GSVIRT_DECLARE_ENTRY(clGetPlatformInfo)
-GSVIRT_DECLARE_ENTRY(clGetProgramBuildInfo)
-GSVIRT_DECLARE_ENTRY(clGetProgramInfo)
-GSVIRT_DECLARE_ENTRY(clGetSamplerInfo)
-GSVIRT_DECLARE_ENTRY(clGetSupportedImageFormats)
-GSVIRT_DECLARE_ENTRY(clLinkProgram)
-GSVIRT_DECLARE_ENTRY(clReleaseCommandQueue)
-GSVIRT_DECLARE_ENTRY(clReleaseContext)
-GSVIRT_DECLARE_ENTRY(clReleaseDevice)
-GSVIRT_DECLARE_ENTRY(clReleaseEvent)
-GSVIRT_DECLARE_ENTRY(clReleaseKernel)
-GSVIRT_DECLARE_ENTRY(clReleaseMemObject)
-GSVIRT_DECLARE_ENTRY(clReleaseProgram)
-GSVIRT_DECLARE_ENTRY(clReleaseSampler)
-GSVIRT_DECLARE_ENTRY(clRetainCommandQueue)
-GSVIRT_DECLARE_ENTRY(clRetainContext)
-GSVIRT_DECLARE_ENTRY(clRetainDevice)
-GSVIRT_DECLARE_ENTRY(clRetainEvent)
-GSVIRT_DECLARE_ENTRY(clRetainKernel)
-GSVIRT_DECLARE_ENTRY(clRetainMemObject)
-GSVIRT_DECLARE_ENTRY(clRetainProgram)
-GSVIRT_DECLARE_ENTRY(clRetainSampler)
-GSVIRT_DECLARE_ENTRY(clSetContextDestructorCallback)
-GSVIRT_DECLARE_ENTRY(clSetEventCallback)
-GSVIRT_DECLARE_ENTRY(clSetKernelArg)
-GSVIRT_DECLARE_ENTRY(clSetMemObjectDestructorCallback)
-GSVIRT_DECLARE_ENTRY(clSetProgramReleaseCallback)
-GSVIRT_DECLARE_ENTRY(clSetUserEventStatus)
-GSVIRT_DECLARE_ENTRY(clUnloadCompiler)
-GSVIRT_DECLARE_ENTRY(clUnloadPlatformCompiler)
-GSVIRT_DECLARE_ENTRY(clWaitForEvents)
-
+GSVIRT_ICD_IMPLEMENTED_ENTRY_POINTS(GSVIRT_DECLARE_ENTRY)
 #undef GSVIRT_DECLARE_ENTRY
+
 #pragma GCC diagnostic pop

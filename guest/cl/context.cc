@@ -69,7 +69,7 @@ cl_context create_context(const char* api, const cl_context_properties* properti
   context->properties = std::move(kept);
   context->pfn_notify = pfn_notify;
   context->notify_user_data = user_data;
-  register_object(context);
+  registry().add(context);
   return context;
 }
 
@@ -110,7 +110,8 @@ cl_int gsvirt_clRetainContext(cl_context context) {
   IcdLock lock(icd_mutex());
   trace_call("clRetainContext");
   if (!live(context)) return refuse("clRetainContext", "context", CL_INVALID_CONTEXT);
-  return retain_app(context);
+  retain_app(context);
+  return CL_SUCCESS;
 }
 
 cl_int gsvirt_clReleaseContext(cl_context context) {
@@ -128,13 +129,13 @@ cl_int gsvirt_clGetContextInfo(cl_context context, cl_context_info param_name, s
   if (!live(context)) return refuse(api, "context", CL_INVALID_CONTEXT);
   switch (param_name) {
     case CL_CONTEXT_REFERENCE_COUNT:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_uint(context->app_refs));
+      return put_value(cl_uint(context->app_refs()), param_value_size, param_value, param_value_size_ret);
     case CL_CONTEXT_NUM_DEVICES:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_uint(context->devices.size()));
+      return put_value(cl_uint(context->devices.size()), param_value_size, param_value, param_value_size_ret);
     case CL_CONTEXT_DEVICES:
-      return write_info_array(param_value_size, param_value, param_value_size_ret, context->devices);
+      return put_array(context->devices, param_value_size, param_value, param_value_size_ret);
     case CL_CONTEXT_PROPERTIES:
-      return write_info_array(param_value_size, param_value, param_value_size_ret, context->properties);
+      return put_array(context->properties, param_value_size, param_value, param_value_size_ret);
     default:
       return refuse(api, "param_name", CL_INVALID_VALUE);
   }

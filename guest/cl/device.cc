@@ -59,7 +59,7 @@ cl_int discover_devices(const char* api, std::vector<cl_device_id>* devices) {
       delete device;
       return err;
     }
-    register_object(device);
+    registry().add(device);
     devices->push_back(device);
   }
   return devices->empty() ? CL_DEVICE_NOT_FOUND : CL_SUCCESS;
@@ -130,13 +130,13 @@ cl_int gsvirt_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, si
     // Handle-typed answers never come from the host: they would be host handles. Partition
     // properties are the host's (clinfo must match it) even though clCreateSubDevices is refused.
     case CL_DEVICE_PLATFORM:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, the_platform());
+      return put_value(the_platform(), param_value_size, param_value, param_value_size_ret);
     case CL_DEVICE_PARENT_DEVICE:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_device_id(nullptr));
+      return put_value(cl_device_id(nullptr), param_value_size, param_value, param_value_size_ret);
     case CL_DEVICE_REFERENCE_COUNT:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_uint(1));
+      return put_value(cl_uint(1), param_value_size, param_value, param_value_size_ret);
     case CL_DEVICE_TYPE:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, device->type);
+      return put_value(device->type, param_value_size, param_value, param_value_size_ret);
     default:
       return forward_info(
           api, param_value_size, param_value, param_value_size_ret,

@@ -24,7 +24,7 @@ cl_event new_event(cl_context context, cl_command_queue queue, cl_command_type t
   event->command_type = type;
   retain_internal(context);
   if (queue) retain_internal(queue);
-  register_object(event);
+  registry().add(event);
   return event;
 }
 
@@ -140,13 +140,13 @@ cl_int gsvirt_clGetEventInfo(cl_event event, cl_event_info param_name, size_t pa
   if (!live(event)) return refuse(api, "event", CL_INVALID_EVENT);
   switch (param_name) {
     case CL_EVENT_COMMAND_QUEUE:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, event->queue);
+      return put_value(event->queue, param_value_size, param_value, param_value_size_ret);
     case CL_EVENT_CONTEXT:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, event->context);
+      return put_value(event->context, param_value_size, param_value, param_value_size_ret);
     case CL_EVENT_COMMAND_TYPE:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, event->command_type);
+      return put_value(event->command_type, param_value_size, param_value, param_value_size_ret);
     case CL_EVENT_REFERENCE_COUNT:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_uint(event->app_refs));
+      return put_value(cl_uint(event->app_refs()), param_value_size, param_value, param_value_size_ret);
     case CL_EVENT_COMMAND_EXECUTION_STATUS: {
       cl_int status = CL_QUEUED;
       cl_int err = forward_info(
@@ -157,7 +157,7 @@ cl_int gsvirt_clGetEventInfo(cl_event event, cl_event_info param_name, size_t pa
           proto::decode_reply_clGetEventInfo);
       if (err != CL_SUCCESS) return err;
       observe_event_status(event, status);
-      return write_info_value(param_value_size, param_value, param_value_size_ret, status);
+      return put_value(status, param_value_size, param_value, param_value_size_ret);
     }
     default:
       return refuse(api, "param_name", CL_INVALID_VALUE);
@@ -168,7 +168,8 @@ cl_int gsvirt_clRetainEvent(cl_event event) {
   IcdLock lock(icd_mutex());
   trace_call("clRetainEvent");
   if (!live(event)) return refuse("clRetainEvent", "event", CL_INVALID_EVENT);
-  return retain_app(event);
+  retain_app(event);
+  return CL_SUCCESS;
 }
 
 cl_int gsvirt_clReleaseEvent(cl_event event) {

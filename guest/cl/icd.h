@@ -1,8 +1,9 @@
 // The gsvirt OpenCL ICD: guest-side object model shared by every object family.
 //
-// Every OpenCL handle we hand out points at one of the structs below. The ocl-icd loader reads the
-// first word of a handle as the dispatch table, so each struct starts with `dispatch` (ObjectBase
-// is the first and only base, without virtual functions, so it sits at offset 0).
+// Every OpenCL handle we hand out points at one of the structs below, each built on the object base
+// every OpenCL implementation in the tree shares (common/cl/object.h: the dispatch pointer the
+// loader reads first, the kind, the application's and the internal reference counts). ObjectBase
+// adds what API remoting needs: the id the host bound to its copy of the object.
 //
 // All state is protected by one process-wide recursive mutex (IcdLock): OpenCL is thread-safe,
 // every call may reach the single host connection, and callbacks invoked while it is held may call
@@ -18,20 +19,17 @@
 #include <string>
 #include <vector>
 
+#include "common/cl/object.h"
+
 namespace gsvirt::icd {
 
-enum class Kind : uint8_t { kPlatform, kDevice, kContext, kQueue, kMem, kSampler, kProgram, kKernel, kEvent };
-const char* kind_name(Kind kind);
+using gsvirt::cl::Kind;
 
 cl_icd_dispatch* dispatch_table();
 
-struct ObjectBase {
-  explicit ObjectBase(Kind k) : dispatch(dispatch_table()), kind(k) {}
-  cl_icd_dispatch* dispatch;
-  Kind kind;
-  uint64_t guest_id = 0;        // id the host bound to its object (0: the platform)
-  uint32_t app_refs = 1;        // what CL_*_REFERENCE_COUNT reports
-  uint32_t internal_refs = 0;   // held by dependent objects and pending callbacks
+struct ObjectBase : gsvirt::cl::Object {
+  explicit ObjectBase(Kind k) : Object(dispatch_table(), k) {}
+  uint64_t guest_id = 0;  // id the host bound to its object (0: the platform)
 };
 
 // The process-wide lock. Recursive: callbacks run under it may re-enter the API.

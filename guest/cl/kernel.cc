@@ -16,7 +16,7 @@ cl_kernel new_kernel(cl_program program, uint64_t id) {
   kernel->guest_id = id;
   kernel->program = program;
   retain_internal(program);
-  register_object(kernel);
+  registry().add(kernel);
   return kernel;
 }
 
@@ -36,12 +36,12 @@ KernelArgWire classify_kernel_arg(size_t arg_size, const void* arg_value) {
       wire.kind = KernelArgKind::kMem;
       return wire;
     }
-    if (is_live(handle, Kind::kMem)) {
+    if (registry().find(handle, Kind::kMem)) {
       wire.kind = KernelArgKind::kMem;
       wire.object = static_cast<cl_mem>(handle)->guest_id;
       return wire;
     }
-    if (is_live(handle, Kind::kSampler)) {
+    if (registry().find(handle, Kind::kSampler)) {
       wire.kind = KernelArgKind::kSampler;
       wire.object = static_cast<cl_sampler>(handle)->guest_id;
       return wire;
@@ -86,19 +86,19 @@ cl_int check_kernel_arg(const KernelArgInfo& info, size_t arg_size, const void* 
     case CL_KERNEL_ARG_ADDRESS_GLOBAL:
     case CL_KERNEL_ARG_ADDRESS_CONSTANT:
       if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
-      if (void* handle = handle_in(); handle && !is_live(handle, Kind::kMem)) return CL_INVALID_MEM_OBJECT;
+      if (void* handle = handle_in(); handle && !registry().find(handle, Kind::kMem)) return CL_INVALID_MEM_OBJECT;
       return CL_SUCCESS;
     default:
       break;
   }
   if (info.type_name == "sampler_t") {
     if (arg_size != sizeof(cl_sampler)) return CL_INVALID_ARG_SIZE;
-    if (void* handle = handle_in(); !handle || !is_live(handle, Kind::kSampler)) return CL_INVALID_SAMPLER;
+    if (void* handle = handle_in(); !handle || !registry().find(handle, Kind::kSampler)) return CL_INVALID_SAMPLER;
     return CL_SUCCESS;
   }
   if (info.type_name.rfind("image", 0) == 0) {
     if (arg_size != sizeof(cl_mem)) return CL_INVALID_ARG_SIZE;
-    if (void* handle = handle_in(); !handle || !is_live(handle, Kind::kMem)) return CL_INVALID_MEM_OBJECT;
+    if (void* handle = handle_in(); !handle || !registry().find(handle, Kind::kMem)) return CL_INVALID_MEM_OBJECT;
     return CL_SUCCESS;
   }
   if (!arg_value) return CL_INVALID_ARG_VALUE;
@@ -204,7 +204,8 @@ cl_int gsvirt_clRetainKernel(cl_kernel kernel) {
   IcdLock lock(icd_mutex());
   trace_call("clRetainKernel");
   if (!live(kernel)) return refuse("clRetainKernel", "kernel", CL_INVALID_KERNEL);
-  return retain_app(kernel);
+  retain_app(kernel);
+  return CL_SUCCESS;
 }
 
 cl_int gsvirt_clReleaseKernel(cl_kernel kernel) {
@@ -258,11 +259,11 @@ cl_int gsvirt_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_
   if (!live(kernel)) return refuse(api, "kernel", CL_INVALID_KERNEL);
   switch (param_name) {
     case CL_KERNEL_REFERENCE_COUNT:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_uint(kernel->app_refs));
+      return put_value(cl_uint(kernel->app_refs()), param_value_size, param_value, param_value_size_ret);
     case CL_KERNEL_CONTEXT:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, kernel->program->context);
+      return put_value(kernel->program->context, param_value_size, param_value, param_value_size_ret);
     case CL_KERNEL_PROGRAM:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, kernel->program);
+      return put_value(kernel->program, param_value_size, param_value, param_value_size_ret);
     default:
       return forward_info(
           api, param_value_size, param_value, param_value_size_ret,

@@ -48,7 +48,7 @@ cl_mem new_mem(cl_context context, uint64_t id, cl_mem_object_type type, cl_mem_
   mem->size = size;
   mem->host_ptr = (flags & CL_MEM_USE_HOST_PTR) ? host_ptr : nullptr;
   retain_internal(context);
-  register_object(mem);
+  registry().add(mem);
   return mem;
 }
 
@@ -286,7 +286,8 @@ cl_int gsvirt_clRetainMemObject(cl_mem memobj) {
   IcdLock lock(icd_mutex());
   trace_call("clRetainMemObject");
   if (!live(memobj)) return refuse("clRetainMemObject", "memobj", CL_INVALID_MEM_OBJECT);
-  return retain_app(memobj);
+  retain_app(memobj);
+  return CL_SUCCESS;
 }
 
 cl_int gsvirt_clReleaseMemObject(cl_mem memobj) {
@@ -328,18 +329,18 @@ cl_int gsvirt_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t p
   const char* api = "clGetMemObjectInfo";
   trace_call(api);
   if (!live(memobj)) return refuse(api, "memobj", CL_INVALID_MEM_OBJECT);
-  auto value = [&](const auto& v) { return write_info_value(param_value_size, param_value, param_value_size_ret, v); };
+  auto value = [&](const auto& v) { return put_value(v, param_value_size, param_value, param_value_size_ret); };
   switch (param_name) {
     case CL_MEM_TYPE: return value(memobj->type);
     case CL_MEM_FLAGS: return value(memobj->flags);
     case CL_MEM_HOST_PTR: return value(memobj->host_ptr);
     case CL_MEM_MAP_COUNT: return value(cl_uint(memobj->mappings.size()));
-    case CL_MEM_REFERENCE_COUNT: return value(cl_uint(memobj->app_refs));
+    case CL_MEM_REFERENCE_COUNT: return value(cl_uint(memobj->app_refs()));
     case CL_MEM_CONTEXT: return value(memobj->context);
     case CL_MEM_ASSOCIATED_MEMOBJECT: return value(memobj->parent);
     case CL_MEM_OFFSET: return value(memobj->origin);
     case CL_MEM_USES_SVM_POINTER: return value(cl_bool(CL_FALSE));
-    case CL_MEM_PROPERTIES: return write_info(param_value_size, param_value, param_value_size_ret, nullptr, 0);
+    case CL_MEM_PROPERTIES: return put_info(nullptr, 0, param_value_size, param_value, param_value_size_ret);
     case CL_MEM_SIZE:
       if (is_buffer(memobj)) return value(memobj->size);
       [[fallthrough]];  // images: the host knows its allocation
@@ -359,7 +360,7 @@ cl_int gsvirt_clGetImageInfo(cl_mem image, cl_image_info param_name, size_t para
   const char* api = "clGetImageInfo";
   trace_call(api);
   if (!live(image) || !is_image(image)) return refuse(api, "image", CL_INVALID_MEM_OBJECT);
-  auto value = [&](const auto& v) { return write_info_value(param_value_size, param_value, param_value_size_ret, v); };
+  auto value = [&](const auto& v) { return put_value(v, param_value_size, param_value, param_value_size_ret); };
   switch (param_name) {
     case CL_IMAGE_FORMAT: return value(image->format);
     case CL_IMAGE_ELEMENT_SIZE: return value(image->element_size);

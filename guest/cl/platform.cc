@@ -44,7 +44,7 @@ cl_int gsvirt_clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_
   const char* api = "clGetPlatformInfo";
   trace_call(api);
   if (platform && platform != the_platform()) return refuse(api, "platform", CL_INVALID_PLATFORM);
-  auto string = [&](const char* s) { return write_info_string(param_value_size, param_value, param_value_size_ret, s); };
+  auto string = [&](const char* s) { return put_string(s, param_value_size, param_value, param_value_size_ret); };
   switch (param_name) {
     case CL_PLATFORM_PROFILE: return string(kPlatformProfile);
     case CL_PLATFORM_VERSION: return string(kPlatformVersion);
@@ -53,14 +53,14 @@ cl_int gsvirt_clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_
     case CL_PLATFORM_EXTENSIONS: return string(kPlatformExtensions);
     case CL_PLATFORM_ICD_SUFFIX_KHR: return string(kIcdSuffix);
     case CL_PLATFORM_HOST_TIMER_RESOLUTION:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_ulong(0));
+      return put_value(cl_ulong(0), param_value_size, param_value, param_value_size_ret);
     case CL_PLATFORM_NUMERIC_VERSION:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_version(CL_MAKE_VERSION(1, 2, 0)));
+      return put_value(cl_version(CL_MAKE_VERSION(1, 2, 0)), param_value_size, param_value, param_value_size_ret);
     case CL_PLATFORM_EXTENSIONS_WITH_VERSION: {
       cl_name_version icd{};
       icd.version = CL_MAKE_VERSION(1, 0, 0);
       std::strncpy(icd.name, "cl_khr_icd", sizeof icd.name - 1);
-      return write_info_value(param_value_size, param_value, param_value_size_ret, icd);
+      return put_value(icd, param_value_size, param_value, param_value_size_ret);
     }
     default:
       return refuse(api, "param_name", CL_INVALID_VALUE);

@@ -20,7 +20,7 @@ cl_program new_program(cl_context context, uint64_t id, std::vector<cl_device_id
   program->context = context;
   program->devices = std::move(devices);
   retain_internal(context);
-  register_object(program);
+  registry().add(program);
   return program;
 }
 
@@ -312,7 +312,8 @@ cl_int gsvirt_clRetainProgram(cl_program program) {
   IcdLock lock(icd_mutex());
   trace_call("clRetainProgram");
   if (!live(program)) return refuse("clRetainProgram", "program", CL_INVALID_PROGRAM);
-  return retain_app(program);
+  retain_app(program);
+  return CL_SUCCESS;
 }
 
 cl_int gsvirt_clReleaseProgram(cl_program program) {
@@ -330,16 +331,16 @@ cl_int gsvirt_clGetProgramInfo(cl_program program, cl_program_info param_name, s
   if (!live(program)) return refuse(api, "program", CL_INVALID_PROGRAM);
   switch (param_name) {
     case CL_PROGRAM_REFERENCE_COUNT:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_uint(program->app_refs));
+      return put_value(cl_uint(program->app_refs()), param_value_size, param_value, param_value_size_ret);
     case CL_PROGRAM_CONTEXT:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, program->context);
+      return put_value(program->context, param_value_size, param_value, param_value_size_ret);
     case CL_PROGRAM_NUM_DEVICES:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_uint(program->devices.size()));
+      return put_value(cl_uint(program->devices.size()), param_value_size, param_value, param_value_size_ret);
     case CL_PROGRAM_DEVICES:
-      return write_info_array(param_value_size, param_value, param_value_size_ret, program->devices);
+      return put_array(program->devices, param_value_size, param_value, param_value_size_ret);
     case CL_PROGRAM_SOURCE:
       if (program->has_source)
-        return write_info_string(param_value_size, param_value, param_value_size_ret, program->source);
+        return put_string(program->source, param_value_size, param_value, param_value_size_ret);
       break;
     case CL_PROGRAM_BINARIES:
       return get_program_binaries(api, program, param_value_size, param_value, param_value_size_ret);

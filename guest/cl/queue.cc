@@ -36,7 +36,7 @@ cl_command_queue create_queue(const char* api, cl_context context, cl_device_id 
   queue->device = device;
   queue->properties = properties;
   retain_internal(context);
-  register_object(queue);
+  registry().add(queue);
   return queue;
 }
 
@@ -96,7 +96,8 @@ cl_int gsvirt_clRetainCommandQueue(cl_command_queue queue) {
   IcdLock lock(icd_mutex());
   trace_call("clRetainCommandQueue");
   if (!live(queue)) return refuse("clRetainCommandQueue", "command_queue", CL_INVALID_COMMAND_QUEUE);
-  return retain_app(queue);
+  retain_app(queue);
+  return CL_SUCCESS;
 }
 
 cl_int gsvirt_clReleaseCommandQueue(cl_command_queue queue) {
@@ -105,7 +106,7 @@ cl_int gsvirt_clReleaseCommandQueue(cl_command_queue queue) {
   trace_call(api);
   if (!live(queue)) return refuse(api, "command_queue", CL_INVALID_COMMAND_QUEUE);
   // The last release flushes; when events wait for callbacks, finish so that they run.
-  if (queue->app_refs == 1 && !queue->events_with_callbacks.empty()) finish_queue(api, queue);
+  if (queue->app_refs() == 1 && !queue->events_with_callbacks.empty()) finish_queue(api, queue);
   return release_app(queue);
 }
 
@@ -117,17 +118,17 @@ cl_int gsvirt_clGetCommandQueueInfo(cl_command_queue queue, cl_command_queue_inf
   if (!live(queue)) return refuse(api, "command_queue", CL_INVALID_COMMAND_QUEUE);
   switch (param_name) {
     case CL_QUEUE_CONTEXT:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, queue->context);
+      return put_value(queue->context, param_value_size, param_value, param_value_size_ret);
     case CL_QUEUE_DEVICE:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, queue->device);
+      return put_value(queue->device, param_value_size, param_value, param_value_size_ret);
     case CL_QUEUE_REFERENCE_COUNT:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_uint(queue->app_refs));
+      return put_value(cl_uint(queue->app_refs()), param_value_size, param_value, param_value_size_ret);
     case CL_QUEUE_PROPERTIES:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, queue->properties);
+      return put_value(queue->properties, param_value_size, param_value, param_value_size_ret);
     case CL_QUEUE_PROPERTIES_ARRAY:
-      return write_info_array(param_value_size, param_value, param_value_size_ret, queue->properties_array);
+      return put_array(queue->properties_array, param_value_size, param_value, param_value_size_ret);
     case CL_QUEUE_DEVICE_DEFAULT:
-      return write_info_value(param_value_size, param_value, param_value_size_ret, cl_command_queue(nullptr));
+      return put_value(cl_command_queue(nullptr), param_value_size, param_value, param_value_size_ret);
     default:
       return forward_info(
           api, param_value_size, param_value, param_value_size_ret,

@@ -33,7 +33,7 @@ cl_sampler create_sampler(const char* api, cl_context context, cl_bool normalize
   sampler->addressing_mode = addressing_mode;
   sampler->filter_mode = filter_mode;
   retain_internal(context);
-  register_object(sampler);
+  registry().add(sampler);
   return sampler;
 }
 
@@ -79,7 +79,8 @@ cl_int gsvirt_clRetainSampler(cl_sampler sampler) {
   IcdLock lock(icd_mutex());
   trace_call("clRetainSampler");
   if (!live(sampler)) return refuse("clRetainSampler", "sampler", CL_INVALID_SAMPLER);
-  return retain_app(sampler);
+  retain_app(sampler);
+  return CL_SUCCESS;
 }
 
 cl_int gsvirt_clReleaseSampler(cl_sampler sampler) {
@@ -95,15 +96,15 @@ cl_int gsvirt_clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, s
   const char* api = "clGetSamplerInfo";
   trace_call(api);
   if (!live(sampler)) return refuse(api, "sampler", CL_INVALID_SAMPLER);
-  auto value = [&](const auto& v) { return write_info_value(param_value_size, param_value, param_value_size_ret, v); };
+  auto value = [&](const auto& v) { return put_value(v, param_value_size, param_value, param_value_size_ret); };
   switch (param_name) {
-    case CL_SAMPLER_REFERENCE_COUNT: return value(cl_uint(sampler->app_refs));
+    case CL_SAMPLER_REFERENCE_COUNT: return value(cl_uint(sampler->app_refs()));
     case CL_SAMPLER_CONTEXT: return value(sampler->context);
     case CL_SAMPLER_NORMALIZED_COORDS: return value(sampler->normalized_coords);
     case CL_SAMPLER_ADDRESSING_MODE: return value(sampler->addressing_mode);
     case CL_SAMPLER_FILTER_MODE: return value(sampler->filter_mode);
     case CL_SAMPLER_PROPERTIES:
-      return write_info_array(param_value_size, param_value, param_value_size_ret, sampler->properties);
+      return put_array(sampler->properties, param_value_size, param_value, param_value_size_ret);
     default: return refuse(api, "param_name", CL_INVALID_VALUE);
   }
 }

@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include "tests/common/log_capture.h"
+
 namespace gsvirt::cl {
 namespace {
 
@@ -118,9 +120,13 @@ TEST_F(ObjectTest, InternalReferencesKeepAnObjectTheApplicationReleased) {
   EXPECT_EQ(registry_.live_count(Kind::kProgram), 0u);
 }
 
-TEST_F(ObjectTest, ReleasingAnInternalReferenceNotHeldIsIgnored) {
+TEST_F(ObjectTest, ReleasingAnInternalReferenceNotHeldIsIgnoredAndLogged) {
   Node* event = make(Kind::kEvent);
-  release_internal(event);
+  {
+    gsvirt::testing::LogCapture log;
+    release_internal(event);
+    EXPECT_EQ(log.count("OpenCL event"), 1u);
+  }
   EXPECT_FALSE(destroyed(event));
   EXPECT_EQ(event->app_refs(), 1u);
   release_app(event);

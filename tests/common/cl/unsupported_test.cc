@@ -4,27 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include <string>
-#include <vector>
-
-#include "common/log.h"
+#include "tests/common/log_capture.h"
 
 namespace gsvirt::cl {
 namespace {
 
-struct LogCapture {
-  LogCapture() {
-    set_log_sink([](const char* line, void* self) { static_cast<LogCapture*>(self)->lines.emplace_back(line); },
-                 this);
-  }
-  ~LogCapture() { set_log_sink(nullptr, nullptr); }
-  size_t count(const std::string& needle) const {
-    size_t n = 0;
-    for (const auto& l : lines) n += l.find(needle) != std::string::npos;
-    return n;
-  }
-  std::vector<std::string> lines;
-};
+using gsvirt::testing::LogCapture;
 
 cl_int CL_API_CALL my_flush(cl_command_queue) { return CL_SUCCESS; }
 

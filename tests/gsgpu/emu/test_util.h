@@ -11,33 +11,11 @@
 #include "common/log.h"
 #include "gsgpu/emu/device.h"
 #include "gsgpu/emu/packets.h"
+#include "tests/common/log_capture.h"
 
 namespace gsgpu::test {
 
-// Captures log lines while alive (the log sink is process-global).
-class LogCapture {
- public:
-  LogCapture() { gsvirt::set_log_sink(&LogCapture::sink, this); }
-  ~LogCapture() { gsvirt::set_log_sink(nullptr, nullptr); }
-  std::vector<std::string> lines() const {
-    std::lock_guard lock(mutex_);
-    return lines_;
-  }
-  bool contains(const std::string& needle) const {
-    for (const std::string& l : lines())
-      if (l.find(needle) != std::string::npos) return true;
-    return false;
-  }
-
- private:
-  static void sink(const char* line, void* self) {
-    auto* me = static_cast<LogCapture*>(self);
-    std::lock_guard lock(me->mutex_);
-    me->lines_.emplace_back(line);
-  }
-  mutable std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
+using gsvirt::testing::LogCapture;
 
 // A DISPATCH backend that records what it was asked and returns a scripted outcome.
 class FakeBackend final : public DispatchBackend {

@@ -62,7 +62,7 @@ TEST(KernelArgs, NullValueIsLocalSize) {
 TEST(KernelArgs, LiveMemAndSamplerTravelAsIds) {
   auto* mem = new _cl_mem;
   mem->guest_id = 77;
-  register_object(mem);
+  registry().add(mem);
   cl_mem handle = mem;
   KernelArgWire w = classify_kernel_arg(sizeof handle, &handle);
   EXPECT_EQ(w.kind, KernelArgKind::kMem);
@@ -70,7 +70,7 @@ TEST(KernelArgs, LiveMemAndSamplerTravelAsIds) {
 
   auto* sampler = new _cl_sampler;
   sampler->guest_id = 78;
-  register_object(sampler);
+  registry().add(sampler);
   cl_sampler s = sampler;
   w = classify_kernel_arg(sizeof s, &s);
   EXPECT_EQ(w.kind, KernelArgKind::kSampler);
