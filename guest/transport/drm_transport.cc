@@ -1,8 +1,11 @@
 // drm transport: virtio-gpu ioctls on a render node inside a VM.
 //
 // CONTEXT_INIT with the capset (GSVIRT_CAPSET_ID overrides it for VMMs that offer gsvirt under
-// another id) and one ring; blobs are HOST3D + MAPPABLE, mapped through the DRM fd; a submit is an
-// EXECBUFFER on ring 0, and a wait polls its out-fence fd.
+// another id) and NUM_RINGS; blobs are HOST3D + MAPPABLE, mapped through the DRM fd; a submit is
+// an EXECBUFFER with RING_IDX. A timeline point is the out-fence fd (sync_file) of its EXECBUFFER:
+// the kernel signals it when the host retires the fence on that ring. Kept per ring until it
+// signals; poll and wait poll those fds. Untested here (no virtio-gpu device): it follows the
+// Linux uAPI declared in protocol/virtgpu/virtgpu_uapi.h.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -10,11 +13,15 @@
 #include <unistd.h>
 #include <xf86drm.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <deque>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "common/log.h"
 #include "guest/transport/transport.h"
@@ -70,6 +77,8 @@ uint32_t effective_capset(uint32_t requested) {
 class DrmTransport final : public Transport {
  public:
   ~DrmTransport() override {
+    for (auto& ring : rings_)
+      for (auto& fence : ring.pending) close(fence.fd);
     if (fd_ >= 0) close(fd_);
   }
 
@@ -79,7 +88,7 @@ class DrmTransport final : public Transport {
       return fail("drm: no virtio-gpu render node under /dev/dri (the drm transport runs in a VM "
                   "with virtio-gpu; elsewhere use GSVIRT_TRANSPORT=vtest or inproc)");
     fd_ = open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd_ < 0) return fail("drm: cannot open " + path + ": " + std::strerror(errno));
+    if (fd_ < 0) return fail_errno("drm: cannot open " + path, errno);
     if (!is_virtio_gpu(fd_)) return fail("drm: " + path + " is not a virtio-gpu device");
     if (get_param(vg::kParamContextInit) != 1 || get_param(vg::kParamResourceBlob) != 1 ||
         get_param(vg::kParamHostVisible) != 1)
@@ -91,9 +100,9 @@ class DrmTransport final : public Transport {
   }
 
   const char* name() const override { return "drm"; }
-  const std::string& error() const override { return error_; }
 
-  bool get_capset(uint32_t capset_id, std::vector<uint8_t>& out) override {
+ protected:
+  bool do_get_capset(uint32_t capset_id, std::vector<uint8_t>& out) override {
     uint32_t id = effective_capset(capset_id);
     if (!offers(id)) return false;
     // The capset size is not queryable here; the host's caps fit one page.
@@ -104,31 +113,31 @@ class DrmTransport final : public Transport {
     args.addr = reinterpret_cast<uintptr_t>(out.data());
     args.size = uint32_t(out.size());
     if (drm_ioctl(fd_, vg::kIoctlGetCaps, &args) != 0)
-      return fail("drm: GET_CAPS for capset " + std::to_string(id) + ": " + std::strerror(errno));
+      return fail_errno("drm: GET_CAPS for capset " + std::to_string(id), errno);
     return true;
   }
 
-  bool init_context(uint32_t capset_id) override {
+  bool do_init_context(uint32_t capset_id, uint32_t num_rings) override {
     uint32_t id = effective_capset(capset_id);
     if (!offers(id)) return false;
     vg::ContextSetParam params[2] = {{vg::kContextParamCapsetId, id},
-                                     {vg::kContextParamNumRings, 1}};
+                                     {vg::kContextParamNumRings, num_rings}};
     vg::ContextInit args{};
     args.num_params = 2;
     args.ctx_set_params = reinterpret_cast<uintptr_t>(params);
     if (drm_ioctl(fd_, vg::kIoctlContextInit, &args) != 0)
-      return fail("drm: CONTEXT_INIT for capset " + std::to_string(id) + ": " + std::strerror(errno));
+      return fail_errno("drm: CONTEXT_INIT for capset " + std::to_string(id), errno);
+    rings_.assign(num_rings, RingFences{});
     return true;
   }
 
-  bool create_blob(uint64_t size, Blob* out) override {
+  bool do_create_blob(uint64_t size, Blob* out) override {
     vg::ResourceCreateBlob args{};
     args.blob_mem = vg::kBlobMemHost3d;
     args.blob_flags = vg::kBlobFlagUseMappable;
     args.size = size;
     if (drm_ioctl(fd_, vg::kIoctlResourceCreateBlob, &args) != 0)
-      return fail("drm: RESOURCE_CREATE_BLOB of " + std::to_string(size) + " bytes: " +
-                  std::strerror(errno));
+      return fail_errno("drm: RESOURCE_CREATE_BLOB of " + std::to_string(size) + " bytes", errno);
     vg::Map map_args{};
     map_args.handle = args.bo_handle;
     void* map = MAP_FAILED;
@@ -137,14 +146,14 @@ class DrmTransport final : public Transport {
     if (map == MAP_FAILED) {
       int err = errno;
       close_bo(args.bo_handle);
-      return fail(std::string("drm: cannot map blob: ") + std::strerror(err));
+      return fail_errno("drm: cannot map blob", err);
     }
     bo_of_resource_[args.res_handle] = args.bo_handle;
     *out = Blob{args.res_handle, map, size};
     return true;
   }
 
-  void destroy_blob(const Blob& blob) override {
+  void do_destroy_blob(const Blob& blob) override {
     if (blob.map) munmap(blob.map, blob.size);
     auto it = bo_of_resource_.find(blob.resource_id);
     if (it == bo_of_resource_.end()) return;
@@ -152,23 +161,48 @@ class DrmTransport final : public Transport {
     bo_of_resource_.erase(it);
   }
 
-  bool submit(const void* cmds, size_t size, bool wait) override {
-    if (size % 4 || size > UINT32_MAX)
-      return fail("drm: submit size " + std::to_string(size) + " is not a dword count");
+  // EXECBUFFER on the ring; a point asks for an out-fence fd, kept until the fence signals.
+  bool do_submit(uint32_t ring, const void* cmds, size_t size, uint64_t point) override {
+    if (size > UINT32_MAX) return fail("drm: submit size " + std::to_string(size) + " is too big");
+    RingFences& fences = rings_[ring];
+    retire_signalled(fences);
+    if (point && fences.pending.size() >= kMaxPendingFences) wait_oldest(fences);
     vg::Execbuffer args{};
-    args.flags = vg::kExecbufRingIdx | (wait ? vg::kExecbufFenceFdOut : 0);
+    args.flags = vg::kExecbufRingIdx | (point ? vg::kExecbufFenceFdOut : 0);
     args.size = uint32_t(size);
     args.command = reinterpret_cast<uintptr_t>(cmds);
     args.fence_fd = -1;
-    args.ring_idx = 0;
+    args.ring_idx = ring;
     if (drm_ioctl(fd_, vg::kIoctlExecbuffer, &args) != 0)
-      return fail(std::string("drm: EXECBUFFER: ") + std::strerror(errno));
-    if (!wait) return true;
-    pollfd p{args.fence_fd, POLLIN, 0};
-    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
-    }
-    close(args.fence_fd);
+      return fail_errno("drm: EXECBUFFER on ring " + std::to_string(ring), errno);
+    if (point && args.fence_fd < 0) return fail("drm: EXECBUFFER returned no out-fence fd");
+    if (point) fences.pending.push_back({point, args.fence_fd});
     return true;
+  }
+
+  uint64_t do_poll(uint32_t ring) override {
+    retire_signalled(rings_[ring]);
+    return rings_[ring].reached;
+  }
+
+  WaitResult do_wait(uint32_t ring, uint64_t point, uint64_t timeout_ns,
+                     std::unique_lock<std::mutex>& lock) override {
+    RingFences& fences = rings_[ring];
+    retire_signalled(fences);
+    if (fences.reached >= point) return WaitResult::kReached;
+    // Fences of a ring signal in order: the first pending one at or past `point` covers it.
+    auto it = std::find_if(fences.pending.begin(), fences.pending.end(),
+                           [point](const PendingFence& f) { return f.point >= point; });
+    if (it == fences.pending.end()) return WaitResult::kReached;
+    int fd = fcntl(it->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) {
+      fail_errno("drm: cannot duplicate a fence fd", errno);
+      return WaitResult::kError;
+    }
+    lock.unlock();
+    WaitResult result = poll_fence(fd, timeout_ns);
+    close(fd);
+    return result;
   }
 
  private:
@@ -191,16 +225,49 @@ class DrmTransport final : public Transport {
     drm_ioctl(fd_, DRM_IOCTL_GEM_CLOSE, &args);
   }
 
-  bool fail(std::string message) {
-    error_ = std::move(message);
-    log_debug(kDebugTransport, "%s", error_.c_str());
-    return false;
+  struct PendingFence {
+    uint64_t point;
+    int fd;  // sync_file of the EXECBUFFER, readable once its fence signalled
+  };
+  struct RingFences {
+    std::deque<PendingFence> pending;  // oldest first
+    uint64_t reached = 0;
+  };
+  // Out-fence fds kept per ring before a submit waits for the oldest (bounds open fds).
+  static constexpr size_t kMaxPendingFences = 256;
+
+  static WaitResult poll_fence(int fd, uint64_t timeout_ns) {
+    timespec limit{time_t(std::min<uint64_t>(timeout_ns / 1000000000, INT32_MAX)),
+                   long(timeout_ns % 1000000000)};
+    pollfd p{fd, POLLIN, 0};
+    for (;;) {
+      int r = ppoll(&p, 1, timeout_ns == kWaitForever ? nullptr : &limit, nullptr);
+      if (r < 0 && errno == EINTR) continue;
+      if (r > 0) return WaitResult::kReached;
+      return r == 0 ? WaitResult::kTimeout : WaitResult::kError;
+    }
+  }
+
+  void retire_signalled(RingFences& fences) {
+    while (!fences.pending.empty() && poll_fence(fences.pending.front().fd, 0) == WaitResult::kReached)
+      pop_oldest(fences);
+  }
+
+  void wait_oldest(RingFences& fences) {
+    (void)poll_fence(fences.pending.front().fd, kWaitForever);
+    pop_oldest(fences);
+  }
+
+  static void pop_oldest(RingFences& fences) {
+    fences.reached = fences.pending.front().point;
+    close(fences.pending.front().fd);
+    fences.pending.pop_front();
   }
 
   int fd_ = -1;
   uint64_t supported_capsets_ = 0;
   std::map<uint32_t, uint32_t> bo_of_resource_;
-  std::string error_;
+  std::vector<RingFences> rings_;
 };
 
 }  // namespace

@@ -1,13 +1,16 @@
 // In-process transport: the host renderer is linked into this process and called through its C
-// API. Blobs are the host's own mappings (zero copy); a wait is a fence on ring 0.
-#include <sys/mman.h>
+// API. Blobs are the host's own mappings (zero copy). A timeline point is a context fence whose
+// id is the point (gsvirt_renderer_context_create_fence on the ring); the renderer's
+// write_context_fence callback records the newest retired fence per (context, ring), and a wait
+// sleeps on the renderer's poll fd between gsvirt_renderer_poll calls.
+#include <poll.h>
 
+#include <algorithm>
 #include <atomic>
-#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include "common/log.h"
 #include "guest/transport/transport.h"
@@ -16,10 +19,11 @@
 namespace gsvirt::guest {
 namespace {
 
-// Fences retired by the in-process renderer, per context: the newest fence id seen.
+// Fences retired by the in-process renderer: the newest fence id per (context, ring). Fence ids
+// are the transport's timeline points, so "newest retired" is the ring's reached point.
 struct RetiredFences {
   std::mutex mutex;
-  std::map<uint32_t, uint64_t> last_by_ctx;
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> last;
 };
 RetiredFences g_retired;
 // True when this transport initialised the renderer and so receives its fence callbacks; false
@@ -28,11 +32,13 @@ bool g_owns_fence_callback = false;
 std::once_flag g_init_once;
 std::atomic<uint32_t> g_next_ctx_id{1};
 std::atomic<uint32_t> g_next_res_id{1};
+// Contexts that finish without notifying are asked again this often while someone waits.
+constexpr int kPollIntervalMs = 1;
 
 void on_fence_retired(void*, uint32_t ctx_id, uint32_t ring_idx, uint64_t fence_id) {
-  (void)ring_idx;
   std::lock_guard<std::mutex> lock(g_retired.mutex);
-  g_retired.last_by_ctx[ctx_id] = fence_id;
+  uint64_t& last = g_retired.last[{ctx_id, ring_idx}];
+  if (fence_id > last) last = fence_id;
 }
 
 void init_renderer_once() {
@@ -43,19 +49,25 @@ void init_renderer_once() {
   });
 }
 
+uint64_t retired_point(uint32_t ctx_id, uint32_t ring) {
+  std::lock_guard<std::mutex> lock(g_retired.mutex);
+  auto it = g_retired.last.find({ctx_id, ring});
+  return it == g_retired.last.end() ? 0 : it->second;
+}
+
 class InprocTransport final : public Transport {
  public:
   InprocTransport() { init_renderer_once(); }
   ~InprocTransport() override {
     if (ctx_id_) gsvirt_renderer_context_destroy(ctx_id_);
     std::lock_guard<std::mutex> lock(g_retired.mutex);
-    g_retired.last_by_ctx.erase(ctx_id_);
+    std::erase_if(g_retired.last, [this](const auto& entry) { return entry.first.first == ctx_id_; });
   }
 
   const char* name() const override { return "inproc"; }
-  const std::string& error() const override { return error_; }
 
-  bool get_capset(uint32_t capset_id, std::vector<uint8_t>& out) override {
+ protected:
+  bool do_get_capset(uint32_t capset_id, std::vector<uint8_t>& out) override {
     uint32_t max_ver = 0, max_size = 0;
     gsvirt_renderer_get_cap_set(capset_id, &max_ver, &max_size);
     if (max_size == 0) return fail("inproc: capset " + std::to_string(capset_id) +
@@ -66,18 +78,17 @@ class InprocTransport final : public Transport {
     return true;
   }
 
-  bool init_context(uint32_t capset_id) override {
-    if (ctx_id_) return fail("inproc: init_context called twice");
+  bool do_init_context(uint32_t capset_id, uint32_t num_rings) override {
+    (void)num_rings;  // the renderer offers every ring below 64 to every context
     uint32_t id = g_next_ctx_id++;
     int r = gsvirt_renderer_context_create_with_flags(id, capset_id, 6, "inproc");
     if (r < 0) return fail_errno("inproc: cannot create a context for capset " +
-                                 std::to_string(capset_id), r);
+                                 std::to_string(capset_id), -r);
     ctx_id_ = id;
     return true;
   }
 
-  bool create_blob(uint64_t size, Blob* out) override {
-    if (!ctx_id_) return fail("inproc: create_blob before init_context");
+  bool do_create_blob(uint64_t size, Blob* out) override {
     gsvirt_renderer_resource_create_blob_args args{};
     args.res_handle = g_next_res_id++;
     args.ctx_id = ctx_id_;
@@ -85,59 +96,65 @@ class InprocTransport final : public Transport {
     args.blob_flags = GSVIRT_RENDERER_BLOB_FLAG_USE_MAPPABLE;
     args.size = size;
     if (int r = gsvirt_renderer_resource_create_blob(&args); r < 0)
-      return fail_errno("inproc: cannot create a blob of " + std::to_string(size) + " bytes", r);
+      return fail_errno("inproc: cannot create a blob of " + std::to_string(size) + " bytes", -r);
     void* map = nullptr;
     uint64_t mapped = 0;
     int r = gsvirt_renderer_ctx_attach_resource(int(ctx_id_), int(args.res_handle));
     if (r == 0) r = gsvirt_renderer_resource_get_map(args.res_handle, &map, &mapped);
     if (r < 0) {
       gsvirt_renderer_resource_unref(args.res_handle);
-      return fail_errno("inproc: cannot attach or map the blob", r);
+      return fail_errno("inproc: cannot attach or map the blob", -r);
     }
     *out = Blob{args.res_handle, map, mapped};
     return true;
   }
 
-  void destroy_blob(const Blob& blob) override { gsvirt_renderer_resource_unref(blob.resource_id); }
-
-  bool submit(const void* cmds, size_t size, bool wait) override {
-    if (!ctx_id_) return fail("inproc: submit before init_context");
-    if (size % 4 || size / 4 > size_t(INT32_MAX))
-      return fail("inproc: submit size " + std::to_string(size) + " is not a dword count");
-    int r = gsvirt_renderer_submit_cmd(const_cast<void*>(cmds), int(ctx_id_), int(size / 4));
-    if (r < 0) return fail_errno("inproc: the host rejected the command stream", r);
-    return !wait || wait_idle();
+  void do_destroy_blob(const Blob& blob) override {
+    gsvirt_renderer_resource_unref(blob.resource_id);
   }
 
- private:
-  bool wait_idle() {
-    uint64_t fence_id = ++fence_seqno_;
-    int r = gsvirt_renderer_context_create_fence(ctx_id_, 0, 0, fence_id);
-    if (r < 0) return fail_errno("inproc: cannot create a fence", r);
-    if (!g_owns_fence_callback) return true;
+  bool do_submit(uint32_t ring, const void* cmds, size_t size, uint64_t point) override {
+    if (size / 4 > size_t(INT32_MAX))
+      return fail("inproc: submit size " + std::to_string(size) + " is too big");
+    int r = gsvirt_renderer_submit_cmd(const_cast<void*>(cmds), int(ctx_id_), int(size / 4));
+    if (r < 0) return fail_errno("inproc: the host rejected the command stream", -r);
+    if (point == 0) return true;
+    r = gsvirt_renderer_context_create_fence(ctx_id_, 0, ring, point);
+    if (r < 0) return fail_errno("inproc: cannot create fence " + std::to_string(point) +
+                                 " on ring " + std::to_string(ring), -r);
+    return true;
+  }
+
+  uint64_t do_poll(uint32_t ring) override {
+    gsvirt_renderer_poll();
+    return reached(ring);
+  }
+
+  WaitResult do_wait(uint32_t ring, uint64_t point, uint64_t timeout_ns,
+                     std::unique_lock<std::mutex>& lock) override {
+    lock.unlock();  // the renderer serialises itself; nothing here needs the connection
+    auto start = std::chrono::steady_clock::now();
+    int poll_fd = gsvirt_renderer_get_poll_fd();
     for (;;) {
-      {
-        std::lock_guard<std::mutex> lock(g_retired.mutex);
-        auto it = g_retired.last_by_ctx.find(ctx_id_);
-        if (it != g_retired.last_by_ctx.end() && it->second >= fence_id) return true;
-      }
       gsvirt_renderer_poll();
-      std::this_thread::yield();
+      if (reached(ring) >= point) return WaitResult::kReached;
+      uint64_t elapsed = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                      std::chrono::steady_clock::now() - start).count());
+      if (elapsed >= timeout_ns) return WaitResult::kTimeout;
+      uint64_t left_ms = (timeout_ns - elapsed + 999999) / 1000000;
+      pollfd p{poll_fd, POLLIN, 0};
+      ::poll(&p, poll_fd >= 0 ? 1 : 0, int(std::min<uint64_t>(left_ms, kPollIntervalMs)));
     }
   }
 
-  bool fail(std::string message) {
-    error_ = std::move(message);
-    log_debug(kDebugTransport, "%s", error_.c_str());
-    return false;
-  }
-  bool fail_errno(const std::string& message, int err) {
-    return fail(message + ": " + std::strerror(-err));
+ private:
+  uint64_t reached(uint32_t ring) {
+    // Without the fence callback nothing can be observed: contexts count as synchronous.
+    if (!g_owns_fence_callback) return UINT64_MAX;
+    return retired_point(ctx_id_, ring);
   }
 
   uint32_t ctx_id_ = 0;
-  uint64_t fence_seqno_ = 0;
-  std::string error_;
 };
 
 }  // namespace

@@ -1,9 +1,10 @@
 // vtest transport: a unix socket to gsvirt-server (docs/transports.md).
 //
-// submit() sends SUBMIT_CMD2 in a single writev. With `wait`, the batch also sets this
-// connection's timeline sync to the next value, and a SYNC_READ follows in the same write: the
-// server executes messages in order, so its answer arrives after the batch ran. Contexts that
-// complete asynchronously may answer with an older value; then a SYNC_WAIT fd is polled.
+// Each ring's timeline is a vtest sync created with the context. A submit is SUBMIT_CMD2 with the
+// RING_IDX flag in a single writev; a point rides along as a sync entry (the ring's sync, the
+// point), which the server sets when the context retires the fence behind the batch. poll is a
+// SYNC_READ; wait reads the sync and, when the point is still ahead (an asynchronous context),
+// asks SYNC_WAIT for an fd and polls it with the caller's timeout, without holding the socket.
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -11,9 +12,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "common/log.h"
 #include "guest/transport/transport.h"
@@ -43,9 +47,9 @@ class VtestTransport final : public Transport {
   }
 
   const char* name() const override { return "vtest"; }
-  const std::string& error() const override { return error_; }
 
-  bool get_capset(uint32_t capset_id, std::vector<uint8_t>& out) override {
+ protected:
+  bool do_get_capset(uint32_t capset_id, std::vector<uint8_t>& out) override {
     // Version 0 asks gsvirt-server for the newest version it has.
     uint32_t msg[] = {kGetCapsetDwords, kGetCapset, capset_id, 0};
     uint32_t header[2];
@@ -59,22 +63,26 @@ class VtestTransport final : public Transport {
     return true;
   }
 
-  bool init_context(uint32_t capset_id) override {
-    if (context_ready_) return fail("vtest: init_context called twice");
-    uint32_t init[] = {kContextInitDwords, kContextInit, capset_id};
-    uint32_t create_sync[] = {kSyncCreateDwords, kSyncCreate, 0, 0};
-    uint32_t header[2], sync_id = 0;
-    if (!send_all(init, sizeof init) || !send_all(create_sync, sizeof create_sync) ||
-        !read_header(kSyncCreate, header) || header[0] != 1 ||
-        !read_all(&sync_id, sizeof sync_id, nullptr))
-      return fail("vtest: CONTEXT_INIT for capset " + std::to_string(capset_id) +
-                  " failed (the server dropped the connection: see its log)");
-    timeline_sync_ = sync_id;
-    context_ready_ = true;
+  // CONTEXT_INIT, then one timeline sync per ring, all in one write.
+  bool do_init_context(uint32_t capset_id, uint32_t num_rings) override {
+    std::vector<uint32_t> msg = {kContextInitDwords, kContextInit, capset_id};
+    for (uint32_t i = 0; i < num_rings; i++) msg.insert(msg.end(), {kSyncCreateDwords, kSyncCreate, 0, 0});
+    if (!send_all(msg.data(), msg.size() * 4))
+      return fail("vtest: CONTEXT_INIT for capset " + std::to_string(capset_id) + " failed: " + error());
+    std::vector<uint32_t> syncs(num_rings);
+    for (uint32_t& sync_id : syncs) {
+      uint32_t header[2];
+      if (!read_header(kSyncCreate, header) || header[0] != 1 ||
+          !read_all(&sync_id, sizeof sync_id, nullptr))
+        return fail("vtest: CONTEXT_INIT for capset " + std::to_string(capset_id) +
+                    " failed (the server dropped the connection: see its log)");
+    }
+    ring_syncs_ = std::move(syncs);
+    reached_.assign(num_rings, 0);
     return true;
   }
 
-  bool create_blob(uint64_t size, Blob* out) override {
+  bool do_create_blob(uint64_t size, Blob* out) override {
     uint32_t msg[] = {kCreateBlobDwords, kResourceCreateBlob, kBlobTypeHost3d,
                       kBlobFlagMappable | kBlobFlagShareable, uint32_t(size), uint32_t(size >> 32),
                       0, 0};
@@ -86,42 +94,46 @@ class VtestTransport final : public Transport {
       return fail("vtest: RESOURCE_CREATE_BLOB reply is malformed or carries no fd");
     }
     void* map = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int err = errno;
     close(fd);
-    if (map == MAP_FAILED) return fail_errno("vtest: cannot map blob " + std::to_string(reply[2]));
+    if (map == MAP_FAILED) return fail_errno("vtest: cannot map blob " + std::to_string(reply[2]), err);
     *out = Blob{reply[2], map, size};
     return true;
   }
 
-  void destroy_blob(const Blob& blob) override {
+  void do_destroy_blob(const Blob& blob) override {
     if (blob.map) munmap(blob.map, blob.size);
     uint32_t msg[] = {kResourceUnrefDwords, kResourceUnref, blob.resource_id};
     (void)send_all(msg, sizeof msg);
   }
 
-  bool submit(const void* cmds, size_t size, bool wait) override {
-    if (!context_ready_) return fail("vtest: submit before init_context");
-    if (size % 4 || size / 4 > kMaxCmdDwords)
-      return fail("vtest: submit size " + std::to_string(size) + " is not a dword count or too big");
-    uint32_t cmd_dwords = uint32_t(size / 4);
-    uint32_t head[2 + 1 + kSubmitBatchDwords];
-    uint32_t sync_point = wait ? 1 : 0;
-    head[0] = 1 + kSubmitBatchDwords + cmd_dwords + sync_point * kSyncWaitEntryDwords;
-    head[1] = kSubmitCmd2;
-    head[2] = 1;  // batch count
-    SubmitBatch batch{};
-    batch.cmd_offset = 1 + kSubmitBatchDwords;
-    batch.cmd_size = cmd_dwords;
-    batch.sync_offset = batch.cmd_offset + cmd_dwords;
-    batch.sync_count = sync_point;
-    std::memcpy(head + 3, &batch, sizeof batch);
-    uint64_t target = timeline_value_ + 1;
-    uint32_t tail[3 + 3] = {timeline_sync_, uint32_t(target), uint32_t(target >> 32),
-                            kSyncReadDwords, kSyncRead, timeline_sync_};
-    iovec iov[3] = {{head, sizeof head}, {const_cast<void*>(cmds), size}, {tail, sizeof tail}};
-    if (!writev_all(iov, wait ? 3 : 2)) return false;
-    if (!wait) return true;
-    timeline_value_ = target;
-    return wait_for_timeline(target);
+  bool do_submit(uint32_t ring, const void* cmds, size_t size, uint64_t point) override {
+    return send_submit(ring, cmds, size, point, false);
+  }
+
+  uint64_t do_poll(uint32_t ring) override {
+    uint64_t value = 0;
+    if (!read_sync(ring, false, &value)) return reached_[ring];
+    return value;
+  }
+
+  WaitResult do_wait(uint32_t ring, uint64_t point, uint64_t timeout_ns,
+                     std::unique_lock<std::mutex>& lock) override {
+    if (reached_[ring] >= point) return WaitResult::kReached;
+    uint64_t value = 0;
+    if (!read_sync(ring, false, &value)) return WaitResult::kError;
+    return wait_after_read(ring, point, value, timeout_ns, lock);
+  }
+
+  // The submit and the SYNC_READ behind it go out in one write: the server executes messages in
+  // order, so its answer comes after the batch ran, and a synchronous context has reached the
+  // point already.
+  bool do_submit_and_wait(const void* cmds, size_t size, uint64_t point,
+                          std::unique_lock<std::mutex>& lock) override {
+    if (!send_submit(0, cmds, size, point, true)) return false;
+    uint64_t value = 0;
+    if (!read_sync(0, true, &value)) return false;
+    return wait_after_read(0, point, value, kWaitForever, lock) == WaitResult::kReached;
   }
 
  private:
@@ -138,30 +150,86 @@ class VtestTransport final : public Transport {
         !send_all(ping, sizeof ping) || !read_header(kPingProtocolVersion, header) ||
         !send_all(version, sizeof version) || !read_header(kProtocolVersionCmd, header) ||
         header[0] != 1 || !read_all(&agreed, sizeof agreed, nullptr))
-      return fail("vtest: handshake failed: " + error_);
+      return fail("vtest: handshake failed: " + error());
     if (agreed != kProtocolVersion)
       return fail("vtest: server speaks protocol " + std::to_string(agreed) + ", gsvirt needs 3");
     return true;
   }
 
-  bool wait_for_timeline(uint64_t target) {
+  // SUBMIT_CMD2 with one batch on `ring`, setting the ring's sync to `point` (when not 0) once the
+  // batch retires; `then_read` appends a SYNC_READ of that sync to the same write.
+  bool send_submit(uint32_t ring, const void* cmds, size_t size, uint64_t point, bool then_read) {
+    if (size / 4 > kMaxCmdDwords)
+      return fail("vtest: submit size " + std::to_string(size) + " is too big");
+    uint32_t cmd_dwords = uint32_t(size / 4);
+    uint32_t sync_count = point ? 1 : 0;
+    uint32_t head[2 + 1 + kSubmitBatchDwords];
+    head[0] = 1 + kSubmitBatchDwords + cmd_dwords + sync_count * kSyncWaitEntryDwords;
+    head[1] = kSubmitCmd2;
+    head[2] = 1;  // batch count
+    SubmitBatch batch{};
+    batch.flags = kSubmitFlagRingIdx;
+    batch.ring_idx = ring;
+    batch.cmd_offset = 1 + kSubmitBatchDwords;
+    batch.cmd_size = cmd_dwords;
+    batch.sync_offset = batch.cmd_offset + cmd_dwords;
+    batch.sync_count = sync_count;
+    std::memcpy(head + 3, &batch, sizeof batch);
+    uint32_t sync[3] = {ring_syncs_[ring], uint32_t(point), uint32_t(point >> 32)};
+    uint32_t read[3] = {kSyncReadDwords, kSyncRead, ring_syncs_[ring]};
+    iovec iov[4] = {{head, sizeof head}, {const_cast<void*>(cmds), size}, {sync, sizeof sync},
+                    {read, sizeof read}};
+    int count = 2;
+    if (point) iov[count++] = {sync, sizeof sync};
+    if (then_read) iov[count++] = {read, sizeof read};
+    return writev_all(iov, count);
+  }
+
+  // SYNC_READ of the ring's sync (`already_sent`: the request went out with a submit).
+  bool read_sync(uint32_t ring, bool already_sent, uint64_t* value) {
+    uint32_t msg[] = {kSyncReadDwords, kSyncRead, ring_syncs_[ring]};
+    if (!already_sent && !send_all(msg, sizeof msg)) return false;
     uint32_t reply[4];
     if (!read_all(reply, sizeof reply, nullptr)) return false;
     if (reply[0] != 2 || reply[1] != kSyncRead) return fail("vtest: SYNC_READ reply is malformed");
-    uint64_t value = uint64_t(reply[3]) << 32 | reply[2];
-    if (value >= target) return true;
-    // Asynchronous context: wait on an eventfd the server signals when the sync is reached.
-    uint32_t wait_msg[] = {kSyncWaitFixedDwords + kSyncWaitEntryDwords, kSyncWait, 0, 0,
-                           timeline_sync_, uint32_t(target), uint32_t(target >> 32)};
+    *value = uint64_t(reply[3]) << 32 | reply[2];
+    if (*value > reached_[ring]) reached_[ring] = *value;
+    return true;
+  }
+
+  // The point was not reached when the sync was read (asynchronous context): SYNC_WAIT gives an
+  // fd the server signals once it is, polled here without holding the connection.
+  WaitResult wait_after_read(uint32_t ring, uint64_t point, uint64_t value, uint64_t timeout_ns,
+                             std::unique_lock<std::mutex>& lock) {
+    if (value >= point) return WaitResult::kReached;
+    if (timeout_ns == 0) return WaitResult::kTimeout;
+    uint32_t timeout_ms = uint32_t(std::min<uint64_t>(timeout_ns / 1000000, UINT32_MAX));
+    uint32_t wait_msg[] = {kSyncWaitFixedDwords + kSyncWaitEntryDwords, kSyncWait, 0, timeout_ms,
+                           ring_syncs_[ring], uint32_t(point), uint32_t(point >> 32)};
     uint32_t header[2];
     int fd = -1;
-    if (!send_all(wait_msg, sizeof wait_msg) || !read_all(header, sizeof header, &fd)) return false;
-    if (fd < 0) return fail("vtest: SYNC_WAIT reply carries no fd");
-    pollfd p{fd, POLLIN, 0};
-    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    if (!send_all(wait_msg, sizeof wait_msg) || !read_all(header, sizeof header, &fd))
+      return WaitResult::kError;
+    if (fd < 0) {
+      fail("vtest: SYNC_WAIT reply carries no fd");
+      return WaitResult::kError;
     }
-    close(fd);
-    return true;
+    lock.unlock();
+    WaitResult result = poll_fd(fd, timeout_ns);
+    close(fd);  // the server notices a wait nobody listens to any more and drops it
+    return result;
+  }
+
+  static WaitResult poll_fd(int fd, uint64_t timeout_ns) {
+    timespec limit{time_t(std::min<uint64_t>(timeout_ns / 1000000000, INT32_MAX)),
+                   long(timeout_ns % 1000000000)};
+    pollfd p{fd, POLLIN, 0};
+    for (;;) {
+      int r = ppoll(&p, 1, timeout_ns == kWaitForever ? nullptr : &limit, nullptr);
+      if (r < 0 && errno == EINTR) continue;  // restarts the full timeout: good enough here
+      if (r > 0) return WaitResult::kReached;
+      return r == 0 ? WaitResult::kTimeout : WaitResult::kError;
+    }
   }
 
   bool read_header(uint32_t command, uint32_t header[2]) {
@@ -234,18 +302,12 @@ class VtestTransport final : public Transport {
     }
   }
 
-  bool fail(std::string message) {
-    error_ = std::move(message);
-    log_debug(kDebugTransport, "%s", error_.c_str());
-    return false;
-  }
-  bool fail_errno(const std::string& message) { return fail(message + ": " + std::strerror(errno)); }
+  using Transport::fail_errno;
+  bool fail_errno(const std::string& message) { return Transport::fail_errno(message, errno); }
 
   int fd_ = -1;
-  bool context_ready_ = false;
-  uint32_t timeline_sync_ = 0;
-  uint64_t timeline_value_ = 0;
-  std::string error_;
+  std::vector<uint32_t> ring_syncs_;  // the timeline sync of each ring
+  std::vector<uint64_t> reached_;     // newest value read from each ring's sync
 };
 
 }  // namespace

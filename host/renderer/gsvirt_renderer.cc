@@ -220,4 +220,9 @@ void gsvirt_renderer_poll(void) {
   });
 }
 
+int gsvirt_renderer_get_poll_fd(void) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_renderer ? g_renderer->poll_fd() : -1;
+}
+
 }  // extern "C"

@@ -1,6 +1,7 @@
 #include "host/renderer/renderer.h"
 
 #include <fcntl.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,11 +25,16 @@ int refuse(const char* call, const char* field, int err, const char* why) {
 }  // namespace
 
 Renderer::Renderer(FenceRetiredFn on_fence_retired, RendererLimits limits)
-    : on_fence_retired_(std::move(on_fence_retired)), limits_(limits) {}
+    : on_fence_retired_(std::move(on_fence_retired)), limits_(limits),
+      poll_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  if (poll_fd_ < 0) log_error("renderer: eventfd failed (%s); waiters fall back to polling",
+                              std::strerror(errno));
+}
 
 Renderer::~Renderer() {
   while (!contexts_.empty()) destroy_context(contexts_.begin()->first);
   while (!resources_.empty()) release_resource(resources_.begin()->first);
+  if (poll_fd_ >= 0) close(poll_fd_);
 }
 
 Renderer::ContextEntry* Renderer::find_context(const char* call, uint32_t ctx_id) {
@@ -52,8 +58,14 @@ Renderer::ResourceEntry* Renderer::find_resource(const char* call, uint32_t res_
 void Renderer::on_context_retired(void* cookie, uint32_t ctx_id, uint32_t ring_idx,
                                   uint64_t fence_id) {
   auto* self = static_cast<Renderer*>(cookie);
-  std::lock_guard<std::mutex> lock(self->retired_mutex_);
-  self->retired_by_contexts_.push_back({ctx_id, ring_idx, fence_id});
+  {
+    std::lock_guard<std::mutex> lock(self->retired_mutex_);
+    self->retired_by_contexts_.push_back({ctx_id, ring_idx, fence_id});
+  }
+  if (self->poll_fd_ >= 0) {
+    uint64_t one = 1;
+    (void)!write(self->poll_fd_, &one, sizeof one);
+  }
 }
 
 int Renderer::create_context(uint32_t ctx_id, uint32_t capset_id, std::string_view debug_name) {
@@ -341,6 +353,10 @@ int Renderer::create_fence(uint32_t ctx_id, uint32_t ring_idx, uint64_t fence_id
 }
 
 void Renderer::poll() {
+  if (poll_fd_ >= 0) {
+    uint64_t count;
+    (void)!read(poll_fd_, &count, sizeof count);  // non-blocking; drained before the queue is read
+  }
   std::vector<RetiredByContext> retired;
   {
     std::lock_guard<std::mutex> lock(retired_mutex_);

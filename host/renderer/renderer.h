@@ -87,6 +87,10 @@ class Renderer {
   // Delivers fences retired by contexts since the last call, and asks contexts with pending fences
   // whether their rings are idle now.
   void poll();
+  // Readable (an eventfd) once a context has reported a retirement that poll() has not delivered
+  // yet; poll() drains it. Lets a server loop or a waiting guest sleep instead of polling on a
+  // timer. Contexts that only answer fence_ready() never make it readable.
+  int poll_fd() const { return poll_fd_; }
 
   // Introspection for tests and the vtest session.
   size_t context_count() const { return contexts_.size(); }
@@ -140,6 +144,7 @@ class Renderer {
 
   std::mutex retired_mutex_;
   std::vector<RetiredByContext> retired_by_contexts_;
+  int poll_fd_ = -1;
 };
 
 }  // namespace gsvirt::renderer

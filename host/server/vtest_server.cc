@@ -162,23 +162,33 @@ class ClientSocket {
   bool truncated_fds_ = false;
 };
 
-// Waits for the client's next message (or the stop fd); polls the session while it has fences
-// or waits in flight. Returns false when the client should be left.
+// Waits for the client's next message (or the stop fd). While fences or sync waits are pending it
+// also wakes for the renderer's poll fd (a context retired work) and, while fences are pending, on
+// a timer for contexts that only answer fence_ready(): 1 ms, doubling to 16 ms while nothing
+// retires. Returns false when the client should be left.
 bool wait_for_message(int client_fd, int stop_fd, VtestSession& session, ClientSocket& socket) {
   // Nothing else to watch: the header read blocks in recvmsg itself.
   if ((socket.has_buffered_input() || stop_fd < 0) && !session.wants_poll()) return true;
+  int idle_ms = 1;
   for (;;) {
-    pollfd p[2] = {{client_fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
-    int timeout = socket.has_buffered_input() ? 0 : session.wants_poll() ? 1 : -1;
-    int r = ::poll(p, stop_fd >= 0 ? 2 : 1, timeout);
+    pollfd p[3] = {{client_fd, POLLIN, 0}, {stop_fd, POLLIN, 0}, {session.poll_fd(), POLLIN, 0}};
+    int timeout = socket.has_buffered_input() ? 0 : session.wants_timer() ? idle_ms : -1;
+    bool watch_renderer = session.wants_poll() && session.poll_fd() >= 0;
+    // Unused slots get fd -1, which poll() skips.
+    if (stop_fd < 0) p[1].fd = -1;
+    if (!watch_renderer) p[2].fd = -1;
+    int r = ::poll(p, 3, timeout);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return false;
     if (stop_fd >= 0 && p[1].revents) return false;
     if (session.wants_poll()) {
+      size_t pending_before = session.pending_work();
       session.poll();
       for (auto& reply : session.replies())
         if (!socket.send_reply(reply)) return false;
       session.clear_replies();
+      bool progress = session.pending_work() != pending_before || p[2].revents;
+      idle_ms = progress ? 1 : std::min(idle_ms * 2, 16);
     }
     if (socket.has_buffered_input() || (p[0].revents & (POLLIN | POLLHUP | POLLERR))) return true;
   }

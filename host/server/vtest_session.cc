@@ -1,7 +1,8 @@
 #include "host/server/vtest_session.h"
 
 #include <fcntl.h>
-#include <sys/eventfd.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cinttypes>
@@ -74,7 +75,7 @@ VtestSession::VtestSession(SessionLimits limits)
 
 VtestSession::~VtestSession() {
   clear_replies();
-  for (auto& w : waits_) close(w.eventfd);
+  for (auto& w : waits_) close(w.write_fd);
 }
 
 void VtestSession::clear_replies() {
@@ -367,6 +368,7 @@ bool VtestSession::sync_wait(std::span<const uint8_t> payload) {
   uint64_t count = (payload.size() / 4 - kSyncWaitFixedDwords) / kSyncWaitEntryDwords;
   if (count == 0 || count > limits_.max_wait_entries)
     return refuse(kSyncWait, "count", "%" PRIu64 " is not 1..%u", count, limits_.max_wait_entries);
+  drop_abandoned_waits();
   if (waits_.size() >= limits_.max_pending_waits)
     return refuse(kSyncWait, "count", "too many pending waits (%u)", limits_.max_pending_waits);
   WireReader in(payload.data(), payload.size());
@@ -380,16 +382,13 @@ bool VtestSession::sync_wait(std::span<const uint8_t> payload) {
     if (!syncs_.count(id)) return refuse(kSyncWait, "sync_id", "%u names no sync", id);
     wait.points.emplace_back(id, value);
   }
-  int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (fd < 0) return refuse(kSyncWait, "fd", "eventfd failed: %s", std::strerror(errno));
-  int client_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-  if (client_fd < 0) {
-    close(fd);
-    return refuse(kSyncWait, "fd", "dup failed: %s", std::strerror(errno));
-  }
-  wait.eventfd = fd;
+  // A socket pair rather than an eventfd: the session sees when the client closes its end.
+  int ends[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ends) != 0)
+    return refuse(kSyncWait, "fd", "socketpair failed: %s", std::strerror(errno));
+  wait.write_fd = ends[1];
   waits_.push_back(std::move(wait));
-  reply(kSyncWait, {}, client_fd);
+  reply(kSyncWait, {}, ends[0]);
   signal_ready_waits();
   return true;
 }
@@ -473,9 +472,23 @@ bool VtestSession::wait_satisfied(const SyncWait& wait) const {
 void VtestSession::signal_ready_waits() {
   std::erase_if(waits_, [this](SyncWait& w) {
     if (!wait_satisfied(w)) return false;
-    uint64_t one = 1;
-    (void)!write(w.eventfd, &one, sizeof one);
-    close(w.eventfd);
+    char one = 1;
+    (void)!send(w.write_fd, &one, 1, MSG_NOSIGNAL);  // the client may have gone: no SIGPIPE
+    close(w.write_fd);
+    return true;
+  });
+}
+
+// A wait whose client end every holder has closed reports POLLHUP on the session's end: nobody
+// listens. (Until the reply carrying the client end is sent, the session itself holds that end.)
+void VtestSession::drop_abandoned_waits() {
+  std::vector<pollfd> ends;
+  for (const auto& w : waits_) ends.push_back({w.write_fd, 0, 0});
+  if (ends.empty() || ::poll(ends.data(), ends.size(), 0) <= 0) return;
+  size_t i = 0;
+  std::erase_if(waits_, [&](SyncWait& w) {
+    if (!(ends[i++].revents & (POLLHUP | POLLERR))) return false;
+    close(w.write_fd);
     return true;
   });
 }

@@ -64,9 +64,15 @@ class VtestSession {
   std::vector<VtestReply>& replies() { return replies_; }
   void clear_replies();
 
-  // Delivers fences of asynchronous contexts; the loop calls it while wants_poll() is true.
+  // Delivers fences of asynchronous contexts; the loop calls it while wants_poll() is true: when
+  // poll_fd() is readable (a context reported a retirement) and, while wants_timer(), on a timer
+  // (contexts that only answer fence_ready()).
   void poll();
   bool wants_poll() const;
+  bool wants_timer() const { return renderer_.has_pending_fences(); }
+  int poll_fd() const { return renderer_.poll_fd(); }
+  // Fences and sync waits still pending (the loop's measure of progress).
+  size_t pending_work() const { return fence_syncs_.size() + waits_.size(); }
 
   const renderer::Renderer& renderer() const { return renderer_; }
   size_t sync_count() const { return syncs_.size(); }
@@ -75,8 +81,12 @@ class VtestSession {
   static constexpr uint32_t kContextId = 1;
 
  private:
+  // A SYNC_WAIT in progress: the client holds one end of a socket pair, readable once the wait is
+  // satisfied; the session keeps the other. A client that stops waiting (a timeout) closes its
+  // end, and the session then drops the wait (its end hangs up), so waits that time out never
+  // pile up.
   struct SyncWait {
-    int eventfd = -1;
+    int write_fd = -1;
     bool any = false;
     std::vector<std::pair<uint32_t, uint64_t>> points;  // sync id, value to reach
   };
@@ -107,6 +117,7 @@ class VtestSession {
   void on_fence_retired(uint64_t fence_id);
   void set_sync(uint32_t sync_id, uint64_t value);
   void signal_ready_waits();
+  void drop_abandoned_waits();
   bool wait_satisfied(const SyncWait& wait) const;
 
   SessionLimits limits_;

@@ -2,6 +2,7 @@
 // handling, staging, GSVIRT_SYNC. No host runs: the fake answers every reply-bearing command.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -41,7 +42,9 @@ class FakeTransport : public guest::Transport {
  public:
   explicit FakeTransport(FakeHost* host) : host_(host) {}
   const char* name() const override { return "fake"; }
-  bool get_capset(uint32_t, std::vector<uint8_t>& out) override {
+
+ protected:
+  bool do_get_capset(uint32_t, std::vector<uint8_t>& out) override {
     proto::Capset caps{};
     caps.wire_version = proto::kWireVersion;
     std::memcpy(caps.xml_hash, proto::kXmlHash, sizeof caps.xml_hash);
@@ -50,17 +53,19 @@ class FakeTransport : public guest::Transport {
     std::memcpy(out.data(), &caps, sizeof caps);
     return true;
   }
-  bool init_context(uint32_t) override { return true; }
-  bool create_blob(uint64_t size, guest::Blob* out) override {
+  bool do_init_context(uint32_t, uint32_t) override { return true; }
+  bool do_create_blob(uint64_t size, guest::Blob* out) override {
     host_->blobs.push_back(std::make_unique<std::vector<uint8_t>>(size));
     out->resource_id = uint32_t(host_->blobs.size());
     out->map = host_->blobs.back()->data();
     out->size = size;
     return true;
   }
-  void destroy_blob(const guest::Blob&) override {}
-  bool submit(const void* cmds, size_t size, bool wait) override {
-    host_->submit_waits.push_back(wait);
+  void do_destroy_blob(const guest::Blob&) override {}
+  // Everything runs at once, so every point is reached when its submit returns.
+  bool do_submit(uint32_t, const void* cmds, size_t size, uint64_t point) override {
+    host_->submit_waits.push_back(waiting_);
+    reached_ = std::max(reached_, point);
     WireReader r(cmds, size);
     while (r.remaining() >= 12) {
       SentCommand c;
@@ -85,7 +90,17 @@ class FakeTransport : public guest::Transport {
     }
     return true;
   }
-  const std::string& error() const override { return error_; }
+  uint64_t do_poll(uint32_t) override { return reached_; }
+  guest::WaitResult do_wait(uint32_t, uint64_t point, uint64_t, std::unique_lock<std::mutex>&) override {
+    return point <= reached_ ? guest::WaitResult::kReached : guest::WaitResult::kError;
+  }
+  bool do_submit_and_wait(const void* cmds, size_t size, uint64_t point,
+                          std::unique_lock<std::mutex>&) override {
+    waiting_ = true;
+    bool ok = do_submit(0, cmds, size, point);
+    waiting_ = false;
+    return ok;
+  }
 
  private:
   void answer(const SentCommand& c) {
@@ -110,7 +125,8 @@ class FakeTransport : public guest::Transport {
     std::memcpy(map, &h, sizeof h);
   }
   FakeHost* host_;
-  std::string error_;
+  bool waiting_ = false;
+  uint64_t reached_ = 0;
 };
 
 class ConnectionTest : public ::testing::Test {

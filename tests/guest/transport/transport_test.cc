@@ -125,6 +125,107 @@ TEST_P(TransportTest, SubmitBeforeInitContextFails) {
   EXPECT_NE(transport_->error().find("before init_context"), std::string::npos);
 }
 
+// --- timelines: per-ring points, asynchronous retirement, waits with timeouts ---
+
+constexpr uint64_t kMs = 1000000;
+
+bool submit_on(Transport& t, uint32_t ring, const std::vector<uint32_t>& cmds, uint64_t point) {
+  return t.submit_on_ring(ring, cmds.data(), cmds.size() * 4, point);
+}
+
+// Ring 2 is held by the context (its work has not finished): its point stays ahead while ring 0
+// keeps retiring, a wait times out, and completing the work retires it.
+TEST_P(TransportTest, RingsRetireIndependentlyAndAsynchronously) {
+  Transport& t = *transport_;
+  ASSERT_TRUE(t.init_context(kEchoCapsetId, 4)) << t.error();
+  EXPECT_EQ(t.num_rings(), 4u);
+  std::vector<uint32_t> hold, nop, complete;
+  echo_hold(hold, 2);
+  echo_nop(nop);
+  echo_complete(complete, 2, 1);
+  ASSERT_TRUE(submit_on(t, 2, hold, 1)) << t.error();
+  ASSERT_TRUE(submit_on(t, 0, nop, 1));
+  ASSERT_TRUE(submit_on(t, 0, nop, 5)) << "points may skip values";
+  EXPECT_EQ(t.wait_point(0, 5, kWaitForever), WaitResult::kReached) << t.error();
+  EXPECT_EQ(t.poll_point(0), 5u);
+  EXPECT_EQ(t.poll_point(2), 0u);
+  EXPECT_EQ(t.wait_point(2, 1, 0), WaitResult::kTimeout);
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(t.wait_point(2, 1, 30 * kMs), WaitResult::kTimeout);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(25));
+  ASSERT_TRUE(submit_on(t, 0, complete, 6));
+  EXPECT_EQ(t.wait_point(2, 1, 5000 * kMs), WaitResult::kReached) << t.error();
+  EXPECT_EQ(t.poll_point(2), 1u);
+  EXPECT_EQ(t.last_submitted_point(2), 1u);
+  EXPECT_EQ(t.wait_point(2, 0, 0), WaitResult::kReached) << "point 0 is always reached";
+}
+
+// A context that finishes by itself after a while (it answers "busy" a few more times).
+TEST_P(TransportTest, PointsOfAContextFinishingLaterAreReached) {
+  Transport& t = *transport_;
+  ASSERT_TRUE(t.init_context(kEchoCapsetId, 2));
+  for (uint64_t point = 1; point <= 20; point++) {
+    std::vector<uint32_t> busy;
+    echo_busy_for(busy, 1, 3);
+    ASSERT_TRUE(submit_on(t, 1, busy, point));
+  }
+  EXPECT_EQ(t.wait_point(1, 20, kWaitForever), WaitResult::kReached) << t.error();
+  EXPECT_EQ(t.poll_point(1), 20u);
+}
+
+// A thread blocked in a wait holds up nobody: another thread submits the work that ends it.
+TEST_P(TransportTest, ABlockedWaitDoesNotBlockOtherThreads) {
+  Transport& t = *transport_;
+  ASSERT_TRUE(t.init_context(kEchoCapsetId, 2));
+  std::vector<uint32_t> hold, complete;
+  echo_hold(hold, 1);
+  echo_complete(complete, 1, 1);
+  ASSERT_TRUE(submit_on(t, 1, hold, 1));
+  WaitResult result = WaitResult::kError;
+  std::thread waiter([&] { result = t.wait_point(1, 1, kWaitForever); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(submit_on(t, 0, complete, 1)) << t.error();
+  waiter.join();
+  EXPECT_EQ(result, WaitResult::kReached);
+}
+
+// Many waits that time out (a driver polling with short timeouts) cost nothing lasting: over
+// vtest the server forgets each abandoned wait instead of counting it against its limit.
+TEST_P(TransportTest, TimedOutWaitsDoNotAccumulate) {
+  Transport& t = *transport_;
+  ASSERT_TRUE(t.init_context(kEchoCapsetId, 2));
+  std::vector<uint32_t> hold, complete;
+  echo_hold(hold, 1);
+  echo_complete(complete, 1, 1);
+  ASSERT_TRUE(submit_on(t, 1, hold, 1));
+  for (int i = 0; i < 200; i++)
+    ASSERT_EQ(t.wait_point(1, 1, 100000), WaitResult::kTimeout) << "wait " << i << ": " << t.error();
+  ASSERT_TRUE(submit_on(t, 0, complete, 1)) << t.error();
+  EXPECT_EQ(t.wait_point(1, 1, kWaitForever), WaitResult::kReached) << t.error();
+}
+
+TEST_P(TransportTest, BadRingsAndPointsAreRefused) {
+  Transport& t = *transport_;
+  EXPECT_FALSE(t.init_context(kEchoCapsetId, 0));
+  EXPECT_NE(t.error().find("0 rings is not 1..64"), std::string::npos) << t.error();
+  EXPECT_FALSE(t.init_context(kEchoCapsetId, 65));
+  EXPECT_EQ(t.wait_point(0, 1, 0), WaitResult::kError) << "before init_context";
+  ASSERT_TRUE(t.init_context(kEchoCapsetId, 3)) << t.error();
+  std::vector<uint32_t> nop;
+  echo_nop(nop);
+  EXPECT_FALSE(submit_on(t, 3, nop, 1));
+  EXPECT_NE(t.error().find("ring 3 is not below the context's 3 rings"), std::string::npos) << t.error();
+  ASSERT_TRUE(submit_on(t, 1, nop, 7));
+  EXPECT_FALSE(submit_on(t, 1, nop, 7));
+  EXPECT_NE(t.error().find("point 7 of ring 1 does not exceed the last one, 7"), std::string::npos)
+      << t.error();
+  EXPECT_EQ(t.wait_point(1, 8, 0), WaitResult::kError);
+  EXPECT_NE(t.error().find("point 8 of ring 1 was never submitted"), std::string::npos) << t.error();
+  EXPECT_EQ(t.wait_point(5, 1, 0), WaitResult::kError);
+  EXPECT_EQ(t.poll_point(5), 0u);
+  EXPECT_EQ(t.wait_point(1, 7, kWaitForever), WaitResult::kReached) << "the connection still works";
+}
+
 INSTANTIATE_TEST_SUITE_P(Transports, TransportTest, ::testing::Values("inproc", "vtest"),
                          [](const auto& info) { return std::string(info.param); });
 

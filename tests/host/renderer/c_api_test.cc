@@ -3,6 +3,7 @@
 #include "gsvirt_renderer.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -90,7 +91,35 @@ TEST_F(CApiTest, ContextBlobSubmitAndFenceRoundTrip) {
   ASSERT_EQ(gsvirt_renderer_context_destroy(1), 0);
 }
 
+// An asynchronous context's retirement makes the poll fd readable; poll delivers the fence on
+// that ring only, and drains the fd.
+TEST_F(CApiTest, PollFdWakesWhenAContextRetiresWork) {
+  int fd = gsvirt_renderer_get_poll_fd();
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(gsvirt_renderer_context_create_with_flags(1, kEchoCapsetId, 4, "test"), 0);
+  std::vector<uint32_t> hold;
+  echo_hold(hold, 3);
+  ASSERT_EQ(gsvirt_renderer_submit_cmd(hold.data(), 1, int(hold.size())), 0);
+  ASSERT_EQ(gsvirt_renderer_context_create_fence(1, 0, 3, 5), 0);
+  ASSERT_EQ(gsvirt_renderer_context_create_fence(1, 0, 0, 6), 0);
+  ASSERT_EQ(log_.fences.size(), 1u) << "ring 0 is idle, ring 3 is held";
+  EXPECT_EQ(log_.fences[0], std::make_pair(0u, uint64_t{6}));
+  pollfd p{fd, POLLIN, 0};
+  EXPECT_EQ(poll(&p, 1, 0), 0);
+  std::vector<uint32_t> complete;
+  echo_complete(complete, 3, 5);
+  ASSERT_EQ(gsvirt_renderer_submit_cmd(complete.data(), 1, int(complete.size())), 0);
+  EXPECT_EQ(poll(&p, 1, 0), 1);
+  gsvirt_renderer_poll();
+  ASSERT_EQ(log_.fences.size(), 2u);
+  EXPECT_EQ(log_.fences[1], std::make_pair(3u, uint64_t{5}));
+  EXPECT_EQ(poll(&p, 1, 0), 0) << "poll drained the fd";
+  EXPECT_EQ(gsvirt_renderer_context_create_fence(1, 0, 64, 7), -EINVAL) << "ring out of range";
+  ASSERT_EQ(gsvirt_renderer_context_destroy(1), 0);
+}
+
 TEST(CApiNoInit, CallsBeforeInitAreRefused) {
+  EXPECT_EQ(gsvirt_renderer_get_poll_fd(), -1);
   EXPECT_EQ(gsvirt_renderer_context_destroy(1), -EINVAL);
   EXPECT_EQ(gsvirt_renderer_resource_unref(1), -EINVAL);
 }

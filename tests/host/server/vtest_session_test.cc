@@ -145,6 +145,58 @@ TEST_F(SessionTest, SyncWaitFdIsSignalledWhenAHeldRingCompletes) {
   close(fd);
 }
 
+// Takes the fd of the newest SYNC_WAIT reply out of the session's queue.
+int take_wait_fd(VtestSession& session) {
+  auto& fds = session.replies().back().fds;
+  EXPECT_EQ(fds.size(), 1u);
+  int fd = fds.empty() ? -1 : fds[0];
+  fds.clear();
+  session.clear_replies();
+  return fd;
+}
+
+// A value only the guest can write (SYNC_WRITE): the server answers SYNC_WAIT at once with an
+// fd and goes on serving the client, which then writes the value itself.
+TEST_F(SessionTest, SyncWaitOnAGuestWrittenValueDoesNotBlockTheServer) {
+  start();
+  ASSERT_TRUE(send({2, kSyncCreate, 0, 0}));
+  uint32_t sync = reply_words()[2];
+  session.clear_replies();
+  ASSERT_TRUE(send({5, kSyncWait, 0, 1000, sync, 9, 0}));
+  int fd = take_wait_fd(session);
+  pollfd p{fd, POLLIN, 0};
+  EXPECT_EQ(poll(&p, 1, 0), 0);
+  EXPECT_EQ(read_sync(sync), 0u) << "later messages are still served";
+  EXPECT_FALSE(session.wants_timer()) << "no fence pending: nothing to poll on a timer";
+  ASSERT_TRUE(send({3, kSyncWrite, sync, 9, 0}));
+  EXPECT_EQ(poll(&p, 1, 0), 1);
+  EXPECT_EQ(session.pending_wait_count(), 0u);
+  close(fd);
+}
+
+// A client that stops waiting (its timeout ran out) closes the fd; the session forgets that wait
+// instead of counting it against the limit, so timed-out waits never exhaust it.
+TEST_F(SessionTest, AbandonedSyncWaitsAreDropped) {
+  start();
+  ASSERT_TRUE(send({2, kSyncCreate, 0, 0}));
+  uint32_t sync = reply_words()[2];
+  session.clear_replies();
+  SessionLimits limits;
+  for (uint32_t i = 0; i < limits.max_pending_waits * 2; i++) {
+    ASSERT_TRUE(send({5, kSyncWait, 0, 1, sync, 1, 0})) << "wait " << i;
+    close(take_wait_fd(session));
+  }
+  EXPECT_LE(session.pending_wait_count(), 1u);
+  // Waits someone still listens to are kept, and count against the limit.
+  std::vector<int> fds;
+  for (uint32_t i = 0; i < limits.max_pending_waits; i++) {
+    ASSERT_TRUE(send({5, kSyncWait, 0, 1, sync, 1, 0}));
+    fds.push_back(take_wait_fd(session));
+  }
+  EXPECT_FALSE(send({5, kSyncWait, 0, 1, sync, 1, 0})) << "the limit still holds";
+  for (int fd : fds) close(fd);
+}
+
 TEST_F(SessionTest, TransfersCopyInsideTheResourceOnly) {
   start();
   auto [res, map] = blob(4096);
