@@ -115,7 +115,7 @@ cl_int CL_API_CALL gsgpu_clGetContextInfo(cl_context context, cl_context_info pa
   auto* c = as<Context>(context, Kind::kContext);
   if (!c) return CL_INVALID_CONTEXT;
   switch (param) {
-    case CL_CONTEXT_REFERENCE_COUNT: return put_value(cl_uint(c->refs.load()), size, value, ret);
+    case CL_CONTEXT_REFERENCE_COUNT: return put_value(cl_uint(c->app_refs()), size, value, ret);
     case CL_CONTEXT_NUM_DEVICES: return put_value(cl_uint(1), size, value, ret);
     case CL_CONTEXT_DEVICES: return put_value(handle_of<cl_device_id>(c->rt->device_object), size, value, ret);
     case CL_CONTEXT_PROPERTIES:

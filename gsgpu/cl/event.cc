@@ -96,7 +96,7 @@ cl_int CL_API_CALL gsgpu_clGetEventInfo(cl_event event, cl_event_info param, siz
     case CL_EVENT_CONTEXT: return put_value(handle_of<cl_context>(e->context), size, value, ret);
     case CL_EVENT_COMMAND_TYPE: return put_value(e->command_type, size, value, ret);
     case CL_EVENT_COMMAND_EXECUTION_STATUS: return put_value(e->status, size, value, ret);
-    case CL_EVENT_REFERENCE_COUNT: return put_value(cl_uint(e->refs.load()), size, value, ret);
+    case CL_EVENT_REFERENCE_COUNT: return put_value(cl_uint(e->app_refs()), size, value, ret);
   }
   return CL_INVALID_VALUE;
 }

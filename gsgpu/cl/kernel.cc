@@ -160,7 +160,7 @@ cl_int CL_API_CALL gsgpu_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param,
   switch (param) {
     case CL_KERNEL_FUNCTION_NAME: return put_string(k->image->compiled.name, size, value, ret);
     case CL_KERNEL_NUM_ARGS: return put_value(cl_uint(k->args.size()), size, value, ret);
-    case CL_KERNEL_REFERENCE_COUNT: return put_value(cl_uint(k->refs.load()), size, value, ret);
+    case CL_KERNEL_REFERENCE_COUNT: return put_value(cl_uint(k->app_refs()), size, value, ret);
     case CL_KERNEL_CONTEXT: return put_value(handle_of<cl_context>(k->program->context), size, value, ret);
     case CL_KERNEL_PROGRAM: return put_value(handle_of<cl_program>(k->program), size, value, ret);
     case CL_KERNEL_ATTRIBUTES: {

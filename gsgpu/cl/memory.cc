@@ -163,7 +163,7 @@ cl_int CL_API_CALL gsgpu_clGetMemObjectInfo(cl_mem mem, cl_mem_info param, size_
     case CL_MEM_SIZE: return put_value(m->size, size, value, ret);
     case CL_MEM_HOST_PTR: return put_value(m->host_ptr, size, value, ret);
     case CL_MEM_MAP_COUNT: return put_value(cl_uint(m->map_count), size, value, ret);
-    case CL_MEM_REFERENCE_COUNT: return put_value(cl_uint(m->refs.load()), size, value, ret);
+    case CL_MEM_REFERENCE_COUNT: return put_value(cl_uint(m->app_refs()), size, value, ret);
     case CL_MEM_CONTEXT: return put_value(handle_of<cl_context>(m->context), size, value, ret);
     case CL_MEM_ASSOCIATED_MEMOBJECT: return put_value(handle_of<cl_mem>(m->parent), size, value, ret);
     case CL_MEM_OFFSET: return put_value(m->origin, size, value, ret);

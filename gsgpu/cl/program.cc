@@ -291,7 +291,7 @@ cl_int CL_API_CALL gsgpu_clGetProgramInfo(cl_program program, cl_program_info pa
   if (!p) return CL_INVALID_PROGRAM;
   std::lock_guard lock(p->rt->mutex);
   switch (param) {
-    case CL_PROGRAM_REFERENCE_COUNT: return put_value(cl_uint(p->refs.load()), size, value, ret);
+    case CL_PROGRAM_REFERENCE_COUNT: return put_value(cl_uint(p->app_refs()), size, value, ret);
     case CL_PROGRAM_CONTEXT: return put_value(handle_of<cl_context>(p->context), size, value, ret);
     case CL_PROGRAM_NUM_DEVICES: return put_value(cl_uint(1), size, value, ret);
     case CL_PROGRAM_DEVICES: return put_value(handle_of<cl_device_id>(p->rt->device_object), size, value, ret);

@@ -166,7 +166,7 @@ cl_int CL_API_CALL gsgpu_clGetCommandQueueInfo(cl_command_queue queue, cl_comman
   switch (param) {
     case CL_QUEUE_CONTEXT: return put_value(handle_of<cl_context>(q->context), size, value, ret);
     case CL_QUEUE_DEVICE: return put_value(handle_of<cl_device_id>(q->rt->device_object), size, value, ret);
-    case CL_QUEUE_REFERENCE_COUNT: return put_value(cl_uint(q->refs.load()), size, value, ret);
+    case CL_QUEUE_REFERENCE_COUNT: return put_value(cl_uint(q->app_refs()), size, value, ret);
     case CL_QUEUE_PROPERTIES: return put_value(q->properties, size, value, ret);
   }
   return CL_INVALID_VALUE;

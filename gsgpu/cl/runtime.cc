@@ -1,43 +1,23 @@
-// Handles, info helpers and the device the runtime drives through gsgpu/drv: buffer objects at
-// VAs it chooses, submissions on its ring, faults and counters.
+// Handles and the device the runtime drives through gsgpu/drv: buffer objects at VAs it chooses,
+// submissions on its ring, faults and counters.
 #include "gsgpu/cl/runtime.h"
 
 #include <chrono>
 #include <cinttypes>
-#include <set>
-#include <unordered_set>
 
 #include "common/checked_math.h"
 #include "common/log.h"
 #include "gsgpu/compiler/arg_buffer.h"
 
 namespace gsgpu::cl {
-namespace {
 
-// Live objects of every runtime in the process. Handles come from vcomp's object table, but a
-// registry makes a stale handle (released object) an OpenCL error instead of a use-after-free.
-std::mutex& registry_mutex() {
-  static auto* m = new std::mutex;
-  return *m;
-}
-std::unordered_set<const Object*>& registry() {
-  static auto* r = new std::unordered_set<const Object*>;
-  return *r;
-}
-
-}  // namespace
-
-static_assert(offsetof(Object, dispatch) == 0, "cl_khr_icd: the dispatch table comes first");
+Object::Object(Runtime* runtime, Kind kind) : gsvirt::cl::Object(runtime->table, kind), rt(runtime) {}
 
 template <typename T>
 T* make_object(Runtime* rt, Kind kind) {
-  T* o = new T();
-  o->dispatch = rt->table;
-  o->kind = kind;
-  o->rt = rt;
+  T* o = new T{{rt, kind}};
   o->destroy = [](Object* self) { delete static_cast<T*>(self); };
-  std::lock_guard lock(registry_mutex());
-  registry().insert(o);
+  registry().add(o);
   return o;
 }
 template Platform* make_object<Platform>(Runtime*, Kind);
@@ -48,16 +28,6 @@ template Mem* make_object<Mem>(Runtime*, Kind);
 template Program* make_object<Program>(Runtime*, Kind);
 template Kernel* make_object<Kernel>(Runtime*, Kind);
 template Event* make_object<Event>(Runtime*, Kind);
-
-Object* find_object(const void* handle, Kind kind) {
-  if (!handle) return nullptr;
-  auto* o = static_cast<const Object*>(handle);
-  std::lock_guard lock(registry_mutex());
-  if (!registry().count(o) || o->kind != kind) return nullptr;
-  return const_cast<Object*>(o);
-}
-
-void retain(Object* o) { o->refs.fetch_add(1); }
 
 namespace {
 
@@ -92,38 +62,20 @@ std::vector<Object*> finish_object(Object* o) {
   }
 }
 
-}  // namespace
-
-void release(Object* o) {
-  if (o->refs.fetch_sub(1) != 1) return;
-  {
-    std::lock_guard lock(registry_mutex());
-    registry().erase(o);
-  }
+// The registry's destroy hook: the last reference is gone and the object has left the registry.
+void destroy_object(gsvirt::cl::Object* base) {
+  auto* o = static_cast<Object*>(base);
   std::vector<Object*> parents = finish_object(o);
   o->destroy(o);
   for (Object* p : parents)
     if (p) release(p);
 }
 
-cl_int put_info(const void* data, size_t size, size_t value_size, void* value, size_t* size_ret) {
-  if (size_ret) *size_ret = size;
-  if (!value) return CL_SUCCESS;
-  if (value_size < size) return CL_INVALID_VALUE;
-  if (size) std::memcpy(value, data, size);
-  return CL_SUCCESS;
-}
+}  // namespace
 
-cl_int put_string(const std::string& s, size_t value_size, void* value, size_t* size_ret) {
-  return put_info(s.c_str(), s.size() + 1, value_size, value, size_ret);
-}
-
-void log_once(const char* entry, const std::string& why) {
-  static std::mutex m;
-  static std::set<std::string> seen;
-  std::string key = std::string(entry) + ": " + why;
-  std::lock_guard lock(m);
-  if (seen.size() < 4096 && seen.insert(key).second) log_error("gsgpu executor: %s", key.c_str());
+gsvirt::cl::Registry& registry() {
+  static auto* r = new gsvirt::cl::Registry(&destroy_object);
+  return *r;
 }
 
 BuiltProgram::~BuiltProgram() {
@@ -176,9 +128,12 @@ bool Runtime::init(std::string* error) {
 }
 
 Runtime::~Runtime() {
-  // Platform and device are never released by applications (not reference counted in 1.2).
-  if (platform) release(platform);
-  if (device_object) release(device_object);
+  // Platform and device are not reference counted (OpenCL 1.2): they go with the runtime.
+  for (Object* o : {static_cast<Object*>(platform), static_cast<Object*>(device_object)}) {
+    if (!o) continue;
+    registry().remove(o);
+    o->destroy(o);
+  }
 }
 
 uint64_t Runtime::max_alloc() const {

@@ -1,9 +1,10 @@
 // The gsgpu OpenCL runtime's object model and the device it drives through gsgpu/drv (internal to
 // gsgpu/cl).
 //
-// Every OpenCL handle this runtime returns points at an Object whose first member is the ICD
-// dispatch table (cl_khr_icd). Handles are checked against a registry of live objects before use,
-// so a stale or foreign handle is an OpenCL error, never a wild read. One recursive mutex per
+// Every OpenCL handle this runtime returns points at an Object built on the object base every OpenCL
+// implementation in the tree shares (common/cl/object.h: the ICD dispatch table first, cl_khr_icd).
+// Handles are checked against the runtime's registry of live objects before use, so a stale or
+// foreign handle is an OpenCL error, never a wild read. One recursive mutex per
 // Runtime serialises every entry point. The device is reached only through gsgpu/drv: buffer
 // objects bound at GPU VAs the runtime chooses, packets submitted on a ring, fences, faults and
 // counters; limits come from the device's capabilities (drv::Caps).
@@ -40,6 +41,9 @@
 #include "gsgpu/drv/drv.h"
 #include "gsgpu/drv/va_allocator.h"
 #include "common/checked_math.h"
+#include "common/cl/errors.h"
+#include "common/cl/info.h"
+#include "common/cl/object.h"
 #include "common/log.h"
 
 namespace gsgpu::cl {
@@ -53,16 +57,19 @@ using gsvirt::log_debug;
 using gsvirt::log_error;
 using gsvirt::log_info;
 using gsvirt::range_within;
+// The shared OpenCL object model (common/cl).
+using gsvirt::cl::Kind;
+using gsvirt::cl::put_array;
+using gsvirt::cl::put_info;
+using gsvirt::cl::put_string;
+using gsvirt::cl::put_value;
+using gsvirt::cl::set_error;
 
 class Runtime;
 
-enum class Kind : uint32_t { kPlatform, kDevice, kContext, kQueue, kMem, kSampler, kProgram, kKernel, kEvent };
-
-struct Object {
-  const cl_icd_dispatch* dispatch;  // must stay the first member (cl_khr_icd)
-  Kind kind;
+struct Object : gsvirt::cl::Object {
+  Object(Runtime* runtime, Kind kind);  // dispatch: the runtime's table
   Runtime* rt;
-  std::atomic<uint32_t> refs{1};
   void (*destroy)(Object*) = nullptr;  // deletes the concrete object; no vtable before `dispatch`
 };
 
@@ -197,38 +204,33 @@ struct Event : Object {
 
 // --- handles ---
 
-// Registers a new object (refs = 1) and returns it.
+// The live handles of every runtime in the process. Handles come from vcomp's object table, but
+// the registry makes a stale handle (released object) an OpenCL error instead of a use-after-free.
+gsvirt::cl::Registry& registry();
+
+// Registers a new object (one application reference) and returns it.
 template <typename T>
 T* make_object(Runtime* rt, Kind kind);
 // The object behind a handle when it is live and of the expected kind, else nullptr.
-Object* find_object(const void* handle, Kind kind);
 template <typename T>
 T* as(const void* handle, Kind kind) {
-  return static_cast<T*>(find_object(handle, kind));
+  return static_cast<T*>(registry().find(handle, kind));
 }
-void retain(Object* o);
-// Drops one reference; at zero the object is unregistered and destroyed.
-void release(Object* o);
+// A reference, taken by the application or held by the runtime (this runtime counts both as the
+// application's for now). At zero the object leaves the registry and is destroyed, releasing
+// what it held.
+inline void retain(Object* o) { gsvirt::cl::retain_app(o); }
+inline void release(Object* o) { gsvirt::cl::release_app(o); }
 
 template <typename Handle>
 Handle handle_of(Object* o) {
   return reinterpret_cast<Handle>(o);
 }
 
-// Writes an info value the OpenCL way (size query, too-small buffer = CL_INVALID_VALUE).
-cl_int put_info(const void* data, size_t size, size_t value_size, void* value, size_t* size_ret);
-template <typename T>
-cl_int put_value(const T& v, size_t value_size, void* value, size_t* size_ret) {
-  return put_info(&v, sizeof v, value_size, value, size_ret);
-}
-cl_int put_string(const std::string& s, size_t value_size, void* value, size_t* size_ret);
-
-inline void set_error(cl_int* errcode_ret, cl_int err) {
-  if (errcode_ret) *errcode_ret = err;
-}
-
 // Logs an unsupported or refused call once per entry point and reason.
-void log_once(const char* entry, const std::string& why);
+inline void log_once(const char* entry, const std::string& why) {
+  gsvirt::cl::log_once("gsgpu executor", entry, why);
+}
 
 // --- programs ---
 
