@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
 #include <vector>
 
 #include "tests/common/log_capture.h"
@@ -146,6 +147,28 @@ TEST_F(ObjectTest, PlatformsAndRootDevicesAreNotCounted) {
   registry_.remove(device);
   EXPECT_EQ(registry_.find(device, Kind::kDevice), nullptr);
   delete device;
+}
+
+TEST_F(ObjectTest, TheLastReferenceOfEitherKindDestroysExactlyOnceAcrossThreads) {
+  // An event released by the application on one thread while the runtime drops its hold on another.
+  for (int round = 0; round < 200; ++round) {
+    Node* event = make(Kind::kEvent);
+    constexpr int kHolds = 64;
+    for (int i = 0; i < kHolds; ++i) {
+      retain_app(event);
+      retain_internal(event);
+    }
+    std::thread app([event] {
+      for (int i = 0; i <= kHolds; ++i) release_app(event);
+    });
+    std::thread runtime([event] {
+      for (int i = 0; i < kHolds; ++i) release_internal(event);
+    });
+    app.join();
+    runtime.join();
+  }
+  EXPECT_EQ(destroyed_.size(), 200u);
+  EXPECT_EQ(registry_.live_count(Kind::kEvent), 0u);
 }
 
 TEST(KindTest, EveryKindHasANameAndAHandleError) {
