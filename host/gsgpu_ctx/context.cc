@@ -17,6 +17,8 @@ namespace {
 
 // READ_FAULTS keeps at most this many records between reads (the newest).
 constexpr size_t kMaxQueuedFaults = 64;
+// How long RESET waits for the device's last retirement report after the device's reset.
+constexpr int kResetSettleMs = 10000;
 
 static_assert(int32_t(proto::Status::kOk) == int32_t(Status::kOk));
 static_assert(int32_t(proto::Status::kInvalidArgument) == int32_t(Status::kInvalidArgument));
@@ -176,8 +178,8 @@ void GsgpuContext::detach_resource(uint32_t resource_id) {
   // A BO over a detached blob goes with it. Submissions still running keep the memory: the
   // device's release callback holds the resource until they retire.
   for (uint32_t bo_id : bos_.backed_by(resource_id)) {
-    log_error("gsgpu_ctx ctx %u: BO %u is freed: its resource %u was detached", ctx_id_, bo_id,
-              resource_id);
+    log_debug(kDebugResources, "gsgpu_ctx ctx %u: BO %u is freed: its resource %u was detached", ctx_id_,
+              bo_id, resource_id);
     free_bo(bo_id);
   }
   resources_.erase(resource_id);
@@ -261,8 +263,14 @@ proto::Status GsgpuContext::handle_read_counters(const proto::ReadCounters&, pro
 }
 
 proto::Status GsgpuContext::handle_reset(const proto::Reset&, proto::ResetRsp*) {
-  // Returns once the cancelled submissions have retired (as faulted) through the timelines.
-  return from_drv(device_->reset());
+  Status s = device_->reset();
+  if (s != Status::kOk) return refuse("reset", "the device refused", from_drv(s));
+  // The response promises a fence page that shows every cancelled submission retired: the device
+  // reports each one just after its own bookkeeping, so wait for the last report.
+  if (!timelines_.wait_all_retired(kResetSettleMs))
+    return refuse("reset", "submissions did not retire within " + std::to_string(kResetSettleMs) + " ms",
+                  proto::Status::kTimeout);
+  return proto::Status::kOk;
 }
 
 }  // namespace gsvirt::gsgpu_ctx

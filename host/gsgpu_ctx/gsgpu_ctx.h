@@ -20,7 +20,7 @@ struct ContextConfig {
       .max_bos = 4096,
       .max_submit_bos = 4096,
       .max_bo_bytes = uint64_t{4} << 30,
-      .max_submit_dwords = 1u << 20,
+      .max_submit_dwords = 65536,  // what the local backend takes in one submit
       .max_pending_submits = 1024,
   };
 };

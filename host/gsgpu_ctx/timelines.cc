@@ -1,5 +1,6 @@
 #include "host/gsgpu_ctx/timelines.h"
 
+#include <chrono>
 #include <cstring>
 
 #include "common/log.h"
@@ -104,6 +105,11 @@ bool Timelines::ring_idle(uint32_t ring) const {
   return ring >= rings_.size() || rings_[ring].pending.empty();
 }
 
+bool Timelines::wait_all_retired(int timeout_ms) {
+  std::unique_lock lock(mutex_);
+  return all_retired_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return in_flight_ == 0; });
+}
+
 uint64_t Timelines::guest_seqno_of(uint32_t ring, uint64_t device_seqno) const {
   std::lock_guard lock(mutex_);
   if (ring >= rings_.size() || device_seqno == 0) return 0;
@@ -138,6 +144,7 @@ void Timelines::retired(uint32_t ring, uint64_t device_seqno, Status outcome) {
     }
   }
   if (!any) return;
+  if (in_flight_ == 0) all_retired_.notify_all();
   // Refused submissions queued behind the ones that just retired go with them.
   while (!r.pending.empty() && r.pending.front().device_seqno == 0) {
     r.retired = r.faulted = r.pending.front().guest_seqno;

@@ -13,6 +13,7 @@
 // except for submit(), which the device thread never waits on (on_retire runs unlocked there).
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -59,6 +60,9 @@ class Timelines {
   // True when nothing admitted on `ring` is still waiting to retire (any ring the device does not
   // have is idle).
   bool ring_idle(uint32_t ring) const;
+  // Waits until every submission handed to the device has retired here (the device reports a
+  // retirement just after its own bookkeeping); false after `timeout_ms`.
+  bool wait_all_retired(int timeout_ms);
   // The guest seqno of a device submission (0 when it is no longer known).
   uint64_t guest_seqno_of(uint32_t ring, uint64_t device_seqno) const;
 
@@ -88,6 +92,7 @@ class Timelines {
   const renderer::FenceRetireFn retire_fence_;
   void* const cookie_;
   mutable std::mutex mutex_;
+  std::condition_variable all_retired_;
   std::vector<Ring> rings_;
   uint32_t in_flight_ = 0;
   ResponseBuffer buffer_;
