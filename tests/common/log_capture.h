@@ -22,6 +22,12 @@ class LogCapture {
     return lines_;
   }
   bool contains(const std::string& needle) const { return count(needle) > 0; }
+  // Every line, one a line (for failure messages).
+  std::string all() const {
+    std::string out;
+    for (const std::string& line : lines()) out += line + "\n";
+    return out;
+  }
   // How many lines contain `needle`.
   size_t count(const std::string& needle) const {
     size_t n = 0;

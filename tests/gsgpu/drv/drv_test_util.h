@@ -15,36 +15,11 @@
 #include "gsgpu/drv/drv.h"
 #include "gsgpu/drv/packets.h"
 #include "gsgpu/isa/assembler.h"
+#include "tests/common/log_capture.h"
 
 namespace gsgpu::drv::test {
 
-// Captures log lines while alive (the log sink is process-global).
-class LogCapture {
- public:
-  LogCapture() { gsvirt::set_log_sink(&LogCapture::sink, this); }
-  ~LogCapture() { gsvirt::set_log_sink(nullptr, nullptr); }
-  bool contains(const std::string& needle) const {
-    std::lock_guard lock(mutex_);
-    for (const std::string& l : lines_)
-      if (l.find(needle) != std::string::npos) return true;
-    return false;
-  }
-  std::string all() const {
-    std::lock_guard lock(mutex_);
-    std::string out;
-    for (const std::string& l : lines_) out += l + "\n";
-    return out;
-  }
-
- private:
-  static void sink(const char* line, void* self) {
-    auto* me = static_cast<LogCapture*>(self);
-    std::lock_guard lock(me->mutex_);
-    me->lines_.emplace_back(line);
-  }
-  mutable std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
+using gsvirt::testing::LogCapture;
 
 inline LocalConfig small_config() {
   LocalConfig c;
