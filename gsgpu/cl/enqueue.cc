@@ -1,6 +1,7 @@
 // Transfer, marker and barrier commands. Buffer bytes are reached through the CPU mapping of the
 // buffer's object (drv bo_map, Mem::bytes), every offset checked against the buffer's size with
-// overflow-safe arithmetic; the device executes nothing for them.
+// overflow-safe arithmetic; the device executes nothing for them. They run on the host once every
+// command before them in the queue has finished (queue.cc); blocking ones return after that.
 #include "common/checked_math.h"
 #include "gsgpu/cl/entry_points.h"
 
@@ -8,9 +9,9 @@ namespace gsgpu::cl {
 namespace {
 
 // Validates the queue, then holds the runtime lock for the command.
-class Command {
+class HostCommand {
  public:
-  explicit Command(cl_command_queue queue) {
+  explicit HostCommand(cl_command_queue queue) {
     q_ = as<Queue>(queue, Kind::kQueue);
     if (!q_) {
       err_ = CL_INVALID_COMMAND_QUEUE;
@@ -24,9 +25,14 @@ class Command {
     auto* m = as<Mem>(mem, Kind::kMem);
     return m && m->context == q_->context ? m : nullptr;
   }
-  cl_int submit(cl_command_type type, cl_uint n, const cl_event* waits, bool deferrable, std::vector<Object*> keep,
+  cl_int submit(cl_command_type type, cl_uint n, const cl_event* waits, bool blocking, std::vector<Object*> keep,
                 Work work, cl_event* event) {
-    return gsgpu::cl::submit(q_, type, n, waits, deferrable, std::move(keep), std::move(work), event);
+    CommandDesc desc;
+    desc.type = type;
+    desc.work = std::move(work);
+    desc.blocking = blocking;
+    desc.keep = std::move(keep);
+    return enqueue(q_, std::move(desc), n, waits, event);
   }
 
  private:
@@ -79,9 +85,9 @@ bool valid_pattern_size(size_t n) {
   return n && n <= 128 && (n & (n - 1)) == 0;
 }
 
-cl_int read_write(cl_command_queue queue, cl_mem buffer, size_t offset, size_t size, void* host, bool read,
-                  cl_uint n, const cl_event* waits, cl_event* event) {
-  Command cmd(queue);
+cl_int read_write(cl_command_queue queue, cl_mem buffer, bool blocking, size_t offset, size_t size, void* host,
+                  bool read, cl_uint n, const cl_event* waits, cl_event* event) {
+  HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
   Mem* m = cmd.buffer(buffer);
   if (!m) return CL_INVALID_MEM_OBJECT;
@@ -96,14 +102,15 @@ cl_int read_write(cl_command_queue queue, cl_mem buffer, size_t offset, size_t s
     *cycles = transfer_cycles(size);
     return CL_COMPLETE;
   };
-  // Transfers are blocking: the host memory is the caller's only until they return.
-  return cmd.submit(read ? CL_COMMAND_READ_BUFFER : CL_COMMAND_WRITE_BUFFER, n, waits, false, {}, work, event);
+  // A non-blocking transfer uses the host memory until its event completes (the spec).
+  return cmd.submit(read ? CL_COMMAND_READ_BUFFER : CL_COMMAND_WRITE_BUFFER, n, waits, blocking, {m}, work, event);
 }
 
-cl_int read_write_rect(cl_command_queue queue, cl_mem buffer, const size_t* buffer_origin, const size_t* host_origin,
-                       const size_t* region, size_t buffer_row, size_t buffer_slice, size_t host_row,
-                       size_t host_slice, void* host, bool read, cl_uint n, const cl_event* waits, cl_event* event) {
-  Command cmd(queue);
+cl_int read_write_rect(cl_command_queue queue, cl_mem buffer, bool blocking, const size_t* buffer_origin,
+                       const size_t* host_origin, const size_t* region, size_t buffer_row, size_t buffer_slice,
+                       size_t host_row, size_t host_slice, void* host, bool read, cl_uint n, const cl_event* waits,
+                       cl_event* event) {
+  HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
   Mem* m = cmd.buffer(buffer);
   if (!m) return CL_INVALID_MEM_OBJECT;
@@ -124,7 +131,7 @@ cl_int read_write_rect(cl_command_queue queue, cl_mem buffer, const size_t* buff
     *cycles = transfer_cycles(uint64_t(r[0]) * r[1] * r[2]);
     return CL_COMPLETE;
   };
-  return cmd.submit(read ? CL_COMMAND_READ_BUFFER_RECT : CL_COMMAND_WRITE_BUFFER_RECT, n, waits, false, {}, work,
+  return cmd.submit(read ? CL_COMMAND_READ_BUFFER_RECT : CL_COMMAND_WRITE_BUFFER_RECT, n, waits, blocking, {m}, work,
                     event);
 }
 
@@ -135,47 +142,47 @@ bool overlaps(const Mem* a, uint64_t a_off, const Mem* b, uint64_t b_off, uint64
 }
 
 cl_int marker(cl_command_queue queue, cl_uint n, const cl_event* waits, cl_event* event, cl_command_type type) {
-  Command cmd(queue);
+  HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
-  return cmd.submit(type, n, waits, true, {}, [](uint64_t*) { return CL_COMPLETE; }, event);
+  return cmd.submit(type, n, waits, false, {}, [](uint64_t*) { return CL_COMPLETE; }, event);
 }
 
 }  // namespace
 
-cl_int CL_API_CALL gsgpu_clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool, size_t offset,
+cl_int CL_API_CALL gsgpu_clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
                                              size_t size, void* dst, cl_uint n, const cl_event* waits,
                                              cl_event* event) {
-  return read_write(queue, buffer, offset, size, dst, true, n, waits, event);
+  return read_write(queue, buffer, blocking, offset, size, dst, true, n, waits, event);
 }
 
-cl_int CL_API_CALL gsgpu_clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool, size_t offset,
+cl_int CL_API_CALL gsgpu_clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
                                               size_t size, const void* src, cl_uint n, const cl_event* waits,
                                               cl_event* event) {
-  return read_write(queue, buffer, offset, size, const_cast<void*>(src), false, n, waits, event);
+  return read_write(queue, buffer, blocking, offset, size, const_cast<void*>(src), false, n, waits, event);
 }
 
-cl_int CL_API_CALL gsgpu_clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool,
+cl_int CL_API_CALL gsgpu_clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
                                                  const size_t* buffer_origin, const size_t* host_origin,
                                                  const size_t* region, size_t buffer_row, size_t buffer_slice,
                                                  size_t host_row, size_t host_slice, void* dst, cl_uint n,
                                                  const cl_event* waits, cl_event* event) {
-  return read_write_rect(queue, buffer, buffer_origin, host_origin, region, buffer_row, buffer_slice, host_row,
-                         host_slice, dst, true, n, waits, event);
+  return read_write_rect(queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row, buffer_slice,
+                         host_row, host_slice, dst, true, n, waits, event);
 }
 
-cl_int CL_API_CALL gsgpu_clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool,
+cl_int CL_API_CALL gsgpu_clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
                                                   const size_t* buffer_origin, const size_t* host_origin,
                                                   const size_t* region, size_t buffer_row, size_t buffer_slice,
                                                   size_t host_row, size_t host_slice, const void* src, cl_uint n,
                                                   const cl_event* waits, cl_event* event) {
-  return read_write_rect(queue, buffer, buffer_origin, host_origin, region, buffer_row, buffer_slice, host_row,
-                         host_slice, const_cast<void*>(src), false, n, waits, event);
+  return read_write_rect(queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row, buffer_slice,
+                         host_row, host_slice, const_cast<void*>(src), false, n, waits, event);
 }
 
 cl_int CL_API_CALL gsgpu_clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_t src_offset,
                                              size_t dst_offset, size_t size, cl_uint n, const cl_event* waits,
                                              cl_event* event) {
-  Command cmd(queue);
+  HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
   Mem* s = cmd.buffer(src);
   Mem* d = cmd.buffer(dst);
@@ -191,7 +198,7 @@ cl_int CL_API_CALL gsgpu_clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src,
     *cycles = transfer_cycles(size);
     return CL_COMPLETE;
   };
-  return cmd.submit(CL_COMMAND_COPY_BUFFER, n, waits, true, {s, d}, work, event);
+  return cmd.submit(CL_COMMAND_COPY_BUFFER, n, waits, false, {s, d}, work, event);
 }
 
 cl_int CL_API_CALL gsgpu_clEnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_mem dst,
@@ -199,7 +206,7 @@ cl_int CL_API_CALL gsgpu_clEnqueueCopyBufferRect(cl_command_queue queue, cl_mem 
                                                  const size_t* region, size_t src_row, size_t src_slice,
                                                  size_t dst_row, size_t dst_slice, cl_uint n, const cl_event* waits,
                                                  cl_event* event) {
-  Command cmd(queue);
+  HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
   Mem* s = cmd.buffer(src);
   Mem* d = cmd.buffer(dst);
@@ -219,13 +226,13 @@ cl_int CL_API_CALL gsgpu_clEnqueueCopyBufferRect(cl_command_queue queue, cl_mem 
     *cycles = transfer_cycles(uint64_t(r[0]) * r[1] * r[2]);
     return CL_COMPLETE;
   };
-  return cmd.submit(CL_COMMAND_COPY_BUFFER_RECT, n, waits, true, {s, d}, work, event);
+  return cmd.submit(CL_COMMAND_COPY_BUFFER_RECT, n, waits, false, {s, d}, work, event);
 }
 
 cl_int CL_API_CALL gsgpu_clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void* pattern,
                                              size_t pattern_size, size_t offset, size_t size, cl_uint n,
                                              const cl_event* waits, cl_event* event) {
-  Command cmd(queue);
+  HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
   Mem* m = cmd.buffer(buffer);
   if (!m) return CL_INVALID_MEM_OBJECT;
@@ -241,13 +248,13 @@ cl_int CL_API_CALL gsgpu_clEnqueueFillBuffer(cl_command_queue queue, cl_mem buff
     *cycles = transfer_cycles(size);
     return CL_COMPLETE;
   };
-  return cmd.submit(CL_COMMAND_FILL_BUFFER, n, waits, true, {m}, work, event);
+  return cmd.submit(CL_COMMAND_FILL_BUFFER, n, waits, false, {m}, work, event);
 }
 
-void* CL_API_CALL gsgpu_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool, cl_map_flags flags,
+void* CL_API_CALL gsgpu_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags flags,
                                            size_t offset, size_t size, cl_uint n, const cl_event* waits,
                                            cl_event* event, cl_int* errcode_ret) {
-  Command cmd(queue);
+  HostCommand cmd(queue);
   cl_int err = cmd.error();
   Mem* m = err == CL_SUCCESS ? cmd.buffer(buffer) : nullptr;
   if (err == CL_SUCCESS && !m) err = CL_INVALID_MEM_OBJECT;
@@ -256,10 +263,10 @@ void* CL_API_CALL gsgpu_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer
     err = CL_INVALID_VALUE;
   uint8_t* bytes = err == CL_SUCCESS ? bytes_of(m) : nullptr;
   if (err == CL_SUCCESS && !bytes) err = CL_MAP_FAILURE;
-  // The host view of VRAM is the mapping itself: nothing to copy in either direction. Mapping is
-  // blocking here, so the pointer is valid when this returns.
+  // The CPU view of the buffer is its object's mapping: nothing to copy in either direction. The
+  // pointer may be used once the command's event completes (at once when blocking).
   if (err == CL_SUCCESS)
-    err = cmd.submit(CL_COMMAND_MAP_BUFFER, n, waits, false, {}, [](uint64_t*) { return CL_COMPLETE; }, event);
+    err = cmd.submit(CL_COMMAND_MAP_BUFFER, n, waits, blocking, {m}, [](uint64_t*) { return CL_COMPLETE; }, event);
   set_error(errcode_ret, err);
   if (err != CL_SUCCESS) return nullptr;
   ++m->map_count;
@@ -268,7 +275,7 @@ void* CL_API_CALL gsgpu_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer
 
 cl_int CL_API_CALL gsgpu_clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem mem, void* ptr, cl_uint n,
                                                  const cl_event* waits, cl_event* event) {
-  Command cmd(queue);
+  HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
   Mem* m = cmd.buffer(mem);
   if (!m) return CL_INVALID_MEM_OBJECT;
@@ -279,13 +286,13 @@ cl_int CL_API_CALL gsgpu_clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem 
     if (m->map_count) --m->map_count;
     return CL_COMPLETE;
   };
-  return cmd.submit(CL_COMMAND_UNMAP_MEM_OBJECT, n, waits, true, {m}, work, event);
+  return cmd.submit(CL_COMMAND_UNMAP_MEM_OBJECT, n, waits, false, {m}, work, event);
 }
 
 cl_int CL_API_CALL gsgpu_clEnqueueMigrateMemObjects(cl_command_queue queue, cl_uint num, const cl_mem* mems,
                                                     cl_mem_migration_flags flags, cl_uint n, const cl_event* waits,
                                                     cl_event* event) {
-  Command cmd(queue);
+  HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
   if (num == 0 || !mems) return CL_INVALID_VALUE;
   if (flags & ~cl_mem_migration_flags(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED))
@@ -293,7 +300,7 @@ cl_int CL_API_CALL gsgpu_clEnqueueMigrateMemObjects(cl_command_queue queue, cl_u
   for (cl_uint i = 0; i < num; ++i)
     if (!cmd.buffer(mems[i])) return CL_INVALID_MEM_OBJECT;
   // One device, memory always resident: nothing moves.
-  return cmd.submit(CL_COMMAND_MIGRATE_MEM_OBJECTS, n, waits, true, {}, [](uint64_t*) { return CL_COMPLETE; },
+  return cmd.submit(CL_COMMAND_MIGRATE_MEM_OBJECTS, n, waits, false, {}, [](uint64_t*) { return CL_COMPLETE; },
                     event);
 }
 

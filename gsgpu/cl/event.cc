@@ -1,5 +1,9 @@
-// Events. Commands run at enqueue, so a command's event is complete (or failed) when the enqueue
-// returns; only user events can be pending. Profiling times: docs/gsgpu-executor.md.
+// Events. A command's event completes when its command finishes (queue.cc: device commands when
+// their fence retires); callbacks run then, under the runtime mutex. Explicit waits block until
+// the events complete, except on a user event nobody can set any more (refused). Profiling times:
+// docs/gsgpu-executor.md.
+#include <unordered_set>
+
 #include "gsgpu/cl/entry_points.h"
 
 namespace gsgpu::cl {
@@ -21,11 +25,28 @@ void run_callbacks(Event* e) {
   // Callbacks for CL_COMPLETE also run when the event ends in error (the spec).
   auto pending = std::move(e->callbacks);
   e->callbacks.clear();
+  retain(e);  // a callback may release the application's last reference
+  ++e->rt->in_callback;
   for (const auto& cb : pending) {
     if (e->status <= cb.when)
       cb.fn(handle_of<cl_event>(e), e->status, cb.data);
     else
       e->callbacks.push_back(cb);
+  }
+  --e->rt->in_callback;
+  release(e);
+}
+
+// Commands this one cannot start before: the pending commands its wait list names, and those
+// before it in its queue.
+void push_blockers(const Command* c, std::vector<const Command*>* todo) {
+  for (const Object* w : c->waits) {
+    const auto* e = static_cast<const Event*>(w);
+    if (e->status > 0 && e->command) todo->push_back(e->command);
+  }
+  for (const auto& before : c->queue->commands) {
+    if (before.get() == c) break;
+    todo->push_back(before.get());
   }
 }
 
@@ -38,53 +59,76 @@ void set_event_status(Event* e, cl_int status) {
   run_callbacks(e);
 }
 
-cl_int check_wait_list(Context* context, cl_uint n, const cl_event* events, bool* pending) {
-  *pending = false;
+cl_int check_wait_list(Context* context, cl_uint n, const cl_event* events) {
   if ((n == 0) != (events == nullptr)) return CL_INVALID_EVENT_WAIT_LIST;
   bool failed = false;
   for (cl_uint i = 0; i < n; ++i) {
     auto* e = as<Event>(events[i], Kind::kEvent);
     if (!e || e->context != context) return CL_INVALID_EVENT_WAIT_LIST;
     failed |= e->status < 0;
-    *pending |= e->status > 0;
   }
   return failed ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS;
 }
 
-void finish_event(Event* e, cl_int status, uint64_t cycles) {
-  e->submit = std::max(e->queued, e->rt->host_now_ns());
-  if (e->queue->properties & CL_QUEUE_PROFILING_ENABLE) e->rt->schedule(e->submit, cycles, &e->start, &e->end);
-  set_event_status(e, status < 0 ? status : CL_COMPLETE);
+bool waits_for_user_event(const Event* e) {
+  if (e->status <= 0) return false;
+  if (!e->queue) return true;  // a user event not set yet
+  std::vector<const Command*> todo;
+  if (e->command) todo.push_back(e->command);
+  std::unordered_set<const Command*> seen;
+  while (!todo.empty()) {
+    const Command* c = todo.back();
+    todo.pop_back();
+    // Submitted or finished commands complete by themselves.
+    if (!seen.insert(c).second || c->state != Command::State::kWaiting) continue;
+    for (const Object* w : c->waits) {
+      const auto* we = static_cast<const Event*>(w);
+      if (we->status > 0 && !we->queue) return true;
+    }
+    push_blockers(c, &todo);
+  }
+  return false;
 }
 
-void complete_command(Queue* q, cl_command_type type, cl_int status, uint64_t cycles, cl_event* event_out) {
-  if (!event_out) return;
-  Event* e = new_event(q, type);
-  const bool profiling = q->properties & CL_QUEUE_PROFILING_ENABLE;
-  e->queued = e->submit = q->rt->host_now_ns();
+void finish_event(Event* e, cl_int status, uint64_t cycles) {
+  // Commands that never started (a failed wait list) were submitted when they finished.
+  if (!e->submit) e->submit = std::max(e->queued, e->rt->host_now_ns());
   // Without profiling the device timeline is not advanced by this command's record.
-  if (profiling) q->rt->schedule(e->submit, cycles, &e->start, &e->end);
-  e->status = status < 0 ? status : CL_COMPLETE;
-  *event_out = handle_of<cl_event>(e);
+  if (e->queue->properties & CL_QUEUE_PROFILING_ENABLE) e->rt->schedule(e->submit, cycles, &e->start, &e->end);
+  set_event_status(e, status < 0 ? status : CL_COMPLETE);
 }
 
 cl_int CL_API_CALL gsgpu_clWaitForEvents(cl_uint n, const cl_event* events) {
   if (n == 0 || !events) return CL_INVALID_VALUE;
   Context* context = nullptr;
-  bool failed = false;
+  std::vector<Event*> list;
   for (cl_uint i = 0; i < n; ++i) {
     auto* e = as<Event>(events[i], Kind::kEvent);
     if (!e) return CL_INVALID_EVENT;
     if (context && e->context != context) return CL_INVALID_CONTEXT;
     context = e->context;
-    std::lock_guard lock(e->rt->mutex);
-    if (e->status > 0) {
+    list.push_back(e);
+  }
+  Runtime* rt = context->rt;
+  std::unique_lock lock(rt->mutex);
+  for (Event* e : list) {
+    if (waits_for_user_event(e)) {
       log_once("clWaitForEvents", "waiting for a user event that is not complete would block forever");
       return CL_INVALID_OPERATION;
     }
-    failed |= e->status < 0;
   }
-  return failed ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS;
+  if (rt->in_callback) {
+    log_once("clWaitForEvents", "called from an event callback, which would wait for itself; refused");
+    return CL_INVALID_OPERATION;
+  }
+  rt->wait_until(lock, [&list] {
+    for (const Event* e : list)
+      if (e->status > 0) return false;
+    return true;
+  });
+  for (const Event* e : list)
+    if (e->status < 0) return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  return CL_SUCCESS;
 }
 
 cl_int CL_API_CALL gsgpu_clGetEventInfo(cl_event event, cl_event_info param, size_t size, void* value, size_t* ret) {
@@ -153,7 +197,7 @@ cl_int CL_API_CALL gsgpu_clSetUserEventStatus(cl_event event, cl_int status) {
   std::lock_guard lock(e->rt->mutex);
   if (e->status <= 0) return CL_INVALID_OPERATION;  // set once
   set_event_status(e, status);
-  run_ready_commands(e->rt);
+  advance(e->rt);
   return CL_SUCCESS;
 }
 

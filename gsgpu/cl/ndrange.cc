@@ -255,33 +255,45 @@ cl_int place_buffers(Kernel* k, const std::vector<uint8_t>& args, DispatchBuffer
   return CL_SUCCESS;
 }
 
-// Runs the dispatch; the status the command's event gets.
-cl_int run(Kernel* k, const Range& r, const std::vector<uint8_t>& args, uint32_t local_bytes,
-           const std::vector<drv::BoHandle>& arg_bos, uint64_t* cycles) {
+// What one launch needs when it is submitted, captured at enqueue (the spec: later clSetKernelArg
+// calls do not change it).
+struct LaunchArgs {
+  Kernel* k = nullptr;
+  Range r;
+  std::vector<uint8_t> args;
+  uint32_t local_bytes = 0;
+  std::vector<drv::BoHandle> arg_bos;  // the objects the argument pointers point into
+};
+
+// Builds the launch's submission: its per-dispatch objects, DISPATCH (+ DUMP) and the objects they
+// use; its retire step prints, dumps and frees, and gives the event's status.
+cl_int build_submission(Queue* q, const LaunchArgs& a, Submission* sub) {
+  Kernel* k = a.k;
   Runtime* rt = k->rt;
-  DispatchBuffers b;
-  if (cl_int err = place_buffers(k, args, &b); err != CL_SUCCESS) {
-    free_buffers(rt, &b);
+  auto b = std::make_shared<DispatchBuffers>();
+  if (cl_int err = place_buffers(k, a.args, b.get()); err != CL_SUCCESS) {
+    free_buffers(rt, b.get());
     return err;
   }
-  std::vector<uint32_t> packets;
-  drv::append_dispatch(&packets, make_packet(k, r, b.args.va, uint32_t(b.args.size), local_bytes));
-  std::vector<drv::BoHandle> bos = arg_bos;
-  bos.push_back(k->image->code.bo);
-  bos.push_back(b.args.bo);
-  if (b.printf_buffer.buffer) bos.push_back(b.printf_buffer.buffer->bo);
-  if (b.dump.size) {
-    drv::append_dump(&packets, drv::kDumpToBuffer, b.dump.va, kDumpBytes);
-    bos.push_back(b.dump.bo);
+  drv::append_dispatch(&sub->packets, make_packet(k, a.r, b->args.va, uint32_t(b->args.size), a.local_bytes));
+  sub->bos = a.arg_bos;
+  sub->bos.push_back(k->image->code.bo);
+  sub->bos.push_back(b->args.bo);
+  if (b->printf_buffer.buffer) sub->bos.push_back(b->printf_buffer.buffer->bo);
+  if (b->dump.size) {
+    drv::append_dump(&sub->packets, drv::kDumpToBuffer, b->dump.va, kDumpBytes);
+    sub->bos.push_back(b->dump.bo);
   }
-  const SubmitOutcome out = rt->run_packets(packets, bos);
-  printf_end(rt, *k->image, &b.printf_buffer);
-  report(k, r, out, b.dump);
-  free_buffers(rt, &b);
-  *cycles = out.counters.cycles;
-  if (out.ok) return CL_COMPLETE;
-  log_error("gsgpu runtime: kernel %s faulted: %s", k->image->compiled.name.c_str(), out.fault.c_str());
-  return CL_OUT_OF_RESOURCES;
+  sub->retire = [q, k, r = a.r, b](const SubmitOutcome& out) {
+    printf_end(k->rt, *k->image, &b->printf_buffer);
+    report(k, r, out, b->dump);
+    free_buffers(k->rt, b.get());
+    if (out.ok) return CL_COMPLETE;
+    log_error("gsgpu runtime: kernel %s faulted: %s", k->image->compiled.name.c_str(), out.fault.c_str());
+    if (q->pending_error == CL_SUCCESS) q->pending_error = CL_OUT_OF_RESOURCES;
+    return CL_OUT_OF_RESOURCES;
+  };
+  return CL_SUCCESS;
 }
 
 cl_int prepare(Kernel* k, cl_uint dim, const size_t* offset, const size_t* global, const size_t* local, Range* r) {
@@ -305,25 +317,21 @@ cl_int CL_API_CALL gsgpu_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kerne
   if (!k) return CL_INVALID_KERNEL;
   if (k->program->context != q->context) return CL_INVALID_CONTEXT;
   std::lock_guard lock(q->rt->mutex);
-  Range r;
-  cl_int err = prepare(k, dim, offset, global, local, &r);
-  // The arguments are captured now (the spec): later clSetKernelArg calls do not change this launch.
-  std::vector<uint8_t> args;
-  uint32_t local_bytes = 0;
-  std::vector<drv::BoHandle> arg_bos;
-  if (err == CL_SUCCESS) err = build_arguments(k, r, &args, &local_bytes, &arg_bos);
+  LaunchArgs a;
+  a.k = k;
+  cl_int err = prepare(k, dim, offset, global, local, &a.r);
+  if (err == CL_SUCCESS) err = build_arguments(k, a.r, &a.args, &a.local_bytes, &a.arg_bos);
   if (err == CL_SUCCESS) err = upload_code(q->rt, k->image);
   if (err != CL_SUCCESS) return err;
-  // A deferred launch keeps the kernel and its buffers alive (their VAs are in `args`).
-  std::vector<Object*> keep = {k};
-  for (const KernelArg& a : k->args)
-    if (a.mem) keep.push_back(as<Mem>(a.mem, Kind::kMem));
-  auto work = [q, k, r, args = std::move(args), local_bytes, arg_bos = std::move(arg_bos)](uint64_t* cycles) {
-    const cl_int status = run(k, r, args, local_bytes, arg_bos, cycles);
-    if (status < 0 && q->pending_error == CL_SUCCESS) q->pending_error = status;
-    return status;
-  };
-  return submit(q, CL_COMMAND_NDRANGE_KERNEL, n, waits, true, std::move(keep), std::move(work), event);
+  CommandDesc desc;
+  desc.type = CL_COMMAND_NDRANGE_KERNEL;
+  // The command keeps the kernel and its buffers alive until it completes (their VAs are in the
+  // arguments, their objects in the submission).
+  desc.keep = {k};
+  for (const KernelArg& arg : k->args)
+    if (arg.mem) desc.keep.push_back(as<Mem>(arg.mem, Kind::kMem));
+  desc.launch = [q, a = std::move(a)](Submission* sub) { return build_submission(q, a, sub); };
+  return enqueue(q, std::move(desc), n, waits, event);
 }
 
 cl_int CL_API_CALL gsgpu_clEnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint n, const cl_event* waits,

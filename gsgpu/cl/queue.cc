@@ -1,5 +1,7 @@
-// Command queues. Commands run to completion when they are enqueued (in order by construction),
-// so flush and finish have nothing left to wait for.
+// Command queues: commands queued in order, started when they are ready and completed from the
+// front as their submissions retire (advance), from the enqueuing thread, clSetUserEventStatus or
+// the runtime's completion thread. clFinish waits; clFlush has nothing to do (ready device work is
+// submitted at once).
 #include "gsgpu/cl/entry_points.h"
 
 namespace gsgpu::cl {
@@ -47,82 +49,160 @@ std::vector<Object*> retained(cl_uint n, const cl_event* events) {
   return out;
 }
 
-void defer(Queue* q, cl_command_type type, cl_uint n, const cl_event* waits, std::vector<Object*> keep, Work work,
-           cl_event* event_out) {
-  DeferredCommand d;
-  d.type = type;
-  d.waits = retained(n, waits);
-  for (Object* o : keep) retain(o);
-  d.keep = std::move(keep);
-  d.work = std::move(work);
-  d.event = new_event(q, type);  // the queue's reference
-  d.event->queued = q->rt->host_now_ns();
-  d.event->status = CL_QUEUED;
-  if (event_out) {
-    retain(d.event);
-    *event_out = handle_of<cl_event>(d.event);
+// The command's wait list: some event not complete yet, all complete, or one failed.
+enum class WaitState { kPending, kComplete, kFailed };
+
+WaitState wait_state(const Command* c) {
+  bool failed = false;
+  for (const Object* w : c->waits) {
+    const cl_int status = static_cast<const Event*>(w)->status;
+    if (status > 0) return WaitState::kPending;
+    failed |= status < 0;
   }
-  q->deferred.push_back(std::move(d));
+  return failed ? WaitState::kFailed : WaitState::kComplete;
 }
 
-// Runs the queue's front commands whose wait lists are complete; true when one ran.
-bool run_ready(Queue* q) {
-  bool ran = false;
-  // Releasing a finished command's event may drop the last reference to the queue.
-  retain(q);
-  while (!q->deferred.empty()) {
-    bool ready = true, failed = false;
-    for (Object* w : q->deferred.front().waits) {
-      const cl_int status = static_cast<Event*>(w)->status;
-      ready &= status <= 0;
-      failed |= status < 0;
-    }
-    if (!ready) break;
-    DeferredCommand d = std::move(q->deferred.front());
-    q->deferred.pop_front();
-    uint64_t cycles = 0;
-    const cl_int status = failed ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : d.work(&cycles);
-    finish_event(d.event, status, cycles);
-    for (Object* o : d.waits) release(o);
-    for (Object* o : d.keep) release(o);
-    release(d.event);
-    ran = true;
+void finish(Command* c, cl_int status) {
+  c->status = status;
+  c->state = Command::State::kFinished;
+}
+
+// Builds and submits a device command; on any refusal the command finishes with the error.
+void launch(Runtime* rt, Command* c) {
+  Submission sub;
+  const cl_int err = c->launch(&sub);
+  c->launch = nullptr;
+  if (err < 0) return finish(c, err);
+  c->event->submit = std::max(c->event->queued, rt->host_now_ns());
+  std::string why;
+  if (!rt->submit(c, sub, &why)) {
+    log_error("gsgpu runtime: %s", why.c_str());
+    SubmitOutcome refused;
+    refused.fault = why;
+    sub.retire(refused);  // frees the command's per-dispatch objects
+    return finish(c, CL_OUT_OF_RESOURCES);
   }
-  release(q);
-  return ran;
+  c->retire = std::move(sub.retire);
+  c->state = Command::State::kInFlight;
+  set_event_status(c->event, CL_SUBMITTED);
+}
+
+// Starts what can start in the queue, in order; true when something changed.
+bool start_ready(Runtime* rt, Queue* q) {
+  bool progress = false, all_finished_before = true;
+  for (size_t i = 0; i < q->commands.size(); ++i) {
+    Command* c = q->commands[i].get();
+    if (c->state == Command::State::kWaiting) {
+      const WaitState w = wait_state(c);
+      if (w == WaitState::kPending) break;
+      if (c->work && !all_finished_before) break;  // host work runs after everything before it
+      if (c->launch && w != WaitState::kFailed && !rt->can_submit(c->exact_counters)) break;
+      if (w == WaitState::kFailed) {
+        finish(c, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+      } else if (c->work) {
+        c->event->submit = std::max(c->event->queued, rt->host_now_ns());
+        uint64_t cycles = 0;
+        const cl_int status = c->work(&cycles);
+        c->cycles = cycles;
+        finish(c, status);
+      } else {
+        launch(rt, c);
+      }
+      progress = true;
+    }
+    all_finished_before &= c->state == Command::State::kFinished;
+  }
+  return progress;
+}
+
+// Completes the finished commands at the front, in order; true when one completed.
+bool complete_front(Queue* q) {
+  bool progress = false;
+  while (!q->commands.empty() && q->commands.front()->state == Command::State::kFinished) {
+    std::unique_ptr<Command> c = std::move(q->commands.front());
+    q->commands.pop_front();
+    c->event->command = nullptr;
+    finish_event(c->event, c->status, c->cycles);  // runs its callbacks
+    for (Object* o : c->waits) release(o);
+    for (Object* o : c->keep) release(o);
+    release(c->event);
+    progress = true;
+  }
+  return progress;
 }
 
 }  // namespace
 
-cl_int submit(Queue* q, cl_command_type type, cl_uint n, const cl_event* waits, bool deferrable,
-              std::vector<Object*> keep, Work work, cl_event* event_out) {
-  bool pending = false;
-  const cl_int err = check_wait_list(q->context, n, waits, &pending);
+void advance(Runtime* rt) {
+  // Callbacks run from here may enqueue or set user events: they ask for another pass instead of
+  // walking the queues while this one does.
+  if (rt->advancing) {
+    rt->advance_again = true;
+    return;
+  }
+  rt->advancing = true;
+  for (bool progress = true; progress;) {
+    rt->advance_again = false;
+    progress = false;
+    // A command in one queue may wait for one in another: repeat until nothing moves.
+    for (size_t i = 0; i < rt->queues.size(); ++i) {
+      Queue* q = rt->queues[i];
+      retain(q);  // completing an event may drop the queue's last reference
+      progress |= start_ready(rt, q);
+      progress |= complete_front(q);
+      release(q);
+    }
+    progress |= rt->advance_again;
+  }
+  rt->advancing = false;
+  rt->notify_progress();
+}
+
+cl_int enqueue(Queue* q, CommandDesc desc, cl_uint n, const cl_event* waits, cl_event* event_out) {
+  const cl_int err = check_wait_list(q->context, n, waits);
   if (err == CL_INVALID_EVENT_WAIT_LIST) return err;
-  if (pending || !q->deferred.empty()) {
-    if (!deferrable) {
+  if (desc.blocking && q->rt->in_callback) {
+    log_once("enqueue", "a blocking command from an event callback would wait for itself; refused");
+    return CL_INVALID_OPERATION;
+  }
+  if (desc.blocking) {
+    bool stalled = !q->commands.empty() && waits_for_user_event(q->commands.back()->event);
+    for (cl_uint i = 0; i < n; ++i) stalled |= waits_for_user_event(as<Event>(waits[i], Kind::kEvent));
+    if (stalled) {
       // Waiting here would block the only thread that can complete the user event.
       log_once("enqueue", "a blocking command waits behind a user event that is not complete; refused");
       return CL_INVALID_OPERATION;
     }
-    defer(q, type, n, waits, std::move(keep), std::move(work), event_out);
-    return CL_SUCCESS;
+    if (err != CL_SUCCESS) return err;  // a blocking command reports a failed wait list itself
   }
-  // A blocking command reports a failed wait list itself; others through their event.
-  if (err != CL_SUCCESS && !deferrable) return err;
-  uint64_t cycles = 0;
-  const cl_int status = err != CL_SUCCESS ? err : work(&cycles);
-  if (!deferrable && status < 0) return status;  // the caller waited for it: it sees the error
-  complete_command(q, type, status, cycles, event_out);
-  return CL_SUCCESS;
-}
-
-void run_ready_commands(Runtime* rt) {
-  // A command deferred in one queue may wait for one deferred in another: repeat until stable.
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (size_t i = 0; i < rt->queues.size(); ++i) progress |= run_ready(rt->queues[i]);
+  auto c = std::make_unique<Command>();
+  c->type = desc.type;
+  c->queue = q;
+  c->waits = retained(n, waits);
+  for (Object* o : desc.keep) retain(o);
+  c->keep = std::move(desc.keep);
+  c->work = std::move(desc.work);
+  c->launch = std::move(desc.launch);
+  c->exact_counters = (q->properties & CL_QUEUE_PROFILING_ENABLE) || debug_enabled(kDebugGsgpu);
+  c->event = new_event(q, desc.type);  // the queue's reference
+  c->event->queued = q->rt->host_now_ns();
+  c->event->command = c.get();
+  Event* e = c->event;
+  retain(e);  // kept across advance(), which may complete and release it
+  q->commands.push_back(std::move(c));
+  advance(q->rt);
+  cl_int status = CL_SUCCESS;
+  if (desc.blocking) {
+    std::unique_lock lock(q->rt->mutex, std::adopt_lock);
+    q->rt->wait_until(lock, [e] { return e->status <= 0; });
+    lock.release();  // the caller's lock_guard still owns the mutex
+    status = e->status < 0 ? e->status : CL_SUCCESS;
   }
+  if (event_out && status == CL_SUCCESS)
+    *event_out = handle_of<cl_event>(e);
+  else
+    release(e);
+  return status;
 }
 
 cl_command_queue CL_API_CALL gsgpu_clCreateCommandQueue(cl_context context, cl_device_id device,
@@ -179,11 +259,16 @@ cl_int CL_API_CALL gsgpu_clFlush(cl_command_queue queue) {
 cl_int CL_API_CALL gsgpu_clFinish(cl_command_queue queue) {
   auto* q = as<Queue>(queue, Kind::kQueue);
   if (!q) return CL_INVALID_COMMAND_QUEUE;
-  std::lock_guard lock(q->rt->mutex);
-  if (!q->deferred.empty()) {
+  std::unique_lock lock(q->rt->mutex);
+  if (!q->commands.empty() && waits_for_user_event(q->commands.back()->event)) {
     log_once("clFinish", "commands wait for a user event that is not complete; not waiting forever");
     return CL_INVALID_OPERATION;
   }
+  if (q->rt->in_callback) {
+    log_once("clFinish", "called from an event callback, which would wait for itself; refused");
+    return CL_INVALID_OPERATION;
+  }
+  q->rt->wait_until(lock, [q] { return q->commands.empty(); });
   const cl_int err = q->pending_error;
   q->pending_error = CL_SUCCESS;
   return err;

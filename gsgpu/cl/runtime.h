@@ -8,6 +8,10 @@
 // Runtime serialises every entry point. The device is reached only through gsgpu/drv: buffer
 // objects bound at GPU VAs the runtime chooses, packets submitted on a ring, fences, faults and
 // counters; limits come from the device's capabilities (drv::Caps).
+//
+// Commands complete asynchronously: an enqueue validates, queues the command and submits what is
+// ready without waiting; the runtime's completion thread waits on fences, retires submissions in
+// order and moves the queues on (queue.cc). Only explicit waits block the caller.
 #pragma once
 
 #define CL_TARGET_OPENCL_VERSION 300
@@ -25,15 +29,18 @@
 #include <CL/cl_icd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gsgpu/cl/gsgpu_cl.h"
@@ -82,24 +89,56 @@ struct Context : Object {
   void* notify_data = nullptr;
 };
 
-// The work of one command: returns CL_COMPLETE or a negative error and the device cycles it took.
+// The work of a host-side command (transfers through bo_map, markers): returns CL_COMPLETE or a
+// negative error and the device cycles it is modelled to take.
 using Work = std::function<cl_int(uint64_t* cycles)>;
 
-struct Event;
+// How one submission ended.
+struct SubmitOutcome {
+  bool ok = false;
+  drv::Counters counters;  // what the device did for it (exact only when it ran alone; see Runtime)
+  std::string fault;       // what went wrong (fault kind, pc, address, message)
+};
 
-// A command waiting (behind a user event) for its wait list; it holds references to its waits,
-// the objects it uses, and its event.
-struct DeferredCommand {
+// What a device command puts on the ring, built when it is submitted: whole packets, the objects
+// they use, and what to do once the submission retires (read printf records, write the dump, free
+// the per-dispatch objects), which returns the command's status.
+struct Submission {
+  std::vector<uint32_t> packets;
+  std::vector<drv::BoHandle> bos;
+  std::function<cl_int(const SubmitOutcome&)> retire;
+};
+// Builds a device command's submission; a negative error when it cannot (nothing left to free).
+using Launch = std::function<cl_int(Submission*)>;
+
+struct Event;
+struct Queue;
+
+// One enqueued command from enqueue until its event completes. It holds references to its wait
+// list, the objects it uses and its event. Exactly one of `work` (host side) and `launch` (device).
+struct Command {
+  enum class State { kWaiting, kInFlight, kFinished };
   cl_command_type type = 0;
+  Queue* queue = nullptr;
+  Event* event = nullptr;  // the queue's reference
   std::vector<Object*> waits;
   std::vector<Object*> keep;
   Work work;
-  Event* event = nullptr;
+  Launch launch;
+  std::function<cl_int(const SubmitOutcome&)> retire;  // device commands in flight
+  bool exact_counters = false;  // its cycles are reported (profiling, GSVIRT_DEBUG=gsgpu)
+  drv::Counters counters_before;
+  State state = State::kWaiting;
+  cl_int status = CL_COMPLETE;  // once finished
+  uint64_t cycles = 0;
 };
 
 struct Queue : Object {
   Context* context = nullptr;
-  std::deque<DeferredCommand> deferred;  // in order: nothing runs before the front
+  // In order: a device command is submitted once its wait list has completed and every command
+  // before it is submitted or finished; a host command runs once every command before it has
+  // finished; events complete from the front.
+  std::deque<std::unique_ptr<Command>> commands;
   cl_command_queue_properties properties = 0;
   // The first kernel fault since the last clFinish: reported by it, as GPU drivers do.
   cl_int pending_error = CL_SUCCESS;
@@ -193,6 +232,7 @@ struct Event : Object {
   Queue* queue = nullptr;  // nullptr for user events
   cl_command_type command_type = 0;
   cl_int status = CL_QUEUED;
+  Command* command = nullptr;  // while its command is queued
   cl_ulong queued = 0, submit = 0, start = 0, end = 0;  // ns, see docs/gsgpu-executor.md
   struct Callback {
     cl_int when;
@@ -260,13 +300,6 @@ class HeaderDir {
 
 // --- the device ---
 
-// How one submission ended.
-struct SubmitOutcome {
-  bool ok = false;
-  drv::Counters counters;  // what the device did for it (the change in drv counters)
-  std::string fault;       // what went wrong (fault kind, pc, address, message)
-};
-
 class Runtime {
  public:
   // The runtime over `device` (config: the runtime-side settings such as dump_dir; the device's
@@ -279,7 +312,13 @@ class Runtime {
   const cl_icd_dispatch* table = nullptr;
   Platform* platform = nullptr;
   Device* device_object = nullptr;
-  std::vector<Queue*> queues;  // live queues, for deferred commands
+  std::vector<Queue*> queues;  // live queues, for commands waiting on other queues' events
+  // advance() is running (callbacks it runs may enqueue): a nested call asks for another pass.
+  bool advancing = false;
+  bool advance_again = false;
+  // Event callbacks are running (under the mutex, maybe on the completion thread): a blocking
+  // call from one would wait for itself and is refused.
+  uint32_t in_callback = 0;
 
   const RuntimeConfig& config() const { return config_; }
   drv::Device& device() { return *device_; }
@@ -290,9 +329,22 @@ class Runtime {
   std::optional<GpuAlloc> allocate(uint64_t size, uint32_t perms, std::string* error);
   void free(GpuAlloc& alloc);
 
-  // Submits whole packets naming `bos` on the runtime's ring and waits for them to retire. A
-  // fault is read back from the device (drv::read_faults); the device recovers by itself.
-  SubmitOutcome run_packets(const std::vector<uint32_t>& packets, const std::vector<drv::BoHandle>& bos);
+  // Whether a device command may be submitted now. Counters are per client, so a command whose
+  // cycles are reported runs alone on the device: it waits until nothing is in flight, and
+  // nothing is submitted while it runs.
+  bool can_submit(bool exact_counters) const {
+    return !exclusive_in_flight_ && (!exact_counters || in_flight_.empty());
+  }
+  // Puts the command's submission on the ring (never waits); false with the device's status in
+  // *why when the device refuses it.
+  bool submit(Command* c, const Submission& s, std::string* why);
+  // Wakes threads blocked in wait_until (a command finished).
+  void notify_progress() { progress_.notify_all(); }
+  // Blocks (releasing `lock`, which holds `mutex` once) until done() holds.
+  template <typename Pred>
+  void wait_until(std::unique_lock<std::recursive_mutex>& lock, Pred done) {
+    progress_.wait(lock, done);
+  }
 
   // The profiling clock (ns); see docs/gsgpu-executor.md for the time base.
   cl_ulong host_now_ns() const;
@@ -316,6 +368,11 @@ class Runtime {
   Runtime(const RuntimeConfig& config, std::unique_ptr<drv::Device> device);
   bool init(std::string* error);
   std::string describe_fault(uint64_t seqno);
+  // The completion thread: waits for the oldest submission's fence, retires what has retired,
+  // moves the queues on.
+  void completion_loop();
+  void retire_submissions();
+  void fail_in_flight(const std::string& why);
 
   static constexpr uint32_t kRing = 0;  // every queue's work goes on one ring: in order on the device
 
@@ -325,6 +382,14 @@ class Runtime {
   std::unique_ptr<drv::VaAllocator> va_;
   cl_ulong device_busy_until_ = 0;
   uint64_t epoch_ns_ = 0;
+  // Guarded by `mutex`:
+  std::map<uint64_t, Command*> in_flight_;  // seqno -> command, oldest first
+  bool exclusive_in_flight_ = false;
+  std::map<uint64_t, drv::FaultInfo> unclaimed_faults_;  // read from the device, seqno not retired yet
+  bool stopping_ = false;
+  std::condition_variable_any submitted_;  // the completion thread: work in flight, or stop
+  std::condition_variable_any progress_;   // waiters: a command finished
+  std::thread completion_thread_;
 };
 
 // The dispatch table with every entry filled (dispatch_table.cc).
@@ -334,22 +399,30 @@ const cl_icd_dispatch* gsgpu_dispatch_table();
 Event* new_event(Queue* q, cl_command_type type);
 void set_event_status(Event* e, cl_int status);
 // Checks a wait list: CL_INVALID_EVENT_WAIT_LIST for bad lists or foreign contexts;
-// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST when a listed event failed. *pending: some listed
-// event has not completed (a user event, or a command deferred behind one).
-cl_int check_wait_list(Context* context, cl_uint n, const cl_event* events, bool* pending);
-// Records a command that finished with `status` taking `cycles` of device time: creates the event
-// when `event_out` wants one.
-void complete_command(Queue* q, cl_command_type type, cl_int status, uint64_t cycles, cl_event* event_out);
-// Ends a deferred command's event (profiling times from now).
+// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST when a listed event failed.
+cl_int check_wait_list(Context* context, cl_uint n, const cl_event* events);
+// Ends a command's event with its status; profiling times from its submit time and cycles.
 void finish_event(Event* e, cl_int status, uint64_t cycles);
+// True when `e` can complete only after a user event that is not complete yet is set: waiting for
+// it on the only thread that could set that event would never end.
+bool waits_for_user_event(const Event* e);
 
-// Submits a validated command (queue.cc): runs it now when its wait list is complete and nothing
-// waits before it in the queue, else defers it until clSetUserEventStatus completes what it waits
-// for. Blocking commands (`deferrable` false: the host memory they use is the caller's only until
-// they return) cannot wait that way and are refused with CL_INVALID_OPERATION.
-cl_int submit(Queue* q, cl_command_type type, cl_uint n, const cl_event* waits, bool deferrable,
-              std::vector<Object*> keep, Work work, cl_event* event_out);
-// Runs the deferred commands whose wait lists have completed, in every queue of the runtime.
-void run_ready_commands(Runtime* rt);
+// A command as the enqueue entry points describe it (queue.cc does the rest).
+struct CommandDesc {
+  cl_command_type type = 0;
+  Work work;      // host-side commands
+  Launch launch;  // device commands
+  // Blocking commands (reads, writes, maps with blocking set) return once their event completed;
+  // they are refused with CL_INVALID_OPERATION when that would wait for a user event.
+  bool blocking = false;
+  std::vector<Object*> keep;  // objects the command uses (retained until it completes)
+};
+// Validates the wait list, queues the command and moves the runtime's queues on (queue.cc). A
+// blocking command's failure is the return value; others report theirs through the event.
+cl_int enqueue(Queue* q, CommandDesc desc, cl_uint n, const cl_event* waits, cl_event* event_out);
+// Moves every queue of the runtime on as far as it can: submits ready device commands, runs ready
+// host commands, completes finished commands' events in order (queue.cc). Called with the runtime
+// mutex held, after anything that can unblock a command.
+void advance(Runtime* rt);
 
 }  // namespace gsgpu::cl

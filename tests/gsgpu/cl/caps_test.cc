@@ -13,6 +13,7 @@
 #include "gsgpu/compiler/frontend.h"
 #include "gsgpu/drv/drv.h"
 #include "tests/common/benchmark_kernels.h"
+#include "tests/gsgpu/cl/forwarding_device.h"
 
 namespace gsgpu::cl::testing {
 namespace {
@@ -22,34 +23,16 @@ bool have_compiler() {
   return !t.clang.empty() && !t.llvm_spirv.empty();
 }
 
-// A device that forwards every call to a real one but reports other caps: what the runtime
-// reports and enforces must follow them.
-class NarrowedDevice final : public drv::Device {
+// A device that reports other caps than the real one it forwards to: what the runtime reports and
+// enforces must follow them.
+class NarrowedDevice final : public ForwardingDevice {
  public:
-  NarrowedDevice(std::unique_ptr<drv::Device> inner, const drv::Caps& caps) : inner_(std::move(inner)), caps_(caps) {}
+  NarrowedDevice(std::unique_ptr<drv::Device> inner, const drv::Caps& caps)
+      : ForwardingDevice(std::move(inner)), caps_(caps) {}
   const char* backend_name() const override { return "narrowed"; }
   const drv::Caps& caps() const override { return caps_; }
-  drv::Status bo_create(uint64_t size, uint32_t flags, drv::BoHandle* out) override {
-    return inner_->bo_create(size, flags, out);
-  }
-  drv::Status bo_free(drv::BoHandle bo) override { return inner_->bo_free(bo); }
-  void* bo_map(drv::BoHandle bo) override { return inner_->bo_map(bo); }
-  uint64_t bo_size(drv::BoHandle bo) override { return inner_->bo_size(bo); }
-  drv::Status va_bind(drv::BoHandle bo, uint64_t off, uint64_t va, uint64_t size, uint32_t perms) override {
-    return inner_->va_bind(bo, off, va, size, perms);
-  }
-  drv::Status va_unbind(uint64_t va, uint64_t size) override { return inner_->va_unbind(va, size); }
-  drv::Status submit(const drv::SubmitDesc& desc, uint64_t* seqno) override { return inner_->submit(desc, seqno); }
-  uint64_t fence_poll(uint32_t ring) override { return inner_->fence_poll(ring); }
-  drv::Status fence_wait(uint32_t ring, uint64_t seqno, uint64_t timeout_ns) override {
-    return inner_->fence_wait(ring, seqno, timeout_ns);
-  }
-  std::vector<drv::FaultInfo> read_faults() override { return inner_->read_faults(); }
-  drv::Counters counters() override { return inner_->counters(); }
-  drv::Status reset() override { return inner_->reset(); }
 
  private:
-  std::unique_ptr<drv::Device> inner_;
   drv::Caps caps_;
 };
 
