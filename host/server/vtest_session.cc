@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
@@ -70,7 +71,7 @@ const char* vtest_command_name(uint32_t command) {
 
 VtestSession::VtestSession(SessionLimits limits)
     : limits_(limits),
-      renderer_([this](uint32_t, uint32_t, uint64_t fence_id) { on_fence_retired(fence_id); },
+      renderer_([this](uint32_t, uint32_t ring, uint64_t fence_id) { on_fence_retired(ring, fence_id); },
                 limits.renderer) {}
 
 VtestSession::~VtestSession() {
@@ -438,22 +439,33 @@ bool VtestSession::submit_batch(std::span<const uint8_t> payload, const vtest::S
                        uint64_t(b.cmd_size) * 4) < 0)
     return refuse(kSubmitCmd2, "cmd", "stream was rejected by the context");
   if (points.empty()) return true;
-  // The syncs are set when a fence behind this batch retires, in ring order.
-  uint64_t fence_id = next_fence_id_++;
-  fence_syncs_[fence_id] = std::move(points);
+  // The syncs are set when a fence behind this batch retires, in ring order. The fence id is the
+  // highest value the batch sets: for a guest that uses one sync per ring as its timeline (the
+  // gsvirt transports), that is the guest's own point, which a native context reports back as the
+  // fence it retired (ContextCreateInfo::retire_fence). The session matches retirements by order
+  // on the ring, so ids need not be unique.
+  uint64_t fence_id = 0;
+  for (const auto& point : points) fence_id = std::max(fence_id, point.second);
+  auto& pending = ring_fences_[ring];
+  pending.push_back({fence_id, std::move(points)});
   if (renderer_.create_fence(kContextId, ring, fence_id) < 0) {
-    fence_syncs_.erase(fence_id);
+    pending.pop_back();
     return refuse(kSubmitCmd2, "ring_idx", "%u: fence could not be created", ring);
   }
   return true;
 }
 
-void VtestSession::on_fence_retired(uint64_t fence_id) {
-  auto it = fence_syncs_.find(fence_id);
-  if (it == fence_syncs_.end()) return;
-  for (const auto& [id, value] : it->second)
+// The renderer retires the fences of a ring in creation order, each once.
+void VtestSession::on_fence_retired(uint32_t ring, uint64_t fence_id) {
+  auto it = ring_fences_.find(ring);
+  if (it == ring_fences_.end() || it->second.empty()) return;
+  PendingFence fence = std::move(it->second.front());
+  it->second.pop_front();
+  if (fence.fence_id != fence_id)
+    log_error("vtest: ring %u retired fence %" PRIu64 " where %" PRIu64 " was next", ring, fence_id,
+              fence.fence_id);
+  for (const auto& [id, value] : fence.syncs)
     if (syncs_.count(id)) set_sync(id, value);
-  fence_syncs_.erase(it);
   signal_ready_waits();
 }
 
@@ -496,6 +508,12 @@ void VtestSession::drop_abandoned_waits() {
 void VtestSession::poll() {
   renderer_.poll();
   signal_ready_waits();
+}
+
+size_t VtestSession::pending_work() const {
+  size_t n = waits_.size();
+  for (const auto& [ring, fences] : ring_fences_) n += fences.size();
+  return n;
 }
 
 bool VtestSession::wants_poll() const { return renderer_.has_pending_fences() || !waits_.empty(); }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <span>
@@ -72,7 +73,7 @@ class VtestSession {
   bool wants_timer() const { return renderer_.has_pending_fences(); }
   int poll_fd() const { return renderer_.poll_fd(); }
   // Fences and sync waits still pending (the loop's measure of progress).
-  size_t pending_work() const { return fence_syncs_.size() + waits_.size(); }
+  size_t pending_work() const;
 
   const renderer::Renderer& renderer() const { return renderer_; }
   size_t sync_count() const { return syncs_.size(); }
@@ -114,7 +115,7 @@ class VtestSession {
                        uint64_t* size);
   bool owns_resource(const char* command, uint32_t res_id) const;
   void reply(uint32_t command, std::initializer_list<uint32_t> words, int fd = -1);
-  void on_fence_retired(uint64_t fence_id);
+  void on_fence_retired(uint32_t ring, uint64_t fence_id);
   void set_sync(uint32_t sync_id, uint64_t value);
   void signal_ready_waits();
   void drop_abandoned_waits();
@@ -126,9 +127,13 @@ class VtestSession {
   bool context_created_ = false;
   uint32_t next_res_id_ = 1;
   uint32_t next_sync_id_ = 1;
-  uint64_t next_fence_id_ = 1;
   std::map<uint32_t, uint64_t> syncs_;
-  std::map<uint64_t, std::vector<std::pair<uint32_t, uint64_t>>> fence_syncs_;
+  // A batch's syncs, set when the fence created behind it retires.
+  struct PendingFence {
+    uint64_t fence_id = 0;
+    std::vector<std::pair<uint32_t, uint64_t>> syncs;  // sync id, value
+  };
+  std::map<uint32_t, std::deque<PendingFence>> ring_fences_;  // per ring, in creation order
   std::vector<SyncWait> waits_;
   std::vector<VtestReply> replies_;
 };

@@ -155,6 +155,39 @@ int take_wait_fd(VtestSession& session) {
   return fd;
 }
 
+// A context that reports its own retirements names the guest's point (the sync value) as the
+// fence id: exactly the batches up to that point on that ring complete, whatever other rings use
+// the same numbers.
+TEST_F(SessionTest, ARetiredPointCompletesThatRingsBatchesOnly) {
+  start();
+  ASSERT_TRUE(send({2, kSyncCreate, 0, 0}));
+  ASSERT_TRUE(send({2, kSyncCreate, 0, 0}));
+  uint32_t ring2_sync = reply_words(0)[2], ring0_sync = reply_words(1)[2];
+  session.clear_replies();
+  std::vector<uint32_t> hold, nop;
+  test::echo_hold(hold, 2);
+  test::echo_nop(nop);
+  ASSERT_TRUE(submit(hold, ring2_sync, 1, kSubmitFlagRingIdx, 2));
+  ASSERT_TRUE(submit(nop, ring2_sync, 2, kSubmitFlagRingIdx, 2));
+  ASSERT_TRUE(submit(nop, ring0_sync, 1, kSubmitFlagRingIdx, 0));
+  ASSERT_TRUE(submit(nop, ring0_sync, 2, kSubmitFlagRingIdx, 0));
+  EXPECT_EQ(read_sync(ring0_sync), 2u);
+  EXPECT_EQ(read_sync(ring2_sync), 0u);
+  // Ring 2 reports point 1 done and stays busy with point 2.
+  std::vector<uint32_t> partly;
+  test::echo_complete(partly, 2, 1);
+  test::echo_hold(partly, 2);
+  ASSERT_TRUE(submit(partly));
+  session.poll();
+  EXPECT_EQ(read_sync(ring2_sync), 1u);
+  std::vector<uint32_t> rest;
+  test::echo_complete(rest, 2, 2);
+  ASSERT_TRUE(submit(rest));
+  session.poll();
+  EXPECT_EQ(read_sync(ring2_sync), 2u);
+  EXPECT_EQ(session.pending_work(), 0u);
+}
+
 // A value only the guest can write (SYNC_WRITE): the server answers SYNC_WAIT at once with an
 // fd and goes on serving the client, which then writes the value itself.
 TEST_F(SessionTest, SyncWaitOnAGuestWrittenValueDoesNotBlockTheServer) {
