@@ -13,6 +13,7 @@
 
 #include "common/checked_math.h"
 #include "common/log.h"
+#include "gsgpu/drv/packets.h"
 #include "guest/gsgpu/channel.h"
 #include "guest/gsgpu/va_table.h"
 
@@ -219,7 +220,7 @@ Status VirtioDevice::va_unbind(uint64_t va, uint64_t size) {
 Status VirtioDevice::check_submit(const SubmitDesc& desc) const {
   if (desc.ring >= caps_.num_rings)
     return refuse("submit", "ring " + std::to_string(desc.ring) + " is not below " + std::to_string(caps_.num_rings));
-  if (desc.dwords == 0 || !desc.packets) return refuse("submit", "no packets");
+  if (desc.dwords && !desc.packets) return refuse("submit", "packets is null");
   if (desc.dwords > limits_.max_submit_dwords)
     return refuse("submit", std::to_string(desc.dwords) + " dwords exceed the context's limit of " +
                                 std::to_string(limits_.max_submit_dwords));
@@ -239,12 +240,14 @@ Status VirtioDevice::submit(const SubmitDesc& desc, uint64_t* seqno) {
   if (Status s = check_submit(desc); s != Status::kOk) return s;
   Ring& ring = rings_[desc.ring];
   uint64_t next = ring.issued + 1;
+  // drv takes an empty submission (it still retires in order); the native context wants packets.
+  static const uint32_t kNop = encode_nop().at(0);
   proto::SubmitReq req{};
   req.ring = desc.ring;
   req.bo_count = desc.bo_count;
   req.ring_seqno = next;
-  req.dword_count = desc.dwords;
-  proto::encode_submit(channel_.batch(), 0, 0, req, desc.bos, desc.packets);
+  req.dword_count = desc.dwords ? desc.dwords : 1;
+  proto::encode_submit(channel_.batch(), 0, 0, req, desc.bos, desc.dwords ? desc.packets : &kNop);
   if (!channel_.send_submit(desc.ring, next)) return lost_status();
   ring.issued = next;
   *seqno = next;
@@ -359,6 +362,7 @@ Status VirtioDevice::reset() {
         proto::encode_reset(out, seqno, rsp_off, proto::ResetReq{});
       }, &rsp, sizeof rsp))
     return lost_status();
+  if (rsp.status < 0 || rsp.status > int32_t(Status::kNotSupported)) return lost_status();
   return Status(rsp.status);
 }
 
