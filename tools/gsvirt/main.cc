@@ -1,9 +1,11 @@
 // gsvirt: run any OpenCL program through the whole gsvirt stack.
 //
-//   gsvirt run [--transport vtest|inproc] [--executor host|gsgpu] [--socket PATH] -- APP ARGS...
+//   gsvirt run [--mode remote|native] [--transport vtest|inproc] [--executor host|gsgpu]
+//              [--socket PATH] -- APP ARGS...
 //
-// The application's OpenCL loader (Debian's ocl-icd) is pointed at the gsvirt ICD alone through
-// OCL_ICD_VENDORS, so nothing in /etc needs editing. With vtest (the default) a gsvirt-server is
+// The application's OpenCL loader (Debian's ocl-icd) is pointed at one ICD alone through
+// OCL_ICD_VENDORS, so nothing in /etc needs editing: in remote mode the gsvirt ICD (API remoting
+// through vcomp), in native mode the gsgpu OpenCL runtime itself over the gsgpu native context. With vtest (the default) a gsvirt-server is
 // started on a private socket for the run and stopped with SIGTERM afterwards; with inproc the
 // host renderer runs inside the application's process.
 #include <fcntl.h>
@@ -24,6 +26,7 @@
 namespace {
 
 struct Options {
+  std::string mode = "remote";
   std::string transport = "vtest";
   std::string executor;
   std::string socket_path;
@@ -32,25 +35,31 @@ struct Options {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: gsvirt run [--transport vtest|inproc] [--executor host|gsgpu] [--socket PATH] -- APP [ARGS...]\n"
-               "  Runs APP with its OpenCL calls remoted through gsvirt.\n"
+               "usage: gsvirt run [--mode remote|native] [--transport vtest|inproc] [--executor host|gsgpu]\n"
+               "                  [--socket PATH] -- APP [ARGS...]\n"
+               "  Runs APP with its OpenCL calls served through gsvirt.\n"
+               "  --mode       remote (default): API remoting, the host runs OpenCL (vcomp);\n"
+               "               native: the gsgpu OpenCL runtime runs in APP's process and compiles there,\n"
+               "               the host only checks and runs its packets (the gsgpu native context)\n"
                "  --transport  vtest (default: a gsvirt-server process per run) or inproc\n"
-               "  --executor   where the host runs the work: gsgpu (default: the gsgpu emulator, OpenCL C\n"
-               "               compiled to gsgpu ISA) or host (a host OpenCL platform, for acceleration)\n"
+               "  --executor   remote mode: where the host runs the work: gsgpu (default: the gsgpu\n"
+               "               emulator, OpenCL C compiled to gsgpu ISA) or host (a host OpenCL platform)\n"
                "  --socket     vtest socket path (default: a private path under $TMPDIR)\n"
                "environment: GSVIRT_DEBUG=commands logs every host command; GSVIRT_HOST_PLATFORM\n"
                "  picks the host platform by name; GSVIRT_SYNC=1 waits for every call's reply.\n");
 }
 
 bool parse(int argc, char** argv, Options* o) {
-  static const option kLong[] = {{"transport", required_argument, nullptr, 't'},
+  static const option kLong[] = {{"mode", required_argument, nullptr, 'm'},
+                                 {"transport", required_argument, nullptr, 't'},
                                  {"executor", required_argument, nullptr, 'e'},
                                  {"socket", required_argument, nullptr, 's'},
                                  {"help", no_argument, nullptr, 'h'},
                                  {nullptr, 0, nullptr, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "+t:e:s:h", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "+m:t:e:s:h", kLong, nullptr)) != -1) {
     switch (c) {
+      case 'm': o->mode = optarg; break;
       case 't': o->transport = optarg; break;
       case 'e': o->executor = optarg; break;
       case 's': o->socket_path = optarg; break;
@@ -66,6 +75,14 @@ bool parse(int argc, char** argv, Options* o) {
   }
   if (o->transport != "vtest" && o->transport != "inproc") {
     std::fprintf(stderr, "gsvirt run: --transport: \"%s\" is not vtest or inproc\n", o->transport.c_str());
+    return false;
+  }
+  if (o->mode != "remote" && o->mode != "native") {
+    std::fprintf(stderr, "gsvirt run: --mode: \"%s\" is not remote or native\n", o->mode.c_str());
+    return false;
+  }
+  if (o->mode == "native" && !o->executor.empty()) {
+    std::fprintf(stderr, "gsvirt run: --executor is for --mode remote (native mode always runs on gsgpu)\n");
     return false;
   }
   if (!o->executor.empty() && o->executor != "host" && o->executor != "gsgpu") {
@@ -142,7 +159,9 @@ int run(const Options& o) {
   pid_t app = fork();
   if (app == 0) {
     // Only the application's loader is pointed at gsvirt; the server keeps the host's vendors.
-    setenv("OCL_ICD_VENDORS", env_or("GSVIRT_ICD_VENDORS", GSVIRT_ICD_VENDORS_DIR).c_str(), 1);
+    std::string vendors = o.mode == "native" ? env_or("GSVIRT_NATIVE_ICD_VENDORS", GSVIRT_NATIVE_ICD_VENDORS_DIR)
+                                             : env_or("GSVIRT_ICD_VENDORS", GSVIRT_ICD_VENDORS_DIR);
+    setenv("OCL_ICD_VENDORS", vendors.c_str(), 1);
     execvp(o.command[0], o.command.data());
     std::fprintf(stderr, "gsvirt run: cannot run %s: %s\n", o.command[0], std::strerror(errno));
     _exit(127);
