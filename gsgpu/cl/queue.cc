@@ -84,33 +84,35 @@ void launch(Runtime* rt, Command* c) {
   }
   c->retire = std::move(sub.retire);
   c->state = Command::State::kInFlight;
+  ++c->queue->in_flight;
   set_event_status(c->event, CL_SUBMITTED);
 }
 
-// Starts what can start in the queue, in order; true when something changed.
+// Starts what can start in the queue, in order (from the first command not started yet); true
+// when something changed.
 bool start_ready(Runtime* rt, Queue* q) {
-  bool progress = false, all_finished_before = true;
-  for (size_t i = 0; i < q->commands.size(); ++i) {
-    Command* c = q->commands[i].get();
-    if (c->state == Command::State::kWaiting) {
-      const WaitState w = wait_state(c);
-      if (w == WaitState::kPending) break;
-      if (c->work && !all_finished_before) break;  // host work runs after everything before it
-      if (c->launch && w != WaitState::kFailed && !rt->can_submit(c->exact_counters)) break;
-      if (w == WaitState::kFailed) {
-        finish(c, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-      } else if (c->work) {
-        c->event->submit = std::max(c->event->queued, rt->host_now_ns());
-        uint64_t cycles = 0;
-        const cl_int status = c->work(&cycles);
-        c->cycles = cycles;
-        finish(c, status);
-      } else {
-        launch(rt, c);
-      }
-      progress = true;
+  bool progress = false;
+  while (q->started < q->commands.size()) {
+    Command* c = q->commands[q->started].get();
+    const WaitState w = wait_state(c);
+    if (w == WaitState::kPending) break;
+    // Host work runs once everything before it has finished: every started command is in flight
+    // or finished.
+    if (c->work && w != WaitState::kFailed && q->in_flight) break;
+    if (c->launch && w != WaitState::kFailed && !rt->can_submit(c->exact_counters)) break;
+    ++q->started;
+    if (w == WaitState::kFailed) {
+      finish(c, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    } else if (c->work) {
+      c->event->submit = std::max(c->event->queued, rt->host_now_ns());
+      uint64_t cycles = 0;
+      const cl_int status = c->work(&cycles);
+      c->cycles = cycles;
+      finish(c, status);
+    } else {
+      launch(rt, c);
     }
-    all_finished_before &= c->state == Command::State::kFinished;
+    progress = true;
   }
   return progress;
 }
@@ -121,6 +123,7 @@ bool complete_front(Queue* q) {
   while (!q->commands.empty() && q->commands.front()->state == Command::State::kFinished) {
     std::unique_ptr<Command> c = std::move(q->commands.front());
     q->commands.pop_front();
+    --q->started;
     c->event->command = nullptr;
     finish_event(c->event, c->status, c->cycles);  // runs its callbacks
     for (Object* o : c->waits) release(o);

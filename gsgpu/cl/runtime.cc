@@ -252,6 +252,7 @@ void Runtime::fail_in_flight(const std::string& why) {
     c->status = c->retire(out);
     c->retire = nullptr;
     c->state = Command::State::kFinished;
+    --c->queue->in_flight;
   }
   in_flight_.clear();
   exclusive_in_flight_ = false;
@@ -277,6 +278,7 @@ void Runtime::retire_submissions() {
     c->retire = nullptr;
     c->cycles = out.counters.cycles;
     c->state = Command::State::kFinished;
+    --c->queue->in_flight;
   }
 }
 

@@ -139,6 +139,10 @@ struct Queue : Object {
   // before it is submitted or finished; a host command runs once every command before it has
   // finished; events complete from the front.
   std::deque<std::unique_ptr<Command>> commands;
+  // Commands start in order, so the started ones (in flight or finished) are a prefix of
+  // `commands`: how long it is, and how many of it are in flight.
+  size_t started = 0;
+  size_t in_flight = 0;
   cl_command_queue_properties properties = 0;
   // The first kernel fault since the last clFinish: reported by it, as GPU drivers do.
   cl_int pending_error = CL_SUCCESS;
