@@ -24,7 +24,6 @@ proto::Status GsgpuContext::handle_submit(const proto::Submit& r, proto::SubmitR
   };
   const proto::Limits& limits = config_.limits;
   if (q.flags != 0) return refused("flags", "unknown bits " + std::to_string(q.flags), proto::Status::kInvalidArgument);
-  if (q.dword_count == 0) return refused("dword_count", "is 0", proto::Status::kInvalidArgument);
   if (q.dword_count > limits.max_submit_dwords)
     return refused("dword_count", std::to_string(q.dword_count) + " is above the quota of " +
                                       std::to_string(limits.max_submit_dwords), proto::Status::kOutOfMemory);

@@ -128,6 +128,14 @@ TEST(GsgpuCtx, FencesRetireAsynchronously) {
   EXPECT_EQ(g.fence(2).faulted_seqno, 5u);
 }
 
+TEST(GsgpuCtx, EmptySubmissionsRetireLikeOthers) {
+  Host host;
+  Guest g(host, 1);
+  ASSERT_EQ(g.submit(3, 8, {}, {}), Status::kOk);
+  ASSERT_TRUE(g.wait_retired(3, 8));
+  EXPECT_EQ(g.fence(3).faulted_seqno, 0u);
+}
+
 TEST(GsgpuCtx, FaultsAreReportedWithTheGuestSeqnoAndTheContextRecovers) {
   Host host;
   Guest g(host, 1);

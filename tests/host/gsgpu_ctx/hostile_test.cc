@@ -136,8 +136,10 @@ TEST_F(GsgpuCtxHostile, RefusedSubmissionsRetireAsFaultedInOrder) {
   EXPECT_EQ(g.submit(0, 1, {12345}, nop), Status::kInvalidArgument);
   EXPECT_EQ(g.fence(0).retired_seqno, 1u) << "nothing before it: it retires at once";
   EXPECT_EQ(g.fence(0).faulted_seqno, 1u);
-  EXPECT_EQ(g.submit(0, 2, {}, {}), Status::kInvalidArgument);
-  EXPECT_TRUE(log_.contains("SUBMIT: dword_count: is 0")) << log_.all();
+  std::vector<uint8_t> flagged = Guest::submit_request(0, 2, {}, nop);
+  flagged[offsetof(SubmitReq, flags)] = 1;
+  EXPECT_EQ(g.send(flagged), 0);
+  EXPECT_TRUE(log_.contains("SUBMIT: flags: unknown bits 1")) << log_.all();
   EXPECT_EQ(g.fence(0).retired_seqno, 2u);
   // A device refusal (a packet that would halt the command processor) retires the same way.
   std::vector<uint32_t> halt;
