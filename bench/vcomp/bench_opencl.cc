@@ -98,6 +98,27 @@ void BM_KernelLaunchLoop(benchmark::State& state) {
 }
 BENCHMARK(BM_KernelLaunchLoop)->MinTime(1.0);
 
+// One small kernel as an application waits for it: upload 64 floats, launch, read them back
+// (blocking). Every iteration is a full round trip to the device and back.
+void BM_SmallKernelRoundTrip(benchmark::State& state) {
+  REQUIRE_SETUP(state);
+  Setup& s = setup();
+  float factor = 1.0f;
+  cl_uint n = 64;
+  size_t global = 64;
+  std::vector<float> data(64, 2.0f), out(64, 0.0f);
+  clSetKernelArg(s.kernel, 0, sizeof(cl_mem), &s.small);
+  clSetKernelArg(s.kernel, 1, sizeof factor, &factor);
+  clSetKernelArg(s.kernel, 2, sizeof n, &n);
+  for (auto _ : state) {
+    clEnqueueWriteBuffer(s.queue, s.small, CL_FALSE, 0, 64 * sizeof(float), data.data(), 0, nullptr, nullptr);
+    clEnqueueNDRangeKernel(s.queue, s.kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr);
+    clEnqueueReadBuffer(s.queue, s.small, CL_TRUE, 0, 64 * sizeof(float), out.data(), 0, nullptr, nullptr);
+  }
+  if (out != data) state.SkipWithError("the kernel's result differs");
+}
+BENCHMARK(BM_SmallKernelRoundTrip)->MinTime(1.0);
+
 // 64 MiB written to a buffer and read back (blocking), against a plain memcpy of the same bytes
 // both ways in the same process.
 constexpr size_t kBulk = 64u << 20;
