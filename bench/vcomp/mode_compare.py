@@ -22,6 +22,7 @@ def figure(b):
     """(value, unit, higher_is_better) of one benchmark result, or None when it failed."""
     if not b or b.get("error_occurred"):
         return None
+    # Rates are per wall-clock second: the benchmarks use real time (the work is asynchronous).
     if "launches_per_s" in b:
         return b["launches_per_s"], "launch/s", True
     t = b["real_time"]
@@ -43,8 +44,10 @@ def main():
     columns = [("PoCL", None)]
     for mode in ("remote", "native"):
         for transport in a.transports.split(","):
-            columns.append((f"{mode}/{transport}", [gsvirt, "run", "--mode", mode, "--transport", transport,
-                                                    "--executor", "gsgpu", "--", binary]))
+            # Remote mode on the gsgpu executor; native mode always runs on gsgpu.
+            executor = ["--executor", "gsgpu"] if mode == "remote" else []
+            columns.append((f"{mode}/{transport}",
+                            [gsvirt, "run", "--mode", mode, "--transport", transport] + executor + ["--", binary]))
     results = {}
     ctx = {}
     for name, cmd in columns:
