@@ -98,7 +98,7 @@ cl_context CL_API_CALL gsgpu_clCreateContextFromType(const cl_context_properties
 cl_int CL_API_CALL gsgpu_clRetainContext(cl_context context) {
   auto* c = as<Context>(context, Kind::kContext);
   if (!c) return CL_INVALID_CONTEXT;
-  retain(c);
+  retain_app(c);
   return CL_SUCCESS;
 }
 
@@ -106,8 +106,7 @@ cl_int CL_API_CALL gsgpu_clReleaseContext(cl_context context) {
   auto* c = as<Context>(context, Kind::kContext);
   if (!c) return CL_INVALID_CONTEXT;
   std::lock_guard lock(c->rt->mutex);
-  release(c);
-  return CL_SUCCESS;
+  return release_app(c);
 }
 
 cl_int CL_API_CALL gsgpu_clGetContextInfo(cl_context context, cl_context_info param, size_t size, void* value,

@@ -12,10 +12,10 @@ namespace {
 Event* make_event(Runtime* rt, Context* c, Queue* q, cl_command_type type) {
   auto* e = make_object<Event>(rt, Kind::kEvent);
   e->context = c;
-  retain(c);
+  retain_internal(c);
   if (q) {
     e->queue = q;
-    retain(q);
+    retain_internal(q);
   }
   e->command_type = type;
   return e;
@@ -25,7 +25,7 @@ void run_callbacks(Event* e) {
   // Callbacks for CL_COMPLETE also run when the event ends in error (the spec).
   auto pending = std::move(e->callbacks);
   e->callbacks.clear();
-  retain(e);  // a callback may release the application's last reference
+  retain_internal(e);  // a callback may release the application's last reference
   ++e->rt->in_callback;
   for (const auto& cb : pending) {
     if (e->status <= cb.when)
@@ -34,7 +34,7 @@ void run_callbacks(Event* e) {
       e->callbacks.push_back(cb);
   }
   --e->rt->in_callback;
-  release(e);
+  release_internal(e);
 }
 
 // Commands this one cannot start before: the pending commands its wait list names, and those
@@ -148,7 +148,7 @@ cl_int CL_API_CALL gsgpu_clGetEventInfo(cl_event event, cl_event_info param, siz
 cl_int CL_API_CALL gsgpu_clRetainEvent(cl_event event) {
   auto* e = as<Event>(event, Kind::kEvent);
   if (!e) return CL_INVALID_EVENT;
-  retain(e);
+  retain_app(e);
   return CL_SUCCESS;
 }
 
@@ -156,8 +156,7 @@ cl_int CL_API_CALL gsgpu_clReleaseEvent(cl_event event) {
   auto* e = as<Event>(event, Kind::kEvent);
   if (!e) return CL_INVALID_EVENT;
   std::lock_guard lock(e->rt->mutex);
-  release(e);
-  return CL_SUCCESS;
+  return release_app(e);
 }
 
 cl_int CL_API_CALL gsgpu_clGetEventProfilingInfo(cl_event event, cl_profiling_info param, size_t size, void* value,

@@ -10,7 +10,7 @@ using gsgpu::compiler::ArgKind;
 Kernel* new_kernel(Program* p, KernelImage* image) {
   auto* k = make_object<Kernel>(p->rt, Kind::kKernel);
   k->program = p;
-  retain(p);
+  retain_internal(p);
   ++p->kernels_alive;
   k->built = p->built;
   k->image = image;
@@ -115,7 +115,7 @@ cl_int CL_API_CALL gsgpu_clCreateKernelsInProgram(cl_program program, cl_uint n,
 cl_int CL_API_CALL gsgpu_clRetainKernel(cl_kernel kernel) {
   auto* k = as<Kernel>(kernel, Kind::kKernel);
   if (!k) return CL_INVALID_KERNEL;
-  retain(k);
+  retain_app(k);
   return CL_SUCCESS;
 }
 
@@ -123,8 +123,7 @@ cl_int CL_API_CALL gsgpu_clReleaseKernel(cl_kernel kernel) {
   auto* k = as<Kernel>(kernel, Kind::kKernel);
   if (!k) return CL_INVALID_KERNEL;
   std::lock_guard lock(k->rt->mutex);
-  release(k);
-  return CL_SUCCESS;
+  return release_app(k);
 }
 
 cl_int CL_API_CALL gsgpu_clSetKernelArg(cl_kernel kernel, cl_uint index, size_t size, const void* value) {

@@ -40,7 +40,7 @@ Mem* new_root_buffer(Context* c, cl_mem_flags flags, size_t size, void* host_ptr
   if (host_ptr) std::memcpy(alloc->cpu, host_ptr, size);
   auto* m = make_object<Mem>(rt, Kind::kMem);
   m->context = c;
-  retain(c);
+  retain_internal(c);
   m->flags = (flags & kAccessFlags) ? flags : (flags | CL_MEM_READ_WRITE);
   m->size = size;
   m->alloc = *alloc;
@@ -128,7 +128,7 @@ cl_mem CL_API_CALL gsgpu_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl
   auto* m = make_object<Mem>(parent->rt, Kind::kMem);
   m->context = parent->context;
   m->parent = parent;
-  retain(parent);
+  retain_internal(parent);
   m->flags = sub_flags;
   m->size = region.size;
   m->origin = region.origin;
@@ -141,7 +141,7 @@ cl_mem CL_API_CALL gsgpu_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl
 cl_int CL_API_CALL gsgpu_clRetainMemObject(cl_mem mem) {
   auto* m = as<Mem>(mem, Kind::kMem);
   if (!m) return CL_INVALID_MEM_OBJECT;
-  retain(m);
+  retain_app(m);
   return CL_SUCCESS;
 }
 
@@ -149,8 +149,7 @@ cl_int CL_API_CALL gsgpu_clReleaseMemObject(cl_mem mem) {
   auto* m = as<Mem>(mem, Kind::kMem);
   if (!m) return CL_INVALID_MEM_OBJECT;
   std::lock_guard lock(m->rt->mutex);
-  release(m);
-  return CL_SUCCESS;
+  return release_app(m);
 }
 
 cl_int CL_API_CALL gsgpu_clGetMemObjectInfo(cl_mem mem, cl_mem_info param, size_t size, void* value,

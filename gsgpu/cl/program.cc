@@ -23,7 +23,7 @@ static_assert(sizeof(BinaryHeader) == 16);
 Program* new_program(Context* c, Program::Origin origin) {
   auto* p = make_object<Program>(c->rt, Kind::kProgram);
   p->context = c;
-  retain(c);
+  retain_internal(c);
   p->origin = origin;
   return p;
 }
@@ -236,7 +236,7 @@ cl_program CL_API_CALL gsgpu_clCreateProgramWithBinary(cl_context context, cl_ui
   // A binary is an executable: it is compiled now (the front end caches it), so kernels can be
   // created from it even before the clBuildProgram the spec asks for.
   if (!deserialize(binaries[0], lengths[0], p, &options) || build_program(p, options.c_str()) != CL_SUCCESS) {
-    release(p);
+    release_app(p);  // the only reference: destroyed, its context released
     if (binary_status) binary_status[0] = CL_INVALID_BINARY;
     set_error(errcode_ret, CL_INVALID_BINARY);
     return nullptr;
@@ -256,7 +256,7 @@ cl_program CL_API_CALL gsgpu_clCreateProgramWithBuiltInKernels(cl_context contex
 cl_int CL_API_CALL gsgpu_clRetainProgram(cl_program program) {
   auto* p = as<Program>(program, Kind::kProgram);
   if (!p) return CL_INVALID_PROGRAM;
-  retain(p);
+  retain_app(p);
   return CL_SUCCESS;
 }
 
@@ -264,8 +264,7 @@ cl_int CL_API_CALL gsgpu_clReleaseProgram(cl_program program) {
   auto* p = as<Program>(program, Kind::kProgram);
   if (!p) return CL_INVALID_PROGRAM;
   std::lock_guard lock(p->rt->mutex);
-  release(p);
-  return CL_SUCCESS;
+  return release_app(p);
 }
 
 cl_int CL_API_CALL gsgpu_clBuildProgram(cl_program program, cl_uint n, const cl_device_id* devices,

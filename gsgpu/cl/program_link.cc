@@ -197,7 +197,7 @@ cl_program CL_API_CALL gsgpu_clLinkProgram(cl_context context, cl_uint n, const 
   std::lock_guard lock(c->rt->mutex);
   auto* out = make_object<Program>(c->rt, Kind::kProgram);
   out->context = c;
-  retain(c);
+  retain_internal(c);
   out->source = joined_source(units);
   for (Program* u : units) out->headers.insert(out->headers.end(), u->headers.begin(), u->headers.end());
   if (library) {

@@ -32,18 +32,18 @@ cl_command_queue new_queue(cl_context context, cl_device_id device, cl_command_q
   std::lock_guard lock(c->rt->mutex);
   auto* q = make_object<Queue>(c->rt, Kind::kQueue);
   q->context = c;
-  retain(c);
+  retain_internal(c);
   q->properties = props;
   c->rt->queues.push_back(q);
   set_error(errcode_ret, CL_SUCCESS);
   return handle_of<cl_command_queue>(q);
 }
 
-std::vector<Object*> retained(cl_uint n, const cl_event* events) {
+std::vector<Object*> held(cl_uint n, const cl_event* events) {
   std::vector<Object*> out;
   for (cl_uint i = 0; i < n; ++i) {
     auto* e = as<Event>(events[i], Kind::kEvent);
-    retain(e);
+    retain_internal(e);
     out.push_back(e);
   }
   return out;
@@ -126,9 +126,9 @@ bool complete_front(Queue* q) {
     --q->started;
     c->event->command = nullptr;
     finish_event(c->event, c->status, c->cycles);  // runs its callbacks
-    for (Object* o : c->waits) release(o);
-    for (Object* o : c->keep) release(o);
-    release(c->event);
+    for (Object* o : c->waits) release_internal(o);
+    for (Object* o : c->keep) release_internal(o);
+    release_internal(c->event);
     progress = true;
   }
   return progress;
@@ -150,10 +150,10 @@ void advance(Runtime* rt) {
     // A command in one queue may wait for one in another: repeat until nothing moves.
     for (size_t i = 0; i < rt->queues.size(); ++i) {
       Queue* q = rt->queues[i];
-      retain(q);  // completing an event may drop the queue's last reference
+      retain_internal(q);  // completing an event may drop the queue's last reference
       progress |= start_ready(rt, q);
       progress |= complete_front(q);
-      release(q);
+      release_internal(q);
     }
     progress |= rt->advance_again;
   }
@@ -181,17 +181,19 @@ cl_int enqueue(Queue* q, CommandDesc desc, cl_uint n, const cl_event* waits, cl_
   auto c = std::make_unique<Command>();
   c->type = desc.type;
   c->queue = q;
-  c->waits = retained(n, waits);
-  for (Object* o : desc.keep) retain(o);
+  c->waits = held(n, waits);
+  for (Object* o : desc.keep) retain_internal(o);
   c->keep = std::move(desc.keep);
   c->work = std::move(desc.work);
   c->launch = std::move(desc.launch);
   c->exact_counters = (q->properties & CL_QUEUE_PROFILING_ENABLE) || debug_enabled(kDebugGsgpu);
-  c->event = new_event(q, desc.type);  // the queue's reference
-  c->event->queued = q->rt->host_now_ns();
-  c->event->command = c.get();
-  Event* e = c->event;
-  retain(e);  // kept across advance(), which may complete and release it
+  // The new event's one application reference is the caller's (returned, or released below); the
+  // command holds it until it completes.
+  Event* e = new_event(q, desc.type);
+  retain_internal(e);
+  e->queued = q->rt->host_now_ns();
+  e->command = c.get();
+  c->event = e;
   q->commands.push_back(std::move(c));
   advance(q->rt);
   cl_int status = CL_SUCCESS;
@@ -204,7 +206,7 @@ cl_int enqueue(Queue* q, CommandDesc desc, cl_uint n, const cl_event* waits, cl_
   if (event_out && status == CL_SUCCESS)
     *event_out = handle_of<cl_event>(e);
   else
-    release(e);
+    release_app(e);
   return status;
 }
 
@@ -230,7 +232,7 @@ cl_command_queue CL_API_CALL gsgpu_clCreateCommandQueueWithProperties(cl_context
 cl_int CL_API_CALL gsgpu_clRetainCommandQueue(cl_command_queue queue) {
   auto* q = as<Queue>(queue, Kind::kQueue);
   if (!q) return CL_INVALID_COMMAND_QUEUE;
-  retain(q);
+  retain_app(q);
   return CL_SUCCESS;
 }
 
@@ -238,8 +240,7 @@ cl_int CL_API_CALL gsgpu_clReleaseCommandQueue(cl_command_queue queue) {
   auto* q = as<Queue>(queue, Kind::kQueue);
   if (!q) return CL_INVALID_COMMAND_QUEUE;
   std::lock_guard lock(q->rt->mutex);
-  release(q);
-  return CL_SUCCESS;
+  return release_app(q);
 }
 
 cl_int CL_API_CALL gsgpu_clGetCommandQueueInfo(cl_command_queue queue, cl_command_queue_info param, size_t size,

@@ -31,7 +31,7 @@ template Event* make_object<Event>(Runtime*, Kind);
 
 namespace {
 
-// What an object holds a reference to (released after it is gone), and its last rites.
+// What an object holds an internal reference to (released after it is gone), and its last rites.
 std::vector<Object*> finish_object(Object* o) {
   switch (o->kind) {
     case Kind::kQueue: {
@@ -68,7 +68,7 @@ void destroy_object(gsvirt::cl::Object* base) {
   std::vector<Object*> parents = finish_object(o);
   o->destroy(o);
   for (Object* p : parents)
-    if (p) release(p);
+    if (p) release_internal(p);
 }
 
 }  // namespace

@@ -71,6 +71,15 @@ using gsvirt::cl::put_info;
 using gsvirt::cl::put_string;
 using gsvirt::cl::put_value;
 using gsvirt::cl::set_error;
+// Two reference counts (common/cl/object.h): the application's, taken by clRetain*/clRelease* and
+// the creating call (what CL_*_REFERENCE_COUNT reports), and the runtime's own holds (a kernel on
+// its program, a queue/mem/program/event on its context, an event on its queue, a sub-buffer on its
+// parent, a queued command on its wait list, the objects it uses and its event). When both reach
+// zero the object leaves the registry and its destroy hook (runtime.cc) releases what it held.
+using gsvirt::cl::release_app;
+using gsvirt::cl::release_internal;
+using gsvirt::cl::retain_app;
+using gsvirt::cl::retain_internal;
 
 class Runtime;
 
@@ -114,13 +123,13 @@ using Launch = std::function<cl_int(Submission*)>;
 struct Event;
 struct Queue;
 
-// One enqueued command from enqueue until its event completes. It holds references to its wait
-// list, the objects it uses and its event. Exactly one of `work` (host side) and `launch` (device).
+// One enqueued command from enqueue until its event completes. It holds internal references to its
+// wait list, the objects it uses and its event. Exactly one of `work` (host side) and `launch` (device).
 struct Command {
   enum class State { kWaiting, kInFlight, kFinished };
   cl_command_type type = 0;
   Queue* queue = nullptr;
-  Event* event = nullptr;  // the queue's reference
+  Event* event = nullptr;  // held (internal reference)
   std::vector<Object*> waits;
   std::vector<Object*> keep;
   Work work;
@@ -159,7 +168,7 @@ struct GpuAlloc {
 
 struct Mem : Object {
   Context* context = nullptr;
-  Mem* parent = nullptr;  // sub-buffers: the buffer they view (retained)
+  Mem* parent = nullptr;  // sub-buffers: the buffer they view (held)
   cl_mem_flags flags = 0;
   size_t size = 0;
   size_t origin = 0;     // sub-buffers: offset inside the parent
@@ -225,7 +234,7 @@ struct KernelArg {
 };
 
 struct Kernel : Object {
-  Program* program = nullptr;  // retained
+  Program* program = nullptr;  // held
   std::shared_ptr<BuiltProgram> built;
   KernelImage* image = nullptr;  // inside built
   std::vector<KernelArg> args;
@@ -260,11 +269,6 @@ template <typename T>
 T* as(const void* handle, Kind kind) {
   return static_cast<T*>(registry().find(handle, kind));
 }
-// A reference, taken by the application or held by the runtime (this runtime counts both as the
-// application's for now). At zero the object leaves the registry and is destroyed, releasing
-// what it held.
-inline void retain(Object* o) { gsvirt::cl::retain_app(o); }
-inline void release(Object* o) { gsvirt::cl::release_app(o); }
 
 template <typename Handle>
 Handle handle_of(Object* o) {
