@@ -169,6 +169,9 @@ struct LocalConfig {
   uint32_t num_rings = 4;
   // Instructions per warp before the watchdog ends a dispatch; 0 keeps the device's reset value.
   uint64_t watchdog_budget = 0;
+  // Wall-clock time one submission may run before the device stops it (FaultKind::kTimeout; the
+  // shader cores notice between work-groups and every 4096 instructions of a warp); 0 = no limit.
+  uint64_t submit_time_budget_ns = 0;
   // Work-items (grid x group) one DISPATCH may ask for; the device refuses more as a bad field.
   uint64_t max_work_items_per_dispatch = uint64_t{1} << 28;
   // Per-client quotas: live buffer objects and their bytes (imported ones included).

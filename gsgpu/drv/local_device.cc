@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstring>
 
+#include <sys/mman.h>
+
 #include "common/checked_math.h"
 #include "common/log.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
@@ -85,8 +87,10 @@ std::string check_local_config(const LocalConfig& c) {
 BoMemory::~BoMemory() {
   if (vram_phys) allocator->free(*vram_phys);
   if (release) release();
-  quota->bos -= 1;
-  quota->bytes -= size;
+  if (quota) {  // null when creation was refused before anything was counted
+    quota->bos -= 1;
+    quota->bytes -= size;
+  }
 }
 
 LocalDeviceImpl::LocalDeviceImpl(const LocalConfig& config, std::unique_ptr<gsgpu::Device> device,
@@ -100,9 +104,12 @@ LocalDeviceImpl::~LocalDeviceImpl() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
     cancel_through_ = next_serial_ - 1;
+    cancel_running_locked(CancelReason::kReset);  // closing does not wait for a long kernel
   }
   work_.notify_all();
+  timer_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (timer_thread_.joinable()) timer_thread_.join();
   // Whatever the client did not free goes now, before the device (and its VRAM) does.
   std::vector<std::shared_ptr<BoMemory>> memories;
   {
@@ -136,6 +143,7 @@ bool LocalDeviceImpl::start(std::string* error) {
     });
   read_caps();
   thread_ = std::thread([this] { device_thread(); });
+  if (config_.submit_time_budget_ns != 0) timer_thread_ = std::thread([this] { timer_thread(); });
   return true;
 }
 
@@ -199,22 +207,28 @@ Status LocalDeviceImpl::bo_create(uint64_t size, uint32_t flags, BoHandle* out) 
   if (size == 0 || size > caps_.max_bo_size)
     return refuse("bo_create", "size " + std::to_string(size) + " must be in 1.." + std::to_string(caps_.max_bo_size));
   const uint64_t rounded = (size + kPageSize - 1) / kPageSize * kPageSize;
-  std::lock_guard lock(mutex_);
-  if (Status s = check_quota("bo_create", rounded); s != Status::kOk) return s;
-  auto phys = device_->vram_allocator().allocate(rounded);
-  if (!phys) {
-    gsvirt::log_error("%s: bo_create: no free VRAM range of %" PRIu64 " bytes", config_.name.c_str(), rounded);
-    return Status::kOutOfMemory;
-  }
   auto memory = std::make_shared<BoMemory>();
-  memory->host = device_->mmu().vram() + *phys;
-  memory->size = rounded;
-  memory->vram_phys = phys;
-  memory->allocator = &device_->vram_allocator();
-  memory->quota = quota_;
-  quota_->bos += 1;
-  quota_->bytes += rounded;
-  std::memset(memory->host, 0, rounded);  // VRAM may hold a freed object's data
+  {
+    std::lock_guard lock(mutex_);
+    if (Status s = check_quota("bo_create", rounded); s != Status::kOk) return s;
+    auto phys = device_->vram_allocator().allocate(rounded);
+    if (!phys) {
+      gsvirt::log_error("%s: bo_create: no free VRAM range of %" PRIu64 " bytes", config_.name.c_str(), rounded);
+      return Status::kOutOfMemory;
+    }
+    memory->host = device_->mmu().vram() + *phys;
+    memory->size = rounded;
+    memory->vram_phys = phys;
+    memory->allocator = &device_->vram_allocator();
+    memory->quota = quota_;
+    quota_->bos += 1;
+    quota_->bytes += rounded;
+  }
+  // VRAM may hold a freed object's data. Nothing else can reach the range yet, so it is cleared
+  // unlocked; large ranges are handed back to the kernel, which zero-fills them when touched.
+  if (rounded < (uint64_t{64} << 10) || madvise(memory->host, rounded, MADV_DONTNEED) != 0)
+    std::memset(memory->host, 0, rounded);
+  std::lock_guard lock(mutex_);
   *out = add_bo(std::move(memory));
   return Status::kOk;
 }
@@ -394,7 +408,7 @@ std::unique_ptr<LocalDevice> open_local(const LocalConfig& config, std::string* 
   dc.max_work_items_per_dispatch = config.max_work_items_per_dispatch;
   auto totals = std::make_shared<local::DispatchTotals>();
   auto backend = std::make_unique<local::CountingBackend>(
-      make_shader_backend(ShaderCoreSettings{config.shader_cores, config.warp_width, 0}), totals);
+      make_shader_backend(ShaderCoreSettings{config.shader_cores, config.warp_width, 0, &totals->cancel}), totals);
   std::unique_ptr<gsgpu::Device> device = gsgpu::Device::create(dc, std::move(backend), error);
   if (!device) {
     if (error) gsvirt::log_error("gsgpu drv '%s': open_local: %s", config.name.c_str(), error->c_str());

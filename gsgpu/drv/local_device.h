@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -90,11 +91,16 @@ struct RingTimeline {
   std::vector<uint8_t> faulted;  // kOutcomeWindow entries, indexed by seqno % kOutcomeWindow
 };
 
-// What the wrapped shader backend adds up for counters().
+// What the wrapped shader backend adds up for counters(), and the shader cores' cancel flag
+// (ShaderCoreSettings::cancel); shared by the device's backend and the driver.
 struct DispatchTotals {
   std::mutex mutex;
   uint64_t dispatches = 0, instructions = 0, lane_instructions = 0, cycles = 0, work_groups = 0;
+  std::atomic<bool> cancel{false};
 };
+
+// Why the running submission was told to stop.
+enum class CancelReason { kNone, kTimeBudget, kReset };
 
 class LocalDeviceImpl final : public LocalDevice {
  public:
@@ -145,6 +151,9 @@ class LocalDeviceImpl final : public LocalDevice {
   void recover_after_fault();
   void write_dump_file(const Submission& submission, const std::string& text);
   void retire_locked(const Submission& submission, Status outcome, std::optional<FaultInfo> fault);
+  void cancel_running_locked(CancelReason reason);
+  void account_for_cancel_locked(const Submission& submission, Status outcome, std::optional<FaultInfo>* fault);
+  void timer_thread();
 
   const LocalConfig config_;
   std::unique_ptr<gsgpu::Device> device_;
@@ -175,6 +184,10 @@ class LocalDeviceImpl final : public LocalDevice {
   uint64_t retired_serial_ = 0;  // every submission up to this serial has retired
   uint64_t cancel_through_ = 0;  // submissions with serial <= this retire cancelled
   bool running_ = false;         // the device thread is running a submission
+  uint64_t running_serial_ = 0;  // ... this one
+  std::chrono::steady_clock::time_point running_deadline_;  // its time budget ends here
+  CancelReason cancel_reason_ = CancelReason::kNone;
+  std::condition_variable timer_;  // the timer thread waits for a run to start or its deadline
   std::vector<std::shared_ptr<BoMemory>> graveyard_;  // freed while running_, dropped after the run
   std::deque<FaultInfo> faults_;
   Counters counters_;
@@ -182,6 +195,7 @@ class LocalDeviceImpl final : public LocalDevice {
   const Submission* current_ = nullptr;  // device thread only: the one running (for dump files)
   bool stopping_ = false;
   std::thread thread_;
+  std::thread timer_thread_;  // only with a submit_time_budget_ns
 };
 
 }  // namespace gsgpu::drv::local

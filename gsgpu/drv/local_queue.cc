@@ -102,25 +102,79 @@ void LocalDeviceImpl::device_thread() {
     std::optional<FaultInfo> fault;
     if (sub.serial > cancel_through_) {
       running_ = true;
+      running_serial_ = sub.serial;
+      if (config_.submit_time_budget_ns != 0) {
+        running_deadline_ = std::chrono::steady_clock::now() + std::chrono::nanoseconds(config_.submit_time_budget_ns);
+        timer_.notify_all();
+      }
       lock.unlock();
       outcome = execute(sub, &fault);
       lock.lock();
       running_ = false;
+      account_for_cancel_locked(sub, outcome, &fault);
     }
     std::vector<std::shared_ptr<BoMemory>> graveyard = std::move(graveyard_);
     graveyard_.clear();
-    retire_locked(sub, outcome, std::move(fault));
     lock.unlock();
+    // Unlocked: the notification, then the submission's BO references and the memory freed during
+    // the run (an imported object's release callback runs here). Only then is it published as
+    // retired, so a fence_wait or reset that returns has seen all of that happen.
     if (config_.on_retire) config_.on_retire(sub.ring, sub.seqno, outcome);
-    // The submission's BO references and memory freed during the run go now, unlocked (an
-    // imported object's release callback runs here).
     sub.bos.clear();
     graveyard.clear();
     lock.lock();
+    retire_locked(sub, outcome, std::move(fault));
+  }
+}
+
+// Tells the shader cores to stop the running submission (if any, and not told already).
+void LocalDeviceImpl::cancel_running_locked(CancelReason reason) {
+  if (!running_ || cancel_reason_ != CancelReason::kNone) return;
+  cancel_reason_ = reason;
+  totals_->cancel.store(true);
+}
+
+// After a run: a submission stopped for its time budget faulted with kTimeout; one stopped by
+// reset() (or by closing the device) was cancelled, which is no fault of its own.
+void LocalDeviceImpl::account_for_cancel_locked(const Submission& sub, Status outcome,
+                                                std::optional<FaultInfo>* fault) {
+  const CancelReason reason = cancel_reason_;
+  cancel_reason_ = CancelReason::kNone;
+  totals_->cancel.store(false);
+  if (reason == CancelReason::kNone || outcome == Status::kOk || !*fault) return;
+  if (reason == CancelReason::kReset) {
+    fault->reset();
+    return;
+  }
+  FaultInfo& f = **fault;
+  f.kind = FaultKind::kTimeout;
+  f.message = "ring " + std::to_string(sub.ring) + " seqno " + std::to_string(sub.seqno) +
+              ": stopped after its time budget of " + std::to_string(config_.submit_time_budget_ns / 1000000) +
+              " ms (" + f.message + ")";
+}
+
+// Sets the cancel flag when the running submission passes its deadline.
+void LocalDeviceImpl::timer_thread() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    if (!running_ || cancel_reason_ != CancelReason::kNone) {
+      timer_.wait(lock);
+      continue;
+    }
+    const uint64_t serial = running_serial_;
+    const auto deadline = running_deadline_;
+    timer_.wait_until(lock, deadline, [&] { return stopping_ || !running_ || running_serial_ != serial; });
+    if (running_ && running_serial_ == serial && std::chrono::steady_clock::now() >= deadline) {
+      gsvirt::log_error("%s: submission %" PRIu64 " ran past its time budget; stopping it", config_.name.c_str(), serial);
+      cancel_running_locked(CancelReason::kTimeBudget);
+    }
   }
 }
 
 void LocalDeviceImpl::retire_locked(const Submission& sub, Status outcome, std::optional<FaultInfo> fault) {
+  if (fault)
+    gsvirt::log_error("%s: ring %u seqno %" PRIu64 " faulted (%s): %s", config_.name.c_str(), sub.ring, sub.seqno,
+                      fault_kind_name(fault->kind), fault->message.c_str());
   RingTimeline& ring = rings_[sub.ring];
   ring.retired = sub.seqno;
   ring.faulted[sub.seqno % kOutcomeWindow] = outcome != Status::kOk;
@@ -148,8 +202,6 @@ Status LocalDeviceImpl::execute(const Submission& sub, std::optional<FaultInfo>*
   std::memcpy(&fence, fence_host_ + 8 * sub.ring, 8);
   if (device_->cp_state() == CpState::kIdle && fence == sub.seqno) return Status::kOk;
   *fault = collect_fault(sub);
-  gsvirt::log_error("%s: ring %u seqno %" PRIu64 " faulted (%s): %s", config_.name.c_str(), sub.ring, sub.seqno,
-                    fault_kind_name((*fault)->kind), (*fault)->message.c_str());
   recover_after_fault();
   return Status::kFaulted;
 }
@@ -315,9 +367,10 @@ Status LocalDeviceImpl::reset() {
   std::unique_lock lock(mutex_);
   const uint64_t target = next_serial_ - 1;
   cancel_through_ = target;
+  cancel_running_locked(CancelReason::kReset);
   ++counters_.resets;
   // The queued submissions retire (cancelled) on the device thread, in order, with on_retire; a
-  // running one first runs to its end.
+  // running dispatch stops at its next work-group or within 4096 instructions of each warp.
   retired_.wait(lock, [&] { return retired_serial_ >= target; });
   return Status::kOk;
 }

@@ -7,6 +7,7 @@
 // that records requests or returns chosen faults.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -39,6 +40,7 @@ enum class DispatchFaultKind : uint32_t {
   kPcOutOfRange = 4,
   kBadDispatch = 5,
   kNotSupported = 6,  // no shader core in this build
+  kCancelled = 7,     // ShaderCoreSettings::cancel was set
 };
 
 const char* dispatch_fault_name(DispatchFaultKind kind);
@@ -78,6 +80,9 @@ struct ShaderCoreSettings {
   uint32_t num_cores = 4;
   uint32_t warp_width = 32;
   uint32_t host_threads = 0;  // 0 = one per core, bounded by the host's
+  // ShaderConfig::cancel: storing true ends the running dispatch with kCancelled (between
+  // work-groups, or within 4096 instructions of each warp). Must outlive the backend.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // The shader-core backend when the build has one, else a backend whose every dispatch fails with

@@ -107,6 +107,7 @@ const char* dispatch_fault_name(DispatchFaultKind kind) {
     case DispatchFaultKind::kPcOutOfRange: return "pc-out-of-range";
     case DispatchFaultKind::kBadDispatch: return "bad-dispatch";
     case DispatchFaultKind::kNotSupported: return "not-supported";
+    case DispatchFaultKind::kCancelled: return "cancelled";
   }
   return "unknown";
 }

@@ -17,6 +17,7 @@ DispatchFaultKind to_fault_kind(ShaderFaultKind k) {
     case ShaderFaultKind::kIllegalInstruction: return DispatchFaultKind::kIllegalInstruction;
     case ShaderFaultKind::kPcOutOfRange: return DispatchFaultKind::kPcOutOfRange;
     case ShaderFaultKind::kBadDispatch: return DispatchFaultKind::kBadDispatch;
+    case ShaderFaultKind::kCancelled: return DispatchFaultKind::kCancelled;
   }
   return DispatchFaultKind::kBadDispatch;
 }
@@ -42,7 +43,7 @@ DispatchParams to_params(const DispatchRequest& q) {
 class ShaderCoreBackend final : public DispatchBackend {
  public:
   explicit ShaderCoreBackend(const ShaderCoreSettings& s)
-      : cores_(ShaderConfig{s.num_cores, s.warp_width, s.host_threads}) {}
+      : cores_(ShaderConfig{s.num_cores, s.warp_width, s.host_threads, HostSimd::kAuto, s.cancel}) {}
 
   const char* name() const override { return "gsgpu shader cores"; }
 

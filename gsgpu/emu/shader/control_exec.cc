@@ -272,6 +272,7 @@ void run_warp(Warp& w) {
   const DecodedInst* code = w.dispatch->program->code.data();
   const uint64_t budget = w.dispatch->budget;
   const std::atomic<bool>& stop = *w.dispatch->stop;
+  const std::atomic<bool>& cancel = *w.dispatch->cancel;
   while (w.state == WarpState::kRunning) {
     if (w.pc == w.rpc && !reconverge(w)) return;
     const DecodedInst& di = code[w.pc];
@@ -279,8 +280,10 @@ void run_warp(Warp& w) {
       watchdog(w, di);
       return;
     }
-    // Another core's fault ends the dispatch; look now and then, not every instruction.
-    if ((w.instructions & 4095) == 0 && stop.load(std::memory_order_relaxed)) return;
+    // Another core's fault or a cancel ends the dispatch; look now and then, not every instruction.
+    if ((w.instructions & 4095) == 0 &&
+        (stop.load(std::memory_order_relaxed) || cancel.load(std::memory_order_relaxed)))
+      return;
     ++w.instructions;
     w.active_lane_instructions += w.active_lanes;
     const Flow flow = di.handler(w, di);

@@ -125,6 +125,8 @@ class Cores final : public shader::Backend {
     state.budget = params.instruction_budget != 0 ? params.instruction_budget : kDefaultInstructionBudget;
     stop_.store(false);
     state.stop = &stop_;
+    static const std::atomic<bool> kNeverCancelled{false};
+    state.cancel = config_.cancel ? config_.cancel : &kNeverCancelled;
     dispatch_instructions_.store(0);
     first_fault_.reset();
     fault_count_ = 0;
@@ -155,6 +157,11 @@ class Cores final : public shader::Backend {
     }
     result.counters.faults = fault_count_;
     result.fault = first_fault_;
+    // A cancel stops the warps without a fault of their own: the dispatch did not finish.
+    if (!result.fault && state.cancel->load()) {
+      result.fault = cancelled_fault(params);
+      result.counters.faults += 1;
+    }
     return result;
   }
 
@@ -223,6 +230,14 @@ class Cores final : public shader::Backend {
     return program;
   }
 
+  static ShaderFault cancelled_fault(const DispatchParams& p) {
+    ShaderFault fault;
+    fault.kind = ShaderFaultKind::kCancelled;
+    fault.pc = p.code_va + p.entry_offset;
+    fault.message = "cancelled by the embedding program (time budget or reset)";
+    return fault;
+  }
+
   void record_fault(const ShaderFault& fault) {
     std::lock_guard lock(fault_mutex_);
     ++fault_count_;
@@ -270,7 +285,7 @@ class Cores final : public shader::Backend {
                      std::vector<uint8_t>& local, std::vector<uint8_t>& private_mem, GroupState& group,
                      CoreTotals* totals) {
     const DispatchParams& p = *state.params;
-    if (stop_.load(std::memory_order_relaxed)) return false;
+    if (stop_.load(std::memory_order_relaxed) || state.cancel->load(std::memory_order_relaxed)) return false;
     if (p.dispatch_instruction_budget != 0 &&
         dispatch_instructions_.load(std::memory_order_relaxed) >= p.dispatch_instruction_budget) {
       ShaderFault fault;

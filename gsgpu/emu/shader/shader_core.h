@@ -10,6 +10,7 @@
 // memory (per work-item) are bounds-checked windows owned by the core.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -34,6 +35,11 @@ struct ShaderConfig {
   uint32_t warp_width = 32;   // 1..64 lanes
   uint32_t host_threads = 0;  // 0 = std::thread::hardware_concurrency()
   HostSimd simd = HostSimd::kAuto;
+  // When set, the embedding program may end a running dispatch by storing true here: the cores
+  // look at it between work-groups and every 4096 instructions of a warp (as they look for another
+  // core's fault), and the dispatch ends with kCancelled. It stays set until its owner clears it
+  // (a dispatch that starts while it is set is cancelled at once).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Limits checked by run(); a dispatch beyond them ends with kBadDispatch.
@@ -69,6 +75,7 @@ enum class ShaderFaultKind {
   kIllegalInstruction,
   kPcOutOfRange,
   kBadDispatch,  // e.g. zero sizes, too many lanes
+  kCancelled,    // ShaderConfig::cancel was set
 };
 
 struct ShaderFault {

@@ -16,6 +16,7 @@ const char* shader_fault_name(ShaderFaultKind k) {
     case ShaderFaultKind::kIllegalInstruction: return "illegal-instruction";
     case ShaderFaultKind::kPcOutOfRange: return "pc-out-of-range";
     case ShaderFaultKind::kBadDispatch: return "bad-dispatch";
+    case ShaderFaultKind::kCancelled: return "cancelled";
   }
   return "unknown";
 }

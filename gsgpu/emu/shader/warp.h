@@ -59,7 +59,8 @@ struct DispatchState {
   const Program* program = nullptr;
   uint32_t width = 32;
   uint64_t budget = 0;
-  const std::atomic<bool>* stop = nullptr;  // another core faulted
+  const std::atomic<bool>* stop = nullptr;    // another core faulted
+  const std::atomic<bool>* cancel = nullptr;  // ShaderConfig::cancel, or a flag that stays false
 };
 
 struct GroupState {

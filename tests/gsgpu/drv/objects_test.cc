@@ -91,6 +91,20 @@ TEST(DrvBo, CreateMapSizeFree) {
   EXPECT_EQ(d->bo_free(again), Status::kOk);
 }
 
+TEST(DrvBo, LargeObjectsComeBackZeroed) {
+  auto d = open_device();
+  for (uint64_t size : {uint64_t{64} << 10, uint64_t{3} << 20}) {
+    BoHandle bo = 0;
+    ASSERT_EQ(d->bo_create(size, 0, &bo), Status::kOk);
+    std::memset(d->bo_map(bo), 0x5a, size);
+    ASSERT_EQ(d->bo_free(bo), Status::kOk);
+    ASSERT_EQ(d->bo_create(size, 0, &bo), Status::kOk);
+    auto* p = static_cast<const uint8_t*>(d->bo_map(bo));
+    for (uint64_t i = 0; i < size; ++i) ASSERT_EQ(p[i], 0) << "byte " << i << " of " << size;
+    ASSERT_EQ(d->bo_free(bo), Status::kOk);
+  }
+}
+
 TEST(DrvBo, BadCallsAreRefusedWithALogLine) {
   auto d = open_device();
   LogCapture log;

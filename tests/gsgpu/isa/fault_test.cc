@@ -1,7 +1,10 @@
 // Hostile kernels and dispatches end in reported faults, never in a crash or a hang.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <random>
+#include <thread>
 
 #include "gsgpu/isa/isa.h"
 #include "tests/gsgpu/isa/kernel_harness.h"
@@ -204,6 +207,38 @@ TEST(Faults, FirstFaultStopsTheDispatch) {
   EXPECT_EQ(r.fault->memory.address, 8u);
   EXPECT_LT(r.counters.work_groups, 10000u);
   EXPECT_GE(r.counters.faults, 1u);
+}
+
+// ShaderConfig::cancel: the embedding program ends a running dispatch (gsgpu/drv's time budget).
+TEST(Faults, CancelEndsARunningDispatch) {
+  std::atomic<bool> cancel{false};
+  FlatMemory memory{0x10000, 1 << 20};
+  ShaderCores cores{ShaderConfig{2, 32, 2, HostSimd::kAuto, &cancel}};
+  DispatchParams p = linear_dispatch(4, 64);
+  p.instruction_budget = uint64_t{1} << 40;  // only the cancel can end it
+  load_kernel(memory, "spin:\n  s_nop\n  s_jump spin\n", &p);
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    cancel.store(true);
+  });
+  DispatchResult r = cores.run(p, memory);
+  canceller.join();
+  ASSERT_TRUE(r.fault.has_value());
+  EXPECT_EQ(r.fault->kind, ShaderFaultKind::kCancelled);
+  EXPECT_EQ(r.counters.work_groups, 0u);
+  EXPECT_GT(r.counters.instructions_issued, 0u);
+  // While it stays set, the next dispatch is cancelled before any group runs.
+  r = cores.run(p, memory);
+  ASSERT_TRUE(r.fault.has_value());
+  EXPECT_EQ(r.fault->kind, ShaderFaultKind::kCancelled);
+  EXPECT_EQ(r.counters.instructions_issued, 0u);
+  // Cleared: dispatches run again.
+  cancel.store(false);
+  DispatchParams q = linear_dispatch(3, 64);
+  load_kernel(memory, "  s_end\n", &q);
+  r = cores.run(q, memory);
+  EXPECT_FALSE(r.fault.has_value());
+  EXPECT_EQ(r.counters.work_groups, 3u);
 }
 
 TEST(Counters, InstructionsLanesCyclesAndGroups) {
