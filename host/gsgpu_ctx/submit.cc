@@ -12,7 +12,8 @@ namespace gsvirt::gsgpu_ctx {
 proto::Status GsgpuContext::handle_submit(const proto::Submit& r, proto::SubmitRsp*) {
   const proto::SubmitReq& q = r.req;
   std::string why;
-  if (!timelines_.admit(q.ring, q.ring_seqno, &why)) return refuse(q.ring >= config_.num_rings ? "ring" : "ring_seqno", why);
+  if (!timelines_.admit(q.ring, q.ring_seqno, &why))
+    return refuse(q.ring >= config_.num_rings ? "ring" : "ring_seqno", why);
 
   r.packets.copy_to(&packet_copy_);
   std::vector<uint32_t> bo_ids;

@@ -116,7 +116,7 @@ def parse_fields(parent, where, constants, structs):
             ctype, size, align = s.name, s.size, s.align
         else:
             fail(f"{where}.{name}: unknown type {type_}")
-        field = Field(name, type_, count, el.get("comment", ""), size, align, ctype)
+        field = Field(name, type_, count, norm(el.get("comment")), size, align, ctype)
         field.count_text = el.get("count") if el.get("count") in constants else str(count)
         fields.append(field)
     return fields
@@ -142,15 +142,15 @@ def load(path):
     constants, constant_list = {}, []
     for c in root.find("constants").findall("constant"):
         constants[c.get("name")] = int(c.get("value"), 0)
-        constant_list.append((c.get("name"), int(c.get("value"), 0), c.get("comment", "")))
-    statuses = [(s.get("name"), int(s.get("value")), s.get("comment", "")) for s in root.find("statuses")]
+        constant_list.append((c.get("name"), int(c.get("value"), 0), norm(c.get("comment"))))
+    statuses = [(s.get("name"), int(s.get("value")), norm(s.get("comment"))) for s in root.find("statuses")]
 
     structs = {}
     for el in root.findall("struct"):
         name = el.get("name")
         if name in structs:
             fail(f"struct {name}: duplicate")
-        structs[name] = Struct(name, el.get("comment", ""), parse_fields(el, name, constants, structs))
+        structs[name] = Struct(name, norm(el.get("comment")), parse_fields(el, name, constants, structs))
 
     requests, seen_ids, seen_names = [], {}, set()
     for el in root.findall("request"):
@@ -178,15 +178,15 @@ def load(path):
             if a.get("name") in names:
                 fail(f"request {name}.{a.get('name')}: duplicate name")
             names.add(a.get("name"))
-            arrays.append((a.get("name"), count_field, a.get("comment", "")))
-        req = Struct(camel(name) + "Req", el.get("comment", ""), fields)
+            arrays.append((a.get("name"), count_field, norm(a.get("comment"))))
+        req = Struct(camel(name) + "Req", norm(el.get("comment")), fields)
         rsp_fields = [Field("seqno", "u32", 0, "the request's seqno, stored last", 4, 4, "uint32_t"),
                       Field("status", "i32", 0, "Status", 4, 4, "int32_t")]
         rsp_el = el.find("response")
         if rsp_el is not None:
             rsp_fields += parse_fields(rsp_el, name + ".response", constants, structs)
         rsp = Struct(camel(name) + "Rsp", "", rsp_fields)
-        requests.append(Request(name, id_, el.get("comment", ""), req, rsp, arrays))
+        requests.append(Request(name, id_, norm(el.get("comment")), req, rsp, arrays))
     for s in list(structs.values()) + [r.req for r in requests] + [r.rsp for r in requests]:
         if s.align > 8:
             fail(f"{s.name}: alignment above 8")
@@ -197,6 +197,10 @@ def load(path):
 
 # ----------------------------------------------------------------------------------------------
 # shared header
+
+
+def norm(text):
+    return " ".join((text or "").split())
 
 
 def comment_lines(text):
@@ -480,7 +484,8 @@ def gen_decoder_cc(requests):
     o.append("    std::memcpy(&hdr, bytes + at, sizeof hdr);")
     o.append("    const char* name = request_name(hdr.cmd);")
     o.append("    if (!name) {")
-    o.append("      *error = \"request at byte \" + std::to_string(at) + \": cmd: unknown id \" + std::to_string(hdr.cmd);")
+    o.append("      *error = \"request at byte \" + std::to_string(at) + \": cmd: unknown id \" +")
+    o.append("               std::to_string(hdr.cmd);")
     o.append("      return false;")
     o.append("    }")
     o.append("    if (hdr.len % 4 != 0 || hdr.len < request_fixed_size(hdr.cmd)) {")
@@ -489,7 +494,8 @@ def gen_decoder_cc(requests):
     o.append("      return false;")
     o.append("    }")
     o.append("    if (hdr.len > size - at) {")
-    o.append("      *error = where(name, at) + \": len: \" + std::to_string(hdr.len) + \" runs past the end of the \" +")
+    o.append("      *error = where(name, at) + \": len: \" + std::to_string(hdr.len) +")
+    o.append("               \" runs past the end of the \" +")
     o.append("               std::to_string(size) + \"-byte submission\";")
     o.append("      return false;")
     o.append("    }")

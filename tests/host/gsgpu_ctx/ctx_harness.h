@@ -193,12 +193,14 @@ class Guest {
     req.res_offset = res_offset;
     req.size = size;
     req.flags = flags;
-    return status_of(call<BoCreateRsp>([&](auto& s, uint32_t q, uint32_t o) { encode_bo_create(s, q, o, req); }).status);
+    auto rsp = call<BoCreateRsp>([&](auto& s, uint32_t q, uint32_t o) { encode_bo_create(s, q, o, req); });
+    return status_of(rsp.status);
   }
   Status bo_destroy(uint32_t bo_id) {
     BoDestroyReq req{};
     req.bo_id = bo_id;
-    return status_of(call<BoDestroyRsp>([&](auto& s, uint32_t q, uint32_t o) { encode_bo_destroy(s, q, o, req); }).status);
+    auto rsp = call<BoDestroyRsp>([&](auto& s, uint32_t q, uint32_t o) { encode_bo_destroy(s, q, o, req); });
+    return status_of(rsp.status);
   }
   Status va_bind(uint32_t bo_id, uint64_t bo_offset, uint64_t va, uint64_t size, uint32_t perms) {
     VaBindReq req{};
@@ -213,7 +215,8 @@ class Guest {
     VaUnbindReq req{};
     req.va = va;
     req.size = size;
-    return status_of(call<VaUnbindRsp>([&](auto& s, uint32_t q, uint32_t o) { encode_va_unbind(s, q, o, req); }).status);
+    auto rsp = call<VaUnbindRsp>([&](auto& s, uint32_t q, uint32_t o) { encode_va_unbind(s, q, o, req); });
+    return status_of(rsp.status);
   }
   static std::vector<uint8_t> submit_request(uint32_t ring, uint64_t ring_seqno, const std::vector<uint32_t>& bos,
                                              const std::vector<uint32_t>& packets, uint32_t seqno = 0,

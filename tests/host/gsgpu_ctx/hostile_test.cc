@@ -429,7 +429,8 @@ TEST(GsgpuCtxIsolation, FaultsAndHangsStayInTheirContext) {
   // The bad context works again after its reset.
   GpuBuffer bx = bad.buffer(4096);
   prepare_scale(bad_args, bx, 32, 4);
-  ASSERT_EQ(bad.submit(0, 7, {bad_code.bo_id, bad_args.bo_id, bx.bo_id}, Guest::dispatch(bad_code, bad_args, 12, 1, 32)),
+  ASSERT_EQ(bad.submit(0, 7, {bad_code.bo_id, bad_args.bo_id, bx.bo_id},
+                       Guest::dispatch(bad_code, bad_args, 12, 1, 32)),
             Status::kOk);
   ASSERT_TRUE(bad.wait_retired(0, 7));
   EXPECT_TRUE(scaled(bx, 32, 4));
