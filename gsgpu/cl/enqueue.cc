@@ -20,10 +20,14 @@ class HostCommand {
     lock_ = std::unique_lock(q_->rt->mutex);
   }
   cl_int error() const { return err_; }
-  // A buffer of this queue's context, or nullptr.
-  Mem* buffer(cl_mem mem) const {
+  // A buffer of this queue's context in *out; otherwise CL_INVALID_MEM_OBJECT (not a live buffer)
+  // or CL_INVALID_CONTEXT (a buffer of another context), as every enqueue entry point of the spec.
+  cl_int buffer(cl_mem mem, Mem** out) const {
     auto* m = as<Mem>(mem, Kind::kMem);
-    return m && m->context == q_->context ? m : nullptr;
+    if (!m) return CL_INVALID_MEM_OBJECT;
+    if (m->context != q_->context) return CL_INVALID_CONTEXT;
+    *out = m;
+    return CL_SUCCESS;
   }
   cl_int submit(cl_command_type type, cl_uint n, const cl_event* waits, bool blocking, std::vector<Object*> keep,
                 Work work, cl_event* event) {
@@ -81,6 +85,21 @@ void copy_rect(uint8_t* dst, const Rect& d, const uint8_t* src, const Rect& s, c
       std::memmove(dst + d.base + z * d.slice + y * d.row, src + s.base + z * s.slice + y * s.row, region[0]);
 }
 
+// The buffer's CL_MEM_HOST_* flags forbid the application this transfer: reads of HOST_WRITE_ONLY or
+// HOST_NO_ACCESS buffers, writes of HOST_READ_ONLY or HOST_NO_ACCESS ones (CL_INVALID_OPERATION).
+bool host_access_denied(const Mem* m, bool reading, bool writing) {
+  const bool no_read = m->flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS);
+  const bool no_write = m->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS);
+  return (reading && no_read) || (writing && no_write);
+}
+
+// Known flags only; CL_MAP_WRITE_INVALIDATE_REGION excludes CL_MAP_READ and CL_MAP_WRITE (the spec).
+bool valid_map_flags(cl_map_flags flags) {
+  constexpr cl_map_flags kKnown = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+  if (flags & ~kKnown) return false;
+  return !((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE)));
+}
+
 bool valid_pattern_size(size_t n) {
   return n && n <= 128 && (n & (n - 1)) == 0;
 }
@@ -89,9 +108,10 @@ cl_int read_write(cl_command_queue queue, cl_mem buffer, bool blocking, size_t o
                   bool read, cl_uint n, const cl_event* waits, cl_event* event) {
   HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
-  Mem* m = cmd.buffer(buffer);
-  if (!m) return CL_INVALID_MEM_OBJECT;
+  Mem* m = nullptr;
+  if (cl_int err = cmd.buffer(buffer, &m); err != CL_SUCCESS) return err;
   if (!host || size == 0 || !range_within(offset, size, m->size)) return CL_INVALID_VALUE;
+  if (host_access_denied(m, read, !read)) return CL_INVALID_OPERATION;
   auto work = [=](uint64_t* cycles) {
     uint8_t* bytes = bytes_of(m);
     if (!bytes) return CL_INVALID_MEM_OBJECT;
@@ -112,13 +132,14 @@ cl_int read_write_rect(cl_command_queue queue, cl_mem buffer, bool blocking, con
                        cl_event* event) {
   HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
-  Mem* m = cmd.buffer(buffer);
-  if (!m) return CL_INVALID_MEM_OBJECT;
+  Mem* m = nullptr;
+  if (cl_int err = cmd.buffer(buffer, &m); err != CL_SUCCESS) return err;
   if (!host) return CL_INVALID_VALUE;
   Rect b, h;
   cl_int err = make_rect(buffer_origin, region, buffer_row, buffer_slice, m->size, &b);
   if (err == CL_SUCCESS) err = make_rect(host_origin, region, host_row, host_slice, UINT64_MAX, &h);
   if (err != CL_SUCCESS) return err;
+  if (host_access_denied(m, read, !read)) return CL_INVALID_OPERATION;
   const size_t r[3] = {region[0], region[1], region[2]};
   auto work = [=](uint64_t* cycles) {
     uint8_t* bytes = bytes_of(m);
@@ -184,9 +205,10 @@ cl_int CL_API_CALL gsgpu_clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src,
                                              cl_event* event) {
   HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
-  Mem* s = cmd.buffer(src);
-  Mem* d = cmd.buffer(dst);
-  if (!s || !d) return CL_INVALID_MEM_OBJECT;
+  Mem *s = nullptr, *d = nullptr;
+  cl_int err = cmd.buffer(src, &s);
+  if (err == CL_SUCCESS) err = cmd.buffer(dst, &d);
+  if (err != CL_SUCCESS) return err;
   if (size == 0 || !range_within(src_offset, size, s->size) || !range_within(dst_offset, size, d->size))
     return CL_INVALID_VALUE;
   if (overlaps(s, src_offset, d, dst_offset, size)) return CL_MEM_COPY_OVERLAP;
@@ -208,11 +230,12 @@ cl_int CL_API_CALL gsgpu_clEnqueueCopyBufferRect(cl_command_queue queue, cl_mem 
                                                  cl_event* event) {
   HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
-  Mem* s = cmd.buffer(src);
-  Mem* d = cmd.buffer(dst);
-  if (!s || !d) return CL_INVALID_MEM_OBJECT;
+  Mem *s = nullptr, *d = nullptr;
+  cl_int err = cmd.buffer(src, &s);
+  if (err == CL_SUCCESS) err = cmd.buffer(dst, &d);
+  if (err != CL_SUCCESS) return err;
   Rect sr, dr;
-  cl_int err = make_rect(src_origin, region, src_row, src_slice, s->size, &sr);
+  err = make_rect(src_origin, region, src_row, src_slice, s->size, &sr);
   if (err == CL_SUCCESS) err = make_rect(dst_origin, region, dst_row, dst_slice, d->size, &dr);
   if (err != CL_SUCCESS) return err;
   // The spec: a copy within one buffer needs equal pitches (then rows move with memmove).
@@ -234,8 +257,8 @@ cl_int CL_API_CALL gsgpu_clEnqueueFillBuffer(cl_command_queue queue, cl_mem buff
                                              const cl_event* waits, cl_event* event) {
   HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
-  Mem* m = cmd.buffer(buffer);
-  if (!m) return CL_INVALID_MEM_OBJECT;
+  Mem* m = nullptr;
+  if (cl_int err = cmd.buffer(buffer, &m); err != CL_SUCCESS) return err;
   if (!pattern || !valid_pattern_size(pattern_size) || offset % pattern_size || size % pattern_size ||
       !range_within(offset, size, m->size))
     return CL_INVALID_VALUE;
@@ -256,11 +279,14 @@ void* CL_API_CALL gsgpu_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer
                                            cl_event* event, cl_int* errcode_ret) {
   HostCommand cmd(queue);
   cl_int err = cmd.error();
-  Mem* m = err == CL_SUCCESS ? cmd.buffer(buffer) : nullptr;
-  if (err == CL_SUCCESS && !m) err = CL_INVALID_MEM_OBJECT;
-  constexpr cl_map_flags kKnown = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-  if (err == CL_SUCCESS && ((flags & ~kKnown) || size == 0 || !range_within(offset, size, m->size)))
+  Mem* m = nullptr;
+  if (err == CL_SUCCESS) err = cmd.buffer(buffer, &m);
+  if (err == CL_SUCCESS && (!valid_map_flags(flags) || size == 0 || !range_within(offset, size, m->size)))
     err = CL_INVALID_VALUE;
+  // The spec: a read mapping needs host read access, a write mapping host write access.
+  if (err == CL_SUCCESS &&
+      host_access_denied(m, flags & CL_MAP_READ, flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)))
+    err = CL_INVALID_OPERATION;
   uint8_t* bytes = err == CL_SUCCESS ? bytes_of(m) : nullptr;
   if (err == CL_SUCCESS && !bytes) err = CL_MAP_FAILURE;
   // The CPU view of the buffer is its object's mapping: nothing to copy in either direction. The
@@ -277,8 +303,8 @@ cl_int CL_API_CALL gsgpu_clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem 
                                                  const cl_event* waits, cl_event* event) {
   HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
-  Mem* m = cmd.buffer(mem);
-  if (!m) return CL_INVALID_MEM_OBJECT;
+  Mem* m = nullptr;
+  if (cl_int err = cmd.buffer(mem, &m); err != CL_SUCCESS) return err;
   uint8_t* bytes = bytes_of(m);
   auto* p = static_cast<uint8_t*>(ptr);
   if (!bytes || m->map_count == 0 || p < bytes || p >= bytes + m->size) return CL_INVALID_VALUE;
@@ -297,8 +323,10 @@ cl_int CL_API_CALL gsgpu_clEnqueueMigrateMemObjects(cl_command_queue queue, cl_u
   if (num == 0 || !mems) return CL_INVALID_VALUE;
   if (flags & ~cl_mem_migration_flags(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED))
     return CL_INVALID_VALUE;
-  for (cl_uint i = 0; i < num; ++i)
-    if (!cmd.buffer(mems[i])) return CL_INVALID_MEM_OBJECT;
+  for (cl_uint i = 0; i < num; ++i) {
+    Mem* m = nullptr;
+    if (cl_int err = cmd.buffer(mems[i], &m); err != CL_SUCCESS) return err;
+  }
   // One device, memory always resident: nothing moves.
   return cmd.submit(CL_COMMAND_MIGRATE_MEM_OBJECTS, n, waits, false, {}, [](uint64_t*) { return CL_COMPLETE; },
                     event);

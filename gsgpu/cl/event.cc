@@ -64,7 +64,8 @@ cl_int check_wait_list(Context* context, cl_uint n, const cl_event* events) {
   bool failed = false;
   for (cl_uint i = 0; i < n; ++i) {
     auto* e = as<Event>(events[i], Kind::kEvent);
-    if (!e || e->context != context) return CL_INVALID_EVENT_WAIT_LIST;
+    if (!e) return CL_INVALID_EVENT_WAIT_LIST;
+    if (e->context != context) return CL_INVALID_CONTEXT;  // the spec, for every enqueue
     failed |= e->status < 0;
   }
   return failed ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS;

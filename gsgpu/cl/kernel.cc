@@ -11,7 +11,7 @@ Kernel* new_kernel(Program* p, KernelImage* image) {
   auto* k = make_object<Kernel>(p->rt, Kind::kKernel);
   k->program = p;
   retain_internal(p);
-  ++p->kernels_alive;
+  ++p->attached_kernels;
   k->built = p->built;
   k->image = image;
   k->args.resize(image->compiled.args.size());
@@ -123,6 +123,9 @@ cl_int CL_API_CALL gsgpu_clReleaseKernel(cl_kernel kernel) {
   auto* k = as<Kernel>(kernel, Kind::kKernel);
   if (!k) return CL_INVALID_KERNEL;
   std::lock_guard lock(k->rt->mutex);
+  // The application's last reference: the kernel is no longer attached to its program, even while
+  // a queued command still holds it.
+  if (k->app_refs() == 1) detach_kernel(k);
   return release_app(k);
 }
 

@@ -91,7 +91,7 @@ std::shared_ptr<BuiltProgram> keep_kernels(Runtime* rt, gsgpu::compiler::Compile
 }  // namespace
 
 cl_int build_program(Program* p, const char* options) {
-  if (p->kernels_alive) return CL_INVALID_OPERATION;  // the spec: kernels are attached
+  if (p->attached_kernels) return CL_INVALID_OPERATION;  // the spec: kernels are attached
   if (p->origin == Program::Origin::kBinary && p->source.empty() && p->il.empty()) return CL_INVALID_BINARY;
   p->options = options ? options : "";
   gsgpu::compiler::CompiledProgram compiled;
@@ -124,14 +124,14 @@ cl_int build_program(Program* p, const char* options) {
   return CL_SUCCESS;
 }
 
-namespace {
-
-bool devices_ok(Runtime* rt, cl_uint n, const cl_device_id* devices) {
-  if ((n == 0) != (devices == nullptr)) return false;
+cl_int check_device_list(const Runtime* rt, cl_uint n, const cl_device_id* devices) {
+  if ((n == 0) != (devices == nullptr)) return CL_INVALID_VALUE;
   for (cl_uint i = 0; i < n; ++i)
-    if (as<Device>(devices[i], Kind::kDevice) != rt->device_object) return false;
-  return true;
+    if (as<Device>(devices[i], Kind::kDevice) != rt->device_object) return CL_INVALID_DEVICE;
+  return CL_SUCCESS;
 }
+
+namespace {
 
 std::string kernel_names(const Program* p) {
   std::string names;
@@ -271,9 +271,9 @@ cl_int CL_API_CALL gsgpu_clBuildProgram(cl_program program, cl_uint n, const cl_
                                         const char* options, BuildNotify notify, void* data) {
   auto* p = as<Program>(program, Kind::kProgram);
   if (!p) return CL_INVALID_PROGRAM;
-  if (!devices_ok(p->rt, n, devices)) return n && !devices ? CL_INVALID_VALUE : CL_INVALID_DEVICE;
+  cl_int err = check_device_list(p->rt, n, devices);
+  if (err != CL_SUCCESS) return err;
   if (!notify && data) return CL_INVALID_VALUE;
-  cl_int err;
   {
     std::lock_guard lock(p->rt->mutex);
     err = build_program(p, options);

@@ -65,13 +65,6 @@ bool check_link_options(const std::string& options, bool* library, std::string* 
   return true;
 }
 
-bool devices_ok(Runtime* rt, cl_uint n, const cl_device_id* devices) {
-  if ((n == 0) != (devices == nullptr)) return false;
-  for (cl_uint i = 0; i < n; ++i)
-    if (as<Device>(devices[i], Kind::kDevice) != rt->device_object) return false;
-  return true;
-}
-
 // Embedded headers: (include name, text of the header program).
 cl_int collect_headers(Program* p, cl_uint n, const cl_program* programs, const char** names,
                        std::vector<std::pair<std::string, std::string>>* out) {
@@ -130,11 +123,11 @@ cl_int CL_API_CALL gsgpu_clCompileProgram(cl_program program, cl_uint n, const c
                                           const char** names, BuildNotify notify, void* data) {
   auto* p = as<Program>(program, Kind::kProgram);
   if (!p) return CL_INVALID_PROGRAM;
-  if (!devices_ok(p->rt, n, devices)) return n && !devices ? CL_INVALID_VALUE : CL_INVALID_DEVICE;
+  if (cl_int err = check_device_list(p->rt, n, devices); err != CL_SUCCESS) return err;
   if (!notify && data) return CL_INVALID_VALUE;
   if (p->origin != Program::Origin::kSource) return CL_INVALID_OPERATION;
   std::lock_guard lock(p->rt->mutex);
-  if (p->kernels_alive) return CL_INVALID_OPERATION;
+  if (p->attached_kernels) return CL_INVALID_OPERATION;
   std::vector<std::pair<std::string, std::string>> embedded;
   cl_int err = collect_headers(p, num_headers, headers, names, &embedded);
   if (err != CL_SUCCESS) return err;
@@ -172,7 +165,7 @@ cl_program CL_API_CALL gsgpu_clLinkProgram(cl_context context, cl_uint n, const 
   }
   cl_int err = CL_SUCCESS;
   if (num_inputs == 0 || !inputs || (!notify && data)) err = CL_INVALID_VALUE;
-  if (err == CL_SUCCESS && !devices_ok(c->rt, n, devices)) err = n && !devices ? CL_INVALID_VALUE : CL_INVALID_DEVICE;
+  if (err == CL_SUCCESS) err = check_device_list(c->rt, n, devices);
   bool library = false;
   std::string bad;
   if (err == CL_SUCCESS && !check_link_options(options ? options : "", &library, &bad)) {

@@ -163,7 +163,7 @@ void advance(Runtime* rt) {
 
 cl_int enqueue(Queue* q, CommandDesc desc, cl_uint n, const cl_event* waits, cl_event* event_out) {
   const cl_int err = check_wait_list(q->context, n, waits);
-  if (err == CL_INVALID_EVENT_WAIT_LIST) return err;
+  if (err == CL_INVALID_EVENT_WAIT_LIST || err == CL_INVALID_CONTEXT) return err;
   if (desc.blocking && q->rt->in_callback) {
     log_once("enqueue", "a blocking command from an event callback would wait for itself; refused");
     return CL_INVALID_OPERATION;

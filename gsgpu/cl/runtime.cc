@@ -50,7 +50,7 @@ std::vector<Object*> finish_object(Object* o) {
     case Kind::kProgram: return {static_cast<Program*>(o)->context};
     case Kind::kKernel: {
       auto* k = static_cast<Kernel*>(o);
-      --k->program->kernels_alive;
+      detach_kernel(k);
       return {k->program};
     }
     case Kind::kEvent: {

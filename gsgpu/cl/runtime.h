@@ -223,7 +223,10 @@ struct Program : Object {
   // clCompileProgram's embedded headers (include name, text), needed again when the object is linked.
   std::vector<std::pair<std::string, std::string>> headers;
   std::shared_ptr<BuiltProgram> built;
-  uint32_t kernels_alive = 0;  // clBuildProgram refuses while kernels exist (the spec)
+  // Kernels the application holds ("kernel objects attached to program"): clBuildProgram and
+  // clCompileProgram refuse while there are any (the spec). A kernel only a queued command still
+  // holds is not counted: it keeps its own code (BuiltProgram), so a rebuild cannot disturb it.
+  uint32_t attached_kernels = 0;
 };
 
 struct KernelArg {
@@ -238,7 +241,16 @@ struct Kernel : Object {
   std::shared_ptr<BuiltProgram> built;
   KernelImage* image = nullptr;  // inside built
   std::vector<KernelArg> args;
+  bool attached = true;  // counted in program->attached_kernels
 };
+
+// The application let go of the kernel (its last clReleaseKernel) or it is destroyed: it no longer
+// counts as attached to its program. Called with the runtime mutex held.
+inline void detach_kernel(Kernel* k) {
+  if (!k->attached) return;
+  k->attached = false;
+  --k->program->attached_kernels;
+}
 
 struct Event : Object {
   Context* context = nullptr;
@@ -281,6 +293,11 @@ inline void log_once(const char* entry, const std::string& why) {
 }
 
 // --- programs ---
+
+// The device list of clBuildProgram, clCompileProgram, clLinkProgram: CL_INVALID_VALUE when the
+// count and the list disagree (one is zero/NULL, the other not), CL_INVALID_DEVICE for a handle
+// that is not this runtime's device (program.cc).
+cl_int check_device_list(const Runtime* rt, cl_uint n, const cl_device_id* devices);
 
 // Runs the compiler over the program's source or SPIR-V (with its embedded headers) and records the
 // outcome: status, log, kernels (program.cc).
@@ -406,8 +423,8 @@ const cl_icd_dispatch* gsgpu_dispatch_table();
 // Event helpers shared by the enqueue files (event.cc).
 Event* new_event(Queue* q, cl_command_type type);
 void set_event_status(Event* e, cl_int status);
-// Checks a wait list: CL_INVALID_EVENT_WAIT_LIST for bad lists or foreign contexts;
-// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST when a listed event failed.
+// Checks a wait list: CL_INVALID_EVENT_WAIT_LIST for a bad list or handle, CL_INVALID_CONTEXT for an
+// event of another context; CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST when a listed event failed.
 cl_int check_wait_list(Context* context, cl_uint n, const cl_event* events);
 // Ends a command's event with its status; profiling times from its submit time and cycles.
 void finish_event(Event* e, cl_int status, uint64_t cycles);
