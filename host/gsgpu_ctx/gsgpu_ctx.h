@@ -16,6 +16,9 @@ struct ContextConfig {
   uint64_t vram_size = uint64_t{256} << 20;  // for BOs the guest does not back with a blob
   uint32_t num_rings = 4;                    // at most proto::kMaxRings
   uint64_t watchdog_budget = 0;              // instructions per warp; 0: the device's default
+  // Wall-clock time one submission may run before the device stops it (a timeout fault of this
+  // context); 0: no limit.
+  uint64_t submit_time_budget_ns = uint64_t{2'000'000'000};
   // Work-items one DISPATCH may ask for: with the watchdog, what bounds a submission's run time.
   uint64_t max_work_items_per_dispatch = uint64_t{1} << 24;
   proto::Limits limits{

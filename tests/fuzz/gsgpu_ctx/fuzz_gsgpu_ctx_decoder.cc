@@ -82,6 +82,7 @@ renderer::Renderer& host() {
     config.warp_width = 8;
     config.vram_size = uint64_t{4} << 20;
     config.watchdog_budget = 20000;
+    config.submit_time_budget_ns = 50'000'000;
     config.max_work_items_per_dispatch = 4096;
     config.limits.max_bos = 16;
     config.limits.max_bo_bytes = uint64_t{1} << 20;

@@ -2,6 +2,7 @@
 // from tests/gsgpu/emu/kernels run end to end on blob-backed BOs (zero-copy), fences retiring
 // asynchronously through the fence page and the renderer, faults, counters, reset.
 #include <chrono>
+#include <thread>
 
 #include "ctx_harness.h"
 #include "host/renderer/capset_registry.h"
@@ -164,6 +165,46 @@ TEST(GsgpuCtx, FaultsAreReportedWithTheGuestSeqnoAndTheContextRecovers) {
   EXPECT_EQ(g.fence(0).faulted_seqno, 41u);
   EXPECT_TRUE(scaled(x, 32, 9));
   EXPECT_GE(g.read_counters().faults, 1u);
+}
+
+TEST(GsgpuCtx, ASubmissionPastItsTimeBudgetIsStopped) {
+  ContextConfig config = test_config();
+  config.watchdog_budget = 0xffffffffu;  // the watchdog would take minutes
+  config.submit_time_budget_ns = 100'000'000;
+  Host host(config);
+  Guest g(host, 1);
+  GpuBuffer spin = g.kernel(read_kernel("spin.s"));
+  GpuBuffer args = g.buffer(4096, kVaRead);
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(g.submit(0, 1, {spin.bo_id, args.bo_id}, Guest::dispatch(spin, args, 0, 64, 32)), Status::kOk);
+  ASSERT_TRUE(g.wait_retired(0, 1, 20000));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(g.fence(0).faulted_seqno, 1u);
+  ReadFaultsRsp f = g.read_faults();
+  ASSERT_GE(f.count, 1u);
+  EXPECT_EQ(f.faults[0].kind, uint32_t(gsgpu::drv::FaultKind::kTimeout));
+  EXPECT_EQ(f.faults[0].seqno, 1u);
+  // The ring goes on.
+  ASSERT_EQ(g.submit(0, 2, {}, {}), Status::kOk);
+  ASSERT_TRUE(g.wait_retired(0, 2));
+  EXPECT_EQ(g.fence(0).faulted_seqno, 1u);
+}
+
+TEST(GsgpuCtx, ResetStopsARunningSubmission) {
+  ContextConfig config = test_config();
+  config.watchdog_budget = 0xffffffffu;
+  config.submit_time_budget_ns = 0;  // nothing but the reset stops it
+  Host host(config);
+  Guest g(host, 1);
+  GpuBuffer spin = g.kernel(read_kernel("spin.s"));
+  GpuBuffer args = g.buffer(4096, kVaRead);
+  ASSERT_EQ(g.submit(0, 1, {spin.bo_id, args.bo_id}, Guest::dispatch(spin, args, 0, 64, 32)), Status::kOk);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(g.reset(), Status::kOk);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(g.fence(0).retired_seqno, 1u);
+  EXPECT_EQ(g.fence(0).faulted_seqno, 1u);
 }
 
 TEST(GsgpuCtx, ManyFaultsAreReadInBatches) {
