@@ -420,6 +420,9 @@ TEST(GsgpuCtxIsolation, FaultsAndHangsStayInTheirContext) {
     EXPECT_EQ(good.fence(0).faulted_seqno, 0u);
     ASSERT_TRUE(scaled(x, n, uint32_t(s + 1))) << "round " << s;
   }
+  // The first two (a watchdog fault and a memory fault) have happened; the reset cancels the rest.
+  ASSERT_TRUE(bad.wait_retired(0, 2));
+  EXPECT_GE(bad.fence(0).faulted_seqno, 2u);
   EXPECT_EQ(bad.reset(), Status::kOk);
   EXPECT_EQ(bad.fence(0).retired_seqno, 6u);
   EXPECT_GT(bad.fence(0).faulted_seqno, 0u);
