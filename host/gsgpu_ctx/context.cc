@@ -19,6 +19,8 @@ namespace {
 constexpr size_t kMaxQueuedFaults = 64;
 // How long RESET waits for the device's last retirement report after the device's reset.
 constexpr int kResetSettleMs = 10000;
+// How long READ_FAULTS / READ_COUNTERS wait for the device's bookkeeping of a retired submission.
+constexpr uint64_t kSettleNs = uint64_t{10'000'000'000};
 
 static_assert(int32_t(proto::Status::kOk) == int32_t(Status::kOk));
 static_assert(int32_t(proto::Status::kInvalidArgument) == int32_t(Status::kInvalidArgument));
@@ -225,7 +227,19 @@ proto::Status GsgpuContext::handle_get_caps(const proto::GetCaps&, proto::GetCap
   return proto::Status::kOk;
 }
 
+void GsgpuContext::settle_retired() {
+  std::vector<uint64_t> seqnos = timelines_.retired_device_seqnos();
+  for (uint32_t ring = 0; ring < seqnos.size(); ++ring) {
+    if (seqnos[ring] == 0) continue;
+    Status s = device_->fence_wait(ring, seqnos[ring], kSettleNs);
+    if (s == Status::kTimeout || s == Status::kInvalidArgument)
+      log_error("gsgpu_ctx ctx %u: %s: ring %u seqno %llu did not settle (%s)", ctx_id_, current_request_, ring,
+                (unsigned long long)seqnos[ring], gsgpu::drv::status_name(s));
+  }
+}
+
 void GsgpuContext::collect_faults() {
+  settle_retired();
   for (const gsgpu::drv::FaultInfo& f : device_->read_faults()) {
     proto::FaultRecord rec{};
     rec.kind = uint32_t(f.kind);
@@ -251,6 +265,7 @@ proto::Status GsgpuContext::handle_read_faults(const proto::ReadFaults&, proto::
 }
 
 proto::Status GsgpuContext::handle_read_counters(const proto::ReadCounters&, proto::ReadCountersRsp* rsp) {
+  settle_retired();
   gsgpu::drv::Counters c = device_->counters();
   rsp->counters.submissions = c.submissions;
   rsp->counters.packets = c.packets;

@@ -68,6 +68,9 @@ class GsgpuContext final : public renderer::Context, public proto::Handlers {
   const std::shared_ptr<renderer::Resource>* attached_blob(uint32_t res_id, const char* field);
   // Frees a BO on the device and forgets its id.
   void free_bo(uint32_t bo_id);
+  // Waits until the device's counters and faults account for every submission the fence page
+  // shows retired (the device reports a retirement just before its own bookkeeping).
+  void settle_retired();
   // Moves the device's new faults into faults_ with guest seqnos.
   void collect_faults();
   // A device status as the response status (the values are the same).

@@ -1,5 +1,6 @@
 #include "host/gsgpu_ctx/timelines.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -110,6 +111,13 @@ bool Timelines::wait_all_retired(int timeout_ms) {
   return all_retired_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return in_flight_ == 0; });
 }
 
+std::vector<uint64_t> Timelines::retired_device_seqnos() const {
+  std::lock_guard lock(mutex_);
+  std::vector<uint64_t> seqnos;
+  for (const Ring& r : rings_) seqnos.push_back(r.retired_device_seqno);
+  return seqnos;
+}
+
 uint64_t Timelines::guest_seqno_of(uint32_t ring, uint64_t device_seqno) const {
   std::lock_guard lock(mutex_);
   if (ring >= rings_.size() || device_seqno == 0) return 0;
@@ -130,6 +138,7 @@ void Timelines::retired(uint32_t ring, uint64_t device_seqno, Status outcome) {
   std::lock_guard lock(mutex_);
   if (ring >= rings_.size()) return;
   Ring& r = rings_[ring];
+  r.retired_device_seqno = std::max(r.retired_device_seqno, device_seqno);
   bool any = false;
   while (!r.pending.empty() && r.pending.front().device_seqno != 0 &&
          r.pending.front().device_seqno <= device_seqno) {

@@ -63,6 +63,8 @@ class Timelines {
   // Waits until every submission handed to the device has retired here (the device reports a
   // retirement just after its own bookkeeping); false after `timeout_ms`.
   bool wait_all_retired(int timeout_ms);
+  // Per ring, the newest device seqno retire() has seen (0: none).
+  std::vector<uint64_t> retired_device_seqnos() const;
   // The guest seqno of a device submission (0 when it is no longer known).
   uint64_t guest_seqno_of(uint32_t ring, uint64_t device_seqno) const;
 
@@ -76,6 +78,7 @@ class Timelines {
   };
   struct Ring {
     uint64_t last_admitted = 0;
+    uint64_t retired_device_seqno = 0;
     std::deque<Pending> pending;
     uint64_t retired = 0;
     uint64_t faulted = 0;
