@@ -33,7 +33,7 @@ std::once_flag g_init_once;
 std::atomic<uint32_t> g_next_ctx_id{1};
 std::atomic<uint32_t> g_next_res_id{1};
 // Contexts that finish without notifying are asked again this often while someone waits.
-constexpr int kPollIntervalMs = 1;
+constexpr uint64_t kPollIntervalNs = 1000000;
 
 void on_fence_retired(void*, uint32_t ctx_id, uint32_t ring_idx, uint64_t fence_id) {
   std::lock_guard<std::mutex> lock(g_retired.mutex);
@@ -141,9 +141,13 @@ class InprocTransport final : public Transport {
       uint64_t elapsed = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                       std::chrono::steady_clock::now() - start).count());
       if (elapsed >= timeout_ns) return WaitResult::kTimeout;
-      uint64_t left_ms = (timeout_ns - elapsed + 999999) / 1000000;
+      // Sleep until the poll fd says something retired, the fallback interval passes, or the
+      // caller's time is up. (timeout_ns - elapsed, not a rounded sum: kWaitForever is UINT64_MAX,
+      // and an overflow here once turned every wait's first millisecond into a busy loop.)
+      const uint64_t sleep_ns = std::min<uint64_t>(timeout_ns - elapsed, kPollIntervalNs);
+      const timespec sleep{0, long(sleep_ns)};
       pollfd p{poll_fd, POLLIN, 0};
-      ::poll(&p, poll_fd >= 0 ? 1 : 0, int(std::min<uint64_t>(left_ms, kPollIntervalMs)));
+      ::ppoll(&p, poll_fd >= 0 ? 1 : 0, &sleep, nullptr);
     }
   }
 
