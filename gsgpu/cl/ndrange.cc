@@ -240,12 +240,14 @@ cl_int place_buffers(Kernel* k, const std::vector<uint8_t>& args, DispatchBuffer
   if (cl_int err = printf_begin(rt, k->image->compiled, args, &b->printf_buffer); err != CL_SUCCESS) return err;
   const std::vector<uint8_t>& arg_bytes = b->printf_buffer.buffer ? b->printf_buffer.args : args;
   std::string why;
-  auto arg_mem = rt->allocate(arg_bytes.size(), drv::kVaRead, &why);
+  auto arg_mem = rt->allocate_arguments(arg_bytes.size(), &why);
   if (!arg_mem) {
     log_once("clEnqueueNDRangeKernel", "cannot place the argument buffer: " + why);
     return CL_OUT_OF_RESOURCES;
   }
+  // A pool piece holds an earlier launch's bytes: the kernel sees this launch's and zeros after.
   std::memcpy(arg_mem->cpu, arg_bytes.data(), arg_bytes.size());
+  std::memset(arg_mem->cpu + arg_bytes.size(), 0, arg_mem->size - arg_bytes.size());
   b->args = *arg_mem;
   if (!rt->config().dump_dir.empty()) {
     auto dump = rt->allocate(kDumpBytes, drv::kVaRead | drv::kVaWrite, &why);

@@ -119,6 +119,9 @@ bool Runtime::init(std::string* error) {
     return false;
   }
   va_ = std::make_unique<drv::VaAllocator>(caps_.va_base, caps_.va_size, caps_.page_size);
+  argument_pool_ = std::make_unique<BoPool>(
+      drv::kVaRead, [this](uint64_t size, uint32_t perms, std::string* why) { return allocate(size, perms, why); },
+      [this](GpuAlloc& whole) { free(whole); });
   table = gsgpu_dispatch_table();
   platform = make_object<Platform>(this, Kind::kPlatform);
   device_object = make_object<Device>(this, Kind::kDevice);
@@ -139,6 +142,7 @@ Runtime::~Runtime() {
     submitted_.notify_all();
     completion_thread_.join();
   }
+  if (argument_pool_) argument_pool_->release_all();
   // Platform and device are not reference counted (OpenCL 1.2): they go with the runtime.
   for (Object* o : {static_cast<Object*>(platform), static_cast<Object*>(device_object)}) {
     if (!o) continue;
@@ -180,8 +184,18 @@ std::optional<GpuAlloc> Runtime::allocate(uint64_t size, uint32_t perms, std::st
   return a;
 }
 
+std::optional<GpuAlloc> Runtime::allocate_arguments(uint64_t size, std::string* error) {
+  if (size > BoPool::kMaxPiece) return allocate(size, drv::kVaRead, error);
+  return argument_pool_->allocate(size, error);
+}
+
 void Runtime::free(GpuAlloc& alloc) {
   if (!alloc.size) return;
+  if (alloc.slab) {
+    argument_pool_->free(alloc);
+    alloc = {};
+    return;
+  }
   // bo_free removes the binding; the VA is reusable once it is gone.
   if (drv::Status s = device_->bo_free(alloc.bo); s != drv::Status::kOk)
     log_error("gsgpu runtime: bo_free(%u): %s", alloc.bo, drv::status_name(s));

@@ -43,6 +43,7 @@
 #include <thread>
 #include <vector>
 
+#include "gsgpu/cl/bo_pool.h"
 #include "gsgpu/cl/gsgpu_cl.h"
 #include "gsgpu/compiler/compiler.h"
 #include "gsgpu/drv/drv.h"
@@ -155,15 +156,6 @@ struct Queue : Object {
   cl_command_queue_properties properties = 0;
   // The first kernel fault since the last clFinish: reported by it, as GPU drivers do.
   cl_int pending_error = CL_SUCCESS;
-};
-
-// A buffer object of the runtime's device, bound at a GPU VA the runtime chose (an unbound guard
-// page follows it, so running off its end faults) and mapped for the CPU.
-struct GpuAlloc {
-  drv::BoHandle bo = 0;
-  uint64_t va = 0;
-  uint64_t size = 0;       // bytes bound (a page multiple); 0 = nothing allocated
-  uint8_t* cpu = nullptr;  // drv::Device::bo_map of the whole object
 };
 
 struct Mem : Object {
@@ -352,6 +344,10 @@ class Runtime {
   // A zero-filled buffer object of at least `size` bytes bound with `perms` (drv::VaPerm) at a VA
   // followed by an unbound guard page.
   std::optional<GpuAlloc> allocate(uint64_t size, uint32_t perms, std::string* error);
+  // A read-only piece of at least `size` bytes for a dispatch's argument buffer: from the pool
+  // (bo_pool.h) when it is small, else an object of its own. Its bytes are not zeroed.
+  std::optional<GpuAlloc> allocate_arguments(uint64_t size, std::string* error);
+  // Frees an object or gives a pool piece back (only once no submission in flight uses it).
   void free(GpuAlloc& alloc);
 
   // Whether a device command may be submitted now. Counters are per client, so a command whose
@@ -405,6 +401,7 @@ class Runtime {
   std::unique_ptr<drv::Device> device_;
   drv::Caps caps_;
   std::unique_ptr<drv::VaAllocator> va_;
+  std::unique_ptr<BoPool> argument_pool_;  // read-only pieces for argument buffers
   cl_ulong device_busy_until_ = 0;
   uint64_t epoch_ns_ = 0;
   // Guarded by `mutex`:
