@@ -150,7 +150,10 @@ class LocalDeviceImpl final : public LocalDevice {
   std::optional<FaultInfo> collect_fault(const Submission& submission);
   void recover_after_fault();
   void write_dump_file(const Submission& submission, const std::string& text);
-  void retire_locked(const Submission& submission, Status outcome, std::optional<FaultInfo> fault);
+  // A submission's run is over: its counters and fault (before on_retire), then its place on the
+  // ring's timeline (after).
+  void account_locked(const Submission& submission, std::optional<FaultInfo> fault);
+  void retire_locked(const Submission& submission, Status outcome);
   void cancel_running_locked(CancelReason reason);
   void account_for_cancel_locked(const Submission& submission, Status outcome, std::optional<FaultInfo>* fault);
   void timer_thread();

@@ -113,6 +113,9 @@ void LocalDeviceImpl::device_thread() {
       running_ = false;
       account_for_cancel_locked(sub, outcome, &fault);
     }
+    // Counters and the fault log first: on_retire may tell a client (the native context's fence
+    // page) that the submission retired, and that client may ask for them at once.
+    account_locked(sub, std::move(fault));
     std::vector<std::shared_ptr<BoMemory>> graveyard = std::move(graveyard_);
     graveyard_.clear();
     lock.unlock();
@@ -123,7 +126,7 @@ void LocalDeviceImpl::device_thread() {
     sub.bos.clear();
     graveyard.clear();
     lock.lock();
-    retire_locked(sub, outcome, std::move(fault));
+    retire_locked(sub, outcome);
   }
 }
 
@@ -171,14 +174,10 @@ void LocalDeviceImpl::timer_thread() {
   }
 }
 
-void LocalDeviceImpl::retire_locked(const Submission& sub, Status outcome, std::optional<FaultInfo> fault) {
+void LocalDeviceImpl::account_locked(const Submission& sub, std::optional<FaultInfo> fault) {
   if (fault)
     gsvirt::log_error("%s: ring %u seqno %" PRIu64 " faulted (%s): %s", config_.name.c_str(), sub.ring, sub.seqno,
                       fault_kind_name(fault->kind), fault->message.c_str());
-  RingTimeline& ring = rings_[sub.ring];
-  ring.retired = sub.seqno;
-  ring.faulted[sub.seqno % kOutcomeWindow] = outcome != Status::kOk;
-  retired_serial_ = sub.serial;
   ++counters_.submissions;
   counters_.packets += sub.packet_count;
   if (fault) {
@@ -187,6 +186,13 @@ void LocalDeviceImpl::retire_locked(const Submission& sub, Status outcome, std::
     if (faults_.size() == kFaultLogCapacity) faults_.pop_front();
     faults_.push_back(std::move(*fault));
   }
+}
+
+void LocalDeviceImpl::retire_locked(const Submission& sub, Status outcome) {
+  RingTimeline& ring = rings_[sub.ring];
+  ring.retired = sub.seqno;
+  ring.faulted[sub.seqno % kOutcomeWindow] = outcome != Status::kOk;
+  retired_serial_ = sub.serial;
   retired_.notify_all();
 }
 
