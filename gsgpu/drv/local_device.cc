@@ -96,7 +96,7 @@ BoMemory::~BoMemory() {
 LocalDeviceImpl::LocalDeviceImpl(const LocalConfig& config, std::unique_ptr<gsgpu::Device> device,
                                  std::shared_ptr<DispatchTotals> totals)
     : config_(config), device_(std::move(device)), totals_(std::move(totals)), rings_(config.num_rings) {
-  for (RingTimeline& r : rings_) r.faulted.assign(kOutcomeWindow, 0);
+  for (RingTimeline& r : rings_) r.faulted.assign(kOutcomeWindow, false);
 }
 
 LocalDeviceImpl::~LocalDeviceImpl() {

@@ -88,7 +88,7 @@ struct Submission {
 struct RingTimeline {
   uint64_t submitted = 0;
   uint64_t retired = 0;
-  std::vector<uint8_t> faulted;  // kOutcomeWindow entries, indexed by seqno % kOutcomeWindow
+  std::vector<bool> faulted;  // kOutcomeWindow bits, indexed by seqno % kOutcomeWindow
 };
 
 // What the wrapped shader backend adds up for counters(), and the shader cores' cancel flag

@@ -32,7 +32,8 @@ class GpuMemory {
 
   // The whole mapping that contains `va` and permits `access`, so that hot loops (a shader core
   // walking a buffer) can check bounds themselves and skip a lookup per access. Valid until the
-  // mappings change, which never happens during a dispatch. Returns false (and records nothing)
+  // mappings change; whoever changes them during a dispatch keeps the old memory alive until it
+  // ends (the MMU's users do; see mmu.h). Returns false (and records nothing)
   // when no such mapping exists; the caller then reports the fault with report_fault.
   struct Range {
     uint64_t va_begin = 0;

@@ -11,8 +11,10 @@
 // blob the guest shares with the host); the same checks and faults apply to those segments.
 //
 // Threading: translate/lookup_range/report_fault may be called from many shader-core threads at
-// once; map/unmap take an exclusive lock and must not run during a dispatch (the command
-// processor never changes mappings).
+// once; map/unmap take an exclusive lock. The command processor never changes mappings; a driver
+// that does so while a dispatch runs (gsgpu/drv lets a client unbind at any time) must keep the
+// memory behind the old mapping alive until the dispatch ends, because a shader core may still
+// hold a Range from lookup_range over it.
 #pragma once
 
 #include <cstdint>

@@ -1,14 +1,5 @@
-// Submissions on the local backend: real kernels, timelines, faults and recovery, reset, BO
-// lifetime across pending work, imported memory, isolation between devices, on_retire.
-#include <sys/mman.h>
-
-#include <atomic>
-#include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <thread>
-
+// Submissions on the local backend: real kernels through bo_map, several packets, timelines on
+// two rings, refused submissions, the largest submission, fence waits and timeouts.
 #include "drv_test_util.h"
 
 namespace gsgpu::drv {

@@ -63,6 +63,34 @@ TEST(HwDescription, PacketTablesMatchTheBuilders) {
   EXPECT_EQ(hw::find_packet(0xee), nullptr);
 }
 
+// protocol/gsgpu/packets.h, the one encoder: appending builds a stream of whole packets, each the
+// same as the packet encoded alone.
+TEST(HwDescription, AppendedPacketsFormAStream) {
+  hw::DispatchPacket d;
+  d.code_va = 0x1000;
+  d.code_size = 64;
+  d.grid_size[1] = 3;
+  std::vector<uint32_t> stream;
+  hw::append_nop(&stream, 3);
+  hw::append_dispatch(&stream, d);
+  hw::append_sync(&stream, hw::pkt::SYNC::FLAGS_WRITE_FENCE_MASK, 0x2000, 9);
+  hw::append_dump(&stream, hw::pkt::DUMP::FLAGS_TO_HOST_MASK, 0, 0);
+  std::vector<uint32_t> expected = hw::encode_nop(3);
+  for (const auto& p : {hw::encode_dispatch(d), hw::encode_sync(hw::pkt::SYNC::FLAGS_WRITE_FENCE_MASK, 0x2000, 9),
+                        hw::encode_dump(hw::pkt::DUMP::FLAGS_TO_HOST_MASK, 0, 0)})
+    expected.insert(expected.end(), p.begin(), p.end());
+  EXPECT_EQ(stream, expected);
+  EXPECT_EQ(stream.size(), 3u + hw::pkt::DISPATCH::SIZE_DWORDS + hw::pkt::SYNC::SIZE_DWORDS + hw::pkt::DUMP::SIZE_DWORDS);
+  EXPECT_EQ(stream[3 + hw::pkt::DISPATCH::GRID_Y], 3u);
+  EXPECT_EQ(hw::encode_nop(0).size(), 1u) << "a NOP is at least its header";
+  // The emulator's builder is the same encoder.
+  DispatchRequest q;
+  q.code_va = 0x1000;
+  q.code_size = 64;
+  q.grid_size[1] = 3;
+  EXPECT_EQ(make_dispatch_packet(q), hw::encode_dispatch(d));
+}
+
 TEST(HwDescription, DispatchDwordsRoundTripThroughTheBuilder) {
   DispatchRequest q;
   q.code_va = 0x1122334455667788ull;
