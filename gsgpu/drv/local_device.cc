@@ -136,7 +136,8 @@ bool LocalDeviceImpl::start(std::string* error) {
   device_->write_register(hw::reg::RING_BASE_HI, uint32_t(ring_va_ >> 32));
   device_->write_register(hw::reg::RING_SIZE, kRingBytes);
   device_->write_register(hw::reg::RING_TAIL, 0);
-  if (config_.watchdog_budget != 0) device_->write_register(hw::reg::WATCHDOG_BUDGET, uint32_t(config_.watchdog_budget));
+  if (config_.watchdog_budget != 0)
+    device_->write_register(hw::reg::WATCHDOG_BUDGET, uint32_t(config_.watchdog_budget));
   if (!config_.dump_dir.empty())
     device_->set_dump_sink([this](std::string_view text) {
       if (current_) write_dump_file(*current_, std::string(text));

@@ -61,15 +61,18 @@ Status LocalDeviceImpl::submit(const SubmitDesc& desc, uint64_t* seqno) {
   if (!seqno) return refuse("submit", "seqno is null");
   *seqno = 0;
   if (desc.ring >= config_.num_rings)
-    return refuse("submit", "ring " + std::to_string(desc.ring) + " is not in 0.." + std::to_string(config_.num_rings - 1));
+    return refuse("submit", "ring " + std::to_string(desc.ring) + " is not in 0.." +
+                                std::to_string(config_.num_rings - 1));
   if (desc.dwords != 0 && !desc.packets)
     return refuse("submit", "packets is null with dwords " + std::to_string(desc.dwords));
   if (desc.dwords > kMaxSubmitDwords)
     return refuse("submit", "dwords " + std::to_string(desc.dwords) + " above the limit of " +
                                 std::to_string(kMaxSubmitDwords));
-  if (desc.bo_count != 0 && !desc.bos) return refuse("submit", "bos is null with bo_count " + std::to_string(desc.bo_count));
+  if (desc.bo_count != 0 && !desc.bos)
+    return refuse("submit", "bos is null with bo_count " + std::to_string(desc.bo_count));
   if (desc.bo_count > config_.max_bos)
-    return refuse("submit", "bo_count " + std::to_string(desc.bo_count) + " above max_bos " + std::to_string(config_.max_bos));
+    return refuse("submit", "bo_count " + std::to_string(desc.bo_count) + " above max_bos " +
+                                std::to_string(config_.max_bos));
   Submission sub;
   sub.ring = desc.ring;
   // Copied before it is checked: the caller's memory may change under us (a guest's may).
@@ -168,7 +171,8 @@ void LocalDeviceImpl::timer_thread() {
     const auto deadline = running_deadline_;
     timer_.wait_until(lock, deadline, [&] { return stopping_ || !running_ || running_serial_ != serial; });
     if (running_ && running_serial_ == serial && std::chrono::steady_clock::now() >= deadline) {
-      gsvirt::log_error("%s: submission %" PRIu64 " ran past its time budget; stopping it", config_.name.c_str(), serial);
+      gsvirt::log_error("%s: submission %" PRIu64 " ran past its time budget; stopping it", config_.name.c_str(),
+                        serial);
       cancel_running_locked(CancelReason::kTimeBudget);
     }
   }
@@ -325,7 +329,8 @@ uint64_t LocalDeviceImpl::fence_poll(uint32_t ring) {
 
 Status LocalDeviceImpl::fence_wait(uint32_t ring, uint64_t seqno, uint64_t timeout_ns) {
   if (ring >= config_.num_rings)
-    return refuse("fence_wait", "ring " + std::to_string(ring) + " is not in 0.." + std::to_string(config_.num_rings - 1));
+    return refuse("fence_wait", "ring " + std::to_string(ring) + " is not in 0.." +
+                                    std::to_string(config_.num_rings - 1));
   if (std::this_thread::get_id() == thread_.get_id())
     return refuse("fence_wait", "called from the device thread (on_retire must not call back)");
   std::unique_lock lock(mutex_);
