@@ -75,14 +75,14 @@ void launch(Runtime* rt, Command* c) {
   if (err < 0) return finish(c, err);
   c->event->submit = std::max(c->event->queued, rt->host_now_ns());
   std::string why;
-  if (!rt->submit(c, sub, &why)) {
+  if (!rt->start_launch(c, std::move(sub), &why)) {
     log_error("gsgpu runtime: %s", why.c_str());
     SubmitOutcome refused;
     refused.fault = why;
-    sub.retire(refused);  // frees the command's per-dispatch objects
+    c->retire(refused);  // frees the command's per-dispatch objects
+    c->retire = nullptr;
     return finish(c, CL_OUT_OF_RESOURCES);
   }
-  c->retire = std::move(sub.retire);
   c->state = Command::State::kInFlight;
   ++c->queue->in_flight;
   set_event_status(c->event, CL_SUBMITTED);
@@ -155,6 +155,7 @@ void advance(Runtime* rt) {
       progress |= complete_front(q);
       release_internal(q);
     }
+    progress |= rt->flush_held();
     progress |= rt->advance_again;
   }
   rt->advancing = false;

@@ -143,6 +143,7 @@ Runtime::~Runtime() {
     completion_thread_.join();
   }
   if (argument_pool_) argument_pool_->release_all();
+  free(progress_slot_);
   // Platform and device are not reference counted (OpenCL 1.2): they go with the runtime.
   for (Object* o : {static_cast<Object*>(platform), static_cast<Object*>(device_object)}) {
     if (!o) continue;
@@ -201,119 +202,6 @@ void Runtime::free(GpuAlloc& alloc) {
     log_error("gsgpu runtime: bo_free(%u): %s", alloc.bo, drv::status_name(s));
   va_->free(alloc.va);
   alloc = {};
-}
-
-bool Runtime::submit(Command* c, const Submission& sub, std::string* why) {
-  drv::SubmitDesc desc;
-  desc.ring = kRing;
-  desc.packets = sub.packets.data();
-  desc.dwords = uint32_t(sub.packets.size());
-  desc.bos = sub.bos.data();
-  desc.bo_count = uint32_t(sub.bos.size());
-  // Nothing is in flight when an exact command is submitted: the counters hold still until it runs.
-  if (c->exact_counters) c->counters_before = device_->counters();
-  uint64_t seqno = 0;
-  if (drv::Status s = device_->submit(desc, &seqno); s != drv::Status::kOk) {
-    *why = std::string("submit: ") + drv::status_name(s);
-    return false;
-  }
-  in_flight_[seqno] = c;
-  exclusive_in_flight_ = c->exact_counters;
-  submitted_.notify_all();
-  return true;
-}
-
-namespace {
-
-drv::Counters counters_between(const drv::Counters& before, const drv::Counters& after) {
-  drv::Counters d;
-  d.dispatches = after.dispatches - before.dispatches;
-  d.instructions = after.instructions - before.instructions;
-  d.lane_instructions = after.lane_instructions - before.lane_instructions;
-  d.cycles = after.cycles - before.cycles;
-  d.work_groups = after.work_groups - before.work_groups;
-  return d;
-}
-
-}  // namespace
-
-void Runtime::completion_loop() {
-  std::unique_lock lock(mutex);
-  for (;;) {
-    submitted_.wait(lock, [this] { return stopping_ || !in_flight_.empty(); });
-    if (in_flight_.empty()) return;  // stopping, nothing left
-    const uint64_t oldest = in_flight_.begin()->first;
-    lock.unlock();
-    // Its outcome is read again per submission below; the wait only says something retired.
-    const drv::Status s = device_->fence_wait(kRing, oldest, UINT64_MAX);
-    lock.lock();
-    if (s == drv::Status::kOk || s == drv::Status::kFaulted)
-      retire_submissions();
-    else
-      fail_in_flight(std::string("fence_wait: ") + drv::status_name(s));
-    advance(this);
-    progress_.notify_all();
-  }
-}
-
-// The device cannot say how the submissions in flight end (virtio: the transport is gone): they
-// all fail, so nothing waits for them forever.
-void Runtime::fail_in_flight(const std::string& why) {
-  log_error("gsgpu runtime: %s; failing %zu submission(s) in flight", why.c_str(), in_flight_.size());
-  for (auto& [seqno, c] : in_flight_) {
-    SubmitOutcome out;
-    out.fault = why;
-    c->status = c->retire(out);
-    c->retire = nullptr;
-    c->state = Command::State::kFinished;
-    --c->queue->in_flight;
-  }
-  in_flight_.clear();
-  exclusive_in_flight_ = false;
-}
-
-// Retires every submission whose fence has retired, oldest first: the command's retire step, its
-// status and cycles. Called with the mutex held.
-void Runtime::retire_submissions() {
-  const uint64_t retired = device_->fence_poll(kRing);
-  while (!in_flight_.empty() && in_flight_.begin()->first <= retired) {
-    const uint64_t seqno = in_flight_.begin()->first;
-    Command* c = in_flight_.begin()->second;
-    in_flight_.erase(in_flight_.begin());
-    SubmitOutcome out;
-    const drv::Status s = device_->fence_wait(kRing, seqno, 0);
-    out.ok = s == drv::Status::kOk;
-    if (!out.ok) out.fault = s == drv::Status::kFaulted ? describe_fault(seqno) : drv::status_name(s);
-    if (c->exact_counters) {
-      out.counters = counters_between(c->counters_before, device_->counters());
-      exclusive_in_flight_ = false;
-    }
-    c->status = c->retire(out);
-    c->retire = nullptr;
-    c->cycles = out.counters.cycles;
-    c->state = Command::State::kFinished;
-    --c->queue->in_flight;
-  }
-}
-
-// The device's report of the fault that ended `seqno` on the runtime's ring. Faults of later
-// submissions read on the way are kept until those retire.
-std::string Runtime::describe_fault(uint64_t seqno) {
-  for (drv::FaultInfo& f : device_->read_faults()) {
-    if (f.ring == kRing && f.seqno >= seqno)
-      unclaimed_faults_[f.seqno] = std::move(f);
-    else
-      log_error("gsgpu runtime: fault of an unknown submission (ring %u, seqno %" PRIu64 "): %s", f.ring, f.seqno,
-                f.message.c_str());
-  }
-  auto it = unclaimed_faults_.find(seqno);
-  if (it == unclaimed_faults_.end()) return "faulted or cancelled (the device reported no fault for it)";
-  const drv::FaultInfo f = std::move(it->second);
-  unclaimed_faults_.erase(it);
-  char where[96];
-  std::snprintf(where, sizeof where, " (pc 0x%" PRIx64 ", address 0x%" PRIx64 ", detail %u)", f.pc, f.address,
-                f.detail);
-  return std::string(drv::fault_kind_name(f.kind)) + " fault: " + f.message + where;
 }
 
 cl_ulong Runtime::host_now_ns() const {

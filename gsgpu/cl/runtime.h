@@ -350,15 +350,21 @@ class Runtime {
   // Frees an object or gives a pool piece back (only once no submission in flight uses it).
   void free(GpuAlloc& alloc);
 
-  // Whether a device command may be submitted now. Counters are per client, so a command whose
-  // cycles are reported runs alone on the device: it waits until nothing is in flight, and
-  // nothing is submitted while it runs.
+  // Whether a device command may start now. Counters are per client, so a command whose cycles
+  // are reported runs alone on the device: it waits until nothing is in flight or held, and
+  // nothing starts while it runs. Others wait while the held batch is full.
   bool can_submit(bool exact_counters) const {
-    return !exclusive_in_flight_ && (!exact_counters || in_flight_.empty());
+    if (exclusive_in_flight_) return false;
+    if (exact_counters) return in_flight_.empty() && held_.empty();
+    return held_.size() < kMaxBatchLaunches;
   }
-  // Puts the command's submission on the ring (never waits); false with the device's status in
-  // *why when the device refuses it.
-  bool submit(Command* c, const Submission& s, std::string* why);
+  // Starts a device command's submission (submission.cc; never waits): on the ring at once when
+  // the device has room, else held to go with the launches after it as one submission once it
+  // has. false with the device's status in *why when the device refuses it at once.
+  bool start_launch(Command* c, Submission&& s, std::string* why);
+  // Sends held launches when the device has room (advance() calls it after each pass); true when
+  // something changed (sent, or refused and finished).
+  bool flush_held();
   // Wakes threads blocked in wait_until (a command finished).
   void notify_progress() { progress_.notify_all(); }
   // Blocks (releasing `lock`, which holds `mutex` once) until done() holds.
@@ -388,7 +394,21 @@ class Runtime {
  private:
   Runtime(const RuntimeConfig& config, std::unique_ptr<drv::Device> device);
   bool init(std::string* error);
+  // A started device command with what it puts on the ring, kept until it retires (a batch that
+  // faults sends the launches it never reached again).
+  struct LaunchRecord {
+    Command* command = nullptr;
+    std::vector<uint32_t> packets;
+    std::vector<drv::BoHandle> bos;
+    uint64_t serial = 0;  // the value its progress marker writes (batches)
+  };
   std::string describe_fault(uint64_t seqno);
+  // Puts `records` on the ring as one submission (a batch when more than one: each launch but the
+  // last followed by its progress marker). false and *why when the device refuses it.
+  bool submit_records(std::vector<LaunchRecord>&& records, std::string* why);
+  // Ends a launch: its retire step, status and cycles.
+  void finish_launch(LaunchRecord& record, const SubmitOutcome& out);
+  void retire_batch(uint64_t seqno, std::vector<LaunchRecord>& records, const SubmitOutcome& out);
   // The completion thread: waits for the oldest submission's fence, retires what has retired,
   // moves the queues on.
   void completion_loop();
@@ -396,6 +416,13 @@ class Runtime {
   void fail_in_flight(const std::string& why);
 
   static constexpr uint32_t kRing = 0;  // every queue's work goes on one ring: in order on the device
+  // Launches started while the device is busy are held and sent together (submission.cc): at most
+  // this many per submission, and within packet and object limits every backend accepts.
+  static constexpr size_t kMaxBatchLaunches = 256;
+  static constexpr size_t kMaxBatchDwords = 16384;
+  static constexpr size_t kMaxBatchBos = 1024;
+  // Single launches in flight before further ones are held (the device always has the next one).
+  static constexpr size_t kMaxSinglesInFlight = 2;
 
   RuntimeConfig config_;
   std::unique_ptr<drv::Device> device_;
@@ -405,8 +432,15 @@ class Runtime {
   cl_ulong device_busy_until_ = 0;
   uint64_t epoch_ns_ = 0;
   // Guarded by `mutex`:
-  std::map<uint64_t, Command*> in_flight_;  // seqno -> command, oldest first
+  std::map<uint64_t, std::vector<LaunchRecord>> in_flight_;  // seqno -> its launches, oldest first
   bool exclusive_in_flight_ = false;
+  // A batch is in flight: it is the newest submission, and nothing is sent after it until it
+  // retires, so the launches a fault kept it from reaching can be sent again, still in order.
+  bool batch_in_flight_ = false;
+  std::deque<LaunchRecord> held_;  // started, waiting for the device to have room
+  // Where a batch's progress markers (SYNC packets) write the serial of each launch that ended.
+  GpuAlloc progress_slot_;
+  uint64_t next_serial_ = 1;
   std::map<uint64_t, drv::FaultInfo> unclaimed_faults_;  // read from the device, seqno not retired yet
   bool stopping_ = false;
   std::condition_variable_any submitted_;  // the completion thread: work in flight, or stop
