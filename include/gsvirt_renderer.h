@@ -77,18 +77,19 @@ int gsvirt_renderer_resource_export_blob(uint32_t res_id, uint32_t *fd_type, int
 /* The host mapping of a HOST3D blob, valid until the resource is unreferenced. */
 int gsvirt_renderer_resource_get_map(uint32_t res_handle, void **map, uint64_t *out_size);
 
-/* Context fences: per (ctx_id, ring_idx) timelines. A fence retires, through the
- * write_context_fence callback, once the context has finished the work submitted before it on that
- * ring; contexts with asynchronous work (a GPU) retire it later, from gsvirt_renderer_poll.
- * ring_idx < 64; flags: reserved, must be 0. */
+/* Context fences: per (ctx_id, ring_idx) timelines. fence_id is the caller's (any value; a VMM
+ * passes its virtio-gpu fence id) and is handed to the context with the ring. The fence retires,
+ * through the write_context_fence callback with that same id, once the context has finished the
+ * work submitted before it on that ring; contexts with asynchronous work (a GPU) retire it later,
+ * from gsvirt_renderer_poll. ring_idx < 64; flags: reserved, must be 0. */
 int gsvirt_renderer_context_create_fence(uint32_t ctx_id, uint32_t flags, uint32_t ring_idx,
                                          uint64_t fence_id);
 /* Delivers the fences retired since the last call (write_context_fence, on the caller's thread). */
 void gsvirt_renderer_poll(void);
 /* An fd that becomes readable when a context has retired work that gsvirt_renderer_poll would
  * deliver (virglrenderer's get_poll_fd): wait on it, then call poll. Owned by the renderer, valid
- * until cleanup; -1 before init. Contexts that finish without notifying (fence_ready polling only)
- * do not make it readable, so a waiter also polls on a short timer. */
+ * until cleanup; -1 before init. Contexts that learn of completion only when polled do not make
+ * it readable, so a waiter also polls on a short timer. */
 int gsvirt_renderer_get_poll_fd(void);
 
 #ifdef __cplusplus

@@ -202,7 +202,9 @@ const std::shared_ptr<renderer::Resource>* GsgpuContext::attached_blob(uint32_t 
   return &it->second;
 }
 
-bool GsgpuContext::fence_ready(uint32_t ring_idx) { return timelines_.ring_idle(ring_idx); }
+bool GsgpuContext::submit_fence(uint32_t ring_idx, uint64_t fence_id) {
+  return timelines_.attach_fence(ring_idx, fence_id);
+}
 
 // ----- device queries -----
 

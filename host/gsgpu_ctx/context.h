@@ -35,7 +35,7 @@ class GsgpuContext final : public renderer::Context, public proto::Handlers {
   bool fatal() const override { return fatal_; }
   void attach_resource(std::shared_ptr<renderer::Resource> resource) override;
   void detach_resource(uint32_t resource_id) override;
-  bool fence_ready(uint32_t ring_idx) override;
+  bool submit_fence(uint32_t ring_idx, uint64_t fence_id) override;
 
   const std::string& fatal_message() const { return fatal_message_; }
 

@@ -86,10 +86,10 @@ void Timelines::refuse_locked(uint32_t ring, uint64_t guest_seqno) {
   Ring& r = rings_[ring];
   if (r.pending.empty()) {
     r.retired = r.faulted = guest_seqno;
-    publish_locked(ring);
+    publish_locked(ring, {});
     return;
   }
-  // Consecutive refusals retire together: keep only the newest.
+  // Consecutive refusals retire together: keep only the newest (with the fences of both).
   if (r.pending.back().device_seqno == 0)
     r.pending.back().guest_seqno = guest_seqno;
   else
@@ -101,9 +101,11 @@ uint32_t Timelines::in_flight() const {
   return in_flight_;
 }
 
-bool Timelines::ring_idle(uint32_t ring) const {
+bool Timelines::attach_fence(uint32_t ring, uint64_t fence_id) {
   std::lock_guard lock(mutex_);
-  return ring >= rings_.size() || rings_[ring].pending.empty();
+  if (ring >= rings_.size() || rings_[ring].pending.empty()) return true;
+  rings_[ring].pending.back().fence_ids.push_back(fence_id);
+  return false;
 }
 
 bool Timelines::wait_all_retired(int timeout_ms) {
@@ -130,7 +132,7 @@ uint64_t Timelines::guest_seqno_of(uint32_t ring, uint64_t device_seqno) const {
 }
 
 void Timelines::remember_fault_locked(Ring& r, const Pending& p) {
-  r.recent_faults.push_back(p);
+  r.recent_faults.push_back({p.device_seqno, p.guest_seqno});  // the seqnos only
   if (r.recent_faults.size() > kRecentFaults) r.recent_faults.pop_front();
 }
 
@@ -139,14 +141,19 @@ void Timelines::retired(uint32_t ring, uint64_t device_seqno, Status outcome) {
   if (ring >= rings_.size()) return;
   Ring& r = rings_[ring];
   r.retired_device_seqno = std::max(r.retired_device_seqno, device_seqno);
+  std::vector<uint64_t> fence_ids;
+  auto take_fences = [&](Pending& p) {
+    fence_ids.insert(fence_ids.end(), p.fence_ids.begin(), p.fence_ids.end());
+  };
   bool any = false;
   while (!r.pending.empty() && r.pending.front().device_seqno != 0 &&
          r.pending.front().device_seqno <= device_seqno) {
-    Pending p = r.pending.front();
+    Pending p = std::move(r.pending.front());
     r.pending.pop_front();
     --in_flight_;
     any = true;
     r.retired = p.guest_seqno;
+    take_fences(p);
     if (p.device_seqno == device_seqno && outcome != Status::kOk) {
       r.faulted = p.guest_seqno;
       remember_fault_locked(r, p);
@@ -157,9 +164,10 @@ void Timelines::retired(uint32_t ring, uint64_t device_seqno, Status outcome) {
   // Refused submissions queued behind the ones that just retired go with them.
   while (!r.pending.empty() && r.pending.front().device_seqno == 0) {
     r.retired = r.faulted = r.pending.front().guest_seqno;
+    take_fences(r.pending.front());
     r.pending.pop_front();
   }
-  publish_locked(ring);
+  publish_locked(ring, fence_ids);
 }
 
 void Timelines::write_ring_locked(uint32_t ring) {
@@ -171,11 +179,14 @@ void Timelines::write_ring_locked(uint32_t ring) {
   __atomic_store_n(&fp->rings[ring].retired_seqno, rings_[ring].retired, __ATOMIC_RELEASE);
 }
 
-void Timelines::publish_locked(uint32_t ring) {
+void Timelines::publish_locked(uint32_t ring, const std::vector<uint64_t>& fence_ids) {
   write_ring_locked(ring);
-  log_debug(kDebugCommands, "gsgpu_ctx ctx %u: ring %u retired through seqno %llu (faulted %llu)", ctx_id_,
-            ring, (unsigned long long)rings_[ring].retired, (unsigned long long)rings_[ring].faulted);
-  if (retire_fence_) retire_fence_(cookie_, ctx_id_, ring, rings_[ring].retired);
+  log_debug(kDebugCommands, "gsgpu_ctx ctx %u: ring %u retired through seqno %llu (faulted %llu), %zu fences",
+            ctx_id_, ring, (unsigned long long)rings_[ring].retired, (unsigned long long)rings_[ring].faulted,
+            fence_ids.size());
+  // After the page: a guest woken by its fence finds its seqno retired there.
+  if (retire_fence_)
+    for (uint64_t fence_id : fence_ids) retire_fence_(cookie_, ctx_id_, ring, fence_id);
 }
 
 }  // namespace gsvirt::gsgpu_ctx

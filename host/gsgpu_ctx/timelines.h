@@ -1,8 +1,9 @@
 // The rings of one native context as the guest sees them: every submission carries the guest's
 // own seqno for its ring, and retires in ring order on the device thread. Timelines maps device
-// seqnos to guest seqnos, publishes what retired (and what faulted) in the fence page at the start
-// of the response buffer, and reports it to the renderer (ContextCreateInfo::retire_fence with
-// fence_id = the guest seqno).
+// seqnos to guest seqnos and publishes what retired (and what faulted) in the fence page at the
+// start of the response buffer. The renderer's fences are a separate timeline with ids the guest's
+// VMM chose: a fence is attached to the last submission of its ring when it is created and
+// reported (ContextCreateInfo::retire_fence, that exact id) once that submission has retired.
 //
 // A submission refused after its ring and seqno were admitted still takes its place on the
 // timeline: it retires, as faulted, right after the submissions before it, so a guest waiting for
@@ -57,9 +58,10 @@ class Timelines {
 
   // Submissions handed to the device that have not retired, over all rings.
   uint32_t in_flight() const;
-  // True when nothing admitted on `ring` is still waiting to retire (any ring the device does not
-  // have is idle).
-  bool ring_idle(uint32_t ring) const;
+  // Renderer fence `fence_id` on `ring`: true when nothing admitted on the ring is still waiting
+  // to retire (any ring the device does not have is idle), so it retires now; otherwise it is
+  // reported once the ring's newest admitted submission retires, after the fences before it.
+  bool attach_fence(uint32_t ring, uint64_t fence_id);
   // Waits until every submission handed to the device has retired here (the device reports a
   // retirement just after its own bookkeeping); false after `timeout_ms`.
   bool wait_all_retired(int timeout_ms);
@@ -75,6 +77,7 @@ class Timelines {
   struct Pending {
     uint64_t device_seqno;  // 0: refused, retires with the entry before it
     uint64_t guest_seqno;
+    std::vector<uint64_t> fence_ids = {};  // renderer fences created right after it, in order
   };
   struct Ring {
     uint64_t last_admitted = 0;
@@ -86,8 +89,9 @@ class Timelines {
   };
 
   void refuse_locked(uint32_t ring, uint64_t guest_seqno);
-  // Publishes ring progress (fence page, renderer). Caller holds mutex_.
-  void publish_locked(uint32_t ring);
+  // Publishes ring progress: the fence page, then the renderer fences of what retired, in order.
+  // Caller holds mutex_.
+  void publish_locked(uint32_t ring, const std::vector<uint64_t>& fence_ids);
   void write_ring_locked(uint32_t ring);
   void remember_fault_locked(Ring& r, const Pending& p);
 

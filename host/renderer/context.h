@@ -40,10 +40,22 @@ class Context {
   virtual void attach_resource(std::shared_ptr<Resource> resource) = 0;
   virtual void detach_resource(uint32_t resource_id) = 0;
 
-  // Called when the guest asks for a fence on `ring_idx`: returns true when all work submitted
-  // before it is complete (the core then retires the fence at once). Contexts with asynchronous
-  // work return false and call the retire callback given at creation later.
-  virtual bool fence_ready(uint32_t ring_idx) { (void)ring_idx; return true; }
+  // The guest created fence `fence_id` on `ring_idx` (virglrenderer's submit_fence): it stands
+  // behind everything submitted on that ring so far. Returns true when that work is already
+  // complete (a synchronous context, or an idle ring); the core then retires the fence at once.
+  // Otherwise the context keeps the id with the last submission on the ring and reports exactly
+  // that id through ContextCreateInfo::retire_fence once the submission has retired, the fences of
+  // a ring in the order they were created. Fence ids are the guest's (a VMM's fence context, the
+  // vtest server's counter): a context never derives them from its own sequence numbers.
+  virtual bool submit_fence(uint32_t ring_idx, uint64_t fence_id) {
+    (void)ring_idx;
+    (void)fence_id;
+    return true;
+  }
+  // Called by the core's poll() while the context has fences pending: a context that can only
+  // learn of completion when asked checks here and reports through the retire callback. Contexts
+  // that report from their own thread need not implement it.
+  virtual void retire_fences() {}
 };
 
 // Retire callback handed to a context at creation (ring_idx, fence_id).
@@ -53,9 +65,9 @@ struct ContextCreateInfo {
   uint32_t ctx_id = 0;
   uint32_t capset_id = 0;
   const char* debug_name = nullptr;
-  // Contexts with asynchronous work report completion through this (from any thread); the core
-  // retires every fence of that ring up to and including `fence_id`. May be null for contexts that
-  // always answer fence_ready() with true.
+  // Contexts with asynchronous work report a fence handed to submit_fence() through this (from any
+  // thread, or from retire_fences()); the core retires every fence of that ring up to and
+  // including `fence_id`. May be null for contexts whose submit_fence() always returns true.
   FenceRetireFn retire_fence = nullptr;
   void* retire_cookie = nullptr;
 };

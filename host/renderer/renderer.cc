@@ -4,6 +4,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstring>
@@ -322,20 +323,22 @@ void Renderer::retire_signalled(uint32_t ctx_id, ContextEntry& ctx, uint32_t rin
   }
 }
 
-// A context reporting fence N implies that everything before N on that ring is complete.
+// A context reporting fence N implies that everything before N on that ring is complete. An id
+// that names no pending fence of the ring (a context that reports twice) changes nothing.
 void Renderer::signal_through(uint32_t ctx_id, uint32_t ring_idx, uint64_t fence_id) {
   auto it = contexts_.find(ctx_id);
   if (it == contexts_.end()) return;
   auto ring = it->second.rings.find(ring_idx);
   if (ring == it->second.rings.end()) return;
   auto& fences = ring->second;
-  bool known = false;
-  for (const auto& f : fences) known = known || f.fence_id == fence_id;
-  if (!known) return;
-  for (auto& f : fences) {
-    f.signalled = true;
-    if (f.fence_id == fence_id) break;
+  auto reported = std::find_if(fences.begin(), fences.end(),
+                               [&](const PendingFence& f) { return f.fence_id == fence_id; });
+  if (reported == fences.end()) {
+    log_debug(kDebugCommands, "renderer: ctx %u ring %u reported fence %" PRIu64 ", which is not pending",
+              ctx_id, ring_idx, fence_id);
+    return;
   }
+  for (auto f = fences.begin(); f != std::next(reported); ++f) f->signalled = true;
   retire_signalled(ctx_id, it->second, ring_idx);
 }
 
@@ -347,12 +350,21 @@ int Renderer::create_fence(uint32_t ctx_id, uint32_t ring_idx, uint64_t fence_id
   auto& fences = ctx->rings[ring_idx];
   if (fences.size() >= limits_.max_pending_fences_per_ring)
     return refuse(call, "fence_id", -ENOSPC, "exceeds the pending fence limit of the ring");
-  fences.push_back({fence_id, ctx->context->fence_ready(ring_idx)});
+  // A report from the context's own thread is queued for poll(), so it always finds this record.
+  fences.push_back({fence_id, false});
+  if (ctx->context->submit_fence(ring_idx, fence_id)) fences.back().signalled = true;
   retire_signalled(ctx_id, *ctx, ring_idx);
   return 0;
 }
 
 void Renderer::poll() {
+  // Contexts that only learn of completion when asked report now, into the same queue as the
+  // contexts' own threads; the eventfd is drained after them so it is not left readable.
+  for (auto& [ctx_id, ctx] : contexts_) {
+    bool pending = false;
+    for (const auto& [ring_idx, fences] : ctx.rings) pending = pending || !fences.empty();
+    if (pending) ctx.context->retire_fences();
+  }
   if (poll_fd_ >= 0) {
     uint64_t count;
     (void)!read(poll_fd_, &count, sizeof count);  // non-blocking; drained before the queue is read
@@ -363,13 +375,6 @@ void Renderer::poll() {
     retired.swap(retired_by_contexts_);
   }
   for (const auto& r : retired) signal_through(r.ctx_id, r.ring_idx, r.fence_id);
-  for (auto& [ctx_id, ctx] : contexts_) {
-    for (auto& [ring_idx, fences] : ctx.rings) {
-      if (fences.empty() || !ctx.context->fence_ready(ring_idx)) continue;
-      for (auto& f : fences) f.signalled = true;
-      retire_signalled(ctx_id, ctx, ring_idx);
-    }
-  }
 }
 
 }  // namespace gsvirt::renderer

@@ -83,13 +83,15 @@ class Renderer {
   int export_blob(uint32_t res_id, int* fd);
   int get_map(uint32_t res_id, void** map, uint64_t* size);
 
+  // Creates fence `fence_id` (the caller's id, any value) behind everything submitted on the ring
+  // and hands it to the context (Context::submit_fence); it retires when the context says so.
   int create_fence(uint32_t ctx_id, uint32_t ring_idx, uint64_t fence_id);
-  // Delivers fences retired by contexts since the last call, and asks contexts with pending fences
-  // whether their rings are idle now.
+  // Asks contexts with pending fences to report what completed (Context::retire_fences), then
+  // delivers every fence contexts retired since the last call.
   void poll();
   // Readable (an eventfd) once a context has reported a retirement that poll() has not delivered
   // yet; poll() drains it. Lets a server loop or a waiting guest sleep instead of polling on a
-  // timer. Contexts that only answer fence_ready() never make it readable.
+  // timer. Contexts that report only from retire_fences() never make it readable.
   int poll_fd() const { return poll_fd_; }
 
   // Introspection for tests and the vtest session.

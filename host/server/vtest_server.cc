@@ -164,7 +164,7 @@ class ClientSocket {
 
 // Waits for the client's next message (or the stop fd). While fences or sync waits are pending it
 // also wakes for the renderer's poll fd (a context retired work) and, while fences are pending, on
-// a timer for contexts that only answer fence_ready(): 1 ms, doubling to 16 ms while nothing
+// a timer for contexts that report only when polled: 1 ms, doubling to 16 ms while nothing
 // retires. Returns false when the client should be left.
 bool wait_for_message(int client_fd, int stop_fd, VtestSession& session, ClientSocket& socket) {
   // Nothing else to watch: the header read blocks in recvmsg itself.

@@ -439,13 +439,10 @@ bool VtestSession::submit_batch(std::span<const uint8_t> payload, const vtest::S
                        uint64_t(b.cmd_size) * 4) < 0)
     return refuse(kSubmitCmd2, "cmd", "stream was rejected by the context");
   if (points.empty()) return true;
-  // The syncs are set when a fence behind this batch retires, in ring order. The fence id is the
-  // highest value the batch sets: for a guest that uses one sync per ring as its timeline (the
-  // gsvirt transports), that is the guest's own point, which a native context reports back as the
-  // fence it retired (ContextCreateInfo::retire_fence). The session matches retirements by order
-  // on the ring, so ids need not be unique.
-  uint64_t fence_id = 0;
-  for (const auto& point : points) fence_id = std::max(fence_id, point.second);
+  // The syncs are set when a fence behind this batch retires. As a VMM's fence context does, the
+  // session numbers its fences itself (unique, increasing); the sync values are the client's own
+  // timeline and mean nothing to the context.
+  uint64_t fence_id = next_fence_id_++;
   auto& pending = ring_fences_[ring];
   pending.push_back({fence_id, std::move(points)});
   if (renderer_.create_fence(kContextId, ring, fence_id) < 0) {
@@ -455,15 +452,17 @@ bool VtestSession::submit_batch(std::span<const uint8_t> payload, const vtest::S
   return true;
 }
 
-// The renderer retires the fences of a ring in creation order, each once.
+// The renderer retires the fences of a ring in creation order, each once: `fence_id` is the
+// oldest pending fence of the ring.
 void VtestSession::on_fence_retired(uint32_t ring, uint64_t fence_id) {
   auto it = ring_fences_.find(ring);
-  if (it == ring_fences_.end() || it->second.empty()) return;
+  if (it == ring_fences_.end() || it->second.empty() || it->second.front().fence_id != fence_id) {
+    log_error("vtest: ring %u retired fence %" PRIu64 ", which is not the ring's oldest pending fence", ring,
+              fence_id);
+    return;
+  }
   PendingFence fence = std::move(it->second.front());
   it->second.pop_front();
-  if (fence.fence_id != fence_id)
-    log_error("vtest: ring %u retired fence %" PRIu64 " where %" PRIu64 " was next", ring, fence_id,
-              fence.fence_id);
   for (const auto& [id, value] : fence.syncs)
     if (syncs_.count(id)) set_sync(id, value);
   signal_ready_waits();

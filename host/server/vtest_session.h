@@ -67,7 +67,7 @@ class VtestSession {
 
   // Delivers fences of asynchronous contexts; the loop calls it while wants_poll() is true: when
   // poll_fd() is readable (a context reported a retirement) and, while wants_timer(), on a timer
-  // (contexts that only answer fence_ready()).
+  // (contexts that report completion only when the renderer polls them).
   void poll();
   bool wants_poll() const;
   bool wants_timer() const { return renderer_.has_pending_fences(); }
@@ -134,6 +134,7 @@ class VtestSession {
     std::vector<std::pair<uint32_t, uint64_t>> syncs;  // sync id, value
   };
   std::map<uint32_t, std::deque<PendingFence>> ring_fences_;  // per ring, in creation order
+  uint64_t next_fence_id_ = 1;  // the session's fence ids, unique over all rings
   std::vector<SyncWait> waits_;
   std::vector<VtestReply> replies_;
 };

@@ -66,11 +66,11 @@ TEST(GsgpuCtx, ScaleKernelRunsEndToEndOnBlobMemory) {
 
   ASSERT_EQ(g.submit(1, 10, {code.bo_id, args.bo_id, x.bo_id}, Guest::dispatch(code, args, 12, 10, 32)),
             Status::kOk);
-  // The renderer's fence with fence_id = the guest's seqno retires with it.
-  ASSERT_EQ(g.renderer().create_fence(g.ctx_id, 1, 10), 0);
+  // A renderer fence created behind the submission retires with it.
+  ASSERT_EQ(g.renderer().create_fence(g.ctx_id, 1, 500), 0);
   ASSERT_TRUE(g.wait_retired(1, 10));
   EXPECT_EQ(g.fence(1).faulted_seqno, 0u);
-  EXPECT_TRUE(host.wait_fence(g.ctx_id, 1, 10));
+  EXPECT_TRUE(host.wait_fence(g.ctx_id, 1, 500));
   // The results are in the guest's own mapping of the blob: the GPU wrote it in place.
   EXPECT_TRUE(scaled(x, 320, 7));
 
@@ -117,16 +117,83 @@ TEST(GsgpuCtx, FencesRetireAsynchronously) {
   GpuBuffer spin = g.kernel(read_kernel("spin.s"));
   GpuBuffer args = g.buffer(4096, kVaRead);
   ASSERT_EQ(g.submit(2, 5, {spin.bo_id, args.bo_id}, Guest::dispatch(spin, args, 0, 1, 1)), Status::kOk);
-  // The renderer asks the context: work is pending, so the fence waits.
-  ASSERT_EQ(g.renderer().create_fence(g.ctx_id, 2, 5), 0);
-  EXPECT_FALSE(host.has_retired(g.ctx_id, 2, 5));
+  // Work is pending on the ring, so the fence waits for it.
+  ASSERT_EQ(g.renderer().create_fence(g.ctx_id, 2, 77), 0);
+  EXPECT_FALSE(host.has_retired(g.ctx_id, 2, 77));
   // A fence on an idle ring retires at once.
   ASSERT_EQ(g.renderer().create_fence(g.ctx_id, 3, 99), 0);
   EXPECT_TRUE(host.has_retired(g.ctx_id, 3, 99));
   // The spin ends with a watchdog fault; the fence retires anyway, and the page says it faulted.
-  EXPECT_TRUE(host.wait_fence(g.ctx_id, 2, 5));
+  EXPECT_TRUE(host.wait_fence(g.ctx_id, 2, 77));
   EXPECT_EQ(g.fence(2).retired_seqno, 5u);
   EXPECT_EQ(g.fence(2).faulted_seqno, 5u);
+}
+
+// Fence ids are the guest's VMM's (a virtio-gpu fence context), unrelated to the seqnos the guest
+// gives its submissions: each fence retires exactly when the submission it was created behind
+// does, even when its id equals the seqno of an earlier submission that retires first.
+TEST(GsgpuCtx, FencesRetireByTheirOwnIdsNotBySeqnos) {
+  ContextConfig config = test_config();
+  config.watchdog_budget = 0xffffffffu;                  // only the test ends a gate
+  config.submit_time_budget_ns = uint64_t{60'000'000'000};
+  Host host(config);
+  Guest g(host, 1);
+  renderer::Renderer& r = g.renderer();
+  GpuBuffer gate = g.kernel(kGateKernel);
+  GpuBuffer first = g.buffer(4096, kVaRead), second = g.buffer(4096, kVaRead);
+  ASSERT_EQ(g.submit(1, 5, {gate.bo_id, first.bo_id}, Guest::dispatch(gate, first, 4, 1, 1)), Status::kOk);
+  ASSERT_EQ(r.create_fence(g.ctx_id, 1, 1000), 0);
+  ASSERT_EQ(g.submit(1, 6, {}, {}), Status::kOk);
+  ASSERT_EQ(r.create_fence(g.ctx_id, 1, 1001), 0);
+  ASSERT_EQ(g.submit(1, 7, {gate.bo_id, second.bo_id}, Guest::dispatch(gate, second, 4, 1, 1)), Status::kOk);
+  ASSERT_EQ(r.create_fence(g.ctx_id, 1, 6), 0);
+  ASSERT_EQ(r.create_fence(g.ctx_id, 2, 2000), 0);
+  using Fences = std::vector<std::pair<uint32_t, uint64_t>>;
+  EXPECT_EQ(host.retired_fences(g.ctx_id), (Fences{{2, 2000}})) << "ring 2 is idle, ring 1 is not";
+
+  open_gate(first);
+  ASSERT_TRUE(host.wait_fence(g.ctx_id, 1, 1001));
+  EXPECT_EQ(g.fence(1).retired_seqno, 6u);
+  for (int i = 0; i < 20; ++i) {
+    r.poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(host.retired_fences(g.ctx_id), (Fences{{2, 2000}, {1, 1000}, {1, 1001}}))
+      << "fence 6 stands behind seqno 7, which is still running";
+
+  open_gate(second);
+  ASSERT_TRUE(host.wait_fence(g.ctx_id, 1, 6));
+  EXPECT_EQ(g.fence(1).retired_seqno, 7u);
+  EXPECT_EQ(g.fence(1).faulted_seqno, 0u);
+  EXPECT_EQ(host.retired_fences(g.ctx_id), (Fences{{2, 2000}, {1, 1000}, {1, 1001}, {1, 6}}));
+  EXPECT_FALSE(r.has_pending_fences());
+}
+
+// A fence created behind a submission that is refused after its seqno was admitted retires with
+// it, in order.
+TEST(GsgpuCtx, FencesBehindARefusedSubmissionRetireInOrder) {
+  ContextConfig config = test_config();
+  config.watchdog_budget = 0xffffffffu;
+  config.submit_time_budget_ns = uint64_t{60'000'000'000};
+  Host host(config);
+  Guest g(host, 1);
+  renderer::Renderer& r = g.renderer();
+  GpuBuffer gate = g.kernel(kGateKernel);
+  GpuBuffer flag = g.buffer(4096, kVaRead);
+  ASSERT_EQ(g.submit(0, 1, {gate.bo_id, flag.bo_id}, Guest::dispatch(gate, flag, 4, 1, 1)), Status::kOk);
+  ASSERT_EQ(r.create_fence(g.ctx_id, 0, 40), 0);
+  EXPECT_EQ(g.submit(0, 2, {999}, {}), Status::kInvalidArgument) << "an unknown BO: refused, seqno 2 faults";
+  ASSERT_EQ(r.create_fence(g.ctx_id, 0, 41), 0);
+  EXPECT_EQ(g.submit(0, 3, {998}, {}), Status::kInvalidArgument);
+  ASSERT_EQ(r.create_fence(g.ctx_id, 0, 42), 0);
+  r.poll();
+  EXPECT_TRUE(host.retired_fences(g.ctx_id).empty());
+  open_gate(flag);
+  ASSERT_TRUE(host.wait_fence(g.ctx_id, 0, 42));
+  using Fences = std::vector<std::pair<uint32_t, uint64_t>>;
+  EXPECT_EQ(host.retired_fences(g.ctx_id), (Fences{{0, 40}, {0, 41}, {0, 42}}));
+  EXPECT_EQ(g.fence(0).retired_seqno, 3u);
+  EXPECT_EQ(g.fence(0).faulted_seqno, 3u);
 }
 
 TEST(GsgpuCtx, EmptySubmissionsRetireLikeOthers) {

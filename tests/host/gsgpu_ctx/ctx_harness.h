@@ -89,6 +89,14 @@ class Host {
     uint32_t ctx, ring;
     uint64_t fence;
   };
+  // (ring, fence id) of every fence of `ctx` retired so far, in the order they retired.
+  std::vector<std::pair<uint32_t, uint64_t>> retired_fences(uint32_t ctx) {
+    std::lock_guard lock(mutex_);
+    std::vector<std::pair<uint32_t, uint64_t>> out;
+    for (const Retired& r : retired_)
+      if (r.ctx == ctx) out.emplace_back(r.ring, r.fence);
+    return out;
+  }
   bool has_retired(uint32_t ctx, uint32_t ring, uint64_t fence) {
     std::lock_guard lock(mutex_);
     for (const Retired& r : retired_)
@@ -308,6 +316,21 @@ class Guest {
   uint32_t next_bo_id_ = 1;
   uint64_t next_va_ = 0;
 };
+
+// Runs until the u32 its argument pointer points at is not 0: a submission the test ends when it
+// chooses (dispatch it with a 4-byte flag buffer as its arguments, one work-item).
+constexpr const char* kGateKernel = R"(
+.kernel gate
+  s_special s[0:1], arg_ptr
+wait:
+  s_load_b32 s2, s[0:1], 0
+  s_cbranch_z s2, wait
+  s_end
+)";
+
+inline void open_gate(const GpuBuffer& flag) {
+  __atomic_store_n(reinterpret_cast<uint32_t*>(flag.blob.map), 1u, __ATOMIC_RELEASE);
+}
 
 // x = 0, 1, 2, ... and the scale kernel's arguments (x's address at 0, k at 8).
 inline void prepare_scale(const GpuBuffer& args, const GpuBuffer& x, uint32_t n, uint32_t k) {

@@ -107,7 +107,7 @@ TEST_F(CApiTest, PollFdWakesWhenAContextRetiresWork) {
   pollfd p{fd, POLLIN, 0};
   EXPECT_EQ(poll(&p, 1, 0), 0);
   std::vector<uint32_t> complete;
-  echo_complete(complete, 3, 5);
+  echo_complete(complete, 3, 1);
   ASSERT_EQ(gsvirt_renderer_submit_cmd(complete.data(), 1, int(complete.size())), 0);
   EXPECT_EQ(poll(&p, 1, 0), 1);
   gsvirt_renderer_poll();

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -56,12 +57,19 @@ class EchoContext final : public renderer::Context {
     if (resources_.erase(resource_id)) g_attached--;
     if (reply_res_ == resource_id) reply_res_ = 0;
   }
-  bool fence_ready(uint32_t ring_idx) override {
-    if (held_rings_.count(ring_idx)) return false;
+  bool submit_fence(uint32_t ring_idx, uint64_t fence_id) override {
     auto busy = busy_polls_.find(ring_idx);
-    if (busy == busy_polls_.end() || busy->second == 0) return true;
-    busy->second--;
+    bool is_busy = busy != busy_polls_.end() && busy->second > 0;
+    if (!held_rings_.count(ring_idx) && !is_busy) return true;
+    kept_[ring_idx].push_back(fence_id);
     return false;
+  }
+  void retire_fences() override {
+    for (auto& [ring, polls] : busy_polls_) {
+      if (kept_[ring].empty() || held_rings_.count(ring)) continue;
+      if (polls > 0 && --polls > 0) continue;
+      report(ring, kept_[ring].size());
+    }
   }
 
  private:
@@ -91,11 +99,10 @@ class EchoContext final : public renderer::Context {
         held_rings_.insert(args.u32("ring"));
         return args.ok();
       case kEchoComplete: {
-        uint32_t ring = args.u32("ring");
-        uint64_t fence = args.u64("fence_id");
+        uint32_t ring = args.u32("ring"), count = args.u32("count");
         if (!args.ok()) return false;
         held_rings_.erase(ring);
-        if (info_.retire_fence) info_.retire_fence(info_.retire_cookie, info_.ctx_id, ring, fence);
+        report(ring, count);
         return true;
       }
       case kEchoBusyFor: {
@@ -106,6 +113,16 @@ class EchoContext final : public renderer::Context {
       }
       default:  // includes kEchoPoison
         return false;
+    }
+  }
+
+  // Reports the oldest `count` kept fences of `ring`, in creation order.
+  void report(uint32_t ring, size_t count) {
+    auto& kept = kept_[ring];
+    for (; count > 0 && !kept.empty(); --count) {
+      uint64_t fence_id = kept.front();
+      kept.pop_front();
+      if (info_.retire_fence) info_.retire_fence(info_.retire_cookie, info_.ctx_id, ring, fence_id);
     }
   }
 
@@ -126,6 +143,7 @@ class EchoContext final : public renderer::Context {
   std::map<uint32_t, std::shared_ptr<Resource>> resources_;
   std::set<uint32_t> held_rings_;
   std::map<uint32_t, uint32_t> busy_polls_;
+  std::map<uint32_t, std::deque<uint64_t>> kept_;  // fence ids not yet reported, per ring
   uint32_t reply_res_ = 0, reply_offset_ = 0, seqno_ = 0;
   bool fatal_ = false;
 };
@@ -166,8 +184,8 @@ void echo_sum(std::vector<uint32_t>& c, uint32_t res, uint32_t off, uint32_t siz
   push(c, {kEchoSum, 5, res, off, size});
 }
 void echo_hold(std::vector<uint32_t>& c, uint32_t ring) { push(c, {kEchoHold, 3, ring}); }
-void echo_complete(std::vector<uint32_t>& c, uint32_t ring, uint64_t fence) {
-  push(c, {kEchoComplete, 5, ring, uint32_t(fence), uint32_t(fence >> 32)});
+void echo_complete(std::vector<uint32_t>& c, uint32_t ring, uint32_t count) {
+  push(c, {kEchoComplete, 4, ring, count});
 }
 void echo_poison(std::vector<uint32_t>& c) { push(c, {kEchoPoison, 2}); }
 void echo_busy_for(std::vector<uint32_t>& c, uint32_t ring, uint32_t polls) {

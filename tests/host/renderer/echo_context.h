@@ -6,10 +6,13 @@
 //   ECHO(value)                    writes {u32 seqno, u32 value} into the reply slot
 //   NOP()                          does nothing (batched no-reply traffic)
 //   SUM(res_id, offset, size)      writes {seqno, byte sum of that range} into the reply slot
-//   HOLD(ring)                     makes fence_ready(ring) false from now on
-//   COMPLETE(ring, fence_lo, hi)   reports that fence through the retire callback
-//   BUSY_FOR(ring, polls)          fence_ready(ring) answers false `polls` more times, then true
-//                                  (an asynchronous context finishing on its own)
+//   HOLD(ring)                     fences created on the ring from now on are kept, not retired
+//   COMPLETE(ring, count)          reports the oldest `count` kept fences of the ring (their ids,
+//                                  through the retire callback) and stops holding the ring
+//   BUSY_FOR(ring, polls)          fences created on the ring are kept until the renderer has
+//                                  polled the context `polls` more times, then all are reported
+//                                  (an asynchronous context that finishes only when asked)
+// Fences on a ring neither held nor busy retire at once (a synchronous context).
 //   POISON()                       sets the sticky fatal state
 #pragma once
 
@@ -45,7 +48,7 @@ void echo_echo(std::vector<uint32_t>& cmds, uint32_t value);
 void echo_nop(std::vector<uint32_t>& cmds);
 void echo_sum(std::vector<uint32_t>& cmds, uint32_t res_id, uint32_t offset, uint32_t size);
 void echo_hold(std::vector<uint32_t>& cmds, uint32_t ring);
-void echo_complete(std::vector<uint32_t>& cmds, uint32_t ring, uint64_t fence_id);
+void echo_complete(std::vector<uint32_t>& cmds, uint32_t ring, uint32_t count);
 void echo_poison(std::vector<uint32_t>& cmds);
 void echo_busy_for(std::vector<uint32_t>& cmds, uint32_t ring, uint32_t polls);
 

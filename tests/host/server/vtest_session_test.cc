@@ -155,10 +155,9 @@ int take_wait_fd(VtestSession& session) {
   return fd;
 }
 
-// A context that reports its own retirements names the guest's point (the sync value) as the
-// fence id: exactly the batches up to that point on that ring complete, whatever other rings use
-// the same numbers.
-TEST_F(SessionTest, ARetiredPointCompletesThatRingsBatchesOnly) {
+// A context that reports its own retirements completes exactly the batches whose fences it
+// reported, on that ring only, whatever sync values other rings use.
+TEST_F(SessionTest, ARetiredFenceCompletesThatRingsBatchesOnly) {
   start();
   ASSERT_TRUE(send({2, kSyncCreate, 0, 0}));
   ASSERT_TRUE(send({2, kSyncCreate, 0, 0}));
@@ -173,7 +172,7 @@ TEST_F(SessionTest, ARetiredPointCompletesThatRingsBatchesOnly) {
   ASSERT_TRUE(submit(nop, ring0_sync, 2, kSubmitFlagRingIdx, 0));
   EXPECT_EQ(read_sync(ring0_sync), 2u);
   EXPECT_EQ(read_sync(ring2_sync), 0u);
-  // Ring 2 reports point 1 done and stays busy with point 2.
+  // Ring 2 reports its first fence (the batch setting 1) done and stays busy with the second.
   std::vector<uint32_t> partly;
   test::echo_complete(partly, 2, 1);
   test::echo_hold(partly, 2);
@@ -181,7 +180,7 @@ TEST_F(SessionTest, ARetiredPointCompletesThatRingsBatchesOnly) {
   session.poll();
   EXPECT_EQ(read_sync(ring2_sync), 1u);
   std::vector<uint32_t> rest;
-  test::echo_complete(rest, 2, 2);
+  test::echo_complete(rest, 2, 1);
   ASSERT_TRUE(submit(rest));
   session.poll();
   EXPECT_EQ(read_sync(ring2_sync), 2u);
