@@ -12,6 +12,18 @@ constexpr cl_mem_flags kHostPtrFlags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_P
 constexpr cl_mem_flags kHostAccessFlags = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
 constexpr size_t kSubBufferAlign = 128;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes
 
+bool is_image_type(cl_mem_object_type type) {
+  switch (type) {
+    case CL_MEM_OBJECT_IMAGE1D:
+    case CL_MEM_OBJECT_IMAGE1D_BUFFER:
+    case CL_MEM_OBJECT_IMAGE1D_ARRAY:
+    case CL_MEM_OBJECT_IMAGE2D:
+    case CL_MEM_OBJECT_IMAGE2D_ARRAY:
+    case CL_MEM_OBJECT_IMAGE3D: return true;
+    default: return false;
+  }
+}
+
 bool at_most_one(cl_mem_flags flags, cl_mem_flags group) {
   const cl_mem_flags f = flags & group;
   return (f & (f - 1)) == 0;
@@ -187,10 +199,14 @@ cl_mem CL_API_CALL gsgpu_clCreateImage(cl_context context, cl_mem_flags, const c
   return nullptr;
 }
 
-cl_int CL_API_CALL gsgpu_clGetSupportedImageFormats(cl_context context, cl_mem_flags, cl_mem_object_type,
-                                                    cl_uint, cl_image_format*, cl_uint* count) {
+cl_int CL_API_CALL gsgpu_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
+                                                    cl_uint num_entries, cl_image_format* formats, cl_uint* count) {
   if (!as<Context>(context, Kind::kContext)) return CL_INVALID_CONTEXT;
-  if (count) *count = 0;
+  // The spec's CL_INVALID_VALUE cases hold without image support too: unknown flags or image
+  // type, or room for no entries with a list given.
+  constexpr cl_mem_flags kKnown = kAccessFlags | kHostPtrFlags | kHostAccessFlags | CL_MEM_KERNEL_READ_AND_WRITE;
+  if ((flags & ~kKnown) || !is_image_type(type) || (num_entries == 0 && formats)) return CL_INVALID_VALUE;
+  if (count) *count = 0;  // no image formats: the device reports no image support
   return CL_SUCCESS;
 }
 

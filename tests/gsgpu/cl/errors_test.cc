@@ -175,6 +175,25 @@ TEST_F(ErrorsTest, MapFlagsFollowHostAccessAndExcludeEachOther) {
   EXPECT_EQ(map(plain, CL_MAP_WRITE_INVALIDATE_REGION | CL_MAP_WRITE), CL_INVALID_VALUE);
 }
 
+// clGetSupportedImageFormats: "CL_INVALID_VALUE if flags or image_type are not valid, or if
+// num_entries is 0 and image_formats is not NULL"; otherwise no formats (no image support).
+TEST_F(ErrorsTest, ImageFormatQueriesCheckTheirArguments) {
+  cl_image_format formats[4];
+  cl_uint count = 99;
+  EXPECT_EQ(api().clGetSupportedImageFormats(context_, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, 4, formats, &count),
+            CL_SUCCESS);
+  EXPECT_EQ(count, 0u);
+  EXPECT_EQ(api().clGetSupportedImageFormats(context_, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, 0, formats, &count),
+            CL_INVALID_VALUE);
+  EXPECT_EQ(api().clGetSupportedImageFormats(context_, CL_MEM_READ_ONLY, CL_MEM_OBJECT_BUFFER, 4, formats, &count),
+            CL_INVALID_VALUE);
+  EXPECT_EQ(api().clGetSupportedImageFormats(context_, cl_mem_flags(1) << 40, CL_MEM_OBJECT_IMAGE2D, 4, formats,
+                                             &count),
+            CL_INVALID_VALUE);
+  EXPECT_EQ(api().clGetSupportedImageFormats(nullptr, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, 4, formats, &count),
+            CL_INVALID_CONTEXT);
+}
+
 // clBuildProgram, clCompileProgram, clLinkProgram: "CL_INVALID_VALUE if device_list is NULL and
 // num_devices is greater than zero, or if device_list is not NULL and num_devices is zero";
 // CL_INVALID_DEVICE only for a listed handle that is not a device of the program.
