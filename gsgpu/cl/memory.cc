@@ -168,6 +168,8 @@ cl_int CL_API_CALL gsgpu_clGetMemObjectInfo(cl_mem mem, cl_mem_info param, size_
                                             size_t* ret) {
   auto* m = as<Mem>(mem, Kind::kMem);
   if (!m) return CL_INVALID_MEM_OBJECT;
+  // map_count changes in an unmap's work, which may run on the completion thread.
+  std::lock_guard lock(m->rt->mutex);
   switch (param) {
     case CL_MEM_TYPE: return put_value(cl_mem_object_type(CL_MEM_OBJECT_BUFFER), size, value, ret);
     case CL_MEM_FLAGS: return put_value(m->flags, size, value, ret);

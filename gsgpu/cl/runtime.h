@@ -167,7 +167,7 @@ struct Mem : Object {
   uint64_t va = 0;       // GPU VA of byte 0
   GpuAlloc alloc;        // root buffers: their buffer object
   void* host_ptr = nullptr;  // as given by the application (CL_MEM_HOST_PTR)
-  uint32_t map_count = 0;
+  uint32_t map_count = 0;  // guarded by the runtime mutex (unmaps run on the completion thread too)
   std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> destructors;
 
   const GpuAlloc& root_alloc() const { return parent ? parent->alloc : alloc; }
