@@ -1,41 +1,19 @@
 // The runtime's public face (gsgpu_cl.h) and its configuration from the environment.
 #include <cstdlib>
 
-#include "common/log.h"
 #include "gsgpu/cl/runtime.h"
 
 namespace gsgpu::cl {
-namespace {
-
-// An unsigned number from the environment within [lo, hi], else `fallback` (with a log line when
-// the variable was set but unusable).
-uint64_t env_number(const char* name, uint64_t lo, uint64_t hi, uint64_t fallback) {
-  const char* s = std::getenv(name);
-  if (!s || !*s) return fallback;
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(s, &end, 0);
-  if (*end || v < lo || v > hi) {
-    gsvirt::log_error("gsgpu: %s=\"%s\" is not in %llu..%llu; using %llu", name, s,
-                      static_cast<unsigned long long>(lo), static_cast<unsigned long long>(hi),
-                      static_cast<unsigned long long>(fallback));
-    return fallback;
-  }
-  return v;
-}
-
-}  // namespace
 
 RuntimeConfig config_from_env() {
   RuntimeConfig c;
-  c.shader_cores = uint32_t(env_number("GSGPU_CORES", 1, 256, c.shader_cores));
-  c.warp_width = uint32_t(env_number("GSGPU_WARP", 1, 64, c.warp_width));
-  if (c.warp_width & (c.warp_width - 1)) {
-    gsvirt::log_error("gsgpu: GSGPU_WARP=%u is not a power of two; using 32", c.warp_width);
-    c.warp_width = 32;
-  }
-  c.vram_mb = env_number("GSGPU_VRAM_MB", 16, 16384, c.vram_mb);
-  c.watchdog_budget = env_number("GSGPU_WATCHDOG", 1, UINT32_MAX, c.watchdog_budget);
-  c.max_work_items = env_number("GSGPU_MAX_WORK_ITEMS", 1, uint64_t{1} << 40, c.max_work_items);
+  // The device's shape is parsed where the local device is described, for every mode alike.
+  gsgpu::drv::LocalConfig lc = gsgpu::drv::local_config_from_env(local_config(c));
+  c.shader_cores = lc.shader_cores;
+  c.warp_width = lc.warp_width;
+  c.vram_mb = lc.vram_size >> 20;
+  c.watchdog_budget = lc.watchdog_budget;
+  c.max_work_items = lc.max_work_items_per_dispatch;
   if (const char* dir = std::getenv("GSGPU_DUMP_DIR")) c.dump_dir = dir;
   return c;
 }

@@ -194,6 +194,15 @@ class LocalDevice : public Device {
   virtual Status bo_import(void* host, uint64_t size, std::function<void()> release, BoHandle* out) = 0;
 };
 
+// `base` with the device's shape taken from the environment, so every mode that opens a local
+// device (gsgpu/cl's runtime behind vcomp, the gsgpu native context) emulates the same GPU:
+// GSGPU_CORES (shader_cores, 1..256), GSGPU_WARP (warp_width, a power of two in 1..64),
+// GSGPU_VRAM_MB (vram_size in MiB, 16..16384), GSGPU_WATCHDOG (watchdog_budget, 1..2^32-1),
+// GSGPU_MAX_WORK_ITEMS (max_work_items_per_dispatch, 1..2^40). A variable that is unset keeps
+// `base`'s value; one that is unusable keeps it too, with a log line. The defaults are
+// LocalConfig's (4 cores, warp 32, 256 MiB, the device's watchdog, 2^28 work-items).
+LocalConfig local_config_from_env(LocalConfig base = {});
+
 // Opens a new emulated device for one client. nullptr and *error when the configuration is
 // unusable.
 std::unique_ptr<LocalDevice> open_local(const LocalConfig& config, std::string* error);

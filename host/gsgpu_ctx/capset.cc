@@ -14,7 +14,7 @@ namespace {
 
 struct Shared {
   std::mutex mutex;
-  ContextConfig config;
+  ContextConfig config = context_config_from_env();
   // The capset of `config`, read once from a device (every context's device reports the same).
   std::optional<proto::Capset> capset;
 };
@@ -67,6 +67,23 @@ std::unique_ptr<renderer::Context> create(const renderer::ContextCreateInfo& inf
 
 }  // namespace
 
+ContextConfig context_config_from_env() {
+  ContextConfig c;
+  gsgpu::drv::LocalConfig shape;
+  shape.shader_cores = c.shader_cores;
+  shape.warp_width = c.warp_width;
+  shape.vram_size = c.vram_size;
+  shape.watchdog_budget = c.watchdog_budget;
+  shape.max_work_items_per_dispatch = c.max_work_items_per_dispatch;
+  shape = gsgpu::drv::local_config_from_env(std::move(shape));
+  c.shader_cores = shape.shader_cores;
+  c.warp_width = shape.warp_width;
+  c.vram_size = shape.vram_size;
+  c.watchdog_budget = shape.watchdog_budget;
+  c.max_work_items_per_dispatch = shape.max_work_items_per_dispatch;
+  return c;
+}
+
 void set_context_config(const ContextConfig& config) {
   Shared& s = shared();
   std::lock_guard lock(s.mutex);
@@ -81,6 +98,7 @@ ContextConfig context_config() {
 }
 
 void register_capset() {
+  shared();  // the environment is read here, once per process
   renderer::CapsetInfo info;
   info.capset_id = proto::kCapsetId;
   info.max_version = proto::kWireVersion;

@@ -5,22 +5,28 @@
 
 #include <cstdint>
 
+#include "gsgpu/drv/drv.h"
 #include "protocol/gsgpu_ctx/gsgpu_ctx_protocol.h"
 
 namespace gsvirt::gsgpu_ctx {
 
 // How every new context's device is configured, and the quotas it enforces.
 struct ContextConfig {
-  uint32_t shader_cores = 2;
-  uint32_t warp_width = 32;
-  uint64_t vram_size = uint64_t{256} << 20;  // for BOs the guest does not back with a blob
-  uint32_t num_rings = 4;                    // at most proto::kMaxRings
-  uint64_t watchdog_budget = 0;              // instructions per warp; 0: the device's default
+  // The device's shape. The defaults are drv::LocalConfig's, the GPU remote mode emulates too; the
+  // registered context type takes GSGPU_CORES, GSGPU_WARP, GSGPU_VRAM_MB, GSGPU_WATCHDOG and
+  // GSGPU_MAX_WORK_ITEMS from the environment as remote mode does (context_config_from_env()).
+  uint32_t shader_cores = gsgpu::drv::LocalConfig{}.shader_cores;
+  uint32_t warp_width = gsgpu::drv::LocalConfig{}.warp_width;
+  uint64_t vram_size = gsgpu::drv::LocalConfig{}.vram_size;  // for BOs the guest does not back with a blob
+  uint32_t num_rings = 4;                                     // at most proto::kMaxRings
+  // Instructions per warp before the watchdog stops a dispatch; 0: the device's default.
+  uint64_t watchdog_budget = gsgpu::drv::LocalConfig{}.watchdog_budget;
   // Wall-clock time one submission may run before the device stops it (a timeout fault of this
   // context); 0: no limit.
   uint64_t submit_time_budget_ns = uint64_t{2'000'000'000};
-  // Work-items one DISPATCH may ask for: with the watchdog, what bounds a submission's run time.
-  uint64_t max_work_items_per_dispatch = uint64_t{1} << 24;
+  // Work-items one DISPATCH may ask for: with the watchdog and the time budget, what bounds a
+  // submission's run time.
+  uint64_t max_work_items_per_dispatch = gsgpu::drv::LocalConfig{}.max_work_items_per_dispatch;
   proto::Limits limits{
       .max_bos = 4096,
       .max_submit_bos = 4096,
@@ -29,6 +35,11 @@ struct ContextConfig {
       .max_pending_submits = 1024,
   };
 };
+
+// ContextConfig{} with the device's shape from the environment (drv::local_config_from_env, the
+// parser remote mode uses). The registered context type reads it once per process, in
+// register_capset().
+ContextConfig context_config_from_env();
 
 // The configuration of contexts created from now on (tests shorten the watchdog, shrink quotas).
 void set_context_config(const ContextConfig& config);

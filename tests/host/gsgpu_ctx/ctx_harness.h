@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -74,13 +75,14 @@ inline ContextConfig test_config() {
 // A renderer with the native context registered, recording the fences it retires.
 class Host {
  public:
-  explicit Host(const ContextConfig& config = test_config())
+  // config nullopt: contexts get what register_capset() read from the environment.
+  explicit Host(std::optional<ContextConfig> config = test_config())
       : renderer_([this](uint32_t ctx, uint32_t ring, uint64_t fence) {
           std::lock_guard lock(mutex_);
           retired_.push_back({ctx, ring, fence});
         }) {
     register_capset();
-    set_context_config(config);
+    if (config) set_context_config(*config);
   }
   renderer::Renderer& renderer() { return renderer_; }
   uint32_t next_res_id() { return next_res_id_++; }
