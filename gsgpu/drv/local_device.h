@@ -191,6 +191,7 @@ class LocalDeviceImpl final : public LocalDevice {
   std::chrono::steady_clock::time_point running_deadline_;  // its time budget ends here
   CancelReason cancel_reason_ = CancelReason::kNone;
   std::condition_variable timer_;  // the timer thread waits for a run to start or its deadline
+  bool timer_idle_ = false;        // ... for a run to start: the next start must wake it
   std::vector<std::shared_ptr<BoMemory>> graveyard_;  // freed while running_, dropped after the run
   std::deque<FaultInfo> faults_;
   Counters counters_;

@@ -108,7 +108,10 @@ void LocalDeviceImpl::device_thread() {
       running_serial_ = sub.serial;
       if (config_.submit_time_budget_ns != 0) {
         running_deadline_ = std::chrono::steady_clock::now() + std::chrono::nanoseconds(config_.submit_time_budget_ns);
-        timer_.notify_all();
+        // A timer thread sleeping until an earlier deadline (a run that has ended) wakes up by
+        // itself before this one's and re-arms; only an idle one needs waking (a thread switch
+        // per submission otherwise).
+        if (timer_idle_) timer_.notify_all();
       }
       lock.unlock();
       outcome = execute(sub, &fault);
@@ -164,7 +167,9 @@ void LocalDeviceImpl::timer_thread() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     if (!running_ || cancel_reason_ != CancelReason::kNone) {
+      timer_idle_ = true;
       timer_.wait(lock);
+      timer_idle_ = false;
       continue;
     }
     const uint64_t serial = running_serial_;
