@@ -159,7 +159,7 @@ void advance(Runtime* rt) {
     progress |= rt->advance_again;
   }
   rt->advancing = false;
-  rt->notify_progress();
+  if (!rt->notify_after_unlock) rt->notify_progress();
 }
 
 cl_int enqueue(Queue* q, CommandDesc desc, cl_uint n, const cl_event* waits, cl_event* event_out) {

@@ -136,10 +136,10 @@ Runtime::~Runtime() {
     // The thread leaves once nothing is in flight: submitted work (bounded by the watchdog) and
     // what it unblocks finish first; commands behind a user event nobody set stay unrun.
     {
-      std::lock_guard lock(mutex);
+      std::lock_guard lock(completion_mutex_);
       stopping_ = true;
     }
-    submitted_.notify_all();
+    completion_wake_.notify_all();
     completion_thread_.join();
   }
   if (argument_pool_) argument_pool_->release_all();

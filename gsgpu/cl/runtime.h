@@ -336,6 +336,9 @@ class Runtime {
   // Event callbacks are running (under the mutex, maybe on the completion thread): a blocking
   // call from one would wait for itself and is refused.
   uint32_t in_callback = 0;
+  // The completion thread is in advance(): it wakes waiters itself once it has dropped the mutex
+  // (woken under it, they would only block on the mutex and need a second wake-up).
+  bool notify_after_unlock = false;
 
   const RuntimeConfig& config() const { return config_; }
   drv::Device& device() { return *device_; }
@@ -412,6 +415,9 @@ class Runtime {
   // The completion thread: waits for the oldest submission's fence, retires what has retired,
   // moves the queues on.
   void completion_loop();
+  // Tells the completion thread which seqno to wait for next (0: nothing in flight), after
+  // in_flight_ changed. Called with `mutex` held.
+  void update_wait_target();
   void retire_submissions();
   void fail_in_flight(const std::string& why);
 
@@ -442,8 +448,13 @@ class Runtime {
   GpuAlloc progress_slot_;
   uint64_t next_serial_ = 1;
   std::map<uint64_t, drv::FaultInfo> unclaimed_faults_;  // read from the device, seqno not retired yet
-  bool stopping_ = false;
-  std::condition_variable_any submitted_;  // the completion thread: work in flight, or stop
+  // The completion thread sleeps on its own small lock, not on `mutex`: woken while an
+  // application thread still holds `mutex` (a submit happens inside an enqueue), it would block on
+  // it straight away and need a second wake-up. It goes straight to the fence instead.
+  std::mutex completion_mutex_;
+  std::condition_variable completion_wake_;
+  uint64_t wait_target_ = 0;  // guarded by completion_mutex_: the oldest seqno in flight, 0 = none
+  bool stopping_ = false;     // guarded by completion_mutex_
   std::condition_variable_any progress_;   // waiters: a command finished
   std::thread completion_thread_;
 };

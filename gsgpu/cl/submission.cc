@@ -90,7 +90,7 @@ bool Runtime::submit_records(std::vector<LaunchRecord>&& records, std::string* w
   exclusive_in_flight_ = first->exact_counters;
   batch_in_flight_ = records.size() > 1;
   in_flight_[seqno] = std::move(records);
-  submitted_.notify_all();
+  update_wait_target();
   return true;
 }
 
@@ -133,21 +133,35 @@ bool Runtime::flush_held() {
   return true;
 }
 
+void Runtime::update_wait_target() {
+  const uint64_t target = in_flight_.empty() ? 0 : in_flight_.begin()->first;
+  std::lock_guard lock(completion_mutex_);
+  const bool was_idle = wait_target_ == 0;
+  wait_target_ = target;
+  if (was_idle && target) completion_wake_.notify_one();
+}
+
 void Runtime::completion_loop() {
-  std::unique_lock lock(mutex);
   for (;;) {
-    submitted_.wait(lock, [this] { return stopping_ || !in_flight_.empty(); });
-    if (in_flight_.empty()) return;  // stopping, nothing left
-    const uint64_t oldest = in_flight_.begin()->first;
-    lock.unlock();
+    uint64_t target = 0;
+    {
+      std::unique_lock wait(completion_mutex_);
+      completion_wake_.wait(wait, [this] { return stopping_ || wait_target_ != 0; });
+      if (wait_target_ == 0) return;  // stopping, nothing left in flight
+      target = wait_target_;
+    }
     // Its outcome is read again per submission below; the wait only says something retired.
-    const drv::Status s = device_->fence_wait(kRing, oldest, UINT64_MAX);
-    lock.lock();
+    const drv::Status s = device_->fence_wait(kRing, target, UINT64_MAX);
+    std::unique_lock lock(mutex);
     if (s == drv::Status::kOk || s == drv::Status::kFaulted)
       retire_submissions();
     else
       fail_in_flight(std::string("fence_wait: ") + drv::status_name(s));
+    notify_after_unlock = true;
     advance(this);  // also sends what was held
+    notify_after_unlock = false;
+    update_wait_target();
+    lock.unlock();
     progress_.notify_all();
   }
 }
