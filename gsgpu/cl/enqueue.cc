@@ -65,6 +65,8 @@ cl_int make_rect(const size_t origin[3], const size_t region[3], size_t row, siz
   if (!packed_slice) return CL_INVALID_VALUE;
   r->slice = slice ? slice : size_t(*packed_slice);
   if (r->row < region[0] || r->slice < *packed_slice) return CL_INVALID_VALUE;
+  // The spec: a slice pitch that is given is a multiple of the row pitch.
+  if (slice && slice % r->row) return CL_INVALID_VALUE;
   auto z = checked_mul<uint64_t>(origin[2], r->slice);
   auto y = checked_mul<uint64_t>(origin[1], r->row);
   auto zs = checked_mul<uint64_t>(region[2] - 1, r->slice);

@@ -64,7 +64,9 @@ cl_int check_local(const Kernel* k, const size_t* local, Range* r) {
   const uint64_t limit = k->rt->max_work_group_size();
   uint64_t group = 1;
   for (cl_uint d = 0; d < r->dim; ++d) {
-    if (local[d] == 0 || local[d] > limit) return CL_INVALID_WORK_ITEM_SIZE;
+    // A zero-sized group divides nothing: CL_INVALID_WORK_GROUP_SIZE, as the remoting ICD answers.
+    if (local[d] == 0) return CL_INVALID_WORK_GROUP_SIZE;
+    if (local[d] > limit) return CL_INVALID_WORK_ITEM_SIZE;
     if (r->global[d] % local[d]) return CL_INVALID_WORK_GROUP_SIZE;
     if (reqd[0] && local[d] != std::max<uint32_t>(reqd[d], 1)) return CL_INVALID_WORK_GROUP_SIZE;
     r->local[d] = uint32_t(local[d]);

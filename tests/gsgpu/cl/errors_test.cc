@@ -153,6 +153,28 @@ TEST_F(ErrorsTest, HostAccessFlagsRefuseTheForbiddenTransfers) {
   EXPECT_EQ(api().clFinish(queue_), CL_SUCCESS);
 }
 
+// Rect transfers: "CL_INVALID_VALUE if <slice_pitch> is not 0 and is less than region[1] *
+// <row_pitch> or not a multiple of <row_pitch>", for the buffer's and the host's pitches.
+TEST_F(ErrorsTest, ARectSlicePitchIsAMultipleOfTheRowPitch) {
+  cl_mem m = buffer(1024);
+  cl_mem d = buffer(1024);
+  uint8_t host[1024] = {};
+  const size_t origin[3] = {0, 0, 0}, region[3] = {16, 2, 2};
+  EXPECT_EQ(api().clEnqueueReadBufferRect(queue_, m, CL_TRUE, origin, origin, region, 16, 40, 0, 0, host, 0, nullptr,
+                                          nullptr),
+            CL_INVALID_VALUE);
+  EXPECT_EQ(api().clEnqueueWriteBufferRect(queue_, m, CL_TRUE, origin, origin, region, 0, 0, 16, 33, host, 0,
+                                           nullptr, nullptr),
+            CL_INVALID_VALUE);
+  EXPECT_EQ(api().clEnqueueCopyBufferRect(queue_, m, d, origin, origin, region, 16, 40, 16, 32, 0, nullptr, nullptr),
+            CL_INVALID_VALUE);
+  EXPECT_EQ(api().clEnqueueCopyBufferRect(queue_, m, d, origin, origin, region, 16, 48, 16, 32, 0, nullptr, nullptr),
+            CL_SUCCESS);
+  EXPECT_EQ(api().clEnqueueReadBufferRect(queue_, m, CL_TRUE, origin, origin, region, 16, 48, 32, 96, host, 0,
+                                          nullptr, nullptr),
+            CL_SUCCESS);
+}
+
 // clEnqueueMapBuffer: CL_MAP_READ needs host read access, CL_MAP_WRITE and
 // CL_MAP_WRITE_INVALIDATE_REGION host write access (CL_INVALID_OPERATION); WRITE_INVALIDATE_REGION
 // with READ or WRITE is CL_INVALID_VALUE.
@@ -257,6 +279,21 @@ TEST_F(ErrorsTest, AReleasedKernelStillQueuedDoesNotBlockARebuild) {
   // A kernel of the rebuilt program attaches again.
   kernel(p, "put");
   EXPECT_EQ(api().clBuildProgram(p, 1, &device_, "", nullptr, nullptr), CL_INVALID_OPERATION);
+}
+
+// A local size of 0 is CL_INVALID_WORK_GROUP_SIZE (no group of 0 items divides the range), as the
+// remoting ICD answers in remote mode; CL_INVALID_WORK_ITEM_SIZE stays for sizes above the device's.
+TEST_F(ErrorsTest, AZeroLocalSizeIsInvalidWorkGroupSize) {
+  REQUIRE_COMPILER();
+  cl_program p = build("__kernel void put(__global uint* out) { out[get_global_id(0)] = 1; }");
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "put");
+  cl_mem out = buffer(64 * sizeof(cl_uint));
+  arg(k, 0, out);
+  const size_t global[2] = {8, 8}, zero_local[2] = {0, 8}, too_big[2] = {2048, 1};
+  EXPECT_EQ(run(k, 2, global, zero_local), CL_INVALID_WORK_GROUP_SIZE);
+  EXPECT_EQ(run(k, 2, too_big, too_big), CL_INVALID_WORK_ITEM_SIZE);
+  EXPECT_EQ(api().clFinish(queue_), CL_SUCCESS);
 }
 
 }  // namespace
