@@ -1,7 +1,6 @@
 // Command queues: commands queued in order, started when they are ready and completed from the
 // front as their submissions retire (advance), from the enqueuing thread, clSetUserEventStatus or
-// the runtime's completion thread. clFinish waits; clFlush has nothing to do (ready device work is
-// submitted at once).
+// the runtime's completion thread. clFinish waits; clFlush sends launches held for a batch.
 #include "gsgpu/cl/entry_points.h"
 
 namespace gsgpu::cl {
@@ -258,7 +257,11 @@ cl_int CL_API_CALL gsgpu_clGetCommandQueueInfo(cl_command_queue queue, cl_comman
 }
 
 cl_int CL_API_CALL gsgpu_clFlush(cl_command_queue queue) {
-  return as<Queue>(queue, Kind::kQueue) ? CL_SUCCESS : CL_INVALID_COMMAND_QUEUE;
+  auto* q = as<Queue>(queue, Kind::kQueue);
+  if (!q) return CL_INVALID_COMMAND_QUEUE;
+  std::lock_guard lock(q->rt->mutex);
+  q->rt->flush_for_wait();
+  return CL_SUCCESS;
 }
 
 cl_int CL_API_CALL gsgpu_clFinish(cl_command_queue queue) {

@@ -366,13 +366,18 @@ class Runtime {
   // has. false with the device's status in *why when the device refuses it at once.
   bool start_launch(Command* c, Submission&& s, std::string* why);
   // Sends held launches when the device has room (advance() calls it after each pass); true when
-  // something changed (sent, or refused and finished).
-  bool flush_held();
+  // something changed (sent, or refused and finished). `now`: whatever single launches are in
+  // flight (a thread is about to wait, or clFlush: nothing more is coming from it for now).
+  bool flush_held(bool now = false);
+  // clFlush, and every blocking wait before it sleeps: held launches go to the device now, so it
+  // is not left idle until something retires. Called with `mutex` held.
+  void flush_for_wait();
   // Wakes threads blocked in wait_until (a command finished).
   void notify_progress() { progress_.notify_all(); }
   // Blocks (releasing `lock`, which holds `mutex` once) until done() holds.
   template <typename Pred>
   void wait_until(std::unique_lock<std::recursive_mutex>& lock, Pred done) {
+    if (!done()) flush_for_wait();
     progress_.wait(lock, done);
   }
 

@@ -94,8 +94,12 @@ bool Runtime::submit_records(std::vector<LaunchRecord>&& records, std::string* w
   return true;
 }
 
-bool Runtime::flush_held() {
-  if (held_.empty() || batch_in_flight_ || in_flight_.size() >= kMaxSinglesInFlight) return false;
+void Runtime::flush_for_wait() {
+  if (flush_held(true)) advance(this);
+}
+
+bool Runtime::flush_held(bool now) {
+  if (held_.empty() || batch_in_flight_ || (!now && in_flight_.size() >= kMaxSinglesInFlight)) return false;
   if (!progress_slot_.size) {
     std::string why;
     auto slot = allocate(caps_.page_size, drv::kVaRead | drv::kVaWrite, &why);

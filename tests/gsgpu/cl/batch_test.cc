@@ -139,6 +139,25 @@ TEST_F(BatchTest, AFaultInsideABatchFailsOnlyItsLaunchAndTheRestRunInOrder) {
   EXPECT_EQ(value(), 123456789u);
 }
 
+// clFlush (and any wait) sends the held launches at once instead of when the device has room.
+TEST_F(BatchTest, FlushSendsHeldLaunchesWhileTheDeviceIsBusy) {
+  const cl_uint long_spin = 1u << 20;  // tenths of a second
+  ASSERT_EQ(api().clSetKernelArg(spin_, 1, sizeof long_spin, &long_spin), CL_SUCCESS);
+  const uint32_t before = device_calls_->submits;
+  cl_event spin = nullptr;
+  ASSERT_EQ(run(spin_, 256, &spin), CL_SUCCESS);
+  for (cl_uint digit = 1; digit <= 5; ++digit) ASSERT_EQ(append(digit), CL_SUCCESS);
+  EXPECT_EQ(device_calls_->submits - before, 2u);  // the spin and the first append; the rest held
+  ASSERT_EQ(api().clFlush(queue_), CL_SUCCESS);
+  const uint32_t after_flush = device_calls_->submits - before;
+  const bool spin_still_running = status(spin) != CL_COMPLETE;
+  EXPECT_EQ(after_flush, 3u);  // the held appends, as one submission
+  EXPECT_TRUE(spin_still_running) << "the spin ended before clFlush: lengthen it";
+  EXPECT_EQ(api().clFinish(queue_), CL_SUCCESS);
+  EXPECT_EQ(value(), 12345u);
+  api().clReleaseEvent(spin);
+}
+
 // A fault in the last launch of a batch, and batches faulting one after another.
 TEST_F(BatchTest, FaultsAtTheEndOfBatchesAndInARow) {
   for (int round = 0; round < 3; ++round) {
