@@ -102,7 +102,8 @@ class VtestGuest {
                                kSubmitFlagRingIdx, 1 + kSubmitBatchDwords, dwords,
                                1 + kSubmitBatchDwords + dwords, syncs, ring, 0, 0};
     m.resize(m.size() + dwords);
-    std::memcpy(m.data() + m.size() - dwords, requests.data(), requests.size());
+    // An empty batch has no data() to copy from (memcpy from NULL is UB even for 0 bytes).
+    if (dwords) std::memcpy(m.data() + m.size() - dwords, requests.data(), requests.size());
     if (sync) m.insert(m.end(), {sync, uint32_t(value), uint32_t(value >> 32)});
     return send(m);
   }
