@@ -8,10 +8,15 @@ Runs bench_opencl's kernel-launch loop, small-kernel round trip and idle-queue f
     gsgpu native context on the host),
 each over the in-process and the vtest transport, and prints every figure with its ratio to PoCL.
 
-  bench/vcomp/mode_compare.py BUILD_DIR [--filter REGEX] [--transports inproc,vtest]
+  bench/vcomp/mode_compare.py BUILD_DIR [--filter REGEX] [--transports inproc,vtest] [--repeat N]
+
+With --repeat N every column runs N times, interleaved (all columns, then all again), and each cell
+is the median with its range: on a shared machine one run per column says more about the load than
+about the modes.
 """
 import argparse
 import os
+import statistics
 
 from gbench import run
 
@@ -36,6 +41,7 @@ def main():
     ap.add_argument("build")
     ap.add_argument("--filter", default=DEFAULT_FILTER)
     ap.add_argument("--transports", default="inproc,vtest")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per column (medians and ranges)")
     a = ap.parse_args()
     binary = os.path.join(a.build, "bench/vcomp/bench_opencl")
     gsvirt = os.path.join(a.build, "tools/gsvirt/gsvirt")
@@ -48,31 +54,40 @@ def main():
             executor = ["--executor", "gsgpu"] if mode == "remote" else []
             columns.append((f"{mode}/{transport}",
                             [gsvirt, "run", "--mode", mode, "--transport", transport] + executor + ["--", binary]))
-    results = {}
+    runs = {name: [] for name, _ in columns}  # per column: one {benchmark: result} per repetition
     ctx = {}
-    for name, cmd in columns:
-        try:
-            results[name], c = run(cmd or [binary], base, a.filter, quiet=cmd is not None)
-            ctx = ctx or c
-        except Exception as e:  # a failing column is reported, the others still print
-            print(f"{name}: failed: {e}")
-            results[name] = {}
-    print(f"machine: {ctx.get('host_name')} {ctx.get('num_cpus')} cpus, load {ctx.get('load_avg')}")
-    print(f"{'benchmark':30}" + "".join(f"{n:>18}" for n, _ in columns))
-    names = sorted({k for r in results.values() for k in r})
+    loads = []
+    for _ in range(a.repeat):
+        for name, cmd in columns:
+            try:
+                result, c = run(cmd or [binary], base, a.filter, quiet=cmd is not None)
+                runs[name].append(result)
+                ctx = ctx or c
+                loads.append(c.get("load_avg", [0])[0])
+            except Exception as e:  # a failing column is reported, the others still print
+                print(f"{name}: failed: {e}")
+    print(f"machine: {ctx.get('host_name')} {ctx.get('num_cpus')} cpus, load (1 min) during the runs "
+          f"{min(loads, default=0):.1f}-{max(loads, default=0):.1f}, {a.repeat} run(s) per column")
+    print(f"{'benchmark':30}" + "".join(f" {n:>31}" for n, _ in columns))
+    names = sorted({k for rs in runs.values() for r in rs for k in r})
     for bench in names:
-        cells, ratios = [], []
-        ref = figure(results["PoCL"].get(bench))
+        cells, medians = [], {}
         for n, _ in columns:
-            f = figure(results[n].get(bench))
-            cells.append(f"{f[0]:11.1f} {f[1]:>6}" if f else f"{'n/a':>18}")
-            if f and ref and n != "PoCL":
-                # "x of PoCL": above 1 is faster than PoCL whichever the unit.
-                ratios.append(f"{n} {(f[0] / ref[0]) if f[2] else (ref[0] / f[0]):.3f}x")
-        print(f"{bench:30}" + "".join(f"{c:>18}" for c in cells))
+            figures = [f for f in (figure(r.get(bench)) for r in runs[n]) if f]
+            if not figures:
+                cells.append(f" {'n/a':>31}")
+                continue
+            values = sorted(f[0] for f in figures)
+            medians[n] = (statistics.median(values), figures[0][1], figures[0][2])
+            spread = f" ({values[0]:.0f}-{values[-1]:.0f})" if len(values) > 1 else ""
+            cells.append(" " + f"{medians[n][0]:.1f} {medians[n][1]}{spread}".rjust(31))
+        print(f"{bench:30}" + "".join(cells))
+        ref = medians.get("PoCL")
+        # "x of PoCL": above 1 is faster than PoCL whichever the unit.
+        ratios = [f"{n} {(m[0] / ref[0]) if m[2] else (ref[0] / m[0]):.3f}x"
+                  for n, m in medians.items() if ref and n != "PoCL" and m[0] > 0]
         if ratios:
-            print(f"{'':30}  speed relative to PoCL: " + ", ".join(ratios))
-
+            print(f"{'':30}  speed relative to PoCL (medians): " + ", ".join(ratios))
 
 if __name__ == "__main__":
     main()
