@@ -115,7 +115,7 @@ LocalDeviceImpl::~LocalDeviceImpl() {
   {
     std::lock_guard lock(mutex_);
     device_->mmu().unmap_all();
-    bindings_.clear();
+    va_.clear();
     for (auto& [handle, bo] : bos_) memories.push_back(std::move(bo.memory));
     bos_.clear();
   }
@@ -167,6 +167,7 @@ void LocalDeviceImpl::read_caps() {
   caps_.num_rings = config_.num_rings;
   caps_.max_bo_size = caps_.vram_size - kRingBytes - kPageSize;
   caps_.page_size = uint32_t(kPageSize);
+  va_ = VaTable(caps_.va_base, caps_.va_size, caps_.page_size);
 }
 
 Status LocalDeviceImpl::refuse(const char* call, const std::string& why) const {
@@ -192,7 +193,7 @@ BoHandle LocalDeviceImpl::add_bo(std::shared_ptr<BoMemory> memory) {
   // Handles are not reused soon (a stale handle of a freed BO must not name a new one); 0 is skipped.
   while (next_handle_ == 0 || bos_.count(next_handle_)) ++next_handle_;
   BoHandle handle = next_handle_++;
-  bos_.emplace(handle, Bo{std::move(memory), 0});
+  bos_.emplace(handle, Bo{std::move(memory)});
   return handle;
 }
 
@@ -272,17 +273,10 @@ Status LocalDeviceImpl::bo_free(BoHandle bo) {
     std::lock_guard lock(mutex_);
     auto it = bos_.find(bo);
     if (it == bos_.end()) return refuse("bo_free", "unknown handle " + std::to_string(bo));
-    if (it->second.bindings != 0) {
-      for (auto b = bindings_.begin(); b != bindings_.end();) {
-        if (b->second.bo != bo) {
-          ++b;
-          continue;
-        }
-        std::string why;
-        if (!device_->mmu().unmap(b->first, b->second.size, &why))
-          gsvirt::log_error("%s: bo_free: unmapping %s: %s", config_.name.c_str(), hex(b->first).c_str(), why.c_str());
-        b = bindings_.erase(b);
-      }
+    for (const auto& [va, size] : va_.drop_bo(bo)) {
+      std::string why;
+      if (!device_->mmu().unmap(va, size, &why))
+        gsvirt::log_error("%s: bo_free: unmapping %s: %s", config_.name.c_str(), hex(va).c_str(), why.c_str());
     }
     drop_memory_locked(std::move(it->second.memory), &released);
     bos_.erase(it);
@@ -311,81 +305,34 @@ uint64_t LocalDeviceImpl::bo_size(BoHandle bo) {
 }
 
 Status LocalDeviceImpl::va_bind(BoHandle bo, uint64_t bo_offset, uint64_t va, uint64_t size, uint32_t perms) {
-  if (!page_aligned(bo_offset) || !page_aligned(va) || !page_aligned(size) || size == 0)
-    return refuse("va_bind", "bo_offset " + hex(bo_offset) + ", va " + hex(va) + " and size " + hex(size) +
-                                 " must be page aligned, size non-zero");
-  if (perms == 0 || (perms & ~uint32_t(kVaRead | kVaWrite | kVaExecute)) != 0)
-    return refuse("va_bind", "perms " + hex(perms) + " must be a non-empty subset of read, write, execute");
-  if (va < caps_.va_base || !gsvirt::range_within(va - caps_.va_base, size, caps_.va_size))
-    return refuse("va_bind", "range " + hex(va) + "+" + hex(size) + " is outside the VA window " +
-                                 hex(caps_.va_base) + "+" + hex(caps_.va_size));
   std::lock_guard lock(mutex_);
   auto it = bos_.find(bo);
   if (it == bos_.end()) return refuse("va_bind", "unknown handle " + std::to_string(bo));
   const BoMemory& memory = *it->second.memory;
-  if (!gsvirt::range_within(bo_offset, size, memory.size))
-    return refuse("va_bind", "bo_offset " + hex(bo_offset) + " + size " + hex(size) + " is outside the " +
-                                 hex(memory.size) + "-byte object");
-  // The drv perms are the MMU's permission bits (drv.h says so); checked here once.
+  // Every rule of drv.h (alignment, rights, window, range inside the BO, no overlap) is the
+  // table's; the MMU, kept in step with it, checks its own invariants again.
+  if (std::string why = va_.bind(bo, memory.size, bo_offset, va, size, perms); !why.empty())
+    return refuse("va_bind", why);
+  // The drv perms are the MMU's permission bits (drv.h says so).
   static_assert(uint32_t(kVaRead) == kPermRead && uint32_t(kVaWrite) == kPermWrite &&
                 uint32_t(kVaExecute) == kPermExecute);
   std::string why;
   bool mapped = memory.vram_phys ? device_->mmu().map(va, size, *memory.vram_phys + bo_offset, perms, &why)
                                  : device_->mmu().map_host(va, size, memory.host + bo_offset, perms, &why);
-  if (!mapped) return refuse("va_bind", why);  // overlap is the only check left to the MMU
-  bindings_.emplace(va, Binding{bo, bo_offset, size, perms});
-  ++it->second.bindings;
+  if (!mapped) {
+    (void)va_.unbind(va, size);  // the range was recorded just above
+    return refuse("va_bind", why);
+  }
   return Status::kOk;
 }
 
-// Removes [va, va + size) from the binding table, splitting bindings that stick out of it. The
-// caller checked that the range is entirely bound.
-void LocalDeviceImpl::unbind_range_locked(uint64_t va, uint64_t size) {
-  const uint64_t end = va + size;
-  auto it = bindings_.upper_bound(va);
-  if (it != bindings_.begin()) --it;
-  while (it != bindings_.end() && it->first < end) {
-    const uint64_t b_va = it->first;
-    const Binding b = it->second;
-    if (b_va + b.size <= va) {
-      ++it;
-      continue;
-    }
-    it = bindings_.erase(it);
-    auto& bo = bos_.at(b.bo);
-    --bo.bindings;
-    if (b_va < va) {
-      bindings_.emplace(b_va, Binding{b.bo, b.bo_offset, va - b_va, b.perms});
-      ++bo.bindings;
-    }
-    if (b_va + b.size > end) {
-      uint64_t cut = end - b_va;
-      it = bindings_.emplace(end, Binding{b.bo, b.bo_offset + cut, b.size - cut, b.perms}).first;
-      ++bo.bindings;
-      ++it;
-    }
-  }
-}
-
 Status LocalDeviceImpl::va_unbind(uint64_t va, uint64_t size) {
-  if (!page_aligned(va) || !page_aligned(size) || size == 0 || !gsvirt::checked_add(va, size))
-    return refuse("va_unbind", "va " + hex(va) + " and size " + hex(size) + " must be page aligned, size non-zero");
   std::lock_guard lock(mutex_);
-  // Every byte must be bound: walk the bindings from va.
-  uint64_t cursor = va;
-  auto it = bindings_.upper_bound(va);
-  if (it != bindings_.begin()) --it;
-  for (; it != bindings_.end() && cursor < va + size; ++it) {
-    if (it->first + it->second.size <= cursor) continue;
-    if (it->first > cursor) break;
-    cursor = it->first + it->second.size;
-  }
-  if (cursor < va + size)
-    return refuse("va_unbind", "range " + hex(va) + "+" + hex(size) + " is not entirely bound (first gap at " +
-                                   hex(cursor) + ")");
+  if (std::string why = va_.unbind(va, size); !why.empty()) return refuse("va_unbind", why);
   std::string why;
-  if (!device_->mmu().unmap(va, size, &why)) return refuse("va_unbind", why);
-  unbind_range_locked(va, size);
+  // The table said the range is entirely bound, so the MMU holds it too.
+  if (!device_->mmu().unmap(va, size, &why))
+    gsvirt::log_error("%s: va_unbind: the MMU disagrees with the binding table: %s", config_.name.c_str(), why.c_str());
   return Status::kOk;
 }
 

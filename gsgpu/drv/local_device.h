@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "gsgpu/drv/drv.h"
+#include "gsgpu/drv/va_table.h"
 #include "gsgpu/emu/device.h"
 
 namespace gsgpu::drv::local {
@@ -65,15 +66,8 @@ struct BoMemory {
 
 struct Bo {
   std::shared_ptr<BoMemory> memory;
-  uint32_t bindings = 0;
 };
 
-struct Binding {
-  BoHandle bo = 0;
-  uint64_t bo_offset = 0;
-  uint64_t size = 0;
-  uint32_t perms = 0;
-};
 
 struct Submission {
   uint64_t serial = 0;  // device-wide FIFO order
@@ -138,7 +132,6 @@ class LocalDeviceImpl final : public LocalDevice {
   Status check_quota(const char* call, uint64_t size) const;
   BoHandle add_bo(std::shared_ptr<BoMemory> memory);
   const Bo* find_bo(BoHandle bo) const;
-  void unbind_range_locked(uint64_t va, uint64_t size);
   void drop_memory_locked(std::shared_ptr<BoMemory> memory, std::vector<std::shared_ptr<BoMemory>>* released);
 
   // --- local_queue.cc ---
@@ -180,7 +173,7 @@ class LocalDeviceImpl final : public LocalDevice {
   std::condition_variable retired_;  // fence_wait and reset wait for retirements
   std::unordered_map<BoHandle, Bo> bos_;
   BoHandle next_handle_ = 1;
-  std::map<uint64_t, Binding> bindings_;  // keyed by va
+  VaTable va_{0, 0, 0};  // the client's bindings (set up with the caps); the MMU mirrors them
   std::deque<Submission> queue_;
   std::vector<RingTimeline> rings_;
   uint64_t next_serial_ = 1;

@@ -15,13 +15,13 @@
 #include "common/log.h"
 #include "gsgpu/drv/packets.h"
 #include "guest/gsgpu/channel.h"
-#include "guest/gsgpu/va_table.h"
+#include "gsgpu/drv/va_table.h"
 
 namespace gsgpu::drv {
 namespace {
 
 using gsgpu::virtio::Channel;
-using gsgpu::virtio::VaTable;
+using gsgpu::drv::VaTable;
 using gsvirt::guest::Blob;
 using gsvirt::guest::WaitResult;
 namespace proto = gsvirt::gsgpu_ctx::proto;

@@ -1,13 +1,16 @@
-// The guest's copy of its GPU VA bindings, checked with the rules of gsgpu/drv (drv.h; the local
-// backend and the native context apply the same ones), so a bad bind or unbind is refused here,
-// at once and with the caller's field named, before anything is sent to the host.
+// A client's GPU VA bindings, checked with drv.h's rules (alignment, rights, the VA window, the
+// range inside the BO, no overlap; an unbind must be exactly covered). One table serves both
+// backends: the local one keeps its MMU in step with it, the virtio one refuses a bad call at once,
+// with the field named, before anything is sent to the host.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
-namespace gsgpu::virtio {
+namespace gsgpu::drv {
 
 class VaTable {
  public:
@@ -21,8 +24,10 @@ class VaTable {
   // Checks that [va, va + size) is entirely bound and removes it (splitting bindings that stick
   // out of it). "" or why not.
   std::string unbind(uint64_t va, uint64_t size);
-  // Forgets every binding of `bo` (the host removes them when the BO is freed).
-  void drop_bo(uint32_t bo);
+  // Forgets every binding of `bo` (freeing a BO removes its bindings) and returns their
+  // [va, size) ranges.
+  std::vector<std::pair<uint64_t, uint64_t>> drop_bo(uint32_t bo);
+  void clear() { bindings_.clear(); }
   size_t binding_count() const { return bindings_.size(); }
 
  private:
@@ -37,4 +42,4 @@ class VaTable {
   std::map<uint64_t, Binding> bindings_;  // by start VA; never overlapping
 };
 
-}  // namespace gsgpu::virtio
+}  // namespace gsgpu::drv

@@ -1,4 +1,4 @@
-#include "guest/gsgpu/va_table.h"
+#include "gsgpu/drv/va_table.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include "common/checked_math.h"
 #include "gsgpu/drv/drv.h"
 
-namespace gsgpu::virtio {
+namespace gsgpu::drv {
 namespace {
 
 std::string hex(uint64_t value) {
@@ -22,7 +22,6 @@ VaTable::VaTable(uint64_t va_base, uint64_t va_size, uint64_t page_size)
 
 std::string VaTable::bind(uint32_t bo, uint64_t bo_size, uint64_t bo_offset, uint64_t va, uint64_t size,
                           uint32_t perms) {
-  using namespace gsgpu::drv;
   if (!aligned(bo_offset) || !aligned(va) || !aligned(size) || size == 0)
     return "bo_offset " + hex(bo_offset) + ", va " + hex(va) + " and size " + hex(size) +
            " must be page aligned, size non-zero";
@@ -80,8 +79,17 @@ std::string VaTable::unbind(uint64_t va, uint64_t size) {
   return "";
 }
 
-void VaTable::drop_bo(uint32_t bo) {
-  std::erase_if(bindings_, [bo](const auto& entry) { return entry.second.bo == bo; });
+std::vector<std::pair<uint64_t, uint64_t>> VaTable::drop_bo(uint32_t bo) {
+  std::vector<std::pair<uint64_t, uint64_t>> dropped;
+  for (auto it = bindings_.begin(); it != bindings_.end();) {
+    if (it->second.bo != bo) {
+      ++it;
+      continue;
+    }
+    dropped.emplace_back(it->first, it->second.size);
+    it = bindings_.erase(it);
+  }
+  return dropped;
 }
 
-}  // namespace gsgpu::virtio
+}  // namespace gsgpu::drv
