@@ -15,10 +15,6 @@ proto::Status GsgpuContext::handle_submit(const proto::Submit& r, proto::SubmitR
   if (!timelines_.admit(q.ring, q.ring_seqno, &why))
     return refuse(q.ring >= config_.num_rings ? "ring" : "ring_seqno", why);
 
-  r.packets.copy_to(&packet_copy_);
-  std::vector<uint32_t> bo_ids;
-  r.bos.copy_to(&bo_ids);
-
   auto refused = [&](const char* field, const std::string& reason, proto::Status status) {
     timelines_.refuse(q.ring, q.ring_seqno);
     return refuse(field, reason + " (seqno " + std::to_string(q.ring_seqno) + " retires as faulted)", status);
@@ -34,6 +30,11 @@ proto::Status GsgpuContext::handle_submit(const proto::Submit& r, proto::SubmitR
   if (timelines_.in_flight() >= limits.max_pending_submits)
     return refused("ring", std::to_string(timelines_.in_flight()) + " submissions are still running (quota " +
                                std::to_string(limits.max_pending_submits) + ")", proto::Status::kOutOfMemory);
+  // The counts are the request's fixed part (already copied by the decoder): refuse an oversized
+  // submission before copying its arrays.
+  r.packets.copy_to(&packet_copy_);
+  std::vector<uint32_t> bo_ids;
+  r.bos.copy_to(&bo_ids);
   submit_handles_.clear();
   for (uint32_t id : bo_ids) {
     const BoEntry* bo = bos_.find(id);
