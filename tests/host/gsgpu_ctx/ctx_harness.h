@@ -24,38 +24,13 @@
 #include "host/renderer/renderer.h"
 #include "protocol/gsgpu/packets.h"
 #include "protocol/gsgpu_ctx/gsgpu_ctx_protocol.h"
+#include "tests/common/log_capture.h"
 
 namespace gsvirt::gsgpu_ctx::test {
 
 using namespace proto;
 
-// Captures log lines while alive (the log sink is process-global).
-class LogCapture {
- public:
-  LogCapture() { set_log_sink(&LogCapture::sink, this); }
-  ~LogCapture() { set_log_sink(nullptr, nullptr); }
-  bool contains(const std::string& needle) const {
-    std::lock_guard lock(mutex_);
-    for (const std::string& l : lines_)
-      if (l.find(needle) != std::string::npos) return true;
-    return false;
-  }
-  std::string all() const {
-    std::lock_guard lock(mutex_);
-    std::string out;
-    for (const std::string& l : lines_) out += l + "\n";
-    return out;
-  }
-
- private:
-  static void sink(const char* line, void* self) {
-    auto* me = static_cast<LogCapture*>(self);
-    std::lock_guard lock(me->mutex_);
-    me->lines_.emplace_back(line);
-  }
-  mutable std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
+using gsvirt::testing::LogCapture;
 
 inline std::string read_kernel(const char* name) {
   std::ifstream in(std::string(GSGPU_KERNELS_DIR) + "/" + name);
