@@ -34,6 +34,11 @@ struct RuntimeConfig {
   // GSGPU_DUMP_DIR: where the device's dump of every dispatch is written (empty = nowhere). The
   // runtime asks the device for it with a DUMP packet, so this works on every backend.
   std::string dump_dir;
+  // How long (µs) an application thread that blocks on device work watches the oldest
+  // submission's fence itself before it leaves the wait to the completion thread
+  // (GSGPU_DIRECT_WAIT_US; 0 = never). A small kernel's result is then seen without a hand-off
+  // between threads and, over virtio, without a transport round trip (docs/gsgpu-executor.md).
+  uint32_t direct_wait_us = 500;
 };
 
 // The local device's configuration for `config` (gsgpu/drv's local backend: the emulator in this

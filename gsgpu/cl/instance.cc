@@ -15,6 +15,14 @@ RuntimeConfig config_from_env() {
   c.watchdog_budget = lc.watchdog_budget;
   c.max_work_items = lc.max_work_items_per_dispatch;
   if (const char* dir = std::getenv("GSGPU_DUMP_DIR")) c.dump_dir = dir;
+  if (const char* us = std::getenv("GSGPU_DIRECT_WAIT_US")) {
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(us, &end, 10);
+    if (end != us && *end == '\0' && v <= 1000000)
+      c.direct_wait_us = uint32_t(v);
+    else
+      log_error("GSGPU_DIRECT_WAIT_US=%s is not 0..1000000 (µs); keeping %u", us, c.direct_wait_us);
+  }
   return c;
 }
 

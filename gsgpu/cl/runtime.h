@@ -375,10 +375,14 @@ class Runtime {
   // Wakes threads blocked in wait_until (a command finished).
   void notify_progress() { progress_.notify_all(); }
   // Blocks (releasing `lock`, which holds `mutex` once) until done() holds.
+  // The waiting thread first watches the oldest submission's fence itself (direct_wait): what
+  // retires within config().direct_wait_us is retired by this thread, with no wake-up by another.
   template <typename Pred>
   void wait_until(std::unique_lock<std::recursive_mutex>& lock, Pred done) {
-    if (!done()) flush_for_wait();
-    progress_.wait(lock, done);
+    if (done()) return;
+    flush_for_wait();
+    while (!done())
+      if (!direct_wait(lock)) progress_.wait(lock);
   }
 
   // The profiling clock (ns); see docs/gsgpu-executor.md for the time base.
@@ -425,6 +429,10 @@ class Runtime {
   void update_wait_target();
   void retire_submissions();
   void fail_in_flight(const std::string& why);
+  // One application thread at a time waits for the oldest submission's fence for at most
+  // direct_wait_us and retires it; false when it did not (nothing in flight, another thread is
+  // watching, the time passed or the device failed: the completion thread takes over).
+  bool direct_wait(std::unique_lock<std::recursive_mutex>& lock);
 
   static constexpr uint32_t kRing = 0;  // every queue's work goes on one ring: in order on the device
   // Launches started while the device is busy are held and sent together (submission.cc): at most
@@ -449,6 +457,10 @@ class Runtime {
   // retires, so the launches a fault kept it from reaching can be sent again, still in order.
   bool batch_in_flight_ = false;
   std::deque<LaunchRecord> held_;  // started, waiting for the device to have room
+  bool direct_waiter_ = false;     // an application thread is in direct_wait()
+  // The oldest submission in flight when direct_wait() last gave up on it: it is not watched
+  // again (its kernel is long; the completion thread wakes the waiters).
+  uint64_t direct_wait_gave_up_ = 0;
   // Where a batch's progress markers (SYNC packets) write the serial of each launch that ended.
   GpuAlloc progress_slot_;
   uint64_t next_serial_ = 1;

@@ -170,6 +170,26 @@ void Runtime::completion_loop() {
   }
 }
 
+bool Runtime::direct_wait(std::unique_lock<std::recursive_mutex>& lock) {
+  if (in_flight_.empty() || direct_waiter_ || config_.direct_wait_us == 0) return false;
+  const uint64_t target = in_flight_.begin()->first;
+  if (target == direct_wait_gave_up_) return false;
+  direct_waiter_ = true;
+  lock.unlock();
+  const drv::Status s = device_->fence_wait(kRing, target, uint64_t{config_.direct_wait_us} * 1000);
+  lock.lock();
+  direct_waiter_ = false;
+  if (s != drv::Status::kOk && s != drv::Status::kFaulted) {
+    direct_wait_gave_up_ = target;
+    return false;
+  }
+  // The completion thread may have retired it meanwhile: then this finds nothing to do.
+  retire_submissions();
+  advance(this);
+  update_wait_target();
+  return true;
+}
+
 void Runtime::finish_launch(LaunchRecord& record, const SubmitOutcome& out) {
   Command* c = record.command;
   c->status = c->retire(out);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -28,6 +29,8 @@ namespace proto = gsvirt::gsgpu_ctx::proto;
 
 // The device keeps the newest 64 faults (drv.h); so do we.
 constexpr size_t kMaxKeptFaults = 64;
+// Waits up to this long watch the fence page instead of asking the transport (see fence_wait).
+constexpr uint64_t kWatchFencePageUpToNs = 2'000'000;
 
 Caps caps_of(const proto::Caps& c) {
   Caps caps;
@@ -87,6 +90,7 @@ class VirtioDevice final : public Device {
   Status submit(const SubmitDesc& desc, uint64_t* seqno) override;
   uint64_t fence_poll(uint32_t ring) override;
   Status fence_wait(uint32_t ring, uint64_t seqno, uint64_t timeout_ns) override;
+  bool watch_fence_page(uint32_t ring, uint64_t seqno, uint64_t timeout_ns) const;
   std::vector<FaultInfo> read_faults() override;
   Counters counters() override;
   Status reset() override;
@@ -311,6 +315,15 @@ Status VirtioDevice::fence_wait(uint32_t ring, uint64_t seqno, uint64_t timeout_
   if (channel_.ring_fence(ring).retired_seqno >= seqno) return outcome_locked(ring, seqno);
   if (channel_.lost()) return lost_status();
   lock.unlock();
+  if (timeout_ns <= kWatchFencePageUpToNs) {
+    // A short wait (the runtime's application thread, about to find a small kernel's result)
+    // watches the fence page, which the host writes from its device thread as the submission
+    // retires: no message, no wake-up of the host's main thread, no fd to pass. Cf. the short
+    // busy-wait kernel drivers do before they sleep on a request.
+    const bool retired = watch_fence_page(ring, seqno, timeout_ns);
+    lock.lock();
+    return retired ? outcome_locked(ring, seqno) : Status::kTimeout;
+  }
   WaitResult waited = channel_.transport().wait_point(ring, seqno, timeout_ns);
   lock.lock();
   if (waited == WaitResult::kTimeout) return Status::kTimeout;
@@ -325,6 +338,24 @@ Status VirtioDevice::fence_wait(uint32_t ring, uint64_t seqno, uint64_t timeout_
     return Status::kFaulted;
   }
   return outcome_locked(ring, seqno);
+}
+
+// Polls the fence page until `seqno` of `ring` retired or timeout_ns passed: a few pause
+// instructions first, then yielding the CPU between looks (the host's threads may need it).
+bool VirtioDevice::watch_fence_page(uint32_t ring, uint64_t seqno, uint64_t timeout_ns) const {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + std::chrono::nanoseconds(timeout_ns);
+  for (uint32_t look = 0;; ++look) {
+    if (channel_.ring_fence(ring).retired_seqno >= seqno) return true;
+    if (look % 32 == 31 && Clock::now() >= deadline) return false;
+    if (look < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    } else {
+      std::this_thread::yield();
+    }
+  }
 }
 
 std::vector<FaultInfo> VirtioDevice::read_faults() {

@@ -211,6 +211,31 @@ TEST_P(VirtioDeviceTest, BadCallsAreRefusedInTheGuest) {
   EXPECT_FALSE(log.contains("gsgpu_ctx")) << "the host refused nothing:\n" << log.all();
 }
 
+// Waits of up to 2 ms watch the fence page instead of asking the transport (the runtime's direct
+// wait): they time out while the kernel runs, and see the outcome, completed or cancelled, once the
+// host wrote it there.
+TEST_P(VirtioDeviceTest, ShortWaitsSeeTheFencePage) {
+  Buffer spin = driver_->kernel(test::kSpinKernel);
+  std::vector<uint32_t> endless;
+  append_dispatch(&endless, driver_->dispatch(spin, spin, 0, 8, 32));
+  uint64_t running = 0;
+  ASSERT_EQ(driver_->submit(0, endless, {spin.bo}, &running), Status::kOk);
+  EXPECT_EQ(device_->fence_wait(0, running, 1'000'000), Status::kTimeout);
+  EXPECT_EQ(device_->fence_wait(0, running, 0), Status::kTimeout);
+  EXPECT_EQ(device_->reset(), Status::kOk);
+  EXPECT_EQ(device_->fence_wait(0, running, 1'000'000), Status::kFaulted) << "cancelled by the reset";
+
+  Buffer code = driver_->kernel(test::kScaleKernel);
+  Buffer args = driver_->buffer(4096, kVaRead);
+  Buffer x = driver_->buffer(4096);
+  uint64_t quick = 0;
+  ASSERT_EQ(driver_->submit(0, scale(code, args, x, 1, 6), {code.bo, args.bo, x.bo}, &quick), Status::kOk);
+  Status s = Status::kTimeout;
+  for (int tries = 0; tries < 20000 && s == Status::kTimeout; ++tries) s = device_->fence_wait(0, quick, 1'000'000);
+  ASSERT_EQ(s, Status::kOk);
+  expect_scaled(x, 32, 6);
+}
+
 TEST_P(VirtioDeviceTest, ResetKeepsBosAndBindings) {
   Buffer code = driver_->kernel(test::kScaleKernel);
   Buffer args = driver_->buffer(4096, kVaRead);
