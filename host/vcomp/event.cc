@@ -22,7 +22,7 @@ void VcompContext::dispatch_clGetEventInfo(const proto::Args_clGetEventInfo& arg
   auto* e = require<EventObject>(args.event, "event", CL_INVALID_EVENT, &out.result);
   if (!e) return;
   forward_info(
-      args.param_name, [&](size_t size, void* value, size_t* ret) {
+      InfoKind::kEvent, args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetEventInfo(e->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);
@@ -51,7 +51,7 @@ void VcompContext::dispatch_clGetEventProfilingInfo(const proto::Args_clGetEvent
   auto* e = require<EventObject>(args.event, "event", CL_INVALID_EVENT, &out.result);
   if (!e) return;
   forward_info(
-      args.param_name, [&](size_t size, void* value, size_t* ret) {
+      InfoKind::kEventProfiling, args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetEventProfilingInfo(e->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

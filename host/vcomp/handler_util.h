@@ -8,9 +8,10 @@
 
 namespace gsvirt::vcomp {
 
-// Info parameters whose value is a handle or a host pointer: the host never sends those bytes
-// (they would leak host addresses); the guest answers them from its own object model.
-bool info_is_host_pointer(uint32_t param_name);
+// Whether the executor may answer `param_name` for an object of `kind`: an allow-list of
+// parameters known to carry plain data (info_allow_list.cc). Handles, host pointers and unknown
+// parameters are refused; the guest answers the handle-valued ones from its own object model.
+bool info_param_allowed(InfoKind kind, uint32_t param_name);
 
 template <typename T>
 T* VcompContext::lookup(uint64_t id, const char* field, bool optional) {
@@ -22,11 +23,12 @@ T* VcompContext::lookup(uint64_t id, const char* field, bool optional) {
 }
 
 template <typename Query>
-void VcompContext::forward_info(uint32_t param_name, Query query, const proto::DataRef& value,
+void VcompContext::forward_info(InfoKind kind, uint32_t param_name, Query query, const proto::DataRef& value,
                                 std::vector<uint8_t>* out_value, uint64_t* size_ret,
                                 int32_t* result) {
-  if (info_is_host_pointer(param_name)) {
-    log_field_error("param_name", "handle-valued query is answered by the guest");
+  if (!info_param_allowed(kind, param_name)) {
+    log_field_error("param_name", "parameter " + std::to_string(param_name) +
+                                      " is not on the host's allow-list (handles are answered by the guest)");
     *result = CL_INVALID_VALUE;
     return;
   }

@@ -87,7 +87,7 @@ void VcompContext::dispatch_clGetKernelInfo(const proto::Args_clGetKernelInfo& a
   auto* k = require<KernelObject>(args.kernel, "kernel", CL_INVALID_KERNEL, &out.result);
   if (!k) return;
   forward_info(
-      args.param_name, [&](size_t size, void* value, size_t* ret) {
+      InfoKind::kKernel, args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetKernelInfo(k->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);
@@ -104,7 +104,7 @@ void VcompContext::dispatch_clGetKernelWorkGroupInfo(const proto::Args_clGetKern
     device = d->handle;
   }
   forward_info(
-      args.param_name, [&](size_t size, void* value, size_t* ret) {
+      InfoKind::kKernelWorkGroup, args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetKernelWorkGroupInfo(k->handle, device, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);
@@ -115,7 +115,7 @@ void VcompContext::dispatch_clGetKernelArgInfo(const proto::Args_clGetKernelArgI
   auto* k = require<KernelObject>(args.kernel, "kernel", CL_INVALID_KERNEL, &out.result);
   if (!k) return;
   forward_info(
-      args.param_name, [&](size_t size, void* value, size_t* ret) {
+      InfoKind::kKernelArg, args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetKernelArgInfo(k->handle, args.arg_index, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

@@ -1,4 +1,6 @@
 // Buffer, sub-buffer and image commands.
+#include <sys/mman.h>
+
 #include "common/checked_math.h"
 #include "host/vcomp/handler_util.h"
 #include "host/vcomp/image_format.h"
@@ -15,6 +17,40 @@ cl_mem_flags host_flags(cl_mem_flags flags) {
 
 bool wants_host_data(cl_mem_flags flags) {
   return flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
+}
+
+// `size` zero bytes that cost no memory: a private anonymous mapping reads as the shared zero
+// page until written. New memory objects are created as copies of it, so that no executor can hand
+// the guest what its allocator left in the memory before (issue 12, point 11).
+class ZeroBytes {
+ public:
+  explicit ZeroBytes(uint64_t size) : size_(size) {
+    if (size == 0 || size > SIZE_MAX) return;
+    void* p = mmap(nullptr, size_t(size), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p != MAP_FAILED) data_ = p;
+  }
+  ~ZeroBytes() {
+    if (data_) munmap(data_, size_t(size_));
+  }
+  ZeroBytes(const ZeroBytes&) = delete;
+  ZeroBytes& operator=(const ZeroBytes&) = delete;
+  void* data() const { return data_; }
+
+ private:
+  uint64_t size_;
+  void* data_ = nullptr;
+};
+
+// The executor's answer to a creation the host cannot zero-fill (no zero source of that size, or
+// an image whose size the host cannot compute): its own error when it refuses the arguments, and
+// otherwise a refusal, since the object would start with whatever the executor's memory held.
+template <typename Create>
+cl_int refuse_unzeroed(const cl_icd_dispatch& api, Create create, cl_int refusal) {
+  cl_int err = CL_SUCCESS;
+  cl_mem m = create(&err);
+  if (err != CL_SUCCESS) return err;
+  if (m) api.clReleaseMemObject(m);
+  return refusal;
 }
 
 }  // namespace
@@ -36,9 +72,21 @@ void VcompContext::dispatch_clCreateBuffer(const proto::Args_clCreateBuffer& arg
     out.result = CL_INVALID_HOST_PTR;
     return;
   }
+  cl_mem_flags flags = host_flags(args.flags);
+  ZeroBytes zeros(host_ptr ? 0 : args.size);
+  if (!host_ptr) {
+    auto create = [&](cl_int* err) { return api().clCreateBuffer(c->handle, flags, args.size, nullptr, err); };
+    if (!zeros.data()) {
+      out.result = refuse_unzeroed(api(), create, CL_OUT_OF_HOST_MEMORY);
+      if (out.result == CL_OUT_OF_HOST_MEMORY)
+        log_field_error("size", "no zero-filled source of " + std::to_string(args.size) + " bytes");
+      return;
+    }
+    host_ptr = zeros.data();
+    flags |= CL_MEM_COPY_HOST_PTR;
+  }
   cl_int err = CL_SUCCESS;
-  cl_mem m = api().clCreateBuffer(c->handle, host_flags(args.flags), args.size,
-                                  const_cast<void*>(host_ptr), &err);
+  cl_mem m = api().clCreateBuffer(c->handle, flags, args.size, const_cast<void*>(host_ptr), &err);
   out.result = err;
   if (err == CL_SUCCESS) bind(args.buffer, std::make_unique<MemObject>(executor_, m), "buffer");
 }
@@ -99,9 +147,26 @@ void VcompContext::dispatch_clCreateImage(const proto::Args_clCreateImage& args,
     desc.image_row_pitch = args.row_pitch;
     desc.image_slice_pitch = args.slice_pitch;
   }
+  cl_mem_flags flags = host_flags(args.flags);
+  // An image over a buffer shows the buffer's (zero-filled) bytes; any other new image starts as a
+  // copy of packed zeros, which needs the pitches at 0 (as OpenCL wants them without host data).
+  std::optional<uint64_t> zero_size;
+  if (!host_ptr && !backing && args.row_pitch == 0 && args.slice_pitch == 0)
+    zero_size = packed_image_size(format, desc);
+  ZeroBytes zeros(zero_size.value_or(0));
+  if (!host_ptr && !backing) {
+    if (!zeros.data()) {
+      auto create = [&](cl_int* err) { return api().clCreateImage(c->handle, flags, &format, &desc, nullptr, err); };
+      out.result = refuse_unzeroed(api(), create, CL_INVALID_IMAGE_DESCRIPTOR);
+      if (out.result == CL_INVALID_IMAGE_DESCRIPTOR)
+        log_field_error("image_type", "the host cannot zero-fill an image of this description");
+      return;
+    }
+    host_ptr = zeros.data();
+    flags |= CL_MEM_COPY_HOST_PTR;
+  }
   cl_int err = CL_SUCCESS;
-  cl_mem m = api().clCreateImage(c->handle, host_flags(args.flags), &format, &desc,
-                                 const_cast<void*>(host_ptr), &err);
+  cl_mem m = api().clCreateImage(c->handle, flags, &format, &desc, const_cast<void*>(host_ptr), &err);
   out.result = err;
   if (err == CL_SUCCESS) bind(args.image, std::make_unique<MemObject>(executor_, m), "image");
 }
@@ -131,7 +196,7 @@ void VcompContext::dispatch_clGetMemObjectInfo(const proto::Args_clGetMemObjectI
   auto* m = require<MemObject>(args.memobj, "memobj", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   forward_info(
-      args.param_name, [&](size_t size, void* value, size_t* ret) {
+      InfoKind::kMem, args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetMemObjectInfo(m->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);
@@ -142,7 +207,7 @@ void VcompContext::dispatch_clGetImageInfo(const proto::Args_clGetImageInfo& arg
   auto* m = require<MemObject>(args.image, "image", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   forward_info(
-      args.param_name, [&](size_t size, void* value, size_t* ret) {
+      InfoKind::kImage, args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetImageInfo(m->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

@@ -7,7 +7,7 @@ void VcompContext::dispatch_clGetPlatformInfo(const proto::Args_clGetPlatformInf
                                               proto::Out_clGetPlatformInfo& out) {
   cl_platform_id p = executor_->platform();
   forward_info(
-      args.param_name, [&](size_t size, void* value, size_t* ret) {
+      InfoKind::kPlatform, args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetPlatformInfo(p, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);
@@ -39,7 +39,7 @@ void VcompContext::dispatch_clGetDeviceInfo(const proto::Args_clGetDeviceInfo& a
   auto* d = require<DeviceObject>(args.device, "device", CL_INVALID_DEVICE, &out.result);
   if (!d) return;
   forward_info(
-      args.param_name, [&](size_t size, void* value, size_t* ret) {
+      InfoKind::kDevice, args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetDeviceInfo(d->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

@@ -167,7 +167,7 @@ void VcompContext::dispatch_clGetProgramInfo(const proto::Args_clGetProgramInfo&
   auto* p = require<ProgramObject>(args.program, "program", CL_INVALID_PROGRAM, &out.result);
   if (!p) return;
   forward_info(
-      args.param_name, [&](size_t size, void* value, size_t* ret) {
+      InfoKind::kProgram, args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetProgramInfo(p->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);
@@ -215,7 +215,7 @@ void VcompContext::dispatch_clGetProgramBuildInfo(const proto::Args_clGetProgram
   auto* d = require<DeviceObject>(args.device, "device", CL_INVALID_DEVICE, &out.result);
   if (!d) return;
   forward_info(
-      args.param_name, [&](size_t size, void* value, size_t* ret) {
+      InfoKind::kProgramBuild, args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetProgramBuildInfo(p->handle, d->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

@@ -31,7 +31,7 @@ void VcompContext::dispatch_clGetCommandQueueInfo(const proto::Args_clGetCommand
   auto* q = require<QueueObject>(args.queue, "queue", CL_INVALID_COMMAND_QUEUE, &out.result);
   if (!q) return;
   forward_info(
-      args.param_name, [&](size_t size, void* value, size_t* ret) {
+      InfoKind::kQueue, args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetCommandQueueInfo(q->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

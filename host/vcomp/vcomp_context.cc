@@ -251,29 +251,4 @@ void VcompContext::dispatch_vcDestroyObject(const proto::Args_vcDestroyObject& a
 
 void VcompContext::dispatch_vcPing(const proto::Args_vcPing&, proto::Out_vcPing&) {}
 
-bool info_is_host_pointer(uint32_t p) {
-  switch (p) {
-    case CL_DEVICE_PLATFORM:
-    case CL_DEVICE_PARENT_DEVICE:
-    case CL_CONTEXT_DEVICES:
-    case CL_QUEUE_CONTEXT:
-    case CL_QUEUE_DEVICE:
-    case CL_MEM_HOST_PTR:
-    case CL_MEM_CONTEXT:
-    case CL_MEM_ASSOCIATED_MEMOBJECT:
-    case CL_IMAGE_BUFFER:
-    case CL_PROGRAM_CONTEXT:
-    case CL_PROGRAM_DEVICES:
-    case CL_PROGRAM_BINARIES:
-    case CL_KERNEL_CONTEXT:
-    case CL_KERNEL_PROGRAM:
-    case CL_EVENT_COMMAND_QUEUE:
-    case CL_EVENT_CONTEXT:
-    case CL_SAMPLER_CONTEXT:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace gsvirt::vcomp

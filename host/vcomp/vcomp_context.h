@@ -20,6 +20,12 @@
 
 namespace gsvirt::vcomp {
 
+// The object kinds of the clGet*Info families, each with its own allow-list of parameters.
+enum class InfoKind {
+  kPlatform, kDevice, kQueue, kMem, kImage, kProgram, kProgramBuild, kKernel, kKernelWorkGroup, kKernelArg,
+  kEvent, kEventProfiling,
+};
+
 class VcompContext final : public renderer::Context, public proto::Handlers {
  public:
   VcompContext(uint32_t ctx_id, Executor* executor);
@@ -97,9 +103,9 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
 
   // clGet*Info forwarding shared by every family: queries through `query` (a call of the
   // executor's info entry point with size/value/size_ret) and copies at most the guest's capacity.
-  // Handle-valued parameters are refused (info_is_host_pointer).
+  // Only parameters on the allow-list of `kind` are forwarded (info_param_allowed).
   template <typename Query>
-  void forward_info(uint32_t param_name, Query query, const proto::DataRef& value,
+  void forward_info(InfoKind kind, uint32_t param_name, Query query, const proto::DataRef& value,
                     std::vector<uint8_t>* out_value, uint64_t* size_ret, int32_t* result);
 
   void log_field_error(const char* field, const std::string& why);

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace gsvirt::vcomp::testing {
 namespace {
@@ -14,7 +15,13 @@ struct FakeObject {
   const cl_icd_dispatch* dispatch;
   int refs = 1;
   size_t size = 0;  // buffers: their size
+  // Buffers up to kModelledBytes: their contents. A buffer created without host data holds a
+  // stale-memory pattern, as an executor's allocator may hand out.
+  std::vector<uint8_t> bytes;
 };
+
+constexpr size_t kModelledBytes = 1 << 20;
+constexpr uint8_t kStaleByte = 0xa5;
 
 FakeObject g_platform_object{nullptr};
 FakeObject g_device_object{nullptr};
@@ -22,7 +29,7 @@ FakeObject g_device_object{nullptr};
 template <typename T>
 T make(size_t size = 0) {
   ++g_live;
-  auto* o = new FakeObject{g_table, 1, size};
+  auto* o = new FakeObject{g_table, 1, size, {}};
   return reinterpret_cast<T>(o);
 }
 
@@ -59,8 +66,9 @@ cl_int CL_API_CALL get_device_ids(cl_platform_id, cl_device_type, cl_uint n, cl_
   return CL_SUCCESS;
 }
 
-cl_int CL_API_CALL get_device_info(cl_device_id, cl_device_info param, size_t size, void* value,
+cl_int CL_API_CALL get_device_info(cl_device_id device, cl_device_info param, size_t size, void* value,
                                    size_t* ret) {
+  if (param == FakeExecutor::kVendorHandleParam) return put(&device, sizeof device, size, value, ret);
   if (param == CL_DEVICE_NAME) {
     static const char kName[] = "fake device";
     return put(kName, sizeof kName, size, value, ret);
@@ -82,30 +90,54 @@ cl_command_queue CL_API_CALL create_queue(cl_context, cl_device_id, cl_command_q
   return make<cl_command_queue>();
 }
 
-cl_mem CL_API_CALL create_buffer(cl_context, cl_mem_flags, size_t size, void*, cl_int* err) {
+cl_mem CL_API_CALL create_buffer(cl_context, cl_mem_flags flags, size_t size, void* host_ptr, cl_int* err) {
   if (size == 0 || size > (1ull << 30)) {
     if (err) *err = CL_INVALID_BUFFER_SIZE;
     return nullptr;
   }
+  if (bool(host_ptr) != bool(flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR))) {
+    if (err) *err = CL_INVALID_HOST_PTR;
+    return nullptr;
+  }
   if (err) *err = CL_SUCCESS;
-  return make<cl_mem>(size);
+  auto m = make<cl_mem>(size);
+  auto* o = reinterpret_cast<FakeObject*>(m);
+  if (size <= kModelledBytes) {
+    if (host_ptr)
+      o->bytes.assign(static_cast<const uint8_t*>(host_ptr), static_cast<const uint8_t*>(host_ptr) + size);
+    else
+      o->bytes.assign(size, kStaleByte);
+  }
+  return m;
 }
 
 cl_int CL_API_CALL read_buffer(cl_command_queue, cl_mem m, cl_bool, size_t offset, size_t size,
                                void* dst, cl_uint, const cl_event*, cl_event* ev) {
   auto* o = reinterpret_cast<FakeObject*>(m);
   if (offset > o->size || size > o->size - offset) return CL_INVALID_VALUE;
-  std::memset(dst, 0x5a, size);
+  if (o->bytes.empty())
+    std::memset(dst, 0x5a, size);
+  else
+    std::memcpy(dst, o->bytes.data() + offset, size);
   if (ev) *ev = make<cl_event>();
   return CL_SUCCESS;
 }
 
 cl_int CL_API_CALL write_buffer(cl_command_queue, cl_mem m, cl_bool, size_t offset, size_t size,
-                                const void*, cl_uint, const cl_event*, cl_event* ev) {
+                                const void* src, cl_uint, const cl_event*, cl_event* ev) {
   auto* o = reinterpret_cast<FakeObject*>(m);
   if (offset > o->size || size > o->size - offset) return CL_INVALID_VALUE;
+  if (!o->bytes.empty()) std::memcpy(o->bytes.data() + offset, src, size);
   if (ev) *ev = make<cl_event>();
   return CL_SUCCESS;
+}
+
+// CL_QUEUE_DEVICE_DEFAULT names a handle, as in a real driver.
+cl_int CL_API_CALL get_queue_info(cl_command_queue queue, cl_command_queue_info param, size_t size, void* value,
+                                  size_t* ret) {
+  if (param == CL_QUEUE_DEVICE_DEFAULT) return put(&queue, sizeof queue, size, value, ret);
+  cl_uint v = 1;
+  return put(&v, sizeof v, size, value, ret);
 }
 
 cl_event CL_API_CALL create_user_event(cl_context, cl_int* err) {
@@ -181,6 +213,7 @@ FakeExecutor::FakeExecutor() {
   table_.clReleaseContext = release<cl_context>;
   table_.clCreateCommandQueue = create_queue;
   table_.clReleaseCommandQueue = release<cl_command_queue>;
+  table_.clGetCommandQueueInfo = get_queue_info;
   table_.clCreateBuffer = create_buffer;
   table_.clReleaseMemObject = release<cl_mem>;
   table_.clEnqueueReadBuffer = read_buffer;

@@ -16,6 +16,9 @@ class FakeExecutor final : public Executor {
   cl_platform_id platform() const override { return platform_; }
   const cl_icd_dispatch& api() const override { return table_; }
 
+  // A vendor device parameter whose value is the device handle (a host pointer).
+  static constexpr cl_device_info kVendorHandleParam = 0x4fff;
+
   // Objects created through this executor and not yet released (devices excluded).
   static int live_objects();
 

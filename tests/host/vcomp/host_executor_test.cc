@@ -1,6 +1,7 @@
 // vcomp on the host executor (PoCL on CI machines): a whole OpenCL job through the raw protocol.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "tests/host/vcomp/vcomp_harness.h"
@@ -131,6 +132,38 @@ TEST_F(HostExecutorTest, HandleValuedQueriesAreNeverForwarded) {
   proto::DataOut out{proto::kDataInline, 8};
   h.send([&](WireWriter& w) { proto::encode_clGetDeviceInfo(w, true, device, CL_DEVICE_PLATFORM, out); });
   EXPECT_EQ(h.last_result(), CL_INVALID_VALUE);
+}
+
+// Issue 12, point 11: a new buffer never shows what the host allocator left in its memory. The
+// guest fills a buffer, releases it and creates others of the same size (the allocator's first
+// candidates for reuse); each reads back as zeros.
+TEST_F(HostExecutorTest, Issue12NewBuffersReadAsZerosAfterAReleasedOne) {
+  Harness h(executor_, 1, 1 << 16);
+  uint64_t device = 0;
+  uint64_t context = h.make_context(&device);
+  uint64_t queue = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateCommandQueue(w, true, queue, context, device, 0); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  constexpr size_t kSize = 16384;
+  std::vector<uint8_t> secret(kSize, 0xab);
+  for (int round = 0; round < 4; ++round) {
+    uint64_t old_buffer = h.next_id();
+    proto::DataIn init{proto::kDataInline, secret.data(), kSize};
+    h.send([&](WireWriter& w) {
+      proto::encode_clCreateBuffer(w, true, old_buffer, context, CL_MEM_COPY_HOST_PTR, kSize, init);
+    });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    h.send([&](WireWriter& w) { proto::encode_vcDestroyObject(w, true, old_buffer); });
+    uint64_t buffer = h.next_id();
+    h.send([&](WireWriter& w) { proto::encode_clCreateBuffer(w, true, buffer, context, 0, kSize, {}); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    proto::DataOut dst{proto::kDataResource, kSize, Harness::kStagingResource, 0};
+    std::fill(h.staging().begin(), h.staging().begin() + kSize, 0x77);
+    h.send([&](WireWriter& w) { proto::encode_clEnqueueReadBuffer(w, true, queue, buffer, 0, kSize, nullptr, 0, 0, dst); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    size_t nonzero = std::count_if(h.staging().begin(), h.staging().begin() + kSize, [](uint8_t b) { return b != 0; });
+    EXPECT_EQ(nonzero, 0u) << "round " << round;
+  }
 }
 
 TEST_F(HostExecutorTest, DeviceQueriesMatchTheHostDevice) {

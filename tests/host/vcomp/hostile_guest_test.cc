@@ -1,0 +1,94 @@
+// Issue 12: a hostile guest against the vcomp decoder on the fake executor (the real executors'
+// halves of these tests are in host_executor_test.cc and gsgpu_executor_test.cc, named Issue12*).
+// Each test failed on d1cfa71.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "tests/host/vcomp/fake_executor.h"
+#include "tests/host/vcomp/vcomp_harness.h"
+
+namespace gsvirt::vcomp::testing {
+namespace {
+
+class Issue12HostileGuest : public ::testing::Test {
+ protected:
+  FakeExecutor executor;
+  void TearDown() override { EXPECT_EQ(FakeExecutor::live_objects(), live_at_start_); }
+  int live_at_start_ = FakeExecutor::live_objects();
+};
+
+// Point 11: a buffer created without host data reads as zeros, never as what the executor's
+// allocator left there (the fake executor hands out memory full of a stale pattern).
+TEST_F(Issue12HostileGuest, NewBufferWithoutHostDataReadsAsZeros) {
+  Harness h(&executor, 1, 1 << 16);
+  uint64_t device = 0;
+  uint64_t context = h.make_context(&device);
+  uint64_t queue = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateCommandQueue(w, true, queue, context, device, 0); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  uint64_t buffer = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateBuffer(w, true, buffer, context, CL_MEM_READ_WRITE, 4096, {}); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  proto::DataOut dst{proto::kDataInline, 4096};
+  h.send([&](WireWriter& w) { proto::encode_clEnqueueReadBuffer(w, true, queue, buffer, 0, 4096, nullptr, 0, 0, dst); });
+  proto::Reply_clEnqueueReadBuffer reply;
+  WireReader r = h.payload();
+  ASSERT_TRUE(proto::decode_reply_clEnqueueReadBuffer(r, &reply));
+  ASSERT_EQ(reply.result, CL_SUCCESS);
+  ASSERT_EQ(reply.dst_size, 4096u);
+  EXPECT_TRUE(std::all_of(reply.dst, reply.dst + reply.dst_size, [](uint8_t b) { return b == 0; }));
+}
+
+// Point 11: a size the host cannot back with zeros is refused with the executor's own error.
+TEST_F(Issue12HostileGuest, ImpossibleBufferSizeKeepsTheExecutorsError) {
+  Harness h(&executor);
+  uint64_t context = h.make_context();
+  uint64_t buffer = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateBuffer(w, true, buffer, context, 0, ~uint64_t(0), {}); });
+  EXPECT_EQ(h.last_result(), CL_INVALID_BUFFER_SIZE);
+  EXPECT_FALSE(h.context().fatal());
+}
+
+// Point 16: info parameters not on the host's allow-list are refused, whatever they return:
+// a vendor parameter answering with a host pointer, and CL_QUEUE_DEVICE_DEFAULT (a handle the old
+// deny-list did not know).
+TEST_F(Issue12HostileGuest, InfoParametersOffTheAllowListAreRefused) {
+  Harness h(&executor);
+  uint64_t device = 0;
+  uint64_t context = h.make_context(&device);
+  uint64_t queue = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateCommandQueue(w, true, queue, context, device, 0); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  proto::DataOut out{proto::kDataInline, 64};
+
+  h.send([&](WireWriter& w) {
+    proto::encode_clGetDeviceInfo(w, true, device, FakeExecutor::kVendorHandleParam, out);
+  });
+  proto::Reply_clGetDeviceInfo device_reply;
+  WireReader r = h.payload();
+  ASSERT_TRUE(proto::decode_reply_clGetDeviceInfo(r, &device_reply));
+  EXPECT_EQ(device_reply.result, CL_INVALID_VALUE);
+  EXPECT_EQ(device_reply.value_size, 0u);
+  EXPECT_EQ(device_reply.size_ret, 0u);
+
+  h.send([&](WireWriter& w) { proto::encode_clGetCommandQueueInfo(w, true, queue, CL_QUEUE_DEVICE_DEFAULT, out); });
+  proto::Reply_clGetCommandQueueInfo queue_reply;
+  WireReader q = h.payload();
+  ASSERT_TRUE(proto::decode_reply_clGetCommandQueueInfo(q, &queue_reply));
+  EXPECT_EQ(queue_reply.result, CL_INVALID_VALUE);
+  EXPECT_EQ(queue_reply.value_size, 0u);
+
+  // A parameter of another object kind is not allowed either (CL_DEVICE_NAME's value asked of a
+  // queue), while the queue's own plain parameters still are.
+  h.send([&](WireWriter& w) { proto::encode_clGetCommandQueueInfo(w, true, queue, CL_DEVICE_NAME, out); });
+  EXPECT_EQ(h.last_result(), CL_INVALID_VALUE);
+  h.send([&](WireWriter& w) { proto::encode_clGetCommandQueueInfo(w, true, queue, CL_QUEUE_REFERENCE_COUNT, out); });
+  EXPECT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clGetDeviceInfo(w, true, device, CL_DEVICE_NAME, out); });
+  EXPECT_EQ(h.last_result(), CL_SUCCESS);
+  EXPECT_FALSE(h.context().fatal());
+}
+
+}  // namespace
+}  // namespace gsvirt::vcomp::testing
