@@ -195,7 +195,7 @@ bool Lowering::lower_arith(const SpirvInstruction& inst) {
     case Op::OpSNegate: case Op::OpNot: case Op::OpFNegate: case Op::OpLogicalNot: {
       const Value a = value(operand_id(inst, 0));
       const uint32_t scalar = scalar_of(inst.result_type);
-      const uint32_t width = int_width(scalar);
+      const uint32_t width = op == Op::OpFNegate ? 0 : int_width(scalar);
       Value r;
       for (const MOperand& p : a.parts) {
         if (op == Op::OpFNegate) {

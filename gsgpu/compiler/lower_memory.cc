@@ -5,6 +5,7 @@
 #include <bit>
 #include <optional>
 
+#include "common/checked_math.h"
 #include "gsgpu/compiler/lower.h"
 
 namespace gsgpu::compiler {
@@ -72,7 +73,9 @@ void Lowering::fold_address(MOperand* address, int64_t* offset) const {
   if (address->kind != MOperand::Kind::kVReg) return;
   auto it = address_offsets_.find(address->value);
   if (it == address_offsets_.end()) return;
-  const int64_t folded = *offset + it->second.second;
+  const std::optional<int64_t> sum = gsvirt::checked_add_signed(*offset, it->second.second);
+  if (!sum) return;
+  const int64_t folded = *sum;
   // Leave room for the leaves of a composite after the folded offset.
   if (folded < isa::kMinOffset || folded > isa::kMaxOffset - 4096) return;
   *address = it->second.first;
@@ -83,7 +86,9 @@ bool Lowering::use_scalar_base(MOperand* address, int64_t* offset, MOperand* bas
   if (address->kind != MOperand::Kind::kVReg) return false;
   auto it = scalar_based_.find(address->value);
   if (it == scalar_based_.end()) return false;
-  const int64_t folded = *offset + it->second.constant;
+  const std::optional<int64_t> sum = gsvirt::checked_add_signed(*offset, it->second.constant);
+  if (!sum) return false;
+  const int64_t folded = *sum;
   // Leave room for the leaves of a composite after the folded offset.
   if (folded < isa::kMinOffset || folded > isa::kMaxOffset - 4096) return false;
   *address = it->second.offset;
@@ -185,7 +190,8 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
       const SpirvType& it = type(c->second.type);
       int64_t index = static_cast<int64_t>(c->second.bits);
       if (it.width == 32) index = static_cast<int32_t>(c->second.bits);
-      constant_offset += index * stride;
+      // The device adds addresses modulo 2^64; so does the folding (a guest's p[0x6188888888888881L]).
+      constant_offset = gsvirt::wrapping_add(constant_offset, gsvirt::wrapping_mul(index, stride));
       return;
     }
     MOperand index = value(index_id).parts.at(0);
@@ -202,7 +208,7 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
     if (address.is_literal()) {
       // A window offset known at compile time (a __local or private variable): the product is the
       // address and the offset joins the constant part, which loads and stores fold.
-      constant_offset += static_cast<int32_t>(address.value);
+      constant_offset = gsvirt::wrapping_add(constant_offset, static_cast<int32_t>(address.value));
       address = MOperand::vreg(emit(Opcode::v_mul_lo_u64, 64, index, MOperand::literal(stride)));
       return;
     }
@@ -223,7 +229,7 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
       uint32_t first_component = component_offset(current, static_cast<uint32_t>(c->second.bits), &member_type);
       leaves(current, 0, &all);
       if (component_count(member_type) == 0 || first_component >= all.size()) fail("empty struct member");
-      constant_offset += all[first_component].offset;
+      constant_offset = gsvirt::wrapping_add(constant_offset, all[first_component].offset);
       current = member_type;
     } else if (t.kind == TypeKind::kArray || t.kind == TypeKind::kVector) {
       add_index(index_id, size_of(t.element));
@@ -234,7 +240,7 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
   }
   if (address.is_literal()) {
     const int64_t base = static_cast<int32_t>(address.value);
-    return constant64(static_cast<uint64_t>(base + constant_offset));
+    return constant64(static_cast<uint64_t>(gsvirt::wrapping_add(base, constant_offset)));
   }
   if (based) scalar_based_[address.value] = *based;
   if (constant_offset != 0) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "common/checked_math.h"
 #include "gsgpu/compiler/arg_buffer.h"
 #include "gsgpu/compiler/lower.h"
 
@@ -117,14 +118,16 @@ bool Lowering::resolve_string(uint32_t pointer_id, StringRef* out, unsigned dept
       for (size_t i = 1; i < inst.operands.size(); ++i) {
         uint64_t index = 0;
         if (!constant_index(inst.operands[i], &index)) return false;
-        if (ptr_chain && i == 1) {
-          out->offset += index * size_of(current);
-          continue;
+        if (!(ptr_chain && i == 1)) {
+          const SpirvType& t = type(current);
+          if (t.kind != TypeKind::kArray) return false;
+          current = t.element;
         }
-        const SpirvType& t = type(current);
-        if (t.kind != TypeKind::kArray) return false;
-        current = t.element;
-        out->offset += index * size_of(current);
+        // A format string at an offset past 2^64 bytes is no string (wrapping would find one).
+        const auto step = gsvirt::checked_mul<uint64_t>(index, size_of(current));
+        const auto offset = step ? gsvirt::checked_add<uint64_t>(out->offset, *step) : std::nullopt;
+        if (!offset) return false;
+        out->offset = *offset;
       }
       return out->offset < (uint64_t{1} << 32);
     }

@@ -160,6 +160,11 @@ uint32_t Lowering::int_width(uint32_t scalar_type) const {
   const SpirvType& t = type(scalar_type);
   if (t.kind == TypeKind::kBool) return 1;
   if (t.kind == TypeKind::kPointer) return 64;
+  // Every caller derives masks and shifts from the width (1 << (width - 1)): a float, struct or
+  // void where the instruction needs an integer would give a width of 0 or an odd one.
+  if (t.kind != TypeKind::kInt || (t.width != 8 && t.width != 16 && t.width != 32 && t.width != 64))
+    fail("type " + std::to_string(scalar_type) + " is used as an integer but is not an 8-, 16-, 32- or 64-bit "
+         "integer, a bool or a pointer");
   return t.width;
 }
 
