@@ -27,6 +27,16 @@ inline bool debug_enabled(DebugFlag f) { return (debug_flags() & f) != 0; }
 using LogSink = void (*)(const char* line, void* user);
 void set_log_sink(LogSink sink, void* user);
 
+// Error and info lines are rate-limited per format string: `burst` lines at once, then
+// `per_second` (0 burst: no limit); a line after suppressed ones says how many were dropped.
+// Control characters in every line (a guest's strings included) are written as \xNN.
+struct LogRateLimit {
+  uint32_t burst = 100;
+  double per_second = 10;
+};
+// Replaces the limit (resetting every call site's count); returns the previous one.
+LogRateLimit set_log_rate_limit(LogRateLimit limit);
+
 void log_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(DebugFlag f, const char* fmt, ...) __attribute__((format(printf, 2, 3)));

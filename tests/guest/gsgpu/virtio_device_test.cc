@@ -215,6 +215,15 @@ TEST_P(VirtioDeviceTest, BadCallsAreRefusedInTheGuest) {
 // wait): they time out while the kernel runs, and see the outcome, completed or cancelled, once the
 // host wrote it there.
 TEST_P(VirtioDeviceTest, ShortWaitsSeeTheFencePage) {
+  // The spinning kernel must outlast the waits below on a loaded machine: no watchdog for it (the
+  // host's 2 s time budget still ends it; the reset below comes first).
+  const gsvirt::gsgpu_ctx::ContextConfig saved = gsvirt::gsgpu_ctx::context_config();
+  gsvirt::gsgpu_ctx::ContextConfig endless_config = saved;
+  endless_config.watchdog_budget = 0xffffffff;
+  gsvirt::gsgpu_ctx::set_context_config(endless_config);
+  server_.reset();  // a vtest server forked from now on serves the new configuration
+  open();
+  gsvirt::gsgpu_ctx::set_context_config(saved);
   Buffer spin = driver_->kernel(test::kSpinKernel);
   std::vector<uint32_t> endless;
   append_dispatch(&endless, driver_->dispatch(spin, spin, 0, 8, 32));
