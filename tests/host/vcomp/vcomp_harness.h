@@ -24,8 +24,8 @@ class Harness {
   static constexpr uint32_t kReplyResource = 1;
   static constexpr uint32_t kStagingResource = 2;
 
-  Harness(Executor* executor, uint32_t ctx_id = 1, size_t reply_size = 4096)
-      : reply_mem_(reply_size, 0), staging_mem_(1 << 20, 0),
+  Harness(Executor* executor, uint32_t ctx_id = 1, size_t reply_size = 4096, size_t staging_size = 1 << 20)
+      : reply_mem_(reply_size, 0), staging_mem_(staging_size, 0),
         ctx_(std::make_unique<VcompContext>(ctx_id, executor)) {
     ctx_->attach_resource(make_resource(kReplyResource, reply_mem_));
     ctx_->attach_resource(make_resource(kStagingResource, staging_mem_));
