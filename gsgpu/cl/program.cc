@@ -97,16 +97,10 @@ cl_int build_program(Program* p, const char* options) {
   gsgpu::compiler::CompiledProgram compiled;
   std::string log;
   gsgpu::compiler::BuildStatus s;
-  HeaderDir headers(p->headers);
-  if (!headers.error().empty()) {
-    p->log = headers.error();
-    p->build_status = CL_BUILD_ERROR;
-    return CL_BUILD_PROGRAM_FAILURE;
-  }
   if (!p->il.empty())
     s = gsgpu::compiler::build_spirv(p->il, &compiled, &log);
   else
-    s = gsgpu::compiler::build_opencl_c(p->source, p->options + headers.include_option(), &compiled, &log);
+    s = gsgpu::compiler::build_opencl_c(p->source, p->options, p->headers, &compiled, &log);
   const cl_int err = status_error(s);
   if (err != CL_SUCCESS && log.empty())
     log = std::string("gsgpu compiler: build failed (") + gsgpu::compiler::build_status_name(s) + ")";

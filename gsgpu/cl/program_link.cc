@@ -3,13 +3,7 @@
 // module, so linking concatenates the units' sources (each after a #line marker naming it) and
 // builds them as one program with the first unit's compile options. Units that define the same
 // non-kernel function twice therefore fail to link (reported in the log).
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <cctype>
 
 #include "gsgpu/cl/entry_points.h"
 
@@ -19,20 +13,6 @@ namespace {
 using BuildNotify = void(CL_CALLBACK*)(cl_program, void*);
 
 constexpr size_t kMaxHeaders = 256;
-
-bool valid_include_name(const std::string& name) {
-  if (name.empty() || name.size() > 255 || name.front() == '/') return false;
-  for (char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/')) return false;
-  size_t start = 0;
-  while (start <= name.size()) {
-    const size_t end = std::min(name.find('/', start), name.size());
-    const std::string part = name.substr(start, end - start);
-    if (part.empty() || part == "." || part == "..") return false;
-    start = end + 1;
-  }
-  return true;
-}
 
 bool known_link_option(const std::string& t) {
   static const char* const kKnown[] = {"-create-library",       "-enable-link-options",
@@ -88,36 +68,6 @@ std::string joined_source(const std::vector<Program*>& units) {
 
 }  // namespace
 
-HeaderDir::HeaderDir(const std::vector<std::pair<std::string, std::string>>& headers) {
-  if (headers.empty()) return;
-  for (const auto& h : headers)
-    if (!valid_include_name(h.first)) {
-      error_ = "embedded header name \"" + h.first + "\" is not a plain relative path";
-      return;
-    }
-  const char* tmp = std::getenv("TMPDIR");
-  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/gsgpu-headers-XXXXXX";
-  if (!mkdtemp(templ.data())) {
-    error_ = "cannot create a directory for embedded headers";
-    return;
-  }
-  path_ = templ;
-  for (const auto& [name, text] : headers) {
-    const std::filesystem::path file = std::filesystem::path(path_) / name;
-    std::error_code ec;
-    std::filesystem::create_directories(file.parent_path(), ec);
-    std::ofstream out(file, std::ios::binary);
-    out.write(text.data(), std::streamsize(text.size()));
-    if (!out) error_ = "cannot write embedded header \"" + name + "\"";
-  }
-}
-
-HeaderDir::~HeaderDir() {
-  if (path_.empty()) return;
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
 cl_int CL_API_CALL gsgpu_clCompileProgram(cl_program program, cl_uint n, const cl_device_id* devices,
                                           const char* options, cl_uint num_headers, const cl_program* headers,
                                           const char** names, BuildNotify notify, void* data) {
@@ -134,16 +84,11 @@ cl_int CL_API_CALL gsgpu_clCompileProgram(cl_program program, cl_uint n, const c
   p->options = options ? options : "";
   p->headers = std::move(embedded);
   p->built.reset();
-  HeaderDir dir(p->headers);
-  if (!dir.error().empty()) {
-    p->log = dir.error();
-    err = CL_COMPILE_PROGRAM_FAILURE;
-  } else {
+  {
     // The front end alone: errors show now, code generation waits for the link.
     std::vector<uint32_t> spirv;
     using gsgpu::compiler::BuildStatus;
-    const BuildStatus s = gsgpu::compiler::compile_opencl_c(p->source, p->options + dir.include_option(), &spirv,
-                                                            &p->log);
+    const BuildStatus s = gsgpu::compiler::compile_opencl_c(p->source, p->options, p->headers, &spirv, &p->log);
     err = s == BuildStatus::kSuccess          ? CL_SUCCESS
           : s == BuildStatus::kInvalidOptions ? CL_INVALID_COMPILER_OPTIONS
           : s == BuildStatus::kToolMissing    ? CL_COMPILER_NOT_AVAILABLE

@@ -298,23 +298,6 @@ cl_int build_program(Program* p, const char* options);
 // Reads each kernel's argument types from its declaration in `source` (kernel_arg_info.cc).
 void attach_arg_types(const std::string& source, BuiltProgram* built);
 
-// Embedded headers written into a private directory for one front-end run, removed afterwards.
-// Include names are checked: relative, no "." or ".." components, a conservative character set.
-class HeaderDir {
- public:
-  explicit HeaderDir(const std::vector<std::pair<std::string, std::string>>& headers);
-  ~HeaderDir();
-  HeaderDir(const HeaderDir&) = delete;
-  HeaderDir& operator=(const HeaderDir&) = delete;
-  const std::string& error() const { return error_; }
-  // " -I<dir>", or "" when there are no headers.
-  std::string include_option() const { return path_.empty() ? "" : " -I" + path_; }
-
- private:
-  std::string path_;
-  std::string error_;
-};
-
 // --- the device ---
 
 class Runtime {

@@ -165,8 +165,13 @@ bool compile_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::s
 
 BuildStatus build_opencl_c(std::string_view source, std::string_view build_options, CompiledProgram* out,
                            std::string* log, const CompileOptions& options) {
+  return build_opencl_c(source, build_options, {}, out, log, options);
+}
+
+BuildStatus build_opencl_c(std::string_view source, std::string_view build_options, const EmbeddedHeaders& headers,
+                           CompiledProgram* out, std::string* log, const CompileOptions& options) {
   std::vector<uint32_t> spirv;
-  const BuildStatus status = compile_opencl_c(source, build_options, &spirv, log);
+  const BuildStatus status = compile_opencl_c(source, build_options, headers, &spirv, log);
   out->log = *log;
   if (status != BuildStatus::kSuccess) return status;
   std::string error;

@@ -116,6 +116,9 @@ bool compile_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::s
 // failure, its message. The status says which step failed.
 BuildStatus build_opencl_c(std::string_view source, std::string_view build_options, CompiledProgram* out,
                            std::string* log, const CompileOptions& options = {});
+// The same with clCompileProgram's embedded headers.
+BuildStatus build_opencl_c(std::string_view source, std::string_view build_options, const EmbeddedHeaders& headers,
+                           CompiledProgram* out, std::string* log, const CompileOptions& options = {});
 
 // clCreateProgramWithIL: validates (validate_spirv) and compiles.
 BuildStatus build_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::string* log,

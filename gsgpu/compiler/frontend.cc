@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 
 #include "gsgpu/compiler/build_cache.h"
@@ -25,12 +26,28 @@ std::string find_tool(const char* env_name, std::initializer_list<const char*> n
   return "";
 }
 
+// Runs a tool in a fresh work directory with the usual limits.
+ToolRun run_in(const TempDir& dir, const std::vector<std::string>& argv) {
+  ToolOptions options;
+  options.work_dir = dir.path();
+  options.deadline = build_deadline();
+  return run_tool(argv, options);
+}
+
 std::string tool_version(const std::string& path) {
   if (path.empty()) return "";
   TempDir dir;
   if (!dir.ok()) return "";
-  ToolRun run = run_tool({path, "--version"}, dir.file("version.txt"));
-  return run.output;
+  return run_in(dir, {path, "--version"}).output;
+}
+
+std::string resource_dir(const std::string& clang) {
+  if (clang.empty()) return "";
+  TempDir dir;
+  if (!dir.ok()) return "";
+  std::string out = run_in(dir, {clang, "-print-resource-dir"}).output;
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
 }
 
 }  // namespace
@@ -42,6 +59,7 @@ Toolchain discover_toolchain() {
   t.spirv_val = find_tool("GSVIRT_SPIRV_VAL", {"spirv-val"});
   t.spirv_dis = find_tool("GSVIRT_SPIRV_DIS", {"spirv-dis"});
   t.version = tool_version(t.clang) + tool_version(t.llvm_spirv);
+  t.resource_dir = resource_dir(t.clang);
   return t;
 }
 
@@ -153,13 +171,175 @@ bool translate_build_options(std::string_view options, std::vector<std::string>*
   return true;
 }
 
+namespace {
+
+constexpr size_t kMaxHeaders = 256;
+constexpr std::string_view kSourceName = "program.cl";
+constexpr std::string_view kHeaderDir = "headers";
+
+bool valid_header_name(const std::string& name) {
+  if (name.empty() || name.size() > 255 || name.front() == '/') return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/')) return false;
+  for (size_t start = 0; start <= name.size();) {
+    const size_t end = std::min(name.find('/', start), name.size());
+    const std::string_view part = std::string_view(name).substr(start, end - start);
+    if (part.empty() || part == "." || part == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+// The embedded headers, written under <work>/headers. False with *error for a bad name.
+bool write_headers(const TempDir& dir, const EmbeddedHeaders& headers, std::string* error) {
+  if (headers.size() > kMaxHeaders) {
+    *error = "more than " + std::to_string(kMaxHeaders) + " embedded headers";
+    return false;
+  }
+  for (const auto& [name, text] : headers) {
+    if (!valid_header_name(name)) {
+      *error = "embedded header name \"" + name + "\" is not a plain relative path";
+      return false;
+    }
+    const std::filesystem::path file = std::filesystem::path(dir.path()) / kHeaderDir / name;
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    if (ec || !write_file(file.string(), text.data(), text.size())) {
+      *error = "cannot write embedded header \"" + name + "\"";
+      return false;
+    }
+  }
+  return true;
+}
+
+// The -I directories of the (trusted) options, made absolute in *args (the tool runs in the work
+// directory), and returned.
+std::vector<std::string> absolute_include_dirs(std::vector<std::string>* args) {
+  std::vector<std::string> dirs, rewritten;
+  for (size_t i = 0; i < args->size(); ++i) {
+    const std::string& a = (*args)[i];
+    if (a.rfind("-I", 0) != 0) {
+      rewritten.push_back(a);
+      continue;
+    }
+    std::string dir = a.size() > 2 ? a.substr(2) : (i + 1 < args->size() ? (*args)[++i] : std::string());
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(dir, ec);
+    if (!ec) dir = absolute.lexically_normal().string();
+    rewritten.insert(rewritten.end(), {"-I", dir});
+    dirs.push_back(dir);
+  }
+  *args = std::move(rewritten);
+  return dirs;
+}
+
+std::string yaml_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+// A clang virtual file system in which nothing exists but the OpenCL headers, the work directory
+// and the trusted include directories ("fallthrough": false). A second wall behind the sandbox,
+// and the only one where the kernel offers no namespaces.
+std::string vfs_overlay(const std::string& resource_dir, const std::string& work_dir,
+                        const std::vector<std::string>& include_dirs) {
+  std::string yaml = "{ 'version': 0, 'fallthrough': false, 'case-sensitive': true, 'roots': [\n";
+  std::vector<std::string> dirs = {work_dir};
+  if (!resource_dir.empty()) dirs.push_back(resource_dir + "/include");
+  dirs.insert(dirs.end(), include_dirs.begin(), include_dirs.end());
+  for (size_t i = 0; i < dirs.size(); ++i)
+    yaml += std::string(i ? ",\n" : "") + "  { 'type': 'directory-remap', 'name': " + yaml_quoted(dirs[i]) +
+            ", 'external-contents': " + yaml_quoted(dirs[i]) + " }";
+  return yaml + " ] }\n";
+}
+
+// clang names the source file in its messages; the program has no name of its own. One pass
+// (replacing in place is quadratic in the number of messages).
+std::string name_the_source(std::string_view diagnostics) {
+  std::string out;
+  out.reserve(diagnostics.size());
+  for (size_t at = 0; at < diagnostics.size();) {
+    const size_t found = diagnostics.find(kSourceName, at);
+    if (found == std::string_view::npos) {
+      out.append(diagnostics.substr(at));
+      break;
+    }
+    out.append(diagnostics.substr(at, found - at));
+    out.append("<program source>");
+    at = found + kSourceName.size();
+  }
+  return out;
+}
+
+std::string headers_key(const EmbeddedHeaders& headers) {
+  std::string key;
+  for (const auto& [name, text] : headers)
+    key += BuildCache::key({name, text});
+  return key;
+}
+
+}  // namespace
+
 BuildStatus compile_opencl_c(std::string_view source, std::string_view options, std::vector<uint32_t>* spirv,
                              std::string* log) {
-  return compile_opencl_c(toolchain(), source, options, spirv, log);
+  return compile_opencl_c(toolchain(), source, options, {}, spirv, log);
+}
+
+BuildStatus compile_opencl_c(std::string_view source, std::string_view options, const EmbeddedHeaders& headers,
+                             std::vector<uint32_t>* spirv, std::string* log) {
+  return compile_opencl_c(toolchain(), source, options, headers, spirv, log);
 }
 
 BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, std::string_view options,
                              std::vector<uint32_t>* spirv, std::string* log) {
+  return compile_opencl_c(tools, source, options, {}, spirv, log);
+}
+
+namespace {
+
+// clang then llvm-spirv in `dir`, optimised or not; *log gets their diagnostics.
+BuildStatus translate(const Toolchain& tools, const TempDir& dir, const std::vector<std::string>& option_args,
+                      const ToolOptions& run, bool optimise, std::string* log) {
+  std::vector<std::string> clang = {tools.clang, "-c", "-x", "cl", "-target", "spir64", "-emit-llvm",
+                                    "-Xclang", "-finclude-default-header", "-fno-color-diagnostics",
+                                    "-mllvm", "-replexitval=never",
+                                    // keeps parameter names, which become OpName: clGetKernelArgInfo
+                                    "-fno-discard-value-names",
+                                    "-ivfsoverlay", dir.file("overlay.yaml"),
+                                    "-I", std::string(kHeaderDir)};
+  // What the runtime defines for its device (OpenCL 1.2, section 6.10), before the program's own
+  // -D/-U so those can still override. clang defines __OPENCL_C_VERSION__ (from -cl-std),
+  // CL_VERSION_1_x and __ENDIAN_LITTLE__ itself; it leaves __OPENCL_VERSION__ (the device's
+  // version) to the runtime and defines __IMAGE_SUPPORT__ for every SPIR target, but the gsgpu
+  // device has no images (CL_DEVICE_IMAGE_SUPPORT is CL_FALSE).
+  clang.insert(clang.end(), std::begin(kDeviceMacros), std::end(kDeviceMacros));
+  clang.insert(clang.end(), option_args.begin(), option_args.end());
+  if (!optimise) clang.push_back("-O0");  // the last -O wins
+  clang.insert(clang.end(), {std::string(kSourceName), "-o", "program.bc"});
+  ToolRun front = run_tool(clang, run);
+  *log = name_the_source(front.output);
+  if (log->size() > run.max_output) {
+    // Naming the source lengthens a log cut at the cap: cut it again, keeping the note at its end.
+    const size_t note = log->rfind('\n', log->size() - 2);
+    const std::string tail = note == std::string::npos ? std::string() : log->substr(note);
+    log->resize(run.max_output - std::min(tail.size(), run.max_output));
+    *log += tail;
+  }
+  if (!front.started || front.exit_code != 0) return BuildStatus::kCompileError;
+  ToolRun spirv_run = run_tool({tools.llvm_spirv, "program.bc", "-o", "program.spv"}, run);
+  *log += spirv_run.output;
+  if (!spirv_run.started || spirv_run.exit_code != 0) {
+    *log += "llvm-spirv could not translate the program to SPIR-V\n";
+    return spirv_run.timed_out ? BuildStatus::kCompileError : BuildStatus::kInternalError;
+  }
+  return BuildStatus::kSuccess;
+}
+
+}  // namespace
+
+BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, std::string_view options,
+                             const EmbeddedHeaders& headers, std::vector<uint32_t>* spirv, std::string* log) {
   log->clear();
   std::vector<std::string> option_args;
   std::string option_error;
@@ -174,62 +354,40 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
            "not found on PATH; set GSVIRT_CLANG / GSVIRT_LLVM_SPIRV to their paths\n";
     return BuildStatus::kToolMissing;
   }
-  const std::string key = BuildCache::key({source, options, tools.version, kDeviceMacrosKey});
+  const std::string key = BuildCache::key({source, options, headers_key(headers), tools.version, kDeviceMacrosKey});
   {
     std::lock_guard lock(g_cache_mutex);
     if (cache().lookup(key, spirv, log)) return BuildStatus::kSuccess;
   }
-
   TempDir dir;
   if (!dir.ok()) {
     *log = std::string("cannot create a temporary directory: ") + std::strerror(errno) + "\n";
     return BuildStatus::kInternalError;
   }
-  const std::string source_path = dir.file("program.cl");
-  const std::string bitcode_path = dir.file("program.bc");
-  const std::string spirv_path = dir.file("program.spv");
-  if (!write_file(source_path, source.data(), source.size())) {
-    *log = "cannot write the program source to " + source_path + "\n";
+  std::string header_error;
+  if (!write_headers(dir, headers, &header_error)) {
+    *log = header_error + "\n";
+    return BuildStatus::kCompileError;
+  }
+  ToolOptions run;
+  run.work_dir = dir.path();
+  run.deadline = build_deadline();  // one limit for the whole build, whatever it runs
+  run.read_only_dirs = absolute_include_dirs(&option_args);
+  const std::string overlay = vfs_overlay(tools.resource_dir, dir.path(), run.read_only_dirs);
+  if (!write_file(dir.file(std::string(kSourceName)), source.data(), source.size()) ||
+      !write_file(dir.file("overlay.yaml"), overlay.data(), overlay.size())) {
+    *log = "cannot write the program source to " + dir.path() + "\n";
     return BuildStatus::kInternalError;
   }
   // llvm-spirv-14 cannot translate integers of odd widths, which some optimisations create
   // (IndVarSimplify's exit values become i33; InstCombine shrinks switch conditions to i3). The
-  // first option keeps the former away; for the rest the program is rebuilt without optimisation.
-  auto translate = [&](bool optimise) {
-    std::vector<std::string> clang = {tools.clang, "-c", "-x", "cl", "-target", "spir64", "-emit-llvm",
-                                      "-Xclang", "-finclude-default-header", "-fno-color-diagnostics",
-                                      "-mllvm", "-replexitval=never",
-                                      // keeps parameter names, which become OpName: clGetKernelArgInfo
-                                      "-fno-discard-value-names"};
-    // What the runtime defines for its device (OpenCL 1.2, section 6.10), before the program's own
-    // -D/-U so those can still override. clang defines __OPENCL_C_VERSION__ (from -cl-std),
-    // CL_VERSION_1_x and __ENDIAN_LITTLE__ itself; it leaves __OPENCL_VERSION__ (the device's
-    // version) to the runtime and defines __IMAGE_SUPPORT__ for every SPIR target, but the gsgpu
-    // device has no images (CL_DEVICE_IMAGE_SUPPORT is CL_FALSE).
-    clang.insert(clang.end(), std::begin(kDeviceMacros), std::end(kDeviceMacros));
-    clang.insert(clang.end(), option_args.begin(), option_args.end());
-    if (!optimise) clang.push_back("-O0");  // the last -O wins
-    clang.insert(clang.end(), {source_path, "-o", bitcode_path});
-    ToolRun front = run_tool(clang, dir.file("clang.log"));
-    // clang names the temporary file in its messages; the program has no name of its own.
-    std::string diagnostics = front.output;
-    for (size_t at = diagnostics.find(source_path); at != std::string::npos; at = diagnostics.find(source_path, at))
-      diagnostics.replace(at, source_path.size(), "<program source>");
-    *log = diagnostics;
-    if (!front.started || front.exit_code != 0) return BuildStatus::kCompileError;
-    ToolRun spirv_run = run_tool({tools.llvm_spirv, bitcode_path, "-o", spirv_path}, dir.file("llvm-spirv.log"));
-    *log += spirv_run.output;
-    if (!spirv_run.started || spirv_run.exit_code != 0) {
-      *log += "llvm-spirv could not translate the program to SPIR-V\n";
-      return BuildStatus::kInternalError;
-    }
-    return BuildStatus::kSuccess;
-  };
-  BuildStatus status = translate(true);
+  // -replexitval option keeps the former away; for the rest the program is rebuilt without
+  // optimisation.
+  BuildStatus status = translate(tools, dir, option_args, run, true, log);
   if (status == BuildStatus::kCompileError) return status;
   if (status != BuildStatus::kSuccess) {
     const std::string first_log = *log;
-    status = translate(false);
+    status = translate(tools, dir, option_args, run, false, log);
     if (status != BuildStatus::kSuccess) {
       *log = first_log + *log;
       return BuildStatus::kCompileError;
@@ -237,7 +395,7 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
     *log = "note: llvm-spirv-14 rejected the optimised program; it was built without optimisation\n" + *log;
   }
   std::string bytes;
-  if (!read_file(spirv_path, &bytes) || bytes.empty() || bytes.size() % 4 != 0) {
+  if (!read_file(dir.file("program.spv"), &bytes) || bytes.empty() || bytes.size() % 4 != 0) {
     *log += "llvm-spirv wrote no valid SPIR-V file\n";
     return BuildStatus::kInternalError;
   }
@@ -262,7 +420,7 @@ BuildStatus validate_spirv(std::span<const uint32_t> spirv, std::string* log) {
     *log = "cannot write a temporary file for spirv-val\n";
     return BuildStatus::kInternalError;
   }
-  ToolRun run = run_tool({tools.spirv_val, "--target-env", "opencl1.2", dir.file("module.spv")}, dir.file("val.log"));
+  ToolRun run = run_in(dir, {tools.spirv_val, "--target-env", "opencl1.2", "module.spv"});
   if (!run.started) return BuildStatus::kSuccess;  // the reader's checks stand alone
   if (run.exit_code != 0) {
     *log = "invalid SPIR-V (spirv-val): " + run.output;
@@ -276,8 +434,7 @@ std::string disassemble_spirv(std::span<const uint32_t> spirv) {
   if (tools.spirv_dis.empty()) return "";
   TempDir dir;
   if (!dir.ok() || !write_file(dir.file("module.spv"), spirv.data(), spirv.size_bytes())) return "";
-  ToolRun run = run_tool({tools.spirv_dis, "--no-color", dir.file("module.spv"), "-o", dir.file("module.spvasm")},
-                         dir.file("dis.log"));
+  ToolRun run = run_in(dir, {tools.spirv_dis, "--no-color", "module.spv", "-o", "module.spvasm"});
   std::string text;
   if (run.exit_code != 0 || !read_file(dir.file("module.spvasm"), &text)) return "";
   return text;

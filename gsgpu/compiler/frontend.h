@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gsgpu::compiler {
@@ -31,6 +32,7 @@ struct Toolchain {
   std::string spirv_val;
   std::string spirv_dis;
   std::string version;  // clang's and llvm-spirv's --version output: part of the cache key
+  std::string resource_dir;  // clang's own headers (opencl-c.h): the only host headers a program sees
 };
 const Toolchain& toolchain();
 // What toolchain() finds, looked up afresh (environment overrides included).
@@ -41,11 +43,21 @@ Toolchain discover_toolchain();
 bool translate_build_options(std::string_view options, std::vector<std::string>* clang_args,
                              std::string* error);
 
-// OpenCL C -> SPIR-V. *log receives clang's and llvm-spirv's diagnostics (warnings too, on success).
+// clCompileProgram's embedded headers: (include name, text). A name is a relative path without
+// "." or ".." parts; `#include "name"` finds it.
+using EmbeddedHeaders = std::vector<std::pair<std::string, std::string>>;
+
+// OpenCL C -> SPIR-V. The program sees the OpenCL headers, its embedded headers and the -I
+// directories of `options` (which must come from a trusted caller: a host serving a guest strips
+// them), nothing else of the host's file system. *log receives clang's and llvm-spirv's diagnostics (warnings too, on success).
 BuildStatus compile_opencl_c(std::string_view source, std::string_view options, std::vector<uint32_t>* spirv,
                              std::string* log);
 // The same with an explicit toolchain (tests: missing tools).
 BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, std::string_view options,
+                             std::vector<uint32_t>* spirv, std::string* log);
+BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, std::string_view options,
+                             const EmbeddedHeaders& headers, std::vector<uint32_t>* spirv, std::string* log);
+BuildStatus compile_opencl_c(std::string_view source, std::string_view options, const EmbeddedHeaders& headers,
                              std::vector<uint32_t>* spirv, std::string* log);
 
 // Checks SPIR-V given directly: the module reader's checks, then spirv-val (OpenCL 1.2 environment)

@@ -1,106 +1,211 @@
 #include "gsgpu/compiler/subprocess.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/syscall.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
-extern char** environ;
+#include "gsgpu/compiler/tool_sandbox.h"
 
 namespace gsgpu::compiler {
 namespace {
 
 constexpr rlim_t kToolMemoryLimit = rlim_t{4} << 30;
+constexpr rlim_t kToolFileSizeLimit = rlim_t{256} << 20;
 
-// GSVIRT_COMPILER_TIMEOUT seconds (default 120) per tool run.
-std::chrono::seconds tool_timeout() {
+// GSVIRT_COMPILER_TIMEOUT seconds (default 60) per build.
+std::chrono::seconds build_timeout() {
   if (const char* env = std::getenv("GSVIRT_COMPILER_TIMEOUT"); env && *env) {
     const long seconds = std::strtol(env, nullptr, 10);
     if (seconds > 0) return std::chrono::seconds(seconds);
   }
-  return std::chrono::seconds(120);
+  return std::chrono::seconds(60);
+}
+
+// Everything the child needs, built before fork: after it only system calls are safe.
+struct ChildSetup {
+  std::vector<char*> argv;
+  std::vector<std::string> env_storage;
+  std::vector<char*> envp;
+  std::string work_dir;
+  bool sandboxed = false;
+  SandboxPlan plan;
+  int output_fd = -1;  // the pipe's write end
+  int status_fd = -1;  // close-on-exec: a failed setup writes its errno and step here
+};
+
+[[noreturn]] void child_fail(int status_fd, int error, const char* step) {
+  const int words[1] = {error};
+  (void)!write(status_fd, words, sizeof words);
+  (void)!write(status_fd, step, std::strlen(step));
+  _exit(127);
+}
+
+[[noreturn]] void run_child(const ChildSetup& c) {
+  setpgid(0, 0);  // the tool and anything it starts are killed as one group
+  const rlimit memory{kToolMemoryLimit, kToolMemoryLimit};
+  const rlimit file_size{kToolFileSizeLimit, kToolFileSizeLimit};
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_AS, &memory);
+  setrlimit(RLIMIT_FSIZE, &file_size);
+  setrlimit(RLIMIT_CORE, &no_core);
+  const int null_fd = open("/dev/null", O_RDONLY);
+  if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 || dup2(c.output_fd, STDOUT_FILENO) < 0 ||
+      dup2(c.output_fd, STDERR_FILENO) < 0)
+    child_fail(c.status_fd, errno, "redirect");
+  if (c.sandboxed) {
+    const char* step = "sandbox";
+    if (const int error = enter_tool_sandbox(c.plan, &step); error != 0) child_fail(c.status_fd, error, step);
+  } else if (chdir(c.work_dir.c_str()) != 0) {
+    child_fail(c.status_fd, errno, "chdir");
+  }
+  // The server's other descriptors (client sockets, shared memory) are none of the tool's business.
+  if (c.status_fd > STDERR_FILENO + 1) syscall(SYS_close_range, STDERR_FILENO + 1, c.status_fd - 1, 0);
+  syscall(SYS_close_range, c.status_fd + 1, ~0u, 0);
+  execve(c.argv[0], c.argv.data(), c.envp.data());
+  child_fail(c.status_fd, errno, "exec");
+}
+
+// Reads the child's output until it closes the pipe, the deadline passes or the cap is reached.
+void collect_output(int fd, const ToolOptions& options, ToolRun* result) {
+  char buffer[16384];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(options.deadline -
+                                                                           std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      result->timed_out = true;
+      return;
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    if (ready < 0 && errno != EINTR) return;
+    if (ready <= 0) continue;
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    const size_t room = options.max_output - result->output.size();
+    result->output.append(buffer, std::min(room, static_cast<size_t>(n)));
+    if (static_cast<size_t>(n) > room) {
+      result->output_cut = true;
+      return;
+    }
+  }
+}
+
+// Reaps the child; it is killed first when it ran out of time or output. Only a timed-out tool
+// is waited for with a deadline of its own: one that closed its output may still be exiting.
+int reap(pid_t pid, const ToolOptions& options, ToolRun* result) {
+  int status = 0;
+  for (;;) {
+    const bool stop = result->timed_out || result->output_cut || std::chrono::steady_clock::now() > options.deadline;
+    if (stop) {
+      result->timed_out = !result->output_cut;
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      return status;
+    }
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) return status;
+    usleep(1000);
+  }
 }
 
 }  // namespace
 
+std::chrono::steady_clock::time_point build_deadline() { return std::chrono::steady_clock::now() + build_timeout(); }
+
 TempDir::TempDir() {
   const char* base = std::getenv("TMPDIR");
   std::string pattern = std::string(base && *base ? base : "/tmp") + "/gsgpu-cl-XXXXXX";
-  std::vector<char> buffer(pattern.begin(), pattern.end());
-  buffer.push_back('\0');
-  if (mkdtemp(buffer.data()) != nullptr) path_ = buffer.data();
+  if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
 }
 
 TempDir::~TempDir() {
   if (path_.empty()) return;
-  // Only files are created inside (no subdirectories), so one level of unlink suffices.
-  if (DIR* dir = opendir(path_.c_str())) {
-    while (dirent* entry = readdir(dir)) {
-      if (std::strcmp(entry->d_name, ".") == 0 || std::strcmp(entry->d_name, "..") == 0) continue;
-      unlink(file(entry->d_name).c_str());
-    }
-    closedir(dir);
-  }
-  rmdir(path_.c_str());
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
 }
 
-ToolRun run_tool(const std::vector<std::string>& argv, const std::string& capture_path) {
+ToolRun run_tool(const std::vector<std::string>& argv, const ToolOptions& options) {
   ToolRun result;
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, capture_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-  // The server's other descriptors (client sockets, shared memory) are none of the tool's business.
-  posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
-#endif
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    result.output = "cannot run " + argv[0] + ": " + std::strerror(rc);
+  ChildSetup c;
+  // Symbolic links such as /usr/bin/clang-14 are not in the sandbox: the tool runs as its real path.
+  std::error_code ec;
+  const std::string tool = std::filesystem::canonical(argv[0], ec).string();
+  c.argv.push_back(const_cast<char*>(ec ? argv[0].c_str() : tool.c_str()));
+  for (size_t i = 1; i < argv.size(); ++i) c.argv.push_back(const_cast<char*>(argv[i].c_str()));
+  c.argv.push_back(nullptr);
+  // A minimal environment: the server's own (paths, credentials in variables) stays with it.
+  c.env_storage = {"PATH=/usr/bin:/bin", "LANG=C", "LC_ALL=C", "TMPDIR=" + options.work_dir, "HOME=" + options.work_dir};
+  for (std::string& e : c.env_storage) c.envp.push_back(e.data());
+  c.envp.push_back(nullptr);
+  c.work_dir = options.work_dir;
+  c.sandboxed = tool_sandbox_available();
+  if (c.sandboxed) {
+    std::string error;
+    if (!plan_tool_sandbox(argv[0], options.work_dir, options.read_only_dirs, &c.plan, &error) ||
+        (mkdir(c.plan.root.c_str(), 0700) != 0 && errno != EEXIST)) {
+      result.output = "cannot prepare the compiler sandbox for " + argv[0] + ": " + (error.empty() ? std::strerror(errno) : error) + "\n";
+      return result;
+    }
+  }
+  int output_pipe[2], status_pipe[2];
+  if (pipe2(output_pipe, O_CLOEXEC) != 0) {
+    result.output = std::string("cannot create a pipe: ") + std::strerror(errno) + "\n";
+    return result;
+  }
+  if (pipe2(status_pipe, O_CLOEXEC) != 0) {
+    result.output = std::string("cannot create a pipe: ") + std::strerror(errno) + "\n";
+    close(output_pipe[0]);
+    close(output_pipe[1]);
+    return result;
+  }
+  c.output_fd = output_pipe[1];
+  c.status_fd = status_pipe[1];
+  const pid_t pid = fork();
+  if (pid == 0) run_child(c);
+  close(output_pipe[1]);
+  close(status_pipe[1]);
+  if (pid < 0) {
+    result.output = std::string("cannot start ") + argv[0] + ": " + std::strerror(errno) + "\n";
+    close(output_pipe[0]);
+    close(status_pipe[0]);
+    return result;
+  }
+  collect_output(output_pipe[0], options, &result);
+  close(output_pipe[0]);
+  const int status = reap(pid, options, &result);
+  char report[256] = {};
+  const ssize_t n = read(status_pipe[0], report, sizeof report - 1);
+  close(status_pipe[0]);
+  if (n >= static_cast<ssize_t>(sizeof(int))) {
+    int error = 0;
+    std::memcpy(&error, report, sizeof error);
+    result.output = "cannot run " + argv[0] + " (" + std::string(report + sizeof(int)) + "): " + std::strerror(error) + "\n";
     return result;
   }
   result.started = true;
-  // The source comes from an untrusted guest: `#include "/dev/zero"` or a pathological program must
-  // not hold the host forever or take all its memory. (Set right after the spawn: a tool cannot
-  // allocate much before the limit lands.)
-  const rlimit memory_limit{kToolMemoryLimit, kToolMemoryLimit};
-  prlimit(pid, RLIMIT_AS, &memory_limit, nullptr);
-  const auto deadline = std::chrono::steady_clock::now() + tool_timeout();
-  int status = 0;
-  for (;;) {
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      result.timed_out = true;
-      break;
-    }
-    usleep(2000);
-  }
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  read_file(capture_path, &result.output);
-  if (result.timed_out)
-    result.output += argv[0] + " did not finish within " + std::to_string(tool_timeout().count()) + " s and was stopped\n";
+  if (result.output_cut)
+    result.output += "\n" + argv[0] + " printed more than " + std::to_string(options.max_output) + " bytes and was stopped\n";
+  else if (result.timed_out)
+    result.output += argv[0] + " did not finish within " + std::to_string(build_timeout().count()) +
+                     " s (the build's time limit) and was stopped\n";
   else if (WIFSIGNALED(status))
     result.output += argv[0] + " was killed by signal " + std::to_string(WTERMSIG(status)) + "\n";
   return result;

@@ -1,9 +1,16 @@
 // The compiler against a hostile guest: OpenCL C and SPIR-V written to hit undefined behaviour in
 // the code generator end in a compiled program or a clear error (run under UBSan in the sanitizer
-// build, where the undefined behaviour itself fails the test).
+// build, where the undefined behaviour itself fails the test); programs that name host files see
+// none; a program that makes clang print without end is stopped with a bounded log.
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "gsgpu/compiler/frontend.h"
+#include "gsgpu/compiler/subprocess.h"
+#include "gsgpu/compiler/tool_sandbox.h"
 #include "tests/gsgpu/compiler/cl_harness.h"
 
 namespace gsgpu::compiler::testing {
@@ -49,6 +56,108 @@ TEST(CompilerHostileInput, Issue12ConversionToANonIntegerTypeIsAClearError) {
   std::string error;
   EXPECT_FALSE(compile_spirv(words, &program, &error));
   EXPECT_NE(error.find("is not an 8-, 16-, 32- or 64-bit integer"), std::string::npos) << error;
+}
+
+// The first line of a host file that every Linux host has and no build log should show.
+std::string first_line_of_passwd() {
+  std::ifstream in("/etc/passwd");
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// Runs `body` with the namespace sandbox, then with it turned off (clang's own file system limit
+// alone, as on a kernel without user namespaces).
+template <typename Body>
+void with_and_without_sandbox(Body body) {
+  body("sandbox");
+  setenv("GSVIRT_COMPILER_SANDBOX", "0", 1);
+  body("file-system overlay only");
+  unsetenv("GSVIRT_COMPILER_SANDBOX");
+}
+
+TEST(CompilerHostileInput, Issue12IncludesOfHostFilesAreNotFound) {
+  GSGPU_REQUIRE_FRONT_END();
+  const std::string passwd = first_line_of_passwd();
+  ASSERT_FALSE(passwd.empty());
+  with_and_without_sandbox([&](const char* mode) {
+    for (const char* include : {"\"/etc/passwd\"", "</etc/passwd>", "\"../../../../../../../../etc/passwd\""}) {
+      CompiledProgram program;
+      std::string log;
+      const std::string source = std::string("#include ") + include + "\n__kernel void k(__global int* p) { p[0] = 1; }\n";
+      EXPECT_EQ(build_opencl_c(source, "", &program, &log), BuildStatus::kCompileError) << mode << " " << include;
+      EXPECT_NE(log.find("file not found"), std::string::npos) << mode << "\n" << log;
+      EXPECT_EQ(log.find(passwd), std::string::npos) << mode << ": the log shows the host's /etc/passwd\n" << log;
+    }
+  });
+}
+
+TEST(CompilerHostileInput, Issue12HasIncludeCannotProbeHostPaths) {
+  GSGPU_REQUIRE_FRONT_END();
+  with_and_without_sandbox([&](const char* mode) {
+    for (const char* path : {"/etc/passwd", "/proc/self/environ", "/usr/include/stdio.h", "/usr/lib/os-release"}) {
+      const std::string source = std::string("#if __has_include(\"") + path + "\")\n#error the host file is visible\n#endif\n" +
+                                 "__kernel void k(__global int* p) { p[0] = 2; }\n";
+      CompiledProgram program;
+      std::string log;
+      EXPECT_EQ(build_opencl_c(source, "", &program, &log), BuildStatus::kSuccess) << mode << " " << path << "\n" << log;
+    }
+  });
+}
+
+TEST(CompilerHostileInput, Issue12EmbeddedHeadersAreTheOnlyHeaders) {
+  GSGPU_REQUIRE_FRONT_END();
+  with_and_without_sandbox([&](const char* mode) {
+    std::vector<uint32_t> spirv;
+    std::string log;
+    const EmbeddedHeaders headers = {{"inc/values.h", "#define VALUE 7\n"}};
+    EXPECT_EQ(compile_opencl_c("#include \"inc/values.h\"\n__kernel void k(__global int* p) { p[0] = VALUE; }\n", "",
+                               headers, &spirv, &log),
+              BuildStatus::kSuccess)
+        << mode << "\n" << log;
+    EXPECT_EQ(compile_opencl_c("#include \"x.h\"\n__kernel void k(__global int* p) { p[0] = 1; }\n", "",
+                               {{"../x.h", ""}}, &spirv, &log),
+              BuildStatus::kCompileError);
+    EXPECT_NE(log.find("not a plain relative path"), std::string::npos) << log;
+  });
+}
+
+// The sandbox itself (behind clang's file system limit): a tool run in it finds no host file.
+TEST(CompilerHostileInput, Issue12SandboxedToolsSeeNoHostFiles) {
+  if (!tool_sandbox_available()) GTEST_SKIP() << "this kernel offers no user namespaces";
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  ToolOptions options;
+  options.work_dir = dir.path();
+  options.deadline = build_deadline();
+  const ToolRun run = run_tool({"/bin/cat", "/etc/passwd", "/proc/self/environ", "/tmp"}, options);
+  EXPECT_TRUE(run.started) << run.output;
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_EQ(run.output.find(first_line_of_passwd()), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("No such file"), std::string::npos) << run.output;
+}
+
+// A source that includes itself twice per level prints 2^depth warnings (clang's include depth
+// limit ends the first one after 6 MB; the second never ends on its own): clang is stopped once its
+// output passes the cap, well before the build's time limit, and the log stays bounded.
+TEST(CompilerHostileInput, Issue12EndlessDiagnosticsAreCutAndTheBuildEnds) {
+  GSGPU_REQUIRE_FRONT_END();
+  setenv("GSVIRT_COMPILER_TIMEOUT", "20", 1);
+  const std::string warning = "#warning this line is printed again and again with its include stack\n";
+  for (const std::string& source : {warning + "#include __FILE__\n#include __FILE__\n",
+                                    "#if __INCLUDE_LEVEL__ < 60\n" + warning + "#include __FILE__\n#include __FILE__\n#endif\n"}) {
+    CompiledProgram program;
+    std::string log;
+    const auto start = std::chrono::steady_clock::now();
+    const BuildStatus status = build_opencl_c(source, "", &program, &log);
+    const auto seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(status, BuildStatus::kCompileError);
+    EXPECT_LE(log.size(), kMaxToolOutput);
+    EXPECT_NE(log.find("printed more than"), std::string::npos) << log.substr(log.size() > 400 ? log.size() - 400 : 0);
+    EXPECT_LT(seconds, 15) << "a hang detector, not a timing: the time limit would stop it at 20 s";
+  }
+  unsetenv("GSVIRT_COMPILER_TIMEOUT");
 }
 
 }  // namespace
