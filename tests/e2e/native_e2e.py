@@ -72,6 +72,9 @@ def server_wrapper(tmp, server, bin_dir):
     wrapper = os.path.join(tmp, "gsvirt-server-without-compiler")
     write_script(wrapper, "#!/bin/sh\n"
                  f'export GSVIRT_CLANG="{bin_dir}/clang-14" GSVIRT_LLVM_SPIRV="{bin_dir}/llvm-spirv-14"\n'
+                 # The spies are shell scripts writing outside the build directory: the compiler
+                 # sandbox (no /bin/sh, no tmp) would stop them before they record the call.
+                 'export GSVIRT_COMPILER_SANDBOX=0\n'
                  f'export PATH="{bin_dir}:$PATH"\n'
                  f'exec "{server}" "$@"\n')
     return wrapper
