@@ -406,6 +406,89 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
   return BuildStatus::kSuccess;
 }
 
+namespace {
+
+// A line of preprocessed text that a second preprocessor would read as a directive, other than
+// the pragmas OpenCL C programs use: the empty string when there is none.
+std::string first_directive(std::string_view text) {
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    const size_t first = line.find_first_not_of(" \t\f\v\r");
+    if (first == std::string_view::npos) continue;
+    line.remove_prefix(first);
+    const bool hash = line.front() == '#' || line.substr(0, 2) == "%:" || line.substr(0, 3) == "?" "?=";
+    if (!hash) continue;
+    const size_t skip = line.front() == '#' ? 1 : line.front() == '%' ? 2 : 3;
+    std::string_view rest = line.substr(skip);
+    rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
+    for (std::string_view allowed : {"pragma OPENCL ", "pragma unroll", "pragma nounroll", "pragma clang loop "})
+      if (rest.substr(0, allowed.size()) == allowed && line.front() == '#') {
+        rest = {};
+        break;
+      }
+    if (!rest.empty() || line.front() != '#') return std::string(line.substr(0, 200));
+  }
+  return "";
+}
+
+}  // namespace
+
+BuildStatus preprocess_opencl_c(std::string_view source, std::string_view options, const EmbeddedHeaders& headers,
+                                const std::vector<std::string>& device_args, std::string* text, std::string* log) {
+  log->clear();
+  text->clear();
+  const Toolchain& tools = toolchain();
+  std::vector<std::string> option_args;
+  std::string option_error;
+  if (!translate_build_options(options, &option_args, &option_error)) {
+    *log = option_error + "\n";
+    return BuildStatus::kInvalidOptions;
+  }
+  if (tools.clang.empty()) {
+    *log = "the OpenCL C preprocessor (clang-14, package clang-14) is not available\n";
+    return BuildStatus::kToolMissing;
+  }
+  TempDir dir;
+  std::string error;
+  if (!dir.ok() || !write_headers(dir, headers, &error)) {
+    *log = (error.empty() ? "cannot create a temporary directory" : error) + "\n";
+    return BuildStatus::kCompileError;
+  }
+  ToolOptions run;
+  run.work_dir = dir.path();
+  run.deadline = build_deadline();
+  run.read_only_dirs = absolute_include_dirs(&option_args);
+  const std::string overlay = vfs_overlay(tools.resource_dir, dir.path(), run.read_only_dirs);
+  if (!write_file(dir.file(std::string(kSourceName)), source.data(), source.size()) ||
+      !write_file(dir.file("overlay.yaml"), overlay.data(), overlay.size())) {
+    *log = "cannot write the program source to " + dir.path() + "\n";
+    return BuildStatus::kInternalError;
+  }
+  // -cl-no-stdinc: clang's OpenCL declarations would clash with the vendor's own.
+  std::vector<std::string> clang = {tools.clang, "-E", "-P", "-x", "cl", "-cl-no-stdinc", "-target", "spir64",
+                                    "-fno-color-diagnostics", "-ivfsoverlay", dir.file("overlay.yaml"),
+                                    "-I", std::string(kHeaderDir)};
+  clang.insert(clang.end(), device_args.begin(), device_args.end());
+  clang.insert(clang.end(), option_args.begin(), option_args.end());
+  clang.insert(clang.end(), {std::string(kSourceName), "-o", "program.i"});
+  const ToolRun front = run_tool(clang, run);
+  *log = name_the_source(front.output);
+  if (!front.started || front.exit_code != 0) return BuildStatus::kCompileError;
+  if (!read_file(dir.file("program.i"), text)) {
+    *log += "the preprocessor wrote no output\n";
+    return BuildStatus::kInternalError;
+  }
+  if (const std::string line = first_directive(*text); !line.empty()) {
+    *log += "error: the preprocessed program holds a line that is a directive again: " + line + "\n";
+    text->clear();
+    return BuildStatus::kCompileError;
+  }
+  return BuildStatus::kSuccess;
+}
+
 BuildStatus validate_spirv(std::span<const uint32_t> spirv, std::string* log) {
   SpirvModule module;
   std::string error;

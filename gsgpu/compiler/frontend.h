@@ -60,6 +60,16 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
 BuildStatus compile_opencl_c(std::string_view source, std::string_view options, const EmbeddedHeaders& headers,
                              std::vector<uint32_t>* spirv, std::string* log);
 
+// The OpenCL C preprocessor alone, in the same sandbox, for a vendor compiler that runs in the
+// host's process and would open whatever a program names: *text is the program with every
+// directive applied (includes from `headers` only), to be compiled with no -D/-U/-I options.
+// `device_args` are clang options that describe the vendor's device (-D__OPENCL_VERSION__=...,
+// -Xclang -cl-ext=...). kCompileError with clang's diagnostics in *log, also when the output
+// holds a line the vendor's preprocessor would take as a directive (a macro expanding to
+// "# include ..."), other than OpenCL's own pragmas.
+BuildStatus preprocess_opencl_c(std::string_view source, std::string_view options, const EmbeddedHeaders& headers,
+                                const std::vector<std::string>& device_args, std::string* text, std::string* log);
+
 // Checks SPIR-V given directly: the module reader's checks, then spirv-val (OpenCL 1.2 environment)
 // when installed. *log explains a rejection.
 BuildStatus validate_spirv(std::span<const uint32_t> spirv, std::string* log);

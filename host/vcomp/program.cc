@@ -1,4 +1,14 @@
 // Program commands: create from source / binary / IL / built-ins, build, compile, link, info.
+//
+// Build options and #includes name the guest's files, never the host's: options are limited to
+// OpenCL's own (no -I: the guest driver sends the headers a program needs), and on an executor
+// whose compiler runs in this process (a vendor ICD such as PoCL) the program is first
+// preprocessed in the compiler sandbox, so that the vendor's compiler finds nothing to open.
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "gsgpu/compiler/frontend.h"
 #include "host/vcomp/handler_util.h"
 
 namespace gsvirt::vcomp {
@@ -6,6 +16,145 @@ namespace {
 
 // Wire strings are not NUL-terminated; OpenCL wants C strings.
 std::string c_string(std::string_view s) { return std::string(s.data(), s.size()); }
+
+// OpenCL's build, compile and link options (OpenCL 3.0 section 5.8.6) and the informational ones
+// applications pass; -D and -U are checked apart.
+constexpr std::string_view kOpenClFlags[] = {
+    "-cl-single-precision-constant", "-cl-denorms-are-zero", "-cl-fp32-correctly-rounded-divide-sqrt",
+    "-cl-opt-disable", "-cl-mad-enable", "-cl-no-signed-zeros", "-cl-unsafe-math-optimizations",
+    "-cl-finite-math-only", "-cl-fast-relaxed-math", "-cl-strict-aliasing", "-cl-uniform-work-group-size",
+    "-cl-no-subgroup-ifp", "-cl-kernel-arg-info", "-w", "-Werror", "-g", "-create-library",
+    "-enable-link-options", "-cl-std=CL1.0", "-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-std=CL2.0", "-cl-std=CL3.0"};
+
+std::vector<std::string_view> words(std::string_view options) {
+  std::vector<std::string_view> out;
+  for (size_t at = 0; at < options.size();) {
+    const size_t start = options.find_first_not_of(" \t\n\r\f\v", at);
+    if (start == std::string_view::npos) break;
+    const size_t end = std::min(options.find_first_of(" \t\n\r\f\v", start), options.size());
+    out.push_back(options.substr(start, end - start));
+    at = end;
+  }
+  return out;
+}
+
+// Whether every blank-separated word of a guest's options is an OpenCL option. Words, not the
+// vendor's own tokenising (quotes): a word the vendor might split differently is refused, so
+// "-DX=\"a -include /etc/passwd\"" cannot smuggle a vendor flag. *bad names the first refused word.
+bool guest_options_allowed(std::string_view options, std::string* bad) {
+  const std::vector<std::string_view> list = words(options);
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string_view w = list[i];
+    const bool macro = w.substr(0, 2) == "-D" || w.substr(0, 2) == "-U";
+    if (macro && w.size() == 2 && i + 1 < list.size() && list[i + 1].front() != '-') {
+      ++i;
+      continue;
+    }
+    if (macro && w.size() > 2) continue;
+    if (std::find(std::begin(kOpenClFlags), std::end(kOpenClFlags), w) != std::end(kOpenClFlags)) continue;
+    *bad = std::string(w);
+    if (w.substr(0, 2) == "-I")
+      *bad += " (include directories name guest files: the guest driver sends the headers a program includes)";
+    return false;
+  }
+  return true;
+}
+
+// The options without -D/-U, which the preprocessing applied.
+std::string without_macros(std::string_view options) {
+  std::string out;
+  const std::vector<std::string_view> list = words(options);
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string_view w = list[i];
+    if (w == "-D" || w == "-U") {
+      ++i;
+      continue;
+    }
+    if (w.substr(0, 2) == "-D" || w.substr(0, 2) == "-U") continue;
+    out += std::string(w) + " ";
+  }
+  return out;
+}
+
+bool compiles_in_process(const Executor& executor) { return executor.name().rfind("gsgpu", 0) != 0; }
+
+std::string string_info(const cl_icd_dispatch& api, cl_device_id device, cl_device_info what) {
+  size_t size = 0;
+  if (api.clGetDeviceInfo(device, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
+  std::string s(size, '\0');
+  if (api.clGetDeviceInfo(device, what, size, s.data(), nullptr) != CL_SUCCESS) return "";
+  s.resize(std::strlen(s.c_str()));
+  return s;
+}
+
+// What the vendor's preprocessor would define for its device: the OpenCL version, its
+// extensions (clang's -cl-ext) and image support.
+std::vector<std::string> device_args(const cl_icd_dispatch& api, cl_device_id device) {
+  std::vector<std::string> args;
+  const std::string version = string_info(api, device, CL_DEVICE_VERSION);  // "OpenCL 3.0 ..."
+  if (version.size() >= 10 && std::isdigit(static_cast<unsigned char>(version[7])) &&
+      std::isdigit(static_cast<unsigned char>(version[9])))
+    args.push_back(std::string("-D__OPENCL_VERSION__=") + version[7] + version[9] + "0");
+  std::string ext = "-cl-ext=-all";
+  for (std::string_view e : words(string_info(api, device, CL_DEVICE_EXTENSIONS))) ext += ",+" + std::string(e);
+  args.insert(args.end(), {"-Xclang", ext});
+  cl_bool images = CL_FALSE;
+  api.clGetDeviceInfo(device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  if (!images) args.push_back("-U__IMAGE_SUPPORT__");
+  return args;
+}
+
+// A program whose build fails with `log` as its message: how the preprocessor's diagnostics reach
+// the guest through the vendor's build log.
+std::string failing_program(const std::string& log) {
+  std::string source;
+  size_t start = 0;
+  while (start < log.size()) {
+    const size_t end = std::min(log.find('\n', start), log.size());
+    if (end > start) source += "#error " + log.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return source.empty() ? "#error the program could not be preprocessed\n" : source;
+}
+
+// Replaces *program (a program from source on an in-process executor) with one made from its
+// source preprocessed in the compiler sandbox. A program with kernels keeps its handle (the
+// vendor refuses to build it anyway). CL_SUCCESS, or the OpenCL error to return.
+cl_int preprocess_for_vendor(const cl_icd_dispatch& api, cl_program* program, std::string_view options,
+                             const gsgpu::compiler::EmbeddedHeaders& headers) {
+  cl_uint references = 0;
+  api.clGetProgramInfo(*program, CL_PROGRAM_REFERENCE_COUNT, sizeof references, &references, nullptr);
+  if (references != 1) return CL_INVALID_OPERATION;
+  size_t size = 0;
+  if (api.clGetProgramInfo(*program, CL_PROGRAM_SOURCE, 0, nullptr, &size) != CL_SUCCESS || size <= 1)
+    return CL_SUCCESS;  // from a binary or IL: nothing to preprocess
+  std::string source(size, '\0');
+  cl_context context = nullptr;
+  cl_uint device_count = 0;
+  if (api.clGetProgramInfo(*program, CL_PROGRAM_SOURCE, size, source.data(), nullptr) != CL_SUCCESS ||
+      api.clGetProgramInfo(*program, CL_PROGRAM_CONTEXT, sizeof context, &context, nullptr) != CL_SUCCESS ||
+      api.clGetProgramInfo(*program, CL_PROGRAM_NUM_DEVICES, sizeof device_count, &device_count, nullptr) != CL_SUCCESS ||
+      device_count == 0)
+    return CL_OUT_OF_RESOURCES;
+  std::vector<cl_device_id> devices(device_count);
+  if (api.clGetProgramInfo(*program, CL_PROGRAM_DEVICES, devices.size() * sizeof(cl_device_id), devices.data(),
+                           nullptr) != CL_SUCCESS)
+    return CL_OUT_OF_RESOURCES;
+  const cl_device_id device = devices[0];  // the macros of the first device (one device in practice)
+  source.resize(std::strlen(source.c_str()));
+  std::string text, log;
+  const auto status =
+      gsgpu::compiler::preprocess_opencl_c(source, options, headers, device_args(api, device), &text, &log);
+  if (status == gsgpu::compiler::BuildStatus::kInvalidOptions) return CL_INVALID_BUILD_OPTIONS;
+  if (status != gsgpu::compiler::BuildStatus::kSuccess) text = failing_program(log);
+  const char* lines = text.c_str();
+  cl_int err = CL_SUCCESS;
+  cl_program replacement = api.clCreateProgramWithSource(context, 1, &lines, nullptr, &err);
+  if (err != CL_SUCCESS) return err;
+  api.clReleaseProgram(*program);
+  *program = replacement;
+  return CL_SUCCESS;
+}
 
 }  // namespace
 
@@ -99,6 +248,17 @@ void VcompContext::dispatch_clBuildProgram(const proto::Args_clBuildProgram& arg
     return;
   }
   std::string options = c_string(args.options);
+  std::string bad;
+  if (!guest_options_allowed(options, &bad)) {
+    log_field_error("options", "not an OpenCL build option: " + bad);
+    out.result = CL_INVALID_BUILD_OPTIONS;
+    return;
+  }
+  if (compiles_in_process(*executor_)) {
+    out.result = preprocess_for_vendor(api(), &p->handle, options, {});
+    if (out.result != CL_SUCCESS) return;
+    options = without_macros(options);
+  }
   out.result = api().clBuildProgram(p->handle, cl_uint(devices.size()),
                                     devices.empty() ? nullptr : devices.data(), options.c_str(),
                                     nullptr, nullptr);
@@ -126,9 +286,35 @@ void VcompContext::dispatch_clCompileProgram(const proto::Args_clCompileProgram&
     headers.push_back(h->handle);
     names.push_back(c_string(args.header_include_names[i]));
   }
+  std::string options = c_string(args.options);
+  std::string bad;
+  if (!guest_options_allowed(options, &bad)) {
+    log_field_error("options", "not an OpenCL compile option: " + bad);
+    out.result = CL_INVALID_COMPILER_OPTIONS;
+    return;
+  }
+  if (compiles_in_process(*executor_)) {
+    // The headers become part of the preprocessed source: the vendor gets none to write out.
+    gsgpu::compiler::EmbeddedHeaders embedded;
+    for (size_t i = 0; i < headers.size(); ++i) {
+      size_t size = 0;
+      std::string text;
+      if (api().clGetProgramInfo(headers[i], CL_PROGRAM_SOURCE, 0, nullptr, &size) == CL_SUCCESS && size > 0) {
+        text.resize(size);
+        api().clGetProgramInfo(headers[i], CL_PROGRAM_SOURCE, size, text.data(), nullptr);
+        text.resize(std::strlen(text.c_str()));
+      }
+      embedded.emplace_back(names[i], std::move(text));
+    }
+    out.result = preprocess_for_vendor(api(), &p->handle, options, embedded);
+    if (out.result == CL_INVALID_BUILD_OPTIONS) out.result = CL_INVALID_COMPILER_OPTIONS;
+    if (out.result != CL_SUCCESS) return;
+    options = without_macros(options);
+    headers.clear();
+    names.clear();
+  }
   std::vector<const char*> name_ptrs;
   for (const auto& n : names) name_ptrs.push_back(n.c_str());
-  std::string options = c_string(args.options);
   out.result = api().clCompileProgram(p->handle, cl_uint(devices.size()),
                                       devices.empty() ? nullptr : devices.data(), options.c_str(),
                                       cl_uint(headers.size()), headers.empty() ? nullptr : headers.data(),
@@ -152,6 +338,12 @@ void VcompContext::dispatch_clLinkProgram(const proto::Args_clLinkProgram& args,
     inputs.push_back(in->handle);
   }
   std::string options = c_string(args.options);
+  std::string bad;
+  if (!guest_options_allowed(options, &bad)) {
+    log_field_error("options", "not an OpenCL link option: " + bad);
+    out.result = CL_INVALID_LINKER_OPTIONS;
+    return;
+  }
   cl_int err = CL_SUCCESS;
   cl_program p = api().clLinkProgram(c->handle, cl_uint(devices.size()),
                                      devices.empty() ? nullptr : devices.data(), options.c_str(),
