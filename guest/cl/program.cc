@@ -8,11 +8,40 @@
 #include "guest/cl/api.h"
 #include "guest/cl/forward.h"
 #include "guest/cl/objects.h"
+#include "guest/cl/program_includes.h"
 
 namespace gsvirt::icd {
 namespace {
 
 using BuildCallback = void(CL_CALLBACK*)(cl_program, void*);
+
+// Resolves the program's includes on this machine (program_includes.h): *host_options loses the
+// -I words, and when the source includes files found here the host gets a new program of the
+// inlined source in place of the old one.
+cl_int resolve_includes(const char* api, cl_program program, const char* options, std::string* host_options) {
+  std::vector<std::string> dirs;
+  *host_options = take_include_dirs(options ? options : "", &dirs);
+  if (!program->has_source) return CL_SUCCESS;
+  bool changed = false;
+  const std::string text = inline_includes(program->source, dirs, &changed);
+  if (!changed) return CL_SUCCESS;
+  Connection* connection = connection_for(api);
+  if (!connection) return CL_OUT_OF_RESOURCES;
+  const uint64_t id = connection->allocate_id();
+  proto::Reply_clCreateProgramWithSource reply;
+  const cl_int err = connection->call(
+      api,
+      [&](WireWriter& w, bool want) {
+        proto::encode_clCreateProgramWithSource(w, want, id, program->context->guest_id, text);
+      },
+      proto::decode_reply_clCreateProgramWithSource, &reply);
+  if (err != CL_SUCCESS) return err;
+  const uint64_t old_id = program->guest_id;
+  connection->send_batched("vcDestroyObject",
+                           [old_id](WireWriter& w, bool want) { proto::encode_vcDestroyObject(w, want, old_id); });
+  program->guest_id = id;
+  return CL_SUCCESS;
+}
 
 cl_program new_program(cl_context context, uint64_t id, std::vector<cl_device_id> devices) {
   auto* program = new _cl_program;
@@ -224,6 +253,9 @@ cl_int gsvirt_clBuildProgram(cl_program program, cl_uint num_devices, const cl_d
   std::vector<uint64_t> device_ids;
   cl_int err = collect_device_ids(api, num_devices, device_list, program->devices, &device_ids, nullptr);
   if (err != CL_SUCCESS) return err;
+  std::string host_options;
+  err = resolve_includes(api, program, options, &host_options);
+  if (err != CL_SUCCESS) return err;
   Connection* connection = connection_for(api);
   if (!connection) return CL_OUT_OF_RESOURCES;
   proto::Reply_clBuildProgram reply;
@@ -231,7 +263,7 @@ cl_int gsvirt_clBuildProgram(cl_program program, cl_uint num_devices, const cl_d
       api,
       [&](WireWriter& w, bool want) {
         proto::encode_clBuildProgram(w, want, program->guest_id, device_ids.empty() ? nullptr : device_ids.data(),
-                                     device_ids.size(), options ? options : "");
+                                     device_ids.size(), host_options);
       },
       proto::decode_reply_clBuildProgram, &reply);
   if (pfn_notify) pfn_notify(program, user_data);  // the build is complete when the call returns
@@ -257,6 +289,9 @@ cl_int gsvirt_clCompileProgram(cl_program program, cl_uint num_devices, const cl
     if (!header_include_names[i]) return refuse(api, "header_include_names holds NULL", CL_INVALID_VALUE);
     names.emplace_back(header_include_names[i]);
   }
+  std::string host_options;
+  err = resolve_includes(api, program, options, &host_options);
+  if (err != CL_SUCCESS) return err;
   Connection* connection = connection_for(api);
   if (!connection) return CL_OUT_OF_RESOURCES;
   proto::Reply_clCompileProgram reply;
@@ -264,7 +299,7 @@ cl_int gsvirt_clCompileProgram(cl_program program, cl_uint num_devices, const cl
       api,
       [&](WireWriter& w, bool want) {
         proto::encode_clCompileProgram(w, want, program->guest_id, device_ids.empty() ? nullptr : device_ids.data(),
-                                       device_ids.size(), options ? options : "",
+                                       device_ids.size(), host_options,
                                        header_ids.empty() ? nullptr : header_ids.data(), header_ids.size(),
                                        names.empty() ? nullptr : names.data(), names.size());
       },

@@ -1,0 +1,23 @@
+// A program's #includes name files of the machine the application runs on, never the host's: the
+// host refuses -I options and its compiler sees no file of its own. So the ICD resolves them here,
+// as a local compiler would: the -I directories are taken out of the build options, and each
+// `#include "name"` / `<name>` that names a readable file (relative to the including file's
+// directory, the current directory for the program itself, then the -I directories in order; or
+// an absolute path) is replaced by that file's text between #line markers, recursively. Includes
+// inside conditionals are inlined inside them, so the conditions still choose. A directive that
+// names no file here (a computed include, a missing file) is left for the host to report.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gsvirt::icd {
+
+// The options without their -I words; *dirs gets the directories in order.
+std::string take_include_dirs(std::string_view options, std::vector<std::string>* dirs);
+
+// `source` with the files its #includes name inlined; *changed says whether any was.
+std::string inline_includes(const std::string& source, const std::vector<std::string>& dirs, bool* changed);
+
+}  // namespace gsvirt::icd
