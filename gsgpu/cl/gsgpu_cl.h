@@ -31,6 +31,13 @@ struct RuntimeConfig {
   // Work-items per NDRange (grid x group) the application may ask for in one enqueue
   // (GSGPU_MAX_WORK_ITEMS): with the per-warp watchdog, this bounds the work of one dispatch.
   uint64_t max_work_items = uint64_t{1} << 28;
+  // Wall-clock time one dispatch may run (GSGPU_DISPATCH_TIME_MS) and all dispatches of this
+  // runtime together (GSGPU_CLIENT_TIME_S): vcomp gives each guest context a runtime of its own, so
+  // these are per dispatch and per context. 0 = no limit. Past either, the dispatch is stopped and
+  // its event fails with CL_OUT_OF_RESOURCES; once the context's time is spent every later launch
+  // fails the same way (host-side commands still work). Local device only.
+  uint64_t dispatch_time_budget_ms = 60'000;
+  uint64_t context_time_budget_s = 3600;
   // GSGPU_DUMP_DIR: where the device's dump of every dispatch is written (empty = nowhere). The
   // runtime asks the device for it with a DUMP packet, so this works on every backend.
   std::string dump_dir;

@@ -1,4 +1,5 @@
 // The runtime's public face (gsgpu_cl.h) and its configuration from the environment.
+#include <algorithm>
 #include <cstdlib>
 
 #include "gsgpu/cl/runtime.h"
@@ -14,6 +15,8 @@ RuntimeConfig config_from_env() {
   c.vram_mb = lc.vram_size >> 20;
   c.watchdog_budget = lc.watchdog_budget;
   c.max_work_items = lc.max_work_items_per_dispatch;
+  c.dispatch_time_budget_ms = lc.dispatch_time_budget_ns / 1000000;
+  c.context_time_budget_s = lc.client_time_budget_ns / 1000000000;
   if (const char* dir = std::getenv("GSGPU_DUMP_DIR")) c.dump_dir = dir;
   if (const char* us = std::getenv("GSGPU_DIRECT_WAIT_US")) {
     char* end = nullptr;
@@ -48,6 +51,9 @@ gsgpu::drv::LocalConfig local_config(const RuntimeConfig& config) {
   lc.vram_size = config.vram_mb << 20;
   lc.watchdog_budget = config.watchdog_budget;
   lc.max_work_items_per_dispatch = config.max_work_items;
+  // Saturated: drv refuses budgets above 2^62 ns, far beyond any useful one.
+  lc.dispatch_time_budget_ns = std::min<uint64_t>(config.dispatch_time_budget_ms, uint64_t{1} << 40) * 1000000;
+  lc.client_time_budget_ns = std::min<uint64_t>(config.context_time_budget_s, uint64_t{1} << 32) * 1000000000;
   // Dumps are asked for with DUMP packets (ndrange.cc), named after the kernel: not the device's.
   return lc;
 }

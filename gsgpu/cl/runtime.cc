@@ -133,8 +133,16 @@ bool Runtime::init(std::string* error) {
 
 Runtime::~Runtime() {
   if (completion_thread_.joinable()) {
-    // The thread leaves once nothing is in flight: submitted work (bounded by the watchdog) and
-    // what it unblocks finish first; commands behind a user event nobody set stay unrun.
+    // Its client is gone (vcomp's context ended, the application let go): the work in flight is
+    // cancelled rather than run to its end (a dispatch of many near-watchdog warps runs for days)
+    // and nothing more is submitted; the device stops a running dispatch between work-groups.
+    {
+      std::lock_guard lock(mutex);
+      closing_ = true;
+    }
+    if (device_->reset() != drv::Status::kOk) log_error("gsgpu runtime: closing: the device did not reset");
+    // The thread leaves once nothing is in flight: the cancelled work retires (failed) and what it
+    // unblocks fails too; commands behind a user event nobody set stay unrun.
     {
       std::lock_guard lock(completion_mutex_);
       stopping_ = true;

@@ -455,6 +455,8 @@ class Runtime {
   std::condition_variable completion_wake_;
   uint64_t wait_target_ = 0;  // guarded by completion_mutex_: the oldest seqno in flight, 0 = none
   bool stopping_ = false;     // guarded by completion_mutex_
+  // Guarded by `mutex`: the runtime is going away; nothing more is submitted (every launch fails).
+  bool closing_ = false;
   std::condition_variable_any progress_;   // waiters: a command finished
   std::thread completion_thread_;
 };

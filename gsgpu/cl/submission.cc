@@ -79,6 +79,10 @@ bool Runtime::submit_records(std::vector<LaunchRecord>&& records, std::string* w
     desc.bos = bos.data();
     desc.bo_count = uint32_t(bos.size());
   }
+  if (closing_) {
+    *why = "the runtime is closing";
+    return false;
+  }
   Command* first = records[0].command;
   // Nothing is in flight when an exact command is submitted: the counters hold still until it runs.
   if (first->exact_counters) first->counters_before = device_->counters();

@@ -172,6 +172,14 @@ struct LocalConfig {
   // Wall-clock time one submission may run before the device stops it (FaultKind::kTimeout; the
   // shader cores notice between work-groups and every 4096 instructions of a warp); 0 = no limit.
   uint64_t submit_time_budget_ns = 0;
+  // Wall-clock time one DISPATCH of a submission may run (a submission may carry many): the same
+  // kTimeout fault, counted from the dispatch's start; 0 = no limit.
+  uint64_t dispatch_time_budget_ns = 0;
+  // Wall-clock time all of this client's submissions together may run. When it is spent the
+  // running submission is stopped (kTimeout) and every later one retires kFaulted with a kTimeout
+  // fault without running: the client can no longer run work; its other calls keep working.
+  // 0 = no limit.
+  uint64_t client_time_budget_ns = 0;
   // Work-items (grid x group) one DISPATCH may ask for; the device refuses more as a bad field.
   uint64_t max_work_items_per_dispatch = uint64_t{1} << 28;
   // Per-client quotas: live buffer objects and their bytes (imported ones included).
@@ -198,9 +206,11 @@ class LocalDevice : public Device {
 // device (gsgpu/cl's runtime behind vcomp, the gsgpu native context) emulates the same GPU:
 // GSGPU_CORES (shader_cores, 1..256), GSGPU_WARP (warp_width, a power of two in 1..64),
 // GSGPU_VRAM_MB (vram_size in MiB, 16..16384), GSGPU_WATCHDOG (watchdog_budget, 1..2^32-1),
-// GSGPU_MAX_WORK_ITEMS (max_work_items_per_dispatch, 1..2^40). A variable that is unset keeps
-// `base`'s value; one that is unusable keeps it too, with a log line. The defaults are
-// LocalConfig's (4 cores, warp 32, 256 MiB, the device's watchdog, 2^28 work-items).
+// GSGPU_MAX_WORK_ITEMS (max_work_items_per_dispatch, 1..2^40), GSGPU_DISPATCH_TIME_MS
+// (dispatch_time_budget_ns in ms, 0..2^32; 0 = none), GSGPU_CLIENT_TIME_S (client_time_budget_ns in
+// seconds, 0..2^32; 0 = none). A variable that is unset keeps `base`'s value; one that is unusable
+// keeps it too, with a log line. The defaults are LocalConfig's (4 cores, warp 32, 256 MiB, the
+// device's watchdog, 2^28 work-items, no time budgets); callers that serve guests pass their own.
 LocalConfig local_config_from_env(LocalConfig base = {});
 
 // Opens a new emulated device for one client. nullptr and *error when the configuration is

@@ -42,6 +42,10 @@ LocalConfig local_config_from_env(LocalConfig base) {
   if (env_number("GSGPU_WATCHDOG", 1, UINT32_MAX, c.watchdog_budget, &v)) c.watchdog_budget = v;
   if (env_number("GSGPU_MAX_WORK_ITEMS", 1, uint64_t{1} << 40, c.max_work_items_per_dispatch, &v))
     c.max_work_items_per_dispatch = v;
+  if (env_number("GSGPU_DISPATCH_TIME_MS", 0, UINT32_MAX, c.dispatch_time_budget_ns / 1000000, &v))
+    c.dispatch_time_budget_ns = v * 1000000;
+  if (env_number("GSGPU_CLIENT_TIME_S", 0, UINT32_MAX, c.client_time_budget_ns / 1000000000, &v))
+    c.client_time_budget_ns = v * 1000000000;
   return c;
 }
 

@@ -54,7 +54,9 @@ class CountingBackend final : public DispatchBackend {
       : inner_(std::move(inner)), totals_(std::move(totals)) {}
   const char* name() const override { return inner_->name(); }
   DispatchOutcome dispatch(const DispatchRequest& request, GpuMemory& memory) override {
+    if (totals_->on_dispatch) totals_->on_dispatch(true);
     DispatchOutcome out = inner_->dispatch(request, memory);
+    if (totals_->on_dispatch) totals_->on_dispatch(false);
     std::lock_guard lock(totals_->mutex);
     ++totals_->dispatches;
     totals_->instructions += out.counters.instructions_issued;
@@ -79,6 +81,12 @@ std::string check_local_config(const LocalConfig& c) {
     return "vram_size " + std::to_string(c.vram_size) + " leaves no room beside the driver's ring of " +
            std::to_string(kRingBytes) + " bytes";
   if (c.max_bos == 0) return "max_bos must not be 0";
+  // Deadlines are steady_clock time points (signed 64-bit nanoseconds): about 146 years at most.
+  constexpr uint64_t kMaxBudgetNs = uint64_t{1} << 62;
+  for (auto [name, value] : {std::pair{"submit_time_budget_ns", c.submit_time_budget_ns},
+                             std::pair{"dispatch_time_budget_ns", c.dispatch_time_budget_ns},
+                             std::pair{"client_time_budget_ns", c.client_time_budget_ns}})
+    if (value > kMaxBudgetNs) return std::string(name) + " " + std::to_string(value) + " is above 2^62";
   return {};
 }
 
@@ -97,6 +105,7 @@ LocalDeviceImpl::LocalDeviceImpl(const LocalConfig& config, std::unique_ptr<gsgp
                                  std::shared_ptr<DispatchTotals> totals)
     : config_(config), device_(std::move(device)), totals_(std::move(totals)), rings_(config.num_rings) {
   for (RingTimeline& r : rings_) r.faulted.assign(kOutcomeWindow, false);
+  if (config_.dispatch_time_budget_ns) totals_->on_dispatch = [this](bool starting) { dispatch_started(starting); };
 }
 
 LocalDeviceImpl::~LocalDeviceImpl() {
@@ -144,7 +153,7 @@ bool LocalDeviceImpl::start(std::string* error) {
     });
   read_caps();
   thread_ = std::thread([this] { device_thread(); });
-  if (config_.submit_time_budget_ns != 0) timer_thread_ = std::thread([this] { timer_thread(); });
+  if (has_time_budget()) timer_thread_ = std::thread([this] { timer_thread(); });
   return true;
 }
 

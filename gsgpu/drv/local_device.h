@@ -91,10 +91,13 @@ struct DispatchTotals {
   std::mutex mutex;
   uint64_t dispatches = 0, instructions = 0, lane_instructions = 0, cycles = 0, work_groups = 0;
   std::atomic<bool> cancel{false};
+  // Called on the device thread as each dispatch starts (true) and ends (false): the per-dispatch
+  // time budget. Set before the device thread starts.
+  std::function<void(bool starting)> on_dispatch;
 };
 
 // Why the running submission was told to stop.
-enum class CancelReason { kNone, kTimeBudget, kReset };
+enum class CancelReason { kNone, kSubmitBudget, kDispatchBudget, kClientBudget, kReset };
 
 class LocalDeviceImpl final : public LocalDevice {
  public:
@@ -150,6 +153,14 @@ class LocalDeviceImpl final : public LocalDevice {
   void cancel_running_locked(CancelReason reason);
   void account_for_cancel_locked(const Submission& submission, Status outcome, std::optional<FaultInfo>* fault);
   void timer_thread();
+  bool has_time_budget() const {
+    return config_.submit_time_budget_ns || config_.dispatch_time_budget_ns || config_.client_time_budget_ns;
+  }
+  void dispatch_started(bool starting);
+  // The running submission's earliest deadline and the budget it belongs to.
+  std::pair<std::chrono::steady_clock::time_point, CancelReason> deadline_locked() const;
+  void charge_client_time_locked(std::chrono::steady_clock::time_point run_start);
+  FaultInfo client_budget_spent_fault(const Submission& submission) const;
 
   const LocalConfig config_;
   std::unique_ptr<gsgpu::Device> device_;
@@ -181,7 +192,11 @@ class LocalDeviceImpl final : public LocalDevice {
   uint64_t cancel_through_ = 0;  // submissions with serial <= this retire cancelled
   bool running_ = false;         // the device thread is running a submission
   uint64_t running_serial_ = 0;  // ... this one
-  std::chrono::steady_clock::time_point running_deadline_;  // its time budget ends here
+  // The running submission's start, its own deadline and its running dispatch's (max = none).
+  std::chrono::steady_clock::time_point running_start_, submit_deadline_, dispatch_deadline_;
+  uint64_t deadline_generation_ = 0;  // changes when a dispatch starts: the timer re-reads the deadline
+  uint64_t client_time_used_ns_ = 0;  // what the client's submissions have run so far
+  bool client_budget_spent_ = false;   // ... reached client_time_budget_ns: no more runs
   CancelReason cancel_reason_ = CancelReason::kNone;
   std::condition_variable timer_;  // the timer thread waits for a run to start or its deadline
   bool timer_idle_ = false;        // ... for a run to start: the next start must wake it
@@ -192,7 +207,7 @@ class LocalDeviceImpl final : public LocalDevice {
   const Submission* current_ = nullptr;  // device thread only: the one running (for dump files)
   bool stopping_ = false;
   std::thread thread_;
-  std::thread timer_thread_;  // only with a submit_time_budget_ns
+  std::thread timer_thread_;  // only with a time budget
 };
 
 }  // namespace gsgpu::drv::local

@@ -103,11 +103,18 @@ void LocalDeviceImpl::device_thread() {
     queue_.pop_front();
     Status outcome = Status::kFaulted;  // cancelled by reset() unless it runs
     std::optional<FaultInfo> fault;
-    if (sub.serial > cancel_through_) {
+    if (sub.serial > cancel_through_ && client_budget_spent_) {
+      fault = client_budget_spent_fault(sub);  // the client's time is up: it does not run
+    } else if (sub.serial > cancel_through_) {
       running_ = true;
       running_serial_ = sub.serial;
-      if (config_.submit_time_budget_ns != 0) {
-        running_deadline_ = std::chrono::steady_clock::now() + std::chrono::nanoseconds(config_.submit_time_budget_ns);
+      const auto start = std::chrono::steady_clock::now();
+      if (has_time_budget()) {
+        running_start_ = start;
+        submit_deadline_ = config_.submit_time_budget_ns
+                               ? start + std::chrono::nanoseconds(config_.submit_time_budget_ns)
+                               : std::chrono::steady_clock::time_point::max();
+        dispatch_deadline_ = std::chrono::steady_clock::time_point::max();
         // A timer thread sleeping until an earlier deadline (a run that has ended) wakes up by
         // itself before this one's and re-arms; only an idle one needs waking (a thread switch
         // per submission otherwise).
@@ -118,6 +125,7 @@ void LocalDeviceImpl::device_thread() {
       lock.lock();
       running_ = false;
       account_for_cancel_locked(sub, outcome, &fault);
+      charge_client_time_locked(start);
     }
     // Counters and the fault log first: on_retire may tell a client (the native context's fence
     // page) that the submission retired, and that client may ask for them at once.
@@ -155,11 +163,60 @@ void LocalDeviceImpl::account_for_cancel_locked(const Submission& sub, Status ou
     fault->reset();
     return;
   }
+  std::string budget;
+  if (reason == CancelReason::kSubmitBudget)
+    budget = "its time budget of " + std::to_string(config_.submit_time_budget_ns / 1000000) + " ms";
+  else if (reason == CancelReason::kDispatchBudget)
+    budget = "the time budget of one dispatch, " + std::to_string(config_.dispatch_time_budget_ns / 1000000) + " ms";
+  else
+    budget = "the client's time budget of " + std::to_string(config_.client_time_budget_ns / 1000000) + " ms";
   FaultInfo& f = **fault;
   f.kind = FaultKind::kTimeout;
+  f.message = "ring " + std::to_string(sub.ring) + " seqno " + std::to_string(sub.seqno) + ": stopped after " +
+              budget + " (" + f.message + ")";
+}
+
+// Adds a run to the client's time; once client_time_budget_ns is reached, no more runs.
+void LocalDeviceImpl::charge_client_time_locked(std::chrono::steady_clock::time_point run_start) {
+  if (!config_.client_time_budget_ns || client_budget_spent_) return;
+  const auto ran = std::chrono::steady_clock::now() - run_start;
+  client_time_used_ns_ += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(ran).count());
+  if (client_time_used_ns_ < config_.client_time_budget_ns) return;
+  client_budget_spent_ = true;
+  gsvirt::log_error("%s: the client's time budget of %" PRIu64 " ms is spent; its submissions no longer run",
+                    config_.name.c_str(), config_.client_time_budget_ns / 1000000);
+}
+
+FaultInfo LocalDeviceImpl::client_budget_spent_fault(const Submission& sub) const {
+  FaultInfo f;
+  f.kind = FaultKind::kTimeout;
+  f.ring = sub.ring;
+  f.seqno = sub.seqno;
   f.message = "ring " + std::to_string(sub.ring) + " seqno " + std::to_string(sub.seqno) +
-              ": stopped after its time budget of " + std::to_string(config_.submit_time_budget_ns / 1000000) +
-              " ms (" + f.message + ")";
+              ": not run: the client's time budget of " + std::to_string(config_.client_time_budget_ns / 1000000) +
+              " ms is spent";
+  return f;
+}
+
+// Device thread, unlocked: a dispatch starts (and its own deadline with it) or ends.
+void LocalDeviceImpl::dispatch_started(bool starting) {
+  std::lock_guard lock(mutex_);
+  dispatch_deadline_ = starting ? std::chrono::steady_clock::now() +
+                                      std::chrono::nanoseconds(config_.dispatch_time_budget_ns)
+                                : std::chrono::steady_clock::time_point::max();
+  ++deadline_generation_;
+  if (starting) timer_.notify_all();  // it may sleep until a later deadline
+}
+
+std::pair<std::chrono::steady_clock::time_point, CancelReason> LocalDeviceImpl::deadline_locked() const {
+  std::pair<std::chrono::steady_clock::time_point, CancelReason> d{submit_deadline_, CancelReason::kSubmitBudget};
+  if (dispatch_deadline_ < d.first) d = {dispatch_deadline_, CancelReason::kDispatchBudget};
+  if (config_.client_time_budget_ns) {
+    const uint64_t left = config_.client_time_budget_ns - std::min(client_time_used_ns_, config_.client_time_budget_ns);
+    const auto client = running_start_ + std::chrono::nanoseconds(left);
+    if (client < d.first) d = {client, CancelReason::kClientBudget};
+  }
+  return d;
 }
 
 // Sets the cancel flag when the running submission passes its deadline.
@@ -173,12 +230,23 @@ void LocalDeviceImpl::timer_thread() {
       continue;
     }
     const uint64_t serial = running_serial_;
-    const auto deadline = running_deadline_;
-    timer_.wait_until(lock, deadline, [&] { return stopping_ || !running_ || running_serial_ != serial; });
-    if (running_ && running_serial_ == serial && std::chrono::steady_clock::now() >= deadline) {
-      gsvirt::log_error("%s: submission %" PRIu64 " ran past its time budget; stopping it", config_.name.c_str(),
-                        serial);
-      cancel_running_locked(CancelReason::kTimeBudget);
+    const uint64_t generation = deadline_generation_;
+    const auto [deadline, reason] = deadline_locked();
+    auto moved_on = [&] {
+      return stopping_ || !running_ || running_serial_ != serial || deadline_generation_ != generation;
+    };
+    if (deadline == std::chrono::steady_clock::time_point::max())
+      timer_.wait(lock, moved_on);  // no deadline until a dispatch starts
+    else
+      timer_.wait_until(lock, deadline, moved_on);
+    if (running_ && running_serial_ == serial && deadline_generation_ == generation &&
+        std::chrono::steady_clock::now() >= deadline) {
+      gsvirt::log_error("%s: submission %" PRIu64 " ran past %s time budget; stopping it", config_.name.c_str(),
+                        serial,
+                        reason == CancelReason::kSubmitBudget     ? "its"
+                        : reason == CancelReason::kDispatchBudget ? "a dispatch's"
+                                                                  : "the client's");
+      cancel_running_locked(reason);
     }
   }
 }

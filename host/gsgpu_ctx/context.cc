@@ -54,6 +54,7 @@ std::unique_ptr<GsgpuContext> GsgpuContext::create(const renderer::ContextCreate
   lc.num_rings = config.num_rings;
   lc.watchdog_budget = config.watchdog_budget;
   lc.submit_time_budget_ns = config.submit_time_budget_ns;
+  lc.client_time_budget_ns = config.client_time_budget_ns;
   lc.max_work_items_per_dispatch = config.max_work_items_per_dispatch;
   lc.max_bos = config.limits.max_bos;
   lc.max_bo_bytes = config.limits.max_bo_bytes;

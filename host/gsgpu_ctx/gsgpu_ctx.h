@@ -24,6 +24,9 @@ struct ContextConfig {
   // Wall-clock time one submission may run before the device stops it (a timeout fault of this
   // context); 0: no limit.
   uint64_t submit_time_budget_ns = uint64_t{2'000'000'000};
+  // Wall-clock time all of this context's submissions together may run (GSGPU_CLIENT_TIME_S):
+  // once spent, its submissions fail with a timeout fault without running; 0: no limit.
+  uint64_t client_time_budget_ns = uint64_t{3600} * 1'000'000'000;
   // Work-items one DISPATCH may ask for: with the watchdog and the time budget, what bounds a
   // submission's run time.
   uint64_t max_work_items_per_dispatch = gsgpu::drv::LocalConfig{}.max_work_items_per_dispatch;

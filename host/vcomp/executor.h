@@ -22,6 +22,17 @@ class Executor {
   virtual const std::string& name() const = 0;
   virtual cl_platform_id platform() const = 0;
   virtual const cl_icd_dispatch& api() const = 0;
+
+  // Whether each vcomp context gets an executor of its own (make_context_executor) instead of
+  // sharing this one. The gsgpu executor does: every context then has its own runtime and device,
+  // so its own GPU address space, VRAM and time budget (docs/security.md, issue 12 point 9).
+  virtual bool isolates_contexts() const { return false; }
+  // A new executor for one context, configured like this one; nullptr and *error when it cannot
+  // be created. Only called when isolates_contexts().
+  virtual std::unique_ptr<Executor> make_context_executor(std::string* error) {
+    if (error) *error = "this executor is shared by its contexts";
+    return nullptr;
+  }
 };
 
 // Executors are process-wide: loaded once, shared by every context of the process (a vtest server

@@ -13,6 +13,10 @@ class GsgpuExecutor final : public Executor {
   const std::string& name() const override { return name_; }
   cl_platform_id platform() const override { return instance_->platform(); }
   const cl_icd_dispatch& api() const override { return instance_->api(); }
+  bool isolates_contexts() const override { return true; }
+  std::unique_ptr<Executor> make_context_executor(std::string* error) override {
+    return make_gsgpu_executor(instance_->config(), error);
+  }
 
  private:
   std::unique_ptr<gsgpu::cl::Instance> instance_;

@@ -8,8 +8,26 @@
 
 namespace gsvirt::vcomp {
 
+namespace {
+
+// The executor a new context runs on: its own when `shared` isolates contexts, else `shared`.
+std::unique_ptr<Executor> own_executor_for(uint32_t ctx_id, Executor* shared) {
+  if (!shared->isolates_contexts()) return nullptr;
+  std::string error;
+  std::unique_ptr<Executor> own = shared->make_context_executor(&error);
+  if (!own) log_error("vcomp ctx %u: cannot create its executor: %s", ctx_id, error.c_str());
+  return own;
+}
+
+}  // namespace
+
 VcompContext::VcompContext(uint32_t ctx_id, Executor* executor)
-    : ctx_id_(ctx_id), executor_(executor) {}
+    : ctx_id_(ctx_id),
+      own_executor_(own_executor_for(ctx_id, executor)),
+      executor_(own_executor_ ? own_executor_.get() : executor) {
+  // Without its own executor this context would share the others' address space: refuse to run.
+  if (executor->isolates_contexts() && !own_executor_) set_fatal("no executor of its own");
+}
 
 VcompContext::~VcompContext() { release_all(); }
 

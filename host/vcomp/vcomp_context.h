@@ -114,6 +114,9 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
   void release_all();
 
   const uint32_t ctx_id_;
+  // This context's own executor when the shared one isolates its contexts (the gsgpu executor:
+  // a runtime and device per context); destroyed after every object (release_all).
+  std::unique_ptr<Executor> own_executor_;
   Executor* const executor_;
   ObjectTable objects_;
   std::unordered_map<uint32_t, std::shared_ptr<renderer::Resource>> resources_;

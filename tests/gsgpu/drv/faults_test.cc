@@ -261,6 +261,56 @@ TEST(DrvFaults, TimeBudgetStopsALongSubmission) {
   EXPECT_TRUE(d->read_faults().empty());
 }
 
+// Issue 12 point 6: the per-dispatch budget counts from each DISPATCH of a submission.
+TEST(DrvFaults, Issue12DispatchTimeBudgetStopsALongDispatch) {
+  LocalConfig c = small_config();
+  c.watchdog_budget = 0xffffffff;
+  c.dispatch_time_budget_ns = 100'000'000;
+  auto d = open_device(c);
+  Driver driver(*d);
+  Buffer code = driver.kernel(test::kSpinKernel);
+  std::vector<uint32_t> packets;
+  append_dispatch(&packets, driver.dispatch(code, code, 0, 64, 32));
+  LogCapture log;
+  uint64_t seqno = 0;
+  ASSERT_EQ(driver.submit(0, packets, {code.bo}, &seqno), Status::kOk);
+  EXPECT_EQ(d->fence_wait(0, seqno, kForever), Status::kFaulted);
+  auto faults = d->read_faults();
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_EQ(faults[0].kind, FaultKind::kTimeout);
+  EXPECT_NE(faults[0].message.find("time budget of one dispatch, 100 ms"), std::string::npos) << faults[0].message;
+  expect_device_works(*d, driver, 0);
+}
+
+// Issue 12 point 6: the client's budget adds up its submissions' run time; once spent, the running
+// one is stopped and later ones retire faulted without running. Memory calls still work.
+TEST(DrvFaults, Issue12ClientTimeBudgetEndsTheClientsWork) {
+  LocalConfig c = small_config();
+  c.watchdog_budget = 0xffffffff;
+  c.client_time_budget_ns = 200'000'000;
+  auto d = open_device(c);
+  Driver driver(*d);
+  Buffer code = driver.kernel(test::kSpinKernel);
+  std::vector<uint32_t> packets;
+  append_dispatch(&packets, driver.dispatch(code, code, 0, 64, 32));
+  LogCapture log;
+  uint64_t seqno = 0;
+  ASSERT_EQ(driver.submit(0, packets, {code.bo}, &seqno), Status::kOk);
+  EXPECT_EQ(d->fence_wait(0, seqno, kForever), Status::kFaulted);
+  std::vector<uint32_t> nothing;
+  append_sync(&nothing, 0, 0, 0);
+  ASSERT_EQ(driver.submit(0, nothing, {}, &seqno), Status::kOk);
+  EXPECT_EQ(d->fence_wait(0, seqno, kForever), Status::kFaulted);
+  auto faults = d->read_faults();
+  ASSERT_EQ(faults.size(), 2u);
+  EXPECT_EQ(faults[0].kind, FaultKind::kTimeout);
+  EXPECT_NE(faults[0].message.find("the client's time budget of 200 ms"), std::string::npos) << faults[0].message;
+  EXPECT_EQ(faults[1].kind, FaultKind::kTimeout);
+  EXPECT_NE(faults[1].message.find("not run"), std::string::npos) << faults[1].message;
+  BoHandle bo = 0;
+  EXPECT_EQ(d->bo_create(4096, 0, &bo), Status::kOk);
+}
+
 TEST(DrvReset, CancelsQueuedWorkAndRunningKernels) {
   RetireLog retired;
   LocalConfig c = small_config();
