@@ -38,6 +38,17 @@ struct RuntimeConfig {
   // fails the same way (host-side commands still work). Local device only.
   uint64_t dispatch_time_budget_ms = 60'000;
   uint64_t context_time_budget_s = 3600;
+  // Byte quotas of one runtime (one guest context in vcomp), in KiB; 0 = no limit. Programs: the
+  // sources, IL and binaries of live programs, the copies of their embedded headers and their build
+  // logs (GSGPU_PROGRAM_QUOTA_KB; past it: CL_OUT_OF_HOST_MEMORY). Launch arguments: the argument
+  // bytes captured by launches not yet retired (GSGPU_ARG_QUOTA_KB; past it the enqueue is
+  // CL_OUT_OF_HOST_MEMORY). printf: the text the context's kernels may print in its life
+  // (GSGPU_PRINTF_QUOTA_KB; past it output is dropped, logged once). VRAM is the device's own
+  // (vram_mb, one device per runtime). A build log keeps at most build_log_max_kb (truncated).
+  uint64_t program_quota_kb = 64 * 1024;
+  uint64_t launch_arg_quota_kb = 16 * 1024;
+  uint64_t printf_quota_kb = 16 * 1024;
+  uint64_t build_log_max_kb = 1024;
   // GSGPU_DUMP_DIR: where the device's dump of every dispatch is written (empty = nowhere). The
   // runtime asks the device for it with a DUMP packet, so this works on every backend.
   std::string dump_dir;

@@ -5,6 +5,24 @@
 #include "gsgpu/cl/runtime.h"
 
 namespace gsgpu::cl {
+namespace {
+
+// A quota in KiB from the environment (0..2^32, 0 = no limit); an unusable value keeps *value with
+// a log line.
+void env_kib(const char* name, uint64_t* value) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s, &end, 10);
+  if (*end || v > UINT32_MAX) {
+    log_error("gsgpu: %s=\"%s\" is not a size in KiB (0..2^32); using %llu", name, s,
+              static_cast<unsigned long long>(*value));
+    return;
+  }
+  *value = v;
+}
+
+}  // namespace
 
 RuntimeConfig config_from_env() {
   RuntimeConfig c;
@@ -26,6 +44,9 @@ RuntimeConfig config_from_env() {
     else
       log_error("GSGPU_DIRECT_WAIT_US=%s is not 0..1000000 (µs); keeping %u", us, c.direct_wait_us);
   }
+  env_kib("GSGPU_PROGRAM_QUOTA_KB", &c.program_quota_kb);
+  env_kib("GSGPU_ARG_QUOTA_KB", &c.launch_arg_quota_kb);
+  env_kib("GSGPU_PRINTF_QUOTA_KB", &c.printf_quota_kb);
   return c;
 }
 

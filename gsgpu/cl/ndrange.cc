@@ -267,7 +267,14 @@ struct LaunchArgs {
   std::vector<uint8_t> args;
   uint32_t local_bytes = 0;
   std::vector<drv::BoHandle> arg_bos;  // the objects the argument pointers point into
+  // Its bytes against the runtime's launch argument quota until the command goes (shared: the
+  // launch function is copyable).
+  std::shared_ptr<QuotaHold> quota;
 };
+
+// What a queued launch is charged: its argument bytes, the objects it names and a fixed share for
+// its command, event and submission bookkeeping.
+constexpr uint64_t kLaunchBookkeepingBytes = 512;
 
 // Builds the launch's submission: its per-dispatch objects, DISPATCH (+ DUMP) and the objects they
 // use; its retire step prints, dumps and frees, and gives the event's status.
@@ -327,6 +334,10 @@ cl_int CL_API_CALL gsgpu_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kerne
   if (err == CL_SUCCESS) err = build_arguments(k, a.r, &a.args, &a.local_bytes, &a.arg_bos);
   if (err == CL_SUCCESS) err = upload_code(q->rt, k->image);
   if (err != CL_SUCCESS) return err;
+  a.quota = std::make_shared<QuotaHold>(q->rt->launch_arg_quota);
+  if (!a.quota->resize(a.args.size() + a.arg_bos.size() * sizeof(drv::BoHandle) + kLaunchBookkeepingBytes,
+                       "clEnqueueNDRangeKernel"))
+    return CL_OUT_OF_HOST_MEMORY;
   CommandDesc desc;
   desc.type = CL_COMMAND_NDRANGE_KERNEL;
   // The command keeps the kernel and its buffers alive until it completes (their VAs are in the

@@ -406,6 +406,8 @@ void printf_end(Runtime* rt, const KernelImage& image, PrintfDispatch* d) {
   if (cursor > kPrintfBufferSize)
     log_debug(kDebugGsgpu, "gsgpu runtime: kernel %s: printf buffer full (%llu bytes asked)", kernel.name.c_str(),
               static_cast<unsigned long long>(cursor));
+  // The context's printf quota: past it the text is dropped (logged once per context).
+  if (!text.empty() && !rt->printf_quota->charge(text.size(), "kernel printf output", true)) text.clear();
   FILE* out = g_output.load();
   if (!out) out = stdout;
   if (!text.empty()) std::fwrite(text.data(), 1, text.size(), out);

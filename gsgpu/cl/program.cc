@@ -25,7 +25,17 @@ Program* new_program(Context* c, Program::Origin origin) {
   p->context = c;
   retain_internal(c);
   p->origin = origin;
+  p->quota = QuotaHold(c->rt->program_quota);
   return p;
+}
+
+// A new program's texts against the quota; a program they do not fit is released (its only
+// reference) and the call fails with CL_OUT_OF_HOST_MEMORY.
+Program* admit_program(Program* p, const char* entry, cl_int* errcode_ret) {
+  if (charge_program(p, entry)) return p;
+  release_app(p);
+  set_error(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+  return nullptr;
 }
 
 std::vector<uint8_t> serialize(const Program* p) {
@@ -90,6 +100,27 @@ std::shared_ptr<BuiltProgram> keep_kernels(Runtime* rt, gsgpu::compiler::Compile
 
 }  // namespace
 
+bool charge_program(Program* p, const char* what, const std::vector<std::pair<std::string, std::string>>* headers) {
+  uint64_t bytes = p->source.size() + p->il.size() * sizeof(uint32_t) + p->options.size() + p->log.size();
+  for (const auto& [name, text] : headers ? *headers : p->headers) bytes += name.size() + text.size();
+  return p->quota.resize(bytes, what);
+}
+
+void set_build_log(Program* p, std::string log) {
+  const uint64_t max = p->rt->config().build_log_max_kb << 10;
+  if (max && log.size() > max) {
+    log.resize(max);
+    log += "\n[build log truncated at " + std::to_string(max) + " bytes]\n";
+  }
+  p->log.clear();
+  charge_program(p, "build log");  // what the program holds without a log always fits: it did before
+  p->log = std::move(log);
+  if (!charge_program(p, "build log")) {
+    p->log = "[build log dropped: the context's program quota is full]";
+    if (!charge_program(p, "build log")) p->log.clear();
+  }
+}
+
 cl_int build_program(Program* p, const char* options) {
   if (p->attached_kernels) return CL_INVALID_OPERATION;  // the spec: kernels are attached
   if (p->origin == Program::Origin::kBinary && p->source.empty() && p->il.empty()) return CL_INVALID_BINARY;
@@ -104,7 +135,7 @@ cl_int build_program(Program* p, const char* options) {
   const cl_int err = status_error(s);
   if (err != CL_SUCCESS && log.empty())
     log = std::string("gsgpu compiler: build failed (") + gsgpu::compiler::build_status_name(s) + ")";
-  p->log = log;
+  set_build_log(p, std::move(log));
   p->built.reset();
   if (err != CL_SUCCESS) {
     p->build_status = CL_BUILD_ERROR;
@@ -174,6 +205,7 @@ cl_program CL_API_CALL gsgpu_clCreateProgramWithSource(cl_context context, cl_ui
   std::lock_guard lock(c->rt->mutex);
   Program* p = new_program(c, Program::Origin::kSource);
   p->source = std::move(source);
+  if (!admit_program(p, "clCreateProgramWithSource", errcode_ret)) return nullptr;
   set_error(errcode_ret, CL_SUCCESS);
   return handle_of<cl_program>(p);
 }
@@ -200,6 +232,7 @@ cl_program CL_API_CALL gsgpu_clCreateProgramWithIL(cl_context context, const voi
   std::lock_guard lock(c->rt->mutex);
   Program* p = new_program(c, Program::Origin::kIL);
   p->il = std::move(words);
+  if (!admit_program(p, "clCreateProgramWithIL", errcode_ret)) return nullptr;
   set_error(errcode_ret, CL_SUCCESS);
   return handle_of<cl_program>(p);
 }
@@ -229,7 +262,14 @@ cl_program CL_API_CALL gsgpu_clCreateProgramWithBinary(cl_context context, cl_ui
   std::string options;
   // A binary is an executable: it is compiled now (the front end caches it), so kernels can be
   // created from it even before the clBuildProgram the spec asks for.
-  if (!deserialize(binaries[0], lengths[0], p, &options) || build_program(p, options.c_str()) != CL_SUCCESS) {
+  const bool read = deserialize(binaries[0], lengths[0], p, &options);
+  if (read && !charge_program(p, "clCreateProgramWithBinary")) {
+    release_app(p);
+    if (binary_status) binary_status[0] = CL_OUT_OF_HOST_MEMORY;
+    set_error(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+    return nullptr;
+  }
+  if (!read || build_program(p, options.c_str()) != CL_SUCCESS) {
     release_app(p);  // the only reference: destroyed, its context released
     if (binary_status) binary_status[0] = CL_INVALID_BINARY;
     set_error(errcode_ret, CL_INVALID_BINARY);

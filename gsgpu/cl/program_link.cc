@@ -81,6 +81,9 @@ cl_int CL_API_CALL gsgpu_clCompileProgram(cl_program program, cl_uint n, const c
   std::vector<std::pair<std::string, std::string>> embedded;
   cl_int err = collect_headers(p, num_headers, headers, names, &embedded);
   if (err != CL_SUCCESS) return err;
+  // Every copy counts (one header named 256 times is 256 copies, in memory and on disk), before
+  // any is written.
+  if (!charge_program(p, "clCompileProgram: embedded headers", &embedded)) return CL_OUT_OF_HOST_MEMORY;
   p->options = options ? options : "";
   p->headers = std::move(embedded);
   p->built.reset();
@@ -88,7 +91,9 @@ cl_int CL_API_CALL gsgpu_clCompileProgram(cl_program program, cl_uint n, const c
     // The front end alone: errors show now, code generation waits for the link.
     std::vector<uint32_t> spirv;
     using gsgpu::compiler::BuildStatus;
-    const BuildStatus s = gsgpu::compiler::compile_opencl_c(p->source, p->options, p->headers, &spirv, &p->log);
+    std::string log;
+    const BuildStatus s = gsgpu::compiler::compile_opencl_c(p->source, p->options, p->headers, &spirv, &log);
+    set_build_log(p, std::move(log));
     err = s == BuildStatus::kSuccess          ? CL_SUCCESS
           : s == BuildStatus::kInvalidOptions ? CL_INVALID_COMPILER_OPTIONS
           : s == BuildStatus::kToolMissing    ? CL_COMPILER_NOT_AVAILABLE
@@ -136,8 +141,14 @@ cl_program CL_API_CALL gsgpu_clLinkProgram(cl_context context, cl_uint n, const 
   auto* out = make_object<Program>(c->rt, Kind::kProgram);
   out->context = c;
   retain_internal(c);
+  out->quota = QuotaHold(c->rt->program_quota);
   out->source = joined_source(units);
   for (Program* u : units) out->headers.insert(out->headers.end(), u->headers.begin(), u->headers.end());
+  if (!charge_program(out, "clLinkProgram")) {
+    release_app(out);
+    set_error(errcode_ret, CL_OUT_OF_HOST_MEMORY);
+    return nullptr;
+  }
   if (library) {
     out->options = units[0]->options;
     out->build_status = CL_BUILD_SUCCESS;

@@ -2,6 +2,7 @@
 // submissions on its ring, faults and counters.
 #include "gsgpu/cl/runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 
@@ -94,8 +95,37 @@ std::unique_ptr<Runtime> Runtime::create(const RuntimeConfig& config, std::uniqu
   return rt;
 }
 
+namespace {
+
+std::shared_ptr<ByteQuota> kib_quota(const char* name, uint64_t kib) {
+  // 0 = no limit; KiB values are at most 2^32 from the environment, saturated otherwise.
+  const uint64_t bytes = kib == 0 ? UINT64_MAX : std::min<uint64_t>(kib, uint64_t{1} << 40) << 10;
+  return std::make_shared<ByteQuota>(name, bytes);
+}
+
+}  // namespace
+
+bool ByteQuota::charge(uint64_t bytes, const char* what, bool log_once) {
+  uint64_t used = used_.load();
+  do {
+    if (bytes > limit_ || used > limit_ - bytes) {
+      if (!log_once || !refused_once_.exchange(true))
+        log_error("gsgpu runtime: %s: %llu bytes would pass the %s quota of %llu bytes (%llu in use)%s", what,
+                  static_cast<unsigned long long>(bytes), name_.c_str(), static_cast<unsigned long long>(limit_),
+                  static_cast<unsigned long long>(used), log_once ? "; not logged again" : "");
+      return false;
+    }
+  } while (!used_.compare_exchange_weak(used, used + bytes));
+  return true;
+}
+
 Runtime::Runtime(const RuntimeConfig& config, std::unique_ptr<drv::Device> device)
-    : config_(config), device_(std::move(device)), caps_(device_->caps()) {}
+    : program_quota(kib_quota("program bytes (GSGPU_PROGRAM_QUOTA_KB)", config.program_quota_kb)),
+      launch_arg_quota(kib_quota("launch argument bytes (GSGPU_ARG_QUOTA_KB)", config.launch_arg_quota_kb)),
+      printf_quota(kib_quota("printf bytes (GSGPU_PRINTF_QUOTA_KB)", config.printf_quota_kb)),
+      config_(config),
+      device_(std::move(device)),
+      caps_(device_->caps()) {}
 
 namespace {
 

@@ -45,6 +45,7 @@
 
 #include "gsgpu/cl/bo_pool.h"
 #include "gsgpu/cl/gsgpu_cl.h"
+#include "gsgpu/cl/quota.h"
 #include "gsgpu/compiler/compiler.h"
 #include "gsgpu/drv/drv.h"
 #include "gsgpu/drv/va_allocator.h"
@@ -214,6 +215,8 @@ struct Program : Object {
   std::string log;
   // clCompileProgram's embedded headers (include name, text), needed again when the object is linked.
   std::vector<std::pair<std::string, std::string>> headers;
+  // Its source / IL, headers, options and log against the runtime's program quota (charge_program).
+  QuotaHold quota;
   std::shared_ptr<BuiltProgram> built;
   // Kernels the application holds ("kernel objects attached to program"): clBuildProgram and
   // clCompileProgram refuse while there are any (the spec). A kernel only a queued command still
@@ -313,6 +316,9 @@ class Runtime {
   Platform* platform = nullptr;
   Device* device_object = nullptr;
   std::vector<Queue*> queues;  // live queues, for commands waiting on other queues' events
+  // Byte quotas (RuntimeConfig, quota.h): programs' texts and logs, queued launches' arguments,
+  // printf output.
+  std::shared_ptr<ByteQuota> program_quota, launch_arg_quota, printf_quota;
   // advance() is running (callbacks it runs may enqueue): a nested call asks for another pass.
   bool advancing = false;
   bool advance_again = false;
@@ -460,6 +466,14 @@ class Runtime {
   std::condition_variable_any progress_;   // waiters: a command finished
   std::thread completion_thread_;
 };
+
+// Charges a program's texts (source or IL, embedded headers, options, log) to its runtime's
+// program quota, `headers` standing for its headers when given (before they are stored). False
+// (logged, nothing changed) when they do not fit: the caller answers CL_OUT_OF_HOST_MEMORY.
+bool charge_program(Program* p, const char* what,
+                    const std::vector<std::pair<std::string, std::string>>* headers = nullptr);
+// Stores a build log: at most build_log_max_kb of it, and only what the program quota allows.
+void set_build_log(Program* p, std::string log);
 
 // The dispatch table with every entry filled (dispatch_table.cc).
 const cl_icd_dispatch* gsgpu_dispatch_table();

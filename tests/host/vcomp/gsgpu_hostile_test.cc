@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "gsgpu/cl/printf.h"
 #include "gsgpu/compiler/frontend.h"
 #include "host/vcomp/gsgpu_executor.h"
 #include "tests/host/vcomp/vcomp_harness.h"
@@ -27,6 +28,7 @@ __kernel void spin(__global uint* out, uint n) {
   if (acc == 7u) out[0] = acc;
 }
 __kernel void one(__global uint* out) { out[get_global_id(0)] = 1u; }
+__kernel void chatty(void) { printf("0123456789abcdef\n"); }
 )";
 
 // One guest context's OpenCL job on a harness: context, queue, program.
@@ -49,6 +51,15 @@ struct Job {
     ASSERT_EQ(h.last_result(), CL_SUCCESS);
     h.send([&](WireWriter& w) { proto::encode_clBuildProgram(w, true, program, &device, 1, ""); });
     ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  }
+  // A program from `source`; its create result.
+  int32_t program_from(const std::string& source, uint64_t* id) {
+    *id = h.next_id();
+    h.send([&](WireWriter& w) { proto::encode_clCreateProgramWithSource(w, true, *id, context, source); });
+    return h.last_result();
+  }
+  void destroy(uint64_t id) {
+    h.send([&](WireWriter& w) { proto::encode_vcDestroyObject(w, false, id); });
   }
   uint64_t buffer(size_t size) {
     uint64_t id = h.next_id();
@@ -240,6 +251,107 @@ TEST_F(GsgpuHostileTest, Issue12DispatchEndsWhenItsContextIsDestroyed) {
   uint32_t first = 0;
   std::memcpy(&first, h.staging().data(), 4);
   EXPECT_EQ(first, 1u);
+}
+
+// Point 7: one header program named 256 times is 256 copies (in memory and in the compiler's header
+// folder); they count against the context's program quota before any is written.
+TEST_F(GsgpuHostileTest, Issue12EmbeddedHeaderNamedManyTimesIsRefusedByTheProgramQuota) {
+  auto executor = executor_from_env({{"GSGPU_PROGRAM_QUOTA_KB", "2048"}});
+  ASSERT_NE(executor, nullptr);
+  Harness h(executor.get(), 1, 1 << 16);
+  Job job(h);
+  ASSERT_NO_FATAL_FAILURE(job.set_up());
+  uint64_t header = 0, main = 0;
+  ASSERT_EQ(job.program_from("// " + std::string(64 << 10, 'x') + "\n#define ANSWER 42\n", &header), CL_SUCCESS);
+  ASSERT_EQ(job.program_from("#include \"h0.h\"\n__kernel void k(__global int* p) { *p = ANSWER; }\n", &main),
+            CL_SUCCESS);
+  std::vector<uint64_t> headers(256, header);
+  std::vector<std::string> names;
+  for (int i = 0; i < 256; ++i) names.push_back("h" + std::to_string(i) + ".h");
+  std::vector<std::string_view> name_views(names.begin(), names.end());
+  h.send([&](WireWriter& w) {
+    proto::encode_clCompileProgram(w, true, main, &job.device, 1, "", headers.data(), headers.size(), name_views.data(),
+                                   name_views.size());
+  });
+  EXPECT_EQ(h.last_result(), CL_OUT_OF_HOST_MEMORY);
+  // Named once it fits.
+  h.send([&](WireWriter& w) {
+    proto::encode_clCompileProgram(w, true, main, &job.device, 1, "", headers.data(), 1, name_views.data(), 1);
+  });
+  EXPECT_EQ(h.last_result(), CL_SUCCESS);
+}
+
+// Point 7: program sources count against the context's program quota while their programs live.
+TEST_F(GsgpuHostileTest, Issue12ProgramSourcesAreBoundedByTheProgramQuota) {
+  auto executor = executor_from_env({{"GSGPU_PROGRAM_QUOTA_KB", "1024"}});
+  ASSERT_NE(executor, nullptr);
+  Harness h(executor.get(), 1, 1 << 16);
+  Job job(h);
+  ASSERT_NO_FATAL_FAILURE(job.set_up());
+  const std::string big = "// " + std::string(600 << 10, 'y') + "\n";
+  uint64_t first = 0, second = 0, third = 0;
+  ASSERT_EQ(job.program_from(big, &first), CL_SUCCESS);
+  EXPECT_EQ(job.program_from(big, &second), CL_OUT_OF_HOST_MEMORY);
+  job.destroy(first);  // its bytes are given back
+  EXPECT_EQ(job.program_from(big, &third), CL_SUCCESS);
+}
+
+// Point 7: launches queued behind a user event hold their arguments; a context cannot pile up
+// more than its launch argument quota.
+TEST_F(GsgpuHostileTest, Issue12QueuedLaunchArgumentsAreBoundedPerContext) {
+  auto executor = executor_from_env({{"GSGPU_ARG_QUOTA_KB", "64"}});
+  ASSERT_NE(executor, nullptr);
+  Harness h(executor.get(), 1, 1 << 16);
+  Job job(h);
+  ASSERT_NO_FATAL_FAILURE(job.set_up());
+  ASSERT_NO_FATAL_FAILURE(job.build());
+  const uint64_t out = job.buffer(4096);
+  const uint64_t one = job.kernel("one");
+  ASSERT_NO_FATAL_FAILURE(job.set_mem(one, 0, out));
+  const uint64_t gate = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateUserEvent(w, true, gate, job.context); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  int32_t result = CL_SUCCESS;
+  int queued = 0;
+  for (; queued < 2000 && result == CL_SUCCESS; ++queued) {
+    uint64_t global = 1;
+    h.send([&](WireWriter& w) {
+      proto::encode_clEnqueueNDRangeKernel(w, true, job.queue, one, 1, nullptr, 0, &global, 1, nullptr, 0, &gate, 1, 0);
+    });
+    result = h.last_result();
+  }
+  EXPECT_EQ(result, CL_OUT_OF_HOST_MEMORY) << queued << " launches queued";
+  h.send([&](WireWriter& w) { proto::encode_clSetUserEventStatus(w, true, gate, CL_COMPLETE); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  EXPECT_EQ(job.finish(), CL_SUCCESS);
+  // Retired launches gave their bytes back.
+  EXPECT_EQ(job.launch(one, 64), CL_SUCCESS);
+  EXPECT_EQ(job.finish(), CL_SUCCESS);
+}
+
+// Point 7: kernel printf output is bounded per context: past GSGPU_PRINTF_QUOTA_KB it is dropped.
+TEST_F(GsgpuHostileTest, Issue12PrintfOutputIsBoundedPerContext) {
+  auto executor = executor_from_env({{"GSGPU_PRINTF_QUOTA_KB", "1"}});
+  ASSERT_NE(executor, nullptr);
+  FILE* sink = std::tmpfile();
+  ASSERT_NE(sink, nullptr);
+  gsgpu::cl::set_printf_output(sink);
+  {
+    Harness h(executor.get(), 1, 1 << 16);
+    Job job(h);
+    ASSERT_NO_FATAL_FAILURE(job.set_up());
+    ASSERT_NO_FATAL_FAILURE(job.build());
+    const uint64_t chatty = job.kernel("chatty");
+    for (int i = 0; i < 4; ++i) {
+      ASSERT_EQ(job.launch(chatty, 1000), CL_SUCCESS);
+      EXPECT_EQ(job.finish(), CL_SUCCESS);
+    }
+  }
+  gsgpu::cl::set_printf_output(nullptr);
+  std::fseek(sink, 0, SEEK_END);
+  const long printed = std::ftell(sink);
+  std::fclose(sink);
+  EXPECT_LE(printed, 1024) << "4 x 17000 bytes asked";
 }
 
 }  // namespace
