@@ -11,168 +11,35 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
-#include <set>
 #include <vector>
 
 #include "common/log.h"
+#include "host/server/client_socket.h"
+#include "host/server/sandbox_steps.h"
 
 namespace gsvirt::server {
 namespace {
 
-constexpr size_t kMaxFdsPerRead = 8;
-constexpr size_t kInputBufferBytes = 64 * 1024;
-
-// The client socket, read through a buffer: one recvmsg usually brings several small messages
-// (a submit and the SYNC_READ behind it), which keeps the round trip to few system calls. I/O is
-// tried first and polled only when it would block. The first byte of a message may take forever
-// (an idle client is fine); every later piece, and every reply, must move within the stall timeout.
-class ClientSocket {
- public:
-  ClientSocket(int fd, int stall_timeout_ms)
-      : fd_(fd), stall_timeout_ms_(stall_timeout_ms), input_(kInputBufferBytes) {}
-  ~ClientSocket() { drop_fds(); }
-
-  bool has_buffered_input() const { return input_begin_ < input_end_; }
-
-  // Reads exactly `n` bytes, collecting any fds the client attached. `starts_message`: the first
-  // bytes may be waited for without limit (blocking in recvmsg itself: one system call).
-  bool read_exact(void* buf, size_t n, bool starts_message = false) {
-    auto* p = static_cast<uint8_t*>(buf);
-    bool block = starts_message;
-    while (n > 0) {
-      if (has_buffered_input()) {
-        size_t take = std::min(n, input_end_ - input_begin_);
-        std::memcpy(p, input_.data() + input_begin_, take);
-        input_begin_ += take;
-        p += take;
-        n -= take;
-        continue;
-      }
-      // Large payloads go straight to their destination; small reads refill the buffer.
-      bool direct = n >= input_.size();
-      ssize_t got = receive(direct ? p : input_.data(), direct ? n : input_.size(), block);
-      if (got <= 0) return false;
-      block = false;
-      if (direct) {
-        p += got;
-        n -= size_t(got);
-      } else {
-        input_begin_ = 0;
-        input_end_ = size_t(got);
-      }
-    }
-    return true;
-  }
-
-  bool send_reply(VtestReply& reply) {
-    size_t sent = 0;
-    bool fds_sent = reply.fds.empty();
-    while (sent < reply.bytes.size() || !fds_sent) {
-      iovec iov{reply.bytes.data() + sent, reply.bytes.size() - sent};
-      msghdr msg{};
-      msg.msg_iov = &iov;
-      msg.msg_iovlen = 1;
-      alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerRead)];
-      if (!fds_sent) {
-        size_t fd_bytes = sizeof(int) * reply.fds.size();
-        msg.msg_control = control;
-        msg.msg_controllen = CMSG_SPACE(fd_bytes);
-        cmsghdr* c = CMSG_FIRSTHDR(&msg);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(fd_bytes);
-        std::memcpy(CMSG_DATA(c), reply.fds.data(), fd_bytes);
-      }
-      ssize_t n = sendmsg(fd_, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && errno == EAGAIN) {
-        if (!wait_for(POLLOUT)) return false;
-        continue;
-      }
-      if (n <= 0) return false;
-      sent += size_t(n);
-      fds_sent = true;
-    }
-    return true;
-  }
-
-  std::vector<int>& fds() { return fds_; }
-  bool truncated_fds() const { return truncated_fds_; }
-  void drop_fds() {
-    for (int fd : fds_) close(fd);
-    fds_.clear();
-    truncated_fds_ = false;
-  }
-
- private:
-  ssize_t receive(uint8_t* dst, size_t n, bool block) {
-    for (;;) {
-      iovec iov{dst, n};
-      alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerRead)];
-      msghdr msg{};
-      msg.msg_iov = &iov;
-      msg.msg_iovlen = 1;
-      msg.msg_control = control;
-      msg.msg_controllen = sizeof control;
-      ssize_t got = recvmsg(fd_, &msg, MSG_CMSG_CLOEXEC | (block ? 0 : MSG_DONTWAIT));
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0 && errno == EAGAIN) {
-        if (!wait_for(POLLIN)) return -1;
-        continue;
-      }
-      if (got > 0) {
-        collect_fds(msg);
-        if (msg.msg_flags & MSG_CTRUNC) truncated_fds_ = true;
-      }
-      return got;
-    }
-  }
-
-  bool wait_for(short events) {
-    pollfd p{fd_, events, 0};
-    for (;;) {
-      int r = ::poll(&p, 1, stall_timeout_ms_);
-      if (r < 0 && errno == EINTR) continue;
-      if (r == 0) log_error("vtest: client stalled for %d ms; dropping it", stall_timeout_ms_);
-      return r > 0 && (p.revents & (events | POLLHUP | POLLERR));
-    }
-  }
-
-  void collect_fds(msghdr& msg) {
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-      size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-      for (size_t i = 0; i < count; i++) {
-        int fd;
-        std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-        fds_.push_back(fd);
-      }
-    }
-  }
-
-  int fd_;
-  int stall_timeout_ms_;
-  std::vector<uint8_t> input_;
-  size_t input_begin_ = 0, input_end_ = 0;
-  std::vector<int> fds_;
-  bool truncated_fds_ = false;
-};
-
 // Waits for the client's next message (or the stop fd). While fences or sync waits are pending it
 // also wakes for the renderer's poll fd (a context retired work) and, while fences are pending, on
 // a timer for contexts that report only when polled: 1 ms, doubling to 16 ms while nothing
-// retires. Returns false when the client should be left.
-bool wait_for_message(int client_fd, int stop_fd, VtestSession& session, ClientSocket& socket) {
-  // Nothing else to watch: the header read blocks in recvmsg itself.
+// retires. Before the handshake the wait ends at the socket's deadline. Returns false when the
+// client should be left.
+bool wait_for_message(int stop_fd, VtestSession& session, ClientSocket& socket) {
+  // Nothing else to watch: the header read blocks in recvmsg itself (or polls to the deadline).
   if ((socket.has_buffered_input() || stop_fd < 0) && !session.wants_poll()) return true;
   int idle_ms = 1;
   for (;;) {
-    pollfd p[3] = {{client_fd, POLLIN, 0}, {stop_fd, POLLIN, 0}, {session.poll_fd(), POLLIN, 0}};
+    pollfd p[3] = {{socket.fd(), POLLIN, 0}, {stop_fd, POLLIN, 0}, {session.poll_fd(), POLLIN, 0}};
     int timeout = socket.has_buffered_input() ? 0 : session.wants_timer() ? idle_ms : -1;
+    int deadline_left = socket.deadline_ms_left();
+    if (deadline_left >= 0 && (timeout < 0 || deadline_left < timeout)) timeout = deadline_left;
     bool watch_renderer = session.wants_poll() && session.poll_fd() >= 0;
     // Unused slots get fd -1, which poll() skips.
     if (stop_fd < 0) p[1].fd = -1;
@@ -191,6 +58,10 @@ bool wait_for_message(int client_fd, int stop_fd, VtestSession& session, ClientS
       idle_ms = progress ? 1 : std::min(idle_ms * 2, 16);
     }
     if (socket.has_buffered_input() || (p[0].revents & (POLLIN | POLLHUP | POLLERR))) return true;
+    if (socket.has_deadline() && socket.deadline_ms_left() == 0) {
+      log_error("vtest: client did not finish the handshake in time; dropping it");
+      return false;
+    }
   }
 }
 
@@ -201,11 +72,9 @@ bool serve_one_message(VtestSession& session, ClientSocket& socket,
   VtestHeader header{words[0], words[1]};
   uint64_t payload_size = 0, trailing_size = 0;
   if (!session.payload_bytes(header, &payload_size)) return false;
-  payload.resize(payload_size);
-  if (!socket.read_exact(payload.data(), payload.size())) return false;
+  if (!socket.read_growing(payload, payload_size)) return false;
   if (!session.trailing_bytes(header.command, payload, &trailing_size)) return false;
-  trailing.resize(trailing_size);
-  if (!socket.read_exact(trailing.data(), trailing.size())) return false;
+  if (!socket.read_growing(trailing, trailing_size)) return false;
   if (socket.truncated_fds()) {
     log_error("vtest: %s: fds more than fit a message; dropping the client",
               vtest_command_name(header.command));
@@ -215,6 +84,7 @@ bool serve_one_message(VtestSession& session, ClientSocket& socket,
   bool ok = session.handle(message);
   socket.drop_fds();
   if (!ok) return false;
+  if (session.handshake_done()) socket.clear_deadline();
   for (auto& reply : session.replies())
     if (!socket.send_reply(reply)) return false;
   session.clear_replies();
@@ -249,39 +119,104 @@ int make_listen_socket(const std::string& path) {
   return fd;
 }
 
-void reap_children(std::set<pid_t>& children) {
-  for (;;) {
-    pid_t pid = waitpid(-1, nullptr, WNOHANG);
-    if (pid <= 0) return;
-    children.erase(pid);
+// The server's signals, each on its own fd: SIGTERM and SIGINT ask it to stop; SIGCHLD (fork
+// mode only) reaps client processes. In no-fork mode SIGCHLD is left alone: the processes the
+// compiler starts and waits for are none of the server's business.
+struct ServerSignals {
+  sigset_t old_mask;
+  int stop_fd = -1;
+  int child_fd = -1;
+
+  bool open(bool watch_children) {
+    sigset_t stop, child, all;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    sigemptyset(&child);
+    sigaddset(&child, SIGCHLD);
+    all = stop;
+    if (watch_children) sigaddset(&all, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &all, &old_mask);
+    stop_fd = signalfd(-1, &stop, SFD_CLOEXEC);
+    if (watch_children) child_fd = signalfd(-1, &child, SFD_CLOEXEC | SFD_NONBLOCK);
+    return stop_fd >= 0 && (!watch_children || child_fd >= 0);
   }
+  void close_all() {
+    if (stop_fd >= 0) close(stop_fd);
+    if (child_fd >= 0) close(child_fd);
+    stop_fd = child_fd = -1;
+    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  }
+  void drain_child_fd() {
+    signalfd_siginfo info;
+    while (read(child_fd, &info, sizeof info) == sizeof info) {
+    }
+  }
+};
+
+// A temporary directory of the client process's own (TMPDIR there): the compiler's files of one
+// client are out of reach of another.
+std::string make_client_tmpdir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string pattern = std::string(base && *base == '/' ? base : "/tmp") + "/gsvirt-client-XXXXXX";
+  std::vector<char> buffer(pattern.begin(), pattern.end());
+  buffer.push_back('\0');
+  return mkdtemp(buffer.data()) ? std::string(buffer.data()) : std::string();
 }
 
-// SIGCHLD reaps; SIGTERM and SIGINT ask the server to stop (returns true).
-bool handle_signal(int signal_fd, std::set<pid_t>& children) {
-  signalfd_siginfo info;
-  if (read(signal_fd, &info, sizeof info) != sizeof info) return false;
-  if (info.ssi_signo != SIGCHLD) return true;
-  reap_children(children);
-  return false;
-}
-
-void stop_children(std::set<pid_t>& children) {
-  for (pid_t pid : children) kill(pid, SIGTERM);
-  for (pid_t pid : children) waitpid(pid, nullptr, 0);
-  children.clear();
-}
-
-void run_client_process(int client_fd, int listen_fd, int signal_fd, const ServerOptions& options,
-                        const sigset_t& old_mask) {
-  close(listen_fd);
-  close(signal_fd);
-  // A child must not outlive the server that was told to stop.
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
-  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-  serve_client(client_fd, options);
-  close(client_fd);
+[[noreturn]] void run_client_process(int client_fd, const ServerOptions& options,
+                                     ServerSignals& signals, pid_t server_pid,
+                                     const std::string& tmpdir) {
+  // A client process must not outlive the server, nor hold anything of it: its listening
+  // socket, its signals, other clients' connections.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != server_pid) _exit(1);
+  constexpr int kClientFd = 3;
+  if (client_fd != kClientFd && dup2(client_fd, kClientFd) < 0) _exit(1);
+  close_range(kClientFd + 1, UINT_MAX, 0);
+  sigprocmask(SIG_SETMASK, &signals.old_mask, nullptr);
+  if (!tmpdir.empty()) setenv("TMPDIR", tmpdir.c_str(), 1);
+  SandboxReport report;
+  if (!enter_client_sandbox(options.sandbox, &report)) {
+    log_error("gsvirt-server: client process sandbox failed (%s); dropping the client",
+              report.error.c_str());
+    _exit(1);
+  }
+  serve_client(kClientFd, options);
+  // The server keeps a copy of the connection (to notice the client leaving): shut it down so the
+  // client sees the end now rather than when the server reaps this process.
+  shutdown(kClientFd, SHUT_RDWR);
   _exit(0);
+}
+
+uid_t peer_uid(int fd) {
+  ucred cred{};
+  socklen_t size = sizeof cred;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &size) != 0) return uid_t(-1);
+  return cred.uid;
+}
+
+// Forks a sandboxed process for the client, or refuses it when admission says so.
+void start_client_process(int client_fd, const ServerOptions& options, ServerSignals& signals,
+                          ClientProcesses& children) {
+  uid_t uid = peer_uid(client_fd);
+  std::string refusal = children.refusal(uid);
+  if (!refusal.empty()) {
+    log_error("gsvirt-server: %s; refusing a client", refusal.c_str());
+    close(client_fd);
+    return;
+  }
+  std::string tmpdir = make_client_tmpdir();
+  pid_t server_pid = getpid();
+  pid_t pid = fork();
+  if (pid == 0) run_client_process(client_fd, options, signals, server_pid, tmpdir);
+  if (pid < 0) {
+    log_error("gsvirt-server: fork failed: %s", std::strerror(errno));
+    remove_tree(tmpdir);
+    close(client_fd);
+    return;
+  }
+  children.add(pid, uid, client_fd, tmpdir);
 }
 
 }  // namespace
@@ -294,71 +229,74 @@ std::string default_socket_path() {
 void serve_client(int client_fd, const ServerOptions& options, int stop_fd) {
   VtestSession session(options.limits);
   ClientSocket socket(client_fd, options.stall_timeout_ms);
+  socket.set_deadline(std::chrono::steady_clock::now() +
+                      std::chrono::milliseconds(options.handshake_timeout_ms));
   std::vector<uint8_t> payload, trailing;
-  while (wait_for_message(client_fd, stop_fd, session, socket) &&
+  while (wait_for_message(stop_fd, session, socket) &&
          serve_one_message(session, socket, payload, trailing)) {
   }
 }
 
 int run_server(const ServerOptions& options) {
   std::string path = options.socket_path.empty() ? default_socket_path() : options.socket_path;
-  sigset_t mask, old_mask;
-  sigemptyset(&mask);
-  sigaddset(&mask, SIGTERM);
-  sigaddset(&mask, SIGINT);
-  sigaddset(&mask, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &mask, &old_mask);
-  int signal_fd = signalfd(-1, &mask, SFD_CLOEXEC);
-  int listen_fd = make_listen_socket(path);
-  if (listen_fd < 0 || signal_fd < 0) {
-    if (signal_fd >= 0) close(signal_fd);
-    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  ServerSignals signals;
+  bool signals_ok = signals.open(options.fork_per_client);
+  int listen_fd = signals_ok ? make_listen_socket(path) : -1;
+  if (listen_fd < 0) {
+    signals.close_all();
     return 1;
   }
   log_debug(kDebugTransport, "gsvirt-server: listening on %s (%s)", path.c_str(),
-           options.fork_per_client ? "one process per client" : "no fork");
+            options.fork_per_client ? "one process per client" : "no fork");
+  if (options.fork_per_client && options.sandbox.enabled && options.sandbox.landlock &&
+      landlock_abi() == 0)
+    log_info("gsvirt-server: this kernel has no Landlock; client processes keep the filesystem "
+             "view of the server (seccomp and rlimits still apply)");
   if (options.ready_fd >= 0) {
     (void)!write(options.ready_fd, "R", 1);
     close(options.ready_fd);
   }
 
-  std::set<pid_t> children;
+  ClientProcesses children(options.admission);
   bool stopping = false, served_one = false;
+  std::vector<pollfd> fds;
   while (!stopping) {
     bool accepting = !(options.once && served_one);
     if (!accepting && children.empty()) break;
-    pollfd p[2] = {{signal_fd, POLLIN, 0}, {listen_fd, short(accepting ? POLLIN : 0), 0}};
-    if (::poll(p, 2, -1) < 0) {
+    fds = {{signals.stop_fd, POLLIN, 0}, {signals.child_fd, POLLIN, 0},
+           {listen_fd, short(accepting ? POLLIN : 0), 0}};
+    children.watch(fds);
+    if (::poll(fds.data(), fds.size(), children.ms_to_next_kill()) < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    if (p[0].revents & POLLIN) stopping = handle_signal(signal_fd, children);
-    if (stopping || !(p[1].revents & POLLIN)) continue;
+    if (fds[0].revents & POLLIN) {
+      // Consumed here: a signal left pending would be delivered (and kill) when the mask is
+      // restored on the way out.
+      signalfd_siginfo info;
+      stopping = read(signals.stop_fd, &info, sizeof info) == sizeof info;
+    }
+    if (fds[1].revents & POLLIN) {
+      signals.drain_child_fd();
+      children.reap();
+    }
+    children.on_polled(fds.data() + 3, fds.size() - 3);
+    children.kill_overdue();
+    if (stopping || !(fds[2].revents & POLLIN)) continue;
     int client_fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (client_fd < 0) continue;
     served_one = true;
-    if (options.fork_per_client && children.size() >= options.max_clients) {
-      log_error("gsvirt-server: %zu clients are connected (the limit); refusing another",
-                children.size());
-      close(client_fd);
+    if (options.fork_per_client) {
+      start_client_process(client_fd, options, signals, children);
       continue;
     }
-    if (!options.fork_per_client) {
-      serve_client(client_fd, options, signal_fd);
-      close(client_fd);
-      continue;
-    }
-    pid_t pid = fork();
-    if (pid == 0) run_client_process(client_fd, listen_fd, signal_fd, options, old_mask);
-    if (pid > 0) children.insert(pid);
-    else log_error("gsvirt-server: fork failed: %s", std::strerror(errno));
+    serve_client(client_fd, options, signals.stop_fd);
     close(client_fd);
   }
   close(listen_fd);
   unlink(path.c_str());
-  stop_children(children);
-  close(signal_fd);
-  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  children.stop_all();
+  signals.close_all();
   log_debug(kDebugTransport, "gsvirt-server: stopped");
   return 0;
 }

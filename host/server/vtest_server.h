@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "host/server/client_processes.h"
+#include "host/server/sandbox.h"
 #include "host/server/vtest_session.h"
 
 namespace gsvirt::server {
@@ -14,7 +16,9 @@ struct ServerOptions {
   bool fork_per_client = true;  // false: serve clients one after another in this process
   bool once = false;           // exit after the first client is done
   int stall_timeout_ms = 10000;  // a client stuck mid-message (or not reading replies) is dropped
-  size_t max_clients = 256;      // client processes at once; more connections are closed at once
+  int handshake_timeout_ms = 10000;  // from connect to PROTOCOL_VERSION, else the client is dropped
+  AdmissionLimits admission;   // fork mode: clients at once, per user, memory; the grace period
+  SandboxOptions sandbox;      // fork mode: what each client process gives up before serving
   SessionLimits limits;
 };
 

@@ -85,8 +85,21 @@ void VtestSession::clear_replies() {
   replies_.clear();
 }
 
+// The messages a client may send before the handshake is done, each with its exact length.
+static bool handshake_message_fits(const VtestHeader& h) {
+  switch (h.command) {
+    case kCreateRenderer: return true;  // bounded by the name limit below
+    case kPingProtocolVersion: return h.length == 0;
+    case kProtocolVersionCmd: return h.length == kProtocolVersionDwords;
+    default: return false;
+  }
+}
+
 bool VtestSession::payload_bytes(const VtestHeader& h, uint64_t* bytes) const {
   uint64_t n = h.command == kCreateRenderer ? uint64_t(h.length) : uint64_t(h.length) * 4;
+  if (!handshake_done() && !handshake_message_fits(h))
+    return refuse(h.command, "command", "(length %u) arrived before the handshake was done",
+                  h.length);
   if (h.command == kCreateRenderer && n > limits_.max_name_bytes)
     return refuse(h.command, "length", "%" PRIu64 " bytes exceeds the name limit %u", n,
                   limits_.max_name_bytes);
@@ -116,6 +129,9 @@ bool VtestSession::handle(const VtestMessage& m) {
                   m.fds.size());
   if (!renderer_created_ && m.command != kCreateRenderer)
     return refuse(m.command, "command", "arrived before CREATE_RENDERER");
+  if (!handshake_done() && m.command != kCreateRenderer && m.command != kPingProtocolVersion &&
+      m.command != kProtocolVersionCmd)
+    return refuse(m.command, "command", "arrived before PROTOCOL_VERSION");
   if (m.command != kTransferPut2 && !m.trailing.empty())
     return refuse(m.command, "data", "trailing data on a command that takes none");
   log_debug(kDebugTransport, "vtest: %s (%zu bytes)", vtest_command_name(m.command),
@@ -169,6 +185,7 @@ bool VtestSession::protocol_version(std::span<const uint8_t> payload) {
   if (!expect_dwords(kProtocolVersionCmd, payload, kProtocolVersionDwords)) return false;
   WireReader in(payload.data(), payload.size());
   uint32_t asked = in.u32("version");
+  protocol_negotiated_ = true;
   reply(kProtocolVersionCmd, {asked < kProtocolVersion ? asked : kProtocolVersion});
   return true;
 }

@@ -55,6 +55,9 @@ class VtestSession {
   VtestSession(const VtestSession&) = delete;
   VtestSession& operator=(const VtestSession&) = delete;
 
+  // Before the handshake (CREATE_RENDERER, then PROTOCOL_VERSION; PING_PROTOCOL_VERSION may come
+  // between) only those small messages are accepted, so a client that has not yet shown it speaks
+  // vtest cannot make the server buffer anything large.
   bool payload_bytes(const VtestHeader& header, uint64_t* bytes) const;
   bool trailing_bytes(uint32_t command, std::span<const uint8_t> payload, uint64_t* bytes);
   // false: protocol violation, drop the client.
@@ -75,6 +78,7 @@ class VtestSession {
   // Fences and sync waits still pending (the loop's measure of progress).
   size_t pending_work() const;
 
+  bool handshake_done() const { return renderer_created_ && protocol_negotiated_; }
   const renderer::Renderer& renderer() const { return renderer_; }
   size_t sync_count() const { return syncs_.size(); }
   size_t pending_wait_count() const { return waits_.size(); }
@@ -124,6 +128,7 @@ class VtestSession {
   SessionLimits limits_;
   renderer::Renderer renderer_;
   bool renderer_created_ = false;
+  bool protocol_negotiated_ = false;
   bool context_created_ = false;
   uint32_t next_res_id_ = 1;
   uint32_t next_sync_id_ = 1;

@@ -89,25 +89,50 @@ std::vector<cl_platform_id> platforms_of(const std::string& library) {
   return ids;
 }
 
+// A CPU OpenCL device (PoCL, say) runs a guest's kernels as native code in this process, where a
+// __global pointer is a host address: the kernel reads and writes the server's memory. Such a
+// platform is offered only when the operator declares the guests trusted.
+bool guests_are_trusted() {
+  const char* trusted = std::getenv("GSVIRT_TRUSTED_GUEST");
+  return trusted && std::strcmp(trusted, "1") == 0;
+}
+
+bool offers_cpu_device(cl_platform_id p) {
+  cl_uint count = 0;
+  cl_int r = dispatch_of(p)->clGetDeviceIDs(p, CL_DEVICE_TYPE_CPU, 0, nullptr, &count);
+  return r == CL_SUCCESS && count > 0;
+}
+
 std::unique_ptr<Executor> make_host_executor(std::string* error) {
   const char* env_dir = std::getenv("GSVIRT_HOST_VENDORS");
   std::string dir = env_dir && *env_dir ? env_dir : "/etc/OpenCL/vendors";
   const char* want = std::getenv("GSVIRT_HOST_PLATFORM");
-  std::vector<std::string> seen;
+  std::vector<std::string> seen, refused_cpu;
   for (const auto& lib : vendor_libraries(dir)) {
     for (cl_platform_id p : platforms_of(lib)) {
       std::string pname = platform_string(p, CL_PLATFORM_NAME);
       seen.push_back(pname);
       if (pname == "gsvirt") continue;  // never forward to ourselves
       if (want && *want && pname.find(want) == std::string::npos) continue;
+      if (!guests_are_trusted() && offers_cpu_device(p)) {
+        refused_cpu.push_back(pname);
+        continue;
+      }
       return std::make_unique<HostExecutor>(p, "host: " + pname);
     }
   }
-  std::string list;
-  for (const auto& s : seen) list += (list.empty() ? "" : ", ") + s;
+  auto join = [](const std::vector<std::string>& names) {
+    std::string list;
+    for (const auto& s : names) list += (list.empty() ? "" : ", ") + s;
+    return list;
+  };
   *error = "host executor: no OpenCL platform" +
            std::string(want && *want ? std::string(" matching \"") + want + "\"" : "") + " in " +
-           dir + (list.empty() ? " (no platforms found)" : " (found: " + list + ")");
+           dir + (seen.empty() ? " (no platforms found)" : " (found: " + join(seen) + ")");
+  if (!refused_cpu.empty())
+    *error += "; " + join(refused_cpu) + " offers CPU devices, which run guest kernels as native "
+              "code in the server: set GSVIRT_TRUSTED_GUEST=1 (gsvirt-server --trusted-guest) for "
+              "trusted guests only";
   return nullptr;
 }
 

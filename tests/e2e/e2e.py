@@ -32,6 +32,8 @@ def run_gsvirt(args, transport, app, executor="host"):
     flag = ["--executor", executor] if executor else []
     env = dict(os.environ)
     env.pop("GSVIRT_EXECUTOR", None)
+    if executor == "host":
+        env["GSVIRT_TRUSTED_GUEST"] = "1"  # the host platform here is PoCL, a CPU device
     r = subprocess.run([args.gsvirt, "run", "--transport", transport, *flag, "--", *app],
                        capture_output=True, text=True, timeout=300, env=env)
     return r

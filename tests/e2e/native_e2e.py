@@ -76,6 +76,8 @@ def server_wrapper(tmp, server, bin_dir):
                  # sandbox (no /bin/sh, no tmp) would stop them before they record the call.
                  'export GSVIRT_COMPILER_SANDBOX=0\n'
                  f'export PATH="{bin_dir}:$PATH"\n'
+                 # The spies record their calls here, outside what a client process may write.
+                 f'export GSVIRT_SANDBOX_WRITE="{tmp}"\n'
                  f'exec "{server}" "$@"\n')
     return wrapper
 

@@ -2,8 +2,8 @@
 // gsvirt-server's socket loop does (payload_bytes -> trailing_bytes -> handle), with the echo test
 // capset behind CONTEXT_INIT. A stream that ends mid-message is a client that disconnected.
 //
-// The first input byte picks a prologue: odd = the session starts after CREATE_RENDERER and
-// CONTEXT_INIT(echo), so the fuzzer spends its time on resources, syncs and submits.
+// The first input byte picks a prologue: odd = the session starts after the handshake
+// (CREATE_RENDERER, PROTOCOL_VERSION) and CONTEXT_INIT(echo), so the fuzzer spends its time on resources, syncs and submits.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -29,6 +29,8 @@ server::SessionLimits fuzz_limits() {
 
 void start_session(server::VtestSession& session) {
   session.handle({vtest::kCreateRenderer, {}, {}, {}});
+  uint32_t version = vtest::kProtocolVersion;
+  session.handle({vtest::kProtocolVersionCmd, {reinterpret_cast<uint8_t*>(&version), 4}, {}, {}});
   uint32_t capset = test::kEchoCapsetId;
   session.handle({vtest::kContextInit, {reinterpret_cast<uint8_t*>(&capset), 4}, {}, {}});
 }

@@ -1,5 +1,7 @@
 #include "tests/host/renderer/echo_context.h"
 
+#include <poll.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -111,6 +113,9 @@ class EchoContext final : public renderer::Context {
         busy_polls_[ring] = polls;
         return true;
       }
+      case kEchoBlock:
+        // A host wait that nothing on the host ever completes.
+        for (;;) poll(nullptr, 0, -1);
       default:  // includes kEchoPoison
         return false;
     }
@@ -188,6 +193,8 @@ void echo_complete(std::vector<uint32_t>& c, uint32_t ring, uint32_t count) {
   push(c, {kEchoComplete, 4, ring, count});
 }
 void echo_poison(std::vector<uint32_t>& c) { push(c, {kEchoPoison, 2}); }
+void echo_block(std::vector<uint32_t>& c) { push(c, {kEchoBlock, 2}); }
+
 void echo_busy_for(std::vector<uint32_t>& c, uint32_t ring, uint32_t polls) {
   push(c, {kEchoBusyFor, 4, ring, polls});
 }

@@ -14,6 +14,8 @@
 //                                  (an asynchronous context that finishes only when asked)
 // Fences on a ring neither held nor busy retire at once (a synchronous context).
 //   POISON()                       sets the sticky fatal state
+//   BLOCK()                        never returns: the context's thread waits forever, as in a
+//                                  driver wait that only the guest could complete
 #pragma once
 
 #include <cstdint>
@@ -33,6 +35,7 @@ enum EchoOp : uint32_t {
   kEchoComplete = 6,
   kEchoPoison = 7,
   kEchoBusyFor = 8,
+  kEchoBlock = 9,
 };
 
 // Registers the echo capset once per process; safe to call repeatedly.
@@ -51,5 +54,6 @@ void echo_hold(std::vector<uint32_t>& cmds, uint32_t ring);
 void echo_complete(std::vector<uint32_t>& cmds, uint32_t ring, uint32_t count);
 void echo_poison(std::vector<uint32_t>& cmds);
 void echo_busy_for(std::vector<uint32_t>& cmds, uint32_t ring, uint32_t polls);
+void echo_block(std::vector<uint32_t>& cmds);
 
 }  // namespace gsvirt::test

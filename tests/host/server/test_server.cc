@@ -19,7 +19,24 @@
 
 namespace gsvirt::test {
 
+server::ServerOptions server_options(const std::function<void(server::ServerOptions&)>& configure) {
+  server::ServerOptions options;
+  options.stall_timeout_ms = 2000;
+  configure(options);
+  return options;
+}
+
 TestServer::TestServer(bool fork_per_client, server::SessionLimits limits, size_t max_clients) {
+  start(server_options([&](server::ServerOptions& options) {
+    options.fork_per_client = fork_per_client;
+    options.limits = limits;
+    options.admission.max_clients = max_clients;
+  }));
+}
+
+TestServer::TestServer(const server::ServerOptions& options) { start(options); }
+
+void TestServer::start(server::ServerOptions options) {
   char templ[] = "/tmp/gsvirt-test-XXXXXX";
   dir_ = mkdtemp(templ);
   socket_path_ = dir_ + "/vtest.sock";
@@ -29,13 +46,8 @@ TestServer::TestServer(bool fork_per_client, server::SessionLimits limits, size_
   if (pid_ == 0) {
     close(ready[0]);
     register_echo_capset();
-    server::ServerOptions options;
     options.socket_path = socket_path_;
     options.ready_fd = ready[1];
-    options.fork_per_client = fork_per_client;
-    options.stall_timeout_ms = 2000;
-    options.limits = limits;
-    options.max_clients = max_clients;
     _exit(server::run_server(options));
   }
   close(ready[1]);
@@ -75,13 +87,14 @@ int TestServer::open_fd_count() const {
   return count;
 }
 
-int TestServer::child_count() const {
+int TestServer::child_count() const { return int(child_pids().size()); }
+
+std::vector<pid_t> TestServer::child_pids() const {
   std::ifstream in("/proc/" + std::to_string(pid_) + "/task/" + std::to_string(pid_) +
                    "/children");
-  int count = 0;
-  std::string pid;
-  while (in >> pid) count++;
-  return count;
+  std::vector<pid_t> pids;
+  for (pid_t pid; in >> pid;) pids.push_back(pid);
+  return pids;
 }
 
 int TestServer::blob_mapping_count() const {
@@ -136,6 +149,12 @@ bool RawClient::handshake() {
   return send_words({4, kCreateRenderer, 0x74736574}) &&  // "test", length in bytes
          send_words({0, kPingProtocolVersion}) && read(reply, 8) &&
          send_words({1, kProtocolVersionCmd, 3}) && read(reply, 12) && reply[2] == 3;
+}
+
+bool RawClient::ping() {
+  uint32_t reply[2];
+  return send_words({0, vtest::kPingProtocolVersion}) && read(reply, sizeof reply) &&
+         reply[1] == vtest::kPingProtocolVersion;
 }
 
 bool RawClient::read(void* data, size_t size, int* fd) {

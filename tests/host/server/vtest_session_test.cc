@@ -40,8 +40,14 @@ class SessionTest : public ::testing::Test {
     std::memcpy(w.data(), b.data(), w.size() * 4);
     return w;
   }
+  // CREATE_RENDERER and PROTOCOL_VERSION, replies dropped.
+  void handshake(uint32_t name = 0x74736574) {
+    ASSERT_TRUE(send({4, kCreateRenderer, name}));
+    ASSERT_TRUE(send({1, kProtocolVersionCmd, kProtocolVersion}));
+    session.clear_replies();
+  }
   void start(uint32_t capset = test::kEchoCapsetId) {
-    ASSERT_TRUE(send({4, kCreateRenderer, 0x74736574}));
+    handshake();
     ASSERT_TRUE(send({1, kContextInit, capset}));
   }
   // Creates a blob and returns {res_id, host-side mapping through the fd}.
@@ -90,7 +96,7 @@ TEST_F(SessionTest, HandshakeRepliesFollowTheProtocol) {
 }
 
 TEST_F(SessionTest, GetCapsetReportsRegisteredCapsetsOnly) {
-  ASSERT_TRUE(send({4, kCreateRenderer, 0}));
+  handshake(0);
   ASSERT_TRUE(send({2, kGetCapset, test::kEchoCapsetId, 0}));
   ASSERT_TRUE(send({2, kGetCapset, 29, 0}));
   ASSERT_TRUE(send({2, kGetCapset, test::kEchoCapsetId, 5}));
@@ -250,6 +256,26 @@ TEST_F(SessionTest, HostileMessagesAreRefused) {
   EXPECT_FALSE(send({0, kPingProtocolVersion})) << "before CREATE_RENDERER";
 }
 
+// Until PROTOCOL_VERSION, only the handshake's own small messages are taken: a header that
+// announces a large payload is refused before a byte of it is buffered.
+TEST_F(SessionTest, Issue12LargeOrOtherMessagesBeforeTheHandshakeAreRefused) {
+  uint64_t n = 0;
+  EXPECT_FALSE(session.payload_bytes({0x1000000, kSubmitCmd2}, &n)) << "64 MiB before anything";
+  ASSERT_TRUE(send({4, kCreateRenderer, 0}));
+  EXPECT_FALSE(session.payload_bytes({0x1000000, kSubmitCmd2}, &n)) << "64 MiB after the name";
+  EXPECT_FALSE(session.payload_bytes({1, kPingProtocolVersion}, &n)) << "a ping with a payload";
+  EXPECT_FALSE(session.payload_bytes({2, kProtocolVersionCmd}, &n)) << "a long version message";
+  EXPECT_FALSE(session.payload_bytes({1, kContextInit}, &n)) << "CONTEXT_INIT";
+  EXPECT_FALSE(session.payload_bytes({1, kGetParam}, &n)) << "GET_PARAM";
+  uint32_t capset = test::kEchoCapsetId;
+  EXPECT_FALSE(session.handle({kContextInit, {reinterpret_cast<uint8_t*>(&capset), 4}, {}, {}}))
+      << "handled directly, still refused";
+  ASSERT_TRUE(send({0, kPingProtocolVersion}));
+  ASSERT_TRUE(send({1, kProtocolVersionCmd, kProtocolVersion}));
+  EXPECT_TRUE(session.handshake_done());
+  EXPECT_TRUE(session.payload_bytes({0x1000000, kSubmitCmd2}, &n)) << "allowed after the handshake";
+}
+
 TEST_F(SessionTest, HostileMessagesAfterHandshakeAreRefused) {
   start();
   auto [res, map] = blob(4096);
@@ -286,7 +312,7 @@ TEST_F(SessionTest, HostileMessagesAfterHandshakeAreRefused) {
 }
 
 TEST_F(SessionTest, ContextInitWithUnknownCapsetIsRefused) {
-  ASSERT_TRUE(send({4, kCreateRenderer, 0}));
+  handshake(0);
   EXPECT_FALSE(send({1, kContextInit, 29}));
   EXPECT_FALSE(send({6, kResourceCreateBlob, kBlobTypeHost3d, kBlobFlagMappable, 4096, 0, 0, 0}))
       << "no context";
@@ -298,6 +324,8 @@ TEST_F(SessionTest, SessionEndFreesItsResources) {
     VtestSession s;
     VtestMessage create{kCreateRenderer, {}, {}, {}};
     ASSERT_TRUE(s.handle(create));
+    uint32_t version = kProtocolVersion;
+    ASSERT_TRUE(s.handle({kProtocolVersionCmd, {reinterpret_cast<uint8_t*>(&version), 4}, {}, {}}));
     uint32_t capset = test::kEchoCapsetId;
     ASSERT_TRUE(s.handle({kContextInit, {reinterpret_cast<uint8_t*>(&capset), 4}, {}, {}}));
     EXPECT_EQ(test::live_echo_contexts(), before + 1);
