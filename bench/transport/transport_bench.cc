@@ -103,6 +103,8 @@ void BM_ServerSideOfRoundTrip(benchmark::State& state) {
   server::VtestSession session;
   uint32_t capset = test::kEchoCapsetId;
   session.handle({kCreateRenderer, {}, {}, {}});
+  uint32_t version = kProtocolVersion;
+  session.handle({kProtocolVersionCmd, {reinterpret_cast<uint8_t*>(&version), 4}, {}, {}});
   session.handle({kContextInit, {reinterpret_cast<uint8_t*>(&capset), 4}, {}, {}});
   uint32_t create_sync[2] = {0, 0};
   session.handle({kSyncCreate, {reinterpret_cast<uint8_t*>(create_sync), 8}, {}, {}});

@@ -24,6 +24,8 @@ class VtestGuest {
  public:
   VtestGuest() {
     EXPECT_TRUE(send({4, kCreateRenderer, 0x74736574}));
+    EXPECT_TRUE(send({1, kProtocolVersionCmd, kProtocolVersion}));  // the handshake's end
+    session_.clear_replies();
     EXPECT_TRUE(send({1, kContextInit, kCapsetId}));
     response_ = blob(64 << 10);
     SetResponseBufferReq req{};
