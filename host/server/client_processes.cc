@@ -50,12 +50,14 @@ std::string ClientProcesses::refusal(uid_t uid) const {
                   unsigned(uid), of_uid);
     return why;
   }
-  if (limits_.memory_budget_bytes) {
+  uint64_t budget = limits_.memory_budget_bytes;
+  if (budget == ~0ull) budget = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  if (budget) {
     uint64_t used = memory_bytes();
-    if (used >= limits_.memory_budget_bytes) {
+    if (used >= budget) {
       std::snprintf(why, sizeof why,
                     "client processes hold %" PRIu64 " MiB, the memory budget is %" PRIu64 " MiB",
-                    used >> 20, limits_.memory_budget_bytes >> 20);
+                    used >> 20, budget >> 20);
       return why;
     }
   }

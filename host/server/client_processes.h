@@ -20,7 +20,8 @@ namespace gsvirt::server {
 struct AdmissionLimits {
   size_t max_clients = 256;          // client processes at once
   size_t max_clients_per_uid = 64;   // of those, connected by one user (SO_PEERCRED)
-  uint64_t memory_budget_bytes = 0;  // all client processes together; 0: no budget
+  // All client processes together; 0: no budget; ~0 (the default): the host's physical memory.
+  uint64_t memory_budget_bytes = ~0ull;
   int client_grace_ms = 2000;        // a process outlives its client by at most this long
 };
 
