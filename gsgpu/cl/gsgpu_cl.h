@@ -12,8 +12,10 @@
 #include <CL/cl_icd.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "gsgpu/drv/drv.h"
 
@@ -83,6 +85,9 @@ class Instance {
   const gsgpu::drv::Caps& caps() const;
   // "gsgpu: 4 cores, warp 32, 256 MiB VRAM (local)"
   std::string description() const;
+  // Where this runtime's kernel printf text goes (nullptr: the process's stdout). Called from the
+  // thread that retires the dispatch; a remoting host hands the text to its guest.
+  void set_printf_sink(std::function<void(std::string_view)> sink);
 
  private:
   friend std::unique_ptr<Instance> create_instance(std::unique_ptr<gsgpu::drv::Device>, const RuntimeConfig&,

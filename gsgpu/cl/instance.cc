@@ -58,6 +58,11 @@ const cl_icd_dispatch& Instance::api() const { return *rt_->table; }
 const RuntimeConfig& Instance::config() const { return rt_->config(); }
 const gsgpu::drv::Caps& Instance::caps() const { return rt_->caps(); }
 
+void Instance::set_printf_sink(std::function<void(std::string_view)> sink) {
+  std::lock_guard lock(rt_->mutex);
+  rt_->printf_sink = std::move(sink);
+}
+
 std::string Instance::description() const {
   const gsgpu::drv::Caps& c = rt_->caps();
   return "gsgpu: " + std::to_string(c.shader_cores) + " cores, warp " + std::to_string(c.warp_width) + ", " +

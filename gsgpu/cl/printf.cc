@@ -408,6 +408,10 @@ void printf_end(Runtime* rt, const KernelImage& image, PrintfDispatch* d) {
               static_cast<unsigned long long>(cursor));
   // The context's printf quota: past it the text is dropped (logged once per context).
   if (!text.empty() && !rt->printf_quota->charge(text.size(), "kernel printf output", true)) text.clear();
+  if (rt->printf_sink) {
+    if (!text.empty()) rt->printf_sink(text);
+    return;
+  }
   FILE* out = g_output.load();
   if (!out) out = stdout;
   if (!text.empty()) std::fwrite(text.data(), 1, text.size(), out);

@@ -325,6 +325,8 @@ class Runtime {
   // Event callbacks are running (under the mutex, maybe on the completion thread): a blocking
   // call from one would wait for itself and is refused.
   uint32_t in_callback = 0;
+  // Where kernel printf text goes (Instance::set_printf_sink); empty: stdout. Guarded by `mutex`.
+  std::function<void(std::string_view)> printf_sink;
   // The completion thread is in advance(): it wakes waiters itself once it has dropped the mutex
   // (woken under it, they would only block on the mutex and need a second wake-up).
   bool notify_after_unlock = false;

@@ -1,6 +1,8 @@
 // The host connection: lazily opened, batches reply-less commands, checks every reply header.
 #include "guest/cl/connection.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -204,12 +206,54 @@ cl_int Connection::exchange(const char* api, const Encoder& encode, const Decode
     return CL_OUT_OF_RESOURCES;
   }
   if (header.deferred_status != CL_SUCCESS) note_deferred(header.deferred_status, header.deferred_command);
-  WireReader r(static_cast<const uint8_t*>(reply_blob_.map) + sizeof header, header.payload_size);
+  const auto* payload = static_cast<const uint8_t*>(reply_blob_.map) + sizeof header;
+  if (header.output_pending) {
+    // Taking the output reuses the reply buffer: the payload is decoded from a copy (its inline
+    // bytes stay valid until the next exchange, as they would in the reply buffer).
+    reply_copy_.assign(payload, payload + header.payload_size);
+    payload = reply_copy_.data();
+    if (!take_output(api)) return CL_OUT_OF_RESOURCES;
+  }
+  WireReader r(payload, header.payload_size);
   if (!decode(r)) {
     log_error("gsvirt ICD: %s: malformed reply: %s", api, r.error().c_str());
     return CL_OUT_OF_RESOURCES;
   }
   return CL_SUCCESS;
+}
+
+bool Connection::take_output(const char* api) {
+  // The host caps what it holds; a few rounds take it all, and a host that keeps saying more is
+  // pending cannot keep the application here.
+  constexpr int kMaxRounds = 64;
+  constexpr uint64_t kChunk = 32 * 1024;
+  const uint64_t capacity = reply_blob_.size - sizeof(proto::ReplyHeader);
+  for (int round = 0; round < kMaxRounds; ++round) {
+    proto::DataOut out;
+    out.size = std::min<uint64_t>(kChunk, capacity > 64 ? capacity - 64 : 0);
+    WireWriter w(batch_);
+    proto::encode_vcTakeOutput(w, true, out);
+    ++expected_seqno_;
+    if (submit(true, api) != CL_SUCCESS) return false;
+    proto::ReplyHeader header;
+    std::memcpy(&header, reply_blob_.map, sizeof header);
+    std::string error;
+    if (!reply_header_valid(header, expected_seqno_, capacity, &error)) {
+      log_error("gsvirt ICD: %s: kernel output: %s; the host connection is lost", api, error.c_str());
+      lost_ = true;
+      return false;
+    }
+    WireReader r(static_cast<const uint8_t*>(reply_blob_.map) + sizeof header, header.payload_size);
+    proto::Reply_vcTakeOutput reply;
+    if (!proto::decode_reply_vcTakeOutput(r, &reply)) {
+      log_error("gsvirt ICD: %s: malformed kernel output reply: %s", api, r.error().c_str());
+      return false;
+    }
+    if (reply.text_size) std::fwrite(reply.text, 1, reply.text_size, stdout);
+    if (!header.output_pending || !reply.text_size) break;
+  }
+  std::fflush(stdout);
+  return true;
 }
 
 void Connection::note_deferred(int32_t status, uint32_t command) {

@@ -101,6 +101,9 @@ class Connection {
   cl_int submit(bool wait, const char* api);
   cl_int reserve_staging(uint64_t size, uint64_t* offset);
   void note_deferred(int32_t status, uint32_t command);
+  // The host holds kernel output for this context: takes it (vcTakeOutput, until none is left)
+  // and writes it to this process's stdout, where the application expects its kernels' printf.
+  bool take_output(const char* api);
 
   std::unique_ptr<guest::Transport> transport_;
   ConnectionLimits limits_;
@@ -110,6 +113,8 @@ class Connection {
   guest::Blob staging_blob_;
   uint64_t staging_used_ = 0;
   std::vector<uint8_t> batch_;
+  // A reply's payload, copied out of the reply buffer while kernel output is taken through it.
+  std::vector<uint8_t> reply_copy_;
   bool unwaited_submit_ = false;  // something was sent with wait=false since the last wait
   uint32_t expected_seqno_ = 0;   // reply-bearing commands sent so far
   uint64_t submit_count_ = 0;

@@ -10,8 +10,10 @@
 #include <CL/cl.h>
 #include <CL/cl_icd.h>
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace gsvirt::vcomp {
 
@@ -33,6 +35,10 @@ class Executor {
     if (error) *error = "this executor is shared by its contexts";
     return nullptr;
   }
+  // Hands the text its kernels print (OpenCL C printf) to `sink` instead of the host process's
+  // stdout, so a remoting host can give it to its guest. An executor that cannot (a vendor driver
+  // writing to the process's stdout itself) ignores it: docs/security.md says where that output goes.
+  virtual void set_output_sink(std::function<void(std::string_view)> sink) { (void)sink; }
 };
 
 // Executors are process-wide: loaded once, shared by every context of the process (a vtest server

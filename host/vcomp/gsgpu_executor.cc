@@ -17,6 +17,9 @@ class GsgpuExecutor final : public Executor {
   std::unique_ptr<Executor> make_context_executor(std::string* error) override {
     return make_gsgpu_executor(instance_->config(), error);
   }
+  void set_output_sink(std::function<void(std::string_view)> sink) override {
+    instance_->set_printf_sink(std::move(sink));
+  }
 
  private:
   std::unique_ptr<gsgpu::cl::Instance> instance_;

@@ -1,5 +1,7 @@
 #include "host/vcomp/vcomp_context.h"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cstring>
 
@@ -27,9 +29,17 @@ VcompContext::VcompContext(uint32_t ctx_id, Executor* executor)
       executor_(own_executor_ ? own_executor_.get() : executor) {
   // Without its own executor this context would share the others' address space: refuse to run.
   if (executor->isolates_contexts() && !own_executor_) set_fatal("no executor of its own");
+  // Its kernels' printf text is this context's guest's, held for vcTakeOutput; a shared executor
+  // (a vendor driver) prints where it prints.
+  if (own_executor_) own_executor_->set_output_sink([this](std::string_view text) { append_output(text); });
 }
 
-VcompContext::~VcompContext() { release_all(); }
+VcompContext::~VcompContext() {
+  // No output after this returns (the sink is replaced under the runtime's lock), so none reaches
+  // a half-destroyed context.
+  if (own_executor_) own_executor_->set_output_sink({});
+  release_all();
+}
 
 void VcompContext::release_all() { objects_.clear(); }
 
@@ -120,6 +130,10 @@ bool VcompContext::write_reply() {
   h.deferred_status = deferred_status_;
   h.deferred_command = deferred_command_;
   h.payload_size = uint32_t(reply_payload_.size());
+  {
+    std::lock_guard lock(output_mutex_);
+    h.output_pending = uint32_t(std::min<uint64_t>(output_.size() + (output_dropped_ ? 64 : 0), UINT32_MAX));
+  }
   std::memcpy(base + 4, reinterpret_cast<uint8_t*>(&h) + 4, header - 4);
   if (!reply_payload_.empty()) std::memcpy(base + header, reply_payload_.data(), reply_payload_.size());
   deferred_status_ = 0;
@@ -248,7 +262,7 @@ void VcompContext::dispatch_vcHandshake(const proto::Args_vcHandshake& args,
 void VcompContext::dispatch_vcSetReplyBuffer(const proto::Args_vcSetReplyBuffer& args,
                                              proto::Out_vcSetReplyBuffer& out) {
   if (args.size < sizeof(proto::ReplyHeader) || args.offset % 4 != 0) {
-    log_field_error("size", "reply buffer needs at least 16 bytes at a 4-byte aligned offset");
+    log_field_error("size", "reply buffer needs at least 24 bytes at a 4-byte aligned offset");
     out.result = CL_INVALID_VALUE;
     return;
   }
@@ -268,5 +282,35 @@ void VcompContext::dispatch_vcDestroyObject(const proto::Args_vcDestroyObject& a
 }
 
 void VcompContext::dispatch_vcPing(const proto::Args_vcPing&, proto::Out_vcPing&) {}
+
+void VcompContext::append_output(std::string_view text) {
+  std::lock_guard lock(output_mutex_);
+  const size_t room = kMaxHeldOutput - std::min(output_.size(), kMaxHeldOutput);
+  output_.append(text.substr(0, room));
+  output_dropped_ += text.size() - std::min(text.size(), room);
+}
+
+void VcompContext::dispatch_vcTakeOutput(const proto::Args_vcTakeOutput& args, proto::Out_vcTakeOutput& out) {
+  std::string taken;
+  {
+    std::lock_guard lock(output_mutex_);
+    if (output_.empty() && output_dropped_) {
+      // What was dropped is said where the output goes, in its place.
+      output_ = "[gsvirt: " + std::to_string(output_dropped_) + " bytes of kernel output dropped: the host holds " +
+                std::to_string(kMaxHeldOutput) + " per context]\n";
+      output_dropped_ = 0;
+    }
+    const size_t n = std::min<uint64_t>(output_.size(), args.text.size);
+    taken = output_.substr(0, n);
+    output_.erase(0, n);
+  }
+  if (taken.empty()) return;
+  uint8_t* dst = data_out(args.text, taken.size(), &out.text, "text");
+  if (!dst) {
+    out.result = CL_INVALID_VALUE;
+    return;
+  }
+  std::memcpy(dst, taken.data(), taken.size());
+}
 
 }  // namespace gsvirt::vcomp

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -38,6 +40,12 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
   void detach_resource(uint32_t resource_id) override;
 
   size_t live_objects() const { return objects_.size(); }
+
+  // Kernel output (printf) of this context's work, from any thread. Held, up to kMaxHeldOutput
+  // bytes (what comes beyond is dropped and counted), until the guest takes it with
+  // vcTakeOutput: every reply header says how much is waiting.
+  void append_output(std::string_view text);
+  static constexpr size_t kMaxHeldOutput = 1u << 20;
 
 #define GSVIRT_DECLARE_DISPATCH(name) \
   void dispatch_##name(const proto::Args_##name& args, proto::Out_##name& out) override;
@@ -134,6 +142,10 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
   // Host device handle -> the guest id it was bound to (first binding), for replies that name
   // devices.
   std::unordered_map<cl_device_id, uint64_t> device_ids_;
+
+  std::mutex output_mutex_;
+  std::string output_;          // guarded by output_mutex_
+  uint64_t output_dropped_ = 0;  // guarded by output_mutex_: bytes dropped since the last take
 
   const char* current_command_ = "";
   bool fatal_ = false;

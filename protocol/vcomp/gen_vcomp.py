@@ -132,8 +132,10 @@ def gen_common(meta, objects, commands):
     o.append("  int32_t deferred_status;    // first failure of a batched command since the last reply")
     o.append("  uint32_t deferred_command;  // id of that command (0 = none)")
     o.append("  uint32_t payload_size;      // bytes of payload that follow")
+    o.append("  uint32_t output_pending;    // bytes of kernel output waiting for vcTakeOutput (capped)")
+    o.append("  uint32_t reserved;          // zero")
     o.append("};")
-    o.append("static_assert(sizeof(ReplyHeader) == 16);\n")
+    o.append("static_assert(sizeof(ReplyHeader) == 24);\n")
     o.append("enum class ObjectType : uint8_t {")
     o.append("  kNone = 0,")
     for i, name in enumerate(objects):

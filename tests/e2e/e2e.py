@@ -95,14 +95,15 @@ def case_clinfo(args):
 
 
 class Server:
-    def __init__(self, args):
+    def __init__(self, args, stdout=None):
         self.dir = tempfile.mkdtemp(prefix="gsvirt-e2e-")
         self.socket = os.path.join(self.dir, "vtest.sock")
         env = dict(os.environ)
         env.pop("OCL_ICD_VENDORS", None)
         r, w = os.pipe()
         self.proc = subprocess.Popen([args.server, "--socket", self.socket, "--ready-fd", str(w)],
-                                     pass_fds=(w,), env=env, stderr=subprocess.DEVNULL)
+                                     pass_fds=(w,), env=env, stdout=stdout,
+                                     stderr=subprocess.DEVNULL)
         os.close(w)
         if not os.read(r, 1):
             fail("gsvirt-server did not become ready")
@@ -200,6 +201,33 @@ def case_disconnect_storm(args, clients=100):
     print(f"{clients} clients disconnected mid-stream; nothing left behind")
 
 
+def case_kernel_printf(args):
+    """Kernel printf on the gsgpu executor over vtest: the text reaches the application's stdout
+    (in order, before what it prints after clFinish) and never the server's (issue 12 point 12)."""
+    out_path = tempfile.mktemp(prefix="gsvirt-e2e-server-out-")
+    with open(out_path, "w") as server_out:
+        server = Server(args, stdout=server_out)
+        try:
+            r = subprocess.run([args.printf_app], capture_output=True, text=True, timeout=300,
+                               env=server.client_env)
+        finally:
+            server.stop()
+    with open(out_path) as f:
+        host_text = f.read()
+    os.unlink(out_path)
+    print(r.stdout, r.stderr)
+    if r.returncode != 0:
+        fail(f"kernel_printf returned {r.returncode}")
+    lines = r.stdout.splitlines()
+    markers = sorted(l for l in lines if l.startswith("kernel-printf-marker"))
+    if markers != [f"kernel-printf-marker {100 + i}" for i in range(4)]:
+        fail(f"the application's stdout has {markers}, not the four kernel lines")
+    if lines.index("app: finished") < max(lines.index(m) for m in markers):
+        fail("kernel output came after what the application printed after clFinish")
+    if "kernel-printf-marker" in host_text:
+        fail("kernel output reached the server's stdout")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("case")
@@ -207,6 +235,7 @@ def main():
     ap.add_argument("--server", required=True)
     ap.add_argument("--vendors", required=True)
     ap.add_argument("--app", required=True)
+    ap.add_argument("--printf-app", required=True)
     args = ap.parse_args()
     cases = {
         "vector-add-vtest": lambda: case_vector_add(args, "vtest"),
@@ -216,6 +245,7 @@ def main():
         "clinfo": lambda: case_clinfo(args),
         "concurrent": lambda: case_concurrent(args),
         "disconnect-storm": lambda: case_disconnect_storm(args),
+        "kernel-printf": lambda: case_kernel_printf(args),
     }
     if args.case not in cases:
         fail(f"unknown case {args.case}")

@@ -37,6 +37,43 @@ TEST_F(DecoderTest, PingRepliesWithIncreasingSeqno) {
   EXPECT_EQ(h.header().seqno, 2u);
 }
 
+// Kernel output is held for the guest (issue 12 point 12): every reply header says how much is
+// waiting, vcTakeOutput hands it over oldest first in pieces of the guest's size, and what comes
+// past the context's cap is dropped and said so in its place.
+TEST_F(DecoderTest, KernelOutputIsHeldForTheGuestAndCapped) {
+  Harness h(&executor);
+  h.context().append_output("first line\n");
+  h.context().append_output("second line\n");
+  ASSERT_EQ(h.send([](WireWriter& w) { proto::encode_vcPing(w, true); }), 0);
+  EXPECT_EQ(h.header().output_pending, 23u);
+  auto take = [&](uint64_t capacity) {
+    proto::DataOut out;
+    out.size = capacity;
+    EXPECT_EQ(h.send([&](WireWriter& w) { proto::encode_vcTakeOutput(w, true, out); }), 0);
+    WireReader r = h.payload();
+    proto::Reply_vcTakeOutput reply;
+    EXPECT_TRUE(proto::decode_reply_vcTakeOutput(r, &reply));
+    EXPECT_EQ(reply.result, CL_SUCCESS);
+    return std::string(reinterpret_cast<const char*>(reply.text), reply.text_size);
+  };
+  EXPECT_EQ(take(5), "first");
+  EXPECT_EQ(h.header().output_pending, 18u);
+  EXPECT_EQ(take(4096), " line\nsecond line\n");
+  EXPECT_EQ(h.header().output_pending, 0u);
+  EXPECT_EQ(take(4096), "");
+
+  const std::string big(VcompContext::kMaxHeldOutput - 10, 'x');
+  h.context().append_output(big);
+  h.context().append_output("0123456789ABCDEF");  // 6 bytes past the cap
+  std::string all;
+  for (int i = 0; i < 1000 && all.size() < big.size() + 10; ++i) all += take(3000);
+  ASSERT_EQ(all.size(), big.size() + 10);
+  EXPECT_TRUE(all == big + "0123456789") << "the held output is the first kMaxHeldOutput bytes, in order";
+  const std::string note = take(3000);
+  EXPECT_NE(note.find("6 bytes of kernel output dropped"), std::string::npos) << note;
+  EXPECT_EQ(h.header().output_pending, 0u);
+}
+
 TEST_F(DecoderTest, HandshakeChecksVersionAndHash) {
   Harness h(&executor);
   h.send([](WireWriter& w) { proto::encode_vcHandshake(w, true, proto::kWireVersion, proto::kXmlHash); });
