@@ -96,7 +96,8 @@ std::vector<std::string> device_args(const cl_icd_dispatch& api, cl_device_id de
       std::isdigit(static_cast<unsigned char>(version[9])))
     args.push_back(std::string("-D__OPENCL_VERSION__=") + version[7] + version[9] + "0");
   std::string ext = "-cl-ext=-all";
-  for (std::string_view e : words(string_info(api, device, CL_DEVICE_EXTENSIONS))) ext += ",+" + std::string(e);
+  const std::string extensions = string_info(api, device, CL_DEVICE_EXTENSIONS);  // outlives the words
+  for (std::string_view e : words(extensions)) ext += ",+" + std::string(e);
   args.insert(args.end(), {"-Xclang", ext});
   cl_bool images = CL_FALSE;
   api.clGetDeviceInfo(device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
