@@ -196,6 +196,13 @@ ToolRun run_tool(const std::vector<std::string>& argv, const ToolOptions& option
   if (n >= static_cast<ssize_t>(sizeof(int))) {
     int error = 0;
     std::memcpy(&error, report, sizeof error);
+    const std::string step(report + sizeof(int));
+    if (c.sandboxed && (step == "unshare" || step == "setgroups" || step == "uid_map" || step == "gid_map")) {
+      // Namespaces refused in this process only (the probe ran before a seccomp filter): clang's
+      // file-system overlay remains.
+      tool_sandbox_refused(step.c_str(), error);
+      return run_tool(argv, options);
+    }
     result.output = "cannot run " + argv[0] + " (" + std::string(report + sizeof(int)) + "): " + std::strerror(error) + "\n";
     return result;
   }

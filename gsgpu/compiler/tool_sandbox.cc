@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -95,10 +96,19 @@ bool probe_sandbox() {
   return ok;
 }
 
+std::atomic<bool> g_refused{false};
+
 }  // namespace
+
+void tool_sandbox_refused(const char* step, int error) {
+  if (!g_refused.exchange(true))
+    std::fprintf(stderr, "gsgpu compiler: the tool sandbox could not be entered (%s: %s); tools run without it\n",
+                 step, std::strerror(error));
+}
 
 bool tool_sandbox_available() {
   if (const char* env = std::getenv("GSVIRT_COMPILER_SANDBOX"); env && std::strcmp(env, "0") == 0) return false;
+  if (g_refused) return false;
   static const bool available = [] {
     const bool ok = probe_sandbox();
     if (!ok)

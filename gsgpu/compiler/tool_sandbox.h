@@ -31,6 +31,9 @@ struct SandboxPlan {
 // Whether this kernel lets an unprivileged process build the sandbox (user namespaces allowed);
 // probed once. GSVIRT_COMPILER_SANDBOX=0 turns the sandbox off (tests of the fallback).
 bool tool_sandbox_available();
+// Records that a process could not enter the sandbox after all (a seccomp filter installed after
+// the probe, in a forked client process): later runs go without it.
+void tool_sandbox_refused(const char* step, int error);
 
 // Prepares the sandbox for running `tool` in `work_dir`. False, with *error, when a path is
 // unusable.
