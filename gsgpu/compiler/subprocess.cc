@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -45,6 +46,8 @@ struct ChildSetup {
   SandboxPlan plan;
   int output_fd = -1;  // the pipe's write end
   int status_fd = -1;  // close-on-exec: a failed setup writes its errno and step here
+  pid_t parent = 0;
+  rlim_t cpu_seconds = 1;
 };
 
 [[noreturn]] void child_fail(int status_fd, int error, const char* step) {
@@ -56,6 +59,12 @@ struct ChildSetup {
 
 [[noreturn]] void run_child(const ChildSetup& c) {
   setpgid(0, 0);  // the tool and anything it starts are killed as one group
+  // A tool outlives neither the process that waits for it (a client process the server kills when
+  // its client has gone) nor the build's time limit, whoever is left to enforce it.
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (getppid() != c.parent) _exit(127);
+  const rlimit cpu{c.cpu_seconds, c.cpu_seconds};
+  setrlimit(RLIMIT_CPU, &cpu);
   const rlimit memory{kToolMemoryLimit, kToolMemoryLimit};
   const rlimit file_size{kToolFileSizeLimit, kToolFileSizeLimit};
   const rlimit no_core{0, 0};
@@ -175,6 +184,9 @@ ToolRun run_tool(const std::vector<std::string>& argv, const ToolOptions& option
     close(output_pipe[1]);
     return result;
   }
+  c.parent = getpid();
+  const auto left = std::chrono::duration_cast<std::chrono::seconds>(options.deadline - std::chrono::steady_clock::now());
+  c.cpu_seconds = static_cast<rlim_t>(std::max<int64_t>(left.count(), 0)) + 1;
   c.output_fd = output_pipe[1];
   c.status_fd = status_pipe[1];
   const pid_t pid = fork();
