@@ -212,12 +212,14 @@ cl_int CL_API_CALL gsgpu_clGetKernelArgInfo(cl_kernel kernel, cl_uint index, cl_
   if (!k) return CL_INVALID_KERNEL;
   if (index >= k->args.size()) return CL_INVALID_ARG_INDEX;
   const ArgInfo& info = k->image->compiled.args[index];
-  // The spec: available for programs built with -cl-kernel-arg-info.
+  // The address qualifier comes from the compiled kernel itself, so it is always known (vcomp
+  // relies on it to tell memory-object arguments from values, issue 12 point 2).
+  if (param == CL_KERNEL_ARG_ADDRESS_QUALIFIER) return put_value(address_of(info.kind), size, value, ret);
+  // The spec: the rest is available for programs built with -cl-kernel-arg-info.
   if (!k->image->arg_types) return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
   const KernelArgType& type = (*k->image->arg_types)[index];
   const bool pointer = is_pointer(info.kind) || info.kind == ArgKind::kLocalPointer;
   switch (param) {
-    case CL_KERNEL_ARG_ADDRESS_QUALIFIER: return put_value(address_of(info.kind), size, value, ret);
     case CL_KERNEL_ARG_ACCESS_QUALIFIER:
       return put_value(cl_kernel_arg_access_qualifier(CL_KERNEL_ARG_ACCESS_NONE), size, value, ret);
     case CL_KERNEL_ARG_TYPE_QUALIFIER:

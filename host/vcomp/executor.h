@@ -39,6 +39,11 @@ class Executor {
   // stdout, so a remoting host can give it to its guest. An executor that cannot (a vendor driver
   // writing to the process's stdout itself) ignores it: docs/security.md says where that output goes.
   virtual void set_output_sink(std::function<void(std::string_view)> sink) { (void)sink; }
+  // True when the executor's clSetKernelArg looks every handle up among its own live objects, so
+  // that bytes which are not a handle are refused rather than dereferenced. vcomp then lets a
+  // by-value argument of unknown type through (kernel_args.cc); otherwise it refuses pointer-sized
+  // bytes for such an argument.
+  virtual bool validates_arg_handles() const { return false; }
 };
 
 // Executors are process-wide: loaded once, shared by every context of the process (a vtest server

@@ -20,6 +20,7 @@ class GsgpuExecutor final : public Executor {
   void set_output_sink(std::function<void(std::string_view)> sink) override {
     instance_->set_printf_sink(std::move(sink));
   }
+  bool validates_arg_handles() const override { return true; }  // gsgpu::cl looks handles up
 
  private:
   std::unique_ptr<gsgpu::cl::Instance> instance_;

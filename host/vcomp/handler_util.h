@@ -13,6 +13,9 @@ namespace gsvirt::vcomp {
 // parameters are refused; the guest answers the handle-valued ones from its own object model.
 bool info_param_allowed(InfoKind kind, uint32_t param_name);
 
+// Each argument's class from the executor's kernel metadata (kernel_args.cc).
+std::vector<KernelArgSpec> describe_kernel_args(const cl_icd_dispatch& api, cl_kernel kernel);
+
 template <typename T>
 T* VcompContext::lookup(uint64_t id, const char* field, bool optional) {
   if (id == 0 && optional) return nullptr;

@@ -4,7 +4,12 @@
 namespace gsvirt::vcomp {
 namespace {
 
-enum ArgKind : uint32_t { kArgValue = 0, kArgMem = 1, kArgSampler = 2, kArgLocal = 3 };
+// A kernel wrapper that knows its arguments' classes (kernel_args.cc).
+std::unique_ptr<KernelObject> kernel_object(const Executor* executor, cl_kernel kernel) {
+  auto object = std::make_unique<KernelObject>(executor, kernel);
+  object->args = describe_kernel_args(executor->api(), kernel);
+  return object;
+}
 
 }  // namespace
 
@@ -17,7 +22,7 @@ void VcompContext::dispatch_clCreateKernel(const proto::Args_clCreateKernel& arg
   cl_int err = CL_SUCCESS;
   cl_kernel k = api().clCreateKernel(p->handle, name.c_str(), &err);
   out.result = err;
-  if (err == CL_SUCCESS) bind(args.kernel, std::make_unique<KernelObject>(executor_, k), "kernel");
+  if (err == CL_SUCCESS) bind(args.kernel, kernel_object(executor_, k), "kernel");
 }
 
 void VcompContext::dispatch_clCreateKernelsInProgram(const proto::Args_clCreateKernelsInProgram& args,
@@ -40,46 +45,14 @@ void VcompContext::dispatch_clCreateKernelsInProgram(const proto::Args_clCreateK
   out.result = api().clCreateKernelsInProgram(p->handle, count, kernels.data(), nullptr);
   if (out.result != CL_SUCCESS) return;
   for (uint64_t i = 0; i < count; ++i)
-    bind(args.kernels[i], std::make_unique<KernelObject>(executor_, kernels[i]), "kernels");
+    bind(args.kernels[i], kernel_object(executor_, kernels[i]), "kernels");
 }
 
 void VcompContext::dispatch_clSetKernelArg(const proto::Args_clSetKernelArg& args,
                                            proto::Out_clSetKernelArg& out) {
   auto* k = require<KernelObject>(args.kernel, "kernel", CL_INVALID_KERNEL, &out.result);
   if (!k) return;
-  switch (args.arg_kind) {
-    case kArgValue:
-      if (args.value.size != args.arg_size) {
-        log_field_error("value", "carries " + std::to_string(args.value.size) + " bytes, arg_size is " +
-                                     std::to_string(args.arg_size));
-        out.result = CL_INVALID_ARG_SIZE;
-        return;
-      }
-      out.result = api().clSetKernelArg(k->handle, args.arg_index, size_t(args.arg_size), args.value.data);
-      return;
-    case kArgMem: {
-      cl_mem handle = nullptr;
-      if (args.object) {
-        auto* m = require<MemObject>(args.object, "object", CL_INVALID_MEM_OBJECT, &out.result);
-        if (!m) return;
-        handle = m->handle;
-      }
-      out.result = api().clSetKernelArg(k->handle, args.arg_index, sizeof(cl_mem), &handle);
-      return;
-    }
-    case kArgSampler: {
-      auto* s = require<SamplerObject>(args.object, "object", CL_INVALID_SAMPLER, &out.result);
-      if (!s) return;
-      out.result = api().clSetKernelArg(k->handle, args.arg_index, sizeof(cl_sampler), &s->handle);
-      return;
-    }
-    case kArgLocal:
-      out.result = api().clSetKernelArg(k->handle, args.arg_index, size_t(args.arg_size), nullptr);
-      return;
-    default:
-      log_field_error("arg_kind", "unknown kind " + std::to_string(args.arg_kind));
-      out.result = CL_INVALID_VALUE;
-  }
+  out.result = set_kernel_arg(*k, args);  // kernel_args.cc
 }
 
 void VcompContext::dispatch_clGetKernelInfo(const proto::Args_clGetKernelInfo& args,

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "host/vcomp/executor.h"
 #include "vcomp_protocol.h"
@@ -19,9 +22,40 @@ struct HostObject {
   const ObjectType type;
 };
 
+// What vcomp knows about each argument of a kernel, from the executor's kernel metadata
+// (kernel_args.h): which kind of value clSetKernelArg may pass for it.
+enum class KernelArgClass : uint8_t {
+  kValue,          // by-value bytes
+  kBuffer,         // a __global / __constant pointer: a buffer object or NULL
+  kMemAny,         // a __global object whose type name is unknown: any memory object or NULL
+  kImage,          // an image object (image_type below, or 0 when any image type will do)
+  kPipe,           // a pipe object
+  kSampler,        // a sampler object
+  kLocal,          // a __local pointer: a size, no value
+  kPrivateUnknown, // by value, but the type name is unknown (it could be a sampler or an image)
+  kUnsupported,    // queue_t, clk_event_t, reserve_id_t: host handles the guest cannot name
+  kUnknown,        // no metadata at all
+};
+struct KernelArgSpec {
+  KernelArgClass cls = KernelArgClass::kUnknown;
+  cl_mem_object_type image_type = 0;
+};
+
+// Extra state a wrapper may carry beside its handle.
+struct NoExtra {};
+struct ProgramExtra {
+  // The options of the last build or compile as the guest gave them, when the host added
+  // -cl-kernel-arg-info to them (CL_PROGRAM_BUILD_OPTIONS answers with these).
+  std::optional<std::string> guest_options;
+};
+struct KernelExtra {
+  std::vector<KernelArgSpec> args;  // one per argument, filled when the kernel is created
+};
+
 // A wrapper that releases its handle with the executor's release entry point.
-template <ObjectType kType, typename Handle, cl_int (*const cl_icd_dispatch::*kRelease)(Handle)>
-struct ClObject final : HostObject {
+template <ObjectType kType, typename Handle, cl_int (*const cl_icd_dispatch::*kRelease)(Handle),
+          typename Extra = NoExtra>
+struct ClObject final : HostObject, Extra {
   static constexpr ObjectType kObjectType = kType;
   ClObject(const Executor* e, Handle h) : HostObject(kType), executor(e), handle(h) {}
   ~ClObject() override {
@@ -43,8 +77,10 @@ using QueueObject =
     ClObject<ObjectType::kQueue, cl_command_queue, &cl_icd_dispatch::clReleaseCommandQueue>;
 using MemObject = ClObject<ObjectType::kMem, cl_mem, &cl_icd_dispatch::clReleaseMemObject>;
 using SamplerObject = ClObject<ObjectType::kSampler, cl_sampler, &cl_icd_dispatch::clReleaseSampler>;
-using ProgramObject = ClObject<ObjectType::kProgram, cl_program, &cl_icd_dispatch::clReleaseProgram>;
-using KernelObject = ClObject<ObjectType::kKernel, cl_kernel, &cl_icd_dispatch::clReleaseKernel>;
+using ProgramObject =
+    ClObject<ObjectType::kProgram, cl_program, &cl_icd_dispatch::clReleaseProgram, ProgramExtra>;
+using KernelObject =
+    ClObject<ObjectType::kKernel, cl_kernel, &cl_icd_dispatch::clReleaseKernel, KernelExtra>;
 using EventObject = ClObject<ObjectType::kEvent, cl_event, &cl_icd_dispatch::clReleaseEvent>;
 
 }  // namespace gsvirt::vcomp

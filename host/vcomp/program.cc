@@ -157,6 +157,19 @@ cl_int preprocess_for_vendor(const cl_icd_dispatch& api, cl_program* program, st
   return CL_SUCCESS;
 }
 
+// Options with -cl-kernel-arg-info added: vcomp needs every kernel's argument metadata to tell
+// memory objects from values (kernel_args.cc). Records the guest's own options when the flag was
+// added, for CL_PROGRAM_BUILD_OPTIONS.
+std::string with_arg_info(std::string options, std::string_view guest, ProgramObject* program) {
+  static constexpr char kFlag[] = "-cl-kernel-arg-info";
+  if (guest.find(kFlag) != std::string_view::npos) {
+    program->guest_options.reset();
+    return options;
+  }
+  program->guest_options = c_string(guest);
+  return options.empty() ? kFlag : options + " " + kFlag;
+}
+
 }  // namespace
 
 
@@ -260,6 +273,7 @@ void VcompContext::dispatch_clBuildProgram(const proto::Args_clBuildProgram& arg
     if (out.result != CL_SUCCESS) return;
     options = without_macros(options);
   }
+  options = with_arg_info(std::move(options), args.options, p);
   out.result = api().clBuildProgram(p->handle, cl_uint(devices.size()),
                                     devices.empty() ? nullptr : devices.data(), options.c_str(),
                                     nullptr, nullptr);
@@ -316,6 +330,7 @@ void VcompContext::dispatch_clCompileProgram(const proto::Args_clCompileProgram&
   }
   std::vector<const char*> name_ptrs;
   for (const auto& n : names) name_ptrs.push_back(n.c_str());
+  options = with_arg_info(std::move(options), args.options, p);
   out.result = api().clCompileProgram(p->handle, cl_uint(devices.size()),
                                       devices.empty() ? nullptr : devices.data(), options.c_str(),
                                       cl_uint(headers.size()), headers.empty() ? nullptr : headers.data(),
@@ -408,7 +423,13 @@ void VcompContext::dispatch_clGetProgramBuildInfo(const proto::Args_clGetProgram
   auto* d = require<DeviceObject>(args.device, "device", CL_INVALID_DEVICE, &out.result);
   if (!d) return;
   forward_info(
-      InfoKind::kProgramBuild, args.param_name, [&](size_t size, void* value, size_t* ret) {
+      InfoKind::kProgramBuild, args.param_name, [&](size_t size, void* value, size_t* ret) -> cl_int {
+        if (args.param_name == CL_PROGRAM_BUILD_OPTIONS && p->guest_options) {
+          const std::string& options = *p->guest_options;  // without the flag the host added
+          if (ret) *ret = options.size() + 1;
+          if (value && size >= options.size() + 1) std::memcpy(value, options.c_str(), options.size() + 1);
+          return CL_SUCCESS;
+        }
         return api().clGetProgramBuildInfo(p->handle, d->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

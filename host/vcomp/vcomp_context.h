@@ -109,6 +109,13 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
   // Resolves a resource range attached to this context.
   uint8_t* resource_range(uint32_t resource_id, uint64_t offset, uint64_t size, const char* field);
 
+  // clSetKernelArg against the argument's class (kernel_args.cc): the result for the guest.
+  cl_int set_kernel_arg(const KernelObject& k, const proto::Args_clSetKernelArg& args);
+  cl_int set_value_arg(const KernelObject& k, const proto::Args_clSetKernelArg& args, bool type_known);
+  cl_int set_mem_arg(const KernelObject& k, const KernelArgSpec& spec, const proto::Args_clSetKernelArg& args);
+  cl_int set_sampler_arg(const KernelObject& k, const proto::Args_clSetKernelArg& args);
+  cl_int set_local_arg(const KernelObject& k, const proto::Args_clSetKernelArg& args);
+
   // clGet*Info forwarding shared by every family: queries through `query` (a call of the
   // executor's info entry point with size/value/size_ret) and copies at most the guest's capacity.
   // Only parameters on the allow-list of `kind` are forwarded (info_param_allowed).

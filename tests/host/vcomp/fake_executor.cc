@@ -1,6 +1,8 @@
 #include "tests/host/vcomp/fake_executor.h"
 
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -8,6 +10,8 @@ namespace gsvirt::vcomp::testing {
 namespace {
 
 std::atomic<int> g_live{0};
+std::atomic<int> g_bogus_handles{0};
+std::atomic<int> g_handles_as_values{0};
 const cl_icd_dispatch* g_table = nullptr;
 
 // Every ICD object starts with its dispatch pointer.
@@ -26,10 +30,23 @@ constexpr uint8_t kStaleByte = 0xa5;
 FakeObject g_platform_object{nullptr};
 FakeObject g_device_object{nullptr};
 
+// Every live object, so that the fake driver can tell a handle from arbitrary bytes.
+std::mutex g_objects_mutex;
+std::set<const void*> g_objects;
+
+bool is_live_object(const void* p) {
+  std::lock_guard lock(g_objects_mutex);
+  return g_objects.count(p) != 0;
+}
+
 template <typename T>
 T make(size_t size = 0) {
   ++g_live;
   auto* o = new FakeObject{g_table, 1, size, {}};
+  {
+    std::lock_guard lock(g_objects_mutex);
+    g_objects.insert(o);
+  }
   return reinterpret_cast<T>(o);
 }
 
@@ -39,6 +56,8 @@ cl_int release(T handle) {
   if (!o) return CL_INVALID_VALUE;
   if (--o->refs == 0) {
     --g_live;
+    std::lock_guard lock(g_objects_mutex);
+    g_objects.erase(o);
     delete o;
   }
   return CL_SUCCESS;
@@ -132,6 +151,15 @@ cl_int CL_API_CALL write_buffer(cl_command_queue, cl_mem m, cl_bool, size_t offs
   return CL_SUCCESS;
 }
 
+cl_int CL_API_CALL get_mem_info(cl_mem m, cl_mem_info param, size_t size, void* value, size_t* ret) {
+  if (param == CL_MEM_TYPE) {
+    cl_mem_object_type type = CL_MEM_OBJECT_BUFFER;  // the fake has buffers only
+    return put(&type, sizeof type, size, value, ret);
+  }
+  if (param == CL_MEM_SIZE) return put(&reinterpret_cast<FakeObject*>(m)->size, sizeof(size_t), size, value, ret);
+  return CL_INVALID_VALUE;
+}
+
 // CL_QUEUE_DEVICE_DEFAULT names a handle, as in a real driver.
 cl_int CL_API_CALL get_queue_info(cl_command_queue queue, cl_command_queue_info param, size_t size, void* value,
                                   size_t* ret) {
@@ -172,7 +200,8 @@ cl_sampler CL_API_CALL create_sampler(cl_context, cl_bool, cl_addressing_mode, c
 }
 cl_program CL_API_CALL create_program_with_source(cl_context, cl_uint, const char**,
                                                   const size_t*, cl_int* err) {
-  return refuse<cl_program>(err);
+  if (err) *err = CL_SUCCESS;
+  return make<cl_program>();
 }
 cl_program CL_API_CALL create_program_with_binary(cl_context, cl_uint, const cl_device_id*,
     const size_t*, const unsigned char**, cl_int*, cl_int* err) {
@@ -190,7 +219,67 @@ cl_program CL_API_CALL link_program(cl_context, cl_uint, const cl_device_id*, co
   return refuse<cl_program>(err);
 }
 cl_kernel CL_API_CALL create_kernel(cl_program, const char*, cl_int* err) {
-  return refuse<cl_kernel>(err);
+  if (err) *err = CL_SUCCESS;
+  return make<cl_kernel>();
+}
+
+cl_int CL_API_CALL build_program(cl_program, cl_uint, const cl_device_id*, const char*,
+                                 void(CL_CALLBACK*)(cl_program, void*), void*) {
+  return CL_SUCCESS;
+}
+
+// Every kernel has the signature of FakeExecutor::kKernelSource.
+struct FakeArg {
+  cl_kernel_arg_address_qualifier address;
+  const char* type;
+};
+constexpr FakeArg kFakeArgs[] = {{CL_KERNEL_ARG_ADDRESS_GLOBAL, "float*"},
+                                 {CL_KERNEL_ARG_ADDRESS_PRIVATE, "ulong"},
+                                 {CL_KERNEL_ARG_ADDRESS_LOCAL, "float*"},
+                                 {CL_KERNEL_ARG_ADDRESS_PRIVATE, "sampler_t"}};
+constexpr cl_uint kFakeArgCount = sizeof kFakeArgs / sizeof kFakeArgs[0];
+
+cl_int CL_API_CALL get_kernel_info(cl_kernel, cl_kernel_info param, size_t size, void* value, size_t* ret) {
+  if (param != CL_KERNEL_NUM_ARGS) return CL_INVALID_VALUE;
+  return put(&kFakeArgCount, sizeof kFakeArgCount, size, value, ret);
+}
+
+cl_int CL_API_CALL get_kernel_arg_info(cl_kernel, cl_uint index, cl_kernel_arg_info param, size_t size,
+                                       void* value, size_t* ret) {
+  if (index >= kFakeArgCount) return CL_INVALID_ARG_INDEX;
+  const FakeArg& arg = kFakeArgs[index];
+  switch (param) {
+    case CL_KERNEL_ARG_ADDRESS_QUALIFIER: return put(&arg.address, sizeof arg.address, size, value, ret);
+    case CL_KERNEL_ARG_TYPE_NAME: return put(arg.type, std::strlen(arg.type) + 1, size, value, ret);
+    case CL_KERNEL_ARG_TYPE_QUALIFIER: {
+      cl_kernel_arg_type_qualifier none = CL_KERNEL_ARG_TYPE_NONE;
+      return put(&none, sizeof none, size, value, ret);
+    }
+  }
+  return CL_INVALID_VALUE;
+}
+
+// A driver that trusts its caller, as real ones do: object arguments are read as handles and
+// would be dereferenced. Instead of crashing, it counts the bytes that are not a live handle, and
+// a by-value argument whose bytes are a live handle (a host address given to a kernel).
+cl_int CL_API_CALL set_kernel_arg(cl_kernel, cl_uint index, size_t size, const void* value) {
+  if (index >= kFakeArgCount) return CL_INVALID_ARG_INDEX;
+  const FakeArg& arg = kFakeArgs[index];
+  if (arg.address == CL_KERNEL_ARG_ADDRESS_LOCAL) return value ? CL_INVALID_ARG_VALUE : CL_SUCCESS;
+  const bool object = arg.address == CL_KERNEL_ARG_ADDRESS_GLOBAL || std::strcmp(arg.type, "sampler_t") == 0;
+  if (size != sizeof(void*)) return CL_INVALID_ARG_SIZE;
+  void* handle = nullptr;
+  if (value) std::memcpy(&handle, value, sizeof handle);
+  if (object) {
+    if (handle && !is_live_object(handle)) {
+      ++g_bogus_handles;
+      return CL_INVALID_MEM_OBJECT;
+    }
+    return CL_SUCCESS;
+  }
+  if (!value) return CL_INVALID_ARG_VALUE;
+  if (handle && is_live_object(handle)) ++g_handles_as_values;
+  return CL_SUCCESS;
 }
 
 // Anything not modelled answers with an error rather than crashing on a null entry.
@@ -216,6 +305,7 @@ FakeExecutor::FakeExecutor() {
   table_.clGetCommandQueueInfo = get_queue_info;
   table_.clCreateBuffer = create_buffer;
   table_.clReleaseMemObject = release<cl_mem>;
+  table_.clGetMemObjectInfo = get_mem_info;
   table_.clEnqueueReadBuffer = read_buffer;
   table_.clEnqueueWriteBuffer = write_buffer;
   table_.clCreateUserEvent = create_user_event;
@@ -231,6 +321,12 @@ FakeExecutor::FakeExecutor() {
   table_.clCreateProgramWithBuiltInKernels = create_program_with_builtin;
   table_.clLinkProgram = link_program;
   table_.clCreateKernel = create_kernel;
+  table_.clReleaseKernel = release<cl_kernel>;
+  table_.clReleaseProgram = release<cl_program>;
+  table_.clBuildProgram = build_program;
+  table_.clGetKernelInfo = get_kernel_info;
+  table_.clGetKernelArgInfo = get_kernel_arg_info;
+  table_.clSetKernelArg = set_kernel_arg;
   g_table = &table_;
   g_platform_object.dispatch = &table_;
   g_device_object.dispatch = &table_;
@@ -238,5 +334,7 @@ FakeExecutor::FakeExecutor() {
 }
 
 int FakeExecutor::live_objects() { return g_live.load(); }
+int FakeExecutor::bogus_handles() { return g_bogus_handles.load(); }
+int FakeExecutor::handles_as_values() { return g_handles_as_values.load(); }
 
 }  // namespace gsvirt::vcomp::testing

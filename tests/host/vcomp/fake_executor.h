@@ -22,6 +22,15 @@ class FakeExecutor final : public Executor {
   // Objects created through this executor and not yet released (devices excluded).
   static int live_objects();
 
+  // Programs build from any source; every kernel has this signature.
+  static constexpr char kKernelSource[] =
+      "__kernel void k(__global float* buffer, ulong value, __local float* scratch, sampler_t sampler) {}";
+  // clSetKernelArg calls whose object argument held bytes that are not a live handle (a real
+  // driver would have dereferenced them), and whose by-value argument held a live handle (a host
+  // address handed to a kernel).
+  static int bogus_handles();
+  static int handles_as_values();
+
  private:
   std::string name_ = "fake";
   cl_icd_dispatch table_{};

@@ -18,6 +18,7 @@ __kernel void vadd(__global const float* a, __global const float* b, __global fl
 __kernel void forever(__global volatile int* p) {
   while (p[0] == 0) p[1]++;
 }
+__kernel void args(__global float* b, ulong v, __local float* s) { b[0] = (float)v + s[0]; }
 )";
 
 class VcompOnGsgpuTest : public ::testing::Test {
@@ -164,6 +165,30 @@ TEST_F(VcompOnGsgpuTest, RunawayKernelIsAnErrorAndTheContextStaysUsable) {
   EXPECT_EQ(c, std::vector<float>(64, 3.0f));
   h.send([&](WireWriter& w) { proto::encode_clFinish(w, true, queue_); });
   EXPECT_EQ(h.last_result(), CL_SUCCESS);
+}
+
+// Issue 12, point 2: what the guest sends for an argument is checked against the kernel; a host
+// handle never becomes a by-value argument (before: the buffer's host address reached the kernel).
+TEST_F(VcompOnGsgpuTest, Issue12KernelArgumentKindsAreChecked) {
+  Harness h(executor_, 1, 1 << 16);
+  ASSERT_NO_FATAL_FAILURE(set_up_job(h));
+  const uint64_t buffer = create_buffer(h, nullptr, 64);
+  const uint64_t kernel = create_kernel(h, "args");
+  auto set_arg = [&](uint32_t index, uint32_t kind, uint64_t size, uint64_t object, const void* bytes,
+                     uint64_t byte_count) {
+    h.send([&](WireWriter& w) {
+      proto::encode_clSetKernelArg(w, true, kernel, index, kind, size, object,
+                                   static_cast<const uint8_t*>(bytes), byte_count);
+    });
+    return h.last_result();
+  };
+  const uint64_t forged = 0x4141414141414141ull;
+  EXPECT_EQ(set_arg(1, 1, 8, buffer, nullptr, 0), CL_INVALID_ARG_VALUE);
+  EXPECT_EQ(set_arg(0, 0, 8, 0, &forged, 8), CL_INVALID_MEM_OBJECT);
+  EXPECT_EQ(set_arg(2, 0, 8, 0, &forged, 8), CL_INVALID_ARG_VALUE);
+  EXPECT_EQ(set_arg(0, 1, 8, buffer, nullptr, 0), CL_SUCCESS);
+  EXPECT_EQ(set_arg(1, 0, 8, 0, &forged, 8), CL_SUCCESS);
+  EXPECT_EQ(set_arg(2, 3, 64, 0, nullptr, 0), CL_SUCCESS);
 }
 
 }  // namespace

@@ -166,6 +166,52 @@ TEST_F(HostExecutorTest, Issue12NewBuffersReadAsZerosAfterAReleasedOne) {
   }
 }
 
+// Issue 12, point 2: bytes of the guest's choosing never reach the host driver where it reads a
+// handle (before: PoCL dereferenced 0x4141414141414141 and the server crashed), and a host handle
+// never becomes a by-value argument.
+TEST_F(HostExecutorTest, Issue12KernelArgumentKindsComeFromTheKernel) {
+  Harness h(executor_, 1, 1 << 16);
+  uint64_t device = 0;
+  uint64_t context = h.make_context(&device);
+  uint64_t program = h.next_id();
+  const char* source = "__kernel void args(__global float* b, ulong v, __local float* s) { b[0] = (float)v + s[0]; }";
+  h.send([&](WireWriter& w) { proto::encode_clCreateProgramWithSource(w, true, program, context, source); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clBuildProgram(w, true, program, &device, 1, ""); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  // The guest's options come back without the -cl-kernel-arg-info the host added.
+  proto::DataOut options_out{proto::kDataInline, 256};
+  h.send([&](WireWriter& w) {
+    proto::encode_clGetProgramBuildInfo(w, true, program, device, CL_PROGRAM_BUILD_OPTIONS, options_out);
+  });
+  proto::Reply_clGetProgramBuildInfo options;
+  WireReader r = h.payload();
+  ASSERT_TRUE(proto::decode_reply_clGetProgramBuildInfo(r, &options));
+  ASSERT_EQ(options.result, CL_SUCCESS);
+  EXPECT_STREQ(reinterpret_cast<const char*>(options.value), "");
+  uint64_t kernel = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateKernel(w, true, kernel, program, "args"); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  uint64_t buffer = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateBuffer(w, true, buffer, context, 0, 64, {}); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  auto set_arg = [&](uint32_t index, uint32_t kind, uint64_t size, uint64_t object, const void* bytes,
+                     uint64_t byte_count) {
+    h.send([&](WireWriter& w) {
+      proto::encode_clSetKernelArg(w, true, kernel, index, kind, size, object,
+                                   static_cast<const uint8_t*>(bytes), byte_count);
+    });
+    return h.last_result();
+  };
+  const uint64_t forged = 0x4141414141414141ull;
+  EXPECT_EQ(set_arg(0, 0, 8, 0, &forged, 8), CL_INVALID_MEM_OBJECT);
+  EXPECT_EQ(set_arg(1, 1, 8, buffer, nullptr, 0), CL_INVALID_ARG_VALUE);
+  EXPECT_EQ(set_arg(2, 0, 8, 0, &forged, 8), CL_INVALID_ARG_VALUE);
+  EXPECT_EQ(set_arg(0, 1, 8, buffer, nullptr, 0), CL_SUCCESS);
+  EXPECT_EQ(set_arg(1, 0, 8, 0, &forged, 8), CL_SUCCESS);
+  EXPECT_EQ(set_arg(2, 3, 64, 0, nullptr, 0), CL_SUCCESS);
+}
+
 TEST_F(HostExecutorTest, DeviceQueriesMatchTheHostDevice) {
   Harness h(executor_, 1, 1 << 16);
   uint64_t device = 0;

@@ -90,5 +90,60 @@ TEST_F(Issue12HostileGuest, InfoParametersOffTheAllowListAreRefused) {
   EXPECT_FALSE(h.context().fatal());
 }
 
+// Point 2: the guest's argument kind is checked against the kernel's metadata; guest bytes never
+// reach the executor where it reads a handle, and a host handle never becomes a by-value argument.
+TEST_F(Issue12HostileGuest, KernelArgumentKindsComeFromTheKernelNotTheGuest) {
+  Harness h(&executor);
+  uint64_t device = 0;
+  uint64_t context = h.make_context(&device);
+  uint64_t program = h.next_id();
+  h.send([&](WireWriter& w) {
+    proto::encode_clCreateProgramWithSource(w, true, program, context, FakeExecutor::kKernelSource);
+  });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clBuildProgram(w, true, program, &device, 1, ""); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  uint64_t kernel = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateKernel(w, true, kernel, program, "k"); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  uint64_t buffer = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateBuffer(w, true, buffer, context, 0, 64, {}); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  const int bogus_before = FakeExecutor::bogus_handles();
+  const int leaks_before = FakeExecutor::handles_as_values();
+
+  auto set_arg = [&](uint32_t index, uint32_t kind, uint64_t size, uint64_t object, const void* bytes,
+                     uint64_t byte_count) {
+    h.send([&](WireWriter& w) {
+      proto::encode_clSetKernelArg(w, true, kernel, index, kind, size, object,
+                                   static_cast<const uint8_t*>(bytes), byte_count);
+    });
+    return h.last_result();
+  };
+  const uint64_t forged = 0x4141414141414141ull;  // a pointer of the guest's choosing
+  // Value bytes where the kernel takes a buffer (0) or a sampler (3).
+  EXPECT_EQ(set_arg(0, 0, 8, 0, &forged, 8), CL_INVALID_MEM_OBJECT);
+  EXPECT_EQ(set_arg(3, 0, 8, 0, &forged, 8), CL_INVALID_SAMPLER);
+  // A buffer id where the kernel takes a value (1), a sampler (3) or a __local size (2).
+  EXPECT_EQ(set_arg(1, 1, 8, buffer, nullptr, 0), CL_INVALID_ARG_VALUE);
+  EXPECT_EQ(set_arg(3, 1, 8, buffer, nullptr, 0), CL_INVALID_SAMPLER);
+  EXPECT_EQ(set_arg(2, 1, 8, buffer, nullptr, 0), CL_INVALID_ARG_VALUE);
+  // Wrong sizes and indices.
+  EXPECT_EQ(set_arg(0, 1, 4, buffer, nullptr, 0), CL_INVALID_ARG_SIZE);
+  EXPECT_EQ(set_arg(2, 3, 0, 0, nullptr, 0), CL_INVALID_ARG_SIZE);
+  EXPECT_EQ(set_arg(4, 0, 8, 0, &forged, 8), CL_INVALID_ARG_INDEX);
+  EXPECT_EQ(FakeExecutor::bogus_handles(), bogus_before);
+  EXPECT_EQ(FakeExecutor::handles_as_values(), leaks_before);
+
+  // What the kernel takes still works: a buffer, a NULL buffer, a value (eight zero bytes arrive as
+  // a NULL memory object), a __local size.
+  EXPECT_EQ(set_arg(0, 1, 8, buffer, nullptr, 0), CL_SUCCESS);
+  EXPECT_EQ(set_arg(0, 1, 8, 0, nullptr, 0), CL_SUCCESS);
+  EXPECT_EQ(set_arg(1, 0, 8, 0, &forged, 8), CL_SUCCESS);
+  EXPECT_EQ(set_arg(1, 1, 8, 0, nullptr, 0), CL_SUCCESS);
+  EXPECT_EQ(set_arg(2, 3, 256, 0, nullptr, 0), CL_SUCCESS);
+  EXPECT_FALSE(h.context().fatal());
+}
+
 }  // namespace
 }  // namespace gsvirt::vcomp::testing
