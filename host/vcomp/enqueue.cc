@@ -2,7 +2,8 @@
 //
 // Bulk data comes inline in the command or from a resource range; reads are always executed
 // blocking on the host (the bytes must be in the reply or the resource before the guest looks),
-// and writes too (the command's bytes are gone after this submission).
+// and writes too (the command's bytes are gone after this submission). A blocking command that
+// would wait for a user event the guest has not set is refused (user_events.cc).
 #include "common/checked_math.h"
 #include "host/vcomp/handler_util.h"
 #include "host/vcomp/image_format.h"
@@ -42,10 +43,14 @@ bool VcompContext::begin_enqueue(uint64_t queue_id, const proto::WireArray<uint6
     return false;
   }
   e->queue = q->handle;
-  if (!wait_list(waits, &e->waits)) {
+  e->queue_object = q;
+  // In order: a command may wait for whatever the queue's earlier commands wait for.
+  e->waits_on_user = q->waits_on_user;
+  if (!wait_list(waits, &e->waits, &e->waits_on_user)) {
     *result = CL_INVALID_EVENT_WAIT_LIST;
     return false;
   }
+  e->waits_on_user = still_unset(std::move(e->waits_on_user));
   if (event_id && !check_new_id(event_id, "event")) {
     *result = CL_INVALID_VALUE;
     return false;
@@ -55,7 +60,9 @@ bool VcompContext::begin_enqueue(uint64_t queue_id, const proto::WireArray<uint6
 }
 
 void VcompContext::end_enqueue(Enqueue& e, int32_t result) {
-  if (result == CL_SUCCESS && e.event_id) bind_event(e.event_id, e.event);
+  if (result != CL_SUCCESS) return;
+  e.queue_object->waits_on_user = e.waits_on_user;
+  if (e.event_id) bind_event(e.event_id, e.event, std::move(e.waits_on_user));
 }
 
 void VcompContext::dispatch_clEnqueueNDRangeKernel(const proto::Args_clEnqueueNDRangeKernel& args,
@@ -98,6 +105,7 @@ void VcompContext::dispatch_clEnqueueReadBuffer(const proto::Args_clEnqueueReadB
                                                 proto::Out_clEnqueueReadBuffer& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
+  if (refuse_wait_on_guest(e.waits_on_user, &out.result)) return;  // executed blocking
   auto* m = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   uint8_t* dst = data_out(args.dst, args.size, &out.dst, "dst");
@@ -116,6 +124,7 @@ void VcompContext::dispatch_clEnqueueWriteBuffer(const proto::Args_clEnqueueWrit
                                                  proto::Out_clEnqueueWriteBuffer& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
+  if (refuse_wait_on_guest(e.waits_on_user, &out.result)) return;  // executed blocking
   auto* m = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   const uint8_t* src = data_in(args.src, args.size, "src");
@@ -133,6 +142,7 @@ void VcompContext::dispatch_clEnqueueReadBufferRect(const proto::Args_clEnqueueR
                                                     proto::Out_clEnqueueReadBufferRect& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
+  if (refuse_wait_on_guest(e.waits_on_user, &out.result)) return;  // executed blocking
   auto* m = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   size_t origin[3], region[3];
@@ -159,6 +169,7 @@ void VcompContext::dispatch_clEnqueueWriteBufferRect(const proto::Args_clEnqueue
                                                      proto::Out_clEnqueueWriteBufferRect& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
+  if (refuse_wait_on_guest(e.waits_on_user, &out.result)) return;  // executed blocking
   auto* m = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   size_t origin[3], region[3];
@@ -235,6 +246,7 @@ void VcompContext::dispatch_clEnqueueReadImage(const proto::Args_clEnqueueReadIm
                                                proto::Out_clEnqueueReadImage& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
+  if (refuse_wait_on_guest(e.waits_on_user, &out.result)) return;  // executed blocking
   auto* m = require<MemObject>(args.image, "image", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   size_t origin[3], region[3];
@@ -258,6 +270,7 @@ void VcompContext::dispatch_clEnqueueWriteImage(const proto::Args_clEnqueueWrite
                                                 proto::Out_clEnqueueWriteImage& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
+  if (refuse_wait_on_guest(e.waits_on_user, &out.result)) return;  // executed blocking
   auto* m = require<MemObject>(args.image, "image", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   size_t origin[3], region[3];

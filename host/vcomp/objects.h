@@ -48,6 +48,16 @@ struct ProgramExtra {
   // -cl-kernel-arg-info to them (CL_PROGRAM_BUILD_OPTIONS answers with these).
   std::optional<std::string> guest_options;
 };
+// User events the guest has not set yet are known by serial (never reused, unlike handles);
+// queues and events record the serials of those that their commands may still wait for, so that
+// the host never blocks on something only the guest can complete (user_events.cc).
+struct QueueExtra {
+  std::vector<uint64_t> waits_on_user;
+};
+struct EventExtra {
+  uint64_t user_serial = 0;  // a user event's serial; 0 for events of commands
+  std::vector<uint64_t> waits_on_user;
+};
 struct KernelExtra {
   std::vector<KernelArgSpec> args;  // one per argument, filled when the kernel is created
 };
@@ -74,13 +84,13 @@ struct DeviceObject final : HostObject {
 
 using ContextObject = ClObject<ObjectType::kContext, cl_context, &cl_icd_dispatch::clReleaseContext>;
 using QueueObject =
-    ClObject<ObjectType::kQueue, cl_command_queue, &cl_icd_dispatch::clReleaseCommandQueue>;
+    ClObject<ObjectType::kQueue, cl_command_queue, &cl_icd_dispatch::clReleaseCommandQueue, QueueExtra>;
 using MemObject = ClObject<ObjectType::kMem, cl_mem, &cl_icd_dispatch::clReleaseMemObject>;
 using SamplerObject = ClObject<ObjectType::kSampler, cl_sampler, &cl_icd_dispatch::clReleaseSampler>;
 using ProgramObject =
     ClObject<ObjectType::kProgram, cl_program, &cl_icd_dispatch::clReleaseProgram, ProgramExtra>;
 using KernelObject =
     ClObject<ObjectType::kKernel, cl_kernel, &cl_icd_dispatch::clReleaseKernel, KernelExtra>;
-using EventObject = ClObject<ObjectType::kEvent, cl_event, &cl_icd_dispatch::clReleaseEvent>;
+using EventObject = ClObject<ObjectType::kEvent, cl_event, &cl_icd_dispatch::clReleaseEvent, EventExtra>;
 
 }  // namespace gsvirt::vcomp

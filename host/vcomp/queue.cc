@@ -23,7 +23,12 @@ void VcompContext::dispatch_clFlush(const proto::Args_clFlush& args, proto::Out_
 
 void VcompContext::dispatch_clFinish(const proto::Args_clFinish& args, proto::Out_clFinish& out) {
   auto* q = lookup<QueueObject>(args.queue, "queue");
-  out.result = q ? api().clFinish(q->handle) : CL_INVALID_COMMAND_QUEUE;
+  if (!q) {
+    out.result = CL_INVALID_COMMAND_QUEUE;
+    return;
+  }
+  if (refuse_wait_on_guest(q->waits_on_user, &out.result)) return;  // user_events.cc
+  out.result = api().clFinish(q->handle);
 }
 
 void VcompContext::dispatch_clGetCommandQueueInfo(const proto::Args_clGetCommandQueueInfo& args,

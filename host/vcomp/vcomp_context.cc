@@ -41,7 +41,17 @@ VcompContext::~VcompContext() {
   release_all();
 }
 
-void VcompContext::release_all() { objects_.clear(); }
+void VcompContext::release_all() {
+  // Commands waiting behind a user event the guest never set would hold their memory objects
+  // (and the executor's VRAM) forever: fail those events first (issue 12, point 10).
+  std::vector<uint64_t> ids;
+  for (const auto& [serial, handle] : unset_user_events_) ids.push_back(serial);
+  for (uint64_t serial : ids) {
+    api().clSetUserEventStatus(unset_user_events_[serial], kAbandonedStatus);
+    unset_user_events_.erase(serial);
+  }
+  objects_.clear();
+}
 
 int VcompContext::submit_cmd(const void* data, size_t size) {
   if (fatal_) return -EINVAL;
@@ -225,20 +235,24 @@ bool VcompContext::device_list(const proto::WireArray<uint64_t>& ids,
   return true;
 }
 
-bool VcompContext::wait_list(const proto::WireArray<uint64_t>& ids, std::vector<cl_event>* events) {
+bool VcompContext::wait_list(const proto::WireArray<uint64_t>& ids, std::vector<cl_event>* events,
+                             std::vector<uint64_t>* waits_on_user) {
   events->clear();
   events->reserve(ids.count);
   for (uint64_t i = 0; i < ids.count; ++i) {
     auto* e = lookup<EventObject>(ids[i], "wait_list");
     if (!e) return false;
     events->push_back(e->handle);
+    add_user_waits(*e, waits_on_user);
   }
   return true;
 }
 
-void VcompContext::bind_event(uint64_t id, cl_event event) {
+void VcompContext::bind_event(uint64_t id, cl_event event, std::vector<uint64_t> waits_on_user) {
   if (!event) return;
-  if (id == 0 || !bind(id, std::make_unique<EventObject>(executor_, event), "event")) {
+  auto object = std::make_unique<EventObject>(executor_, event);
+  object->waits_on_user = std::move(waits_on_user);
+  if (id == 0 || !bind(id, std::move(object), "event")) {
     // Nobody can name it: drop our reference (bind already released it on failure).
     if (id == 0) api().clReleaseEvent(event);
   }
@@ -275,6 +289,8 @@ void VcompContext::dispatch_vcSetReplyBuffer(const proto::Args_vcSetReplyBuffer&
 
 void VcompContext::dispatch_vcDestroyObject(const proto::Args_vcDestroyObject& args,
                                             proto::Out_vcDestroyObject& out) {
+  // A user event nobody can set any more fails, releasing the commands behind it.
+  if (auto* event = objects_.get<EventObject>(args.object)) abandon_user_event(*event);
   if (!objects_.erase(args.object)) {
     log_field_error("object", "unknown id " + std::to_string(args.object));
     out.result = CL_INVALID_VALUE;

@@ -78,14 +78,32 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
   }
   // Looks up a list of device ids; false (logged) on any bad id.
   bool device_list(const proto::WireArray<uint64_t>& ids, std::vector<cl_device_id>* devices);
-  // Looks up a wait list; false (and CL_INVALID_EVENT_WAIT_LIST) on any bad id.
-  bool wait_list(const proto::WireArray<uint64_t>& ids, std::vector<cl_event>* events);
+  // Looks up a wait list; false (and CL_INVALID_EVENT_WAIT_LIST) on any bad id. Adds the serials
+  // of unset user events the listed events may wait for to *waits_on_user.
+  bool wait_list(const proto::WireArray<uint64_t>& ids, std::vector<cl_event>* events,
+                 std::vector<uint64_t>* waits_on_user);
   // Binds the event an enqueue produced when the guest asked for one (event id != 0).
-  void bind_event(uint64_t id, cl_event event);
+  void bind_event(uint64_t id, cl_event event, std::vector<uint64_t> waits_on_user);
+
+  // User events and the waits that only the guest can end (user_events.cc, issue 12 points 5
+  // and 10). The serials of `serials` whose user event is still unset, without duplicates.
+  std::vector<uint64_t> still_unset(std::vector<uint64_t> serials) const;
+  // Adds what waiting for `event` may wait for: itself when it is an unset user event, and the
+  // unset user events its command waits behind.
+  void add_user_waits(const EventObject& event, std::vector<uint64_t>* waits_on_user) const;
+  // A blocking call that would wait for an unset user event is refused (CL_INVALID_OPERATION,
+  // logged): the server would block until the guest sets it, which it may never do, or only
+  // from a command the blocked server cannot read.
+  bool refuse_wait_on_guest(const std::vector<uint64_t>& waits_on_user, int32_t* result);
+  // Fails an unset user event (kAbandonedStatus), so that the commands behind it complete with
+  // an error and release what they hold.
+  void abandon_user_event(EventObject& event);
 
   // The queue, wait list and optional event every enqueue command carries.
   struct Enqueue {
     cl_command_queue queue = nullptr;
+    QueueObject* queue_object = nullptr;
+    std::vector<uint64_t> waits_on_user;  // unset user events the command may wait for
     std::vector<cl_event> waits;
     uint64_t event_id = 0;
     cl_event event = nullptr;
@@ -154,6 +172,10 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
   std::string output_;          // guarded by output_mutex_
   uint64_t output_dropped_ = 0;  // guarded by output_mutex_: bytes dropped since the last take
 
+  // User events the guest has not set (serial -> handle; the object table owns the reference).
+  std::unordered_map<uint64_t, cl_event> unset_user_events_;
+  uint64_t last_user_serial_ = 0;
+
   const char* current_command_ = "";
   bool fatal_ = false;
   std::string fatal_message_;
@@ -161,5 +183,11 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
 
 // Largest inline reply payload the host produces (bulk data above it must use a resource).
 constexpr uint64_t kMaxInlineReply = 64ull << 20;
+
+// The status the host gives a user event the guest can no longer set (its context ended, or it
+// destroyed the event unset): the commands behind it complete with this error.
+constexpr cl_int kAbandonedStatus = CL_INVALID_CONTEXT;
+// Most user events one context may hold unset (each may keep commands and memory waiting).
+constexpr size_t kMaxUnsetUserEvents = 4096;
 
 }  // namespace gsvirt::vcomp

@@ -22,7 +22,23 @@ struct FakeObject {
   // Buffers up to kModelledBytes: their contents. A buffer created without host data holds a
   // stale-memory pattern, as an executor's allocator may hand out.
   std::vector<uint8_t> bytes;
+  // User events: whether one is, and whether its status was set.
+  bool user = false;
+  bool status_set = false;
 };
+
+std::atomic<int> g_blocking_waits_on_user{0};
+std::atomic<int> g_unset_user_events_released{0};
+
+// Whether a wait for these events would block until the application sets a user event: a real
+// driver would block the calling thread (the server) until then. The fake counts it instead.
+bool waits_on_unset_user_event(cl_uint count, const cl_event* events) {
+  for (cl_uint i = 0; events && i < count; ++i) {
+    auto* o = reinterpret_cast<const FakeObject*>(events[i]);
+    if (o->user && !o->status_set) return true;
+  }
+  return false;
+}
 
 constexpr size_t kModelledBytes = 1 << 20;
 constexpr uint8_t kStaleByte = 0xa5;
@@ -56,6 +72,8 @@ cl_int release(T handle) {
   if (!o) return CL_INVALID_VALUE;
   if (--o->refs == 0) {
     --g_live;
+    // A real driver keeps the commands behind an unset user event, and what they hold, forever.
+    if (o->user && !o->status_set) ++g_unset_user_events_released;
     std::lock_guard lock(g_objects_mutex);
     g_objects.erase(o);
     delete o;
@@ -130,8 +148,9 @@ cl_mem CL_API_CALL create_buffer(cl_context, cl_mem_flags flags, size_t size, vo
   return m;
 }
 
-cl_int CL_API_CALL read_buffer(cl_command_queue, cl_mem m, cl_bool, size_t offset, size_t size,
-                               void* dst, cl_uint, const cl_event*, cl_event* ev) {
+cl_int CL_API_CALL read_buffer(cl_command_queue, cl_mem m, cl_bool blocking, size_t offset, size_t size,
+                               void* dst, cl_uint wait_count, const cl_event* waits, cl_event* ev) {
+  if (blocking && waits_on_unset_user_event(wait_count, waits)) ++g_blocking_waits_on_user;
   auto* o = reinterpret_cast<FakeObject*>(m);
   if (offset > o->size || size > o->size - offset) return CL_INVALID_VALUE;
   if (o->bytes.empty())
@@ -170,7 +189,23 @@ cl_int CL_API_CALL get_queue_info(cl_command_queue queue, cl_command_queue_info 
 
 cl_event CL_API_CALL create_user_event(cl_context, cl_int* err) {
   if (err) *err = CL_SUCCESS;
-  return make<cl_event>();
+  cl_event e = make<cl_event>();
+  reinterpret_cast<FakeObject*>(e)->user = true;
+  return e;
+}
+
+cl_int CL_API_CALL set_user_event_status(cl_event e, cl_int status) {
+  auto* o = reinterpret_cast<FakeObject*>(e);
+  if (!o->user) return CL_INVALID_EVENT;
+  if (status > 0) return CL_INVALID_VALUE;
+  if (o->status_set) return CL_INVALID_OPERATION;
+  o->status_set = true;
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL wait_for_events(cl_uint count, const cl_event* events) {
+  if (waits_on_unset_user_event(count, events)) ++g_blocking_waits_on_user;
+  return CL_SUCCESS;
 }
 
 cl_int CL_API_CALL finish(cl_command_queue) { return CL_SUCCESS; }
@@ -309,6 +344,8 @@ FakeExecutor::FakeExecutor() {
   table_.clEnqueueReadBuffer = read_buffer;
   table_.clEnqueueWriteBuffer = write_buffer;
   table_.clCreateUserEvent = create_user_event;
+  table_.clSetUserEventStatus = set_user_event_status;
+  table_.clWaitForEvents = wait_for_events;
   table_.clReleaseEvent = release<cl_event>;
   table_.clFinish = finish;
   table_.clCreateContextFromType = create_context_from_type;
@@ -334,6 +371,8 @@ FakeExecutor::FakeExecutor() {
 }
 
 int FakeExecutor::live_objects() { return g_live.load(); }
+int FakeExecutor::blocking_waits_on_user() { return g_blocking_waits_on_user.load(); }
+int FakeExecutor::unset_user_events_released() { return g_unset_user_events_released.load(); }
 int FakeExecutor::bogus_handles() { return g_bogus_handles.load(); }
 int FakeExecutor::handles_as_values() { return g_handles_as_values.load(); }
 

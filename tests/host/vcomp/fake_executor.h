@@ -29,6 +29,11 @@ class FakeExecutor final : public Executor {
   // driver would have dereferenced them), and whose by-value argument held a live handle (a host
   // address handed to a kernel).
   static int bogus_handles();
+  // Blocking calls (clWaitForEvents, blocking reads) made while they wait for a user event that
+  // is not set (a real driver blocks the server until the guest sets it, if ever), and user events
+  // released without a status (a real driver keeps the commands behind them forever).
+  static int blocking_waits_on_user();
+  static int unset_user_events_released();
   static int handles_as_values();
 
  private:

@@ -145,5 +145,58 @@ TEST_F(Issue12HostileGuest, KernelArgumentKindsComeFromTheKernelNotTheGuest) {
   EXPECT_FALSE(h.context().fatal());
 }
 
+// Point 10: a user event the guest never sets does not keep the commands behind it (and their
+// memory) alive after the guest lets go: destroying it unset, or ending the context, fails it.
+TEST_F(Issue12HostileGuest, UnsetUserEventsFailWhenTheGuestLetsGo) {
+  const int released_before = FakeExecutor::unset_user_events_released();
+  {
+    Harness h(&executor);
+    uint64_t context = h.make_context();
+    uint64_t destroyed = h.next_id(), kept = h.next_id(), set = h.next_id();
+    for (uint64_t id : {destroyed, kept, set}) {
+      h.send([&](WireWriter& w) { proto::encode_clCreateUserEvent(w, true, id, context); });
+      ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    }
+    h.send([&](WireWriter& w) { proto::encode_clSetUserEventStatus(w, true, set, CL_COMPLETE); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    h.send([&](WireWriter& w) { proto::encode_vcDestroyObject(w, true, destroyed); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    EXPECT_EQ(FakeExecutor::unset_user_events_released(), released_before);
+  }  // the context ends with `kept` unset
+  EXPECT_EQ(FakeExecutor::unset_user_events_released(), released_before);
+}
+
+// Point 5: the host never makes a blocking call that waits for a user event the guest has not set
+// (the server would hang until a command it cannot read any more); such a call is refused, and
+// works once the guest has set the event.
+TEST_F(Issue12HostileGuest, BlockingWaitsOnUnsetUserEventsAreRefused) {
+  Harness h(&executor, 1, 1 << 16);
+  uint64_t device = 0;
+  uint64_t context = h.make_context(&device);
+  uint64_t queue = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateCommandQueue(w, true, queue, context, device, 0); });
+  uint64_t buffer = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateBuffer(w, true, buffer, context, 0, 64, {}); });
+  uint64_t user = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateUserEvent(w, true, user, context); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  const int blocked_before = FakeExecutor::blocking_waits_on_user();
+
+  h.send([&](WireWriter& w) { proto::encode_clWaitForEvents(w, true, &user, 1); });
+  EXPECT_EQ(h.last_result(), CL_INVALID_OPERATION);
+  proto::DataOut dst{proto::kDataInline, 64};
+  h.send([&](WireWriter& w) { proto::encode_clEnqueueReadBuffer(w, true, queue, buffer, 0, 64, &user, 1, 0, dst); });
+  EXPECT_EQ(h.last_result(), CL_INVALID_OPERATION);
+  EXPECT_EQ(FakeExecutor::blocking_waits_on_user(), blocked_before);
+
+  h.send([&](WireWriter& w) { proto::encode_clSetUserEventStatus(w, true, user, CL_COMPLETE); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clWaitForEvents(w, true, &user, 1); });
+  EXPECT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clEnqueueReadBuffer(w, true, queue, buffer, 0, 64, &user, 1, 0, dst); });
+  EXPECT_EQ(h.last_result(), CL_SUCCESS);
+  EXPECT_FALSE(h.context().fatal());
+}
+
 }  // namespace
 }  // namespace gsvirt::vcomp::testing
