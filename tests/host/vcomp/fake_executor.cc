@@ -263,6 +263,17 @@ cl_int CL_API_CALL build_program(cl_program, cl_uint, const cl_device_id*, const
   return CL_SUCCESS;
 }
 
+// Programs keep no source (the host's preprocessing for in-process compilers skips them).
+cl_int CL_API_CALL get_program_info(cl_program program, cl_program_info param, size_t size, void* value,
+                                    size_t* ret) {
+  if (param == CL_PROGRAM_REFERENCE_COUNT) {
+    cl_uint refs = cl_uint(reinterpret_cast<FakeObject*>(program)->refs);
+    return put(&refs, sizeof refs, size, value, ret);
+  }
+  if (param == CL_PROGRAM_SOURCE) return put("", 1, size, value, ret);
+  return CL_INVALID_VALUE;
+}
+
 // Every kernel has the signature of FakeExecutor::kKernelSource.
 struct FakeArg {
   cl_kernel_arg_address_qualifier address;
@@ -361,6 +372,7 @@ FakeExecutor::FakeExecutor() {
   table_.clReleaseKernel = release<cl_kernel>;
   table_.clReleaseProgram = release<cl_program>;
   table_.clBuildProgram = build_program;
+  table_.clGetProgramInfo = get_program_info;
   table_.clGetKernelInfo = get_kernel_info;
   table_.clGetKernelArgInfo = get_kernel_arg_info;
   table_.clSetKernelArg = set_kernel_arg;
