@@ -187,7 +187,8 @@ constexpr uint64_t kMaxInlineReply = 64ull << 20;
 // The status the host gives a user event the guest can no longer set (its context ended, or it
 // destroyed the event unset): the commands behind it complete with this error.
 constexpr cl_int kAbandonedStatus = CL_INVALID_CONTEXT;
-// Most user events one context may hold unset (each may keep commands and memory waiting).
-constexpr size_t kMaxUnsetUserEvents = 4096;
+// Most user events one context may hold unset: each may keep commands and memory waiting, and
+// every queue and event records which of them it may wait for.
+constexpr size_t kMaxUnsetUserEvents = 64;
 
 }  // namespace gsvirt::vcomp
