@@ -166,6 +166,26 @@ TEST_F(Issue12HostileGuest, UnsetUserEventsFailWhenTheGuestLetsGo) {
   EXPECT_EQ(FakeExecutor::unset_user_events_released(), released_before);
 }
 
+// Points 5 and 10: unset user events are bounded per context (each queue and event records
+// which ones it may wait for); setting one frees its slot.
+TEST_F(Issue12HostileGuest, UnsetUserEventsHaveAQuota) {
+  Harness h(&executor);
+  uint64_t context = h.make_context();
+  std::vector<uint64_t> events;
+  for (size_t i = 0; i < kMaxUnsetUserEvents; ++i) {
+    events.push_back(h.next_id());
+    h.send([&](WireWriter& w) { proto::encode_clCreateUserEvent(w, true, events.back(), context); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  }
+  uint64_t one_more = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateUserEvent(w, true, one_more, context); });
+  EXPECT_EQ(h.last_result(), CL_OUT_OF_RESOURCES);
+  h.send([&](WireWriter& w) { proto::encode_clSetUserEventStatus(w, true, events[0], CL_COMPLETE); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clCreateUserEvent(w, true, one_more, context); });
+  EXPECT_EQ(h.last_result(), CL_SUCCESS);
+}
+
 // Point 5: the host never makes a blocking call that waits for a user event the guest has not set
 // (the server would hang until a command it cannot read any more); such a call is refused, and
 // works once the guest has set the event.
