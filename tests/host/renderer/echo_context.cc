@@ -17,6 +17,8 @@
 namespace gsvirt::test {
 namespace {
 
+std::atomic<bool> g_block_enabled{false};
+
 using renderer::Resource;
 
 std::atomic<int> g_live_contexts{0};
@@ -114,6 +116,7 @@ class EchoContext final : public renderer::Context {
         return true;
       }
       case kEchoBlock:
+        if (!g_block_enabled.load()) return false;
         // A host wait that nothing on the host ever completes.
         for (;;) poll(nullptr, 0, -1);
       default:  // includes kEchoPoison
@@ -176,6 +179,8 @@ void register_echo_capset() {
   info.create = create_echo;
   (void)renderer::register_capset(info);
 }
+
+void set_echo_block_enabled(bool enabled) { g_block_enabled.store(enabled); }
 
 int live_echo_contexts() { return g_live_contexts.load(); }
 int echo_attached_resources() { return g_attached.load(); }

@@ -40,6 +40,10 @@ enum EchoOp : uint32_t {
 
 // Registers the echo capset once per process; safe to call repeatedly.
 void register_echo_capset();
+// BLOCK is refused (a failed command) unless a test turns it on, so the vtest fuzzer, which
+// drives the echo context with arbitrary commands, never finds a wait that is meant to be endless.
+// Set it before the server forks.
+void set_echo_block_enabled(bool enabled);
 
 // Live echo contexts and resources they hold, to prove that teardown frees everything.
 int live_echo_contexts();

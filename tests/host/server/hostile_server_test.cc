@@ -179,6 +179,7 @@ TEST(HostileServer, Issue12NoForkServerKeepsItsClientWhenAChildProcessExits) {
 // --- point 5: a client process never outlives its client for long -----------------------------
 
 TEST(HostileServer, Issue12ProcessBlockedInAHostWaitIsKilledAfterItsClientLeaves) {
+  set_echo_block_enabled(true);  // inherited by the server forked below
   TestServer server(server_options([](server::ServerOptions& o) { o.admission.client_grace_ms = 200; }));
   RawClient client(server.socket_path());
   start_echo_context(client);
