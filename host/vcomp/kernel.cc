@@ -5,10 +5,16 @@ namespace gsvirt::vcomp {
 namespace {
 
 // A kernel wrapper that knows its arguments' classes (kernel_args.cc).
-std::unique_ptr<KernelObject> kernel_object(const Executor* executor, cl_kernel kernel) {
+std::unique_ptr<KernelObject> kernel_object(const Executor* executor, cl_kernel kernel, const ProgramObject& program) {
   auto object = std::make_unique<KernelObject>(executor, kernel);
   object->args = describe_kernel_args(executor->api(), kernel);
+  object->arg_info_hidden = program.guest_options.has_value();
   return object;
+}
+
+bool is_arg_info_param(cl_kernel_arg_info param) {
+  return param == CL_KERNEL_ARG_ADDRESS_QUALIFIER || param == CL_KERNEL_ARG_ACCESS_QUALIFIER ||
+         param == CL_KERNEL_ARG_TYPE_NAME || param == CL_KERNEL_ARG_TYPE_QUALIFIER || param == CL_KERNEL_ARG_NAME;
 }
 
 }  // namespace
@@ -22,7 +28,7 @@ void VcompContext::dispatch_clCreateKernel(const proto::Args_clCreateKernel& arg
   cl_int err = CL_SUCCESS;
   cl_kernel k = api().clCreateKernel(p->handle, name.c_str(), &err);
   out.result = err;
-  if (err == CL_SUCCESS) bind(args.kernel, kernel_object(executor_, k), "kernel");
+  if (err == CL_SUCCESS) bind(args.kernel, kernel_object(executor_, k, *p), "kernel");
 }
 
 void VcompContext::dispatch_clCreateKernelsInProgram(const proto::Args_clCreateKernelsInProgram& args,
@@ -45,7 +51,7 @@ void VcompContext::dispatch_clCreateKernelsInProgram(const proto::Args_clCreateK
   out.result = api().clCreateKernelsInProgram(p->handle, count, kernels.data(), nullptr);
   if (out.result != CL_SUCCESS) return;
   for (uint64_t i = 0; i < count; ++i)
-    bind(args.kernels[i], kernel_object(executor_, kernels[i]), "kernels");
+    bind(args.kernels[i], kernel_object(executor_, kernels[i], *p), "kernels");
 }
 
 void VcompContext::dispatch_clSetKernelArg(const proto::Args_clSetKernelArg& args,
@@ -87,6 +93,12 @@ void VcompContext::dispatch_clGetKernelArgInfo(const proto::Args_clGetKernelArgI
                                                proto::Out_clGetKernelArgInfo& out) {
   auto* k = require<KernelObject>(args.kernel, "kernel", CL_INVALID_KERNEL, &out.result);
   if (!k) return;
+  // Without -cl-kernel-arg-info from the guest the metadata exists only because the host asked
+  // for it; a bad index or parameter still gets the executor's own error.
+  if (k->arg_info_hidden && args.arg_index < k->args.size() && is_arg_info_param(args.param_name)) {
+    out.result = CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+    return;
+  }
   forward_info(
       InfoKind::kKernelArg, args.param_name, [&](size_t size, void* value, size_t* ret) {
         return api().clGetKernelArgInfo(k->handle, args.arg_index, args.param_name, size, value, ret);

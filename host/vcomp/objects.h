@@ -60,6 +60,9 @@ struct EventExtra {
 };
 struct KernelExtra {
   std::vector<KernelArgSpec> args;  // one per argument, filled when the kernel is created
+  // The host added -cl-kernel-arg-info to its program's options, not the guest: the guest is
+  // told what it would be told without the flag (CL_KERNEL_ARG_INFO_NOT_AVAILABLE).
+  bool arg_info_hidden = false;
 };
 
 // A wrapper that releases its handle with the executor's release entry point.

@@ -258,6 +258,32 @@ TEST_F(VcompOnGsgpuTest, Issue12KernelArgumentKindsAreChecked) {
   EXPECT_EQ(set_arg(2, 3, 64, 0, nullptr, 0), CL_SUCCESS);
 }
 
+// The host builds with -cl-kernel-arg-info for its own checks; a guest that did not ask for the
+// metadata is told it is not available, as without gsvirt (piglit api@clgetkernelarginfo), and one
+// that asked gets it.
+TEST_F(VcompOnGsgpuTest, KernelArgInfoOnlyWhenTheGuestAskedForIt) {
+  Harness h(executor_, 1, 1 << 16);
+  ASSERT_NO_FATAL_FAILURE(set_up_job(h));
+  auto arg_name = [&](uint64_t kernel, uint32_t index) {
+    proto::DataOut out;
+    out.size = 64;
+    h.send([&](WireWriter& w) { proto::encode_clGetKernelArgInfo(w, true, kernel, index, CL_KERNEL_ARG_NAME, out); });
+    return h.last_result();
+  };
+  const uint64_t plain = create_kernel(h, "args");
+  EXPECT_EQ(arg_name(plain, 0), CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
+  EXPECT_EQ(arg_name(plain, 7), CL_INVALID_ARG_INDEX) << "a bad index keeps its own error";
+  const uint64_t program = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateProgramWithSource(w, true, program, context_, kSource); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clBuildProgram(w, true, program, &device_, 1, "-cl-kernel-arg-info"); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  const uint64_t described = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateKernel(w, true, described, program, "args"); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  EXPECT_EQ(arg_name(described, 0), CL_SUCCESS);
+}
+
 TEST_F(VcompOnGsgpuTest, Issue12WaitsBehindUnsetUserEventsDoNotBlockTheServer) {
   Harness h(executor_, 1, 1 << 16);
   ASSERT_NO_FATAL_FAILURE(set_up_job(h));
