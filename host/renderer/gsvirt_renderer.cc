@@ -18,7 +18,10 @@ using gsvirt::renderer::Renderer;
 namespace {
 
 std::mutex g_mutex;
-std::unique_ptr<Renderer> g_renderer;
+// Destroyed by gsvirt_renderer_cleanup only, never by the process's exit: threads of the embedding
+// program (a guest driver in the same process, as with the in-process transport) may still use
+// the mappings of its blobs while exit runs static destructors; the OS takes everything back.
+Renderer* g_renderer = nullptr;
 
 // Runs `fn(renderer)` under the lock, or refuses when init has not been called.
 template <typename Fn>
@@ -60,7 +63,7 @@ int gsvirt_renderer_init(void* cookie, int flags, const gsvirt_renderer_callback
     return -EINVAL;
   }
   auto write_fence = cb ? cb->write_context_fence : nullptr;
-  g_renderer = std::make_unique<Renderer>(
+  g_renderer = new Renderer(
       [cookie, write_fence](uint32_t ctx_id, uint32_t ring_idx, uint64_t fence_id) {
         if (write_fence) write_fence(cookie, ctx_id, ring_idx, fence_id);
       });
@@ -70,7 +73,8 @@ int gsvirt_renderer_init(void* cookie, int flags, const gsvirt_renderer_callback
 void gsvirt_renderer_cleanup(void* cookie) {
   (void)cookie;
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_renderer.reset();
+  delete g_renderer;
+  g_renderer = nullptr;
 }
 
 void gsvirt_renderer_get_cap_set(uint32_t set, uint32_t* max_ver, uint32_t* max_size) {
