@@ -89,6 +89,8 @@ bool admit_locked(const char* fmt, uint64_t* suppressed) {
 // Control characters (a guest's terminal escapes, newlines that would forge a line of their own)
 // are written as \xNN; the rest of the line is kept. In place, within `size` bytes.
 void escape_controls(char* line, size_t size) {
+  const auto is_control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
+  if (std::none_of(line, line + std::strlen(line), is_control)) return;  // the usual line
   std::string out;
   for (const char* p = line; *p; ++p) {
     const unsigned char c = static_cast<unsigned char>(*p);
@@ -105,14 +107,18 @@ void escape_controls(char* line, size_t size) {
 }
 
 void emit(const char* prefix, const char* fmt, va_list ap, bool limited) {
+  uint64_t suppressed = 0;
+  if (limited) {
+    // Before any formatting: a flood's dropped lines cost a lookup, not a format and an escape.
+    std::lock_guard<std::mutex> lock(g_sink_mutex);
+    if (!admit_locked(fmt, &suppressed)) return;
+  }
   char line[1024];
   int n = std::snprintf(line, sizeof line, "gsvirt: %s", prefix);
   if (n < 0) n = 0;
   std::vsnprintf(line + n, sizeof line - size_t(n), fmt, ap);
   escape_controls(line, sizeof line);
   std::lock_guard<std::mutex> lock(g_sink_mutex);
-  uint64_t suppressed = 0;
-  if (limited && !admit_locked(fmt, &suppressed)) return;
   if (suppressed) {
     const size_t len = std::strlen(line);
     std::snprintf(line + len, sizeof line - len, " (%llu more like it suppressed)", (unsigned long long)suppressed);
