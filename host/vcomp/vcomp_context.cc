@@ -276,7 +276,8 @@ void VcompContext::dispatch_vcHandshake(const proto::Args_vcHandshake& args,
 void VcompContext::dispatch_vcSetReplyBuffer(const proto::Args_vcSetReplyBuffer& args,
                                              proto::Out_vcSetReplyBuffer& out) {
   if (args.size < sizeof(proto::ReplyHeader) || args.offset % 4 != 0) {
-    log_field_error("size", "reply buffer needs at least 24 bytes at a 4-byte aligned offset");
+    log_field_error("size", "reply buffer needs at least " + std::to_string(sizeof(proto::ReplyHeader)) +
+                                " bytes at a 4-byte aligned offset");
     out.result = CL_INVALID_VALUE;
     return;
   }
