@@ -1,6 +1,5 @@
 #include "host/server/client_processes.h"
 
-#include <ftw.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "host/sandbox/private_tmpdir.h"
 
 namespace gsvirt::server {
 
@@ -62,12 +62,6 @@ std::string ClientProcesses::refusal(uid_t uid) const {
     }
   }
   return {};
-}
-
-void remove_tree(const std::string& dir) {
-  if (dir.empty()) return;
-  nftw(dir.c_str(), [](const char* path, const struct stat*, int, FTW*) { return remove(path); },
-       16, FTW_DEPTH | FTW_PHYS);
 }
 
 void ClientProcesses::add(pid_t pid, uid_t uid, int connection_fd, const std::string& tmpdir) {
@@ -129,7 +123,7 @@ void ClientProcesses::reap() {
       continue;
     }
     if (it->second.connection_fd >= 0) close(it->second.connection_fd);
-    remove_tree(it->second.tmpdir);
+    sandbox::remove_tree(it->second.tmpdir);
     it = children_.erase(it);
   }
 }
@@ -139,7 +133,7 @@ void ClientProcesses::stop_all() {
   for (auto& [pid, child] : children_) {
     waitpid(pid, nullptr, 0);
     if (child.connection_fd >= 0) close(child.connection_fd);
-    remove_tree(child.tmpdir);
+    sandbox::remove_tree(child.tmpdir);
   }
   children_.clear();
 }

@@ -68,9 +68,6 @@ class ClientProcesses {
   std::map<pid_t, Child> children_;
 };
 
-// Removes a directory tree without following symbolic links.
-void remove_tree(const std::string& dir);
-
 // Resident anonymous and shared-memory bytes of a process (from /proc), 0 when it is gone.
 uint64_t resident_bytes(pid_t pid);
 

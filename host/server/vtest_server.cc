@@ -21,7 +21,8 @@
 
 #include "common/log.h"
 #include "host/server/client_socket.h"
-#include "host/server/sandbox_steps.h"
+#include "host/sandbox/private_tmpdir.h"
+#include "host/sandbox/sandbox_steps.h"
 
 namespace gsvirt::server {
 namespace {
@@ -154,16 +155,6 @@ struct ServerSignals {
   }
 };
 
-// A temporary directory of the client process's own (TMPDIR there): the compiler's files of one
-// client are out of reach of another.
-std::string make_client_tmpdir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string pattern = std::string(base && *base == '/' ? base : "/tmp") + "/gsvirt-client-XXXXXX";
-  std::vector<char> buffer(pattern.begin(), pattern.end());
-  buffer.push_back('\0');
-  return mkdtemp(buffer.data()) ? std::string(buffer.data()) : std::string();
-}
-
 [[noreturn]] void run_client_process(int client_fd, const ServerOptions& options,
                                      ServerSignals& signals, pid_t server_pid,
                                      const std::string& tmpdir) {
@@ -176,8 +167,8 @@ std::string make_client_tmpdir() {
   close_range(kClientFd + 1, UINT_MAX, 0);
   sigprocmask(SIG_SETMASK, &signals.old_mask, nullptr);
   if (!tmpdir.empty()) setenv("TMPDIR", tmpdir.c_str(), 1);
-  SandboxReport report;
-  if (!enter_client_sandbox(options.sandbox, &report)) {
+  sandbox::SandboxReport report;
+  if (!sandbox::enter_sandbox(options.sandbox, &report)) {
     log_error("gsvirt-server: client process sandbox failed (%s); dropping the client",
               report.error.c_str());
     _exit(1);
@@ -206,13 +197,13 @@ void start_client_process(int client_fd, const ServerOptions& options, ServerSig
     close(client_fd);
     return;
   }
-  std::string tmpdir = make_client_tmpdir();
+  std::string tmpdir = sandbox::make_private_tmpdir("gsvirt-client");
   pid_t server_pid = getpid();
   pid_t pid = fork();
   if (pid == 0) run_client_process(client_fd, options, signals, server_pid, tmpdir);
   if (pid < 0) {
     log_error("gsvirt-server: fork failed: %s", std::strerror(errno));
-    remove_tree(tmpdir);
+    sandbox::remove_tree(tmpdir);
     close(client_fd);
     return;
   }
@@ -249,7 +240,7 @@ int run_server(const ServerOptions& options) {
   log_debug(kDebugTransport, "gsvirt-server: listening on %s (%s)", path.c_str(),
             options.fork_per_client ? "one process per client" : "no fork");
   if (options.fork_per_client && options.sandbox.enabled && options.sandbox.landlock &&
-      landlock_abi() == 0)
+      sandbox::landlock_abi() == 0)
     log_info("gsvirt-server: this kernel has no Landlock; client processes keep the filesystem "
              "view of the server (seccomp and rlimits still apply)");
   if (options.ready_fd >= 0) {

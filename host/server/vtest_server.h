@@ -5,7 +5,7 @@
 #include <string>
 
 #include "host/server/client_processes.h"
-#include "host/server/sandbox.h"
+#include "host/sandbox/sandbox.h"
 #include "host/server/vtest_session.h"
 
 namespace gsvirt::server {
@@ -18,7 +18,7 @@ struct ServerOptions {
   int stall_timeout_ms = 10000;  // a client stuck mid-message (or not reading replies) is dropped
   int handshake_timeout_ms = 10000;  // from connect to PROTOCOL_VERSION, else the client is dropped
   AdmissionLimits admission;   // fork mode: clients at once, per user, memory; the grace period
-  SandboxOptions sandbox;      // fork mode: what each client process gives up before serving
+  sandbox::SandboxOptions sandbox;      // fork mode: what each client process gives up before serving
   SessionLimits limits;
 };
 

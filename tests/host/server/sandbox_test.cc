@@ -1,8 +1,8 @@
-// The client-process sandbox (host/server/sandbox.h), entered in a forked process that then
+// The process sandbox (host/sandbox/sandbox.h), entered in a forked process that then
 // tries what a compromised client process would: read host files, debug or signal other
 // processes, mount, make namespaces, read secrets from its environment. And what a driver or the
 // compiler needs must still work: threads, starting a tool, temporary files, system libraries.
-#include "host/server/sandbox.h"
+#include "host/sandbox/sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,14 +19,14 @@
 #include <string>
 #include <thread>
 
-#include "host/server/sandbox_steps.h"
+#include "host/sandbox/sandbox_steps.h"
 
 extern char** environ;
 
-namespace gsvirt::server {
+namespace gsvirt::sandbox {
 namespace {
 
-// Runs `body` in a forked process after enter_client_sandbox(); returns what it wrote (one line
+// Runs `body` in a forked process after enter_sandbox(); returns what it wrote (one line
 // per failed expectation, "" when all held).
 std::string in_sandbox(const SandboxOptions& options, std::string (*body)()) {
   int out[2];
@@ -35,7 +35,7 @@ std::string in_sandbox(const SandboxOptions& options, std::string (*body)()) {
   if (pid == 0) {
     close(out[0]);
     SandboxReport report;
-    std::string result = enter_client_sandbox(options, &report) ? body()
+    std::string result = enter_sandbox(options, &report) ? body()
                                                                 : "sandbox failed: " + report.error;
     (void)!write(out[1], result.data(), result.size());
     _exit(0);
@@ -151,4 +151,4 @@ TEST(SandboxEnvironment, SecretsGoDriverSettingsStay) {
 }
 
 }  // namespace
-}  // namespace gsvirt::server
+}  // namespace gsvirt::sandbox

@@ -1,4 +1,4 @@
-#include "host/server/sandbox.h"
+#include "host/sandbox/sandbox.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -11,11 +11,11 @@
 #include <cstring>
 
 #include "common/log.h"
-#include "host/server/sandbox_steps.h"
+#include "host/sandbox/sandbox_steps.h"
 
 extern char** environ;
 
-namespace gsvirt::server {
+namespace gsvirt::sandbox {
 namespace {
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -46,7 +46,7 @@ bool set_limit(int resource, const char* name, uint64_t soft, uint64_t hard, std
 }
 
 bool apply_limits(const SandboxOptions& o, std::string* error) {
-  // No core files: a client process's memory holds guest data.
+  // No core files: a sandboxed process's memory holds guest data.
   if (!set_limit(RLIMIT_CORE, "RLIMIT_CORE", 0, 0, error)) return false;
   // SIGXCPU at the soft limit, SIGKILL a few seconds later at the hard one.
   if (o.cpu_seconds &&
@@ -87,7 +87,7 @@ void scrub_environment() {
   for (const auto& name : dropped) unsetenv(name.c_str());
 }
 
-bool enter_client_sandbox(const SandboxOptions& options, SandboxReport* report) {
+bool enter_sandbox(const SandboxOptions& options, SandboxReport* report) {
   SandboxReport local;
   SandboxReport& r = report ? *report : local;
   r = {};
@@ -102,12 +102,12 @@ bool enter_client_sandbox(const SandboxOptions& options, SandboxReport* report) 
   if (!apply_limits(options, &r.error)) return false;
   r.landlock_abi = landlock_abi();
   if (options.landlock && r.landlock_abi > 0) {
-    if (!restrict_filesystem(r.landlock_abi, client_filesystem_view(options.extra_read_paths),
+    if (!restrict_filesystem(r.landlock_abi, sandbox_filesystem_view(options.extra_read_paths),
                              &r.error))
       return false;
     r.landlock_applied = true;
   } else if (options.landlock) {
-    log_debug(kDebugTransport, "gsvirt-server: no Landlock in this kernel; the client process's "
+    log_debug(kDebugTransport, "sandbox: no Landlock in this kernel; the sandboxed process's "
               "filesystem is not restricted");
   }
   if (!install_syscall_filter(&r.error)) return false;
@@ -115,4 +115,4 @@ bool enter_client_sandbox(const SandboxOptions& options, SandboxReport* report) 
   return true;
 }
 
-}  // namespace gsvirt::server
+}  // namespace gsvirt::sandbox

@@ -1,4 +1,4 @@
-// The client process's system-call filter: a deny-list in classic BPF. Calls that reach beyond
+// A sandboxed process's system-call filter: a deny-list in classic BPF. Calls that reach beyond
 // the process (debugging others, mounting, loading kernel code, keyrings, namespaces, io_uring,
 // which runs operations the filter never sees) fail with EPERM; everything else is allowed, since
 // vendor OpenCL drivers and the compiler use a wide and changing set of calls.
@@ -14,9 +14,9 @@
 #include <cstring>
 #include <vector>
 
-#include "host/server/sandbox_steps.h"
+#include "host/sandbox/sandbox_steps.h"
 
-namespace gsvirt::server {
+namespace gsvirt::sandbox {
 namespace {
 
 #if defined(__x86_64__)
@@ -94,4 +94,4 @@ bool install_syscall_filter(std::string* error) {
   return true;
 }
 
-}  // namespace gsvirt::server
+}  // namespace gsvirt::sandbox

@@ -1,10 +1,10 @@
-// The steps of enter_client_sandbox(), one file each (internal to host/server).
+// The steps of enter_sandbox(), one file each (internal to host/sandbox).
 #pragma once
 
 #include <string>
 #include <vector>
 
-namespace gsvirt::server {
+namespace gsvirt::sandbox {
 
 // Landlock ABI version of the running kernel; 0 when it has none (or it is disabled).
 int landlock_abi();
@@ -14,8 +14,8 @@ struct FilesystemView {
   std::vector<std::string> write_paths;  // read, write, create, remove beneath
 };
 
-// The paths the client process keeps, from the built-in lists and the (scrubbed) environment.
-FilesystemView client_filesystem_view(const std::vector<std::string>& extra_read_paths);
+// The paths a sandboxed process keeps, from the built-in lists and the (scrubbed) environment.
+FilesystemView sandbox_filesystem_view(const std::vector<std::string>& extra_read_paths);
 
 // Restricts the calling process (and every process it starts) to `view`. Missing paths are
 // skipped. Returns false with `error` set when the kernel refused a step.
@@ -24,4 +24,4 @@ bool restrict_filesystem(int abi, const FilesystemView& view, std::string* error
 // Installs the system-call deny-list; no_new_privs must already be set.
 bool install_syscall_filter(std::string* error);
 
-}  // namespace gsvirt::server
+}  // namespace gsvirt::sandbox

@@ -1,8 +1,10 @@
-// The sandbox a client process enters after fork and before it reads a byte from its client.
-// The process is treated as compromised by design (it runs guest-chosen work through vendor
-// drivers and compilers); the sandbox limits what a compromise reaches:
+// The sandbox a process that serves a guest enters before it reads a byte from the guest: a vtest
+// client process (after fork) and a context worker (host/worker, after exec). The process is
+// treated as compromised by design (it runs guest-chosen work through vendor drivers and
+// compilers); the sandbox limits what a compromise reaches:
 //   - no secrets: the environment is cut to what OpenCL drivers, the compiler and gsvirt read;
-//   - no other process: not dumpable, no ptrace, no core dumps, no fds but its own connection;
+//   - no other process: not dumpable, no ptrace, no core dumps (the caller closes every fd but
+//     its own connection);
 //   - filesystem (Landlock, where the kernel has it): read-only system and driver files,
 //     read-write temporary and cache directories, nothing else (no home, no /etc/passwd);
 //   - system calls (seccomp-bpf deny-list): no ptrace, mount, kexec, bpf, modules, keyrings...;
@@ -13,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace gsvirt::server {
+namespace gsvirt::sandbox {
 
 // SandboxOptions::memory_bytes: as much as the host has (physical memory).
 constexpr uint64_t kMemoryOfTheHost = ~0ull;
@@ -36,13 +38,13 @@ struct SandboxReport {
 };
 
 // Applies every step to the calling process (single-threaded: after fork, before any thread
-// starts). Returns false when a required step failed (the caller must not serve the client);
+// starts). Returns false when a required step failed (the caller must not serve the guest);
 // a kernel without Landlock is logged, not a failure.
-bool enter_client_sandbox(const SandboxOptions& options, SandboxReport* report = nullptr);
+bool enter_sandbox(const SandboxOptions& options, SandboxReport* report = nullptr);
 
 // Removes every environment variable that no driver, compiler or gsvirt itself reads.
 void scrub_environment();
 // True for a variable scrub_environment() keeps.
 bool environment_variable_kept(const std::string& name);
 
-}  // namespace gsvirt::server
+}  // namespace gsvirt::sandbox

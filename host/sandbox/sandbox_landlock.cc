@@ -1,4 +1,4 @@
-// The client process's filesystem (Landlock): the system's libraries, tools and driver files
+// A sandboxed process's filesystem (Landlock): the system's libraries, tools and driver files
 // read-only, its temporary and cache directories read-write, nothing else. The rules are
 // inherited by everything the process starts (the compiler included) and cannot be lifted.
 #include <dirent.h>
@@ -15,9 +15,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "host/server/sandbox_steps.h"
+#include "host/sandbox/sandbox_steps.h"
 
-namespace gsvirt::server {
+namespace gsvirt::sandbox {
 namespace {
 
 // Rights newer than the installed kernel headers (values from the kernel's uAPI).
@@ -122,7 +122,7 @@ int landlock_abi() {
   return abi > 0 ? int(abi) : 0;
 }
 
-FilesystemView client_filesystem_view(const std::vector<std::string>& extra_read_paths) {
+FilesystemView sandbox_filesystem_view(const std::vector<std::string>& extra_read_paths) {
   FilesystemView view;
   auto& r = view.read_paths;
   r = {"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/opt",
@@ -162,7 +162,7 @@ bool restrict_filesystem(int abi, const FilesystemView& view, std::string* error
   attr.handled_access_fs = handled_fs_rights(abi);
   size_t attr_size = sizeof(uint64_t);
   if (abi >= 4) {
-    // No TCP at all: a client process talks to its client through the inherited connection only.
+    // No TCP at all: a sandboxed process talks through its inherited connection only.
     attr.handled_access_net = kAccessNetBindTcp | kAccessNetConnectTcp;
     attr_size = 2 * sizeof(uint64_t);
   }
@@ -189,4 +189,4 @@ bool restrict_filesystem(int abi, const FilesystemView& view, std::string* error
   return ok;
 }
 
-}  // namespace gsvirt::server
+}  // namespace gsvirt::sandbox
