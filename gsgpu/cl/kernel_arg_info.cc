@@ -55,6 +55,23 @@ bool is_one_of(const std::string& t, std::initializer_list<const char*> words) {
   return false;
 }
 
+// The OpenCL C name of an integer type spelled with keywords in any order ("unsigned char",
+// "char unsigned", "signed", "long unsigned int"): "uchar", "int", "ulong", as clang's kernel
+// argument metadata names them. "" when `words` is not such a spelling.
+std::string integer_type_name(const std::vector<std::string>& words) {
+  bool is_unsigned = false;
+  std::string base;
+  for (const auto& w : words) {
+    if (w == "unsigned") is_unsigned = true;
+    else if (w == "signed") continue;              // OpenCL C's char is signed too
+    else if (is_one_of(w, {"char", "short", "long"})) base = w;
+    else if (w == "int") base = base.empty() ? "int" : base;  // "short int", "long int"
+    else return "";
+  }
+  if (base.empty()) base = "int";  // "unsigned" or "signed" alone
+  return (is_unsigned ? "u" : "") + base;
+}
+
 // One parameter's tokens -> (type name, type qualifier); false when it does not look like one.
 bool parse_parameter(const std::vector<std::string>& toks, KernelArgType* out) {
   std::vector<std::string> type;
@@ -76,9 +93,10 @@ bool parse_parameter(const std::vector<std::string>& toks, KernelArgType* out) {
   }
   if (type.size() < 2) return false;  // at least a type and a name
   type.pop_back();                   // the parameter's name
-  std::string name;
-  for (const auto& t : type) name += (name.empty() ? "" : " ") + t;
-  out->name = name + (pointer ? "*" : "");
+  out->name = integer_type_name(type);
+  if (out->name.empty())
+    for (const auto& t : type) out->name += (out->name.empty() ? "" : " ") + t;
+  out->name += pointer ? "*" : "";
   return true;
 }
 

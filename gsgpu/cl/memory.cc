@@ -78,7 +78,12 @@ cl_int sub_buffer_flags(const Mem* parent, cl_mem_flags flags, cl_mem_flags* out
   cl_mem_flags host = flags & kHostAccessFlags;
   const cl_mem_flags ph = parent->flags & kHostAccessFlags;
   if (!host) host = ph;
-  if (ph && host != ph) return CL_INVALID_VALUE;
+  // A sub-buffer may narrow the host's access (to none, or to what the parent allows), never
+  // widen it.
+  const bool widens = (ph == CL_MEM_HOST_WRITE_ONLY && host == CL_MEM_HOST_READ_ONLY) ||
+                      (ph == CL_MEM_HOST_READ_ONLY && host == CL_MEM_HOST_WRITE_ONLY) ||
+                      (ph == CL_MEM_HOST_NO_ACCESS && host != CL_MEM_HOST_NO_ACCESS);
+  if (widens) return CL_INVALID_VALUE;
   *out = access | host | (parent->flags & kHostPtrFlags);
   return CL_SUCCESS;
 }

@@ -109,6 +109,27 @@ TEST_F(KernelsTest, VectorAddWithChosenLocalSize) {
   EXPECT_EQ(read<float>(mc, n), c);
 }
 
+// Integer types spelled with keywords in any order are named as clang's argument metadata names
+// them (CTS test_api get_kernel_arg_info: "unsigned char" is "uchar", "signed" is "int").
+TEST_F(KernelsTest, ArgumentTypeNamesUseOpenCLIntegerNames) {
+  REQUIRE_COMPILER();
+  cl_program p = build(R"(
+__kernel void spelled(__global unsigned char* a, __global char unsigned* b, __global signed* c,
+                      __global long unsigned int* d, short signed e, unsigned f, __global float4* g) {
+  a[0] = b[0]; c[0] = (int)d[0] + e + (int)f + (int)g[0].x;
+})",
+                       "-cl-kernel-arg-info");
+  ASSERT_NE(p, nullptr);
+  cl_kernel k = kernel(p, "spelled");
+  ASSERT_NE(k, nullptr);
+  const char* expected[] = {"uchar*", "uchar*", "int*", "ulong*", "short", "uint", "float4*"};
+  for (cl_uint i = 0; i < 7; ++i) {
+    char type[32] = {};
+    ASSERT_EQ(api().clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type, type, nullptr), CL_SUCCESS);
+    EXPECT_STREQ(type, expected[i]) << "argument " << i;
+  }
+}
+
 TEST_F(KernelsTest, KernelArgumentsAreChecked) {
   REQUIRE_COMPILER();
   cl_program p = build(kStaged, "-cl-kernel-arg-info");

@@ -157,6 +157,40 @@ TEST_F(ObjectsTest, SubBuffersViewTheirParent) {
   EXPECT_EQ(err, CL_INVALID_VALUE);
 }
 
+// The spec lets a sub-buffer narrow the host's access (to none, or to what the parent allows) and
+// refuses only a widening; the runtime refused any host flag other than the parent's (CTS
+// test_api get_buffer_info).
+TEST_F(ObjectsTest, SubBuffersMayNarrowHostAccess) {
+  cl_int err = CL_SUCCESS;
+  const cl_buffer_region region{0, 128};
+  struct Case {
+    cl_mem_flags parent, sub;
+    bool allowed;
+  };
+  const Case cases[] = {
+      {CL_MEM_READ_WRITE, CL_MEM_HOST_NO_ACCESS, true},
+      {CL_MEM_HOST_READ_ONLY, CL_MEM_HOST_NO_ACCESS, true},
+      {CL_MEM_HOST_WRITE_ONLY, CL_MEM_HOST_NO_ACCESS, true},
+      {CL_MEM_HOST_READ_ONLY, CL_MEM_HOST_READ_ONLY, true},
+      {CL_MEM_READ_WRITE, CL_MEM_HOST_WRITE_ONLY, true},
+      {CL_MEM_HOST_READ_ONLY, CL_MEM_HOST_WRITE_ONLY, false},
+      {CL_MEM_HOST_WRITE_ONLY, CL_MEM_HOST_READ_ONLY, false},
+      {CL_MEM_HOST_NO_ACCESS, CL_MEM_HOST_READ_ONLY, false},
+  };
+  for (const Case& c : cases) {
+    cl_mem parent = api().clCreateBuffer(context_, c.parent, 1024, nullptr, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    mems_.push_back(parent);
+    cl_mem sub = api().clCreateSubBuffer(parent, c.sub, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    EXPECT_EQ(err, c.allowed ? CL_SUCCESS : CL_INVALID_VALUE) << std::hex << c.parent << " -> " << c.sub;
+    if (!sub) continue;
+    mems_.push_back(sub);
+    cl_mem_flags flags = 0;
+    ASSERT_EQ(api().clGetMemObjectInfo(sub, CL_MEM_FLAGS, sizeof flags, &flags, nullptr), CL_SUCCESS);
+    EXPECT_TRUE(flags & c.sub);
+  }
+}
+
 TEST_F(ObjectsTest, FillAndCopy) {
   cl_mem a = buffer(256), b = buffer(256);
   const uint32_t pattern = 0x11223344;
