@@ -24,6 +24,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "host/virgl_abi/virgl_abi.h"
@@ -37,8 +38,12 @@ struct Mapping {
 
 // A resource as the VMM knows it: from create until unref, even when gsvirt has released it.
 struct ShimResource {
-  bool blob = false;
+  // A classic (virgl GL) resource: refused at creation, but QEMU keeps it and names it in later
+  // calls, which are then refused quietly.
+  bool classic = false;
   uint32_t blob_mem = 0;
+  uint32_t owner_ctx = 0;             // the context the blob was created for (0: none)
+  bool released_by_renderer = false;  // its context was destroyed, which released it in gsvirt
   iovec* iov = nullptr;  // the VMM's array, returned as is by detach_iov
   int num_iovs = 0;
   std::optional<Mapping> mapping;
@@ -51,6 +56,7 @@ struct Shim {
   void* cookie = nullptr;
   virgl_renderer_callbacks* callbacks = nullptr;
   std::map<uint32_t, ShimResource> resources;
+  std::set<uint32_t> refused_gl_contexts;  // virgl GL contexts QEMU believes in (a guest console's)
   std::vector<Mapping> kept_mappings;  // mapped at a reset or cleanup; see above
 };
 
@@ -72,6 +78,18 @@ FenceQueue& fence_queue();
 // Forgets every resource (after the renderer dropped them); mappings move to kept_mappings.
 // Called with Shim::mutex held.
 void forget_resources(Shim& s);
+
+// The renderer released the blobs of a destroyed context; the VMM still holds their ids.
+// Called with Shim::mutex held.
+void mark_released_with_context(Shim& s, uint32_t ctx_id);
+
+// Records a refused classic resource so that QEMU's later calls on it are refused quietly;
+// returns -ENOTSUP. Called with Shim::mutex held.
+int note_classic_resource(Shim& s, uint32_t res_handle);
+
+// True when QEMU names a refused GL context or classic resource: the call is refused quietly.
+// Called with Shim::mutex held.
+bool names_refused_gl_object(const Shim& s, uint32_t ctx_id, uint32_t res_handle);
 
 // Logs "`call` is not supported" the first time `call` is made, then stays quiet; returns
 // -ENOTSUP for the caller to pass on.

@@ -208,9 +208,14 @@ void virgl_renderer_fill_caps(uint32_t set, uint32_t version, void* caps) {
   gsvirt_renderer_fill_caps(gsvirt_set, version, caps);
 }
 
-// A context without CONTEXT_INIT is a virgl GL context.
+// A context without CONTEXT_INIT is a virgl GL context (a Linux guest's console makes one).
 int virgl_renderer_context_create(uint32_t handle, uint32_t nlen, const char* name) {
-  (void)handle, (void)nlen, (void)name;
+  (void)nlen, (void)name;
+  Shim& s = shim();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.initialised) s.refused_gl_contexts.insert(handle);  // QEMU names it later: refused quietly
+  }
   return not_supported("context_create", "virgl GL contexts; gsvirt needs CONTEXT_INIT with its capset");
 }
 
@@ -232,10 +237,12 @@ int virgl_renderer_context_create_with_flags(uint32_t ctx_id, uint32_t ctx_flags
 }
 
 void virgl_renderer_context_destroy(uint32_t handle) {
-  std::lock_guard<std::mutex> lock(shim().mutex);
+  Shim& s = shim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.refused_gl_contexts.erase(handle)) return;
   // The blobs the context owned are released by the renderer; this library's mappings of them
   // and its records of the VMM's iovecs stay until the VMM unmaps and unrefs (shim_state.h).
-  gsvirt_renderer_context_destroy(handle);
+  if (gsvirt_renderer_context_destroy(handle) == 0) mark_released_with_context(s, handle);
 }
 
 int virgl_renderer_submit_cmd(void* buffer, int ctx_id, int ndw) {

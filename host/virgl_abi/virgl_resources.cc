@@ -16,10 +16,28 @@ using namespace gsvirt::virgl_abi;
 
 namespace gsvirt::virgl_abi {
 
+void mark_released_with_context(Shim& s, uint32_t ctx_id) {
+  for (auto& [id, res] : s.resources)
+    if (res.owner_ctx == ctx_id) res.released_by_renderer = true;
+}
+
+int note_classic_resource(Shim& s, uint32_t res_handle) {
+  if (res_handle != 0 && !s.resources.count(res_handle)) s.resources[res_handle].classic = true;
+  return not_supported("resource_create (RESOURCE_CREATE_2D/3D)",
+                       "gsvirt offers no virgl GL; its contexts use blob resources");
+}
+
+bool names_refused_gl_object(const Shim& s, uint32_t ctx_id, uint32_t res_handle) {
+  if (s.refused_gl_contexts.count(ctx_id)) return true;
+  auto it = s.resources.find(res_handle);
+  return it != s.resources.end() && it->second.classic;
+}
+
 void forget_resources(Shim& s) {
   for (auto& [id, res] : s.resources)
     if (res.mapping) s.kept_mappings.push_back(*res.mapping);
   s.resources.clear();
+  s.refused_gl_contexts.clear();
 }
 
 }  // namespace gsvirt::virgl_abi
@@ -89,8 +107,8 @@ int virgl_renderer_resource_create_blob(const virgl_renderer_resource_create_blo
   int ret = gsvirt_renderer_resource_create_blob(&gargs);
   if (ret < 0) return ret;
   ShimResource& res = s.resources[args->res_handle];
-  res.blob = true;
   res.blob_mem = args->blob_mem;
+  res.owner_ctx = args->ctx_id;
   if (args->num_iovs) {
     res.iov = const_cast<iovec*>(args->iovecs);
     res.num_iovs = int(args->num_iovs);
@@ -105,8 +123,9 @@ void virgl_renderer_resource_unref(uint32_t res_handle) {
   if (!res) return;
   // QEMU unmaps first; a VMM that does not may still point a guest at the pages.
   if (res->mapping) s.kept_mappings.push_back(*res->mapping);
+  bool in_renderer = !res->classic && !res->released_by_renderer;
   s.resources.erase(res_handle);
-  gsvirt_renderer_resource_unref(res_handle);  // fails when the owning context already released it
+  if (in_renderer) gsvirt_renderer_resource_unref(res_handle);
 }
 
 int virgl_renderer_resource_attach_iov(int res_handle, iovec* iov, int num_iovs) {
@@ -117,7 +136,11 @@ int virgl_renderer_resource_attach_iov(int res_handle, iovec* iov, int num_iovs)
   Shim& s = shim();
   std::lock_guard<std::mutex> lock(s.mutex);
   ShimResource* res = find(s, "resource_attach_iov", res_handle);
-  if (!res) return -EINVAL;
+  if (!res || res->classic) return -EINVAL;
+  if (res->released_by_renderer) {
+    log_error("virglrenderer: resource_attach_iov: res_handle %d was released with its context", res_handle);
+    return -EINVAL;
+  }
   if (res->iov) {
     log_error("virglrenderer: resource_attach_iov: res_handle %d already has iovecs", res_handle);
     return -EBUSY;
@@ -140,7 +163,8 @@ void virgl_renderer_resource_detach_iov(int res_handle, iovec** iov, int* num_io
   // The renderer lets go of the pages first (it hands back a copy, which is not the VMM's).
   iovec* copy = nullptr;
   int copy_count = 0;
-  if (gsvirt_renderer_resource_detach_iov(res_handle, &copy, &copy_count) == 0) std::free(copy);
+  if (!res.released_by_renderer && gsvirt_renderer_resource_detach_iov(res_handle, &copy, &copy_count) == 0)
+    std::free(copy);
   if (iov) *iov = res.iov;
   if (num_iovs) *num_iovs = res.num_iovs;
   res.iov = nullptr;
@@ -152,7 +176,7 @@ int virgl_renderer_resource_get_info(int res_handle, virgl_renderer_resource_inf
   Shim& s = shim();
   std::lock_guard<std::mutex> lock(s.mutex);
   ShimResource* res = find(s, "resource_get_info", res_handle);
-  if (!res) return -EINVAL;
+  if (!res || res->classic) return -EINVAL;
   fill_info(uint32_t(res_handle), info);
   return 0;
 }
@@ -162,7 +186,7 @@ int virgl_renderer_resource_get_info_ext(int res_handle, virgl_renderer_resource
   Shim& s = shim();
   std::lock_guard<std::mutex> lock(s.mutex);
   ShimResource* res = find(s, "resource_get_info_ext", res_handle);
-  if (!res) return -EINVAL;
+  if (!res || res->classic) return -EINVAL;
   std::memset(info, 0, sizeof *info);
   fill_info(uint32_t(res_handle), &info->base);
   return 0;
@@ -178,8 +202,8 @@ int virgl_renderer_resource_map(uint32_t res_handle, void** map, uint64_t* out_s
     log_error("virglrenderer: resource_map: res_handle %u is already mapped", res_handle);
     return -EBUSY;
   }
-  if (res->blob_mem != VIRGL_ABI_BLOB_MEM_HOST3D) {
-    log_error("virglrenderer: resource_map: res_handle %u is not a HOST3D blob", res_handle);
+  if (res->blob_mem != VIRGL_ABI_BLOB_MEM_HOST3D || res->released_by_renderer) {
+    log_error("virglrenderer: resource_map: res_handle %u is not a HOST3D blob of a live context", res_handle);
     return -EINVAL;
   }
   Mapping mapping;
@@ -218,7 +242,8 @@ int virgl_renderer_resource_export_blob(uint32_t res_id, uint32_t* fd_type, int*
   if (!fd_type || !fd) return -EINVAL;
   Shim& s = shim();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (!find(s, "resource_export_blob", res_id)) return -EINVAL;
+  ShimResource* res = find(s, "resource_export_blob", res_id);
+  if (!res || res->classic || res->released_by_renderer) return -EINVAL;
   int ret = gsvirt_renderer_resource_export_blob(res_id, fd_type, fd);
   if (ret == 0) *fd_type = VIRGL_ABI_BLOB_FD_TYPE_SHM;
   return ret;
@@ -238,12 +263,16 @@ void* virgl_renderer_resource_get_priv(uint32_t res_handle) {
 }
 
 void virgl_renderer_ctx_attach_resource(int ctx_id, int res_handle) {
-  std::lock_guard<std::mutex> lock(shim().mutex);
+  Shim& s = shim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (names_refused_gl_object(s, uint32_t(ctx_id), uint32_t(res_handle))) return;
   gsvirt_renderer_ctx_attach_resource(ctx_id, res_handle);  // refusals are logged by the renderer
 }
 
 void virgl_renderer_ctx_detach_resource(int ctx_id, int res_handle) {
-  std::lock_guard<std::mutex> lock(shim().mutex);
+  Shim& s = shim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (names_refused_gl_object(s, uint32_t(ctx_id), uint32_t(res_handle))) return;
   gsvirt_renderer_ctx_detach_resource(ctx_id, res_handle);
 }
 

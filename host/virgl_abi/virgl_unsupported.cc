@@ -59,9 +59,13 @@ void update_sink() {
 
 extern "C" {
 
+// QEMU keeps the resource whatever the answer (RESOURCE_CREATE_2D of a Linux guest's console).
 int virgl_renderer_resource_create(virgl_renderer_resource_create_args* args, iovec* iov, uint32_t num_iovs) {
-  (void)args, (void)iov, (void)num_iovs;
-  return not_supported("resource_create (RESOURCE_CREATE_2D/3D)", kNoGl);
+  (void)iov, (void)num_iovs;
+  Shim& s = shim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.initialised || !args) return not_supported("resource_create (RESOURCE_CREATE_2D/3D)", kNoGl);
+  return note_classic_resource(s, args->handle);
 }
 
 int virgl_renderer_resource_import_eglimage(virgl_renderer_resource_create_args* args, void* image) {

@@ -2,6 +2,7 @@
 // capsets at device realize (before init), init at the first command, CONTEXT_INIT, HOST3D blobs
 // created, attached and mapped into hostmem, EXECBUFFERs, fences written back from poll().
 #include <CL/cl.h>
+#include <errno.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -167,6 +168,70 @@ TEST_F(VirglAbiTest, GuestBlobIovecsComeBackAsGiven) {
   EXPECT_EQ(iov, back);
   delete[] iov;
   lib.resource_unref(20);
+}
+
+void capture_line(int level, const char* message, void* user) {
+  (void)level;
+  static_cast<std::vector<std::string>*>(user)->push_back(message);
+}
+
+// A guest program's exit as QEMU sees it: the context is destroyed (which releases its blobs in
+// gsvirt) before the guest unmaps and unrefs them. Nothing there is an error worth a log line.
+TEST_F(VirglAbiTest, GuestExitOrderIsQuiet) {
+  std::vector<std::string> lines;
+  lib.set_log_callback(capture_line, &lines, nullptr);
+  ASSERT_EQ(0, lib.context_create_with_flags(kCtx, kVcompId, 0, nullptr));
+  ASSERT_EQ(0, create_blob(kReplyRes, kCtx, kReplySize));
+  std::vector<uint8_t> pages(4096);
+  auto* iov = new iovec[1]{{pages.data(), pages.size()}};
+  ASSERT_EQ(0, create_blob(kBulkRes, kCtx, 4096, VIRGL_ABI_BLOB_MEM_GUEST, iov, 1));
+  lib.ctx_attach_resource(kCtx, kReplyRes);
+  uint8_t* mapped = map(kReplyRes, kReplySize);
+  lib.context_destroy(kCtx);
+  mapped[0] = 1;  // QEMU's region still points here
+  EXPECT_EQ(0, lib.resource_unmap(kReplyRes));
+  iovec* back = nullptr;
+  int count = 0;
+  lib.resource_detach_iov(kBulkRes, &back, &count);
+  EXPECT_EQ(iov, back);  // QEMU unmaps the guest's pages with it
+  delete[] iov;
+  lib.resource_unref(kReplyRes);
+  lib.resource_unref(kBulkRes);
+  lib.set_log_callback(nullptr, nullptr, nullptr);
+  for (const std::string& line : lines) ADD_FAILURE() << line;
+}
+
+// What QEMU passes on for a Linux guest's console on virtio-gpu (the kernel's own DRM client): a
+// virgl GL context and a 2D resource, refused, then named in later calls, which are refused
+// without a line each (only the first "not supported" of each call is logged).
+TEST_F(VirglAbiTest, GuestConsoleSequenceIsRefusedQuietly) {
+  std::vector<std::string> lines;
+  lib.set_log_callback(capture_line, &lines, nullptr);
+  EXPECT_EQ(-ENOTSUP, lib.context_create(1, 0, ""));
+  virgl_renderer_resource_create_args args{};
+  args.handle = 2;
+  args.target = 2;
+  args.width = 1280;
+  args.height = 800;
+  EXPECT_EQ(-ENOTSUP, lib.resource_create(&args, nullptr, 0));
+  std::vector<uint8_t> pages(4096);
+  iovec iov{pages.data(), pages.size()};
+  EXPECT_EQ(-EINVAL, lib.resource_attach_iov(2, &iov, 1));
+  lib.ctx_attach_resource(1, 2);
+  virgl_box box{0, 0, 0, 64, 64, 1};
+  EXPECT_EQ(-ENOTSUP, lib.transfer_write_iov(2, 0, 0, 0, 0, &box, 0, nullptr, 0));
+  virgl_renderer_resource_info_ext ext{};
+  EXPECT_EQ(-EINVAL, lib.resource_get_info_ext(2, &ext));
+  lib.ctx_detach_resource(1, 2);
+  iovec* back = nullptr;
+  int count = 0;
+  lib.resource_detach_iov(2, &back, &count);
+  EXPECT_EQ(nullptr, back);
+  lib.resource_unref(2);
+  lib.context_destroy(1);
+  lib.set_log_callback(nullptr, nullptr, nullptr);
+  for (const std::string& line : lines)
+    if (line.find("is not supported") == std::string::npos) ADD_FAILURE() << line;
 }
 
 // QEMU's device reset: virgl_renderer_reset, then init again with the same cookie and callbacks.

@@ -52,6 +52,7 @@ struct VirglLibrary {
   VIRGL_FN(get_fd_for_texture)
   VIRGL_FN(execute)
 #undef VIRGL_FN
+  decltype(&::virgl_set_log_callback) set_log_callback = nullptr;
 
   // Loaded once per process: the library has process-wide state, as the real one has.
   static VirglLibrary& get() {
@@ -114,6 +115,7 @@ struct VirglLibrary {
     VIRGL_FN(get_fd_for_texture)
     VIRGL_FN(execute)
 #undef VIRGL_FN
+    resolve(set_log_callback, "virgl_set_log_callback");
   }
 
   template <typename Fn>
