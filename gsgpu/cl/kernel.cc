@@ -166,8 +166,8 @@ cl_int CL_API_CALL gsgpu_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param,
     case CL_KERNEL_CONTEXT: return put_value(handle_of<cl_context>(k->program->context), size, value, ret);
     case CL_KERNEL_PROGRAM: return put_value(handle_of<cl_program>(k->program), size, value, ret);
     case CL_KERNEL_ATTRIBUTES: {
-      // The attributes the SPIR-V keeps, space-separated as written in source (vec_type_hint loses
-      // its signedness in SPIR-V and is not reported).
+      // The attributes, space-separated as written in source (vec_type_hint's type comes from the
+      // source: SPIR-V keeps only its element width and count).
       const gsgpu::compiler::CompiledKernel& ck = k->image->compiled;
       std::string attrs;
       const auto add = [&attrs](const char* name, const uint32_t* v) {
@@ -178,6 +178,8 @@ cl_int CL_API_CALL gsgpu_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param,
       };
       add("reqd_work_group_size", ck.reqd_work_group_size);
       add("work_group_size_hint", ck.work_group_size_hint);
+      if (!k->image->vec_type_hint.empty())
+        attrs += (attrs.empty() ? "" : " ") + std::string("vec_type_hint(") + k->image->vec_type_hint + ")";
       return put_string(attrs, size, value, ret);
     }
   }

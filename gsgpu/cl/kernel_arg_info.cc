@@ -1,7 +1,7 @@
-// Argument type names and qualifiers for clGetKernelArgInfo. SPIR-V keeps no OpenCL C type names,
-// so they are read from the kernel's declaration in the program source (only for programs built
-// with -cl-kernel-arg-info, as the spec asks). Declarations that hide behind macros are not
-// understood: their kernels simply report CL_KERNEL_ARG_INFO_NOT_AVAILABLE.
+// What SPIR-V does not keep of a kernel's declaration, read from the program source: argument type
+// names and qualifiers for clGetKernelArgInfo (only for programs built with -cl-kernel-arg-info, as
+// the spec asks) and vec_type_hint's type for CL_KERNEL_ATTRIBUTES. Declarations that hide behind
+// macros are not understood: their kernels report CL_KERNEL_ARG_INFO_NOT_AVAILABLE and no hint.
 #include <cctype>
 
 #include "gsgpu/cl/entry_points.h"
@@ -100,51 +100,79 @@ bool parse_parameter(const std::vector<std::string>& toks, KernelArgType* out) {
   return true;
 }
 
-// The parameters of `kernel_name`'s declaration, or nullopt.
-std::optional<std::vector<KernelArgType>> parse_kernel(const std::vector<std::string>& toks,
-                                                       const std::string& kernel_name) {
+// The index of `kernel_name` in its kernel declaration ("__kernel [attributes] void NAME ("), and
+// of the "__kernel" that starts it; false when there is none.
+bool find_kernel(const std::vector<std::string>& toks, const std::string& kernel_name, size_t* kernel_word,
+                 size_t* name) {
   for (size_t i = 0; i + 3 < toks.size(); ++i) {
     if (toks[i] != "__kernel" && toks[i] != "kernel") continue;
-    // __kernel [attributes] void NAME ( ... )
     size_t j = i + 1;
     while (j < toks.size() && toks[j] != kernel_name && toks[j] != "{" && toks[j] != ";") ++j;
     if (j + 1 >= toks.size() || toks[j] != kernel_name || toks[j + 1] != "(") continue;
-    std::vector<KernelArgType> params;
-    std::vector<std::string> current;
-    int depth = 0;
-    for (size_t k = j + 2; k < toks.size(); ++k) {
-      const std::string& t = toks[k];
-      if (t == "(") ++depth;
-      if (t == ")" && depth-- == 0) {
-        if (!current.empty()) {
-          KernelArgType a;
-          if (!parse_parameter(current, &a)) return std::nullopt;
-          params.push_back(a);
-        }
-        if (params.size() == 1 && params[0].name == "void") params.clear();
-        return params;
-      }
-      if (t == "," && depth == 0) {
+    *kernel_word = i;
+    *name = j;
+    return true;
+  }
+  return false;
+}
+
+// The parameters of the kernel whose name is at toks[name], or nullopt.
+std::optional<std::vector<KernelArgType>> parse_parameters(const std::vector<std::string>& toks, size_t name) {
+  std::vector<KernelArgType> params;
+  std::vector<std::string> current;
+  int depth = 0;
+  for (size_t k = name + 2; k < toks.size(); ++k) {
+    const std::string& t = toks[k];
+    if (t == "(") ++depth;
+    if (t == ")" && depth-- == 0) {
+      if (!current.empty()) {
         KernelArgType a;
         if (!parse_parameter(current, &a)) return std::nullopt;
         params.push_back(a);
-        current.clear();
-      } else {
-        current.push_back(t);
       }
+      if (params.size() == 1 && params[0].name == "void") params.clear();
+      return params;
     }
-    return std::nullopt;
+    if (t == "," && depth == 0) {
+      KernelArgType a;
+      if (!parse_parameter(current, &a)) return std::nullopt;
+      params.push_back(a);
+      current.clear();
+    } else {
+      current.push_back(t);
+    }
   }
   return std::nullopt;
 }
 
+// The type in "vec_type_hint ( TYPE )" among toks[begin, end), normalised like argument types.
+std::string vec_type_hint_between(const std::vector<std::string>& toks, size_t begin, size_t end) {
+  for (size_t i = begin; i + 3 < end; ++i) {
+    if (toks[i] != "vec_type_hint" && toks[i] != "__vec_type_hint__") continue;
+    if (toks[i + 1] != "(") return "";
+    std::vector<std::string> words;
+    for (size_t k = i + 2; k < end && toks[k] != ")"; ++k) words.push_back(toks[k]);
+    std::string name = integer_type_name(words);
+    if (name.empty() && words.size() == 1) name = words[0];
+    return name;
+  }
+  return "";
+}
+
 }  // namespace
 
-void attach_arg_types(const std::string& source, BuiltProgram* built) {
+void attach_source_info(const std::string& source, bool arg_types, BuiltProgram* built) {
   if (source.size() > kMaxSourceScanned) return;
   const std::vector<std::string> toks = tokens_of(without_comments(source));
   for (auto& image : built->kernels) {
-    auto params = parse_kernel(toks, image->compiled.name);
+    size_t kernel_word = 0, name = 0;
+    if (!find_kernel(toks, image->compiled.name, &kernel_word, &name)) continue;
+    // Attributes may come before "__kernel" too: look back to the end of the previous declaration.
+    size_t begin = kernel_word;
+    while (begin > 0 && toks[begin - 1] != ";" && toks[begin - 1] != "}") --begin;
+    image->vec_type_hint = vec_type_hint_between(toks, begin, name);
+    if (!arg_types) continue;
+    auto params = parse_parameters(toks, name);
     if (params && params->size() == image->compiled.args.size()) image->arg_types = std::move(*params);
   }
 }

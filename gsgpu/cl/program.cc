@@ -142,8 +142,8 @@ cl_int build_program(Program* p, const char* options) {
     return err;
   }
   p->built = keep_kernels(p->rt, std::move(compiled));
-  if (p->il.empty() && p->options.find("-cl-kernel-arg-info") != std::string::npos)
-    attach_arg_types(p->source, p->built.get());
+  if (p->il.empty())
+    attach_source_info(p->source, p->options.find("-cl-kernel-arg-info") != std::string::npos, p->built.get());
   p->build_status = CL_BUILD_SUCCESS;
   p->binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
   return CL_SUCCESS;

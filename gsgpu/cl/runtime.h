@@ -192,6 +192,9 @@ struct KernelImage {
   GpuAlloc code;
   // Only for programs built with -cl-kernel-arg-info whose declaration could be read.
   std::optional<std::vector<KernelArgType>> arg_types;
+  // The vec_type_hint attribute's type as declared in the source ("uchar2"), "" when none: SPIR-V
+  // keeps only its element width and count, and CL_KERNEL_ATTRIBUTES reports the source's type.
+  std::string vec_type_hint;
   // Kernels that call printf: their formats, parsed once when the program is built.
   std::shared_ptr<const PrintfFormatTable> printf_table;
 };
@@ -298,8 +301,9 @@ cl_int check_device_list(const Runtime* rt, cl_uint n, const cl_device_id* devic
 // outcome: status, log, kernels (program.cc).
 cl_int build_program(Program* p, const char* options);
 
-// Reads each kernel's argument types from its declaration in `source` (kernel_arg_info.cc).
-void attach_arg_types(const std::string& source, BuiltProgram* built);
+// Reads what SPIR-V does not keep from each kernel's declaration in `source`: the vec_type_hint
+// attribute, and with `arg_types` (-cl-kernel-arg-info) the argument types (kernel_arg_info.cc).
+void attach_source_info(const std::string& source, bool arg_types, BuiltProgram* built);
 
 // --- the device ---
 

@@ -130,6 +130,30 @@ __kernel void spelled(__global unsigned char* a, __global char unsigned* b, __gl
   }
 }
 
+// vec_type_hint's type is reported as the source wrote it (SPIR-V loses its signedness; CTS
+// test_api kernel_attributes), beside the attributes SPIR-V keeps.
+TEST_F(KernelsTest, KernelAttributesNameTheVecTypeHint) {
+  REQUIRE_COMPILER();
+  cl_program p = build(R"(
+__kernel __attribute__((vec_type_hint(uchar2))) __attribute__((reqd_work_group_size(8, 1, 1)))
+void hinted(__global int* a) { a[0] = 1; }
+__kernel void plain(__global int* a) { a[0] = 2; }
+__attribute__((vec_type_hint(float4)))
+__kernel void hinted_before(__global int* a) { a[0] = 3; })");
+  ASSERT_NE(p, nullptr);
+  char attrs[128] = {};
+  ASSERT_EQ(api().clGetKernelInfo(kernel(p, "hinted"), CL_KERNEL_ATTRIBUTES, sizeof attrs, attrs, nullptr),
+            CL_SUCCESS);
+  EXPECT_NE(std::string(attrs).find("vec_type_hint(uchar2)"), std::string::npos) << attrs;
+  EXPECT_NE(std::string(attrs).find("reqd_work_group_size(8,1,1)"), std::string::npos) << attrs;
+  ASSERT_EQ(api().clGetKernelInfo(kernel(p, "plain"), CL_KERNEL_ATTRIBUTES, sizeof attrs, attrs, nullptr),
+            CL_SUCCESS);
+  EXPECT_STREQ(attrs, "");
+  ASSERT_EQ(api().clGetKernelInfo(kernel(p, "hinted_before"), CL_KERNEL_ATTRIBUTES, sizeof attrs, attrs, nullptr),
+            CL_SUCCESS);
+  EXPECT_STREQ(attrs, "vec_type_hint(float4)");
+}
+
 TEST_F(KernelsTest, KernelArgumentsAreChecked) {
   REQUIRE_COMPILER();
   cl_program p = build(kStaged, "-cl-kernel-arg-info");
