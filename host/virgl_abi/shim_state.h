@@ -7,6 +7,9 @@
 //   Global (ctx 0) fences, which have no work of gsvirt's to wait for, retire at the next poll.
 // - The iovec array a VMM hands over (create_blob of a GUEST blob, attach_iov) is handed back by
 //   detach_iov as the same pointer: QEMU frees that array and unmaps its guest pages.
+// - A context destroyed with work in flight (the native context) has its pending fences dropped by
+//   the renderer; the library writes back the newest fence of each of its rings at the next poll,
+//   so that QEMU answers the fenced commands instead of keeping them (and polling) until a reset.
 // - A mapped HOST3D blob is mapped by this library itself (a MAP_SHARED mapping of the blob's
 //   memfd: the same pages the context writes, so zero-copy) and stays mapped until
 //   virgl_renderer_resource_unmap, whatever happens to the blob in gsvirt: the renderer frees a
@@ -57,6 +60,9 @@ struct Shim {
   virgl_renderer_callbacks* callbacks = nullptr;
   std::map<uint32_t, ShimResource> resources;
   std::set<uint32_t> refused_gl_contexts;  // virgl GL contexts QEMU believes in (a guest console's)
+  // The newest fence created on each (context, ring): written back when the context is destroyed,
+  // since the renderer drops the fences still pending then and QEMU would keep waiting for them.
+  std::map<uint32_t, std::map<uint32_t, uint64_t>> newest_fences;
   std::vector<Mapping> kept_mappings;  // mapped at a reset or cleanup; see above
 };
 

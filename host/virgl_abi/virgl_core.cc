@@ -73,6 +73,7 @@ void on_renderer_fence(void* cookie, uint32_t ctx_id, uint32_t ring_idx, uint64_
 const gsvirt_renderer_callbacks kRendererCallbacks = {GSVIRT_RENDERER_CALLBACKS_VERSION, on_renderer_fence};
 
 void clear_fences() {
+  shim().newest_fences.clear();  // Shim::mutex is held by the callers
   FenceQueue& q = fence_queue();
   std::lock_guard<std::mutex> lock(q.mutex);
   q.context_fences.clear();
@@ -242,7 +243,18 @@ void virgl_renderer_context_destroy(uint32_t handle) {
   if (s.refused_gl_contexts.erase(handle)) return;
   // The blobs the context owned are released by the renderer; this library's mappings of them
   // and its records of the VMM's iovecs stay until the VMM unmaps and unrefs (shim_state.h).
-  if (gsvirt_renderer_context_destroy(handle) == 0) mark_released_with_context(s, handle);
+  if (gsvirt_renderer_context_destroy(handle) != 0) return;
+  mark_released_with_context(s, handle);
+  auto newest = s.newest_fences.find(handle);
+  if (newest == s.newest_fences.end()) return;
+  // Fences of the context that had retired are written back again: QEMU finds nothing to answer.
+  {
+    FenceQueue& q = fence_queue();
+    std::lock_guard<std::mutex> qlock(q.mutex);
+    for (const auto& [ring_idx, fence_id] : newest->second) q.context_fences.push_back({handle, ring_idx, fence_id});
+  }
+  s.newest_fences.erase(newest);
+  wake_poller();
 }
 
 int virgl_renderer_submit_cmd(void* buffer, int ctx_id, int ndw) {
@@ -282,8 +294,11 @@ int virgl_renderer_context_create_fence(uint32_t ctx_id, uint32_t flags, uint32_
     return -EINVAL;
   }
   // Every fence is written back, mergeable or not; gsvirt's renderer takes no flags.
-  std::lock_guard<std::mutex> lock(shim().mutex);
-  return gsvirt_renderer_context_create_fence(ctx_id, 0, ring_idx, fence_id);
+  Shim& s = shim();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  int ret = gsvirt_renderer_context_create_fence(ctx_id, 0, ring_idx, fence_id);
+  if (ret == 0) s.newest_fences[ctx_id][ring_idx] = fence_id;
+  return ret;
 }
 
 // Per-context polling is for VMMs that asked for asynchronous fence callbacks; one poll serves all.
