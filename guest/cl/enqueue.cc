@@ -295,7 +295,7 @@ cl_int gsvirt_clEnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint nu
                          CL_COMMAND_TASK);
 }
 
-cl_int gsvirt_clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool, size_t offset, size_t size,
+cl_int gsvirt_clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
                                   void* ptr, cl_uint num_events, const cl_event* wait_list, cl_event* event) {
   IcdLock lock(icd_mutex());
   const char* api = "clEnqueueReadBuffer";
@@ -306,6 +306,8 @@ cl_int gsvirt_clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool
   if (err == CL_SUCCESS) err = check_host_access(api, buffer, false);
   if (err != CL_SUCCESS) return err;
   if (!ptr) return refuse(api, "ptr is NULL", CL_INVALID_VALUE);
+  err = wait_before_host_blocks(api, blocking, queue, common);
+  if (err != CL_SUCCESS) return err;
   err = read_buffer_bytes(api, common, queue, buffer, offset, size, ptr);
   if (err != CL_SUCCESS) return err;
   finish_enqueue(common, queue, CL_COMMAND_READ_BUFFER, event, true);
@@ -329,7 +331,8 @@ cl_int gsvirt_clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_boo
   return CL_SUCCESS;
 }
 
-cl_int gsvirt_clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool, const size_t* buffer_origin,
+cl_int gsvirt_clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                      const size_t* buffer_origin,
                                       const size_t* host_origin, const size_t* region, size_t buffer_row_pitch,
                                       size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch,
                                       void* ptr, cl_uint num_events, const cl_event* wait_list, cl_event* event) {
@@ -343,6 +346,8 @@ cl_int gsvirt_clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_
   if (err != CL_SUCCESS) return err;
   if (!ptr || !host_origin) return refuse(api, "ptr or host_origin is NULL", CL_INVALID_VALUE);
   if (host_row_pitch && host_row_pitch < region[0]) return refuse(api, "host_row_pitch", CL_INVALID_VALUE);
+  err = wait_before_host_blocks(api, blocking, queue, common);
+  if (err != CL_SUCCESS) return err;
   std::vector<uint8_t> packed(packed_size(region));
   proto::DataOut out;
   err = common.connection->data_out(packed.size(), &out);
@@ -489,7 +494,7 @@ cl_int gsvirt_clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const v
   return CL_SUCCESS;
 }
 
-cl_int gsvirt_clEnqueueReadImage(cl_command_queue queue, cl_mem image, cl_bool, const size_t* origin,
+cl_int gsvirt_clEnqueueReadImage(cl_command_queue queue, cl_mem image, cl_bool blocking, const size_t* origin,
                                  const size_t* region, size_t row_pitch, size_t slice_pitch, void* ptr,
                                  cl_uint num_events, const cl_event* wait_list, cl_event* event) {
   IcdLock lock(icd_mutex());
@@ -499,6 +504,7 @@ cl_int gsvirt_clEnqueueReadImage(cl_command_queue queue, cl_mem image, cl_bool, 
   if (err == CL_SUCCESS) err = check_mem(api, queue, image, false, "image");
   if (err == CL_SUCCESS) err = check_image_region(api, image, origin, region, ptr);
   if (err == CL_SUCCESS) err = check_host_access(api, image, false);
+  if (err == CL_SUCCESS) err = wait_before_host_blocks(api, blocking, queue, common);
   if (err != CL_SUCCESS) return err;
   size_t row_bytes = region[0] * image->element_size;
   std::vector<uint8_t> packed(row_bytes * region[1] * region[2]);
@@ -675,7 +681,9 @@ cl_int gsvirt_clEnqueueBarrier(cl_command_queue queue) {
   IcdLock lock(icd_mutex());
   EnqueueCommon common;
   cl_int err = begin_enqueue("clEnqueueBarrier", queue, 0, nullptr, nullptr, &common);
-  return err != CL_SUCCESS ? err : send_barrier("clEnqueueBarrier", common, queue);
+  if (err == CL_SUCCESS) err = send_barrier("clEnqueueBarrier", common, queue);
+  if (err == CL_SUCCESS) note_enqueued(common, queue);
+  return err;
 }
 
 cl_int gsvirt_clEnqueueWaitForEvents(cl_command_queue queue, cl_uint num_events, const cl_event* event_list) {
@@ -685,7 +693,9 @@ cl_int gsvirt_clEnqueueWaitForEvents(cl_command_queue queue, cl_uint num_events,
   EnqueueCommon common;
   cl_int err = begin_enqueue(api, queue, num_events, event_list, nullptr, &common);
   if (err == CL_INVALID_EVENT_WAIT_LIST) err = CL_INVALID_EVENT;
-  return err != CL_SUCCESS ? err : send_barrier(api, common, queue);
+  if (err == CL_SUCCESS) err = send_barrier(api, common, queue);
+  if (err == CL_SUCCESS) note_enqueued(common, queue);
+  return err;
 }
 
 cl_int gsvirt_clEnqueueMigrateMemObjects(cl_command_queue queue, cl_uint num_mem_objects, const cl_mem* mem_objects,

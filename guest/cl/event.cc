@@ -10,6 +10,7 @@
 #include "guest/cl/api.h"
 #include "guest/cl/forward.h"
 #include "guest/cl/objects.h"
+#include "guest/cl/user_waits.h"
 
 namespace gsvirt::icd {
 namespace {
@@ -35,6 +36,21 @@ void forget_pending(cl_event event) {
   if (it == pending.end()) return;
   pending.erase(it);
   release_internal(event);  // may destroy it when the app released it already
+}
+
+// Asks the host for the event's status (a query, never a wait) and observes it.
+cl_int observe_status_from_host(const char* api, cl_event event, cl_int* status_out = nullptr) {
+  cl_int status = CL_QUEUED;
+  cl_int err = forward_info(
+      api, sizeof status, &status, nullptr,
+      [&](WireWriter& w, bool want, const proto::DataOut& out) {
+        proto::encode_clGetEventInfo(w, want, event->guest_id, CL_EVENT_COMMAND_EXECUTION_STATUS, out);
+      },
+      proto::decode_reply_clGetEventInfo);
+  if (err != CL_SUCCESS) return err;
+  observe_event_status(event, status);
+  if (status_out) *status_out = status;
+  return CL_SUCCESS;
 }
 
 }  // namespace
@@ -65,17 +81,46 @@ cl_int begin_enqueue(const char* api, cl_command_queue queue, cl_uint num_events
   cl_int err = collect_event_ids(api, queue->context, num_events, wait_list, CL_INVALID_EVENT_WAIT_LIST,
                                  &common->wait_ids);
   if (err != CL_SUCCESS) return err;
+  for (cl_uint i = 0; i < num_events; ++i) add_user_waits(wait_list[i], &common->list_waits);
+  prune_user_waits(&common->list_waits);
   common->connection = connection_for(api);
   if (!common->connection) return CL_OUT_OF_RESOURCES;
   common->event_id = event ? common->connection->allocate_id() : 0;
   return CL_SUCCESS;
 }
 
+void note_enqueued(const EnqueueCommon& common, cl_command_queue queue) {
+  UserWaits& waits = queue->waits_on_user;
+  waits.insert(waits.end(), common.list_waits.begin(), common.list_waits.end());
+  prune_user_waits(&waits);
+}
+
 void finish_enqueue(const EnqueueCommon& common, cl_command_queue queue, cl_command_type type, cl_event* event,
                     bool completed) {
+  note_enqueued(common, queue);
   if (!event) return;
   *event = new_event(queue->context, queue, type, common.event_id);
+  (*event)->waits_on_user = queue->waits_on_user;
   if (completed) (*event)->observed_status = CL_COMPLETE;
+}
+
+cl_int wait_before_host_blocks(const char* api, cl_bool blocking, cl_command_queue queue,
+                               const EnqueueCommon& common) {
+  // Recomputed on every wake-up: other threads may enqueue more in front of this command meanwhile.
+  auto pending = [&] {
+    UserWaits waits = queue->waits_on_user;
+    waits.insert(waits.end(), common.list_waits.begin(), common.list_waits.end());
+    prune_user_waits(&waits);
+    return waits;
+  };
+  if (!any_unset(pending())) return CL_SUCCESS;
+  if (!blocking)
+    return refuse(api, "a non-blocking read behind a user event that is not set (the host reads at once)",
+                  CL_INVALID_OPERATION);
+  retain_internal(queue);  // the app may release it on another thread while this one waits
+  cl_int err = wait_for_user_events(api, pending);
+  release_internal(queue);
+  return err;
 }
 
 void observe_event_status(cl_event event, cl_int status) {
@@ -102,7 +147,14 @@ void observe_event_status(cl_event event, cl_int status) {
 void complete_queue_events(cl_command_queue queue) {
   // observe_event_status edits the list; the events in it hold a reference on themselves.
   auto pending = queue->events_with_callbacks;
-  for (cl_event event : pending) observe_event_status(event, CL_COMPLETE);
+  for (cl_event event : pending) {
+    // Behind a user event set to an error the command may have failed: its callbacks get the
+    // status the host knows.
+    if (any_failed(event->waits_on_user))
+      observe_status_from_host("clFinish", event);
+    else
+      observe_event_status(event, CL_COMPLETE);
+  }
 }
 
 }  // namespace gsvirt::icd
@@ -122,12 +174,29 @@ cl_int gsvirt_clWaitForEvents(cl_uint num_events, const cl_event* event_list) {
     if (event_list[i]->context != context) return refuse(api, "events of different contexts", CL_INVALID_CONTEXT);
   Connection* connection = connection_for(api);
   if (!connection) return CL_OUT_OF_RESOURCES;
-  proto::Reply_clWaitForEvents reply;
-  err = connection->call(
-      api, [&](WireWriter& w, bool want) { proto::encode_clWaitForEvents(w, want, ids.data(), ids.size()); },
-      proto::decode_reply_clWaitForEvents, &reply);
-  if (err == CL_SUCCESS)
-    for (cl_uint i = 0; i < num_events; ++i) observe_event_status(event_list[i], CL_COMPLETE);
+  // What these events may wait for is fixed (their commands are queued): wait here, without the
+  // lock, for its user events, so that another thread can set them and the host never sees an
+  // unset one. The events stay alive meanwhile whatever other threads release.
+  UserWaits waits;
+  for (cl_uint i = 0; i < num_events; ++i) {
+    add_user_waits(event_list[i], &waits);
+    retain_internal(event_list[i]);
+  }
+  prune_user_waits(&waits);
+  err = wait_for_user_events(api, [&] { return waits; });
+  if (err == CL_SUCCESS) {
+    proto::Reply_clWaitForEvents reply;
+    err = connection->call(
+        api, [&](WireWriter& w, bool want) { proto::encode_clWaitForEvents(w, want, ids.data(), ids.size()); },
+        proto::decode_reply_clWaitForEvents, &reply);
+  }
+  for (cl_uint i = 0; i < num_events; ++i) {
+    if (err == CL_SUCCESS)
+      observe_event_status(event_list[i], CL_COMPLETE);
+    else if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+      observe_status_from_host(api, event_list[i]);  // which failed: their callbacks run with it
+    release_internal(event_list[i]);
+  }
   cl_int deferred = connection->take_deferred_error();
   return err != CL_SUCCESS ? err : deferred;
 }
@@ -149,14 +218,8 @@ cl_int gsvirt_clGetEventInfo(cl_event event, cl_event_info param_name, size_t pa
       return put_value(cl_uint(event->app_refs()), param_value_size, param_value, param_value_size_ret);
     case CL_EVENT_COMMAND_EXECUTION_STATUS: {
       cl_int status = CL_QUEUED;
-      cl_int err = forward_info(
-          api, sizeof status, &status, nullptr,
-          [&](WireWriter& w, bool want, const proto::DataOut& out) {
-            proto::encode_clGetEventInfo(w, want, event->guest_id, param_name, out);
-          },
-          proto::decode_reply_clGetEventInfo);
+      cl_int err = observe_status_from_host(api, event, &status);
       if (err != CL_SUCCESS) return err;
-      observe_event_status(event, status);
       return put_value(status, param_value_size, param_value, param_value_size_ret);
     }
     default:
@@ -210,6 +273,7 @@ cl_event gsvirt_clCreateUserEvent(cl_context context, cl_int* errcode_ret) {
   if (err != CL_SUCCESS) return nullptr;
   cl_event event = new_event(context, nullptr, CL_COMMAND_USER, id);
   event->observed_status = CL_SUBMITTED;
+  event->user_state = std::make_shared<UserEventState>();
   ++g_unset_user_events;
   return event;
 }
@@ -233,6 +297,7 @@ cl_int gsvirt_clSetUserEventStatus(cl_event event, cl_int execution_status) {
   if (err != CL_SUCCESS) return err;
   forget_user_event(event);
   event->user_status_set = true;
+  user_event_status_set(event, execution_status);  // wakes local waits (user_waits.h)
   observe_event_status(event, execution_status);
   return CL_SUCCESS;
 }

@@ -12,6 +12,7 @@ namespace gsvirt::icd {
 struct EnqueueCommon {
   Connection* connection = nullptr;
   std::vector<uint64_t> wait_ids;
+  UserWaits list_waits;   // user events the wait list's events may wait for (user_waits.h)
   uint64_t event_id = 0;  // 0 when the app passed event == NULL
 };
 
@@ -19,10 +20,19 @@ struct EnqueueCommon {
 // id of the event to return. Returns the CL error to report.
 cl_int begin_enqueue(const char* api, cl_command_queue queue, cl_uint num_events, const cl_event* wait_list,
                      cl_event* event, EnqueueCommon* common);
-// After the command was sent: creates the event object (when asked for) and stores it in *event.
+// After the command was sent: notes what it may wait for (note_enqueued), creates the event object
+// (when asked for) and stores it in *event.
 // `completed`: the guest knows the command finished (blocking calls), so completion callbacks fire.
 void finish_enqueue(const EnqueueCommon& common, cl_command_queue queue, cl_command_type type, cl_event* event,
                     bool completed);
+// The command was sent: the queue's later commands may wait for the user events this one may.
+void note_enqueued(const EnqueueCommon& common, cl_command_queue queue);
+// Before a command the host executes blocking (reads, maps that read): when it may wait for a user
+// event that is not set, waits for it without the ICD lock if the app asked for a blocking call;
+// a non-blocking one is refused (CL_INVALID_OPERATION), as the host would refuse it, instead of
+// blocking a thread that may be the one to set the event.
+cl_int wait_before_host_blocks(const char* api, cl_bool blocking, cl_command_queue queue,
+                               const EnqueueCommon& common);
 
 // Wait-list checks shared with clWaitForEvents: every event live (CL_INVALID_EVENT_WAIT_LIST or
 // CL_INVALID_EVENT), in `context` when given (CL_INVALID_CONTEXT).

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -34,7 +35,44 @@ struct ObjectBase : gsvirt::cl::Object {
 
 // The process-wide lock. Recursive: callbacks run under it may re-enter the API.
 std::recursive_mutex& icd_mutex();
-using IcdLock = std::lock_guard<std::recursive_mutex>;
+
+// Holds icd_mutex() for one API call and counts how often this thread holds it, so that a wait for
+// another thread (user_waits.cc) can release it, and can tell when it cannot (a nested call from a
+// callback run under the lock).
+class IcdLock {
+ public:
+  explicit IcdLock(std::recursive_mutex& mutex) : mutex_(mutex) { lock(); }
+  ~IcdLock() { unlock(); }
+  IcdLock(const IcdLock&) = delete;
+  IcdLock& operator=(const IcdLock&) = delete;
+  // BasicLockable, for std::condition_variable_any.
+  void lock() {
+    mutex_.lock();
+    ++depth();
+  }
+  void unlock() {
+    --depth();
+    mutex_.unlock();
+  }
+  // How many IcdLocks this thread holds now.
+  static int& depth() {
+    thread_local int held = 0;
+    return held;
+  }
+
+ private:
+  std::recursive_mutex& mutex_;
+};
+
+// What the guest knows of one user event's status. Shared by the event and by every command and
+// queue that may wait for it, so a wait can see it set even after the app released the event.
+struct UserEventState {
+  cl_int status = CL_SUBMITTED;  // CL_COMPLETE or an error once set (or abandoned)
+  bool set() const { return status <= 0; }
+};
+// The user events a command (or a queue's next command) may wait for, directly or through wait
+// lists and queue order; set ones are dropped as they are met (user_waits.cc).
+using UserWaits = std::vector<std::shared_ptr<UserEventState>>;
 
 }  // namespace gsvirt::icd
 
@@ -68,6 +106,7 @@ struct _cl_command_queue : gsvirt::icd::ObjectBase {
   cl_command_queue_properties properties = 0;
   std::vector<cl_queue_properties> properties_array;  // clCreateCommandQueueWithProperties input
   std::vector<cl_event> events_with_callbacks;         // completed locally at clFinish
+  gsvirt::icd::UserWaits waits_on_user;  // of its commands so far: the next command waits for them too
 };
 
 // A region of a mem object handed to the app by clEnqueueMap*.
@@ -151,4 +190,6 @@ struct _cl_event : gsvirt::icd::ObjectBase {
   cl_int observed_status = CL_QUEUED;  // the most advanced status the guest has seen
   bool user_status_set = false;
   std::vector<EventCallback> callbacks;
+  std::shared_ptr<gsvirt::icd::UserEventState> user_state;  // user events only
+  gsvirt::icd::UserWaits waits_on_user;        // commands: user events their command may wait for
 };

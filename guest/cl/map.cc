@@ -39,8 +39,8 @@ T* fail_map(cl_int code, cl_int* errcode_ret) {
 
 using namespace gsvirt::icd;
 
-void* gsvirt_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool, cl_map_flags map_flags, size_t offset,
-                                size_t size, cl_uint num_events, const cl_event* wait_list, cl_event* event,
+void* gsvirt_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags map_flags,
+                                size_t offset, size_t size, cl_uint num_events, const cl_event* wait_list, cl_event* event,
                                 cl_int* errcode_ret) {
   IcdLock lock(icd_mutex());
   const char* api = "clEnqueueMapBuffer";
@@ -52,6 +52,7 @@ void* gsvirt_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool, 
   if (size == 0 || offset > buffer->size || size > buffer->size - offset)
     return fail_map<void>(refuse(api, "offset/size outside the buffer", CL_INVALID_VALUE), errcode_ret);
   err = check_map_flags(api, buffer, map_flags);
+  if (err == CL_SUCCESS && maps_for_reading(map_flags)) err = wait_before_host_blocks(api, blocking, queue, common);
   if (err != CL_SUCCESS) return fail_map<void>(err, errcode_ret);
 
   Mapping mapping;
@@ -78,7 +79,7 @@ void* gsvirt_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool, 
   return mapping.pointer;
 }
 
-void* gsvirt_clEnqueueMapImage(cl_command_queue queue, cl_mem image, cl_bool, cl_map_flags map_flags,
+void* gsvirt_clEnqueueMapImage(cl_command_queue queue, cl_mem image, cl_bool blocking, cl_map_flags map_flags,
                                const size_t* origin, const size_t* region, size_t* image_row_pitch,
                                size_t* image_slice_pitch, cl_uint num_events, const cl_event* wait_list,
                                cl_event* event, cl_int* errcode_ret) {
@@ -98,6 +99,7 @@ void* gsvirt_clEnqueueMapImage(cl_command_queue queue, cl_mem image, cl_bool, cl
   if (layered && !image_slice_pitch)
     return fail_map<void>(refuse(api, "image_slice_pitch is NULL", CL_INVALID_VALUE), errcode_ret);
   err = check_map_flags(api, image, map_flags);
+  if (err == CL_SUCCESS && maps_for_reading(map_flags)) err = wait_before_host_blocks(api, blocking, queue, common);
   if (err != CL_SUCCESS) return fail_map<void>(err, errcode_ret);
 
   // The mapping is the packed region, as the host returns it.

@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "guest/cl/connection.h"
 #include "guest/cl/event.h"
+#include "guest/cl/user_waits.h"
 
 namespace gsvirt::icd {
 namespace {
@@ -78,6 +79,7 @@ void destroy_object(gsvirt::cl::Object* base) {
     case Kind::kEvent: {
       auto* event = static_cast<cl_event>(object);
       forget_user_event(event);
+      abandon_user_event(event);
       cl_context context = event->context;
       cl_command_queue queue = event->queue;
       delete event;

@@ -6,6 +6,7 @@
 #include "guest/cl/event.h"
 #include "guest/cl/forward.h"
 #include "guest/cl/objects.h"
+#include "guest/cl/user_waits.h"
 
 namespace gsvirt::icd {
 namespace {
@@ -40,12 +41,21 @@ cl_command_queue create_queue(const char* api, cl_context context, cl_device_id 
   return queue;
 }
 
-// Sends the batch and waits for `queue` to drain (clFinish on the host).
+// Sends the batch and waits for `queue` to drain (clFinish on the host), first waiting here,
+// without the ICD lock, until every user event its commands may wait for is set.
 cl_int finish_queue(const char* api, cl_command_queue queue) {
   Connection* connection = connection_for(api);
   if (!connection) return CL_OUT_OF_RESOURCES;
+  retain_internal(queue);  // the app may release it on another thread while this one waits
+  cl_int err = wait_for_user_events(api, [queue] {
+    UserWaits waits = queue->waits_on_user;  // other threads may enqueue more meanwhile
+    prune_user_waits(&waits);
+    return waits;
+  });
+  release_internal(queue);
+  if (err != CL_SUCCESS) return err;
   proto::Reply_clFinish reply;
-  cl_int err = connection->call(
+  err = connection->call(
       api, [&](WireWriter& w, bool want) { proto::encode_clFinish(w, want, queue->guest_id); },
       proto::decode_reply_clFinish, &reply);
   if (err == CL_SUCCESS) complete_queue_events(queue);
@@ -105,8 +115,10 @@ cl_int gsvirt_clReleaseCommandQueue(cl_command_queue queue) {
   const char* api = "clReleaseCommandQueue";
   trace_call(api);
   if (!live(queue)) return refuse(api, "command_queue", CL_INVALID_COMMAND_QUEUE);
-  // The last release flushes; when events wait for callbacks, finish so that they run.
-  if (queue->app_refs() == 1 && !queue->events_with_callbacks.empty()) finish_queue(api, queue);
+  // The last release flushes; when events wait for callbacks, finish so that they run (unless the
+  // queue waits for a user event nobody has set: then they cannot run, and waiting would not end).
+  if (queue->app_refs() == 1 && !queue->events_with_callbacks.empty() && !any_unset(queue->waits_on_user))
+    finish_queue(api, queue);
   return release_app(queue);
 }
 

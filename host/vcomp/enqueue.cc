@@ -105,7 +105,7 @@ void VcompContext::dispatch_clEnqueueReadBuffer(const proto::Args_clEnqueueReadB
                                                 proto::Out_clEnqueueReadBuffer& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  if (refuse_wait_on_guest(e.waits_on_user, &out.result)) return;  // executed blocking
+  if (refuse_blocking_enqueue(e, &out.result)) return;  // executed blocking (user_events.cc)
   auto* m = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   uint8_t* dst = data_out(args.dst, args.size, &out.dst, "dst");
@@ -124,7 +124,7 @@ void VcompContext::dispatch_clEnqueueWriteBuffer(const proto::Args_clEnqueueWrit
                                                  proto::Out_clEnqueueWriteBuffer& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  if (refuse_wait_on_guest(e.waits_on_user, &out.result)) return;  // executed blocking
+  if (refuse_blocking_enqueue(e, &out.result)) return;  // executed blocking (user_events.cc)
   auto* m = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   const uint8_t* src = data_in(args.src, args.size, "src");
@@ -142,7 +142,7 @@ void VcompContext::dispatch_clEnqueueReadBufferRect(const proto::Args_clEnqueueR
                                                     proto::Out_clEnqueueReadBufferRect& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  if (refuse_wait_on_guest(e.waits_on_user, &out.result)) return;  // executed blocking
+  if (refuse_blocking_enqueue(e, &out.result)) return;  // executed blocking (user_events.cc)
   auto* m = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   size_t origin[3], region[3];
@@ -169,7 +169,7 @@ void VcompContext::dispatch_clEnqueueWriteBufferRect(const proto::Args_clEnqueue
                                                      proto::Out_clEnqueueWriteBufferRect& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  if (refuse_wait_on_guest(e.waits_on_user, &out.result)) return;  // executed blocking
+  if (refuse_blocking_enqueue(e, &out.result)) return;  // executed blocking (user_events.cc)
   auto* m = require<MemObject>(args.buffer, "buffer", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   size_t origin[3], region[3];
@@ -246,7 +246,7 @@ void VcompContext::dispatch_clEnqueueReadImage(const proto::Args_clEnqueueReadIm
                                                proto::Out_clEnqueueReadImage& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  if (refuse_wait_on_guest(e.waits_on_user, &out.result)) return;  // executed blocking
+  if (refuse_blocking_enqueue(e, &out.result)) return;  // executed blocking (user_events.cc)
   auto* m = require<MemObject>(args.image, "image", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   size_t origin[3], region[3];
@@ -270,7 +270,7 @@ void VcompContext::dispatch_clEnqueueWriteImage(const proto::Args_clEnqueueWrite
                                                 proto::Out_clEnqueueWriteImage& out) {
   Enqueue e;
   if (!begin_enqueue(args.queue, args.wait_list, args.event, &e, &out.result)) return;
-  if (refuse_wait_on_guest(e.waits_on_user, &out.result)) return;  // executed blocking
+  if (refuse_blocking_enqueue(e, &out.result)) return;  // executed blocking (user_events.cc)
   auto* m = require<MemObject>(args.image, "image", CL_INVALID_MEM_OBJECT, &out.result);
   if (!m) return;
   size_t origin[3], region[3];

@@ -43,6 +43,16 @@ bool VcompContext::refuse_wait_on_guest(const std::vector<uint64_t>& waits_on_us
   return true;
 }
 
+bool VcompContext::refuse_blocking_enqueue(const Enqueue& e, int32_t* result) {
+  if (refuse_wait_on_guest(e.waits_on_user, result)) return true;
+  if (e.waits.empty()) return false;
+  // Nothing here waits for the guest any more, so this wait ends with the host's own work.
+  if (api().clWaitForEvents(e.wait_count(), e.wait_events()) != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+    return false;
+  *result = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  return true;
+}
+
 void VcompContext::abandon_user_event(EventObject& event) {
   auto it = unset_user_events_.find(event.user_serial);
   if (event.user_serial == 0 || it == unset_user_events_.end()) return;

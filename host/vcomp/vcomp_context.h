@@ -95,6 +95,11 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
   // logged): the server would block until the guest sets it, which it may never do, or only
   // from a command the blocked server cannot read.
   bool refuse_wait_on_guest(const std::vector<uint64_t>& waits_on_user, int32_t* result);
+  struct Enqueue;
+  // For a command vcomp executes blocking: refuse_wait_on_guest, then waits for its wait list and
+  // answers CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST when one of them failed, without calling
+  // the vendor's blocking enqueue (PoCL's never returns behind a failed event).
+  bool refuse_blocking_enqueue(const Enqueue& e, int32_t* result);
   // Fails an unset user event (kAbandonedStatus), so that the commands behind it complete with
   // an error and release what they hold.
   void abandon_user_event(EventObject& event);
