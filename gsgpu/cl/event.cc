@@ -113,7 +113,7 @@ cl_int CL_API_CALL gsgpu_clWaitForEvents(cl_uint n, const cl_event* events) {
   Runtime* rt = context->rt;
   std::unique_lock lock(rt->mutex);
   for (Event* e : list) {
-    if (waits_for_user_event(e)) {
+    if (!rt->config().wait_for_user_events && waits_for_user_event(e)) {
       log_once("clWaitForEvents", "waiting for a user event that is not complete would block forever");
       return CL_INVALID_OPERATION;
     }

@@ -59,6 +59,11 @@ struct RuntimeConfig {
   // (GSGPU_DIRECT_WAIT_US; 0 = never). A small kernel's result is then seen without a hand-off
   // between threads and, over virtio, without a transport round trip (docs/gsgpu-executor.md).
   uint32_t direct_wait_us = 500;
+  // A wait (clWaitForEvents, clFinish, a blocking enqueue) behind a user event that is not set:
+  // false refuses it with CL_INVALID_OPERATION (a host must never block on what only its guest can
+  // complete; vcomp refuses such waits before they get here), true waits until another thread sets
+  // the event, as OpenCL says (the native ICD: this runtime is the application's own).
+  bool wait_for_user_events = false;
 };
 
 // The local device's configuration for `config` (gsgpu/drv's local backend: the emulator in this

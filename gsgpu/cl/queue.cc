@@ -168,7 +168,7 @@ cl_int enqueue(Queue* q, CommandDesc desc, cl_uint n, const cl_event* waits, cl_
     log_once("enqueue", "a blocking command from an event callback would wait for itself; refused");
     return CL_INVALID_OPERATION;
   }
-  if (desc.blocking) {
+  if (desc.blocking && !q->rt->config().wait_for_user_events) {
     bool stalled = !q->commands.empty() && waits_for_user_event(q->commands.back()->event);
     for (cl_uint i = 0; i < n; ++i) stalled |= waits_for_user_event(as<Event>(waits[i], Kind::kEvent));
     if (stalled) {
@@ -176,8 +176,8 @@ cl_int enqueue(Queue* q, CommandDesc desc, cl_uint n, const cl_event* waits, cl_
       log_once("enqueue", "a blocking command waits behind a user event that is not complete; refused");
       return CL_INVALID_OPERATION;
     }
-    if (err != CL_SUCCESS) return err;  // a blocking command reports a failed wait list itself
   }
+  if (desc.blocking && err != CL_SUCCESS) return err;  // a blocking command reports a failed wait list itself
   auto c = std::make_unique<Command>();
   c->type = desc.type;
   c->queue = q;
@@ -268,7 +268,8 @@ cl_int CL_API_CALL gsgpu_clFinish(cl_command_queue queue) {
   auto* q = as<Queue>(queue, Kind::kQueue);
   if (!q) return CL_INVALID_COMMAND_QUEUE;
   std::unique_lock lock(q->rt->mutex);
-  if (!q->commands.empty() && waits_for_user_event(q->commands.back()->event)) {
+  if (!q->rt->config().wait_for_user_events && !q->commands.empty() &&
+      waits_for_user_event(q->commands.back()->event)) {
     log_once("clFinish", "commands wait for a user event that is not complete; not waiting forever");
     return CL_INVALID_OPERATION;
   }

@@ -31,7 +31,10 @@ gsgpu::cl::Instance* open_instance() {
   std::unique_ptr<gsgpu::drv::Device> device;
   if (transport) device = gsgpu::drv::open_virtio(std::move(transport), &error);
   std::unique_ptr<gsgpu::cl::Instance> instance;
-  if (device) instance = gsgpu::cl::create_instance(std::move(device), gsgpu::cl::config_from_env(), &error);
+  // The application's own runtime: another of its threads may set a user event a wait is behind.
+  gsgpu::cl::RuntimeConfig config = gsgpu::cl::config_from_env();
+  config.wait_for_user_events = true;
+  if (device) instance = gsgpu::cl::create_instance(std::move(device), config, &error);
   if (!instance) {
     gsvirt::log_error("gsgpu native ICD: no platform: %s", error.c_str());
     return nullptr;
