@@ -2,12 +2,17 @@
 //
 //   gsvirt run [--mode remote|native] [--transport vtest|inproc] [--executor host|gsgpu]
 //              [--socket PATH] -- APP ARGS...
+//   gsvirt vm [--executor host|gsgpu] [--keep] [--verbose] -- APP ARGS...
 //
 // The application's OpenCL loader (Debian's ocl-icd) is pointed at one ICD alone through
 // OCL_ICD_VENDORS, so nothing in /etc needs editing: in remote mode the gsvirt ICD (API remoting
 // through vcomp), in native mode the gsgpu OpenCL runtime itself over the gsgpu native context. With vtest (the default) a gsvirt-server is
 // started on a private socket for the run and stopped with SIGTERM afterwards; with inproc the
 // host renderer runs inside the application's process.
+//
+// `vm` runs APP inside a Debian 13 guest under QEMU whose virtio-gpu is served by gsvirt's
+// libvirglrenderer.so.1; the orchestration (a cached root with QEMU and Xvfb, namespaces, the guest's
+// init) lives in scripts/vm/run, which this execs with the build directory. See docs/vm.md.
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
@@ -46,7 +51,12 @@ void usage(FILE* out) {
                "               emulator, OpenCL C compiled to gsgpu ISA) or host (a host OpenCL platform)\n"
                "  --socket     vtest socket path (default: a private path under $TMPDIR)\n"
                "environment: GSVIRT_DEBUG=commands logs every host command; GSVIRT_HOST_PLATFORM\n"
-               "  picks the host platform by name; GSVIRT_SYNC=1 waits for every call's reply.\n");
+               "  picks the host platform by name; GSVIRT_SYNC=1 waits for every call's reply.\n"
+               "usage: gsvirt vm [--executor host|gsgpu] [--keep] [--verbose] -- APP [ARGS...]\n"
+               "  Runs APP inside a Debian 13 guest (QEMU 10.0, TCG) through virtio-gpu and gsvirt's\n"
+               "  libvirglrenderer.so.1; prepares and caches the VM on first use (GSVIRT_VM_CACHE,\n"
+               "  default ~/.cache/gsvirt/vm). APP's output and exit status come back; 125 = the VM failed.\n"
+               "  --keep keeps the run directory (console and QEMU logs), --verbose prints them. docs/vm.md.\n");
 }
 
 bool parse(int argc, char** argv, Options* o) {
@@ -182,7 +192,20 @@ int run(const Options& o) {
 
 }  // namespace
 
+// `gsvirt vm ARGS...`: hands its arguments to scripts/vm/run with the build directory it belongs to.
+int vm(int argc, char** argv) {
+  setenv("GSVIRT_BUILD_DIR", GSVIRT_BUILD_DIR, 0);
+  std::string script = env_or("GSVIRT_VM_SCRIPT", GSVIRT_VM_SCRIPT_PATH);
+  std::vector<char*> args{script.data()};
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  execv(script.c_str(), args.data());
+  std::fprintf(stderr, "gsvirt vm: cannot run %s: %s\n", script.c_str(), std::strerror(errno));
+  return 125;
+}
+
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "vm") == 0) return vm(argc, argv);
   if (argc < 2 || std::strcmp(argv[1], "run") != 0) {
     usage(argc < 2 ? stderr : (std::strcmp(argv[1], "--help") == 0 ? stdout : stderr));
     return argc >= 2 && std::strcmp(argv[1], "--help") == 0 ? 0 : 2;
