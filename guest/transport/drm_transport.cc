@@ -4,8 +4,9 @@
 // another id) and NUM_RINGS; blobs are HOST3D + MAPPABLE, mapped through the DRM fd; a submit is
 // an EXECBUFFER with RING_IDX. A timeline point is the out-fence fd (sync_file) of its EXECBUFFER:
 // the kernel signals it when the host retires the fence on that ring. Kept per ring until it
-// signals; poll and wait poll those fds. Untested here (no virtio-gpu device): it follows the
-// Linux uAPI declared in protocol/virtgpu/virtgpu_uapi.h.
+// signals; poll and wait poll those fds. The Linux uAPI is declared in protocol/virtgpu/virtgpu_uapi.h.
+// Exercised by the `vm` suite (tests/vm): a Debian 13 guest kernel under QEMU 10.0 with gsvirt's
+// libvirglrenderer.so.1, where the capset id comes from GSVIRT_CAPSET_ID (docs/vm.md).
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -90,11 +91,13 @@ class DrmTransport final : public Transport {
     fd_ = open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd_ < 0) return fail_errno("drm: cannot open " + path, errno);
     if (!is_virtio_gpu(fd_)) return fail("drm: " + path + " is not a virtio-gpu device");
-    if (get_param(vg::kParamContextInit) != 1 || get_param(vg::kParamResourceBlob) != 1 ||
-        get_param(vg::kParamHostVisible) != 1)
-      return fail("drm: " + path + " lacks CONTEXT_INIT, blob resources or host-visible memory "
-                  "(the VMM must enable them: e.g. QEMU -device virtio-gpu-gl,context_init=on,"
-                  "blob=true,hostmem=...)");
+    if (!require_feature(path, vg::kParamContextInit, "CONTEXT_INIT (VIRTGPU_PARAM_CONTEXT_INIT)",
+                         "a VMM with context types, e.g. QEMU 9.0+ built with virglrenderer 1.0+") ||
+        !require_feature(path, vg::kParamResourceBlob, "blob resources (VIRTGPU_PARAM_RESOURCE_BLOB)",
+                         "e.g. QEMU -device virtio-gpu-gl-pci,blob=on") ||
+        !require_feature(path, vg::kParamHostVisible, "host-visible memory (VIRTGPU_PARAM_HOST_VISIBLE)",
+                         "e.g. QEMU -device virtio-gpu-gl-pci,hostmem=256M"))
+      return false;
     supported_capsets_ = uint64_t(get_param(vg::kParamSupportedCapsetIds));
     return true;
   }
@@ -211,6 +214,12 @@ class DrmTransport final : public Transport {
     vg::Getparam args{param, reinterpret_cast<uintptr_t>(&value)};
     if (drm_ioctl(fd_, vg::kIoctlGetparam, &args) != 0) return 0;
     return value;
+  }
+
+  // Fails naming the feature when the kernel (or the VMM behind it) does not report `param` as 1.
+  bool require_feature(const std::string& path, uint64_t param, const char* feature, const char* hint) {
+    if (get_param(param) == 1) return true;
+    return fail("drm: " + path + " does not offer " + feature + "; gsvirt needs it (" + hint + ")");
   }
 
   bool offers(uint32_t capset_id) {
