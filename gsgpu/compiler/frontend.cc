@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "common/cancel.h"
 #include "gsgpu/compiler/build_cache.h"
 #include "gsgpu/compiler/spirv_module.h"
 #include "gsgpu/compiler/subprocess.h"
@@ -129,7 +130,11 @@ const char* build_status_name(BuildStatus status) {
 }
 
 const Toolchain& toolchain() {
-  static const Toolchain instance = discover_toolchain();
+  static const Toolchain instance = [] {
+    // Found once for every later build of the process: a departing client must not cut it short.
+    gsvirt::CancelShield shield;
+    return discover_toolchain();
+  }();
   return instance;
 }
 

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/cancel.h"
 #include "gsgpu/compiler/tool_sandbox.h"
 
 namespace gsgpu::compiler {
@@ -88,7 +89,8 @@ struct ChildSetup {
   child_fail(c.status_fd, errno, "exec");
 }
 
-// Reads the child's output until it closes the pipe, the deadline passes or the cap is reached.
+// Reads the child's output until it closes the pipe, the deadline passes, the cap is reached or
+// the build is cancelled.
 void collect_output(int fd, const ToolOptions& options, ToolRun* result) {
   char buffer[16384];
   for (;;) {
@@ -98,8 +100,12 @@ void collect_output(int fd, const ToolOptions& options, ToolRun* result) {
       result->timed_out = true;
       return;
     }
+    if (gsvirt::work_cancelled()) {
+      result->cancelled = true;
+      return;
+    }
     pollfd p{fd, POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    const int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), kCancelCheckMs)));
     if (ready < 0 && errno != EINTR) return;
     if (ready <= 0) continue;
     const ssize_t n = read(fd, buffer, sizeof buffer);
@@ -114,14 +120,17 @@ void collect_output(int fd, const ToolOptions& options, ToolRun* result) {
   }
 }
 
-// Reaps the child; it is killed first when it ran out of time or output. Only a timed-out tool
-// is waited for with a deadline of its own: one that closed its output may still be exiting.
+// Reaps the child; it is killed first when it ran out of time or output, or its build was
+// cancelled. Only a stopped tool is waited for without a deadline of its own: one that closed its
+// output may still be exiting.
 int reap(pid_t pid, const ToolOptions& options, ToolRun* result) {
   int status = 0;
   for (;;) {
-    const bool stop = result->timed_out || result->output_cut || std::chrono::steady_clock::now() > options.deadline;
+    if (!result->output_cut && gsvirt::work_cancelled()) result->cancelled = true;
+    const bool stop = result->timed_out || result->output_cut || result->cancelled ||
+                      std::chrono::steady_clock::now() > options.deadline;
     if (stop) {
-      result->timed_out = !result->output_cut;
+      result->timed_out = !result->output_cut && !result->cancelled;
       kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
       while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -152,6 +161,11 @@ TempDir::~TempDir() {
 
 ToolRun run_tool(const std::vector<std::string>& argv, const ToolOptions& options) {
   ToolRun result;
+  if (gsvirt::work_cancelled()) {
+    result.cancelled = true;
+    result.output = "the build was cancelled (its client is gone); " + argv[0] + " was not started\n";
+    return result;
+  }
   ChildSetup c;
   // Symbolic links such as /usr/bin/clang-14 are not in the sandbox: the tool runs as its real path.
   std::error_code ec;
@@ -222,6 +236,8 @@ ToolRun run_tool(const std::vector<std::string>& argv, const ToolOptions& option
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (result.output_cut)
     result.output += "\n" + argv[0] + " printed more than " + std::to_string(options.max_output) + " bytes and was stopped\n";
+  else if (result.cancelled)
+    result.output += argv[0] + " was stopped: the build was cancelled (its client is gone)\n";
   else if (result.timed_out)
     result.output += argv[0] + " did not finish within " + std::to_string(build_timeout().count()) +
                      " s (the build's time limit) and was stopped\n";

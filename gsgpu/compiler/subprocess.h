@@ -28,6 +28,8 @@ class TempDir {
 // The most a tool may print (stdout and stderr together) before it is stopped: a source that
 // includes itself with #warnings makes clang print without end.
 constexpr size_t kMaxToolOutput = size_t{1} << 20;
+// How often a tool run checks, while it waits for the tool, whether its build was cancelled.
+constexpr int kCancelCheckMs = 20;
 
 struct ToolOptions {
   std::string work_dir;  // the tool's working directory; the only one it may write
@@ -42,6 +44,7 @@ struct ToolRun {
   int exit_code = -1;       // -1 when killed by a signal
   bool timed_out = false;   // stopped at the deadline
   bool output_cut = false;  // stopped for printing more than max_output bytes
+  bool cancelled = false;   // stopped (or not started) because the build was cancelled
   std::string output;       // stdout and stderr, interleaved, at most max_output bytes
 };
 
@@ -52,7 +55,9 @@ std::chrono::steady_clock::time_point build_deadline();
 // Runs argv[0] (an absolute path) with argv in options.work_dir. The tool gets at most 4 GiB of
 // address space, files of at most 256 MiB, no core dumps, a minimal environment, and (when
 // tool_sandbox_available()) sees only the system library directories, options.read_only_dirs and
-// options.work_dir.
+// options.work_dir. When the calling thread's work is cancelled (common/cancel.h: the client that
+// asked for the build is gone) the tool's process group is killed within kCancelCheckMs, and no
+// tool starts once it is.
 ToolRun run_tool(const std::vector<std::string>& argv, const ToolOptions& options);
 
 bool read_file(const std::string& path, std::string* out);

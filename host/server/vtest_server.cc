@@ -19,7 +19,9 @@
 #include <cstring>
 #include <vector>
 
+#include "common/cancel.h"
 #include "common/log.h"
+#include "host/server/client_hangup.h"
 #include "host/server/client_socket.h"
 #include "host/sandbox/private_tmpdir.h"
 #include "host/sandbox/sandbox_steps.h"
@@ -218,6 +220,12 @@ std::string default_socket_path() {
 }
 
 void serve_client(int client_fd, const ServerOptions& options, int stop_fd) {
+  // No-fork mode: nobody kills this process when the client leaves, so a build still running for
+  // it is cancelled instead (the token is checked by the compiler's tool runs on this thread).
+  auto cancel = std::make_shared<CancelToken>();
+  CancelScope cancel_scope(cancel);
+  std::unique_ptr<ClientHangupWatcher> watcher;
+  if (!options.fork_per_client) watcher = std::make_unique<ClientHangupWatcher>(client_fd, cancel);
   VtestSession session(options.limits);
   ClientSocket socket(client_fd, options.stall_timeout_ms);
   socket.set_deadline(std::chrono::steady_clock::now() +

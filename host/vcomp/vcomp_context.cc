@@ -35,6 +35,7 @@ VcompContext::VcompContext(uint32_t ctx_id, Executor* executor)
 }
 
 VcompContext::~VcompContext() {
+  cancel_->cancel();
   // No output after this returns (the sink is replaced under the runtime's lock), so none reaches
   // a half-destroyed context.
   if (own_executor_) own_executor_->set_output_sink({});
@@ -55,6 +56,7 @@ void VcompContext::release_all() {
 
 int VcompContext::submit_cmd(const void* data, size_t size) {
   if (fatal_) return -EINVAL;
+  CancelScope cancel_scope(cancel_);  // builds of these commands end when the context does
   WireReader stream(data, size);
   while (stream.remaining() > 0) {
     uint32_t id = stream.u32("command_id");

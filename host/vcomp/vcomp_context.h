@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/cancel.h"
 #include "host/renderer/context.h"
 #include "host/vcomp/executor.h"
 #include "host/vcomp/object_table.h"
@@ -182,6 +183,9 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
   uint64_t last_user_serial_ = 0;
 
   const char* current_command_ = "";
+  // Cancelled when the context is destroyed: a build that runs for it on another thread (its
+  // commands run inside a CancelScope of it) stops its compiler tool at once (issue 12 point 4).
+  std::shared_ptr<CancelToken> cancel_ = std::make_shared<CancelToken>();
   bool fatal_ = false;
   std::string fatal_message_;
 };

@@ -5,9 +5,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "common/cancel.h"
 #include "gsgpu/compiler/frontend.h"
 #include "gsgpu/compiler/subprocess.h"
 #include "gsgpu/compiler/tool_sandbox.h"
@@ -158,6 +161,37 @@ TEST(CompilerHostileInput, Issue12EndlessDiagnosticsAreCutAndTheBuildEnds) {
     EXPECT_LT(seconds, 15) << "a hang detector, not a timing: the time limit would stop it at 20 s";
   }
   unsetenv("GSVIRT_COMPILER_TIMEOUT");
+}
+
+// A build whose client has gone is cancelled from another thread (the no-fork server's hang-up
+// watcher, a context's destruction): the tool it waits for is killed at once instead of running
+// to the build's deadline, and no further tool starts. A tool stand-in that would sleep 600 s.
+TEST(CompilerHostileInput, Issue12ACancelledBuildStopsItsToolAtOnce) {
+  auto token = std::make_shared<gsvirt::CancelToken>();
+  gsvirt::CancelScope scope(token);
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  ToolOptions options;
+  options.work_dir = dir.path();
+  options.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // the hang detector
+  std::thread canceller([token] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    token->cancel();
+  });
+  const ToolRun run = run_tool({"/bin/sleep", "600"}, options);
+  canceller.join();
+  EXPECT_TRUE(run.cancelled) << run.output;
+  EXPECT_FALSE(run.timed_out) << run.output;
+  EXPECT_NE(run.output.find("cancelled"), std::string::npos) << run.output;
+  const ToolRun next = run_tool({"/bin/true"}, options);
+  EXPECT_FALSE(next.started);
+  EXPECT_TRUE(next.cancelled);
+  {
+    // Process-wide work (the toolchain's discovery) runs shielded from the requester's departure.
+    gsvirt::CancelShield shield;
+    const ToolRun shielded = run_tool({"/bin/true"}, options);
+    EXPECT_TRUE(shielded.started && shielded.exit_code == 0) << shielded.output;
+  }
 }
 
 }  // namespace
