@@ -8,6 +8,8 @@ Cases:
   vector-add                examples/vector_add in the guest verifies
   hostile-then-vector-add   one boot: tests/vm/hostile_guest sends malformed EXECBUFFERs and blob
                             requests through the real ioctls, then vector_add must still verify
+  missing-features          the drm transport names what it lacks: blob resources (a device without
+                            blob=on), and a capset the VMM does not list (GSVIRT_CAPSET_ID=9)
 Skips (77) unless the VM cache is prepared or GSVIRT_VM=1 (which prepares it), and when gsvirt's
 libvirglrenderer.so.1 is not built. The time-out only detects a hang; it asserts no timing.
 """
@@ -40,12 +42,12 @@ def skip_reason(args):
     return "the VM cache is not prepared (scripts/vm/prepare, or GSVIRT_VM=1 to prepare it here)"
 
 
-def run_in_vm(args, command):
+def run_in_vm(args, command, env=None):
     """Runs `gsvirt vm -- command` from the build directory; returns the CompletedProcess."""
     build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(args.gsvirt))))
     try:
-        r = subprocess.run([args.gsvirt, "vm", "--", *command], cwd=build, capture_output=True,
-                           text=True, timeout=HANG_LIMIT_S)
+        r = subprocess.run([os.path.abspath(args.gsvirt), "vm", "--", *command], cwd=build, capture_output=True,
+                           text=True, timeout=HANG_LIMIT_S, env=dict(os.environ, **(env or {})))
     except subprocess.TimeoutExpired:
         fail(f"gsvirt vm -- {' '.join(command)} did not finish within {HANG_LIMIT_S} s")
     print(f"$ gsvirt vm -- {' '.join(command)}  (exit {r.returncode})")
@@ -104,19 +106,30 @@ def case_hostile_then_vector_add(args):
     check_vector_add(r)
 
 
+def case_missing_features(args):
+    vector_add = relative_to_build(args, args.vector_add)
+    r = run_in_vm(args, [vector_add], env={"GSVIRT_VM_GPU": "virtio-gpu-gl-pci,hostmem=256M"})
+    if r.returncode == 0 or "does not offer blob resources (VIRTGPU_PARAM_RESOURCE_BLOB)" not in r.stderr:
+        fail("without blob=on the drm transport did not fail naming blob resources")
+    r = run_in_vm(args, ["env", "GSVIRT_CAPSET_ID=9", vector_add])
+    if r.returncode == 0 or "the VMM does not offer capset 9" not in r.stderr:
+        fail("with GSVIRT_CAPSET_ID=9 the drm transport did not fail naming the capset")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--gsvirt", required=True)
     parser.add_argument("--vector-add", required=True)
     parser.add_argument("--hostile", required=True)
-    parser.add_argument("case", choices=["clinfo", "vector-add", "hostile-then-vector-add"])
+    parser.add_argument("case", choices=["clinfo", "vector-add", "hostile-then-vector-add", "missing-features"])
     args = parser.parse_args()
     reason = skip_reason(args)
     if reason:
         print(f"SKIP: {reason}")
         sys.exit(SKIP)
     {"clinfo": case_clinfo, "vector-add": case_vector_add,
-     "hostile-then-vector-add": case_hostile_then_vector_add}[args.case](args)
+     "hostile-then-vector-add": case_hostile_then_vector_add,
+     "missing-features": case_missing_features}[args.case](args)
     print("PASS")
 
 
