@@ -1,6 +1,8 @@
 #include "gsgpu/isa/disassembler.h"
 
+#include <algorithm>
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 
 namespace gsgpu::isa {
@@ -68,28 +70,44 @@ std::string disassemble(const uint32_t* words, size_t count) {
   std::string out;
   size_t pos = 0;
   char note[64];
+  // What the last position decoded to. Where the next kMaxInstructionWords words are that
+  // position's, so is the outcome: a run of one instruction or of one illegal word (code padded
+  // with zeros, a guest's garbage in a dump) is decoded and formatted once.
+  size_t last_pos = SIZE_MAX;
+  bool decoded = false;
+  Instruction inst;
+  size_t used = 0;
+  std::string text;  // the line up to the position note
   while (pos < count) {
-    Instruction inst;
-    size_t used = 0;
-    if (decode(words + pos, count - pos, &inst, &used, nullptr)) {
-      std::string line = "  " + format_instruction(inst);
-      if (line.size() < 48) line.resize(48, ' ');
+    const bool repeat = last_pos != SIZE_MAX && count - pos >= kMaxInstructionWords &&
+                        std::equal(words + pos, words + pos + kMaxInstructionWords, words + last_pos);
+    if (!repeat) {
+      decoded = decode(words + pos, count - pos, &inst, &used, nullptr);
+      if (decoded) {
+        text = "  " + format_instruction(inst);
+        if (text.size() < 48) text.resize(48, ' ');
+      } else {
+        used = 1;
+        std::snprintf(note, sizeof note, "  .word 0x%08x", words[pos]);
+        text = note;
+        text.resize(48, ' ');
+      }
+    }
+    last_pos = pos;
+    out += text;
+    if (decoded) {
       std::snprintf(note, sizeof note, " ; %04zx", pos * 4);
-      line += note;
+      out += note;
       if (op_info(inst.opcode).format == Format::kBranch) {
         std::snprintf(note, sizeof note, " -> %04" PRIx64, static_cast<uint64_t>(pos * 4 + static_cast<int64_t>(inst.target)));
-        line += note;
+        out += note;
       }
-      out += line + "\n";
-      pos += used;
     } else {
-      std::snprintf(note, sizeof note, "  .word 0x%08x", words[pos]);
-      std::string line = note;
-      line.resize(48, ' ');
       std::snprintf(note, sizeof note, " ; %04zx (not an instruction)", pos * 4);
-      out += line + note + "\n";
-      pos += 1;
+      out += note;
     }
+    out += "\n";
+    pos += used;
   }
   return out;
 }

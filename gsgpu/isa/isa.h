@@ -114,6 +114,10 @@ struct SpecialInfo {
 const SpecialInfo& special_info(SpecialReg reg);
 std::optional<SpecialReg> find_special(std::string_view name);
 
+// The longest encoding: two words and a literal. decode() reads no more than this many words, so
+// its outcome depends on these words alone (fewer only at the end of the code).
+constexpr size_t kMaxInstructionWords = 3;
+
 // One decoded instruction. Operand fields hold raw operand codes (vreg()/sreg()/kLiteralOperand);
 // for a 64-bit register pair the code names the even register. src[2] of a global/constant load,
 // store or non-cmpxchg atomic is its scalar base (OperandKind::kSBase64; kNoScalarBase = none).
@@ -127,7 +131,7 @@ struct Instruction {
   uint32_t literal = 0;      // meaningful when an operand is kLiteralOperand
 
   bool has_literal() const;
-  size_t size_words() const { return has_literal() ? 3 : 2; }
+  size_t size_words() const { return has_literal() ? 3 : 2; }  // at most kMaxInstructionWords
   bool operator==(const Instruction& other) const;
 };
 

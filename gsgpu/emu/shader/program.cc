@@ -1,6 +1,8 @@
 // Pre-decoding: the kernel's words are decoded once per dispatch into DecodedInst records that hold
 // the handler and resolved branch targets, so the warp loop never decodes.
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
 #include "gsgpu/emu/shader/warp.h"
 
@@ -49,20 +51,36 @@ Program predecode(const uint32_t* words, size_t count, uint64_t code_va, uint32_
   Program program;
   std::vector<uint32_t> index_of_word(count + 1, kTargetMidInstruction);
   size_t pos = 0;
+  // What the last position decoded to. Where the next kMaxInstructionWords words are that
+  // position's, so is the outcome (decode() reads no more): a run of one instruction or of one
+  // illegal word (code padded with zeros) is decoded once.
+  size_t last_pos = SIZE_MAX, last_used = 0;
+  std::string last_error;
   while (pos < count) {
     DecodedInst di;
     di.pc = code_va + pos * 4;
     size_t used = 1;
-    std::string error;
-    if (isa::decode(words + pos, count - pos, &di.inst, &used, &error)) {
+    if (last_pos != SIZE_MAX && count - pos >= isa::kMaxInstructionWords &&
+        std::equal(words + pos, words + pos + isa::kMaxInstructionWords, words + last_pos)) {
+      const DecodedInst& last = program.code.back();
+      di.inst = last.inst;
+      di.handler = last.handler;
+      di.scalar_base = last.scalar_base;
+      used = last_used;  // its registers are noted already
+      if (!last_error.empty()) di.decode_error = last_error + " (word " + std::to_string(pos) + ")";
+    } else if (std::string error; isa::decode(words + pos, count - pos, &di.inst, &used, &error)) {
       di.handler = handler_for(di.inst.opcode, width);
       di.scalar_base = isa::scalar_base(di.inst);  // resolved once, not on every execution
       note_registers(di.inst, &program);
+      last_error.clear();
     } else {
       di.handler = illegal_instruction_handler();
       di.decode_error = error + " (word " + std::to_string(pos) + ")";
+      last_error = std::move(error);
       used = 1;
     }
+    last_pos = pos;
+    last_used = used;
     index_of_word[pos] = static_cast<uint32_t>(program.code.size());
     program.code.push_back(std::move(di));
     pos += used;
