@@ -116,6 +116,17 @@ void bad_blob_requests(int fd) {
          0xdeadbeefull);
   create("CREATE_BLOB with blob_mem 77", 77, vg::kBlobFlagUseMappable, 4096, 0);
   create("CREATE_BLOB with unknown flags", vg::kBlobMemHost3d, 0xff00, 4096, 0);
+  // A blob request may carry commands for the context (the kernel sends them first): garbage here.
+  std::vector<uint32_t> garbage(16, 0xa5a5a5a5u);
+  vg::ResourceCreateBlob with_cmds{};
+  with_cmds.blob_mem = vg::kBlobMemHost3d;
+  with_cmds.blob_flags = vg::kBlobFlagUseMappable;
+  with_cmds.size = 4096;
+  with_cmds.cmd = reinterpret_cast<uintptr_t>(garbage.data());
+  with_cmds.cmd_size = uint32_t(garbage.size() * 4);
+  attempt(fd, "CREATE_BLOB carrying 64 bytes of garbage commands", vg::kIoctlResourceCreateBlob, &with_cmds);
+  with_cmds.cmd_size = 1u << 30;
+  attempt(fd, "CREATE_BLOB claiming 1 GiB of commands", vg::kIoctlResourceCreateBlob, &with_cmds);
   uint32_t unmappable = create("CREATE_BLOB without MAPPABLE", vg::kBlobMemHost3d, 0, 4096, 0);
   if (unmappable) {
     vg::Map map{};
@@ -130,6 +141,24 @@ void bad_blob_requests(int fd) {
   vg::Map bad_map{};
   bad_map.handle = 0xbad;
   attempt(fd, "MAP of handle 0xbad", vg::kIoctlMap, &bad_map);
+  vg::Wait bad_wait{0xbad, 0};
+  attempt(fd, "WAIT on handle 0xbad", vg::kIoctlWait, &bad_wait);
+}
+
+void bad_context_requests(int fd) {
+  uint32_t handles[2] = {0xbad, 0xbad + 1};
+  uint32_t nop[3] = {0, 3, 0};
+  vg::Execbuffer args{};
+  args.flags = vg::kExecbufRingIdx;
+  args.size = sizeof nop;
+  args.command = reinterpret_cast<uintptr_t>(nop);
+  args.bo_handles = reinterpret_cast<uintptr_t>(handles);
+  args.num_bo_handles = 2;
+  args.fence_fd = -1;
+  attempt(fd, "EXECBUFFER naming buffer handles 0xbad, 0xbae", vg::kIoctlExecbuffer, &args);
+  vg::ContextSetParam params[1] = {{vg::kContextParamCapsetId, capset_id()}};
+  vg::ContextInit again{1, 0, reinterpret_cast<uintptr_t>(params)};
+  attempt(fd, "a second CONTEXT_INIT on the same file", vg::kIoctlContextInit, &again);
 }
 
 // The context is poisoned by now; a fenced submit must still retire (the host must not stall it).
@@ -146,7 +175,7 @@ bool fence_still_retires(int fd) {
 
 }  // namespace
 
-// Arguments name the sections to run (execbuffers, blobs, fence); none runs all three.
+// Arguments name the sections to run (execbuffers, blobs, context, fence); none runs them all.
 int main(int argc, char** argv) {
   auto wanted = [argc, argv](const char* section) {
     if (argc < 2) return true;
@@ -164,6 +193,7 @@ int main(int argc, char** argv) {
   if (!init_context(fd)) return 1;
   if (wanted("execbuffers")) malformed_execbuffers(fd);
   if (wanted("blobs")) bad_blob_requests(fd);
+  if (wanted("context")) bad_context_requests(fd);
   bool ok = !wanted("fence") || fence_still_retires(fd);
   close(fd);
   std::printf("hostile: done, the host answered every request\n");
