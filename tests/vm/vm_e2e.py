@@ -31,9 +31,13 @@ def vm_cache():
     return os.environ.get("GSVIRT_VM_CACHE", os.path.expanduser("~/.cache/gsvirt/vm"))
 
 
+def build_dir(args):
+    """The build directory: gsvirt is BUILD/tools/gsvirt/gsvirt."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(args.gsvirt))))
+
+
 def skip_reason(args):
-    build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(args.gsvirt))))
-    if not os.path.exists(os.path.join(build, "host", "virgl_abi", "libvirglrenderer.so.1")):
+    if not os.path.exists(os.path.join(build_dir(args), "host", "virgl_abi", "libvirglrenderer.so.1")):
         return "gsvirt's libvirglrenderer.so.1 is not built (host/virgl_abi)"
     if os.environ.get("GSVIRT_VM") == "1":
         return None
@@ -44,9 +48,9 @@ def skip_reason(args):
 
 def run_in_vm(args, command, env=None):
     """Runs `gsvirt vm -- command` from the build directory; returns the CompletedProcess."""
-    build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(args.gsvirt))))
     try:
-        r = subprocess.run([os.path.abspath(args.gsvirt), "vm", "--", *command], cwd=build, capture_output=True,
+        r = subprocess.run([os.path.abspath(args.gsvirt), "vm", "--", *command], cwd=build_dir(args),
+                           capture_output=True,
                            text=True, timeout=HANG_LIMIT_S, env=dict(os.environ, **(env or {})))
     except subprocess.TimeoutExpired:
         fail(f"gsvirt vm -- {' '.join(command)} did not finish within {HANG_LIMIT_S} s")
@@ -58,8 +62,7 @@ def run_in_vm(args, command, env=None):
 
 
 def relative_to_build(args, path):
-    build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(args.gsvirt))))
-    return os.path.relpath(os.path.abspath(path), build)
+    return os.path.relpath(os.path.abspath(path), build_dir(args))
 
 
 def check_vector_add(r):
