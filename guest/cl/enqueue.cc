@@ -306,7 +306,7 @@ cl_int gsvirt_clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool
   if (err == CL_SUCCESS) err = check_host_access(api, buffer, false);
   if (err != CL_SUCCESS) return err;
   if (!ptr) return refuse(api, "ptr is NULL", CL_INVALID_VALUE);
-  err = wait_before_host_blocks(api, blocking, queue, common);
+  err = wait_before_host_blocks(api, blocking, queue, buffer, common);
   if (err != CL_SUCCESS) return err;
   err = read_buffer_bytes(api, common, queue, buffer, offset, size, ptr);
   if (err != CL_SUCCESS) return err;
@@ -346,7 +346,7 @@ cl_int gsvirt_clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_
   if (err != CL_SUCCESS) return err;
   if (!ptr || !host_origin) return refuse(api, "ptr or host_origin is NULL", CL_INVALID_VALUE);
   if (host_row_pitch && host_row_pitch < region[0]) return refuse(api, "host_row_pitch", CL_INVALID_VALUE);
-  err = wait_before_host_blocks(api, blocking, queue, common);
+  err = wait_before_host_blocks(api, blocking, queue, buffer, common);
   if (err != CL_SUCCESS) return err;
   std::vector<uint8_t> packed(packed_size(region));
   proto::DataOut out;
@@ -504,7 +504,7 @@ cl_int gsvirt_clEnqueueReadImage(cl_command_queue queue, cl_mem image, cl_bool b
   if (err == CL_SUCCESS) err = check_mem(api, queue, image, false, "image");
   if (err == CL_SUCCESS) err = check_image_region(api, image, origin, region, ptr);
   if (err == CL_SUCCESS) err = check_host_access(api, image, false);
-  if (err == CL_SUCCESS) err = wait_before_host_blocks(api, blocking, queue, common);
+  if (err == CL_SUCCESS) err = wait_before_host_blocks(api, blocking, queue, image, common);
   if (err != CL_SUCCESS) return err;
   size_t row_bytes = region[0] * image->element_size;
   std::vector<uint8_t> packed(row_bytes * region[1] * region[2]);

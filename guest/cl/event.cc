@@ -104,7 +104,7 @@ void finish_enqueue(const EnqueueCommon& common, cl_command_queue queue, cl_comm
   if (completed) (*event)->observed_status = CL_COMPLETE;
 }
 
-cl_int wait_before_host_blocks(const char* api, cl_bool blocking, cl_command_queue queue,
+cl_int wait_before_host_blocks(const char* api, cl_bool blocking, cl_command_queue queue, cl_mem mem,
                                const EnqueueCommon& common) {
   // Recomputed on every wake-up: other threads may enqueue more in front of this command meanwhile.
   auto pending = [&] {
@@ -117,8 +117,11 @@ cl_int wait_before_host_blocks(const char* api, cl_bool blocking, cl_command_que
   if (!blocking)
     return refuse(api, "a non-blocking read behind a user event that is not set (the host reads at once)",
                   CL_INVALID_OPERATION);
-  retain_internal(queue);  // the app may release it on another thread while this one waits
+  // The app may release them on another thread while this one waits (the command holds them).
+  retain_internal(queue);
+  retain_internal(mem);
   cl_int err = wait_for_user_events(api, pending);
+  release_internal(mem);
   release_internal(queue);
   return err;
 }

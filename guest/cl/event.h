@@ -31,7 +31,8 @@ void note_enqueued(const EnqueueCommon& common, cl_command_queue queue);
 // event that is not set, waits for it without the ICD lock if the app asked for a blocking call;
 // a non-blocking one is refused (CL_INVALID_OPERATION), as the host would refuse it, instead of
 // blocking a thread that may be the one to set the event.
-cl_int wait_before_host_blocks(const char* api, cl_bool blocking, cl_command_queue queue,
+// `mem`, the object the command reads, is kept alive meanwhile, like the queue.
+cl_int wait_before_host_blocks(const char* api, cl_bool blocking, cl_command_queue queue, cl_mem mem,
                                const EnqueueCommon& common);
 
 // Wait-list checks shared with clWaitForEvents: every event live (CL_INVALID_EVENT_WAIT_LIST or

@@ -52,7 +52,7 @@ void* gsvirt_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool b
   if (size == 0 || offset > buffer->size || size > buffer->size - offset)
     return fail_map<void>(refuse(api, "offset/size outside the buffer", CL_INVALID_VALUE), errcode_ret);
   err = check_map_flags(api, buffer, map_flags);
-  if (err == CL_SUCCESS && maps_for_reading(map_flags)) err = wait_before_host_blocks(api, blocking, queue, common);
+  if (err == CL_SUCCESS && maps_for_reading(map_flags)) err = wait_before_host_blocks(api, blocking, queue, buffer, common);
   if (err != CL_SUCCESS) return fail_map<void>(err, errcode_ret);
 
   Mapping mapping;
@@ -99,7 +99,7 @@ void* gsvirt_clEnqueueMapImage(cl_command_queue queue, cl_mem image, cl_bool blo
   if (layered && !image_slice_pitch)
     return fail_map<void>(refuse(api, "image_slice_pitch is NULL", CL_INVALID_VALUE), errcode_ret);
   err = check_map_flags(api, image, map_flags);
-  if (err == CL_SUCCESS && maps_for_reading(map_flags)) err = wait_before_host_blocks(api, blocking, queue, common);
+  if (err == CL_SUCCESS && maps_for_reading(map_flags)) err = wait_before_host_blocks(api, blocking, queue, image, common);
   if (err != CL_SUCCESS) return fail_map<void>(err, errcode_ret);
 
   // The mapping is the packed region, as the host returns it.
