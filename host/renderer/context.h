@@ -38,6 +38,13 @@ class Context {
   // unref or when the guest detaches it. A context must drop every pointer into the resource in
   // detach_resource.
   virtual void attach_resource(std::shared_ptr<Resource> resource) = 0;
+  // Asked before the first attach_resource of a resource: a negative errno refuses it (the
+  // attach fails with that error). A context that runs in a worker process can take only
+  // resources with a memfd (worker_context.h).
+  virtual int check_attach(const Resource& resource) {
+    (void)resource;
+    return 0;
+  }
   virtual void detach_resource(uint32_t resource_id) = 0;
 
   // The guest created fence `fence_id` on `ring_idx` (virglrenderer's submit_fence): it stands

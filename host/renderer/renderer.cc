@@ -253,6 +253,8 @@ int Renderer::attach_resource(uint32_t ctx_id, uint32_t res_id) {
   // context read another's memory.
   if (res->owner_ctx != 0 && res->owner_ctx != ctx_id)
     return refuse(call, "res_handle", -EPERM, "belongs to another context");
+  if (int r = ctx->context->check_attach(*res->resource); r < 0)
+    return refuse(call, "res_handle", r, "is refused by the context");
   ctx->attached.insert(res_id);
   res->attached_to.insert(ctx_id);
   ctx->context->attach_resource(res->resource);

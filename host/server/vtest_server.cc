@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "host/server/client_hangup.h"
 #include "host/server/client_socket.h"
+#include "host/renderer/isolation.h"
 #include "host/sandbox/private_tmpdir.h"
 #include "host/sandbox/sandbox_steps.h"
 
@@ -175,6 +176,8 @@ struct ServerSignals {
               report.error.c_str());
     _exit(1);
   }
+  // This process serves one client in the sandbox: its contexts need no worker of their own.
+  renderer::mark_process_sandboxed();
   serve_client(kClientFd, options);
   // The server keeps a copy of the connection (to notice the client leaving): shut it down so the
   // client sees the end now rather than when the server reaps this process.
