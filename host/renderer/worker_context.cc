@@ -13,6 +13,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "common/log.h"
 #include "host/sandbox/private_tmpdir.h"
@@ -43,6 +45,34 @@ std::string exit_description(int status) {
   return "ended";
 }
 
+// The temporary directories of live workers. A context normally removes its own; the C API's
+// renderer is never destroyed at exit (gsvirt_renderer.cc), so what is left then goes here.
+class LiveTmpdirs {
+ public:
+  ~LiveTmpdirs() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& dir : dirs_) sandbox::remove_tree(dir);
+  }
+  void add(const std::string& dir) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!dir.empty()) dirs_.insert(dir);
+  }
+  void remove(const std::string& dir) {
+    sandbox::remove_tree(dir);
+    std::lock_guard<std::mutex> lock(mutex_);
+    dirs_.erase(dir);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::set<std::string> dirs_;
+};
+
+LiveTmpdirs& live_tmpdirs() {
+  static LiveTmpdirs dirs;
+  return dirs;
+}
+
 }  // namespace
 
 WorkerContext::WorkerContext(const ContextCreateInfo& info, int socket_fd, pid_t pid, int timeout_ms,
@@ -52,11 +82,12 @@ WorkerContext::WorkerContext(const ContextCreateInfo& info, int socket_fd, pid_t
   // A descriptor for the process itself: kill and wait reach this worker even if its pid is
   // reused after an exit that someone else reaped.
   if (pid_ > 0) pidfd_ = int(syscall(SYS_pidfd_open, pid_, 0));
+  live_tmpdirs().add(tmpdir_);
 }
 
 WorkerContext::~WorkerContext() {
   end_worker();
-  sandbox::remove_tree(tmpdir_);
+  live_tmpdirs().remove(tmpdir_);
 }
 
 worker::Deadline WorkerContext::deadline() const {

@@ -1,6 +1,8 @@
 #include "tests/host/renderer/echo_context.h"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -18,6 +20,7 @@ namespace gsvirt::test {
 namespace {
 
 std::atomic<bool> g_block_enabled{false};
+std::atomic<bool> g_open_enabled{false};
 
 using renderer::Resource;
 
@@ -119,6 +122,16 @@ class EchoContext final : public renderer::Context {
         if (!g_block_enabled.load()) return false;
         // A host wait that nothing on the host ever completes.
         for (;;) poll(nullptr, 0, -1);
+      case kEchoOpen: {
+        uint32_t length = args.u32("length");
+        const uint8_t* bytes = args.bytes(length, "path");
+        if (!g_open_enabled.load() || !args.ok()) return false;
+        std::string path(reinterpret_cast<const char*>(bytes), length);
+        int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        int error = fd < 0 ? errno : 0;
+        if (fd >= 0) close(fd);
+        return reply(uint32_t(error));
+      }
       default:  // includes kEchoPoison
         return false;
     }
@@ -181,6 +194,7 @@ void register_echo_capset() {
 }
 
 void set_echo_block_enabled(bool enabled) { g_block_enabled.store(enabled); }
+void set_echo_open_enabled(bool enabled) { g_open_enabled.store(enabled); }
 
 int live_echo_contexts() { return g_live_contexts.load(); }
 int echo_attached_resources() { return g_attached.load(); }
@@ -202,6 +216,13 @@ void echo_block(std::vector<uint32_t>& c) { push(c, {kEchoBlock, 2}); }
 
 void echo_busy_for(std::vector<uint32_t>& c, uint32_t ring, uint32_t polls) {
   push(c, {kEchoBusyFor, 4, ring, polls});
+}
+void echo_open(std::vector<uint32_t>& c, const std::string& path) {
+  uint32_t words = uint32_t((path.size() + 3) / 4);
+  push(c, {kEchoOpen, 3 + words, uint32_t(path.size())});
+  size_t at = c.size();
+  c.resize(at + words, 0);
+  std::memcpy(c.data() + at, path.data(), path.size());
 }
 
 }  // namespace gsvirt::test

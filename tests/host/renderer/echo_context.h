@@ -16,9 +16,12 @@
 //   POISON()                       sets the sticky fatal state
 //   BLOCK()                        never returns: the context's thread waits forever, as in a
 //                                  driver wait that only the guest could complete
+//   OPEN(length, path bytes)       writes {seqno, 0 or the errno} of opening the path read-only:
+//                                  what a compromised context could reach (tests of the sandbox)
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace gsvirt::test {
@@ -36,6 +39,7 @@ enum EchoOp : uint32_t {
   kEchoPoison = 7,
   kEchoBusyFor = 8,
   kEchoBlock = 9,
+  kEchoOpen = 10,
 };
 
 // Registers the echo capset once per process; safe to call repeatedly.
@@ -44,6 +48,8 @@ void register_echo_capset();
 // drives the echo context with arbitrary commands, never finds a wait that is meant to be endless.
 // Set it before the server forks.
 void set_echo_block_enabled(bool enabled);
+// OPEN is refused the same way unless turned on (only the sandbox tests' worker does).
+void set_echo_open_enabled(bool enabled);
 
 // Live echo contexts and resources they hold, to prove that teardown frees everything.
 int live_echo_contexts();
@@ -58,6 +64,7 @@ void echo_hold(std::vector<uint32_t>& cmds, uint32_t ring);
 void echo_complete(std::vector<uint32_t>& cmds, uint32_t ring, uint32_t count);
 void echo_poison(std::vector<uint32_t>& cmds);
 void echo_busy_for(std::vector<uint32_t>& cmds, uint32_t ring, uint32_t polls);
+void echo_open(std::vector<uint32_t>& cmds, const std::string& path);
 void echo_block(std::vector<uint32_t>& cmds);
 
 }  // namespace gsvirt::test
