@@ -48,7 +48,7 @@ ContextConfig context_config_from_env();
 void set_context_config(const ContextConfig& config);
 ContextConfig context_config();
 
-// Adds capset 17 to the renderer's registry (host/renderer/builtin_capsets.cc calls it).
+// Adds capset 17 to the renderer's registry (host/capi/builtin_capsets.cc calls it).
 void register_capset();
 
 }  // namespace gsvirt::gsgpu_ctx

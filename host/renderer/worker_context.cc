@@ -46,7 +46,7 @@ std::string exit_description(int status) {
 }
 
 // The temporary directories of live workers. A context normally removes its own; the C API's
-// renderer is never destroyed at exit (gsvirt_renderer.cc), so what is left then goes here.
+// renderer is never destroyed at exit (host/capi/gsvirt_renderer.cc), so what is left then goes here.
 class LiveTmpdirs {
  public:
   ~LiveTmpdirs() {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "common/log.h"
-#include "host/renderer/builtin_capsets.h"
+#include "host/capi/builtin_capsets.h"
 #include "host/server/vtest_server.h"
 
 namespace {

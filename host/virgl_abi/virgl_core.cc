@@ -10,7 +10,7 @@
 
 #include "common/log.h"
 #include "gsvirt_renderer.h"
-#include "host/renderer/builtin_capsets.h"
+#include "host/capi/builtin_capsets.h"
 #include "host/virgl_abi/capset_map.h"
 #include "host/virgl_abi/shim_state.h"
 

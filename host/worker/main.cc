@@ -1,5 +1,5 @@
 // gsvirt-context-worker: started by the renderer for each isolated context (host/worker/worker.h).
-#include "host/renderer/builtin_capsets.h"
+#include "host/capi/builtin_capsets.h"
 #include "host/worker/worker.h"
 
 int main(int argc, char** argv) {

@@ -1,4 +1,4 @@
-#include "host/renderer/builtin_capsets.h"
+#include "host/capi/builtin_capsets.h"
 
 namespace gsvirt::renderer {
 

@@ -1,4 +1,4 @@
-#include "host/renderer/builtin_capsets.h"
+#include "host/capi/builtin_capsets.h"
 
 #include "host/gsgpu_ctx/gsgpu_ctx.h"
 #include "host/vcomp/vcomp.h"

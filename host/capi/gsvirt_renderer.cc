@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "common/log.h"
-#include "host/renderer/builtin_capsets.h"
+#include "host/capi/builtin_capsets.h"
 #include "host/renderer/capset_registry.h"
 #include "host/renderer/renderer.h"
 
