@@ -69,6 +69,16 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 // empty signal mask.
 pid_t spawn_worker(const std::string& path, int child_fd, std::vector<std::string> args,
                    std::vector<std::string> env) {
+  // dup2 onto itself would keep close-on-exec: the socket must come from another number.
+  int moved = -1;
+  if (child_fd == worker::kWorkerSocketFd) {
+    moved = fcntl(child_fd, F_DUPFD_CLOEXEC, worker::kWorkerSocketFd + 1);
+    if (moved < 0) {
+      log_error("renderer: cannot move the worker's socket: %s", std::strerror(errno));
+      return -1;
+    }
+    child_fd = moved;
+  }
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&actions);
@@ -87,6 +97,7 @@ pid_t spawn_worker(const std::string& path, int child_fd, std::vector<std::strin
   int err = posix_spawn(&pid, path.c_str(), &actions, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
+  if (moved >= 0) close(moved);
   if (err != 0) {
     log_error("renderer: cannot start the context worker %s: %s", path.c_str(), std::strerror(err));
     return -1;
