@@ -6,6 +6,12 @@
  *
  * Every call that can fail returns 0 or a negative errno; a refusal also logs one line naming the
  * call and the field at fault. Ids and sizes are untrusted guest values and are all checked.
+ *
+ * Contexts whose guest work runs through a vendor driver (vcomp on the host executor; every vcomp
+ * context with GSVIRT_ISOLATION=vcomp) run in a sandboxed worker process of their own that the
+ * renderer starts (gsvirt-context-worker, found through GSVIRT_CONTEXT_WORKER or the install's
+ * libexec directory) and kills when the context is destroyed; such a context takes only HOST3D
+ * blobs (attaching a GUEST blob fails with -ENOTSUP). docs/security.md, "Context workers".
  */
 #ifndef GSVIRT_RENDERER_H
 #define GSVIRT_RENDERER_H
