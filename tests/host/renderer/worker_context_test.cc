@@ -10,12 +10,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -153,6 +155,23 @@ TEST_F(WorkerContextTest, Issue12KilledWorkerMakesOnlyItsContextFatal) {
   EXPECT_TRUE(log.contains("killed by signal 9")) << log.all();
   EXPECT_TRUE(echoes(2, second, 2));
   EXPECT_EQ(renderer.destroy_context(1), 0);
+}
+
+TEST_F(WorkerContextTest, Issue12WorkerKilledDuringACommandEndsTheWaitAtOnce) {
+  open_context(1);
+  uint32_t* second = open_context(2);
+  std::vector<uint32_t> block;
+  test::echo_block(block);
+  int result = 0;
+  std::thread guest([&] { result = submit(1, block); });  // waits on the worker's endless command
+  // Whether the kill comes before or after the worker reads the command, the wait ends now,
+  // long before the 30 s time limit.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_EQ(kill(g_worker_pids[1], SIGKILL), 0);
+  guest.join();
+  EXPECT_EQ(result, -EIO);
+  EXPECT_TRUE(log.contains("the peer closed the connection")) << log.all();
+  EXPECT_TRUE(echoes(2, second, 4));
 }
 
 TEST_F(WorkerContextTest, Issue12HungWorkerIsKilledAtTheTimeLimit) {
