@@ -6,6 +6,8 @@ Usage: vm_e2e.py --gsvirt PATH --vector-add PATH --hostile PATH CASE
 Cases:
   clinfo                    clinfo in the guest lists the gsvirt platform and a gsgpu device
   vector-add                examples/vector_add in the guest verifies
+  native-vector-add         the same with --mode native: the gsgpu runtime in the guest compiles with
+                            Debian 13's clang-19 and reaches the gsgpu native context on the host
   hostile-then-vector-add   one boot: tests/vm/hostile_guest sends malformed EXECBUFFERs and blob
                             requests through the real ioctls, then vector_add must still verify
   missing-features          the drm transport names what it lacks: blob resources (a device without
@@ -14,6 +16,7 @@ Skips (77) unless the VM cache is prepared or GSVIRT_VM=1 (which prepares it), a
 libvirglrenderer.so.1 is not built. The time-out only detects a hang; it asserts no timing.
 """
 import argparse
+import glob
 import os
 import subprocess
 import sys
@@ -41,15 +44,15 @@ def skip_reason(args):
         return "gsvirt's libvirglrenderer.so.1 is not built (host/virgl_abi)"
     if os.environ.get("GSVIRT_VM") == "1":
         return None
-    if os.path.exists(os.path.join(vm_cache(), "root.stamp")):
+    if glob.glob(os.path.join(vm_cache(), "root*.stamp")):
         return None
     return "the VM cache is not prepared (scripts/vm/prepare, or GSVIRT_VM=1 to prepare it here)"
 
 
-def run_in_vm(args, command, env=None):
-    """Runs `gsvirt vm -- command` from the build directory; returns the CompletedProcess."""
+def run_in_vm(args, command, env=None, options=()):
+    """Runs `gsvirt vm OPTIONS -- command` from the build directory; returns the CompletedProcess."""
     try:
-        r = subprocess.run([os.path.abspath(args.gsvirt), "vm", "--", *command], cwd=build_dir(args),
+        r = subprocess.run([os.path.abspath(args.gsvirt), "vm", *options, "--", *command], cwd=build_dir(args),
                            capture_output=True,
                            text=True, timeout=HANG_LIMIT_S, env=dict(os.environ, **(env or {})))
     except subprocess.TimeoutExpired:
@@ -91,6 +94,14 @@ def case_vector_add(args):
     check_vector_add(r)
 
 
+def case_native_vector_add(args):
+    r = run_in_vm(args, [relative_to_build(args, args.vector_add)], options=["--mode", "native"])
+    if r.returncode != 0:
+        fail(f"vector_add in native mode exited with {r.returncode}")
+    if "verified (0 mismatches)" not in r.stdout or "platform: gsgpu" not in r.stdout:
+        fail("vector_add in native mode did not verify on the gsgpu platform")
+
+
 def case_hostile_then_vector_add(args):
     hostile = relative_to_build(args, args.hostile)
     vector_add = relative_to_build(args, args.vector_add)
@@ -124,13 +135,14 @@ def main():
     parser.add_argument("--gsvirt", required=True)
     parser.add_argument("--vector-add", required=True)
     parser.add_argument("--hostile", required=True)
-    parser.add_argument("case", choices=["clinfo", "vector-add", "hostile-then-vector-add", "missing-features"])
+    parser.add_argument("case", choices=["clinfo", "vector-add", "native-vector-add", "hostile-then-vector-add",
+                                         "missing-features"])
     args = parser.parse_args()
     reason = skip_reason(args)
     if reason:
         print(f"SKIP: {reason}")
         sys.exit(SKIP)
-    {"clinfo": case_clinfo, "vector-add": case_vector_add,
+    {"clinfo": case_clinfo, "vector-add": case_vector_add, "native-vector-add": case_native_vector_add,
      "hostile-then-vector-add": case_hostile_then_vector_add,
      "missing-features": case_missing_features}[args.case](args)
     print("PASS")

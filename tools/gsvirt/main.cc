@@ -2,7 +2,7 @@
 //
 //   gsvirt run [--mode remote|native] [--transport vtest|inproc] [--executor host|gsgpu]
 //              [--socket PATH] -- APP ARGS...
-//   gsvirt vm [--executor host|gsgpu] [--keep] [--verbose] -- APP ARGS...
+//   gsvirt vm [--mode remote|native] [--executor host|gsgpu] [--keep] [--verbose] -- APP ARGS...
 //
 // The application's OpenCL loader (Debian's ocl-icd) is pointed at one ICD alone through
 // OCL_ICD_VENDORS, so nothing in /etc needs editing: in remote mode the gsvirt ICD (API remoting
@@ -52,10 +52,11 @@ void usage(FILE* out) {
                "  --socket     vtest socket path (default: a private path under $TMPDIR)\n"
                "environment: GSVIRT_DEBUG=commands logs every host command; GSVIRT_HOST_PLATFORM\n"
                "  picks the host platform by name; GSVIRT_SYNC=1 waits for every call's reply.\n"
-               "usage: gsvirt vm [--executor host|gsgpu] [--keep] [--verbose] -- APP [ARGS...]\n"
+               "usage: gsvirt vm [--mode remote|native] [--executor host|gsgpu] [--keep] [--verbose] -- APP [ARGS...]\n"
                "  Runs APP inside a Debian 13 guest (QEMU 10.0, TCG) through virtio-gpu and gsvirt's\n"
                "  libvirglrenderer.so.1; prepares and caches the VM on first use (GSVIRT_VM_CACHE,\n"
                "  default ~/.cache/gsvirt/vm). APP's output and exit status come back; 125 = the VM failed.\n"
+               "  --mode and --executor as for run (native: the gsgpu runtime compiles in the guest).\n"
                "  --keep keeps the run directory (console and QEMU logs), --verbose prints them. docs/vm.md.\n");
 }
 
