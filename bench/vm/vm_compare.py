@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs bench_vm over vtest on the host and inside a `gsvirt vm` guest (virtio-gpu, QEMU TCG), in one
-go, and prints both with their ratio. Both use the default (gsgpu) executor.
+go, and prints both with their ratio; then the guest again in native mode (the gsgpu runtime in the
+guest, the gsgpu native context on the host). Remote runs use the default (gsgpu) executor.
 
   bench/vm/vm_compare.py BUILD_DIR
 """
@@ -28,11 +29,13 @@ def main():
     binary = "bench/vm/bench_vm"
     host = run([gsvirt, "run", "--transport", "vtest", "--", binary], build)
     guest = run([gsvirt, "vm", "--", binary], build)
-    print(f"{'figure':20} {'vtest (host)':>16} {'virtio-gpu (guest)':>20} {'guest/host':>11}")
+    native = run([gsvirt, "vm", "--mode", "native", "--", binary], build)
+    print(f"{'figure':20} {'vtest (host)':>16} {'virtio-gpu (guest)':>20} {'guest/host':>11} {'guest native':>16}")
     for name, (value, unit) in host.items():
         other = guest.get(name, (float("nan"), unit))[0]
-        print(f"{name:20} {value:12.3f} {unit:<4}{other:16.3f} {unit:<4}{other / value:10.2f}x")
-    for label, figures in (("host", host), ("guest", guest)):
+        mine = native.get(name, (float("nan"), unit))[0]
+        print(f"{name:20} {value:12.3f} {unit:<4}{other:16.3f} {unit:<4}{other / value:10.2f}x {mine:12.3f} {unit}")
+    for label, figures in (("host", host), ("guest", guest), ("native guest", native)):
         share = figures["write_read_64mib"][0] / figures["memcpy_64mib"][0]
         print(f"64 MiB write+read in the {label}: {100 * share:.0f}% of that process's own memcpy")
 
