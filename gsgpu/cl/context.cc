@@ -109,6 +109,16 @@ cl_int CL_API_CALL gsgpu_clReleaseContext(cl_context context) {
   return release_app(c);
 }
 
+cl_int CL_API_CALL gsgpu_clSetContextDestructorCallback(cl_context context, void(CL_CALLBACK* fn)(cl_context, void*),
+                                                        void* data) {
+  auto* c = as<Context>(context, Kind::kContext);
+  if (!c) return CL_INVALID_CONTEXT;
+  if (!fn) return CL_INVALID_VALUE;
+  std::lock_guard lock(c->rt->mutex);
+  c->destructors.emplace_back(fn, data);
+  return CL_SUCCESS;
+}
+
 cl_int CL_API_CALL gsgpu_clGetContextInfo(cl_context context, cl_context_info param, size_t size, void* value,
                                           size_t* ret) {
   auto* c = as<Context>(context, Kind::kContext);

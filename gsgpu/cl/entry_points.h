@@ -8,6 +8,7 @@
 
 #define GSGPU_IMPLEMENTED_ENTRY_POINTS(X) \
   X(clBuildProgram) \
+  X(clCloneKernel) \
   X(clCompileProgram) \
   X(clCreateBuffer) \
   X(clCreateBufferWithProperties) \
@@ -56,6 +57,7 @@
   X(clGetKernelInfo) \
   X(clGetKernelWorkGroupInfo) \
   X(clGetMemObjectInfo) \
+  X(clGetPipeInfo) \
   X(clGetPlatformIDs) \
   X(clGetPlatformInfo) \
   X(clGetProgramBuildInfo) \
@@ -76,6 +78,7 @@
   X(clRetainKernel) \
   X(clRetainMemObject) \
   X(clRetainProgram) \
+  X(clSetContextDestructorCallback) \
   X(clSetEventCallback) \
   X(clSetKernelArg) \
   X(clSetMemObjectDestructorCallback) \

@@ -97,6 +97,22 @@ cl_kernel CL_API_CALL gsgpu_clCreateKernel(cl_program program, const char* name,
   return nullptr;
 }
 
+cl_kernel CL_API_CALL gsgpu_clCloneKernel(cl_kernel source_kernel, cl_int* errcode_ret) {
+  auto* source = as<Kernel>(source_kernel, Kind::kKernel);
+  if (!source) {
+    set_error(errcode_ret, CL_INVALID_KERNEL);
+    return nullptr;
+  }
+  std::lock_guard lock(source->rt->mutex);
+  // The same code and a copy of the arguments set so far (memory objects are not held by a
+  // kernel's arguments; they are checked again when it is enqueued).
+  Kernel* clone = new_kernel(source->program, source->image);
+  clone->built = source->built;
+  clone->args = source->args;
+  set_error(errcode_ret, CL_SUCCESS);
+  return handle_of<cl_kernel>(clone);
+}
+
 cl_int CL_API_CALL gsgpu_clCreateKernelsInProgram(cl_program program, cl_uint n, cl_kernel* kernels,
                                                   cl_uint* count) {
   auto* p = as<Program>(program, Kind::kProgram);

@@ -113,10 +113,12 @@ cl_mem CL_API_CALL gsgpu_clCreateBufferWithProperties(cl_context context, const 
                                                       cl_mem_flags flags, size_t size, void* host_ptr,
                                                       cl_int* errcode_ret) {
   if (props && props[0] != 0) {
-    set_error(errcode_ret, CL_INVALID_PROPERTY);
+    set_error(errcode_ret, CL_INVALID_PROPERTY);  // OpenCL 3.0 defines no buffer property
     return nullptr;
   }
-  return gsgpu_clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
+  cl_mem mem = gsgpu_clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
+  if (mem && props) as<Mem>(mem, Kind::kMem)->properties = {0};  // CL_MEM_PROPERTIES: the list as given
+  return mem;
 }
 
 cl_mem CL_API_CALL gsgpu_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type,
@@ -185,8 +187,14 @@ cl_int CL_API_CALL gsgpu_clGetMemObjectInfo(cl_mem mem, cl_mem_info param, size_
     case CL_MEM_CONTEXT: return put_value(handle_of<cl_context>(m->context), size, value, ret);
     case CL_MEM_ASSOCIATED_MEMOBJECT: return put_value(handle_of<cl_mem>(m->parent), size, value, ret);
     case CL_MEM_OFFSET: return put_value(m->origin, size, value, ret);
+    case CL_MEM_USES_SVM_POINTER: return put_value(cl_bool(CL_FALSE), size, value, ret);  // no SVM
+    case CL_MEM_PROPERTIES: return put_array(m->properties, size, value, ret);
   }
   return CL_INVALID_VALUE;
+}
+
+cl_int CL_API_CALL gsgpu_clGetPipeInfo(cl_mem, cl_pipe_info, size_t, void*, size_t*) {
+  return CL_INVALID_MEM_OBJECT;  // no pipe support (CL_DEVICE_PIPE_SUPPORT): no object is a pipe
 }
 
 cl_int CL_API_CALL gsgpu_clSetMemObjectDestructorCallback(cl_mem mem, void(CL_CALLBACK* fn)(cl_mem, void*),

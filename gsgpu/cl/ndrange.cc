@@ -5,6 +5,7 @@
 // A fault inside the kernel (watchdog, memory fault, ...) does not fail the enqueue: like a GPU
 // driver, it is reported through the command's event (CL_OUT_OF_RESOURCES) and by the next
 // clFinish on the queue; the device recovers by itself, so the context stays usable.
+#include <algorithm>
 #include <cstdio>
 
 #include "common/checked_math.h"
@@ -317,6 +318,18 @@ cl_int prepare(Kernel* k, cl_uint dim, const size_t* offset, const size_t* globa
   return err;
 }
 
+// OpenCL 2.1 and later: an NDRange with a global size of 0 in some dimension runs nothing; the
+// command still waits for its wait list and completes its event, like a marker. Its arguments
+// must still all be set.
+cl_int enqueue_empty_range(Queue* q, const Kernel* k, cl_uint n, const cl_event* waits, cl_event* event) {
+  for (const KernelArg& arg : k->args)
+    if (!arg.set) return CL_INVALID_KERNEL_ARGS;
+  CommandDesc desc;
+  desc.type = CL_COMMAND_NDRANGE_KERNEL;
+  desc.work = [](uint64_t*) { return CL_COMPLETE; };
+  return enqueue(q, std::move(desc), n, waits, event);
+}
+
 }  // namespace
 
 cl_int CL_API_CALL gsgpu_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dim,
@@ -328,6 +341,8 @@ cl_int CL_API_CALL gsgpu_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kerne
   if (!k) return CL_INVALID_KERNEL;
   if (k->program->context != q->context) return CL_INVALID_CONTEXT;
   std::lock_guard lock(q->rt->mutex);
+  if (dim >= 1 && dim <= 3 && global && std::find(global, global + dim, size_t(0)) != global + dim)
+    return enqueue_empty_range(q, k, n, waits, event);
   LaunchArgs a;
   a.k = k;
   cl_int err = prepare(k, dim, offset, global, local, &a.r);

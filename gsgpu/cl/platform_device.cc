@@ -1,16 +1,12 @@
 // Platform and device: one "gsgpu" platform with one GPU device; queries report what the device
 // (its capability registers, drv::Caps) and the compiler really support.
+#include "gsgpu/cl/device_info.h"
 #include "gsgpu/cl/entry_points.h"
 #include "gsgpu/cl/printf.h"
 
 namespace gsgpu::cl {
 namespace {
 
-const char kVersion[] = "OpenCL 1.2 gsgpu";
-const char kExtensions[] =
-    "cl_khr_icd cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "
-    "cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics "
-    "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics cl_khr_int64_extended_atomics";
 constexpr cl_uint kVendorId = 0x4753;  // "GS"
 constexpr size_t kMaxParameterBytes = 1024;
 constexpr cl_ulong kMaxConstantBuffer = 64 << 10;
@@ -27,9 +23,9 @@ cl_int string_info(cl_device_info param, size_t size, void* value, size_t* ret, 
     case CL_DEVICE_VENDOR: return put_string("gsvirt", size, value, ret);
     case CL_DRIVER_VERSION: return put_string("1.0", size, value, ret);
     case CL_DEVICE_PROFILE: return put_string("FULL_PROFILE", size, value, ret);
-    case CL_DEVICE_VERSION: return put_string(kVersion, size, value, ret);
-    case CL_DEVICE_OPENCL_C_VERSION: return put_string("OpenCL C 1.2 gsgpu", size, value, ret);
-    case CL_DEVICE_EXTENSIONS: return put_string(kExtensions, size, value, ret);
+    case CL_DEVICE_VERSION: return put_string(kDeviceVersion, size, value, ret);
+    case CL_DEVICE_OPENCL_C_VERSION: return put_string(kDeviceOpenCLCVersion, size, value, ret);
+    case CL_DEVICE_EXTENSIONS: return put_string(kDeviceExtensions, size, value, ret);
     case CL_DEVICE_BUILT_IN_KERNELS: return put_string("", size, value, ret);
     case CL_DEVICE_IL_VERSION: return put_string("SPIR-V_1.0", size, value, ret);
   }
@@ -158,10 +154,10 @@ std::string platform_string(cl_platform_info param, bool* known) {
   *known = true;
   switch (param) {
     case CL_PLATFORM_PROFILE: return "FULL_PROFILE";
-    case CL_PLATFORM_VERSION: return kVersion;
+    case CL_PLATFORM_VERSION: return kDeviceVersion;
     case CL_PLATFORM_NAME: return "gsgpu";
     case CL_PLATFORM_VENDOR: return "gsvirt";
-    case CL_PLATFORM_EXTENSIONS: return "cl_khr_icd";
+    case CL_PLATFORM_EXTENSIONS: return kPlatformExtensions;
     case CL_PLATFORM_ICD_SUFFIX_KHR: return "GSGPU";
   }
   *known = false;
@@ -183,8 +179,7 @@ cl_int CL_API_CALL gsgpu_clGetPlatformInfo(cl_platform_id platform, cl_platform_
   bool known = false;
   std::string s = platform_string(param, &known);
   if (known) return put_string(s, size, value, ret);
-  if (param == CL_PLATFORM_HOST_TIMER_RESOLUTION) return put_value(cl_ulong(0), size, value, ret);
-  return CL_INVALID_VALUE;
+  return opencl3_platform_info(param, size, value, ret, &known);
 }
 
 cl_int CL_API_CALL gsgpu_clGetDeviceIDs(cl_platform_id platform, cl_device_type type, cl_uint n,
@@ -211,6 +206,7 @@ cl_int CL_API_CALL gsgpu_clGetDeviceInfo(cl_device_id device, cl_device_info par
   if (!known) err = uint_info(d->rt, param, size, value, ret, &known);
   if (!known) err = ulong_info(d->rt, param, size, value, ret, &known);
   if (!known) err = size_info(d->rt, param, size, value, ret, &known);
+  if (!known) err = opencl3_device_info(d->rt, param, size, value, ret, &known);
   if (!known) err = misc_info(d->rt, device, param, size, value, ret);
   return err;
 }

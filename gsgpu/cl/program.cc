@@ -337,6 +337,11 @@ cl_int CL_API_CALL gsgpu_clGetProgramInfo(cl_program program, cl_program_info pa
     case CL_PROGRAM_NUM_KERNELS:
       if (!p->built) return CL_INVALID_PROGRAM_EXECUTABLE;
       return put_value(size_t(p->built->kernels.size()), size, value, ret);
+    // No program-scope global variables, so no constructors or destructors for them.
+    case CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT:
+    case CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT:
+      if (!p->built) return CL_INVALID_PROGRAM_EXECUTABLE;
+      return put_value(cl_bool(CL_FALSE), size, value, ret);
     case CL_PROGRAM_KERNEL_NAMES:
       if (!p->built) return CL_INVALID_PROGRAM_EXECUTABLE;
       return put_string(kernel_names(p), size, value, ret);

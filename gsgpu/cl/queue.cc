@@ -7,7 +7,7 @@ namespace gsgpu::cl {
 namespace {
 
 cl_command_queue new_queue(cl_context context, cl_device_id device, cl_command_queue_properties props,
-                           cl_int* errcode_ret) {
+                           cl_int* errcode_ret, std::vector<cl_queue_properties> properties_array = {}) {
   auto* c = as<Context>(context, Kind::kContext);
   if (!c) {
     set_error(errcode_ret, CL_INVALID_CONTEXT);
@@ -18,14 +18,16 @@ cl_command_queue new_queue(cl_context context, cl_device_id device, cl_command_q
     set_error(errcode_ret, CL_INVALID_DEVICE);
     return nullptr;
   }
-  constexpr cl_command_queue_properties kKnown =
-      CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+  constexpr cl_command_queue_properties kKnown = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |
+                                                 CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_ON_DEVICE |
+                                                 CL_QUEUE_ON_DEVICE_DEFAULT;
   if (props & ~kKnown) {
     set_error(errcode_ret, CL_INVALID_VALUE);
     return nullptr;
   }
-  if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
-    set_error(errcode_ret, CL_INVALID_QUEUE_PROPERTIES);  // valid, but this device runs in order
+  // Valid, but this device runs in order and has no device-side enqueue (no on-device queues).
+  if (props & (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT)) {
+    set_error(errcode_ret, CL_INVALID_QUEUE_PROPERTIES);
     return nullptr;
   }
   std::lock_guard lock(c->rt->mutex);
@@ -33,6 +35,7 @@ cl_command_queue new_queue(cl_context context, cl_device_id device, cl_command_q
   q->context = c;
   retain_internal(c);
   q->properties = props;
+  q->properties_array = std::move(properties_array);
   c->rt->queues.push_back(q);
   set_error(errcode_ret, CL_SUCCESS);
   return handle_of<cl_command_queue>(q);
@@ -219,14 +222,21 @@ cl_command_queue CL_API_CALL gsgpu_clCreateCommandQueueWithProperties(cl_context
                                                                       const cl_queue_properties* props,
                                                                       cl_int* errcode_ret) {
   cl_command_queue_properties flags = 0;
-  for (size_t i = 0; props && i < 16 && props[i]; i += 2) {
-    if (props[i] != CL_QUEUE_PROPERTIES) {
+  std::vector<cl_queue_properties> list;
+  // Bounded: only CL_QUEUE_PROPERTIES is accepted (CL_QUEUE_SIZE needs an on-device queue), so a
+  // real list is short.
+  constexpr size_t kMaxEntries = 16;
+  for (size_t i = 0; props; i += 2) {
+    if (i >= kMaxEntries || (props[i] != 0 && props[i] != CL_QUEUE_PROPERTIES)) {
       set_error(errcode_ret, CL_INVALID_VALUE);
       return nullptr;
     }
+    list.push_back(props[i]);
+    if (props[i] == 0) break;
+    list.push_back(props[i + 1]);
     flags = props[i + 1];
   }
-  return new_queue(context, device, flags, errcode_ret);
+  return new_queue(context, device, flags, errcode_ret, std::move(list));
 }
 
 cl_int CL_API_CALL gsgpu_clRetainCommandQueue(cl_command_queue queue) {
@@ -252,6 +262,11 @@ cl_int CL_API_CALL gsgpu_clGetCommandQueueInfo(cl_command_queue queue, cl_comman
     case CL_QUEUE_DEVICE: return put_value(handle_of<cl_device_id>(q->rt->device_object), size, value, ret);
     case CL_QUEUE_REFERENCE_COUNT: return put_value(cl_uint(q->app_refs()), size, value, ret);
     case CL_QUEUE_PROPERTIES: return put_value(q->properties, size, value, ret);
+    case CL_QUEUE_PROPERTIES_ARRAY: return put_array(q->properties_array, size, value, ret);
+    // No device-side enqueue: the queue has no size (only device queues do), there is no default
+    // device queue.
+    case CL_QUEUE_SIZE: return CL_INVALID_COMMAND_QUEUE;
+    case CL_QUEUE_DEVICE_DEFAULT: return put_value(cl_command_queue(nullptr), size, value, ret);
   }
   return CL_INVALID_VALUE;
 }

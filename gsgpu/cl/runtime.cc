@@ -48,6 +48,14 @@ std::vector<Object*> finish_object(Object* o) {
       if (m->alloc.size) m->rt->free(m->alloc);
       return {m->parent ? static_cast<Object*>(m->parent) : m->context};
     }
+    case Kind::kContext: {
+      // The spec: after every object of the context is released, in the reverse order of
+      // registration.
+      auto* c = static_cast<Context*>(o);
+      for (auto it = c->destructors.rbegin(); it != c->destructors.rend(); ++it)
+        it->first(handle_of<cl_context>(c), it->second);
+      return {};
+    }
     case Kind::kProgram: return {static_cast<Program*>(o)->context};
     case Kind::kKernel: {
       auto* k = static_cast<Kernel*>(o);

@@ -98,6 +98,8 @@ struct Context : Object {
   std::vector<cl_context_properties> properties;  // as given, 0-terminated (empty when NULL)
   void(CL_CALLBACK* notify)(const char*, const void*, size_t, void*) = nullptr;
   void* notify_data = nullptr;
+  // clSetContextDestructorCallback's, run in reverse order once the context is gone.
+  std::vector<std::pair<void(CL_CALLBACK*)(cl_context, void*), void*>> destructors;
 };
 
 // The work of a host-side command (transfers through bo_map, markers): returns CL_COMPLETE or a
@@ -155,6 +157,9 @@ struct Queue : Object {
   size_t started = 0;
   size_t in_flight = 0;
   cl_command_queue_properties properties = 0;
+  // clCreateCommandQueueWithProperties's list as given, 0-terminated (empty otherwise):
+  // CL_QUEUE_PROPERTIES_ARRAY.
+  std::vector<cl_queue_properties> properties_array;
   // The first kernel fault since the last clFinish: reported by it, as GPU drivers do.
   cl_int pending_error = CL_SUCCESS;
 };
@@ -168,6 +173,8 @@ struct Mem : Object {
   uint64_t va = 0;       // GPU VA of byte 0
   GpuAlloc alloc;        // root buffers: their buffer object
   void* host_ptr = nullptr;  // as given by the application (CL_MEM_HOST_PTR)
+  // clCreateBufferWithProperties's list as given, 0-terminated (empty otherwise): CL_MEM_PROPERTIES.
+  std::vector<cl_mem_properties> properties;
   uint32_t map_count = 0;  // guarded by the runtime mutex (unmaps run on the completion thread too)
   std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> destructors;
 

@@ -106,8 +106,21 @@ bool one_of(const std::string& option, const char* const (&list)[N]) {
 
 // The device's predefined macros (see compile_opencl_c). Part of the cache key: changing them
 // must not reuse SPIR-V built with the old ones.
-constexpr const char* kDeviceMacros[] = {"-D__OPENCL_VERSION__=120", "-U__IMAGE_SUPPORT__"};
-constexpr std::string_view kDeviceMacrosKey = "-D__OPENCL_VERSION__=120 -U__IMAGE_SUPPORT__";
+constexpr const char* kDeviceMacros[] = {"-D__OPENCL_VERSION__=300", "-U__IMAGE_SUPPORT__"};
+constexpr std::string_view kDeviceMacrosKey = "-D__OPENCL_VERSION__=300 -U__IMAGE_SUPPORT__";
+
+// OpenCL C 3.0's optional features the device lacks (CL_DEVICE_OPENCL_C_FEATURES lists only
+// __opencl_c_int64). clang-14 enables every feature for SPIR targets; these turn them off, with the
+// extensions clang requires to match (cl_khr_fp64, cl_khr_3d_image_writes). The header still
+// defines __opencl_c_atomic_order_seq_cst, __opencl_c_atomic_scope_device / _all_devices and
+// __opencl_c_read_write_images for SPIR unconditionally; no -cl-ext can undo those.
+constexpr const char kOpenCL30AbsentFeatures[] =
+    "-cl-ext=-__opencl_c_generic_address_space,-__opencl_c_pipes,-__opencl_c_device_enqueue,"
+    "-__opencl_c_images,-__opencl_c_3d_image_writes,-cl_khr_3d_image_writes,-__opencl_c_read_write_images,"
+    "-__opencl_c_subgroups,-__opencl_c_program_scope_global_variables,"
+    "-__opencl_c_work_group_collective_functions,-__opencl_c_atomic_order_acq_rel,"
+    "-__opencl_c_atomic_order_seq_cst,-__opencl_c_atomic_scope_device,-__opencl_c_atomic_scope_all_devices,"
+    "-__opencl_c_fp64,-cl_khr_fp64";
 
 std::mutex g_cache_mutex;
 BuildCache& cache() {
@@ -172,6 +185,7 @@ bool translate_build_options(std::string_view options, std::vector<std::string>*
     }
   }
   clang_args->push_back(standard);
+  if (standard == "-cl-std=CL3.0") clang_args->insert(clang_args->end(), {"-Xclang", kOpenCL30AbsentFeatures});
   clang_args->push_back(optimise ? "-O2" : "-O0");
   return true;
 }

@@ -55,7 +55,7 @@ TEST_F(ObjectsTest, PlatformAndDeviceReportTheEmulatedGpu) {
   ASSERT_EQ(api().clGetPlatformInfo(executor_->platform(), CL_PLATFORM_NAME, sizeof name, name, nullptr), CL_SUCCESS);
   EXPECT_STREQ(name, "gsgpu");
   EXPECT_EQ(device_value<cl_device_type>(api(), device_, CL_DEVICE_TYPE), cl_device_type(CL_DEVICE_TYPE_GPU));
-  EXPECT_EQ(device_string(api(), device_, CL_DEVICE_VERSION).rfind("OpenCL 1.2", 0), 0u);
+  EXPECT_EQ(device_string(api(), device_, CL_DEVICE_VERSION).rfind("OpenCL 3.0", 0), 0u);
   EXPECT_EQ(device_string(api(), device_, CL_DEVICE_OPENCL_C_VERSION).rfind("OpenCL C 1.2", 0), 0u);
   EXPECT_EQ(device_value<cl_uint>(api(), device_, CL_DEVICE_MAX_COMPUTE_UNITS), 2u);
   EXPECT_EQ(device_value<size_t>(api(), device_, CL_DEVICE_MAX_WORK_GROUP_SIZE), 1024u);

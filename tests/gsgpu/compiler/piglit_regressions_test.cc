@@ -140,12 +140,36 @@ TEST(PiglitRegressions, PredefinedMacrosMatchTheDevice) {
       out[4] = 1;
     #endif
     })";
-  for (const auto& [options, c_version] : {std::pair<std::string, int>{"", 120}, {"-cl-std=CL1.1", 110}}) {
+  for (const auto& [options, c_version] :
+       {std::pair<std::string, int>{"", 120}, {"-cl-std=CL1.1", 110}, {"-cl-std=CL3.0", 300}}) {
     ASSERT_TRUE(cl.build(source, options));
     const uint64_t out = cl.memory.upload(std::vector<int>(5, 0));
     cl.run_ok("macros", {Arg::buffer(out)}, NDRange::linear(1, 1));
-    EXPECT_EQ(cl.memory.download<int>(out, 5), (std::vector<int>{120, c_version, 330, 1, 0})) << options;
+    EXPECT_EQ(cl.memory.download<int>(out, 5), (std::vector<int>{300, c_version, 330, 1, 0})) << options;
   }
+  // OpenCL C 3.0: only the optional features the device has (CL_DEVICE_OPENCL_C_FEATURES).
+  const std::string features = R"(
+    kernel void features(global int* out) {
+    #ifdef __opencl_c_int64
+      out[0] = 1;
+    #endif
+    #if defined(__opencl_c_generic_address_space) || defined(__opencl_c_pipes) || defined(__opencl_c_images)
+      out[1] = 1;
+    #endif
+    #if defined(__opencl_c_subgroups) || defined(__opencl_c_program_scope_global_variables)
+      out[2] = 1;
+    #endif
+    #if defined(__opencl_c_device_enqueue) || defined(__opencl_c_fp64) || defined(cl_khr_fp64)
+      out[3] = 1;
+    #endif
+    #if defined(__opencl_c_work_group_collective_functions) || defined(__opencl_c_atomic_order_acq_rel)
+      out[4] = 1;
+    #endif
+    })";
+  ASSERT_TRUE(cl.build(features, "-cl-std=CL3.0"));
+  const uint64_t feature_out = cl.memory.upload(std::vector<int>(5, 0));
+  cl.run_ok("features", {Arg::buffer(feature_out)}, NDRange::linear(1, 1));
+  EXPECT_EQ(cl.memory.download<int>(feature_out, 5), (std::vector<int>{1, 0, 0, 0, 0}));
   // The program's own options still win.
   ASSERT_TRUE(cl.build(source, "-D__IMAGE_SUPPORT__=1"));
   const uint64_t out = cl.memory.upload(std::vector<int>(5, 0));

@@ -1,0 +1,26 @@
+// What the gsgpu device reports about its OpenCL version and features, shared by the 1.x queries
+// (platform_device.cc) and the 2.x / 3.0 ones (device_v3.cc).
+#pragma once
+
+#include "gsgpu/cl/runtime.h"
+
+namespace gsgpu::cl {
+
+// OpenCL 3.0 with only the optional features the device really has (docs/gsgpu-executor.md,
+// "OpenCL 3.0"): no SVM, pipes, device-side enqueue, sub-groups, generic address space,
+// program-scope global variables, non-uniform work-groups or images.
+inline constexpr char kDeviceVersion[] = "OpenCL 3.0 gsgpu";
+inline constexpr char kDeviceOpenCLCVersion[] = "OpenCL C 1.2 gsgpu";  // 3.0 devices report 1.2 here
+inline constexpr char kDeviceExtensions[] =
+    "cl_khr_icd cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "
+    "cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics "
+    "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics cl_khr_int64_extended_atomics";
+inline constexpr char kPlatformExtensions[] = "cl_khr_icd";
+
+// The OpenCL 2.x / 3.0 device queries; *known is false for any other `param`.
+cl_int opencl3_device_info(Runtime* rt, cl_device_info param, size_t size, void* value, size_t* ret,
+                           bool* known);
+// The OpenCL 3.0 platform queries (numeric version, extensions with versions); *known as above.
+cl_int opencl3_platform_info(cl_platform_info param, size_t size, void* value, size_t* ret, bool* known);
+
+}  // namespace gsgpu::cl
