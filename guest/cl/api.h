@@ -10,6 +10,7 @@
 
 #define GSVIRT_ICD_IMPLEMENTED_ENTRY_POINTS(X) \
   X(clBuildProgram) \
+  X(clCloneKernel) \
   X(clCompileProgram) \
   X(clCreateBuffer) \
   X(clCreateBufferWithProperties) \
@@ -71,6 +72,7 @@
   X(clGetKernelInfo) \
   X(clGetKernelWorkGroupInfo) \
   X(clGetMemObjectInfo) \
+  X(clGetPipeInfo) \
   X(clGetPlatformIDs) \
   X(clGetPlatformInfo) \
   X(clGetProgramBuildInfo) \

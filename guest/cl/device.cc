@@ -65,6 +65,31 @@ cl_int discover_devices(const char* api, std::vector<cl_device_id>* devices) {
   return devices->empty() ? CL_DEVICE_NOT_FOUND : CL_SUCCESS;
 }
 
+// OpenCL 3.0's optional features whose entry points the protocol does not carry (SVM, pipes,
+// device-side enqueue, sub-groups): this ICD refuses those entry points, so it reports the
+// features absent, whatever the host device has. *answered is false for any other parameter.
+cl_int absent_through_protocol(cl_device_info param, size_t size, void* value, size_t* size_ret, bool* answered) {
+  *answered = true;
+  switch (param) {
+    case CL_DEVICE_SVM_CAPABILITIES: return put_value(cl_device_svm_capabilities(0), size, value, size_ret);
+    case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
+      return put_value(cl_device_device_enqueue_capabilities(0), size, value, size_ret);
+    case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES:
+      return put_value(cl_command_queue_properties(0), size, value, size_ret);
+    case CL_DEVICE_PIPE_SUPPORT: return put_value(cl_bool(CL_FALSE), size, value, size_ret);
+    case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
+    case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
+    case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
+    case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
+    case CL_DEVICE_MAX_PIPE_ARGS:
+    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
+    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
+    case CL_DEVICE_MAX_NUM_SUB_GROUPS: return put_value(cl_uint(0), size, value, size_ret);
+  }
+  *answered = false;
+  return CL_INVALID_VALUE;
+}
+
 }  // namespace
 
 const std::vector<cl_device_id>* host_devices(const char* api, cl_int* err) {
@@ -137,13 +162,17 @@ cl_int gsvirt_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, si
       return put_value(cl_uint(1), param_value_size, param_value, param_value_size_ret);
     case CL_DEVICE_TYPE:
       return put_value(device->type, param_value_size, param_value, param_value_size_ret);
-    default:
+    default: {
+      bool answered = false;
+      cl_int err = absent_through_protocol(param_name, param_value_size, param_value, param_value_size_ret, &answered);
+      if (answered) return err;
       return forward_info(
           api, param_value_size, param_value, param_value_size_ret,
           [&](WireWriter& w, bool want, const proto::DataOut& out) {
             proto::encode_clGetDeviceInfo(w, want, device->guest_id, param_name, out);
           },
           proto::decode_reply_clGetDeviceInfo);
+    }
   }
 }
 

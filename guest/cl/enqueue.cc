@@ -155,7 +155,8 @@ cl_int enqueue_ndrange(const char* api, cl_command_queue queue, cl_kernel kernel
   if (!global_work_size) return refuse(api, "global_work_size is NULL", CL_INVALID_GLOBAL_WORK_SIZE);
   std::vector<uint64_t> offset, global, local;
   for (cl_uint d = 0; d < work_dim; ++d) {
-    if (global_work_size[d] == 0) return refuse(api, "global_work_size has a 0", CL_INVALID_GLOBAL_WORK_SIZE);
+    // A global size of 0 is allowed (OpenCL 2.1+: the command runs nothing and completes after its
+    // wait list); the host's device judges it.
     if (local_work_size && local_work_size[d] == 0) return refuse(api, "local_work_size has a 0", CL_INVALID_WORK_GROUP_SIZE);
     global.push_back(global_work_size[d]);
     if (global_work_offset) offset.push_back(global_work_offset[d]);

@@ -138,6 +138,8 @@ struct _cl_mem : gsvirt::icd::ObjectBase {
   size_t element_size = 0;  // images
   std::vector<Mapping> mappings;
   std::vector<MemCallback> destructor_callbacks;
+  // clCreate*WithProperties's list as given, 0-terminated (empty otherwise): CL_MEM_PROPERTIES.
+  std::vector<cl_mem_properties> properties;
 };
 
 struct _cl_sampler : gsvirt::icd::ObjectBase {

@@ -175,6 +175,31 @@ cl_kernel gsvirt_clCreateKernel(cl_program program, const char* kernel_name, cl_
   return new_kernel(program, id);
 }
 
+cl_kernel gsvirt_clCloneKernel(cl_kernel source_kernel, cl_int* errcode_ret) {
+  IcdLock lock(icd_mutex());
+  const char* api = "clCloneKernel";
+  trace_call(api);
+  if (!live(source_kernel)) return refuse_null<cl_kernel>(api, "source_kernel", CL_INVALID_KERNEL, errcode_ret);
+  Connection* connection = connection_for(api);
+  if (!connection) return refuse_null<cl_kernel>(api, "no host connection", CL_OUT_OF_RESOURCES, errcode_ret);
+  uint64_t id = connection->allocate_id();
+  proto::Reply_clCloneKernel reply;
+  cl_int err = connection->call(
+      api,
+      [&](WireWriter& w, bool want) { proto::encode_clCloneKernel(w, want, id, source_kernel->guest_id); },
+      proto::decode_reply_clCloneKernel, &reply);
+  if (errcode_ret) *errcode_ret = err;
+  if (err != CL_SUCCESS) return nullptr;
+  cl_kernel clone = new_kernel(source_kernel->program, id);
+  // What the guest knows of the source's arguments holds for the copy the host made of them.
+  clone->num_args = source_kernel->num_args;
+  clone->num_args_known = source_kernel->num_args_known;
+  clone->args_set = source_kernel->args_set;
+  clone->arg_info = source_kernel->arg_info;
+  clone->accepted_shape = source_kernel->accepted_shape;
+  return clone;
+}
+
 cl_int gsvirt_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel* kernels,
                                        cl_uint* num_kernels_ret) {
   IcdLock lock(icd_mutex());

@@ -188,7 +188,9 @@ cl_mem gsvirt_clCreateBufferWithProperties(cl_context context, const cl_mem_prop
   const char* api = "clCreateBufferWithProperties";
   trace_call(api);
   if (properties && properties[0] != 0) return refuse_null<cl_mem>(api, "properties", CL_INVALID_PROPERTY, errcode_ret);
-  return create_buffer(api, context, flags, size, host_ptr, errcode_ret);
+  cl_mem mem = create_buffer(api, context, flags, size, host_ptr, errcode_ret);
+  if (mem && properties) mem->properties = {0};
+  return mem;
 }
 
 cl_mem gsvirt_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type create_type,
@@ -251,7 +253,9 @@ cl_mem gsvirt_clCreateImageWithProperties(cl_context context, const cl_mem_prope
   const char* api = "clCreateImageWithProperties";
   trace_call(api);
   if (properties && properties[0] != 0) return refuse_null<cl_mem>(api, "properties", CL_INVALID_PROPERTY, errcode_ret);
-  return create_image(api, context, flags, image_format, image_desc, host_ptr, errcode_ret);
+  cl_mem mem = create_image(api, context, flags, image_format, image_desc, host_ptr, errcode_ret);
+  if (mem && properties) mem->properties = {0};
+  return mem;
 }
 
 cl_mem gsvirt_clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format* image_format,
@@ -340,7 +344,7 @@ cl_int gsvirt_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t p
     case CL_MEM_ASSOCIATED_MEMOBJECT: return value(memobj->parent);
     case CL_MEM_OFFSET: return value(memobj->origin);
     case CL_MEM_USES_SVM_POINTER: return value(cl_bool(CL_FALSE));
-    case CL_MEM_PROPERTIES: return put_info(nullptr, 0, param_value_size, param_value, param_value_size_ret);
+    case CL_MEM_PROPERTIES: return put_array(memobj->properties, param_value_size, param_value, param_value_size_ret);
     case CL_MEM_SIZE:
       if (is_buffer(memobj)) return value(memobj->size);
       [[fallthrough]];  // images: the host knows its allocation
@@ -352,6 +356,14 @@ cl_int gsvirt_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t p
           },
           proto::decode_reply_clGetMemObjectInfo);
   }
+}
+
+cl_int gsvirt_clGetPipeInfo(cl_mem pipe, cl_pipe_info, size_t, void*, size_t*) {
+  IcdLock lock(icd_mutex());
+  trace_call("clGetPipeInfo");
+  // clCreatePipe is refused (no pipe support through the protocol), so no object is a pipe.
+  (void)pipe;
+  return refuse("clGetPipeInfo", "pipe is not a pipe object", CL_INVALID_MEM_OBJECT);
 }
 
 cl_int gsvirt_clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void* param_value,

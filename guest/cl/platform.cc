@@ -18,7 +18,11 @@ namespace {
 
 constexpr char kPlatformName[] = "gsvirt";
 constexpr char kPlatformVendor[] = "gsvirt project";
-constexpr char kPlatformVersion[] = "OpenCL 1.2 gsvirt " GSVIRT_VERSION;
+// The OpenCL API this ICD implements: every 3.0 entry point is there, those of optional features
+// the protocol does not carry (SVM, pipes, device-side enqueue, sub-groups) refusing as a 3.0
+// device without them does. Each device reports its own version, the host device's (a 1.2 device
+// on a 3.0 platform is allowed).
+constexpr char kPlatformVersion[] = "OpenCL 3.0 gsvirt " GSVIRT_VERSION;
 constexpr char kPlatformProfile[] = "FULL_PROFILE";
 constexpr char kPlatformExtensions[] = "cl_khr_icd";
 constexpr char kIcdSuffix[] = "gsvirt";
@@ -55,7 +59,7 @@ cl_int gsvirt_clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_
     case CL_PLATFORM_HOST_TIMER_RESOLUTION:
       return put_value(cl_ulong(0), param_value_size, param_value, param_value_size_ret);
     case CL_PLATFORM_NUMERIC_VERSION:
-      return put_value(cl_version(CL_MAKE_VERSION(1, 2, 0)), param_value_size, param_value, param_value_size_ret);
+      return put_value(cl_version(CL_MAKE_VERSION(3, 0, 0)), param_value_size, param_value, param_value_size_ret);
     case CL_PLATFORM_EXTENSIONS_WITH_VERSION: {
       cl_name_version icd{};
       icd.version = CL_MAKE_VERSION(1, 0, 0);

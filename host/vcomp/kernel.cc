@@ -54,6 +54,25 @@ void VcompContext::dispatch_clCreateKernelsInProgram(const proto::Args_clCreateK
     bind(args.kernels[i], kernel_object(executor_, kernels[i], *p), "kernels");
 }
 
+void VcompContext::dispatch_clCloneKernel(const proto::Args_clCloneKernel& args, proto::Out_clCloneKernel& out) {
+  auto* source = require<KernelObject>(args.source_kernel, "source_kernel", CL_INVALID_KERNEL, &out.result);
+  if (!source) return;
+  if (!check_new_id(args.kernel, "kernel", &out.result)) return;
+  cl_int err = CL_SUCCESS;
+  cl_kernel clone = api().clCloneKernel(source->handle, &err);
+  out.result = err;
+  if (err != CL_SUCCESS) return;
+  if (!clone) {
+    out.result = CL_OUT_OF_RESOURCES;  // an executor that says CL_SUCCESS without a kernel
+    return;
+  }
+  // The same arguments as its source, so the same argument classes and arg-info visibility.
+  auto object = std::make_unique<KernelObject>(executor_, clone);
+  object->args = source->args;
+  object->arg_info_hidden = source->arg_info_hidden;
+  bind(args.kernel, std::move(object), "kernel");
+}
+
 void VcompContext::dispatch_clSetKernelArg(const proto::Args_clSetKernelArg& args,
                                            proto::Out_clSetKernelArg& out) {
   auto* k = require<KernelObject>(args.kernel, "kernel", CL_INVALID_KERNEL, &out.result);

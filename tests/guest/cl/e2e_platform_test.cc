@@ -20,7 +20,7 @@ std::string platform_string(cl_platform_info name) {
 
 TEST(IcdPlatform, IsTheGsvirtPlatformWithLocalStrings) {
   EXPECT_EQ(platform_string(CL_PLATFORM_NAME), "gsvirt");
-  EXPECT_EQ(platform_string(CL_PLATFORM_VERSION).rfind("OpenCL 1.2 gsvirt ", 0), 0u);
+  EXPECT_EQ(platform_string(CL_PLATFORM_VERSION).rfind("OpenCL 3.0 gsvirt ", 0), 0u);
   EXPECT_EQ(platform_string(CL_PLATFORM_PROFILE), "FULL_PROFILE");
   EXPECT_EQ(platform_string(CL_PLATFORM_EXTENSIONS), "cl_khr_icd");
   EXPECT_EQ(platform_string(CL_PLATFORM_ICD_SUFFIX_KHR), "gsvirt");

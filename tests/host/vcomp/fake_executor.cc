@@ -258,6 +258,11 @@ cl_kernel CL_API_CALL create_kernel(cl_program, const char*, cl_int* err) {
   return make<cl_kernel>();
 }
 
+cl_kernel CL_API_CALL clone_kernel(cl_kernel, cl_int* err) {
+  if (err) *err = CL_SUCCESS;
+  return make<cl_kernel>();
+}
+
 cl_int CL_API_CALL build_program(cl_program, cl_uint, const cl_device_id*, const char*,
                                  void(CL_CALLBACK*)(cl_program, void*), void*) {
   return CL_SUCCESS;
@@ -369,6 +374,7 @@ FakeExecutor::FakeExecutor() {
   table_.clCreateProgramWithBuiltInKernels = create_program_with_builtin;
   table_.clLinkProgram = link_program;
   table_.clCreateKernel = create_kernel;
+  table_.clCloneKernel = clone_kernel;
   table_.clReleaseKernel = release<cl_kernel>;
   table_.clReleaseProgram = release<cl_program>;
   table_.clBuildProgram = build_program;
