@@ -165,6 +165,8 @@ cl_int enqueue_ndrange(const char* api, cl_command_queue queue, cl_kernel kernel
   err = ensure_kernel_arg_count(api, kernel);
   if (err != CL_SUCCESS) return err;
   if (!kernel_args_complete(kernel)) return refuse(api, "not every kernel argument is set", CL_INVALID_KERNEL_ARGS);
+  err = check_local_size(api, kernel, queue->device, work_dim, global_work_size, local_work_size);
+  if (err != CL_SUCCESS) return err;
   err = common.connection->send_batched(api, [&](WireWriter& w, bool want) {
     proto::encode_clEnqueueNDRangeKernel(w, want, queue->guest_id, kernel->guest_id, work_dim,
                                          offset.empty() ? nullptr : offset.data(), offset.size(), global.data(),

@@ -83,6 +83,9 @@ struct _cl_platform_id : gsvirt::icd::ObjectBase {
 struct _cl_device_id : gsvirt::icd::ObjectBase {
   _cl_device_id() : ObjectBase(gsvirt::icd::Kind::kDevice) {}
   cl_device_type type = 0;  // queried once from the host; clGetDeviceIDs filters on it locally
+  // CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, asked once (-1 until then): lets a batched NDRange
+  // report a local size that does not divide the global size itself.
+  int non_uniform_work_groups = -1;
 };
 
 struct ContextCallback {
@@ -176,6 +179,10 @@ struct _cl_kernel : gsvirt::icd::ObjectBase {
   // Per argument, the (arg_size, wire kind) of the last set the host accepted; a set that repeats
   // it is batched, any other waits for the host's verdict when arg_info is unknown.
   std::vector<std::pair<size_t, uint32_t>> accepted_shape;
+  // CL_KERNEL_COMPILE_WORK_GROUP_SIZE (0s: none), asked once: a batched NDRange with another local
+  // size is refused here rather than deferred.
+  bool required_local_known = false;
+  size_t required_local[3] = {};
 };
 
 struct EventCallback {

@@ -153,6 +153,47 @@ bool kernel_args_complete(cl_kernel kernel) {
   return std::all_of(kernel->args_set.begin(), kernel->args_set.end(), [](bool set) { return set; });
 }
 
+cl_int check_local_size(const char* api, cl_kernel kernel, cl_device_id device, cl_uint work_dim,
+                        const size_t* global_work_size, const size_t* local_work_size) {
+  if (!local_work_size) return CL_SUCCESS;
+  if (!kernel->required_local_known) {
+    size_t required[3] = {};
+    size_t size = 0;
+    cl_int err = forward_info(
+        api, sizeof required, required, &size,
+        [&](WireWriter& w, bool want, const proto::DataOut& out) {
+          proto::encode_clGetKernelWorkGroupInfo(w, want, kernel->guest_id, device->guest_id,
+                                                 CL_KERNEL_COMPILE_WORK_GROUP_SIZE, out);
+        },
+        proto::decode_reply_clGetKernelWorkGroupInfo);
+    if (err != CL_SUCCESS || size != sizeof required) return CL_SUCCESS;
+    std::copy(required, required + 3, kernel->required_local);
+    kernel->required_local_known = true;
+  }
+  if (kernel->required_local[0] != 0)
+    for (cl_uint d = 0; d < work_dim; ++d)
+      if (local_work_size[d] != kernel->required_local[d])
+        return refuse(api, "local_work_size differs from the kernel's reqd_work_group_size", CL_INVALID_WORK_GROUP_SIZE);
+  if (device->non_uniform_work_groups < 0) {
+    cl_bool supported = CL_FALSE;
+    size_t size = 0;
+    cl_int err = forward_info(
+        api, sizeof supported, &supported, &size,
+        [&](WireWriter& w, bool want, const proto::DataOut& out) {
+          proto::encode_clGetDeviceInfo(w, want, device->guest_id, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, out);
+        },
+        proto::decode_reply_clGetDeviceInfo);
+    if (err != CL_SUCCESS || size != sizeof supported) return CL_SUCCESS;  // a 1.x device: the host judges
+    device->non_uniform_work_groups = supported ? 1 : 0;
+  }
+  if (device->non_uniform_work_groups == 0)
+    for (cl_uint d = 0; d < work_dim; ++d)
+      if (local_work_size[d] != 0 && global_work_size[d] % local_work_size[d] != 0)
+        return refuse(api, "local_work_size does not divide global_work_size (no non-uniform work-groups)",
+                      CL_INVALID_WORK_GROUP_SIZE);
+  return CL_SUCCESS;
+}
+
 }  // namespace gsvirt::icd
 
 using namespace gsvirt::icd;
@@ -197,6 +238,8 @@ cl_kernel gsvirt_clCloneKernel(cl_kernel source_kernel, cl_int* errcode_ret) {
   clone->args_set = source_kernel->args_set;
   clone->arg_info = source_kernel->arg_info;
   clone->accepted_shape = source_kernel->accepted_shape;
+  clone->required_local_known = source_kernel->required_local_known;
+  std::copy(source_kernel->required_local, source_kernel->required_local + 3, clone->required_local);
   return clone;
 }
 

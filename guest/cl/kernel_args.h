@@ -39,4 +39,9 @@ cl_int check_kernel_arg(const KernelArgInfo& info, size_t arg_size, const void* 
 size_t scalar_type_size(std::string_view type_name);
 // Every argument has been set (clEnqueueNDRangeKernel's CL_INVALID_KERNEL_ARGS).
 bool kernel_args_complete(cl_kernel kernel);
+// clEnqueueNDRangeKernel's CL_INVALID_WORK_GROUP_SIZE cases the guest can tell (the kernel's
+// required work-group size; a local size that does not divide the global size on a device without
+// non-uniform work-groups), or CL_SUCCESS. What it cannot learn from the host, the host judges.
+cl_int check_local_size(const char* api, cl_kernel kernel, cl_device_id device, cl_uint work_dim,
+                        const size_t* global_work_size, const size_t* local_work_size);
 }  // namespace gsvirt::icd
