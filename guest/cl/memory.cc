@@ -98,6 +98,10 @@ cl_mem create_image(const char* api, cl_context context, cl_mem_flags flags, con
   if (desc->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER) {
     if (!live(buffer) || !is_buffer(buffer))
       return refuse_null<cl_mem>(api, "image_desc->buffer", CL_INVALID_IMAGE_DESCRIPTOR, errcode_ret);
+  } else if (desc->image_type == CL_MEM_OBJECT_IMAGE2D && buffer) {
+    // OpenCL 2.0+: a 2D image over a buffer (or another image); the host's device says whether it
+    // can (CL_INVALID_OPERATION when it cannot, as without cl_khr_image2d_from_buffer).
+    if (!live(buffer)) return refuse_null<cl_mem>(api, "image_desc->mem_object", CL_INVALID_IMAGE_DESCRIPTOR, errcode_ret);
   } else {
     buffer = nullptr;
   }

@@ -219,6 +219,23 @@ TEST(IcdOpenCL3, ZeroSizedNDRangeCompletesWithoutRunning) {
   clReleaseMemObject(out);
 }
 
+// A 2D image over a buffer goes to the host's device, which refuses it without the feature
+// (CL_DEVICE_IMAGE_PITCH_ALIGNMENT 0); the ICD used to drop the buffer and make a plain image.
+TEST(IcdOpenCL3, Image2DFromABufferIsTheHostDevicesDecision) {
+  if (device_value<cl_uint>(CL_DEVICE_IMAGE_PITCH_ALIGNMENT) != 0) GTEST_SKIP() << "the device has the feature";
+  cl_int err = CL_SUCCESS;
+  cl_mem buffer = clCreateBuffer(cl_env().context, CL_MEM_READ_WRITE, 64 * 64 * 4, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  cl_image_format format{CL_RGBA, CL_UNORM_INT8};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = desc.image_height = 64;
+  desc.mem_object = buffer;
+  EXPECT_EQ(clCreateImage(cl_env().context, CL_MEM_READ_ONLY, &format, &desc, nullptr, &err), nullptr);
+  EXPECT_EQ(err, CL_INVALID_OPERATION);
+  clReleaseMemObject(buffer);
+}
+
 // Batched NDRanges: the work-group size errors the CTS expects from the call itself (not deferred to
 // the next clFinish) are found in the guest from what it asks the host once.
 TEST(IcdOpenCL3, WorkGroupSizeErrorsAreReportedByTheEnqueue) {
