@@ -13,44 +13,48 @@
 
 namespace gsvirt::virgl_abi::testing {
 
+// Every virgl_renderer_* function the tests call, named once for the members and their lookup.
+#define VIRGL_LIBRARY_FUNCTIONS(X) \
+  X(init) \
+  X(cleanup) \
+  X(reset) \
+  X(poll) \
+  X(get_poll_fd) \
+  X(force_ctx_0) \
+  X(get_cap_set) \
+  X(fill_caps) \
+  X(context_create) \
+  X(context_create_with_flags) \
+  X(context_destroy) \
+  X(submit_cmd) \
+  X(ctx_attach_resource) \
+  X(ctx_detach_resource) \
+  X(create_fence) \
+  X(context_create_fence) \
+  X(resource_create) \
+  X(resource_create_blob) \
+  X(resource_unref) \
+  X(resource_attach_iov) \
+  X(resource_detach_iov) \
+  X(resource_get_info) \
+  X(resource_get_info_ext) \
+  X(resource_map) \
+  X(resource_unmap) \
+  X(resource_get_map_info) \
+  X(resource_export_blob) \
+  X(resource_import_blob) \
+  X(transfer_read_iov) \
+  X(transfer_write_iov) \
+  X(get_cursor_data) \
+  X(get_fd_for_texture) \
+  X(execute)
+
 struct VirglLibrary {
   void* handle = nullptr;
   std::string error;
 
 #define VIRGL_FN(name) decltype(&::virgl_renderer_##name) name = nullptr;
-  VIRGL_FN(init)
-  VIRGL_FN(cleanup)
-  VIRGL_FN(reset)
-  VIRGL_FN(poll)
-  VIRGL_FN(get_poll_fd)
-  VIRGL_FN(force_ctx_0)
-  VIRGL_FN(get_cap_set)
-  VIRGL_FN(fill_caps)
-  VIRGL_FN(context_create)
-  VIRGL_FN(context_create_with_flags)
-  VIRGL_FN(context_destroy)
-  VIRGL_FN(submit_cmd)
-  VIRGL_FN(ctx_attach_resource)
-  VIRGL_FN(ctx_detach_resource)
-  VIRGL_FN(create_fence)
-  VIRGL_FN(context_create_fence)
-  VIRGL_FN(resource_create)
-  VIRGL_FN(resource_create_blob)
-  VIRGL_FN(resource_unref)
-  VIRGL_FN(resource_attach_iov)
-  VIRGL_FN(resource_detach_iov)
-  VIRGL_FN(resource_get_info)
-  VIRGL_FN(resource_get_info_ext)
-  VIRGL_FN(resource_map)
-  VIRGL_FN(resource_unmap)
-  VIRGL_FN(resource_get_map_info)
-  VIRGL_FN(resource_export_blob)
-  VIRGL_FN(resource_import_blob)
-  VIRGL_FN(transfer_read_iov)
-  VIRGL_FN(transfer_write_iov)
-  VIRGL_FN(get_cursor_data)
-  VIRGL_FN(get_fd_for_texture)
-  VIRGL_FN(execute)
+  VIRGL_LIBRARY_FUNCTIONS(VIRGL_FN)
 #undef VIRGL_FN
   decltype(&::virgl_set_log_callback) set_log_callback = nullptr;
 
@@ -81,39 +85,7 @@ struct VirglLibrary {
       return;
     }
 #define VIRGL_FN(name) resolve(name, "virgl_renderer_" #name);
-    VIRGL_FN(init)
-    VIRGL_FN(cleanup)
-    VIRGL_FN(reset)
-    VIRGL_FN(poll)
-    VIRGL_FN(get_poll_fd)
-    VIRGL_FN(force_ctx_0)
-    VIRGL_FN(get_cap_set)
-    VIRGL_FN(fill_caps)
-    VIRGL_FN(context_create)
-    VIRGL_FN(context_create_with_flags)
-    VIRGL_FN(context_destroy)
-    VIRGL_FN(submit_cmd)
-    VIRGL_FN(ctx_attach_resource)
-    VIRGL_FN(ctx_detach_resource)
-    VIRGL_FN(create_fence)
-    VIRGL_FN(context_create_fence)
-    VIRGL_FN(resource_create)
-    VIRGL_FN(resource_create_blob)
-    VIRGL_FN(resource_unref)
-    VIRGL_FN(resource_attach_iov)
-    VIRGL_FN(resource_detach_iov)
-    VIRGL_FN(resource_get_info)
-    VIRGL_FN(resource_get_info_ext)
-    VIRGL_FN(resource_map)
-    VIRGL_FN(resource_unmap)
-    VIRGL_FN(resource_get_map_info)
-    VIRGL_FN(resource_export_blob)
-    VIRGL_FN(resource_import_blob)
-    VIRGL_FN(transfer_read_iov)
-    VIRGL_FN(transfer_write_iov)
-    VIRGL_FN(get_cursor_data)
-    VIRGL_FN(get_fd_for_texture)
-    VIRGL_FN(execute)
+    VIRGL_LIBRARY_FUNCTIONS(VIRGL_FN)
 #undef VIRGL_FN
     resolve(set_log_callback, "virgl_set_log_callback");
   }
