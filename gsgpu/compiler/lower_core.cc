@@ -603,10 +603,13 @@ void Lowering::lower_block(const SpirvBlock& block) {
   }
   current_ = &block.instructions.back();
   const size_t before = f_.blocks.size();
+  const uint32_t terminator_block = current_block_;
   lower_terminator(block.instructions.back());
-  // The SPIR-V block's edges leave from the current block and from any block the terminator made.
+  // The SPIR-V block's edges leave from the block the terminator started in (an OpSwitch's first
+  // case branches from there), the block it ended in and any block it made in between.
   auto& edges = frames_.back()->edge_blocks[block.label];
-  edges.push_back(current_block_);
+  edges.push_back(terminator_block);
+  if (current_block_ != terminator_block && current_block_ < before) edges.push_back(current_block_);
   for (size_t b = before; b < f_.blocks.size(); ++b) edges.push_back(static_cast<uint32_t>(b));
 }
 

@@ -54,6 +54,31 @@ TEST_P(WarpWidth, DivergentIfElseNestedInLoopsWithBreakAndContinue) {
   for (int x = 0; x < items; ++x) EXPECT_EQ(out[x], nested_reference(x, n)) << "work-item " << x;
 }
 
+// An if / else-if chain that the optimiser turns into an OpSwitch whose first case jumps straight
+// to the merge block, where a phi takes the value from the switch's own block (OpenCL-CTS
+// test_basic "if"). The phi copy for that edge was lost: case 0 read 0.
+TEST_P(WarpWidth, SwitchCaseStraightToAPhiTakesItsValue) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl(GetParam());
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void chain(__global const int* src, __global int* dst) {
+      int tid = get_global_id(0);
+      if (src[tid] == 0) dst[tid] = 0x12345678;
+      else if (src[tid] == 1) dst[tid] = 0x23456781;
+      else if (src[tid] == 2) dst[tid] = 0x34567812;
+      else if (src[tid] == 3) dst[tid] = 0x45678123;
+      else dst[tid] = 0x7fffffff;
+    })"));
+  const int items = 60;
+  std::vector<int32_t> in(items);
+  for (int i = 0; i < items; ++i) in[i] = (i * 7) % 6;
+  const uint64_t vi = cl.memory.upload(in), vo = cl.memory.upload(std::vector<int32_t>(items, 0));
+  cl.run_ok("chain", {Arg::buffer(vi), Arg::buffer(vo)}, NDRange::linear(items, 20));
+  const int32_t expected[] = {0x12345678, 0x23456781, 0x34567812, 0x45678123};
+  const auto out = cl.memory.download<int32_t>(vo, items);
+  for (int i = 0; i < items; ++i) EXPECT_EQ(out[i], in[i] < 4 ? expected[in[i]] : 0x7fffffff) << "work-item " << i;
+}
+
 int32_t switch_reference(int32_t x) {
   int32_t r = 0;
   switch (x % 7) {
