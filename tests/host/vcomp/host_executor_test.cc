@@ -33,6 +33,18 @@ class HostExecutorTest : public ::testing::Test {
   Executor* executor_ = nullptr;
 };
 
+// clGetProgramBuildInfo of a string parameter through the protocol: its result and its bytes.
+void build_info(Harness& h, uint64_t program, uint64_t device, cl_program_build_info param, uint32_t capacity,
+                cl_int* result, std::string* value) {
+  proto::DataOut out{proto::kDataInline, capacity};
+  h.send([&](WireWriter& w) { proto::encode_clGetProgramBuildInfo(w, true, program, device, param, out); });
+  proto::Reply_clGetProgramBuildInfo reply;
+  WireReader r = h.payload();
+  ASSERT_TRUE(proto::decode_reply_clGetProgramBuildInfo(r, &reply));
+  *result = reply.result;
+  value->assign(reinterpret_cast<const char*>(reply.value), reply.value_size);
+}
+
 TEST_F(HostExecutorTest, VectorAddThroughTheProtocol) {
   Harness h(executor_, 1, 1 << 16);
   uint64_t device = 0;
@@ -66,14 +78,9 @@ TEST_F(HostExecutorTest, VectorAddThroughTheProtocol) {
   h.send([&](WireWriter& w) { proto::encode_clBuildProgram(w, true, program, &device, 1, ""); });
   EXPECT_EQ(h.last_result(), CL_BUILD_PROGRAM_FAILURE);
   // The build log names the error.
-  proto::DataOut log_out{proto::kDataInline, 60000};
-  h.send([&](WireWriter& w) {
-    proto::encode_clGetProgramBuildInfo(w, true, program, device, CL_PROGRAM_BUILD_LOG, log_out);
-  });
-  proto::Reply_clGetProgramBuildInfo log;
-  WireReader r = h.payload();
-  ASSERT_TRUE(proto::decode_reply_clGetProgramBuildInfo(r, &log));
-  std::string text(reinterpret_cast<const char*>(log.value), log.value_size);
+  cl_int log_result = CL_SUCCESS;
+  std::string text;
+  ASSERT_NO_FATAL_FAILURE(build_info(h, program, device, CL_PROGRAM_BUILD_LOG, 60000, &log_result, &text));
   EXPECT_NE(text.find("undeclared_thing"), std::string::npos) << text;
 
   // Same source without the broken kernel.
@@ -186,15 +193,11 @@ TEST_F(HostExecutorTest, Issue12KernelArgumentKindsComeFromTheKernel) {
   h.send([&](WireWriter& w) { proto::encode_clBuildProgram(w, true, program, &device, 1, ""); });
   ASSERT_EQ(h.last_result(), CL_SUCCESS);
   // The guest's options come back without the -cl-kernel-arg-info the host added.
-  proto::DataOut options_out{proto::kDataInline, 256};
-  h.send([&](WireWriter& w) {
-    proto::encode_clGetProgramBuildInfo(w, true, program, device, CL_PROGRAM_BUILD_OPTIONS, options_out);
-  });
-  proto::Reply_clGetProgramBuildInfo options;
-  WireReader r = h.payload();
-  ASSERT_TRUE(proto::decode_reply_clGetProgramBuildInfo(r, &options));
-  ASSERT_EQ(options.result, CL_SUCCESS);
-  EXPECT_STREQ(reinterpret_cast<const char*>(options.value), "");
+  cl_int options_result = CL_SUCCESS;
+  std::string options;
+  ASSERT_NO_FATAL_FAILURE(build_info(h, program, device, CL_PROGRAM_BUILD_OPTIONS, 256, &options_result, &options));
+  ASSERT_EQ(options_result, CL_SUCCESS);
+  EXPECT_STREQ(options.c_str(), "");
   uint64_t kernel = h.next_id();
   h.send([&](WireWriter& w) { proto::encode_clCreateKernel(w, true, kernel, program, "args"); });
   ASSERT_EQ(h.last_result(), CL_SUCCESS);
