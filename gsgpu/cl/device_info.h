@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gsgpu/cl/runtime.h"
+#include "gsgpu/compiler/opencl_c_support.h"
 
 namespace gsgpu::cl {
 
@@ -11,10 +12,8 @@ namespace gsgpu::cl {
 // program-scope global variables, non-uniform work-groups or images.
 inline constexpr char kDeviceVersion[] = "OpenCL 3.0 gsgpu";
 inline constexpr char kDeviceOpenCLCVersion[] = "OpenCL C 1.2 gsgpu";  // 3.0 devices report 1.2 here
-inline constexpr char kDeviceExtensions[] =
-    "cl_khr_icd cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "
-    "cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics "
-    "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics cl_khr_int64_extended_atomics";
+// The OpenCL C extensions are the compiler's (gsgpu/compiler/opencl_c_support.h).
+inline constexpr char kDeviceExtensions[] = "cl_khr_icd " GSGPU_OPENCL_C_EXTENSIONS;
 inline constexpr char kPlatformExtensions[] = "cl_khr_icd";
 
 // The OpenCL 2.x / 3.0 device queries; *known is false for any other `param`.

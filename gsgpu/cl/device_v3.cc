@@ -53,9 +53,8 @@ cl_int version_lists(cl_device_info param, size_t size, void* value, size_t* ret
         list.push_back(name_version("OpenCL C", v));
       break;
     case CL_DEVICE_OPENCL_C_FEATURES:
-      // The only optional OpenCL C 3.0 feature the device has (64-bit integers, which full
-      // profile requires anyway).
-      list = {name_version("__opencl_c_int64", kOpenCL30)};
+      // The compiler's (gsgpu/compiler/opencl_c_support.h).
+      list = name_versions(gsgpu::compiler::kOpenCLCFeatures, kOpenCL30);
       break;
     case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED: return put_string(kNoConformanceVersion, size, value, ret);
     default: *known = false; return CL_INVALID_VALUE;

@@ -9,6 +9,7 @@
 
 #include "common/cancel.h"
 #include "gsgpu/compiler/build_cache.h"
+#include "gsgpu/compiler/opencl_c_support.h"
 #include "gsgpu/compiler/spirv_module.h"
 #include "gsgpu/compiler/subprocess.h"
 
@@ -109,18 +110,29 @@ bool one_of(const std::string& option, const char* const (&list)[N]) {
 constexpr const char* kDeviceMacros[] = {"-D__OPENCL_VERSION__=300", "-U__IMAGE_SUPPORT__"};
 constexpr std::string_view kDeviceMacrosKey = "-D__OPENCL_VERSION__=300 -U__IMAGE_SUPPORT__";
 
-// OpenCL C 3.0's optional features the device lacks (CL_DEVICE_OPENCL_C_FEATURES lists only
-// __opencl_c_int64). clang-14 enables every feature for SPIR targets; these turn them off, with the
-// extensions clang requires to match (cl_khr_fp64, cl_khr_3d_image_writes). The header still
-// defines __opencl_c_atomic_order_seq_cst, __opencl_c_atomic_scope_device / _all_devices and
-// __opencl_c_read_write_images for SPIR unconditionally; no -cl-ext can undo those.
-constexpr const char kOpenCL30AbsentFeatures[] =
-    "-cl-ext=-__opencl_c_generic_address_space,-__opencl_c_pipes,-__opencl_c_device_enqueue,"
-    "-__opencl_c_images,-__opencl_c_3d_image_writes,-cl_khr_3d_image_writes,-__opencl_c_read_write_images,"
-    "-__opencl_c_subgroups,-__opencl_c_program_scope_global_variables,"
-    "-__opencl_c_work_group_collective_functions,-__opencl_c_atomic_order_acq_rel,"
-    "-__opencl_c_atomic_order_seq_cst,-__opencl_c_atomic_scope_device,-__opencl_c_atomic_scope_all_devices,"
-    "-__opencl_c_fp64,-cl_khr_fp64";
+// clang-14 predefines every extension and OpenCL C 3.0 feature for SPIR targets, cl_khr_fp16 and
+// cl_khr_fp64 included, in every language version; programs test those macros to choose their
+// kernels (clpeak's half kernels, for one). -cl-ext=-all then the compiler's own list
+// (opencl_c_support.h) leaves exactly what the device has. With -cl-std=CL3.0 the header still
+// defines __opencl_c_atomic_order_seq_cst, __opencl_c_atomic_scope_device / _all_devices,
+// __opencl_c_read_write_images and some cl_khr_subgroup_* macros for SPIR unconditionally; no
+// -cl-ext can undo those.
+std::string device_extensions_flag() {
+  std::string flag = "-cl-ext=-all";
+  for (std::string_view list : {std::string_view(GSGPU_OPENCL_C_EXTENSIONS), std::string_view(kOpenCLCFeatures)}) {
+    while (!list.empty()) {
+      const size_t end = std::min(list.find(' '), list.size());
+      if (end > 0) flag.append(",+").append(list.substr(0, end));
+      list.remove_prefix(std::min(end + 1, list.size()));
+    }
+  }
+  return flag;
+}
+
+const std::string& device_extensions() {
+  static const std::string flag = device_extensions_flag();
+  return flag;
+}
 
 std::mutex g_cache_mutex;
 BuildCache& cache() {
@@ -185,7 +197,6 @@ bool translate_build_options(std::string_view options, std::vector<std::string>*
     }
   }
   clang_args->push_back(standard);
-  if (standard == "-cl-std=CL3.0") clang_args->insert(clang_args->end(), {"-Xclang", kOpenCL30AbsentFeatures});
   clang_args->push_back(optimise ? "-O2" : "-O0");
   return true;
 }
@@ -333,6 +344,7 @@ BuildStatus translate(const Toolchain& tools, const TempDir& dir, const std::vec
   // version) to the runtime and defines __IMAGE_SUPPORT__ for every SPIR target, but the gsgpu
   // device has no images (CL_DEVICE_IMAGE_SUPPORT is CL_FALSE).
   clang.insert(clang.end(), std::begin(kDeviceMacros), std::end(kDeviceMacros));
+  clang.insert(clang.end(), {"-Xclang", device_extensions()});
   clang.insert(clang.end(), option_args.begin(), option_args.end());
   if (!optimise) clang.push_back("-O0");  // the last -O wins
   clang.insert(clang.end(), {std::string(kSourceName), "-o", "program.bc"});
@@ -373,7 +385,8 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
            "not found on PATH; set GSVIRT_CLANG / GSVIRT_LLVM_SPIRV to their paths\n";
     return BuildStatus::kToolMissing;
   }
-  const std::string key = BuildCache::key({source, options, headers_key(headers), tools.version, kDeviceMacrosKey});
+  const std::string key =
+      BuildCache::key({source, options, headers_key(headers), tools.version, kDeviceMacrosKey, device_extensions()});
   {
     std::lock_guard lock(g_cache_mutex);
     if (cache().lookup(key, spirv, log)) return BuildStatus::kSuccess;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "gsgpu/compiler/opencl_c_support.h"
 #include "tests/gsgpu/compiler/cl_harness.h"
 
 namespace gsgpu::compiler::testing {
@@ -57,6 +58,28 @@ TEST(FrontEnd, WarningsFollowWAndWerror) {
   EXPECT_EQ(log.find("warning:"), std::string::npos) << log;
   EXPECT_EQ(build_opencl_c(warns, "-Werror", &program, &log), BuildStatus::kCompileError) << log;
   EXPECT_NE(log.find("error:"), std::string::npos) << log;
+}
+
+// clang predefines cl_khr_fp16 and cl_khr_fp64 for SPIR targets whatever the device has; programs
+// that choose kernels with #ifdef (clpeak's half kernels) then failed to build. Only the compiler's
+// own list (opencl_c_support.h) is predefined, in every language version.
+TEST(FrontEnd, OnlyTheDevicesExtensionsArePredefined) {
+  GSGPU_REQUIRE_FRONT_END();
+  const char* probe = R"(
+    #if !defined(cl_khr_global_int32_base_atomics) || !defined(cl_khr_int64_base_atomics)
+    #error the device's own extensions must stay defined
+    #endif
+    #if defined(cl_khr_fp16) || defined(cl_khr_gl_msaa_sharing) || defined(cl_khr_depth_images)
+    #error an extension the device lacks is defined
+    #endif
+    __kernel void f(__global int* p) { p[0] = 1; })";
+  for (const char* options : {"", "-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-std=CL3.0"}) {
+    CompiledProgram program;
+    std::string log;
+    EXPECT_EQ(build_opencl_c(probe, options, &program, &log), BuildStatus::kSuccess) << options << ": " << log;
+  }
+  const std::string extensions = GSGPU_OPENCL_C_EXTENSIONS;
+  EXPECT_EQ(extensions.find("cl_khr_fp16"), std::string::npos) << "no half arithmetic: cl_khr_fp16 is not offered";
 }
 
 TEST(FrontEnd, OptionTranslation) {

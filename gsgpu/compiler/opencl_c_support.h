@@ -1,0 +1,21 @@
+// The OpenCL C language extensions and OpenCL C 3.0 optional features that gsgpu's compiler
+// implements: one list, used both by the front end, which offers clang exactly these and nothing
+// else (so a program's `#ifdef cl_khr_fp16` sees what the device really has), and by the runtime,
+// which reports them (CL_DEVICE_EXTENSIONS, CL_DEVICE_OPENCL_C_FEATURES). A new extension is added
+// here once it works end to end.
+#pragma once
+
+// Space-separated, as CL_DEVICE_EXTENSIONS reports them (a macro so the runtime can put
+// "cl_khr_icd " in front of it at compile time).
+#define GSGPU_OPENCL_C_EXTENSIONS                                                               \
+  "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "                             \
+  "cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics "                       \
+  "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics cl_khr_int64_extended_atomics"
+
+namespace gsgpu::compiler {
+
+// OpenCL C 3.0 optional features, space-separated: only 64-bit integers (which the full profile
+// requires anyway).
+inline constexpr char kOpenCLCFeatures[] = "__opencl_c_int64";
+
+}  // namespace gsgpu::compiler
