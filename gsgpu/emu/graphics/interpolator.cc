@@ -1,0 +1,50 @@
+// Barycentric interpolation of depth and varyings (formulas in interpolator.h).
+#include "gsgpu/emu/graphics/interpolator.h"
+
+namespace gsgpu::graphics {
+
+std::array<double, 3> TriangleInterpolator::screen_barycentrics(int32_t x, int32_t y) const {
+  const int64_t sx = pixel_centre(x), sy = pixel_centre(y);
+  const double area = static_cast<double>(t_.twice_area);
+  return {static_cast<double>(t_.edges[0].at(sx, sy)) / area, static_cast<double>(t_.edges[1].at(sx, sy)) / area,
+          static_cast<double>(t_.edges[2].at(sx, sy)) / area};
+}
+
+std::array<double, 3> TriangleInterpolator::perspective_barycentrics(int32_t x, int32_t y) const {
+  std::array<double, 3> b = screen_barycentrics(x, y);
+  double sum = 0;
+  for (int i = 0; i < 3; ++i) {
+    b[i] *= static_cast<double>(t_.vertices[i].inv_w);
+    sum += b[i];
+  }
+  // sum is 0 only where the plane of the triangle meets w = 0, which clipping keeps off screen.
+  if (sum != 0) {
+    for (double& v : b) v /= sum;
+  }
+  return b;
+}
+
+float TriangleInterpolator::depth(int32_t x, int32_t y) const {
+  const std::array<double, 3> b = screen_barycentrics(x, y);
+  double z = 0;
+  for (int i = 0; i < 3; ++i) z += b[i] * static_cast<double>(t_.vertices[i].z);
+  return static_cast<float>(z);
+}
+
+void TriangleInterpolator::interpolate(int32_t x, int32_t y, Interpolation mode,
+                                       const std::array<const float*, 3>& attribute, size_t count,
+                                       float* out) const {
+  if (mode == Interpolation::kFlat) {
+    for (size_t k = 0; k < count; ++k) out[k] = attribute[0][k];
+    return;
+  }
+  const std::array<double, 3> b =
+      mode == Interpolation::kPerspective ? perspective_barycentrics(x, y) : screen_barycentrics(x, y);
+  for (size_t k = 0; k < count; ++k) {
+    double v = 0;
+    for (int i = 0; i < 3; ++i) v += b[i] * static_cast<double>(attribute[i][k]);
+    out[k] = static_cast<float>(v);
+  }
+}
+
+}  // namespace gsgpu::graphics

@@ -1,0 +1,42 @@
+// Attribute and depth interpolation over a set-up triangle (Vulkan "Barycentric Interpolation").
+//
+// Screen-space barycentrics at a pixel centre come from the triangle's exact integer edge functions:
+// b_i = E_i(p) / (2 * area), so they sum to 1 up to rounding and are 1 at vertex i. Then:
+//   - depth is linear in screen space: z = sum b_i * z_i (Vulkan's depth interpolation for polygons);
+//   - a perspective-correct varying is f = sum(b_i * f_i / w_i) / sum(b_i / w_i);
+//   - a no-perspective varying is sum b_i * f_i;
+//   - a flat varying takes the provoking vertex's value (vertex 0: Vulkan's default
+//     VK_PROVOKING_VERTEX_MODE_FIRST_VERTEX_EXT).
+// Arithmetic is in double and rounded to float once at the end, so the result does not depend on
+// the order in which pixels are shaded. Helper lanes outside the triangle get extrapolated values,
+// which is what derivatives across a quad need.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "gsgpu/emu/graphics/triangle_setup.h"
+
+namespace gsgpu::graphics {
+
+enum class Interpolation : uint8_t { kPerspective, kNoPerspective, kFlat };
+
+class TriangleInterpolator {
+ public:
+  explicit TriangleInterpolator(const TriangleSetup& triangle) : t_(triangle) {}
+
+  std::array<double, 3> screen_barycentrics(int32_t x, int32_t y) const;
+  // Perspective-corrected weights: b_i / w_i normalised to sum to 1.
+  std::array<double, 3> perspective_barycentrics(int32_t x, int32_t y) const;
+  float depth(int32_t x, int32_t y) const;
+
+  // out[k] for k < count from per-vertex arrays attribute[i][k] (i = vertex).
+  void interpolate(int32_t x, int32_t y, Interpolation mode, const std::array<const float*, 3>& attribute,
+                   size_t count, float* out) const;
+
+ private:
+  const TriangleSetup& t_;
+};
+
+}  // namespace gsgpu::graphics

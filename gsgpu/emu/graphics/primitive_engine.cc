@@ -1,0 +1,38 @@
+// The primitive engine: setup, cull, rasterize (see primitive_engine.h).
+#include "gsgpu/emu/graphics/primitive_engine.h"
+
+namespace gsgpu::graphics {
+
+void PrimitiveEngine::set_state(const PrimitiveState& state) {
+  state_ = state;
+  render_area_ = intersect(PixelRect{0, 0, state.target_width, state.target_height}, state.scissor);
+  render_area_ = intersect(render_area_, PixelRect{0, 0, kMaxRenderTargetSize, kMaxRenderTargetSize});
+}
+
+SetupResult PrimitiveEngine::draw_triangle(const std::array<ScreenVertex, 3>& vertices, TriangleSetup* setup,
+                                           Queue<Quad>& quads) {
+  counters_.triangles_in++;
+  SetupResult result = setup_triangle(vertices, state_.setup, setup);
+  switch (result) {
+    case SetupResult::kAccepted:
+      rasterizer_.rasterize(*setup, render_area_, quads);
+      break;
+    case SetupResult::kCulled: counters_.culled++; break;
+    case SetupResult::kDegenerate: counters_.degenerate++; break;
+    case SetupResult::kOutsideGuardBand: counters_.outside_guard_band++; break;
+  }
+  return result;
+}
+
+PrimitiveCounters PrimitiveEngine::counters() const {
+  PrimitiveCounters c = counters_;
+  c.raster = rasterizer_.counters();
+  return c;
+}
+
+void PrimitiveEngine::reset_counters() {
+  counters_ = {};
+  rasterizer_.reset_counters();
+}
+
+}  // namespace gsgpu::graphics

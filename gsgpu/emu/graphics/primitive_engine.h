@@ -1,0 +1,51 @@
+// The primitive engine: triangle setup followed by the hierarchical rasterizer.
+//
+// It takes triangles in framebuffer coordinates from the geometry engine and hands the fragment
+// stage each accepted triangle's setup (edge functions and vertices, for interpolation) with its 2x2
+// quads in a Queue. The render area is the scissor rectangle intersected with the render target;
+// a pixel outside it is never covered (it may still be a helper lane of a quad that is).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "gsgpu/emu/graphics/queue.h"
+#include "gsgpu/emu/graphics/rasterizer.h"
+#include "gsgpu/emu/graphics/triangle_setup.h"
+
+namespace gsgpu::graphics {
+
+struct PrimitiveState {
+  SetupState setup;
+  int32_t target_width = 0, target_height = 0;  // 1 .. kMaxRenderTargetSize (checked by the caller)
+  PixelRect scissor{0, 0, kMaxRenderTargetSize, kMaxRenderTargetSize};
+};
+
+struct PrimitiveCounters {
+  uint64_t triangles_in = 0;
+  uint64_t culled = 0;
+  uint64_t degenerate = 0;
+  uint64_t outside_guard_band = 0;  // never happens behind the geometry engine's clipper
+  RasterCounters raster;
+};
+
+class PrimitiveEngine {
+ public:
+  explicit PrimitiveEngine(RasterSettings settings = {}) : rasterizer_(settings) {}
+
+  void set_state(const PrimitiveState& state);
+  // Sets the triangle up and, when it is accepted, rasterizes it into `quads`; the outcome is counted.
+  SetupResult draw_triangle(const std::array<ScreenVertex, 3>& vertices, TriangleSetup* setup, Queue<Quad>& quads);
+
+  PrimitiveCounters counters() const;
+  void reset_counters();
+  Rasterizer& rasterizer() { return rasterizer_; }
+
+ private:
+  PrimitiveState state_;
+  PixelRect render_area_;
+  Rasterizer rasterizer_;
+  PrimitiveCounters counters_;
+};
+
+}  // namespace gsgpu::graphics

@@ -1,0 +1,86 @@
+// The hierarchical rasterizer of the primitive engine (seed 002, after Larrabee).
+//
+// The render area (scissor intersected with the render target) is cut into 128x128 tiles; each tile
+// is classified against the triangle's three edge functions, and a tile that is neither trivially
+// rejected nor trivially accepted is split into four sub-tiles, down through 64, 32, 16 and 8 to 4x4
+// blocks, where each pixel is tested. Classification evaluates each edge at the four corner sample
+// centres of the tile: an edge is linear, so its extreme values over the tile's samples are at those
+// corners, and the tests are exact, not conservative:
+//   - trivial reject: some edge is negative (after its fill-rule bias) at all four corners;
+//   - trivial accept: every edge is non-negative at all four corners: all samples are covered.
+// The bounding-box option (RasterSettings::bounding_box_test) adds a test of each tile against the
+// triangle's pixel bounding box before the edge tests. Corner tests cannot reject a tile that lies
+// outside the triangle but not wholly outside any single edge (beyond a sharp vertex); the box test
+// does, which seed 002 measured as a 10% gain. With the option off, every tile of the render area is
+// visited at the top level; with it on, only tiles meeting the box.
+//
+// Output: 2x2 quads (lane i at (x + (i & 1), y + (i >> 1))) with a coverage mask and a helper mask:
+// the uncovered lanes of a quad run as helper invocations so that the fragment stage can take
+// derivatives across the quad (Vulkan's helper invocations).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "gsgpu/emu/graphics/queue.h"
+#include "gsgpu/emu/graphics/triangle_setup.h"
+
+namespace gsgpu::graphics {
+
+inline constexpr int32_t kTopTileSize = 128;
+inline constexpr int32_t kBlockSize = 4;
+inline constexpr int kTileLevels = 6;  // 128, 64, 32, 16, 8, 4
+
+struct Quad {
+  int32_t x = 0, y = 0;   // the top-left pixel; both even
+  uint8_t coverage = 0;   // bit i: lane i's pixel centre is covered (and inside the render area)
+  uint8_t helper = 0;     // bit i: lane i runs as a helper invocation (never written)
+};
+
+struct RasterSettings {
+  bool bounding_box_test = true;
+};
+
+struct RasterCounters {
+  uint64_t triangles = 0;
+  std::array<uint64_t, kTileLevels> tiles_visited{};   // index 0: 128x128 ... 5: 4x4 blocks
+  std::array<uint64_t, kTileLevels> tiles_rejected{};  // by the edge tests
+  std::array<uint64_t, kTileLevels> tiles_accepted{};  // trivially, by the edge tests
+  uint64_t tiles_rejected_by_bbox = 0;                 // all levels
+  uint64_t blocks_tested = 0;                          // 4x4 blocks tested pixel by pixel
+  uint64_t quads = 0;
+  uint64_t fragments = 0;                              // covered lanes
+  uint64_t helper_lanes = 0;
+  void add(const RasterCounters& other);
+};
+
+class Rasterizer {
+ public:
+  explicit Rasterizer(RasterSettings settings = {}) : settings_(settings) {}
+
+  // Emits the quads of `triangle` that meet `render_area` (which must lie inside
+  // [0, kMaxRenderTargetSize)^2), in tile order: top-level tiles row by row, then depth first.
+  void rasterize(const TriangleSetup& triangle, const PixelRect& render_area, Queue<Quad>& out);
+
+  const RasterSettings& settings() const { return settings_; }
+  void set_settings(const RasterSettings& s) { settings_ = s; }
+  const RasterCounters& counters() const { return counters_; }
+  void reset_counters() { counters_ = {}; }
+
+ private:
+  enum class Coverage : uint8_t { kRejected, kAccepted, kPartial };
+  Coverage classify(const TriangleSetup& t, int32_t x, int32_t y, int32_t size) const;
+  void visit_tile(const TriangleSetup& t, int32_t x, int32_t y, int level);
+  void emit_accepted(int32_t x, int32_t y, int32_t size);
+  void emit_block(const TriangleSetup& t, int32_t x, int32_t y);
+  void emit_quad(int32_t x, int32_t y, uint8_t coverage);
+  bool in_area(int32_t x, int32_t y) const;
+
+  RasterSettings settings_;
+  RasterCounters counters_;
+  // Per-call state of rasterize().
+  PixelRect area_;
+  Queue<Quad>* out_ = nullptr;
+};
+
+}  // namespace gsgpu::graphics

@@ -1,0 +1,97 @@
+// Triangle setup: snap, orient, cull, build the edge functions (rules in triangle_setup.h).
+#include "gsgpu/emu/graphics/triangle_setup.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gsgpu::graphics {
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+struct SnappedVertex {
+  int64_t x, y;
+};
+
+// The edge from p to q with its normal pointing to the side where E is positive before orientation.
+EdgeFunction edge_from(const SnappedVertex& p, const SnappedVertex& q, int64_t sign) {
+  EdgeFunction e;
+  e.a = (q.y - p.y) * sign;
+  e.b = -(q.x - p.x) * sign;
+  e.c = -(e.a * p.x + e.b * p.y);
+  // Inside is E > 0. A left edge has the interior towards +x (a > 0); a top edge is horizontal with
+  // the interior towards +y, i.e. below it on screen (a == 0, b > 0).
+  bool top_left = e.a > 0 || (e.a == 0 && e.b > 0);
+  e.bias = top_left ? 0 : -1;
+  return e;
+}
+
+// Pixels i whose centre i * one + one / 2 lies in [lo, hi] (subpixel units).
+void centre_span(int64_t lo, int64_t hi, int32_t* first, int32_t* end) {
+  *first = static_cast<int32_t>(-floor_div(-(lo - kSubpixelOne / 2), kSubpixelOne));
+  *end = static_cast<int32_t>(floor_div(hi - kSubpixelOne / 2, kSubpixelOne) + 1);
+}
+
+}  // namespace
+
+PixelRect intersect(const PixelRect& a, const PixelRect& b) {
+  return PixelRect{std::max(a.x0, b.x0), std::max(a.y0, b.y0), std::min(a.x1, b.x1), std::min(a.y1, b.y1)};
+}
+
+const char* setup_result_name(SetupResult r) {
+  switch (r) {
+    case SetupResult::kAccepted: return "accepted";
+    case SetupResult::kCulled: return "culled";
+    case SetupResult::kDegenerate: return "degenerate";
+    case SetupResult::kOutsideGuardBand: return "outside guard band";
+  }
+  return "?";
+}
+
+bool snap_to_subpixel(float coordinate, int64_t* out) {
+  if (!std::isfinite(coordinate) || std::fabs(coordinate) >= kGuardBandPixels) return false;
+  // Exact in double: a float times 2^8. nearbyint rounds half to even in the default mode.
+  *out = static_cast<int64_t>(std::nearbyint(static_cast<double>(coordinate) * kSubpixelOne));
+  return true;
+}
+
+SetupResult setup_triangle(const std::array<ScreenVertex, 3>& vertices, const SetupState& state, TriangleSetup* out) {
+  std::array<SnappedVertex, 3> s{};
+  for (int i = 0; i < 3; ++i) {
+    if (!snap_to_subpixel(vertices[i].x, &s[i].x) || !snap_to_subpixel(vertices[i].y, &s[i].y)) {
+      return SetupResult::kOutsideGuardBand;
+    }
+  }
+  int64_t cross_sum = 0;  // sum(x_i * y_{i+1} - x_{i+1} * y_i); Vulkan's area a = -cross_sum / 2
+  for (int i = 0; i < 3; ++i) {
+    const auto& p = s[i];
+    const auto& q = s[(i + 1) % 3];
+    cross_sum += p.x * q.y - q.x * p.y;
+  }
+  if (cross_sum == 0) return SetupResult::kDegenerate;
+  bool counter_clockwise = cross_sum < 0;
+  bool front = counter_clockwise == (state.front_face == FrontFace::kCounterClockwise);
+  bool culled = state.cull == CullMode::kFrontAndBack || (state.cull == CullMode::kFront && front) ||
+                (state.cull == CullMode::kBack && !front);
+  if (culled) return SetupResult::kCulled;
+
+  // With p = v[i+1], q = v[i+2], the raw edge value at v[i] is -cross_sum: positive exactly when the
+  // triangle is counter-clockwise; flip the sign otherwise so that the interior is always positive.
+  int64_t sign = counter_clockwise ? 1 : -1;
+  TriangleSetup t;
+  for (int i = 0; i < 3; ++i) t.edges[i] = edge_from(s[(i + 1) % 3], s[(i + 2) % 3], sign);
+  t.twice_area = t.edges[0].at(s[0].x, s[0].y);
+  t.front_facing = front;
+  t.vertices = vertices;
+  int64_t min_x = std::min({s[0].x, s[1].x, s[2].x}), max_x = std::max({s[0].x, s[1].x, s[2].x});
+  int64_t min_y = std::min({s[0].y, s[1].y, s[2].y}), max_y = std::max({s[0].y, s[1].y, s[2].y});
+  centre_span(min_x, max_x, &t.bbox.x0, &t.bbox.x1);
+  centre_span(min_y, max_y, &t.bbox.y0, &t.bbox.y1);
+  *out = t;
+  return SetupResult::kAccepted;
+}
+
+}  // namespace gsgpu::graphics

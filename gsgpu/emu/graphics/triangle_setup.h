@@ -1,0 +1,90 @@
+// Triangle setup: the first stage of the primitive engine.
+//
+// Input: three vertices in framebuffer coordinates (after the geometry engine's clip, perspective
+// divide and viewport: x right, y down, z in the depth range, 1/w kept for perspective-correct
+// interpolation). Output: three integer edge functions, the facing, and the pixel bounding box.
+//
+// Precision: vertex positions are snapped to fixed point with kSubpixelBits (8) fractional bits,
+// round to nearest (ties to even), as Vulkan's subPixelPrecisionBits = 8 reports. Everything the
+// rasterizer decides (coverage, the fill rule, trivial accept / reject) is then exact integer
+// arithmetic: coordinates inside the guard band need 24 bits, edge-function values under 2^50.
+//
+// Facing (Vulkan "Basic Polygon Rasterization"): a = -1/2 * sum(x_i*y_{i+1} - x_{i+1}*y_i) in
+// framebuffer coordinates; a > 0 is counter-clockwise. Zero area is degenerate and draws nothing.
+//
+// Fill rule: top-left. A pixel centre exactly on an edge is covered only when the edge is a left
+// edge (the interior lies to its right, in the +x direction) or a top edge (horizontal, with the
+// interior below it, +y). Two triangles sharing an edge therefore never both cover, and never both
+// miss, a centre on it — Vulkan's requirement for polygons on either side of a common edge.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace gsgpu::graphics {
+
+inline constexpr int kSubpixelBits = 8;
+inline constexpr int64_t kSubpixelOne = int64_t{1} << kSubpixelBits;
+// Framebuffer coordinates must satisfy |x|, |y| < kGuardBandPixels once clipped: the geometry engine
+// clips triangles to this band, so the rasterizer's integer ranges above always hold.
+inline constexpr double kGuardBandPixels = 32768.0;
+// The largest render target the primitive engine accepts (Vulkan's maxFramebufferWidth / Height).
+inline constexpr int32_t kMaxRenderTargetSize = 16384;
+
+struct ScreenVertex {
+  float x = 0, y = 0;  // framebuffer coordinates, pixel centres at (i + 0.5, j + 0.5)
+  float z = 0;         // depth after the viewport transform
+  float inv_w = 1;     // 1 / w_clip, for perspective-correct interpolation
+};
+
+enum class CullMode : uint8_t { kNone, kFront, kBack, kFrontAndBack };
+enum class FrontFace : uint8_t { kCounterClockwise, kClockwise };
+
+struct SetupState {
+  CullMode cull = CullMode::kNone;
+  FrontFace front_face = FrontFace::kCounterClockwise;
+};
+
+// Half-open pixel rectangle [x0, x1) x [y0, y1).
+struct PixelRect {
+  int32_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool empty() const { return x0 >= x1 || y0 >= y1; }
+};
+PixelRect intersect(const PixelRect& a, const PixelRect& b);
+
+// E(px, py) = a*px + b*py + c, px / py in subpixel units; positive inside. A sample is covered when
+// E + bias >= 0: bias is 0 on a top or left edge and -1 on the others, so that E == 0 counts only there.
+struct EdgeFunction {
+  int64_t a = 0, b = 0, c = 0;
+  int64_t bias = 0;
+  int64_t at(int64_t px, int64_t py) const { return a * px + b * py + c; }
+  bool covers(int64_t px, int64_t py) const { return at(px, py) + bias >= 0; }
+};
+
+// Subpixel coordinate of the centre of pixel i.
+inline int64_t pixel_centre(int32_t i) { return int64_t{i} * kSubpixelOne + kSubpixelOne / 2; }
+
+struct TriangleSetup {
+  // edges[i] is the edge opposite vertex i, so edges[i].at(p) / twice_area is vertex i's
+  // screen-space barycentric weight at p.
+  std::array<EdgeFunction, 3> edges;
+  int64_t twice_area = 0;  // > 0, in subpixel^2 units: the sum of the three edge values anywhere
+  bool front_facing = true;
+  PixelRect bbox;  // pixels whose centres may be covered (not yet clipped to any render area)
+  std::array<ScreenVertex, 3> vertices;  // as given, for interpolation
+};
+
+enum class SetupResult : uint8_t {
+  kAccepted,
+  kCulled,             // by the cull mode
+  kDegenerate,         // zero area after snapping
+  kOutsideGuardBand,   // a coordinate that is NaN, infinite or outside the guard band
+};
+const char* setup_result_name(SetupResult r);
+
+// Snaps x to the subpixel grid; false when it is not finite or lies outside the guard band.
+bool snap_to_subpixel(float coordinate, int64_t* out);
+
+SetupResult setup_triangle(const std::array<ScreenVertex, 3>& vertices, const SetupState& state, TriangleSetup* out);
+
+}  // namespace gsgpu::graphics
