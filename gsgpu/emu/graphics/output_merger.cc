@@ -1,0 +1,213 @@
+// The output merger: stencil, depth, blend / logic op, write mask (rules in output_merger.h).
+#include "gsgpu/emu/graphics/output_merger.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace gsgpu::graphics {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "D24S8 and the target layouts assume little endian");
+
+template <typename T>
+bool compare_values(CompareOp op, T a, T b) {
+  switch (op) {
+    case CompareOp::kNever: return false;
+    case CompareOp::kLess: return a < b;
+    case CompareOp::kEqual: return a == b;
+    case CompareOp::kLessOrEqual: return a <= b;
+    case CompareOp::kGreater: return a > b;
+    case CompareOp::kNotEqual: return a != b;
+    case CompareOp::kGreaterOrEqual: return a >= b;
+    case CompareOp::kAlways: return true;
+  }
+  return false;
+}
+
+double factor_value(BlendFactor f, int i, const Color& s, const Color& s1, const Color& d, const Color& k) {
+  switch (f) {
+    case BlendFactor::kZero: return 0;
+    case BlendFactor::kOne: return 1;
+    case BlendFactor::kSrcColor: return s[i];
+    case BlendFactor::kOneMinusSrcColor: return 1.0 - s[i];
+    case BlendFactor::kDstColor: return d[i];
+    case BlendFactor::kOneMinusDstColor: return 1.0 - d[i];
+    case BlendFactor::kSrcAlpha: return s[3];
+    case BlendFactor::kOneMinusSrcAlpha: return 1.0 - s[3];
+    case BlendFactor::kDstAlpha: return d[3];
+    case BlendFactor::kOneMinusDstAlpha: return 1.0 - d[3];
+    case BlendFactor::kConstantColor: return k[i];
+    case BlendFactor::kOneMinusConstantColor: return 1.0 - k[i];
+    case BlendFactor::kConstantAlpha: return k[3];
+    case BlendFactor::kOneMinusConstantAlpha: return 1.0 - k[3];
+    case BlendFactor::kSrcAlphaSaturate: return i < 3 ? std::min<double>(s[3], 1.0 - d[3]) : 1.0;
+    case BlendFactor::kSrc1Color: return s1[i];
+    case BlendFactor::kOneMinusSrc1Color: return 1.0 - s1[i];
+    case BlendFactor::kSrc1Alpha: return s1[3];
+    case BlendFactor::kOneMinusSrc1Alpha: return 1.0 - s1[3];
+  }
+  return 0;
+}
+
+double blend_op(BlendOp op, double s, double sf, double d, double df) {
+  switch (op) {
+    case BlendOp::kAdd: return s * sf + d * df;
+    case BlendOp::kSubtract: return s * sf - d * df;
+    case BlendOp::kReverseSubtract: return d * df - s * sf;
+    case BlendOp::kMin: return std::min(s, d);
+    case BlendOp::kMax: return std::max(s, d);
+  }
+  return 0;
+}
+
+Color clamp01(Color c) {
+  for (float& v : c) v = std::clamp(v, 0.0f, 1.0f);
+  return c;
+}
+
+}  // namespace
+
+bool compare(CompareOp op, uint32_t fragment, uint32_t stored) { return compare_values(op, fragment, stored); }
+bool compare(CompareOp op, float fragment, float stored) { return compare_values(op, fragment, stored); }
+
+uint8_t apply_stencil_op(StencilOp op, uint8_t stored, uint8_t reference) {
+  switch (op) {
+    case StencilOp::kKeep: return stored;
+    case StencilOp::kZero: return 0;
+    case StencilOp::kReplace: return reference;
+    case StencilOp::kIncrementAndClamp: return stored == 0xFF ? stored : uint8_t(stored + 1);
+    case StencilOp::kDecrementAndClamp: return stored == 0 ? stored : uint8_t(stored - 1);
+    case StencilOp::kInvert: return uint8_t(~stored);
+    case StencilOp::kIncrementAndWrap: return uint8_t(stored + 1);
+    case StencilOp::kDecrementAndWrap: return uint8_t(stored - 1);
+  }
+  return stored;
+}
+
+uint32_t apply_logic_op(LogicOp op, uint32_t s, uint32_t d) {
+  switch (op) {
+    case LogicOp::kClear: return 0;
+    case LogicOp::kAnd: return s & d;
+    case LogicOp::kAndReverse: return s & ~d;
+    case LogicOp::kCopy: return s;
+    case LogicOp::kAndInverted: return ~s & d;
+    case LogicOp::kNoOp: return d;
+    case LogicOp::kXor: return s ^ d;
+    case LogicOp::kOr: return s | d;
+    case LogicOp::kNor: return ~(s | d);
+    case LogicOp::kEquivalent: return ~(s ^ d);
+    case LogicOp::kInvert: return ~d;
+    case LogicOp::kOrReverse: return s | ~d;
+    case LogicOp::kCopyInverted: return ~s;
+    case LogicOp::kOrInverted: return ~s | d;
+    case LogicOp::kNand: return ~(s & d);
+    case LogicOp::kSet: return ~0u;
+  }
+  return d;
+}
+
+Color blend(const BlendState& st, const Color& s, const Color& s1, const Color& d) {
+  Color out{};
+  for (int i = 0; i < 4; ++i) {
+    bool alpha = i == 3;
+    BlendFactor sf = alpha ? st.src_alpha : st.src_color, df = alpha ? st.dst_alpha : st.dst_color;
+    BlendOp op = alpha ? st.alpha_op : st.color_op;
+    out[i] = static_cast<float>(blend_op(op, s[i], factor_value(sf, i, s, s1, d, st.constant), d[i],
+                                         factor_value(df, i, s, s1, d, st.constant)));
+  }
+  return out;
+}
+
+void OutputMerger::begin_draw(const ColorTarget& color, const DepthStencilTarget& depth_stencil,
+                              const DepthStencilState& ds, const BlendState& blend_state) {
+  color_ = color;
+  depth_stencil_ = depth_stencil;
+  ds_ = ds;
+  blend_ = blend_state;
+  uint64_t w = color.data ? color.width : depth_stencil.width, h = color.data ? color.height : depth_stencil.height;
+  written_.assign(w * h, false);
+}
+
+void OutputMerger::process(const Fragment& f) {
+  counters_.fragments_in++;
+  if (!depth_stencil_test(f)) return;
+  counters_.fragments_written++;
+  uint64_t w = color_.data ? color_.width : depth_stencil_.width;
+  size_t index = size_t(f.y) * size_t(w) + size_t(f.x);
+  if (index < written_.size()) {
+    if (written_[index]) counters_.overdraw++;
+    written_[index] = true;
+  }
+  if (color_.data) write_color(f);
+}
+
+bool OutputMerger::depth_stencil_test(const Fragment& f) {
+  if (!depth_stencil_.data) return true;
+  const uint32_t x = uint32_t(f.x), y = uint32_t(f.y);
+  const bool stencil = ds_.stencil_test && has_stencil(depth_stencil_.format);
+  const StencilFaceState& face = f.front_facing ? ds_.front : ds_.back;
+  const uint8_t stored_stencil = stencil ? depth_stencil_.load_stencil(x, y) : 0;
+  auto write_stencil = [&](StencilOp op) {
+    uint8_t result = apply_stencil_op(op, stored_stencil, face.reference);
+    depth_stencil_.store_stencil(x, y, uint8_t((stored_stencil & ~face.write_mask) | (result & face.write_mask)));
+  };
+  if (stencil && !compare(face.compare_op, uint32_t(face.reference & face.compare_mask),
+                          uint32_t(stored_stencil & face.compare_mask))) {
+    write_stencil(face.fail_op);
+    counters_.stencil_failed++;
+    return false;
+  }
+  bool depth_pass = true;
+  const float z = f.depth > 0.0f ? std::min(f.depth, 1.0f) : 0.0f;  // clamped; NaN becomes 0
+  if (ds_.depth_test) {
+    if (depth_stencil_.format == DepthFormat::kD24UnormS8Uint) {
+      uint32_t stored = float_to_unorm24(depth_stencil_.load_depth(x, y));
+      depth_pass = compare(ds_.depth_compare, float_to_unorm24(z), stored);
+    } else {
+      depth_pass = compare(ds_.depth_compare, z, depth_stencil_.load_depth(x, y));
+    }
+  }
+  if (stencil) write_stencil(depth_pass ? face.pass_op : face.depth_fail_op);
+  if (!depth_pass) {
+    counters_.depth_failed++;
+    return false;
+  }
+  if (ds_.depth_test && ds_.depth_write) depth_stencil_.store_depth(x, y, z);
+  return true;
+}
+
+void OutputMerger::write_color(const Fragment& f) {
+  const uint32_t x = uint32_t(f.x), y = uint32_t(f.y);
+  const uint8_t mask = blend_.write_mask & 0xF;
+  if (mask == 0) return;
+  const std::array<uint32_t, 4> old_bits = color_.load_bits(x, y);
+  const bool fixed_point = is_unorm(color_.format);
+  if (blend_.logic_op_enable && fixed_point && !is_srgb(color_.format)) {
+    std::array<uint32_t, 4> bits{};
+    for (int i = 0; i < 4; ++i) {
+      uint32_t s = float_to_unorm8(f.color[i]);
+      bits[i] = (mask >> i) & 1 ? apply_logic_op(blend_.logic_op, s, old_bits[i]) & 0xFF : old_bits[i];
+    }
+    color_.store_bits(x, y, bits);
+    return;
+  }
+  Color result = f.color;
+  if (blend_.enable && !blend_.logic_op_enable) {
+    BlendState st = blend_;
+    Color s = f.color, s1 = f.color1;
+    if (fixed_point) {
+      s = clamp01(s), s1 = clamp01(s1), st.constant = clamp01(st.constant);
+    }
+    result = blend(st, s, s1, color_.load(x, y));
+  }
+  color_.store(x, y, result);
+  if (mask != 0xF) {
+    std::array<uint32_t, 4> bits = color_.load_bits(x, y);
+    for (int i = 0; i < 4; ++i) {
+      if (!((mask >> i) & 1)) bits[i] = old_bits[i];
+    }
+    color_.store_bits(x, y, bits);
+  }
+}
+
+}  // namespace gsgpu::graphics

@@ -1,0 +1,117 @@
+// The output merger (seed 001's OMU): stencil and depth tests, then blending or a logic op, then the
+// colour write mask, into one colour target and one depth / stencil target. The rules are Vulkan's
+// ("Fragment Operations", "The Framebuffer"):
+//   - Stencil test first, with the front or back state by the fragment's facing:
+//     (reference & compare_mask) OP (stored & compare_mask). A failed stencil test applies fail_op;
+//     a passed one with a failed depth test applies depth_fail_op; both passed apply pass_op. The
+//     result is written through write_mask. No stencil aspect: the test passes, nothing is written.
+//   - Depth test: the fragment's depth, clamped to [0, 1] and converted to the attachment's format
+//     (24-bit unorm or float) is compared with the stored value: fragment OP stored. Written only
+//     when the test passes and depth writes are on.
+//   - Blending in linear space (an sRGB target's destination is decoded, the result encoded). On a
+//     UNORM / SRGB target, source, destination and constant colours are clamped to [0, 1] before
+//     blending. MIN and MAX ignore the factors. SRC_ALPHA_SATURATE is (f, f, f, 1) with
+//     f = min(As, 1 - Ad). SRC1 factors take the second (dual-source) colour output.
+//   - A logic op, when enabled, replaces blending; it applies to UNORM targets only (not to float or
+//     sRGB targets, which are written as if it were off), on the bits the source converts to.
+//   - The colour write mask keeps the destination's unmasked components (R = 1, G = 2, B = 4, A = 8).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "gsgpu/emu/graphics/render_target.h"
+
+namespace gsgpu::graphics {
+
+// Enumerant values are Vulkan's, so state words carry VkCompareOp etc. unchanged.
+enum class CompareOp : uint8_t { kNever, kLess, kEqual, kLessOrEqual, kGreater, kNotEqual, kGreaterOrEqual, kAlways };
+enum class StencilOp : uint8_t {
+  kKeep, kZero, kReplace, kIncrementAndClamp, kDecrementAndClamp, kInvert, kIncrementAndWrap, kDecrementAndWrap
+};
+enum class BlendFactor : uint8_t {
+  kZero, kOne, kSrcColor, kOneMinusSrcColor, kDstColor, kOneMinusDstColor, kSrcAlpha, kOneMinusSrcAlpha,
+  kDstAlpha, kOneMinusDstAlpha, kConstantColor, kOneMinusConstantColor, kConstantAlpha, kOneMinusConstantAlpha,
+  kSrcAlphaSaturate, kSrc1Color, kOneMinusSrc1Color, kSrc1Alpha, kOneMinusSrc1Alpha
+};
+enum class BlendOp : uint8_t { kAdd, kSubtract, kReverseSubtract, kMin, kMax };
+enum class LogicOp : uint8_t {
+  kClear, kAnd, kAndReverse, kCopy, kAndInverted, kNoOp, kXor, kOr, kNor, kEquivalent, kInvert, kOrReverse,
+  kCopyInverted, kOrInverted, kNand, kSet
+};
+inline constexpr uint32_t kMaxCompareOp = 7, kMaxStencilOp = 7, kMaxBlendFactor = 18, kMaxBlendOp = 4,
+                          kMaxLogicOp = 15;
+
+bool compare(CompareOp op, uint32_t fragment, uint32_t stored);
+bool compare(CompareOp op, float fragment, float stored);
+uint8_t apply_stencil_op(StencilOp op, uint8_t stored, uint8_t reference);
+uint32_t apply_logic_op(LogicOp op, uint32_t s, uint32_t d);
+
+struct StencilFaceState {
+  StencilOp fail_op = StencilOp::kKeep, pass_op = StencilOp::kKeep, depth_fail_op = StencilOp::kKeep;
+  CompareOp compare_op = CompareOp::kAlways;
+  uint8_t compare_mask = 0xFF, write_mask = 0xFF, reference = 0;
+};
+
+struct DepthStencilState {
+  bool depth_test = false, depth_write = false;
+  CompareOp depth_compare = CompareOp::kLess;
+  bool stencil_test = false;
+  StencilFaceState front, back;
+};
+
+struct BlendState {
+  bool enable = false;
+  BlendFactor src_color = BlendFactor::kOne, dst_color = BlendFactor::kZero;
+  BlendOp color_op = BlendOp::kAdd;
+  BlendFactor src_alpha = BlendFactor::kOne, dst_alpha = BlendFactor::kZero;
+  BlendOp alpha_op = BlendOp::kAdd;
+  uint8_t write_mask = 0xF;
+  bool logic_op_enable = false;
+  LogicOp logic_op = LogicOp::kCopy;
+  Color constant{0, 0, 0, 0};
+};
+
+struct Fragment {
+  int32_t x = 0, y = 0;
+  float depth = 0;
+  bool front_facing = true;
+  Color color{};   // output 0
+  Color color1{};  // the second source for the SRC1 blend factors
+};
+
+struct MergeCounters {
+  uint64_t fragments_in = 0;
+  uint64_t stencil_failed = 0;
+  uint64_t depth_failed = 0;
+  uint64_t fragments_written = 0;   // passed every test (the colour write mask may still be 0)
+  uint64_t overdraw = 0;            // written to a pixel that this draw had already written
+};
+
+// Blends one component set: result of src * sf OP dst * df, each factor from the rules above.
+Color blend(const BlendState& state, const Color& src, const Color& src1, const Color& dst);
+
+class OutputMerger {
+ public:
+  // Starts a draw into these targets (either may be absent: data == nullptr); resets the overdraw map.
+  void begin_draw(const ColorTarget& color, const DepthStencilTarget& depth_stencil, const DepthStencilState& ds,
+                  const BlendState& blend);
+  // One covered fragment inside both targets (the primitive engine's render area guarantees it).
+  void process(const Fragment& fragment);
+  const MergeCounters& counters() const { return counters_; }
+  void reset_counters() { counters_ = {}; }
+
+ private:
+  bool depth_stencil_test(const Fragment& f);
+  void write_color(const Fragment& f);
+
+  ColorTarget color_;
+  DepthStencilTarget depth_stencil_;
+  DepthStencilState ds_;
+  BlendState blend_;
+  std::vector<bool> written_;
+  MergeCounters counters_;
+};
+
+}  // namespace gsgpu::graphics

@@ -1,0 +1,139 @@
+// Render-target loads and stores with Vulkan's conversions (see render_target.h).
+#include "gsgpu/emu/graphics/render_target.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace gsgpu::graphics {
+namespace {
+
+bool is_bgra(ColorFormat f) { return f == ColorFormat::kB8G8R8A8Unorm || f == ColorFormat::kB8G8R8A8Srgb; }
+
+// Memory position of component c (R, G, B, A) in an 8-bit format.
+int byte_of(ColorFormat f, int c) { return (is_bgra(f) && c < 3) ? 2 - c : c; }
+
+}  // namespace
+
+uint32_t bytes_per_pixel(ColorFormat f) { return f == ColorFormat::kR32G32B32A32Sfloat ? 16 : 4; }
+bool is_srgb(ColorFormat f) { return f == ColorFormat::kR8G8B8A8Srgb || f == ColorFormat::kB8G8R8A8Srgb; }
+bool is_unorm(ColorFormat f) { return f != ColorFormat::kR32G32B32A32Sfloat; }
+bool has_stencil(DepthFormat f) { return f == DepthFormat::kD24UnormS8Uint; }
+
+const char* color_format_name(ColorFormat f) {
+  switch (f) {
+    case ColorFormat::kR8G8B8A8Unorm: return "R8G8B8A8_UNORM";
+    case ColorFormat::kR8G8B8A8Srgb: return "R8G8B8A8_SRGB";
+    case ColorFormat::kB8G8R8A8Unorm: return "B8G8R8A8_UNORM";
+    case ColorFormat::kB8G8R8A8Srgb: return "B8G8R8A8_SRGB";
+    case ColorFormat::kR32G32B32A32Sfloat: return "R32G32B32A32_SFLOAT";
+  }
+  return "?";
+}
+
+const char* depth_format_name(DepthFormat f) {
+  return f == DepthFormat::kD32Sfloat ? "D32_SFLOAT" : "D24_UNORM_S8_UINT";
+}
+
+float srgb_to_linear(float s) {
+  double v = s;
+  return static_cast<float>(v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4));
+}
+
+float linear_to_srgb(float c) {
+  double v = std::clamp(static_cast<double>(c), 0.0, 1.0);
+  return static_cast<float>(v <= 0.0031308 ? v * 12.92 : 1.055 * std::pow(v, 1.0 / 2.4) - 0.055);
+}
+
+uint8_t float_to_unorm8(float c) {
+  // NaN becomes 0 (Vulkan leaves it undefined; a fixed choice keeps runs deterministic).
+  if (!(c > 0.0f)) return 0;
+  if (c >= 1.0f) return 255;
+  return static_cast<uint8_t>(std::floor(static_cast<double>(c) * 255.0 + 0.5));
+}
+
+uint32_t float_to_unorm24(float z) {
+  if (!(z > 0.0f)) return 0;
+  if (z >= 1.0f) return 0xFFFFFF;
+  return static_cast<uint32_t>(std::floor(static_cast<double>(z) * 16777215.0 + 0.5));
+}
+
+Color ColorTarget::load(uint32_t x, uint32_t y) const {
+  const uint8_t* p = pixel(x, y);
+  Color c{};
+  if (format == ColorFormat::kR32G32B32A32Sfloat) {
+    std::memcpy(c.data(), p, 16);
+    return c;
+  }
+  for (int i = 0; i < 4; ++i) c[i] = static_cast<float>(p[byte_of(format, i)]) / 255.0f;
+  if (is_srgb(format)) {
+    for (int i = 0; i < 3; ++i) c[i] = srgb_to_linear(c[i]);
+  }
+  return c;
+}
+
+void ColorTarget::store(uint32_t x, uint32_t y, const Color& linear) const {
+  uint8_t* p = pixel(x, y);
+  if (format == ColorFormat::kR32G32B32A32Sfloat) {
+    std::memcpy(p, linear.data(), 16);
+    return;
+  }
+  for (int i = 0; i < 4; ++i) {
+    float v = (is_srgb(format) && i < 3) ? linear_to_srgb(linear[i]) : linear[i];
+    p[byte_of(format, i)] = float_to_unorm8(v);
+  }
+}
+
+std::array<uint32_t, 4> ColorTarget::load_bits(uint32_t x, uint32_t y) const {
+  const uint8_t* p = pixel(x, y);
+  std::array<uint32_t, 4> bits{};
+  if (format == ColorFormat::kR32G32B32A32Sfloat) {
+    std::memcpy(bits.data(), p, 16);
+    return bits;
+  }
+  for (int i = 0; i < 4; ++i) bits[i] = p[byte_of(format, i)];
+  return bits;
+}
+
+void ColorTarget::store_bits(uint32_t x, uint32_t y, const std::array<uint32_t, 4>& rgba) const {
+  uint8_t* p = pixel(x, y);
+  if (format == ColorFormat::kR32G32B32A32Sfloat) {
+    std::memcpy(p, rgba.data(), 16);
+    return;
+  }
+  for (int i = 0; i < 4; ++i) p[byte_of(format, i)] = static_cast<uint8_t>(rgba[i]);
+}
+
+float DepthStencilTarget::load_depth(uint32_t x, uint32_t y) const {
+  uint32_t word;
+  std::memcpy(&word, pixel(x, y), 4);
+  if (format == DepthFormat::kD32Sfloat) {
+    float z;
+    std::memcpy(&z, &word, 4);
+    return z;
+  }
+  return static_cast<float>(static_cast<double>(word & 0xFFFFFF) / 16777215.0);
+}
+
+void DepthStencilTarget::store_depth(uint32_t x, uint32_t y, float z) const {
+  uint8_t* p = pixel(x, y);
+  if (format == DepthFormat::kD32Sfloat) {
+    std::memcpy(p, &z, 4);
+    return;
+  }
+  uint32_t word;
+  std::memcpy(&word, p, 4);
+  word = (word & 0xFF000000u) | float_to_unorm24(z);
+  std::memcpy(p, &word, 4);
+}
+
+uint8_t DepthStencilTarget::load_stencil(uint32_t x, uint32_t y) const {
+  if (!has_stencil(format)) return 0;
+  return pixel(x, y)[3];  // bits 24..31 of a little-endian word
+}
+
+void DepthStencilTarget::store_stencil(uint32_t x, uint32_t y, uint8_t s) const {
+  if (has_stencil(format)) pixel(x, y)[3] = s;
+}
+
+}  // namespace gsgpu::graphics

@@ -1,0 +1,66 @@
+// Render-target formats and their conversions (Vulkan "Fixed-Point Data Conversions", sRGB transfer).
+//
+// A target is a view of host memory that the caller has already bounds-checked (the DRAW path maps
+// the whole target through the MMU once): width x height pixels, row_pitch bytes apart.
+//   - UNORM8 stores round(clamp(c, 0, 1) * 255), round half up; loads c / 255.
+//   - SRGB8 stores the sRGB encoding of the linear value of R, G and B (alpha stays linear):
+//     c <= 0.0031308 ? 12.92 c : 1.055 c^(1/2.4) - 0.055, then as UNORM8; loads decode the byte with
+//     s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055)^2.4.
+//   - B8G8R8A8 holds the same components as R8G8B8A8 with blue first in memory.
+//   - R32G32B32A32_SFLOAT stores floats unchanged.
+//   - D32_SFLOAT: one float; D24_UNORM_S8_UINT: one 32-bit word, depth round(z * (2^24 - 1)) in bits
+//     0..23 and stencil in bits 24..31.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace gsgpu::graphics {
+
+enum class ColorFormat : uint8_t { kR8G8B8A8Unorm, kR8G8B8A8Srgb, kB8G8R8A8Unorm, kB8G8R8A8Srgb, kR32G32B32A32Sfloat };
+enum class DepthFormat : uint8_t { kD32Sfloat, kD24UnormS8Uint };
+
+using Color = std::array<float, 4>;  // R, G, B, A
+
+uint32_t bytes_per_pixel(ColorFormat f);
+inline uint32_t bytes_per_pixel(DepthFormat) { return 4; }
+bool is_srgb(ColorFormat f);
+bool is_unorm(ColorFormat f);  // UNORM or SRGB: fixed point, blend inputs clamped to [0, 1]
+bool has_stencil(DepthFormat f);
+const char* color_format_name(ColorFormat f);
+const char* depth_format_name(DepthFormat f);
+
+float srgb_to_linear(float s);
+float linear_to_srgb(float c);
+uint8_t float_to_unorm8(float c);
+uint32_t float_to_unorm24(float z);
+
+struct ColorTarget {
+  uint8_t* data = nullptr;
+  uint32_t width = 0, height = 0;
+  uint64_t row_pitch = 0;
+  ColorFormat format = ColorFormat::kR8G8B8A8Unorm;
+
+  uint8_t* pixel(uint32_t x, uint32_t y) const { return data + y * row_pitch + uint64_t{x} * bytes_per_pixel(format); }
+  // Linear values (sRGB decoded).
+  Color load(uint32_t x, uint32_t y) const;
+  void store(uint32_t x, uint32_t y, const Color& linear) const;
+  // The raw components as integers (UNORM / SRGB bytes in R, G, B, A order), for logic ops.
+  std::array<uint32_t, 4> load_bits(uint32_t x, uint32_t y) const;
+  void store_bits(uint32_t x, uint32_t y, const std::array<uint32_t, 4>& rgba) const;
+};
+
+struct DepthStencilTarget {
+  uint8_t* data = nullptr;
+  uint32_t width = 0, height = 0;
+  uint64_t row_pitch = 0;
+  DepthFormat format = DepthFormat::kD32Sfloat;
+
+  uint8_t* pixel(uint32_t x, uint32_t y) const { return data + y * row_pitch + uint64_t{x} * 4; }
+  float load_depth(uint32_t x, uint32_t y) const;
+  void store_depth(uint32_t x, uint32_t y, float z) const;
+  uint8_t load_stencil(uint32_t x, uint32_t y) const;  // 0 for a format without stencil
+  void store_stencil(uint32_t x, uint32_t y, uint8_t s) const;
+};
+
+}  // namespace gsgpu::graphics
