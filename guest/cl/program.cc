@@ -23,7 +23,7 @@ cl_int resolve_includes(const char* api, cl_program program, const char* options
   *host_options = take_include_dirs(options ? options : "", &dirs);
   if (!program->has_source) return CL_SUCCESS;
   bool changed = false;
-  const std::string text = inline_includes(program->source, dirs, &changed);
+  const std::string text = inline_includes(program->source, dirs, define_options(options ? options : ""), &changed);
   if (!changed) return CL_SUCCESS;
   Connection* connection = connection_for(api);
   if (!connection) return CL_OUT_OF_RESOURCES;

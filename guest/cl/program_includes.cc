@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "guest/cl/include_macros.h"
+
 namespace gsvirt::icd {
 namespace {
 
@@ -58,14 +60,16 @@ std::string line_marker(size_t line, const std::string& name) {
   return "#line " + std::to_string(line) + " \"" + escaped + "\"\n";
 }
 
-// `# include "name"` or `<name>` on one line: the name, and whether it was quoted.
-bool parse_include(std::string_view line, std::string* name, bool* quoted) {
+// `# include "name"` or `<name>` on one line, or a computed `# include MACRO(...)` that the
+// options' macros expand to one of those: the name, and whether it was quoted.
+bool parse_include(std::string_view line, const IncludeMacros& macros, std::string* name, bool* quoted) {
   size_t i = line.find_first_not_of(" \t");
   if (i == std::string_view::npos || line[i] != '#') return false;
   i = line.find_first_not_of(" \t", i + 1);
   if (i == std::string_view::npos || line.substr(i, 7) != "include") return false;
   i = line.find_first_not_of(" \t", i + 7);
-  if (i == std::string_view::npos || (line[i] != '"' && line[i] != '<')) return false;
+  if (i == std::string_view::npos) return false;
+  if (line[i] != '"' && line[i] != '<') return macros.expand(line.substr(i), name, quoted);
   *quoted = line[i] == '"';
   const size_t end = line.find(*quoted ? '"' : '>', i + 1);
   if (end == std::string_view::npos || end == i + 1) return false;
@@ -86,7 +90,7 @@ bool has_pragma_once(const std::string& text) {
 
 class Inliner {
  public:
-  explicit Inliner(const std::vector<std::string>& dirs) : dirs_(dirs) {}
+  Inliner(const std::vector<std::string>& dirs, const IncludeMacros& macros) : dirs_(dirs), macros_(macros) {}
   bool changed() const { return changed_; }
 
   std::string process(const std::string& text, const std::string& dir, const std::string& name, size_t depth) {
@@ -97,7 +101,7 @@ class Inliner {
       ++line_number;
       std::string include, path, content;
       bool quoted = false;
-      if (depth < kMaxDepth && parse_include(line, &include, &quoted) &&
+      if (depth < kMaxDepth && parse_include(line, macros_, &include, &quoted) &&
           !(path = resolve(include, quoted, dir)).empty() && read(path, &content)) {
         char canonical[4096];
         const std::string key = realpath(path.c_str(), canonical) ? canonical : path;
@@ -135,6 +139,7 @@ class Inliner {
   }
 
   const std::vector<std::string>& dirs_;
+  const IncludeMacros& macros_;
   std::set<std::string> once_;
   size_t bytes_ = 0;
   bool changed_ = false;
@@ -163,8 +168,21 @@ std::string take_include_dirs(std::string_view options, std::vector<std::string>
   return out;
 }
 
-std::string inline_includes(const std::string& source, const std::vector<std::string>& dirs, bool* changed) {
-  Inliner inliner(dirs);
+std::vector<std::string> define_options(std::string_view options) {
+  const std::vector<Word> words = option_words(options);
+  std::vector<std::string> defines;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i].text.rfind("-D", 0) != 0) continue;
+    if (words[i].text.size() > 2) defines.push_back(words[i].text.substr(2));
+    else if (i + 1 < words.size()) defines.push_back(words[++i].text);
+  }
+  return defines;
+}
+
+std::string inline_includes(const std::string& source, const std::vector<std::string>& dirs,
+                            const std::vector<std::string>& defines, bool* changed) {
+  const IncludeMacros macros(defines);
+  Inliner inliner(dirs, macros);
   std::string out = inliner.process(source, ".", "program.cl", 0);
   *changed = inliner.changed();
   return *changed ? out : source;

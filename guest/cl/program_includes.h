@@ -3,9 +3,11 @@
 // as a local compiler would: the -I directories are taken out of the build options, and each
 // `#include "name"` / `<name>` that names a readable file (relative to the including file's
 // directory, the current directory for the program itself, then the -I directories in order; or
-// an absolute path) is replaced by that file's text between #line markers, recursively. Includes
+// an absolute path) is replaced by that file's text between #line markers, recursively; a computed
+// `#include MACRO(...)` is first expanded with the options' -D macros (include_macros.h). Includes
 // inside conditionals are inlined inside them, so the conditions still choose. A directive that
-// names no file here (a computed include, a missing file) is left for the host to report.
+// names no file here (a missing file, an include computed from the source's own macros) is left
+// for the host to report.
 #pragma once
 
 #include <string>
@@ -17,7 +19,12 @@ namespace gsvirt::icd {
 // The options without their -I words; *dirs gets the directories in order.
 std::string take_include_dirs(std::string_view options, std::vector<std::string>* dirs);
 
-// `source` with the files its #includes name inlined; *changed says whether any was.
-std::string inline_includes(const std::string& source, const std::vector<std::string>& dirs, bool* changed);
+// The definitions of the options' -D words, without the -D ("NAME=body"), in order.
+std::vector<std::string> define_options(std::string_view options);
+
+// `source` with the files its #includes name inlined; *changed says whether any was. Computed
+// includes are expanded with the -D macros `defines` (include_macros.h).
+std::string inline_includes(const std::string& source, const std::vector<std::string>& dirs,
+                            const std::vector<std::string>& defines, bool* changed);
 
 }  // namespace gsvirt::icd

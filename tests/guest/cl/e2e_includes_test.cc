@@ -66,5 +66,21 @@ TEST(IcdIncludes, IncludeDirectoriesAreReadOnTheApplicationsSide) {
   }
 }
 
+// hashcat's pattern: the include path comes from -D options and is stringized by macros the
+// options also define, so the operand names a file only after expansion on this side.
+TEST(IcdIncludes, ComputedIncludesExpandWithTheOptionsMacros) {
+  AppHeaders headers;
+  ASSERT_FALSE(headers.dir().empty());
+  headers.write("inc_values.h", "#define VALUE 42\n");
+  const std::string source =
+      "#include M2S(INCLUDE_PATH/inc_values.h)\n"
+      "__kernel void value(__global int* out) { out[0] = VALUE; }\n";
+  const std::string options = "-D \"XM2S(x)=#x\" -D \"M2S(x)=XM2S(x)\" -D INCLUDE_PATH=" + headers.dir();
+  cl_program program = build_program(source.c_str(), options.c_str());
+  ASSERT_NE(program, nullptr);
+  EXPECT_EQ(run_value_kernel(program), 42);
+  clReleaseProgram(program);
+}
+
 }  // namespace
 }  // namespace gsvirt::icd::test

@@ -1,0 +1,65 @@
+// Computed #include operands expanded with the build options' -D macros (guest/cl/include_macros.h).
+#include "guest/cl/include_macros.h"
+
+#include <gtest/gtest.h>
+
+#include "guest/cl/program_includes.h"
+
+namespace gsvirt::icd {
+namespace {
+
+struct Expanded {
+  bool ok = false;
+  std::string name;
+  bool quoted = false;
+};
+
+Expanded expand(const std::vector<std::string>& defines, const std::string& operand) {
+  Expanded e;
+  e.ok = IncludeMacros(defines).expand(operand, &e.name, &e.quoted);
+  return e;
+}
+
+TEST(IncludeMacros, HashcatsStringizedIncludePath) {
+  const std::vector<std::string> defines = {"XM2S(x)=#x", "M2S(x)=XM2S(x)", "INCLUDE_PATH=/usr/share/app/OpenCL"};
+  const Expanded e = expand(defines, "M2S(INCLUDE_PATH/inc_vendor.h)");
+  ASSERT_TRUE(e.ok);
+  EXPECT_EQ(e.name, "/usr/share/app/OpenCL/inc_vendor.h");
+  EXPECT_TRUE(e.quoted);
+  // Without the indirection the argument is stringized as written, as a compiler does.
+  const Expanded raw = expand(defines, "XM2S(INCLUDE_PATH/inc_vendor.h)");
+  ASSERT_TRUE(raw.ok);
+  EXPECT_EQ(raw.name, "INCLUDE_PATH/inc_vendor.h");
+}
+
+TEST(IncludeMacros, ObjectLikeQuotedAndAngleForms) {
+  EXPECT_EQ(expand({"HDR=\"a/b.h\""}, "HDR").name, "a/b.h");
+  const Expanded angle = expand({"SYS=<sys/x.h>"}, "SYS");
+  ASSERT_TRUE(angle.ok);
+  EXPECT_EQ(angle.name, "sys/x.h");
+  EXPECT_FALSE(angle.quoted);
+  EXPECT_EQ(expand({"CAT(a,b)=a##b", "S(x)=#x", "X(x)=S(x)"}, "X(CAT(my,file).h)").name, "myfile.h");
+  EXPECT_EQ(expand({"S(x)=#x"}, "S(a  b)").name, "a b") << "whitespace between tokens stringizes as one space";
+}
+
+TEST(IncludeMacros, WhatDoesNotExpandToANameIsRefused) {
+  EXPECT_FALSE(expand({}, "UNDEFINED").ok);
+  EXPECT_FALSE(expand({"N=42"}, "N").ok);
+  EXPECT_FALSE(expand({"S(x)=#x"}, "S(unclosed").ok);
+  EXPECT_FALSE(expand({"S(x)=#x"}, "S").ok) << "a function-like name without a call stays a name";
+  // A self-referring macro stops, as C's rule against recursive expansion says.
+  EXPECT_FALSE(expand({"A=A B", "B=A"}, "A").ok);
+  // Exponential growth ends at the token budget instead of hanging the application's build.
+  std::vector<std::string> bomb = {"M0=x x"};
+  for (int i = 1; i < 40; ++i)
+    bomb.push_back("M" + std::to_string(i) + "=M" + std::to_string(i - 1) + " M" + std::to_string(i - 1));
+  EXPECT_FALSE(expand(bomb, "M39").ok);
+}
+
+TEST(IncludeMacros, DefineOptionsAreCollectedInEitherSpelling) {
+  EXPECT_EQ(define_options("-DA=1 -D \"M2S(x)=XM2S(x)\" -I dir -D B -cl-fast-relaxed-math"),
+            (std::vector<std::string>{"A=1", "M2S(x)=XM2S(x)", "B"}));
+}
+
+}  // namespace
+}  // namespace gsvirt::icd
