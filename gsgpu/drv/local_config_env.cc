@@ -44,6 +44,8 @@ LocalConfig local_config_from_env(LocalConfig base) {
     c.max_work_items_per_dispatch = v;
   if (env_number("GSGPU_DISPATCH_TIME_MS", 0, UINT32_MAX, c.dispatch_time_budget_ns / 1000000, &v))
     c.dispatch_time_budget_ns = v * 1000000;
+  if (env_number("GSGPU_SUBMIT_TIME_MS", 0, UINT32_MAX, c.submit_time_budget_ns / 1000000, &v))
+    c.submit_time_budget_ns = v * 1000000;
   if (env_number("GSGPU_CLIENT_TIME_S", 0, UINT32_MAX, c.client_time_budget_ns / 1000000000, &v))
     c.client_time_budget_ns = v * 1000000000;
   return c;

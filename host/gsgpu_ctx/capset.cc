@@ -76,8 +76,10 @@ ContextConfig context_config_from_env() {
   shape.watchdog_budget = c.watchdog_budget;
   shape.max_work_items_per_dispatch = c.max_work_items_per_dispatch;
   shape.client_time_budget_ns = c.client_time_budget_ns;
+  shape.submit_time_budget_ns = c.submit_time_budget_ns;
   shape = gsgpu::drv::local_config_from_env(std::move(shape));
   c.client_time_budget_ns = shape.client_time_budget_ns;
+  c.submit_time_budget_ns = shape.submit_time_budget_ns;
   c.shader_cores = shape.shader_cores;
   c.warp_width = shape.warp_width;
   c.vram_size = shape.vram_size;

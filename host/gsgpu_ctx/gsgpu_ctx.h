@@ -13,8 +13,8 @@ namespace gsvirt::gsgpu_ctx {
 // How every new context's device is configured, and the quotas it enforces.
 struct ContextConfig {
   // The device's shape. The defaults are drv::LocalConfig's, the GPU remote mode emulates too; the
-  // registered context type takes GSGPU_CORES, GSGPU_WARP, GSGPU_VRAM_MB, GSGPU_WATCHDOG and
-  // GSGPU_MAX_WORK_ITEMS from the environment as remote mode does (context_config_from_env()).
+  // registered context type takes GSGPU_CORES, GSGPU_WARP, GSGPU_VRAM_MB, GSGPU_WATCHDOG,
+  // GSGPU_MAX_WORK_ITEMS, GSGPU_SUBMIT_TIME_MS and GSGPU_CLIENT_TIME_S from the environment as remote mode does (context_config_from_env()).
   uint32_t shader_cores = gsgpu::drv::LocalConfig{}.shader_cores;
   uint32_t warp_width = gsgpu::drv::LocalConfig{}.warp_width;
   uint64_t vram_size = gsgpu::drv::LocalConfig{}.vram_size;  // for BOs the guest does not back with a blob
@@ -22,8 +22,10 @@ struct ContextConfig {
   // Instructions per warp before the watchdog stops a dispatch; 0: the device's default.
   uint64_t watchdog_budget = gsgpu::drv::LocalConfig{}.watchdog_budget;
   // Wall-clock time one submission may run before the device stops it (a timeout fault of this
-  // context); 0: no limit.
-  uint64_t submit_time_budget_ns = uint64_t{2'000'000'000};
+  // context; GSGPU_SUBMIT_TIME_MS); 0: no limit. 60 s as remote mode's per-dispatch budget and
+  // Linux compute job time-outs: an emulated GPU is slow, and real applications (hashcat's
+  // autotuning) submit kernels that run several seconds on it.
+  uint64_t submit_time_budget_ns = uint64_t{60'000'000'000};
   // Wall-clock time all of this context's submissions together may run (GSGPU_CLIENT_TIME_S):
   // once spent, its submissions fail with a timeout fault without running; 0: no limit.
   uint64_t client_time_budget_ns = uint64_t{3600} * 1'000'000'000;

@@ -63,5 +63,17 @@ TEST(GsgpuCtxEnv, DefaultsAreRemoteModes) {
   EXPECT_EQ(c.max_work_items_per_dispatch, remote.max_work_items);
 }
 
+// A submission's wall-clock budget is the operator's to set (hashcat's autotuning runs kernels of
+// several seconds on the emulated GPU); 60 s unless GSGPU_SUBMIT_TIME_MS says otherwise, 0: none.
+TEST(GsgpuCtxEnv, SubmissionTimeBudgetComesFromTheEnvironment) {
+  EXPECT_EQ(ContextConfig{}.submit_time_budget_ns, uint64_t{60'000'000'000});
+  setenv("GSGPU_SUBMIT_TIME_MS", "1500", 1);
+  EXPECT_EQ(context_config_from_env().submit_time_budget_ns, uint64_t{1'500'000'000});
+  setenv("GSGPU_SUBMIT_TIME_MS", "0", 1);
+  EXPECT_EQ(context_config_from_env().submit_time_budget_ns, 0u);
+  unsetenv("GSGPU_SUBMIT_TIME_MS");
+  EXPECT_EQ(context_config_from_env().submit_time_budget_ns, uint64_t{60'000'000'000});
+}
+
 }  // namespace
 }  // namespace gsvirt::gsgpu_ctx::test
