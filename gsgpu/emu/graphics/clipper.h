@@ -1,0 +1,71 @@
+// Clipping, perspective divide and the viewport transform (Vulkan "Primitive Clipping", "Coordinate
+// Transformations").
+//
+// The view volume is -w <= x, y <= w and 0 <= z <= w. Triangles are clipped against the near and far
+// planes (z = 0, z = w) exactly, and against x and y only at the guard band: planes far outside the
+// viewport chosen so that every framebuffer coordinate stays within +-kGuardBandClip pixels, inside the
+// rasterizer's integer range. Parts of a triangle outside the viewport but inside the band are left to
+// the rasterizer's scissor. A plane w >= kMinClipW keeps the divide finite. Clipping is Sutherland-
+// Hodgman in double precision; a new vertex's position and varyings are interpolated linearly in clip
+// space (which keeps perspective-correct interpolation exact), and the clipped polygon is cut into a fan
+// with its first vertex. Flat varyings keep the provoking vertex of the original triangle.
+// Viewport: x_f = x + width / 2 * (1 + x_d), y_f = y + height / 2 * (1 + y_d) (y down; a negative
+// height flips), z_f = min_depth + (max_depth - min_depth) * z_d.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "gsgpu/emu/graphics/primitive_assembly.h"
+#include "gsgpu/emu/graphics/queue.h"
+#include "gsgpu/emu/graphics/triangle_setup.h"
+#include "gsgpu/emu/graphics/vertex.h"
+
+namespace gsgpu::graphics {
+
+inline constexpr double kGuardBandClip = 32000.0;  // pixels; below kGuardBandPixels for rounding room
+inline constexpr double kMinClipW = 1e-6;
+inline constexpr float kMaxViewportBound = 32768.0f;  // Vulkan's viewportBoundsRange is [-32768, 32767]
+
+struct Viewport {
+  float x = 0, y = 0, width = 1, height = 1;
+  float min_depth = 0, max_depth = 1;
+};
+// Describes what is wrong with a viewport (non-finite, empty, out of bounds, depth outside [0, 1]).
+std::optional<std::string> validate_viewport(const Viewport& v);
+
+struct RasterTriangle {
+  std::array<ScreenVertex, 3> screen;
+  std::array<Varyings, 3> varyings;
+  Varyings flat;  // the provoking vertex's varyings
+};
+
+struct ClipCounters {
+  uint64_t triangles_in = 0;
+  uint64_t trivially_accepted = 0;
+  uint64_t clipped = 0;   // crossed a plane and were cut
+  uint64_t rejected = 0;  // wholly outside a plane
+  uint64_t triangles_out = 0;
+};
+
+class Clipper {
+ public:
+  // The viewport must have passed validate_viewport.
+  Clipper(const Viewport& viewport, uint32_t varying_components);
+  void clip_triangle(const AssembledPrimitive& triangle, Queue<RasterTriangle>& out);
+  const ClipCounters& counters() const { return counters_; }
+
+ private:
+  struct Vertex;
+  void emit(const Vertex& a, const Vertex& b, const Vertex& c, const Varyings& flat, Queue<RasterTriangle>& out);
+  ScreenVertex to_screen(const std::array<double, 4>& clip) const;
+
+  Viewport viewport_;
+  uint32_t varyings_;
+  std::array<std::array<double, 5>, 7> planes_;  // dist = a x + b y + c z + d w + e >= 0 inside
+  ClipCounters counters_;
+};
+
+}  // namespace gsgpu::graphics

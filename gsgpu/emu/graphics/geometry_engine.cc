@@ -1,0 +1,84 @@
+// The geometry engine's draw loop (see geometry_engine.h).
+#include "gsgpu/emu/graphics/geometry_engine.h"
+
+#include <bit>
+
+namespace gsgpu::graphics {
+
+void PassThroughVertexStage::shade(const FetchedVertex& in, ShadedVertex* out) {
+  for (int c = 0; c < 4; ++c) out->position[c] = std::bit_cast<float>(in.attributes[0][c]);
+  for (uint32_t a = 1; a < attributes_ && a < kMaxVertexAttributes; ++a) {
+    for (int c = 0; c < 4; ++c) out->varyings[(a - 1) * 4 + c] = std::bit_cast<float>(in.attributes[a][c]);
+  }
+}
+
+uint32_t PassThroughVertexStage::varying_components() const {
+  return attributes_ > 1 ? std::min(attributes_ - 1, kMaxVertexAttributes - 1) * 4 : 0;
+}
+
+std::optional<std::string> GeometryEngine::validate(const DrawParams& draw, const Viewport& viewport) const {
+  if (draw.topology != Topology::kTriangleList && draw.topology != Topology::kTriangleStrip &&
+      draw.topology != Topology::kTriangleFan) {
+    return std::string("topology ") + topology_name(draw.topology) + " is not supported yet (triangles only)";
+  }
+  if (auto bad = validate_viewport(viewport)) return bad;
+  if (uint64_t{draw.count} * draw.instance_count > vertex_limit_) {
+    return "draw of " + std::to_string(draw.count) + " x " + std::to_string(draw.instance_count) +
+           " vertices exceeds the limit of " + std::to_string(vertex_limit_) + " per draw";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const VertexInputState& input,
+                                                const Viewport& viewport, VertexStage& stage,
+                                                const TriangleSink& sink) {
+  if (auto bad = validate(draw, viewport)) return bad;
+  VertexFetcher fetcher(memory_, input);
+  Clipper clipper(viewport, stage.varying_components());
+  Queue<AssembledPrimitive> primitives;
+  Queue<RasterTriangle> triangles;
+  const uint32_t restart_index = draw.index_type == IndexType::kUint16 ? 0xFFFFu : 0xFFFFFFFFu;
+  std::optional<std::string> fault;
+  for (uint32_t inst = 0; inst < draw.instance_count && !fault; ++inst) {
+    const uint64_t instance_index = uint64_t{draw.first_instance} + inst;
+    PrimitiveAssembler assembler(draw.topology);
+    for (uint32_t i = 0; i < draw.count; ++i) {
+      int64_t vertex_index = int64_t{draw.first_vertex} + i;
+      if (draw.indexed) {
+        uint32_t index = 0;
+        fault = fetcher.fetch_index(draw.index_va, draw.index_size, draw.index_type,
+                                    uint64_t{draw.first_index} + i, &index);
+        if (fault) break;
+        if (draw.primitive_restart && index == restart_index) {
+          assembler.restart();
+          continue;
+        }
+        vertex_index = int64_t{index} + draw.vertex_offset;
+      }
+      if (vertex_index < 0 || vertex_index > int64_t{UINT32_MAX} || instance_index > UINT32_MAX) {
+        fault = "vertex index " + std::to_string(vertex_index) + " is outside 0 .. 2^32 - 1";
+        break;
+      }
+      FetchedVertex fetched;
+      if ((fault = fetcher.fetch(uint32_t(vertex_index), uint32_t(instance_index), &fetched))) break;
+      ShadedVertex shaded;
+      stage.shade(fetched, &shaded);
+      counters_.vertices++;
+      assembler.push(shaded, primitives);
+      while (!primitives.empty()) {
+        counters_.primitives++;
+        clipper.clip_triangle(primitives.pop(), triangles);
+      }
+      if (!triangles.empty()) sink(triangles);
+    }
+  }
+  const ClipCounters& c = clipper.counters();
+  counters_.clip.triangles_in += c.triangles_in;
+  counters_.clip.trivially_accepted += c.trivially_accepted;
+  counters_.clip.clipped += c.clipped;
+  counters_.clip.rejected += c.rejected;
+  counters_.clip.triangles_out += c.triangles_out;
+  return fault;
+}
+
+}  // namespace gsgpu::graphics

@@ -1,0 +1,84 @@
+// The geometry engine (seed 001's GE): index fetch, vertex fetch, the vertex stage, primitive
+// assembly, clipping and the viewport, feeding the primitive engine with screen-space triangles.
+//
+// Per instance, the vertex stream is first_vertex + i (non-indexed) or index[first_index + i] +
+// vertex_offset (indexed, u16 or u32; with primitive restart on, the all-ones index of the type ends the
+// current strip or fan). Each element is fetched and shaded once, assembled by topology, clipped and
+// mapped to the framebuffer. Every guest-supplied count, offset and address is checked: a draw that
+// reads past a buffer, from unmapped memory, has an unsupported topology or format, a bad viewport or
+// more vertex invocations than the limit ends with a fault string; nothing is read unchecked and the
+// engine always returns.
+//
+// The vertex stage is an interface: PassThroughVertexStage is the fixed stand-in used until the shader
+// cores run vertex shaders: the position is attribute 0 (as floats) and the varyings are attributes
+// 1 .. n-1, four components each.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "gsgpu/emu/gpu_memory.h"
+#include "gsgpu/emu/graphics/clipper.h"
+#include "gsgpu/emu/graphics/primitive_assembly.h"
+#include "gsgpu/emu/graphics/vertex_fetch.h"
+
+namespace gsgpu::graphics {
+
+struct DrawParams {
+  Topology topology = Topology::kTriangleList;
+  uint32_t count = 0;  // vertices, or indices when indexed
+  uint32_t instance_count = 1;
+  uint32_t first_vertex = 0, first_instance = 0;
+  bool indexed = false;
+  uint64_t index_va = 0, index_size = 0;
+  IndexType index_type = IndexType::kUint32;
+  uint32_t first_index = 0;
+  int32_t vertex_offset = 0;
+  bool primitive_restart = false;
+};
+
+struct GeometryCounters {
+  uint64_t vertices = 0;    // fetched and shaded
+  uint64_t primitives = 0;  // assembled
+  ClipCounters clip;
+};
+
+class PassThroughVertexStage final : public VertexStage {
+ public:
+  explicit PassThroughVertexStage(uint32_t attribute_count) : attributes_(attribute_count) {}
+  void shade(const FetchedVertex& in, ShadedVertex* out) override;
+  uint32_t varying_components() const override;
+
+ private:
+  uint32_t attributes_;
+};
+
+using TriangleSink = std::function<void(Queue<RasterTriangle>&)>;
+
+class GeometryEngine {
+ public:
+  // Vertex invocations one draw may run (instances x count): beyond it the draw faults, so that no
+  // draw runs for hours.
+  static constexpr uint64_t kDefaultVertexLimit = uint64_t{1} << 24;
+
+  explicit GeometryEngine(GpuMemory& memory) : memory_(memory) {}
+  void set_vertex_limit(uint64_t limit) { vertex_limit_ = limit; }
+
+  // Runs the draw; `sink` is called whenever triangles are ready and must drain the queue. Returns
+  // the fault that stopped the draw, if any (triangles already sunk stay drawn).
+  std::optional<std::string> draw(const DrawParams& draw, const VertexInputState& input, const Viewport& viewport,
+                                  VertexStage& stage, const TriangleSink& sink);
+  const GeometryCounters& counters() const { return counters_; }
+  void reset_counters() { counters_ = {}; }
+
+ private:
+  std::optional<std::string> validate(const DrawParams& draw, const Viewport& viewport) const;
+
+  GpuMemory& memory_;
+  uint64_t vertex_limit_ = kDefaultVertexLimit;
+  GeometryCounters counters_;
+};
+
+}  // namespace gsgpu::graphics

@@ -1,0 +1,76 @@
+// Primitive assembly by topology (orders in primitive_assembly.h).
+#include "gsgpu/emu/graphics/primitive_assembly.h"
+
+namespace gsgpu::graphics {
+
+const char* topology_name(Topology t) {
+  switch (t) {
+    case Topology::kPointList: return "point list";
+    case Topology::kLineList: return "line list";
+    case Topology::kLineStrip: return "line strip";
+    case Topology::kTriangleList: return "triangle list";
+    case Topology::kTriangleStrip: return "triangle strip";
+    case Topology::kTriangleFan: return "triangle fan";
+  }
+  return "?";
+}
+
+uint32_t vertices_per_primitive(Topology t) {
+  switch (t) {
+    case Topology::kPointList: return 1;
+    case Topology::kLineList:
+    case Topology::kLineStrip: return 2;
+    default: return 3;
+  }
+}
+
+void PrimitiveAssembler::restart() { seen_ = 0; }
+
+void PrimitiveAssembler::emit(const ShadedVertex& a, const ShadedVertex& b, const ShadedVertex& c, uint32_t n,
+                              Queue<AssembledPrimitive>& out) {
+  AssembledPrimitive p;
+  p.vertex_count = n;
+  p.vertices = {a, b, c};
+  out.push(p);
+}
+
+void PrimitiveAssembler::push(const ShadedVertex& v, Queue<AssembledPrimitive>& out) {
+  const uint32_t i = seen_++;
+  switch (topology_) {
+    case Topology::kPointList:
+      emit(v, v, v, 1, out);
+      return;
+    case Topology::kLineList:
+    case Topology::kTriangleList: {
+      const uint32_t n = vertices_per_primitive(topology_);
+      held_[i % n] = v;
+      if (i % n == n - 1) emit(held_[0], held_[1], n == 3 ? held_[2] : held_[1], n, out);
+      return;
+    }
+    case Topology::kLineStrip:
+      if (i >= 1) emit(held_[0], v, v, 2, out);
+      held_[0] = v;
+      return;
+    case Topology::kTriangleStrip:
+      // held_[0] = v_{k-2}, held_[1] = v_{k-1}; triangle j = k - 2.
+      if (i >= 2) {
+        if ((i - 2) % 2 == 0) {
+          emit(held_[0], held_[1], v, 3, out);
+        } else {
+          emit(held_[0], v, held_[1], 3, out);
+        }
+      }
+      if (i >= 1) held_[0] = held_[1];
+      held_[1] = v;
+      if (i == 0) held_[0] = v;
+      return;
+    case Topology::kTriangleFan:
+      // held_[0] = v_0, held_[1] = the previous vertex.
+      if (i == 0) held_[0] = v;
+      if (i >= 2) emit(held_[1], v, held_[0], 3, out);
+      held_[1] = v;
+      return;
+  }
+}
+
+}  // namespace gsgpu::graphics

@@ -1,0 +1,37 @@
+// Vertices as they move through the geometry engine: fetched attributes, then shaded vertices
+// (clip-space position + varyings), which the clipper and viewport turn into screen vertices.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace gsgpu::graphics {
+
+inline constexpr uint32_t kMaxVertexAttributes = 16;  // Vulkan's minimum maxVertexInputAttributes
+inline constexpr uint32_t kMaxVertexBindings = 16;    // maxVertexInputBindings
+inline constexpr uint32_t kMaxVaryingComponents = 64; // maxVertexOutputComponents
+
+// Each attribute as four 32-bit words: float bits for float / normalized formats, integers for
+// integer formats. Missing components read as (0, 0, 0, 1) (1.0f or integer 1 by the format).
+struct FetchedVertex {
+  std::array<std::array<uint32_t, 4>, kMaxVertexAttributes> attributes{};
+  uint32_t vertex_index = 0, instance_index = 0;
+};
+
+using Varyings = std::array<float, kMaxVaryingComponents>;
+
+struct ShadedVertex {
+  std::array<float, 4> position{0, 0, 0, 1};  // clip space
+  Varyings varyings{};
+};
+
+// The vertex stage the geometry engine calls once per vertex. Until the shader cores run vertex
+// shaders, PassThroughVertexStage stands in (geometry_engine.h).
+class VertexStage {
+ public:
+  virtual ~VertexStage() = default;
+  virtual void shade(const FetchedVertex& in, ShadedVertex* out) = 0;
+  virtual uint32_t varying_components() const = 0;  // <= kMaxVaryingComponents
+};
+
+}  // namespace gsgpu::graphics

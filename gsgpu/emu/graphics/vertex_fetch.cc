@@ -1,0 +1,155 @@
+// Vertex and index fetch with checked addresses (see vertex_fetch.h).
+#include "gsgpu/emu/graphics/vertex_fetch.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "common/checked_math.h"
+
+namespace gsgpu::graphics {
+namespace {
+
+enum class Kind : uint8_t { kUnorm, kSnorm, kUint, kSint, kSfloat };
+
+struct FormatInfo {
+  uint32_t vk_format;
+  const char* name;
+  uint8_t components, bits;
+  Kind kind;
+};
+
+constexpr FormatInfo kFormats[] = {
+    {9, "R8_UNORM", 1, 8, Kind::kUnorm},        {10, "R8_SNORM", 1, 8, Kind::kSnorm},
+    {13, "R8_UINT", 1, 8, Kind::kUint},         {14, "R8_SINT", 1, 8, Kind::kSint},
+    {16, "R8G8_UNORM", 2, 8, Kind::kUnorm},     {17, "R8G8_SNORM", 2, 8, Kind::kSnorm},
+    {20, "R8G8_UINT", 2, 8, Kind::kUint},       {21, "R8G8_SINT", 2, 8, Kind::kSint},
+    {37, "R8G8B8A8_UNORM", 4, 8, Kind::kUnorm}, {38, "R8G8B8A8_SNORM", 4, 8, Kind::kSnorm},
+    {41, "R8G8B8A8_UINT", 4, 8, Kind::kUint},   {42, "R8G8B8A8_SINT", 4, 8, Kind::kSint},
+    {70, "R16_UNORM", 1, 16, Kind::kUnorm},     {71, "R16_SNORM", 1, 16, Kind::kSnorm},
+    {74, "R16_UINT", 1, 16, Kind::kUint},       {75, "R16_SINT", 1, 16, Kind::kSint},
+    {76, "R16_SFLOAT", 1, 16, Kind::kSfloat},   {77, "R16G16_UNORM", 2, 16, Kind::kUnorm},
+    {78, "R16G16_SNORM", 2, 16, Kind::kSnorm},  {81, "R16G16_UINT", 2, 16, Kind::kUint},
+    {82, "R16G16_SINT", 2, 16, Kind::kSint},    {83, "R16G16_SFLOAT", 2, 16, Kind::kSfloat},
+    {91, "R16G16B16A16_UNORM", 4, 16, Kind::kUnorm}, {92, "R16G16B16A16_SNORM", 4, 16, Kind::kSnorm},
+    {95, "R16G16B16A16_UINT", 4, 16, Kind::kUint},   {96, "R16G16B16A16_SINT", 4, 16, Kind::kSint},
+    {97, "R16G16B16A16_SFLOAT", 4, 16, Kind::kSfloat},
+    {98, "R32_UINT", 1, 32, Kind::kUint},       {99, "R32_SINT", 1, 32, Kind::kSint},
+    {100, "R32_SFLOAT", 1, 32, Kind::kSfloat},  {101, "R32G32_UINT", 2, 32, Kind::kUint},
+    {102, "R32G32_SINT", 2, 32, Kind::kSint},   {103, "R32G32_SFLOAT", 2, 32, Kind::kSfloat},
+    {104, "R32G32B32_UINT", 3, 32, Kind::kUint}, {105, "R32G32B32_SINT", 3, 32, Kind::kSint},
+    {106, "R32G32B32_SFLOAT", 3, 32, Kind::kSfloat}, {107, "R32G32B32A32_UINT", 4, 32, Kind::kUint},
+    {108, "R32G32B32A32_SINT", 4, 32, Kind::kSint},  {109, "R32G32B32A32_SFLOAT", 4, 32, Kind::kSfloat},
+};
+
+const FormatInfo* find_format(uint32_t vk_format) {
+  for (const FormatInfo& f : kFormats) {
+    if (f.vk_format == vk_format) return &f;
+  }
+  return nullptr;
+}
+
+uint32_t read_component(const uint8_t* p, int bits) {
+  uint32_t v = 0;
+  std::memcpy(&v, p, size_t(bits / 8));  // little endian: the low bytes
+  return v;
+}
+
+int32_t sign_extend(uint32_t v, int bits) {
+  return bits == 32 ? static_cast<int32_t>(v) : static_cast<int32_t>(v << (32 - bits)) >> (32 - bits);
+}
+
+uint32_t to_word(const FormatInfo& f, uint32_t raw) {
+  const int b = f.bits;
+  switch (f.kind) {
+    case Kind::kUnorm: return std::bit_cast<uint32_t>(float(double(raw) / double((uint64_t{1} << b) - 1)));
+    case Kind::kSnorm: {
+      double v = double(sign_extend(raw, b)) / double((uint64_t{1} << (b - 1)) - 1);
+      return std::bit_cast<uint32_t>(float(v < -1.0 ? -1.0 : v));
+    }
+    case Kind::kUint: return raw;
+    case Kind::kSint: return static_cast<uint32_t>(sign_extend(raw, b));
+    case Kind::kSfloat: return b == 16 ? std::bit_cast<uint32_t>(half_to_float(uint16_t(raw))) : raw;
+  }
+  return 0;
+}
+
+}  // namespace
+
+float half_to_float(uint16_t h) {
+  const int sign = h >> 15, exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+  double v;
+  if (exponent == 0) {
+    v = std::ldexp(double(mantissa), -24);  // subnormal
+  } else if (exponent == 31) {
+    v = mantissa ? std::nan("") : INFINITY;
+  } else {
+    v = std::ldexp(double(mantissa | 0x400), exponent - 25);
+  }
+  return float(sign ? -v : v);
+}
+
+uint32_t vertex_format_size(uint32_t vk_format) {
+  const FormatInfo* f = find_format(vk_format);
+  return f ? uint32_t(f->components) * f->bits / 8 : 0;
+}
+
+const char* vertex_format_name(uint32_t vk_format) {
+  const FormatInfo* f = find_format(vk_format);
+  return f ? f->name : "unsupported";
+}
+
+std::array<uint32_t, 4> decode_vertex_format(uint32_t vk_format, const uint8_t* bytes) {
+  const FormatInfo* f = find_format(vk_format);
+  if (!f) return {0, 0, 0, 0};
+  const bool is_float = f->kind == Kind::kUnorm || f->kind == Kind::kSnorm || f->kind == Kind::kSfloat;
+  std::array<uint32_t, 4> out{0, 0, 0, is_float ? std::bit_cast<uint32_t>(1.0f) : 1u};
+  for (int c = 0; c < f->components; ++c) out[c] = to_word(*f, read_component(bytes + c * f->bits / 8, f->bits));
+  return out;
+}
+
+std::optional<std::string> VertexFetcher::fetch(uint32_t vertex_index, uint32_t instance_index, FetchedVertex* out) {
+  out->vertex_index = vertex_index;
+  out->instance_index = instance_index;
+  for (uint32_t a = 0; a < state_.attribute_count && a < kMaxVertexAttributes; ++a) {
+    const VertexAttribute& attr = state_.attributes[a];
+    const uint32_t size = vertex_format_size(attr.format);
+    if (size == 0 || attr.binding >= kMaxVertexBindings) {
+      return "attribute " + std::to_string(a) + ": bad format " + std::to_string(attr.format) + " or binding " +
+             std::to_string(attr.binding);
+    }
+    const VertexBinding& b = state_.bindings[attr.binding];
+    const uint64_t element = b.rate == InputRate::kVertex ? vertex_index : instance_index / (b.divisor ? b.divisor : 1);
+    // offset + stride * element + size <= binding size, without overflow.
+    auto start = gsvirt::checked_mul<uint64_t>(b.stride, element);
+    if (start) start = gsvirt::checked_add<uint64_t>(*start, attr.offset);
+    if (!start || !gsvirt::range_within(*start, size, b.size)) {
+      return "vertex fetch past the buffer: attribute " + std::to_string(a) + " binding " +
+             std::to_string(attr.binding) + " element " + std::to_string(element) + " (stride " +
+             std::to_string(b.stride) + ", offset " + std::to_string(attr.offset) + ") in a buffer of " +
+             std::to_string(b.size) + " bytes";
+    }
+    auto address = gsvirt::checked_add<uint64_t>(b.va, *start);
+    const uint8_t* p = address ? memory_.translate(*address, size, Access::kRead) : nullptr;
+    if (!p) return "vertex fetch from an unmapped address: attribute " + std::to_string(a);
+    out->attributes[a] = decode_vertex_format(attr.format, p);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> VertexFetcher::fetch_index(uint64_t va, uint64_t size, IndexType type, uint64_t i,
+                                                      uint32_t* out) {
+  const uint64_t bytes = type == IndexType::kUint16 ? 2 : 4;
+  auto offset = gsvirt::checked_mul<uint64_t>(i, bytes);
+  if (!offset || !gsvirt::range_within(*offset, bytes, size)) {
+    return "index fetch past the buffer: index " + std::to_string(i) + " in a buffer of " + std::to_string(size) +
+           " bytes";
+  }
+  auto address = gsvirt::checked_add<uint64_t>(va, *offset);
+  const uint8_t* p = address ? memory_.translate(*address, bytes, Access::kRead) : nullptr;
+  if (!p) return "index fetch from an unmapped address: index " + std::to_string(i);
+  *out = read_component(p, int(bytes * 8));
+  return std::nullopt;
+}
+
+}  // namespace gsgpu::graphics

@@ -1,0 +1,65 @@
+// Vertex fetch: the geometry engine's reads of vertex attributes and indices from GPU memory.
+//
+// Attribute formats are Vulkan's vertex-input formats, identified by their VkFormat value so that state
+// words carry them unchanged: R8 / R8G8 / R8G8B8A8 and R16 / R16G16 / R16G16B16A16 in UNORM, SNORM,
+// UINT, SINT (16-bit also SFLOAT), and R32 ... R32G32B32A32 in UINT, SINT, SFLOAT. Conversions are
+// Vulkan's: UNORM c / (2^b - 1); SNORM max(c / (2^(b-1) - 1), -1); half floats exactly.
+// Addresses: binding.va + attribute.offset + binding.stride * i, where i is the vertex index for
+// per-vertex bindings and instance_index / divisor for per-instance ones. Every read is checked
+// against the binding's size (a fetch past the buffer is a fault naming binding, attribute and index)
+// and goes through GpuMemory (an unmapped address is an MMU fault). Nothing is read unchecked.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "gsgpu/emu/gpu_memory.h"
+#include "gsgpu/emu/graphics/vertex.h"
+
+namespace gsgpu::graphics {
+
+enum class InputRate : uint8_t { kVertex, kInstance };
+
+struct VertexBinding {
+  uint64_t va = 0, size = 0;  // the bound range
+  uint32_t stride = 0;
+  InputRate rate = InputRate::kVertex;
+  uint32_t divisor = 1;       // per-instance bindings: a new element every `divisor` instances (>= 1)
+};
+
+struct VertexAttribute {
+  uint32_t binding = 0;
+  uint32_t format = 0;  // VkFormat
+  uint32_t offset = 0;
+};
+
+// Bytes per element of a vertex format, or 0 when the format is not a supported vertex format.
+uint32_t vertex_format_size(uint32_t vk_format);
+const char* vertex_format_name(uint32_t vk_format);
+// Decodes one element (vertex_format_size bytes) into four words.
+std::array<uint32_t, 4> decode_vertex_format(uint32_t vk_format, const uint8_t* bytes);
+float half_to_float(uint16_t h);
+
+enum class IndexType : uint8_t { kUint16, kUint32 };
+
+struct VertexInputState {
+  std::array<VertexBinding, kMaxVertexBindings> bindings{};
+  std::array<VertexAttribute, kMaxVertexAttributes> attributes{};
+  uint32_t attribute_count = 0;  // attributes[0 .. count) are enabled; location = position in the array
+};
+
+class VertexFetcher {
+ public:
+  VertexFetcher(GpuMemory& memory, const VertexInputState& state) : memory_(memory), state_(state) {}
+  // Fills out->attributes; on failure returns the fault's description.
+  std::optional<std::string> fetch(uint32_t vertex_index, uint32_t instance_index, FetchedVertex* out);
+  // Reads index `i` of an index buffer [va, va + size).
+  std::optional<std::string> fetch_index(uint64_t va, uint64_t size, IndexType type, uint64_t i, uint32_t* out);
+
+ private:
+  GpuMemory& memory_;
+  const VertexInputState& state_;
+};
+
+}  // namespace gsgpu::graphics
