@@ -310,8 +310,11 @@ GSGPU_UNARY(mov_b32, u32, u32(a))
 GSGPU_UNARY(mov_b64, u64, u64(a))
 GSGPU_BINARY(pack_b64, u32, u32, u64(u64(a) | (u64(b) << 32)))
 
+}  // namespace gsgpu::alu
+
+// binary64 and the rounding-mode conversions, with the same macros.
+#include "gsgpu/emu/shader/fp64_ops.h"
+
 #undef GSGPU_UNARY
 #undef GSGPU_BINARY
 #undef GSGPU_TERNARY
-
-}  // namespace gsgpu::alu
