@@ -50,13 +50,13 @@ cl_int uint_info(Runtime* rt, cl_device_info param, size_t size, void* value, si
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_INT:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT:
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:  // cl_khr_fp64
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
       v = 1;  // every value is flattened to scalar lanes of a SIMT warp
       break;
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
-      v = 0;  // no double or half arithmetic
+      v = 0;  // no half arithmetic (no cl_khr_fp16; vload/vstore_half need none)
       break;
     case CL_DEVICE_MAX_CLOCK_FREQUENCY: v = rt->clock_mhz(); break;
     case CL_DEVICE_ADDRESS_BITS: v = 64; break;
@@ -88,7 +88,11 @@ cl_int ulong_info(Runtime* rt, cl_device_info param, size_t size, void* value, s
     case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE: v = kMaxConstantBuffer; break;
     case CL_DEVICE_LOCAL_MEM_SIZE: v = rt->max_local_mem(); break;
     case CL_DEVICE_SINGLE_FP_CONFIG: v = CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_FMA; break;
+    // cl_khr_fp64's required set: IEEE binary64 with denormals, every rounding mode of conversions,
+    // correctly rounded fma (the ISA's fp64 block, docs/isa.md §8a).
     case CL_DEVICE_DOUBLE_FP_CONFIG:
+      v = CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_INF_NAN | CL_FP_DENORM;
+      break;
     case CL_DEVICE_HALF_FP_CONFIG: v = 0; break;
     default: *known = false; return CL_INVALID_VALUE;
   }

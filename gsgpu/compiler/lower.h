@@ -17,6 +17,7 @@
 #include "gsgpu/compiler/compiler.h"
 #include "gsgpu/compiler/machine_ir.h"
 #include "gsgpu/compiler/spirv_module.h"
+#include "gsgpu/isa/fp64.h"
 
 namespace gsgpu::compiler {
 
@@ -156,6 +157,25 @@ class Lowering {
   void vload_store(uint32_t ext, const SpirvInstruction& inst);
   MOperand exact_fmod(uint32_t float_type, MOperand x, MOperand y);
   MOperand exact_remainder(uint32_t float_type, MOperand x, MOperand y);
+
+ public:
+  // lower_fp64.cc: cl_khr_fp64 (doubles in 64-bit registers) and the rounding-mode conversions.
+  bool is_double(uint32_t scalar_type) const;
+  MOperand f64(isa::Opcode op, MOperand a, MOperand b = {}, MOperand c = {});
+  MOperand f64_math(isa::MathF64 fn, MOperand a, MOperand b = {});
+  MOperand f64_compare(isa::FCmp cond, MOperand a, MOperand b = {});
+  MOperand f64_constant(double value);
+  MOperand double_binary(spv::Op op, MOperand a, MOperand b);
+  MOperand double_compare(spv::Op op, MOperand a, MOperand b);
+  MOperand double_classify(spv::Op op, MOperand x);
+  MOperand convert_double(spv::Op op, uint32_t from_width, uint32_t to_width, MOperand v, spv::FPRoundingMode rounding,
+                          bool saturate);
+  MOperand double_math(uint32_t ext, const std::vector<MOperand>& args, const std::string& name);
+  bool lower_double_extinst(uint32_t ext, const SpirvInstruction& inst, const std::vector<Value>& args, uint32_t n,
+                            const std::string& name);
+
+ private:
+  std::vector<MOperand> double_scaled(const std::vector<MOperand>& x, MOperand* exponent, MOperand* sum);
 
  public:
   // lower_printf.cc: OpenCL.std printf -> a record in the printf buffer; the result (0 or -1).

@@ -127,7 +127,8 @@ MOperand Lowering::int_binary(Op op, uint32_t scalar, MOperand a, MOperand b) {
 
 MOperand Lowering::compare(Op op, uint32_t scalar, MOperand a, MOperand b) {
   if (Opcode f = float_compare_for(op); f != Opcode::kCount) {
-    if (!is_float(scalar) || type(scalar).width != 32) fail("floating-point compare on a type other than float");
+    if (is_float(scalar) && type(scalar).width == 64) return double_compare(op, a, b);
+    if (!is_float(scalar) || type(scalar).width != 32) fail("floating-point compare on a type other than float or double");
     return MOperand::vreg(emit(f, 32, a, b));
   }
   CompareOps ops;
@@ -159,8 +160,10 @@ bool Lowering::lower_arith(const SpirvInstruction& inst) {
     for (size_t i = 0; i < a.parts.size(); ++i) {
       if (is_compare) {
         r.parts.push_back(compare(op, scalar_of(type_of(operand_id(inst, 0))), a.parts[i], b.parts[i]));
+      } else if (is_float_op && is_double(scalar)) {
+        r.parts.push_back(double_binary(op, a.parts[i], b.parts[i]));
       } else if (is_float_op) {
-        if (type(scalar).kind != TypeKind::kFloat || type(scalar).width != 32) fail("only 32-bit float arithmetic is supported");
+        if (type(scalar).kind != TypeKind::kFloat || type(scalar).width != 32) fail("only float and double arithmetic is supported");
         r.parts.push_back(MOperand::vreg(emit(float_op_for(op), 32, a.parts[i], b.parts[i])));
       } else if (is_smod) {
         // OpenCL's % on signed values is SRem; SMod (sign of the divisor) only comes from other front ends.
@@ -198,8 +201,10 @@ bool Lowering::lower_arith(const SpirvInstruction& inst) {
       const uint32_t width = op == Op::OpFNegate ? 0 : int_width(scalar);
       Value r;
       for (const MOperand& p : a.parts) {
-        if (op == Op::OpFNegate) {
-          if (type(scalar).width != 32) fail("only 32-bit float arithmetic is supported");
+        if (op == Op::OpFNegate && is_double(scalar)) {
+          r.parts.push_back(f64_math(isa::MathF64::k_neg, p));
+        } else if (op == Op::OpFNegate) {
+          if (type(scalar).width != 32) fail("only float and double arithmetic is supported");
           r.parts.push_back(MOperand::vreg(emit(Opcode::v_neg_f32, 32, p)));
         } else if (op == Op::OpLogicalNot) {
           r.parts.push_back(MOperand::vreg(emit(Opcode::v_xor_b32, 32, p, MOperand::literal(1))));
@@ -291,10 +296,12 @@ bool Lowering::lower_arith(const SpirvInstruction& inst) {
     }
     case Op::OpIsNan: case Op::OpIsInf: case Op::OpIsFinite: case Op::OpIsNormal: case Op::OpSignBitSet: {
       const Value a = value(operand_id(inst, 0));
+      const bool wide = is_double(scalar_of(type_of(operand_id(inst, 0))));
       Value r;
       for (const MOperand& p : a.parts) {
         MOperand out;
-        if (op == Op::OpIsNan) out = MOperand::vreg(emit(Opcode::v_cmp_isnan_f32, 32, p));
+        if (wide) out = double_classify(op, p);
+        else if (op == Op::OpIsNan) out = MOperand::vreg(emit(Opcode::v_cmp_isnan_f32, 32, p));
         else if (op == Op::OpIsInf) out = MOperand::vreg(emit(Opcode::v_cmp_isinf_f32, 32, p));
         else if (op == Op::OpSignBitSet) out = MOperand::vreg(emit(Opcode::v_shr_u32, 32, p, MOperand::literal(31)));
         else {
@@ -321,13 +328,22 @@ bool Lowering::lower_arith(const SpirvInstruction& inst) {
     case Op::OpVectorTimesScalar: {
       const Value v = value(operand_id(inst, 0));
       const MOperand s = value(operand_id(inst, 1)).parts.at(0);
+      const bool wide = is_double(scalar_of(inst.result_type));
       Value r;
-      for (const MOperand& p : v.parts) r.parts.push_back(MOperand::vreg(emit(Opcode::v_mul_f32, 32, p, s)));
+      for (const MOperand& p : v.parts)
+        r.parts.push_back(wide ? f64(Opcode::v_mul_f64, p, s) : MOperand::vreg(emit(Opcode::v_mul_f32, 32, p, s)));
       define(inst.result_id, std::move(r));
       return true;
     }
     case Op::OpDot: {
       const Value a = value(operand_id(inst, 0)), b = value(operand_id(inst, 1));
+      if (is_double(inst.result_type)) {
+        MOperand acc = f64(Opcode::v_mul_f64, a.parts.at(0), b.parts.at(0));
+        for (size_t i = 1; i < a.parts.size() && i < b.parts.size(); ++i)
+          acc = f64(Opcode::v_add_f64, acc, f64(Opcode::v_mul_f64, a.parts[i], b.parts[i]));
+        define(inst.result_id, Value{{acc}});
+        return true;
+      }
       MOperand acc = MOperand::vreg(emit(Opcode::v_mul_f32, 32, a.parts.at(0), b.parts.at(0)));
       for (size_t i = 1; i < a.parts.size() && i < b.parts.size(); ++i)
         acc = MOperand::vreg(emit(Opcode::v_mad_f32, 32, a.parts[i], b.parts[i], acc));

@@ -39,7 +39,17 @@ MOperand Lowering::convert(Op op, uint32_t from, uint32_t to, MOperand v, const 
     case Op::OpConvertSToF: case Op::OpConvertUToF: case Op::OpFConvert: break;
     default: fail("unsupported conversion");
   }
+  // Doubles on either side, and 64-bit integers to float in a directed rounding mode: lower_fp64.cc.
+  const bool directed = rounding == spv::FPRoundingMode::RTZ || rounding == spv::FPRoundingMode::RTP ||
+                        rounding == spv::FPRoundingMode::RTN;
+  if ((from_float && wf == 64) || (to_float && wt == 64) ||
+      (!from_float && wf == 64 && to_float && wt == 32 && directed))
+    return convert_double(op, wf, wt, v, rounding, saturate);
   if (op == Op::OpFConvert) {
+    if (wf == 32 && wt == 16 && directed) {
+      const uint32_t mode = rounding == spv::FPRoundingMode::RTZ ? 1u : rounding == spv::FPRoundingMode::RTP ? 2u : 3u;
+      return MOperand::vreg(emit(Opcode::v_cvt_f16_f32_rm, 32, v, MOperand::literal(mode)));
+    }
     if (wf == 32 && wt == 16) return MOperand::vreg(emit(Opcode::v_cvt_f16_f32, 32, v));
     if (wf == 16 && wt == 32) return MOperand::vreg(emit(Opcode::v_cvt_f32_f16, 32, v));
     if (wf == wt) return v;

@@ -745,10 +745,12 @@ void Lowering::vload_store(uint32_t ext, const SpirvInstruction& inst) {
     }
     return;
   }
-  // Half conversions go through the ISA's f16 <-> f32 conversions (round to nearest even).
+  // Half conversions: f16 -> f32 is exact; stores round float or double data in the instruction's
+  // mode (the _r forms' literal FPRoundingMode, whose codes are isa::FpRound's), nearest even otherwise.
+  uint32_t mode = static_cast<uint32_t>(spv::FPRoundingMode::RTE);
   if (ext == cl::Vstore_half_r || ext == cl::Vstore_halfn_r || ext == cl::Vstorea_halfn_r) {
-    const uint32_t mode = operand_id(inst, 5);
-    if (mode != static_cast<uint32_t>(spv::FPRoundingMode::RTE)) fail(ext_name(ext) + " with a rounding mode other than rte");
+    mode = operand_id(inst, 5);
+    if (mode > static_cast<uint32_t>(spv::FPRoundingMode::RTN)) fail(ext_name(ext) + " with an unknown rounding mode");
   }
   const isa::MemSpace space = ptr.storage == spv::StorageClass::CrossWorkgroup  ? isa::MemSpace::kGlobal
                               : ptr.storage == spv::StorageClass::UniformConstant ? isa::MemSpace::kConstant
@@ -774,8 +776,13 @@ void Lowering::vload_store(uint32_t ext, const SpirvInstruction& inst) {
                          : space == isa::MemSpace::kLocal ? Opcode::local_store_b16
                                                           : Opcode::private_store_b16;
   const Value data = value(operand_id(inst, 2));
-  for (uint32_t i = 0; i < n && i < data.parts.size(); ++i)
-    emit_store(store16, base, MOperand::vreg(emit(Opcode::v_cvt_f16_f32, 32, data.parts[i])), static_cast<int32_t>(2 * i));
+  const bool wide = is_double(scalar_of(data_type));
+  for (uint32_t i = 0; i < n && i < data.parts.size(); ++i) {
+    const MOperand bits = wide ? MOperand::vreg(emit(Opcode::v_cvt_f16_f64, 32, data.parts[i], MOperand::literal(mode)))
+                          : mode == 0 ? MOperand::vreg(emit(Opcode::v_cvt_f16_f32, 32, data.parts[i]))
+                                      : MOperand::vreg(emit(Opcode::v_cvt_f16_f32_rm, 32, data.parts[i], MOperand::literal(mode)));
+    emit_store(store16, base, bits, static_cast<int32_t>(2 * i));
+  }
 }
 
 bool Lowering::lower_extinst(const SpirvInstruction& inst) {
@@ -801,6 +808,24 @@ bool Lowering::lower_extinst(const SpirvInstruction& inst) {
   const uint32_t scalar = ext == cl::Ilogb && inst.operands.size() > 2 ? scalar_of(type_of(inst.operands[2]))
                                                                        : scalar_of(inst.result_type);
   const uint32_t n = component_count(inst.result_type);
+  // Doubles (cl_khr_fp64): lower_fp64.cc. Geometric functions and the two-result built-ins first,
+  // then per component. ilogb and the integer-result relationals dispatch on the operand's type.
+  const bool bitwise = ext == cl::Shuffle || ext == cl::Shuffle2 || ext == cl::Bitselect || ext == cl::Select;
+  const bool double_operand = inst.operands.size() > 2 && is_double(scalar_of(type_of(inst.operands[2])));
+  if (!bitwise && (double_operand || is_double(scalar_of(inst.result_type)))) {
+    if (lower_double_extinst(ext, inst, args, n, ext_name(ext))) return true;
+    Value r;
+    for (uint32_t i = 0; i < n; ++i) {
+      std::vector<MOperand> per_component;
+      for (const Value& a : args) {
+        if (a.parts.empty()) fail(ext_name(ext) + ": an operand has no value");
+        per_component.push_back(a.parts.size() == 1 ? a.parts[0] : a.parts.at(i));  // scalars broadcast
+      }
+      r.parts.push_back(double_math(ext, per_component, ext_name(ext)));
+    }
+    define(inst.result_id, std::move(r));
+    return true;
+  }
   Value r;
   switch (ext) {
     case cl::Length: case cl::Fast_length: case cl::Distance: case cl::Fast_distance: case cl::Normalize:

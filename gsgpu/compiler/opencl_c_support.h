@@ -10,12 +10,13 @@
 #define GSGPU_OPENCL_C_EXTENSIONS                                                               \
   "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics "                             \
   "cl_khr_global_int32_extended_atomics cl_khr_local_int32_base_atomics "                       \
-  "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics cl_khr_int64_extended_atomics"
+  "cl_khr_local_int32_extended_atomics cl_khr_int64_base_atomics cl_khr_int64_extended_atomics "       \
+  "cl_khr_fp64"
 
 namespace gsgpu::compiler {
 
-// OpenCL C 3.0 optional features, space-separated: only 64-bit integers (which the full profile
-// requires anyway).
-inline constexpr char kOpenCLCFeatures[] = "__opencl_c_int64";
+// OpenCL C 3.0 optional features, space-separated: 64-bit integers (which the full profile requires
+// anyway) and doubles (cl_khr_fp64, lower_fp64.cc).
+inline constexpr char kOpenCLCFeatures[] = "__opencl_c_int64 __opencl_c_fp64";
 
 }  // namespace gsgpu::compiler

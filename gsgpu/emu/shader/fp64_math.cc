@@ -143,7 +143,9 @@ uint64_t unary(isa::MathF64 fn, double x) {
       return from_int(std::isnan(x) ? 0 : sign);
     }
     case F::k_logb: return qd(std::logb(x));
-    case F::k_ilogb: return from_int(std::ilogb(x));
+    case F::k_ilogb:  // OpenCL's FP_ILOGB0 = INT_MIN, FP_ILOGBNAN = INT_MAX; infinity gives INT_MAX
+      if (std::isnan(x) || std::isinf(x)) return from_int(INT32_MAX);
+      return from_int(x == 0 ? INT32_MIN : std::ilogb(x));
     case F::k_frexp_mantissa: {
       int exponent = 0;
       return qd(std::frexp(x, &exponent));

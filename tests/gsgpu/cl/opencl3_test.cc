@@ -2,6 +2,7 @@
 // the device really has, the entry points of absent features refuse as the spec says, and the 2.x /
 // 3.0 entry points it does have (clCloneKernel, context destructor callbacks, property arrays,
 // zero-sized NDRanges) work.
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -53,7 +54,8 @@ TEST_F(OpenCL3Test, DeviceReportsOpenCL30WithOpenCLC12) {
   EXPECT_EQ(device_value<cl_version>(api(), device_, CL_DEVICE_NUMERIC_VERSION), CL_MAKE_VERSION(3, 0, 0));
   EXPECT_EQ(name_versions(api(), device_, CL_DEVICE_OPENCL_C_ALL_VERSIONS),
             (std::vector<std::string>{"OpenCL C 1.0.0", "OpenCL C 1.1.0", "OpenCL C 1.2.0", "OpenCL C 3.0.0"}));
-  EXPECT_EQ(name_versions(api(), device_, CL_DEVICE_OPENCL_C_FEATURES), (std::vector<std::string>{"__opencl_c_int64 3.0.0"}));
+  EXPECT_EQ(name_versions(api(), device_, CL_DEVICE_OPENCL_C_FEATURES), 
+            (std::vector<std::string>{"__opencl_c_int64 3.0.0", "__opencl_c_fp64 3.0.0"}));
   EXPECT_EQ(name_versions(api(), device_, CL_DEVICE_ILS_WITH_VERSION), (std::vector<std::string>{"SPIR-V 1.0.0"}));
   EXPECT_TRUE(name_versions(api(), device_, CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION).empty());
   EXPECT_EQ(device_string(api(), device_, CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED), "v0000-01-01-00");
@@ -308,6 +310,44 @@ TEST_F(OpenCL3Test, KernelsBuildWithOpenCLC30) {
   ASSERT_EQ(run(k, 1, &global, nullptr), CL_SUCCESS);
   EXPECT_EQ(read<int>(out, 2), (std::vector<int>{8, 0}));
   EXPECT_EQ(read<float>(f, 1)[0], 0.25f);
+}
+
+}  // namespace
+}  // namespace gsvirt::vcomp::testing
+
+namespace gsvirt::vcomp::testing {
+namespace {
+
+// cl_khr_fp64 (issue 13 point 3): the device reports doubles with the full-profile FP config the
+// extension requires, and a double kernel built for OpenCL C 1.2 and 3.0 runs.
+TEST_F(OpenCL3Test, DoublesAreReportedAndRun) {
+  const std::string extensions = device_string(api(), device_, CL_DEVICE_EXTENSIONS);
+  EXPECT_NE((" " + extensions + " ").find(" cl_khr_fp64 "), std::string::npos) << extensions;
+  EXPECT_EQ(device_value<cl_device_fp_config>(api(), device_, CL_DEVICE_DOUBLE_FP_CONFIG),
+            cl_device_fp_config(CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF |
+                                CL_FP_INF_NAN | CL_FP_DENORM));
+  EXPECT_EQ(device_value<cl_uint>(api(), device_, CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE), 1u);
+  EXPECT_EQ(device_value<cl_uint>(api(), device_, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE), 1u);
+  EXPECT_EQ(device_value<cl_uint>(api(), device_, CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF), 0u);
+  EXPECT_EQ(device_value<cl_device_fp_config>(api(), device_, CL_DEVICE_HALF_FP_CONFIG), 0u);
+  REQUIRE_COMPILER();
+  for (const char* options : {"", "-cl-std=CL3.0"}) {
+    SCOPED_TRACE(options);
+    cl_program p = build(R"(
+      #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+      kernel void k(global double* d) {
+        size_t i = get_global_id(0);
+        d[i] = sqrt(d[i]) + convert_double_rtp(1ul << 60 | 1);
+      })", options);
+    ASSERT_NE(p, nullptr);
+    cl_kernel k = kernel(p, "k");
+    cl_mem d = buffer_of(std::vector<double>{2.0, 9.0});
+    arg(k, 0, d);
+    const size_t global = 2;
+    ASSERT_EQ(run(k, 1, &global, nullptr), CL_SUCCESS);
+    const double above = 0x1p60 + 0x1p8;  // 2^60 + 1 rounded up: the next double (ulp 2^8)
+    EXPECT_EQ(read<double>(d, 2), (std::vector<double>{std::sqrt(2.0) + above, 3.0 + above}));
+  }
 }
 
 }  // namespace

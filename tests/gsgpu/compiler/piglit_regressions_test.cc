@@ -159,17 +159,20 @@ TEST(PiglitRegressions, PredefinedMacrosMatchTheDevice) {
     #if defined(__opencl_c_subgroups) || defined(__opencl_c_program_scope_global_variables)
       out[2] = 1;
     #endif
-    #if defined(__opencl_c_device_enqueue) || defined(__opencl_c_fp64) || defined(cl_khr_fp64)
+    #if defined(__opencl_c_device_enqueue)
       out[3] = 1;
+    #endif
+    #if defined(__opencl_c_fp64) && defined(cl_khr_fp64)
+      out[5] = 1;  // cl_khr_fp64 (lower_fp64.cc)
     #endif
     #if defined(__opencl_c_work_group_collective_functions) || defined(__opencl_c_atomic_order_acq_rel)
       out[4] = 1;
     #endif
     })";
   ASSERT_TRUE(cl.build(features, "-cl-std=CL3.0"));
-  const uint64_t feature_out = cl.memory.upload(std::vector<int>(5, 0));
+  const uint64_t feature_out = cl.memory.upload(std::vector<int>(6, 0));
   cl.run_ok("features", {Arg::buffer(feature_out)}, NDRange::linear(1, 1));
-  EXPECT_EQ(cl.memory.download<int>(feature_out, 5), (std::vector<int>{1, 0, 0, 0, 0}));
+  EXPECT_EQ(cl.memory.download<int>(feature_out, 6), (std::vector<int>{1, 0, 0, 0, 0, 1}));
   // The program's own options still win.
   ASSERT_TRUE(cl.build(source, "-D__IMAGE_SUPPORT__=1"));
   const uint64_t out = cl.memory.upload(std::vector<int>(5, 0));

@@ -73,8 +73,9 @@ TEST(IcdOpenCL3, DeviceQueriesComeFromTheHostDevice) {
   EXPECT_EQ(device_string(CL_DEVICE_VERSION), "OpenCL 3.0 gsgpu");
   EXPECT_EQ(device_string(CL_DEVICE_OPENCL_C_VERSION), "OpenCL C 1.2 gsgpu");
   const auto features = name_versions(CL_DEVICE_OPENCL_C_FEATURES);
-  ASSERT_EQ(features.size(), 1u);
+  ASSERT_EQ(features.size(), 2u);
   EXPECT_STREQ(features[0].name, "__opencl_c_int64");
+  EXPECT_STREQ(features[1].name, "__opencl_c_fp64");
   EXPECT_EQ(device_string(CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED), "v0000-01-01-00");
   EXPECT_EQ(name_versions(CL_DEVICE_OPENCL_C_ALL_VERSIONS).size(), 4u);
   EXPECT_EQ(device_value<cl_device_atomic_capabilities>(CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES),
