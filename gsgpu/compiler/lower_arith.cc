@@ -163,6 +163,8 @@ bool Lowering::lower_arith(const SpirvInstruction& inst) {
       } else if (is_float_op && is_double(scalar)) {
         r.parts.push_back(double_binary(op, a.parts[i], b.parts[i]));
       } else if (is_float_op) {
+        if (type(scalar).kind == TypeKind::kFloat && type(scalar).width == 16)
+          fail("half arithmetic (cl_khr_fp16) is not supported; vload_half / vstore_half convert half data");
         if (type(scalar).kind != TypeKind::kFloat || type(scalar).width != 32) fail("only float and double arithmetic is supported");
         r.parts.push_back(MOperand::vreg(emit(float_op_for(op), 32, a.parts[i], b.parts[i])));
       } else if (is_smod) {

@@ -310,3 +310,21 @@ TEST(Fp64Alu, PiFormsAndSpecialValuesFollowOpenCL) {
 
 }  // namespace
 }  // namespace gsgpu::testing
+
+namespace gsgpu::testing {
+namespace {
+
+// The code operands come from guest binaries: a code outside its list is not undefined behaviour
+// but the list's first entry (docs/isa.md §8a), and only the low 2 bits of a mode count.
+TEST(Fp64Alu, CodesOutsideTheirListsBehaveAsTheFirstEntry) {
+  for (uint32_t fn : {static_cast<uint32_t>(MathF64::kCount), 0x12345u, 0xffffffffu})
+    EXPECT_EQ(alu::math_f64::apply(bits(2.5), bits(1.0), fn), bits(2.0));  // floor
+  for (uint32_t cond : {static_cast<uint32_t>(FCmp::kCount), 0xffffffffu}) {
+    EXPECT_EQ(alu::cmp_f64::apply(bits(1.0), bits(1.0), cond), 1u);  // oeq
+    EXPECT_EQ(alu::cmp_f64::apply(bits(1.0), bits(2.0), cond), 0u);
+  }
+  EXPECT_EQ(alu::cvt_f32_f64::apply(bits(1 + 0x1p-30), 4 + 2), alu::cvt_f32_f64::apply(bits(1 + 0x1p-30), 2));
+}
+
+}  // namespace
+}  // namespace gsgpu::testing
