@@ -9,6 +9,7 @@
 
 #include "common/cancel.h"
 #include "gsgpu/compiler/build_cache.h"
+#include "gsgpu/compiler/half_builtins.h"
 #include "gsgpu/compiler/opencl_c_support.h"
 #include "gsgpu/compiler/spirv_module.h"
 #include "gsgpu/compiler/subprocess.h"
@@ -206,6 +207,7 @@ namespace {
 constexpr size_t kMaxHeaders = 256;
 constexpr std::string_view kSourceName = "program.cl";
 constexpr std::string_view kHeaderDir = "headers";
+constexpr std::string_view kHalfBuiltinsName = "gsgpu_half_builtins.h";
 
 bool valid_header_name(const std::string& name) {
   if (name.empty() || name.size() > 255 || name.front() == '/') return false;
@@ -345,6 +347,8 @@ BuildStatus translate(const Toolchain& tools, const TempDir& dir, const std::vec
   // device has no images (CL_DEVICE_IMAGE_SUPPORT is CL_FALSE).
   clang.insert(clang.end(), std::begin(kDeviceMacros), std::end(kDeviceMacros));
   clang.insert(clang.end(), {"-Xclang", device_extensions()});
+  // The half load / store built-ins that clang-14 hides with cl_khr_fp16 (half_builtins.h).
+  clang.insert(clang.end(), {"-include", dir.file(std::string(kHalfBuiltinsName))});
   clang.insert(clang.end(), option_args.begin(), option_args.end());
   if (!optimise) clang.push_back("-O0");  // the last -O wins
   clang.insert(clang.end(), {std::string(kSourceName), "-o", "program.bc"});
@@ -386,7 +390,8 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
     return BuildStatus::kToolMissing;
   }
   const std::string key =
-      BuildCache::key({source, options, headers_key(headers), tools.version, kDeviceMacrosKey, device_extensions()});
+      BuildCache::key({source, options, headers_key(headers), tools.version, kDeviceMacrosKey, device_extensions(),
+                       half_builtin_declarations()});
   {
     std::lock_guard lock(g_cache_mutex);
     if (cache().lookup(key, spirv, log)) return BuildStatus::kSuccess;
@@ -406,8 +411,10 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
   run.deadline = build_deadline();  // one limit for the whole build, whatever it runs
   run.read_only_dirs = absolute_include_dirs(&option_args);
   const std::string overlay = vfs_overlay(tools.resource_dir, dir.path(), run.read_only_dirs);
+  const std::string& half_builtins = half_builtin_declarations();
   if (!write_file(dir.file(std::string(kSourceName)), source.data(), source.size()) ||
-      !write_file(dir.file("overlay.yaml"), overlay.data(), overlay.size())) {
+      !write_file(dir.file("overlay.yaml"), overlay.data(), overlay.size()) ||
+      !write_file(dir.file(std::string(kHalfBuiltinsName)), half_builtins.data(), half_builtins.size())) {
     *log = "cannot write the program source to " + dir.path() + "\n";
     return BuildStatus::kInternalError;
   }
