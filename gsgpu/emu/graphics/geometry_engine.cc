@@ -39,6 +39,7 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   Queue<RasterTriangle> triangles;
   const uint32_t restart_index = draw.index_type == IndexType::kUint16 ? 0xFFFFu : 0xFFFFFFFFu;
   std::optional<std::string> fault;
+  bool stopped = false;
   for (uint32_t inst = 0; inst < draw.instance_count && !fault; ++inst) {
     const uint64_t instance_index = uint64_t{draw.first_instance} + inst;
     PrimitiveAssembler assembler(draw.topology);
@@ -69,8 +70,12 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
         counters_.primitives++;
         clipper.clip_triangle(primitives.pop(), triangles);
       }
-      if (!triangles.empty()) sink(triangles);
+      if (!triangles.empty() && !sink(triangles)) {
+        stopped = true;
+        break;
+      }
     }
+    if (stopped) break;
   }
   const ClipCounters& c = clipper.counters();
   counters_.clip.triangles_in += c.triangles_in;

@@ -55,7 +55,8 @@ class PassThroughVertexStage final : public VertexStage {
   uint32_t attributes_;
 };
 
-using TriangleSink = std::function<void(Queue<RasterTriangle>&)>;
+// Drains the queue; returns false to stop the draw (the next stage met a fault of its own).
+using TriangleSink = std::function<bool(Queue<RasterTriangle>&)>;
 
 class GeometryEngine {
  public:
@@ -67,7 +68,8 @@ class GeometryEngine {
   void set_vertex_limit(uint64_t limit) { vertex_limit_ = limit; }
 
   // Runs the draw; `sink` is called whenever triangles are ready and must drain the queue. Returns
-  // the fault that stopped the draw, if any (triangles already sunk stay drawn).
+  // the fault that stopped the draw, if any (triangles already sunk stay drawn); a draw the sink
+  // stopped returns no fault of the geometry engine's.
   std::optional<std::string> draw(const DrawParams& draw, const VertexInputState& input, const Viewport& viewport,
                                   VertexStage& stage, const TriangleSink& sink);
   const GeometryCounters& counters() const { return counters_; }

@@ -266,6 +266,7 @@ struct DrawFixture {
   std::vector<RasterTriangle> triangles;
   TriangleSink sink = [this](Queue<RasterTriangle>& q) {
     while (!q.empty()) triangles.push_back(q.pop());
+    return true;
   };
   void positions(const std::vector<float>& xyzw) {
     input.bindings[0] = VertexBinding{memory.upload(xyzw), xyzw.size() * 4, 16, InputRate::kVertex, 1};

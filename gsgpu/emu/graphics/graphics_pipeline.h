@@ -1,0 +1,97 @@
+// The graphics pipeline of one draw: geometry engine -> primitive engine -> fragment stage -> output
+// merger, connected by Queues, over GPU memory.
+//
+// DrawState is the whole of a draw as the state blocks describe it (the command processor decodes
+// the blocks into it). draw() validates what the blocks cannot express (the targets: a size inside
+// 1 .. kMaxDrawTargetSize, a row pitch that holds a row, the whole target mapped readable and
+// writable through the MMU), then runs the blocks. A draw that faults (any check here or in the
+// geometry engine, or more fragments than the budget) stops with the reason; what it drew before
+// stays drawn, as on hardware. Depth is tested late (after shading); early depth needs no shader
+// side effects to be legal and comes with real fragment shaders.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "gsgpu/emu/gpu_memory.h"
+#include "gsgpu/emu/graphics/fragment_stage.h"
+#include "gsgpu/emu/graphics/geometry_engine.h"
+#include "gsgpu/emu/graphics/output_merger.h"
+#include "gsgpu/emu/graphics/primitive_engine.h"
+
+namespace gsgpu::graphics {
+
+// Render targets the draw path accepts (Vulkan requires at least 4096 for maxFramebufferWidth).
+inline constexpr uint32_t kMaxDrawTargetSize = 4096;
+
+struct ColorTargetState {
+  bool enabled = false;
+  uint64_t va = 0;
+  uint32_t row_pitch = 0;
+  ColorFormat format = ColorFormat::kR8G8B8A8Unorm;
+};
+
+struct DepthTargetState {
+  bool enabled = false;
+  uint64_t va = 0;
+  uint32_t row_pitch = 0;
+  DepthFormat format = DepthFormat::kD32Sfloat;
+};
+
+enum class FragmentMode : uint8_t { kConstantColor, kVaryingColor };
+
+struct DrawState {
+  DrawParams draw;
+  VertexInputState input;
+  Viewport viewport;
+  SetupState setup;
+  PixelRect scissor{0, 0, int32_t(kMaxDrawTargetSize), int32_t(kMaxDrawTargetSize)};
+  RasterSettings raster;
+  uint32_t width = 0, height = 0;  // of the render area's targets
+  ColorTargetState color;
+  DepthTargetState depth;
+  DepthStencilState depth_stencil;
+  BlendState blend;
+  FragmentMode fragment = FragmentMode::kConstantColor;
+  Interpolation varying_interpolation = Interpolation::kPerspective;
+  Color constant_color{1, 1, 1, 1}, constant_color1{0, 0, 0, 0};
+};
+
+struct DrawCounters {
+  GeometryCounters geometry;
+  PrimitiveCounters primitive;
+  MergeCounters merge;
+};
+
+struct DrawResult {
+  std::optional<std::string> fault;
+  DrawCounters counters;
+};
+
+class GraphicsPipeline {
+ public:
+  static constexpr uint64_t kDefaultFragmentBudget = uint64_t{1} << 27;
+
+  explicit GraphicsPipeline(GpuMemory& memory) : memory_(memory) {}
+  void set_fragment_budget(uint64_t budget) { fragment_budget_ = budget; }
+  DrawResult draw(const DrawState& state);
+
+ private:
+  struct DrawContext {
+    PrimitiveEngine& pe;
+    OutputMerger& om;
+    FragmentStage& stage;
+    Queue<Quad> quads;
+    uint64_t fragments;
+    std::optional<std::string> fault;
+  };
+  std::optional<std::string> map_targets(const DrawState& state, ColorTarget* color, DepthStencilTarget* depth);
+  // Sets up, rasterizes, shades and merges one triangle; false when the draw must stop (c.fault).
+  bool shade_triangle(const RasterTriangle& triangle, DrawContext& c);
+
+  GpuMemory& memory_;
+  uint64_t fragment_budget_ = kDefaultFragmentBudget;
+};
+
+}  // namespace gsgpu::graphics
