@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "gsgpu/emu/graphics/draw_dump.h"
 #include "gsgpu/emu/graphics/graphics_pipeline.h"
 #include "gsgpu/emu/graphics/png_writer.h"
 #include "tests/gsgpu/flat_memory.h"
@@ -69,6 +70,13 @@ TEST(GraphicsPipeline, FullScreenQuadFillsEveryPixelOnce) {
   EXPECT_EQ(r.counters.primitive.raster.fragments, 64u * 48u);
   EXPECT_EQ(r.counters.geometry.vertices, 4u);
   EXPECT_EQ(r.counters.geometry.primitives, 2u);
+  // The readable dump names the state and the counters.
+  std::string dump = format_draw(s.state, r);
+  for (const char* line : {"topology        triangle strip", "R32G32B32A32_SFLOAT at +0 of binding 0",
+                           "colour target   va 0x", "R8G8B8A8_UNORM", "fragments                 3072",
+                           "overdraw                  0", "tiles 128x128 visited 2", "result: ok"}) {
+    EXPECT_NE(dump.find(line), std::string::npos) << line << "\n" << dump;
+  }
 }
 
 TEST(GraphicsPipeline, AdditiveBlendOverAJitteredMeshAddsOncePerPixel) {
