@@ -91,5 +91,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (s == gsgpu::CpState::kBusy) std::abort();
   if (s == gsgpu::CpState::kFaulted && !d.cp_fault()) std::abort();
   (void)d.dump_text();  // formatting the last dispatch must be safe whatever it was
+  // What this input left in the device (its last dispatch's record, a fault) is freed now, not by
+  // the next input's reset: libFuzzer runs every input that ends with more allocations than frees
+  // a second time under the leak checker, which took 12 % of this target's time.
+  d.reset();
   return 0;
 }
