@@ -200,8 +200,7 @@ MOperand Lowering::lower_printf(const SpirvInstruction& inst) {
       fail(which + " is a struct, array or other aggregate (printf takes scalars, vectors and string literals)");
     }
     if (st.kind == TypeKind::kFloat) {
-      if (st.width != 32 && st.width != 64) fail(which + " is a " + std::to_string(st.width) + "-bit float (only float and double constants)");
-      if (st.width == 64 && !m_.constants.count(id)) fail(which + " is a computed double (no double arithmetic)");
+      if (st.width != 32 && st.width != 64) fail(which + " is a " + std::to_string(st.width) + "-bit float (only float and double)");
       arg.kind = PrintfArg::Kind::kFloat;
       arg.element_bytes = static_cast<uint8_t>(st.width / 8);
     } else if (st.kind == TypeKind::kPointer) {

@@ -3,6 +3,7 @@
 // arguments that are not literals.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstring>
 
 #include "tests/gsgpu/compiler/cl_harness.h"
@@ -125,6 +126,24 @@ TEST(Printf, FullBufferReturnsMinusOneAndWritesNothing) {
   EXPECT_EQ(std::count(results.begin(), results.end(), -1), n - 10);
   // Nothing written past the ten records (the slack is still the fill pattern).
   for (size_t at = kPrintfHeaderBytes + 10 * size; at < buf.size(); ++at) ASSERT_EQ(buf[at], 0xee) << at;
+}
+
+// A computed double (cl_khr_fp64) is recorded as its 8 bytes, low word first.
+TEST(Printf, ComputedDoublesAreRecordedWhole) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    __kernel void k(__global const double* d) { printf("%.17g\n", d[0] * 3.0); })"));
+  const double in = 0.1;
+  const uint64_t vd = cl.memory.upload(std::vector<double>{in});
+  const auto buf = run_with_printf(cl, "k", {Arg::buffer(vd)}, NDRange::linear(1, 1), 1 << 12);
+  ASSERT_GE(buf.size(), kPrintfHeaderBytes + 16);
+  EXPECT_EQ(word(buf, kPrintfHeaderBytes + 4), 16u);  // header + one 8-byte slot
+  const uint64_t bits = uint64_t(word(buf, kPrintfHeaderBytes + 8)) | uint64_t(word(buf, kPrintfHeaderBytes + 12)) << 32;
+  EXPECT_EQ(bits, std::bit_cast<uint64_t>(in * 3.0));
+  const PrintfFormat& f = cl.program.find("k")->printf_formats.at(0);
+  EXPECT_EQ(f.args.at(0).kind, PrintfArg::Kind::kFloat);
+  EXPECT_EQ(f.args.at(0).element_bytes, 8);
 }
 
 TEST(Printf, NonLiteralStringsFailTheBuild) {
