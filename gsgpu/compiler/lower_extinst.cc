@@ -883,14 +883,15 @@ bool Lowering::lower_extinst(const SpirvInstruction& inst) {
           ints.parts.push_back(sign);
           continue;
         }
-        // remquo: reduce |x| modulo 8|y| exactly, take the quotient's three low bits off with exact
-        // subtractions of 4|y|, 2|y|, |y|, then round to nearest (ties to even) as remainder does.
+        // remquo: reduce |x| modulo 128|y| exactly, take the quotient's seven low bits (OpenCL's n = 7,
+        // which the CTS checks) off with exact subtractions of 64|y| ... |y|, then round to nearest
+        // (ties to even) as remainder does. A 2^k|y| that overflows is above any finite remainder.
         FloatOps f{*this};
         const MOperand y = args[1].parts.size() == 1 ? args[1].parts[0] : args[1].parts.at(i);
         const MOperand ay = f.abs(y);
-        MOperand rem = exact_fmod(scalar, f.abs(x), f.mul(ay, FloatOps::k(8.0f)));  // NaN where remquo is NaN
+        MOperand rem = exact_fmod(scalar, f.abs(x), f.mul(ay, FloatOps::k(128.0f)));  // NaN where remquo is NaN
         MOperand q = MOperand::literal(0);
-        for (int bit = 2; bit >= 0; --bit) {
+        for (int bit = 6; bit >= 0; --bit) {
           const MOperand step = f.mul(ay, FloatOps::k(float(1 << bit)));
           const MOperand take = f.ge(rem, step);
           rem = f.sel(take, f.sub(rem, step), rem);
@@ -900,7 +901,7 @@ bool Lowering::lower_extinst(const SpirvInstruction& inst) {
         const MOperand up = f.op(Opcode::v_or_b32, f.op(Opcode::v_cmp_ogt_f32, twice, ay),
                                  f.op(Opcode::v_and_b32, f.op(Opcode::v_cmp_oeq_f32, twice, ay), f.op(Opcode::v_and_b32, q, MOperand::literal(1))));
         rem = f.sel(up, f.sub(rem, ay), rem);
-        q = f.op(Opcode::v_and_b32, f.op(Opcode::v_add_u32, q, up), MOperand::literal(7));
+        q = f.op(Opcode::v_and_b32, f.op(Opcode::v_add_u32, q, up), MOperand::literal(127));
         r.parts.push_back(f.op(Opcode::v_xor_b32, rem, f.op(Opcode::v_and_b32, x, MOperand::literal(0x80000000u))));
         const MOperand negative = f.op(Opcode::v_shr_u32, f.op(Opcode::v_xor_b32, x, y), MOperand::literal(31));
         ints.parts.push_back(f.sel(negative, f.op(Opcode::v_sub_u32, MOperand::literal(0), q), q));
