@@ -225,7 +225,12 @@ MOperand Lowering::double_math(uint32_t ext, const std::vector<MOperand>& a, con
                         ext == cl::Copysign || ext == cl::Fdim || ext == cl::Nextafter || ext == cl::Ldexp ||
                         ext == cl::Maxmag || ext == cl::Minmag;
     need(binary ? 2 : 1);
-    return f64_math(fn, a[0], binary ? a[1] : MOperand{});
+    // pown / rootn / ldexp take an int: v_math_f64 reads it from the low word of a 64-bit operand.
+    const bool int_operand = ext == cl::Pown || ext == cl::Rootn || ext == cl::Ldexp;
+    const MOperand second = !binary       ? MOperand{}
+                            : int_operand ? MOperand::vreg(emit(Opcode::v_sext_i64_i32, 64, a[1]))
+                                          : a[1];
+    return f64_math(fn, a[0], second);
   }
   switch (ext) {
     case cl::Sqrt: need(1); return f64(Opcode::v_sqrt_f64, a[0]);

@@ -296,12 +296,16 @@ TEST(Fp64, TwoResultAndGeometricBuiltIns) {
       out[14] = nan(5ul);
       double s, co; s = sincos(in[6], &co); out[15] = s; out[16] = co;
       out[17] = length((double2)(0.0, 0.0));
+      // An int operand of a vector built-in is a 32-bit register: 16 lanes put some at odd numbers.
+      double16 v = ldexp((double16)(in[0]), (int16)(ints[3]));
+      out[18] = v.s0 + v.sf;
+      out[19] = pown(in[1], ints[3]) + rootn(in[0], -ints[0]);
     })"));
   const std::vector<double> in = {48.0, -2.75, 1000.5, 0.75, -0.5, 1e300, 0.5};
-  const uint64_t vin = cl.memory.upload(in), vout = cl.memory.upload(std::vector<double>(18, 0));
+  const uint64_t vin = cl.memory.upload(in), vout = cl.memory.upload(std::vector<double>(20, 0));
   const uint64_t vints = cl.memory.upload(std::vector<int>(4, 0));
   cl.run_ok("k", {Arg::buffer(vout), Arg::buffer(vints), Arg::buffer(vin)}, NDRange::linear(1, 1));
-  const auto out = cl.memory.download<double>(vout, 18);
+  const auto out = cl.memory.download<double>(vout, 20);
   const auto ints = cl.memory.download<int>(vints, 4);
   EXPECT_EQ(out[0], 0.75);  // 48 = 0.75 * 2^6
   EXPECT_EQ(ints[0], 6);
@@ -327,6 +331,9 @@ TEST(Fp64, TwoResultAndGeometricBuiltIns) {
   EXPECT_EQ(out[15], std::sin(0.5));
   EXPECT_EQ(out[16], std::cos(0.5));
   EXPECT_EQ(out[17], 0.0);
+  EXPECT_EQ(out[18], 2 * 48.0 * 32);  // ldexp(48, 5) twice (ints[3] = ilogb(48) = 5)
+  // pown exact here (-2.75^5 = -157.2763671875); rootn within an ulp or two of the host's pow(48, -1/6)
+  EXPECT_NEAR(out[19], -157.2763671875 + std::pow(48.0, -1.0 / 6), 1e-12);
 }
 
 }  // namespace
