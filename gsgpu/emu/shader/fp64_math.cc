@@ -48,8 +48,20 @@ uint64_t tanpi(double x) {
     return ud(odd_integer == 1.0 ? -zero : zero);
   }
   const Long c = cospi_long(x);
-  if (c == 0.0L) return ud(odd_integer == 1.0 ? -INFINITY : INFINITY);  // n + 1/2: +inf for even n
+  if (c == 0.0L) {  // x = n + 1/2 (n = floor(x), -1 for -0.5): +inf for even n, -inf for odd n
+    const bool odd = std::fabs(std::fmod(std::floor(x), 2.0)) == 1.0;
+    return ud(odd ? -INFINITY : INFINITY);
+  }
   return rounded(sinpi_long(x) / c);
+}
+
+// pow in long double, except where that is no more accurate and glibc's x87 powl is wrong: special
+// operands (powl(-inf, -2^63) gives inf, not +0: it takes -2^63 for an odd integer) and |y| >= 2^53,
+// where y is an even integer and the double pow (correctly rounded in glibc) is as good.
+uint64_t pow_accurate(double x, double y) {
+  if (!std::isfinite(x) || !std::isfinite(y) || x == 0 || y == 0 || std::fabs(y) >= 0x1p53)
+    return qd(std::pow(x, y));
+  return rounded(std::pow(static_cast<Long>(x), static_cast<Long>(y)));
 }
 
 // OpenCL powr: pow for x >= 0 only, with its own special values.
@@ -61,7 +73,7 @@ uint64_t powr(double x, double y) {
   }
   if (std::isinf(x) && y == 0) return qd(NAN);
   if (x == 1.0) return std::isinf(y) ? qd(NAN) : ud(1.0);
-  return rounded(std::pow(static_cast<Long>(x), static_cast<Long>(y)));
+  return pow_accurate(x, y);
 }
 
 uint64_t rootn(double x, int32_t n) {
@@ -164,7 +176,7 @@ uint64_t binary(isa::MathF64 fn, double x, uint64_t b) {
   const double y = d(b);
   const Long lx = x, ly = y;
   switch (fn) {
-    case F::k_pow: return rounded(std::pow(lx, ly));
+    case F::k_pow: return pow_accurate(x, y);
     case F::k_powr: return powr(x, y);
     case F::k_pown: return rounded(std::pow(lx, static_cast<Long>(int_operand(b))));
     case F::k_rootn: return rootn(x, int_operand(b));

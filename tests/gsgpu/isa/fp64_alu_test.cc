@@ -279,9 +279,14 @@ TEST(Fp64Alu, PiFormsAndSpecialValuesFollowOpenCL) {
   EXPECT_EQ(math(MathF64::k_tanpi, 2.0), bits(0.0));
   EXPECT_EQ(value(math(MathF64::k_tanpi, 0.5)), INFINITY);
   EXPECT_EQ(value(math(MathF64::k_tanpi, 1.5)), -INFINITY);
+  EXPECT_EQ(value(math(MathF64::k_tanpi, -0.5)), -INFINITY);  // n = -1, odd
+  EXPECT_EQ(value(math(MathF64::k_tanpi, -1.5)), INFINITY);   // n = -2, even
   // Near an integer sinpi keeps relative accuracy: sin(pi * 2^-40) ~ pi * 2^-40.
   EXPECT_LE(ulps(value(math(MathF64::k_sinpi, 1.0 + 0x1p-40)), -std::sin(M_PI * 0x1p-40)), 1.0);
   EXPECT_LE(ulps(value(math(MathF64::k_atan2pi, 1.0, 1.0)), 0.25), 0.0);
+  EXPECT_EQ(math(MathF64::k_pow, -INFINITY, -0x1p63), bits(0.0));  // x87 powl says inf (CTS test_bruteforce)
+  EXPECT_EQ(math(MathF64::k_pow, -INFINITY, 3.0), bits(-INFINITY));
+  EXPECT_EQ(math(MathF64::k_pow, -0.0, -3.0), bits(-INFINITY));
   EXPECT_TRUE(std::isnan(value(math(MathF64::k_powr, -2.0, 2.0))));
   EXPECT_TRUE(std::isnan(value(math(MathF64::k_powr, 0.0, 0.0))));
   EXPECT_TRUE(std::isnan(value(math(MathF64::k_powr, 1.0, INFINITY))));
