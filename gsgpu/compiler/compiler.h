@@ -29,10 +29,15 @@ enum class ArgKind : uint8_t {
   kConstantPointer, // __constant T*: 64-bit GPU VA
   kLocalPointer,    // __local T*: 32-bit local-memory offset in an 8-byte slot
   kStruct,          // by-value struct
-  kSampler,         // sampler_t: an 8-byte opaque slot; no sampler objects exist (no image support)
-  kImage,           // image*_t: an 8-byte opaque slot; no image objects exist (no image support)
+  kSampler,         // sampler_t: 8 bytes, a SAMPLER_STATE word zero-extended (docs/compiler.md "Images and samplers")
+  kImage,           // image*_t: 8 bytes, the GPU VA of an IMAGE_DESC (docs/compiler.md "Images and samplers")
 };
 const char* arg_kind_name(ArgKind kind);
+
+// What an image parameter declares (kImage), for the runtime to check the image object it is
+// given. ImageDim values are the IMAGE_DESC FORMAT.TYPE codes of protocol/gsgpu/gsgpu.xml.
+enum class ImageAccess : uint8_t { kNone, kReadOnly, kWriteOnly, kReadWrite };
+enum class ImageDim : uint8_t { kNone, k1D, k1DBuffer, k1DArray, k2D, k2DArray, k3D };
 
 struct ArgInfo {
   std::string name;       // from OpName when the module has it
@@ -41,6 +46,8 @@ struct ArgInfo {
   uint32_t size = 0;      // bytes the executor writes at offset
   uint32_t alignment = 0;
   uint32_t local_alignment = 0;  // kLocalPointer: alignment of the pointee
+  ImageAccess image_access = ImageAccess::kNone;  // kImage: __read_only / __write_only / __read_write
+  ImageDim image_dim = ImageDim::kNone;           // kImage: image1d_t ... image3d_t
 };
 
 // printf (lower_printf.cc, docs/compiler.md "printf"): what one argument of a printf call is, as

@@ -336,6 +336,30 @@ bool arg_kind_for(const SpirvType& t, const SpirvDecorations* d, ArgKind* kind) 
   return true;
 }
 
+// An image parameter's dimension and access qualifier, from its OpTypeImage operands (sampled
+// type, Dim, Depth, Arrayed, MS, Sampled, Format, Access Qualifier). Unknown shapes stay kNone.
+void describe_image_arg(const SpirvType& t, ArgInfo* info) {
+  const std::vector<uint32_t>& ops = t.opaque_operands;
+  if (ops.size() < 7) return;
+  const bool arrayed = ops[3] != 0;
+  switch (static_cast<spv::Dim>(ops[1])) {
+    case spv::Dim::Dim1D: info->image_dim = arrayed ? ImageDim::k1DArray : ImageDim::k1D; break;
+    case spv::Dim::Dim2D: info->image_dim = arrayed ? ImageDim::k2DArray : ImageDim::k2D; break;
+    case spv::Dim::Dim3D: info->image_dim = arrayed ? ImageDim::kNone : ImageDim::k3D; break;
+    case spv::Dim::Buffer: info->image_dim = arrayed ? ImageDim::kNone : ImageDim::k1DBuffer; break;
+    default: break;
+  }
+  // OpenCL's default for an image parameter without a qualifier is __read_only.
+  info->image_access = ImageAccess::kReadOnly;
+  if (ops.size() > 7) {
+    switch (static_cast<spv::AccessQualifier>(ops[7])) {
+      case spv::AccessQualifier::WriteOnly: info->image_access = ImageAccess::kWriteOnly; break;
+      case spv::AccessQualifier::ReadWrite: info->image_access = ImageAccess::kReadWrite; break;
+      default: break;
+    }
+  }
+}
+
 Opcode global_load_for(uint32_t bytes) {
   switch (bytes) {
     case 1: return Opcode::global_load_u8;
@@ -372,6 +396,7 @@ void Lowering::lower_prologue(const SpirvFunction& kernel, std::vector<Value>* a
            (t.kind == TypeKind::kPointer ? "pointer to storage class " + std::to_string(static_cast<unsigned>(t.storage))
                                          : opcode_name(t.opaque)) + ")");
     if (auto name = m_.names.find(param); name != m_.names.end()) info.name = name->second;
+    if (info.kind == ArgKind::kImage) describe_image_arg(t, &info);
     if (info.kind == ArgKind::kGlobalPointer || info.kind == ArgKind::kConstantPointer ||
         info.kind == ArgKind::kLocalPointer || info.kind == ArgKind::kSampler || info.kind == ArgKind::kImage) {
       info.size = info.alignment = 8;

@@ -229,6 +229,7 @@ class ModuleParser {
       default:
         t.kind = TypeKind::kOpaque;  // events, samplers, images, queues: declared, not computed with
         t.opaque = inst.opcode;
+        t.opaque_operands = ops;
         break;
     }
     return define_type(inst, inst.result_id, std::move(t));

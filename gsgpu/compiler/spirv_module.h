@@ -38,6 +38,9 @@ struct SpirvType {
   spv::StorageClass storage = spv::StorageClass::Function;  // kPointer
   std::vector<uint32_t> members;  // kStruct: member types; kFunction: parameter types
   spv::Op opaque = spv::Op::OpNop;  // kOpaque: the declaring opcode (OpTypeImage, OpTypeSampler, OpTypeEvent, ...)
+  // kOpaque: the declaring instruction's operands after the result id (OpTypeImage: sampled type,
+  // Dim, Depth, Arrayed, MS, Sampled, Image Format, Access Qualifier).
+  std::vector<uint32_t> opaque_operands;
 };
 
 struct SpirvConstant {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates gsgpu_hw.h (registers, fields, packets, capset) from protocol/gsgpu/gsgpu.xml.
+"""Generates gsgpu_hw.h (registers, fields, packets, records in GPU memory, capset) from protocol/gsgpu/gsgpu.xml.
 
 Usage: gen_gsgpu.py INPUT.xml OUTPUT.h
 
@@ -61,8 +61,29 @@ def parse_fields(parent, what):
             raise GenError(f"{what}.{name}: bits {hi}:{lo} overlap another field")
         used |= mask
         fields.append({"name": name, "shift": lo, "width": width, "mask": mask,
-                       "description": f.get("description", "")})
+                       "description": f.get("description", ""),
+                       "values": parse_values(f, f"{what}.{name}", width)})
     return fields
+
+
+def parse_values(field, what, width):
+    """Enumerated values of a field: <value name="..." value="N" description="..."/>."""
+    values = []
+    names, numbers = set(), {}
+    for v in field.findall("value"):
+        name = v.get("name")
+        check_name(name, f"{what} value")
+        if name in names:
+            raise GenError(f"{what}: duplicate value name {name}")
+        names.add(name)
+        number = parse_int(v.get("value"), f"{what}.{name} value")
+        if not 0 <= number < (1 << width):
+            raise GenError(f"{what}.{name}: value {number} does not fit {width} bits")
+        if number in numbers:
+            raise GenError(f"{what}.{name}: value {number} already used by {numbers[number]}")
+        numbers[number] = name
+        values.append({"name": name, "value": number, "description": v.get("description", "")})
+    return values
 
 
 def parse_registers(root):
@@ -148,6 +169,89 @@ def parse_packets(root):
     return header_fields, packets
 
 
+def parse_blocks(root):
+    """<blocks>: word-structured records in GPU memory (descriptors, state blocks)."""
+    block = root.find("blocks")
+    if block is None:
+        return []
+    blocks = []
+    names = set()
+    for b in block.findall("block"):
+        name = b.get("name")
+        check_name(name, "block")
+        if name in names:
+            raise GenError(f"block {name}: duplicate name")
+        names.add(name)
+        size = parse_int(b.get("size_dwords"), f"block {name} size_dwords")
+        align = parse_int(b.get("align_bytes", "4"), f"block {name} align_bytes")
+        if align < 4 or align & (align - 1):
+            raise GenError(f"block {name}: align_bytes {align} must be a power of two >= 4")
+        dwords = []
+        dword_names = set()
+        for d in b.findall("dword"):
+            dname = d.get("name")
+            check_name(dname, f"block {name} dword")
+            if dname in dword_names:
+                raise GenError(f"block {name}: duplicate dword {dname}")
+            dword_names.add(dname)
+            fields = parse_fields(d, f"block {name}.{dname}")
+            for f in fields:
+                if f"{dname}_{f['name']}" in dword_names:
+                    raise GenError(f"block {name}: {dname}_{f['name']} clashes with a dword name")
+            dwords.append({"name": dname, "description": d.get("description", ""), "fields": fields})
+        if len(dwords) != size:
+            raise GenError(f"block {name}: declares {len(dwords)} dwords, size_dwords is {size}")
+        blocks.append({"name": name, "size": size, "align": align, "dwords": dwords,
+                       "description": b.get("description", "")})
+    return blocks
+
+
+def emit_blocks(out, blocks):
+    out.append("// Records in GPU memory (<blocks>): blk::NAME::DWORD is a dword index, blk::NAME::DWORD_FIELD_SHIFT /")
+    out.append("// _MASK a field, blk::NAME::DWORD_FIELD_VALUE an enumerated value of it.")
+    out.append("namespace blk {")
+    for b in blocks:
+        out.append(f"namespace {b['name']} {{  // {b['description']}")
+        out.append(f"inline constexpr uint32_t SIZE_DWORDS = {b['size']};")
+        out.append(f"inline constexpr uint32_t ALIGN_BYTES = {b['align']};")
+        for i, d in enumerate(b["dwords"]):
+            out.append(f"inline constexpr uint32_t {d['name']} = {i};  // {d['description']}")
+            for f in d["fields"]:
+                prefix = f"{d['name']}_{f['name']}"
+                out.append(f"inline constexpr uint32_t {prefix}_SHIFT = {f['shift']};")
+                out.append(f"inline constexpr uint32_t {prefix}_MASK = {f['mask']:#010x};  // {f['description']}")
+                for v in f["values"]:
+                    out.append(f"inline constexpr uint32_t {prefix}_{v['name']} = {v['value']};  // {v['description']}")
+        out.append(f"}}  // namespace {b['name']}")
+    out.append("}  // namespace blk")
+    out.append("")
+    for b in blocks:
+        names = ", ".join(c_string(d["name"]) for d in b["dwords"])
+        out.append(f"inline constexpr const char* k{b['name']}_DWORD_NAMES[] = {{{names}}};")
+    out.append("")
+    out.append("struct BlockInfo {")
+    out.append("  const char* name;")
+    out.append("  uint32_t size_dwords;")
+    out.append("  uint32_t align_bytes;")
+    out.append("  const char* const* dword_names;  // size_dwords entries")
+    out.append("};")
+    out.append("")
+    out.append("inline constexpr BlockInfo kBlocks[] = {")
+    for b in blocks:
+        out.append(f"    {{{c_string(b['name'])}, {b['size']}, {b['align']}, k{b['name']}_DWORD_NAMES}},")
+    out.append("};")
+    out.append(f"inline constexpr size_t kBlockCount = {len(blocks)};")
+    out.append("")
+    out.append("// A field of a record or register word: get_field(w, X_MASK, X_SHIFT), put_field(v, X_MASK, X_SHIFT).")
+    out.append("constexpr uint32_t get_field(uint32_t word, uint32_t mask, uint32_t shift) {")
+    out.append("  return (word & mask) >> shift;")
+    out.append("}")
+    out.append("constexpr uint32_t put_field(uint32_t value, uint32_t mask, uint32_t shift) {")
+    out.append("  return (value << shift) & mask;")
+    out.append("}")
+    out.append("")
+
+
 def parse_capset(root):
     c = root.find("capset")
     if c is None:
@@ -184,6 +288,7 @@ def generate(xml_path):
     capset = parse_capset(root)
     regs = parse_registers(root)
     header_fields, packets = parse_packets(root)
+    blocks = parse_blocks(root)
     space = regs[-1]["offset"] + 4
 
     o = []
@@ -320,6 +425,7 @@ def generate(xml_path):
     o.append("  return nullptr;")
     o.append("}")
     o.append("")
+    emit_blocks(o, blocks)
     o.append("}  // namespace gsgpu::hw")
     return "\n".join(o) + "\n"
 

@@ -210,6 +210,14 @@ TEST(PiglitRegressions, ImageAndSamplerArgumentsBuildAsOpaqueSlots) {
     EXPECT_EQ(k->args[i].size, 8u) << i;
   }
   EXPECT_GT(k->args[4].offset, k->args[3].offset);
+  // What each image parameter declares, for the runtime to check the image it is given.
+  EXPECT_EQ(k->args[1].image_dim, ImageDim::k2D);
+  EXPECT_EQ(k->args[1].image_access, ImageAccess::kReadOnly);  // the default qualifier
+  EXPECT_EQ(k->args[2].image_dim, ImageDim::k3D);
+  EXPECT_EQ(k->args[2].image_access, ImageAccess::kReadOnly);
+  EXPECT_EQ(k->args[3].image_dim, ImageDim::k1D);
+  EXPECT_EQ(k->args[3].image_access, ImageAccess::kWriteOnly);
+  EXPECT_EQ(k->args[0].image_dim, ImageDim::kNone);
   // The code itself runs (the runtime never lets it: no image object can be set).
   const uint64_t out = cl.memory.upload(std::vector<int>(1, 0));
   cl.run_ok("images", {Arg::buffer(out), Arg::value(uint64_t{0}), Arg::value(uint64_t{0}), Arg::value(uint64_t{0}),

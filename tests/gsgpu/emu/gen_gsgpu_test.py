@@ -33,6 +33,15 @@ mutations = [
     ('<capset id="17"', '<capset id="40"', "capset id 40"),
     ('reset="0x47534750"', 'reset="0x147534750"', "does not fit 32 bits"),
     ('name="SCRATCH"', 'name="ID"', "duplicate name"),
+    # <blocks>: records in GPU memory
+    ('<block name="IMAGE_DESC" size_dwords="16"', '<block name="IMAGE_DESC" size_dwords="17"', "size_dwords is 17"),
+    ('size_dwords="16" align_bytes="64"', 'size_dwords="16" align_bytes="48"', "power of two"),
+    ('<dword name="RESERVED_11"', '<dword name="RESERVED_10"', "duplicate dword RESERVED_10"),
+    ('<value name="RGBA" value="6"', '<value name="RGBA" value="5"', "already used by RGB"),
+    ('<value name="IMAGE_CUBE" value="7"', '<value name="IMAGE_CUBE" value="16"', "does not fit 4 bits"),
+    ('<value name="ABGR" value="20"', '<value name="RGBA" value="20"', "duplicate value name RGBA"),
+    ('<field name="TYPE" bits="19:16"', '<field name="TYPE" bits="19:15"', "overlap"),
+    ('<block name="SAMPLER_DESC"', '<block name="IMAGE_DESC"', "block IMAGE_DESC: duplicate name"),
 ]
 for old, new, expected in mutations:
     if old not in source:

@@ -37,6 +37,38 @@ TEST(HwDescription, RegistersAreSortedUniqueAndInsideTheAperture) {
 
 TEST(HwDescription, CapsetIsTheNativeContextOne) { EXPECT_EQ(hw::kCapsetId, 17u); }
 
+TEST(HwDescription, BlocksTableMatchesTheRecords) {
+  ASSERT_EQ(hw::kBlockCount, 3u);
+  EXPECT_STREQ(hw::kBlocks[0].name, "IMAGE_DESC");
+  EXPECT_EQ(hw::kBlocks[0].size_dwords, hw::blk::IMAGE_DESC::SIZE_DWORDS);
+  EXPECT_EQ(hw::kBlocks[0].align_bytes, 64u);
+  EXPECT_STREQ(hw::kBlocks[0].dword_names[hw::blk::IMAGE_DESC::SLICE_PITCH], "SLICE_PITCH");
+  EXPECT_EQ(hw::blk::SAMPLER_DESC::SIZE_DWORDS, 8u);
+  EXPECT_EQ(hw::blk::SAMPLER_DESC::STATE, 0u);
+  constexpr uint32_t word = hw::put_field(hw::blk::SAMPLER_STATE::STATE_ADDRESS_U_MIRRORED_REPEAT,
+                                          hw::blk::SAMPLER_STATE::STATE_ADDRESS_V_MASK,
+                                          hw::blk::SAMPLER_STATE::STATE_ADDRESS_V_SHIFT);
+  static_assert(hw::get_field(word, hw::blk::SAMPLER_STATE::STATE_ADDRESS_V_MASK,
+                              hw::blk::SAMPLER_STATE::STATE_ADDRESS_V_SHIFT) == 4);
+}
+
+// The image query ABI (docs/compiler.md "Images and samplers"): get_image_channel_order /
+// get_image_channel_data_type return the descriptor code plus a constant, which only works while
+// the codes keep OpenCL's order.
+TEST(HwDescription, ImageFormatCodesFollowOpenClOrder) {
+  namespace d = hw::blk::IMAGE_DESC;
+  EXPECT_EQ(0x10AFu + d::FORMAT_CHANNEL_ORDER_R, 0x10B0u);       // CL_R
+  EXPECT_EQ(0x10AFu + d::FORMAT_CHANNEL_ORDER_RGBA, 0x10B5u);    // CL_RGBA
+  EXPECT_EQ(0x10AFu + d::FORMAT_CHANNEL_ORDER_BGRA, 0x10B6u);    // CL_BGRA
+  EXPECT_EQ(0x10AFu + d::FORMAT_CHANNEL_ORDER_DEPTH, 0x10BDu);   // CL_DEPTH
+  EXPECT_EQ(0x10AFu + d::FORMAT_CHANNEL_ORDER_SRGBA, 0x10C1u);   // CL_sRGBA
+  EXPECT_EQ(0x10AFu + d::FORMAT_CHANNEL_ORDER_ABGR, 0x10C3u);    // CL_ABGR
+  EXPECT_EQ(0x10CFu + d::FORMAT_DATA_TYPE_SNORM_INT8, 0x10D0u);  // CL_SNORM_INT8
+  EXPECT_EQ(0x10CFu + d::FORMAT_DATA_TYPE_UNSIGNED_INT32, 0x10DCu);
+  EXPECT_EQ(0x10CFu + d::FORMAT_DATA_TYPE_FLOAT, 0x10DEu);       // CL_FLOAT
+  EXPECT_EQ(0x10CFu + d::FORMAT_DATA_TYPE_UNORM_INT_101010_2, 0x10E0u);
+}
+
 TEST(HwDescription, PacketTablesMatchTheBuilders) {
   DispatchRequest q;
   struct Built {
