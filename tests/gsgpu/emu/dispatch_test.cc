@@ -3,6 +3,7 @@
 // illegal words) ending in reported faults on a device that stays usable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "gsgpu/isa/assembler.h"
@@ -167,6 +168,38 @@ TEST_F(DispatchTest, DumpContainsTheDisassembledKernel) {
   for (const char* needle : {"DISPATCH (22 dwords)", "5 x 1 x 1 work-groups", "40 x 1 x 1 work-items",
                              "global_load_b32 v6, v[4:5], 0", "v_add_u32 v8, v6, v7", "s_end", "result: ok"})
     EXPECT_NE(text.find(needle), std::string::npos) << "missing '" << needle << "' in\n" << text;
+}
+
+// Padding after the kernel (CODE_SIZE past s_end) is counted in the dump, not listed word by word;
+// a short run of one word is still listed.
+TEST_F(DispatchTest, DumpCountsTrailingPaddingInsteadOfListingIt) {
+  for (const size_t padding : {size_t{4092}, size_t{16}}) {
+    std::vector<uint32_t> words;
+    std::string error;
+    ASSERT_TRUE(isa::assemble("  s_nop\n  s_end\n", &words, &error)) << error;
+    const size_t kernel_words = words.size();
+    words.resize(kernel_words + padding, 0);
+    const uint64_t code_va = must_buffer(*device_, words.size() * 4, kPermRead | kPermExecute);
+    ASSERT_TRUE(device_->mmu().write(code_va, words.data(), words.size() * 4));
+    code_size_ = uint32_t(words.size() * 4);
+    ASSERT_TRUE(run_dispatch(request(code_va, 1, 1), 3 + padding));
+    const std::string text = device_->dump_text();
+    const size_t lines = size_t(std::count(text.begin(), text.end(), '\n'));
+    const size_t folded = text.find("0x00000000 repeated to the end of the code");
+    EXPECT_NE(text.find("s_end"), std::string::npos) << text;
+    if (padding > 64) {
+      ASSERT_NE(folded, std::string::npos) << text.substr(0, 4000);
+      size_t run_start = words.size();  // the zero run may begin inside the kernel's last instruction
+      while (run_start > 0 && words[run_start - 1] == 0) --run_start;
+      const std::string count = std::to_string(words.size() - run_start - 8) + " more words";
+      EXPECT_NE(text.find(count), std::string::npos) << text.substr(folded);
+      EXPECT_LT(lines, 100u);
+    } else {
+      EXPECT_EQ(folded, std::string::npos);
+      EXPECT_GT(lines, kernel_words + padding);
+    }
+    reset_cp();
+  }
 }
 
 TEST_F(DispatchTest, EndlessLoopTripsTheWatchdog) {
