@@ -1,0 +1,461 @@
+#include "gsgpu/emu/texture/texture_unit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "protocol/gsgpu/gsgpu_hw.h"
+
+namespace gsgpu::texture {
+namespace {
+
+namespace desc = hw::blk::IMAGE_DESC;
+namespace smp = hw::blk::SAMPLER_STATE;
+using hw::get_field;
+
+constexpr uint32_t kMaxDimension = 1u << 28;
+constexpr uint32_t kMaxArraySize = 1u << 16;
+constexpr uint64_t kMaxExtentBytes = uint64_t{1} << 48;
+constexpr uint64_t kMipLevelAlign = 256;
+
+bool refuse(std::string* why, std::string text) {
+  if (why) *why = std::move(text);
+  return false;
+}
+
+uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// Which dimensions an image type uses: (height, depth, layers) may exceed 1.
+struct TypeShape {
+  bool has_height, has_depth, arrayed, mips;
+};
+
+bool shape_of(uint32_t type, TypeShape* out) {
+  switch (type) {
+    case desc::FORMAT_TYPE_IMAGE_1D: *out = {false, false, false, true}; return true;
+    case desc::FORMAT_TYPE_IMAGE_1D_BUFFER: *out = {false, false, false, false}; return true;
+    case desc::FORMAT_TYPE_IMAGE_1D_ARRAY: *out = {false, false, true, true}; return true;
+    case desc::FORMAT_TYPE_IMAGE_2D: *out = {true, false, false, true}; return true;
+    case desc::FORMAT_TYPE_IMAGE_2D_ARRAY: *out = {true, false, true, true}; return true;
+    case desc::FORMAT_TYPE_IMAGE_3D: *out = {true, true, false, true}; return true;
+    default: return false;  // 0, IMAGE_CUBE (not supported yet) and unknown codes
+  }
+}
+
+bool check_dimensions(std::span<const uint32_t> w, const TypeShape& shape, std::string* why) {
+  const auto in_range = [](uint32_t v, uint32_t max) { return v >= 1 && v <= max; };
+  if (!in_range(w[desc::WIDTH], kMaxDimension)) return refuse(why, "WIDTH must be 1..2^28");
+  if (!in_range(w[desc::HEIGHT], shape.has_height ? kMaxDimension : 1))
+    return refuse(why, shape.has_height ? "HEIGHT must be 1..2^28" : "HEIGHT must be 1 for this image type");
+  if (!in_range(w[desc::DEPTH], shape.has_depth ? kMaxDimension : 1))
+    return refuse(why, shape.has_depth ? "DEPTH must be 1..2^28" : "DEPTH must be 1 for this image type");
+  if (!in_range(w[desc::ARRAY_SIZE], shape.arrayed ? kMaxArraySize : 1))
+    return refuse(why, shape.arrayed ? "ARRAY_SIZE must be 1..2^16" : "ARRAY_SIZE must be 1 for this image type");
+  return true;
+}
+
+bool decode_swizzle(uint32_t word, Image* image, std::string* why) {
+  if (word >> 13) return refuse(why, "SWIZZLE bits 31:13 must be 0");
+  image->swizzle = get_field(word, desc::SWIZZLE_ENABLE_MASK, desc::SWIZZLE_ENABLE_SHIFT) != 0;
+  if (!image->swizzle) {
+    if (word != 0) return refuse(why, "SWIZZLE R/G/B/A must be 0 without ENABLE");
+    return true;
+  }
+  for (int c = 0; c < 4; ++c) {
+    const uint32_t code = (word >> (3 * c)) & 7u;
+    if (code > 5) return refuse(why, "SWIZZLE code " + std::to_string(code) + " is not 0..5");
+    image->swizzle_source[c] = static_cast<uint8_t>(code);
+  }
+  return true;
+}
+
+// Level offsets and pitches (PACKED layout for levels 1..) and the extent the image may touch.
+bool lay_out_levels(std::span<const uint32_t> w, uint32_t row_align_log2, Image* image, std::string* why) {
+  const uint64_t element = image->format.element_bytes;
+  const uint64_t row0 = w[desc::ROW_PITCH];
+  const uint64_t slice_field = w[desc::SLICE_PITCH];
+  const Extent size0 = image->size;
+  if (row0 < uint64_t{size0.width} * element) return refuse(why, "ROW_PITCH is below WIDTH x element size");
+  if (row0 % image->format.channel_bytes) return refuse(why, "ROW_PITCH is not a multiple of the channel size");
+  const uint64_t min_slice = row0 * size0.height;
+  if (image->slices(0) > 1 ? slice_field < min_slice : slice_field != 0 && slice_field < min_slice)
+    return refuse(why, "SLICE_PITCH is below ROW_PITCH x HEIGHT");
+  if (slice_field % image->format.channel_bytes)
+    return refuse(why, "SLICE_PITCH is not a multiple of the channel size");
+  uint64_t offset = 0;
+  uint64_t end = 0;
+  for (uint32_t level = 0; level < image->mip_levels; ++level) {
+    const Extent s = image->level_size(level);
+    uint64_t row = row0, slice = slice_field ? slice_field : min_slice;
+    if (level > 0) {
+      row = align_up(uint64_t{s.width} * element, std::max<uint64_t>(uint64_t{1} << row_align_log2, 1));
+      slice = row * s.height;
+    }
+    image->level_offset[level] = offset;
+    image->row_pitch[level] = row;
+    image->slice_pitch[level] = slice;
+    const uint64_t slices = image->slices(level);
+    // Every factor is below 2^33 and the sums stay far below 2^64 before the limit check.
+    end = offset + (slices - 1) * slice + uint64_t{s.height - 1} * row + uint64_t{s.width} * element;
+    if (end > kMaxExtentBytes) return refuse(why, "the image extent exceeds 2^48 bytes");
+    offset = align_up(offset + slices * slice, kMipLevelAlign);
+  }
+  image->extent_bytes = end;
+  if (image->base_va + end < image->base_va) return refuse(why, "BASE_VA + extent wraps around");
+  return true;
+}
+
+// Nearest index of one axis (OpenCL C 1.2 section 8.2); *border when the texel is outside.
+int64_t nearest_index(float s, uint32_t size, uint32_t mode, bool normalized, bool* border) {
+  const float n = static_cast<float>(size);
+  const auto to_int = [](float u) {  // floor, guarded against NaN and magnitudes past any size
+    if (std::isnan(u)) return int64_t{-1};
+    return static_cast<int64_t>(std::floor(std::clamp(u, -1.0e9f, 1.0e9f)));
+  };
+  *border = false;
+  if (mode == smp::STATE_ADDRESS_U_REPEAT) {
+    int64_t i = to_int((s - std::floor(s)) * n);
+    if (i > int64_t{size} - 1) i -= size;
+    return std::clamp<int64_t>(i, 0, size - 1);  // NaN lands here as 0
+  }
+  if (mode == smp::STATE_ADDRESS_U_MIRRORED_REPEAT) {
+    const float mirrored = std::fabs(s - 2.0f * std::rint(0.5f * s));
+    return std::clamp<int64_t>(to_int(mirrored * n), 0, size - 1);
+  }
+  const int64_t i = to_int(normalized ? s * n : s);
+  if (mode == smp::STATE_ADDRESS_U_CLAMP_TO_BORDER) {
+    *border = i < 0 || i > int64_t{size} - 1;
+    return std::clamp<int64_t>(i, -1, size);
+  }
+  return std::clamp<int64_t>(i, 0, size - 1);  // CLAMP_TO_EDGE and NONE
+}
+
+// Linear pair of one axis: indices i0, i1 and weight a of i1.
+struct LinearAxis {
+  int64_t i0 = 0, i1 = 0;
+  float a = 0;
+};
+
+LinearAxis linear_axis(float s, uint32_t size, uint32_t mode, bool normalized) {
+  const float n = static_cast<float>(size);
+  const auto floor_int = [](float u) {
+    if (std::isnan(u)) return int64_t{-1};
+    return static_cast<int64_t>(std::floor(std::clamp(u, -1.0e9f, 1.0e9f)));
+  };
+  const auto frac = [](float x) { return std::isnan(x) ? 0.0f : x - std::floor(x); };
+  LinearAxis r;
+  float u;
+  if (mode == smp::STATE_ADDRESS_U_REPEAT) u = (s - std::floor(s)) * n;
+  else if (mode == smp::STATE_ADDRESS_U_MIRRORED_REPEAT) u = std::fabs(s - 2.0f * std::rint(0.5f * s)) * n;
+  else u = normalized ? s * n : s;
+  r.i0 = floor_int(u - 0.5f);
+  r.i1 = r.i0 + 1;
+  r.a = frac(u - 0.5f);
+  const int64_t last = int64_t{size} - 1;
+  if (mode == smp::STATE_ADDRESS_U_REPEAT) {
+    if (r.i0 < 0) r.i0 += size;
+    if (r.i1 > last) r.i1 -= size;
+    r.i0 = std::clamp<int64_t>(r.i0, 0, last);  // only NaN coordinates need it
+    r.i1 = std::clamp<int64_t>(r.i1, 0, last);
+  } else if (mode == smp::STATE_ADDRESS_U_CLAMP_TO_BORDER) {
+    r.i0 = std::clamp<int64_t>(r.i0, -1, size);
+    r.i1 = std::clamp<int64_t>(r.i1, -1, size);
+  } else {  // CLAMP_TO_EDGE, NONE, MIRRORED_REPEAT
+    r.i0 = std::clamp<int64_t>(r.i0, 0, last);
+    r.i1 = std::clamp<int64_t>(r.i1, 0, last);
+  }
+  return r;
+}
+
+}  // namespace
+
+bool Image::arrayed() const {
+  return type == desc::FORMAT_TYPE_IMAGE_1D_ARRAY || type == desc::FORMAT_TYPE_IMAGE_2D_ARRAY;
+}
+
+Extent Image::level_size(uint32_t level) const {
+  return {std::max(1u, size.width >> level), std::max(1u, size.height >> level), std::max(1u, size.depth >> level)};
+}
+
+uint32_t Image::slices(uint32_t level) const { return arrayed() ? array_size : level_size(level).depth; }
+
+bool decode_image(std::span<const uint32_t> w, Image* out, std::string* why) {
+  if (w.size() != desc::SIZE_DWORDS) return refuse(why, "an IMAGE_DESC is 16 dwords");
+  for (uint32_t i = desc::RESERVED_10; i <= desc::RESERVED_15; ++i)
+    if (w[i] != 0) return refuse(why, std::string(hw::kIMAGE_DESC_DWORD_NAMES[i]) + " must be 0");
+  Image image;
+  const uint32_t format = w[desc::FORMAT];
+  if (format >> 30) return refuse(why, "FORMAT bits 31:30 must be 0");
+  image.type = get_field(format, desc::FORMAT_TYPE_MASK, desc::FORMAT_TYPE_SHIFT);
+  TypeShape shape;
+  if (!shape_of(image.type, &shape))
+    return refuse(why, "FORMAT.TYPE " + std::to_string(image.type) + " is not supported");
+  const uint32_t order = get_field(format, desc::FORMAT_CHANNEL_ORDER_MASK, desc::FORMAT_CHANNEL_ORDER_SHIFT);
+  const uint32_t data_type = get_field(format, desc::FORMAT_DATA_TYPE_MASK, desc::FORMAT_DATA_TYPE_SHIFT);
+  if (!make_texel_format(order, data_type, &image.format))
+    return refuse(why, "FORMAT channel order " + std::to_string(order) + " with data type " +
+                           std::to_string(data_type) + " is not a supported format");
+  image.mip_levels = get_field(format, desc::FORMAT_MIP_LEVELS_MASK, desc::FORMAT_MIP_LEVELS_SHIFT);
+  const uint32_t layout = get_field(format, desc::FORMAT_MIP_LAYOUT_MASK, desc::FORMAT_MIP_LAYOUT_SHIFT);
+  const uint32_t row_align_log2 =
+      get_field(format, desc::FORMAT_MIP_ROW_ALIGN_LOG2_MASK, desc::FORMAT_MIP_ROW_ALIGN_LOG2_SHIFT);
+  if (image.mip_levels == 0) return refuse(why, "FORMAT.MIP_LEVELS must be 1..15");
+  if (layout == desc::FORMAT_MIP_LAYOUT_SINGLE) {
+    if (image.mip_levels != 1) return refuse(why, "MIP_LAYOUT SINGLE needs MIP_LEVELS 1");
+    if (row_align_log2 != 0) return refuse(why, "MIP_ROW_ALIGN_LOG2 must be 0 with MIP_LAYOUT SINGLE");
+  } else if (layout != desc::FORMAT_MIP_LAYOUT_PACKED || !shape.mips) {
+    return refuse(why, "FORMAT.MIP_LAYOUT " + std::to_string(layout) + " is not valid for this image type");
+  }
+  if (!check_dimensions(w, shape, why)) return false;
+  image.size = {w[desc::WIDTH], w[desc::HEIGHT], w[desc::DEPTH]};
+  image.array_size = w[desc::ARRAY_SIZE];
+  image.base_va = uint64_t{w[desc::BASE_VA_HI]} << 32 | w[desc::BASE_VA_LO];
+  if (image.base_va % image.format.channel_bytes) return refuse(why, "BASE_VA is not aligned to the channel size");
+  if (!decode_swizzle(w[desc::SWIZZLE], &image, why)) return false;
+  if (!lay_out_levels(w, row_align_log2, &image, why)) return false;
+  *out = image;
+  return true;
+}
+
+bool decode_sampler(uint32_t word, Sampler* out, std::string* why) {
+  if (word >> 20) return refuse(why, "SAMPLER_STATE bits 31:20 must be 0");
+  Sampler s;
+  s.normalized = get_field(word, smp::STATE_NORMALIZED_MASK, smp::STATE_NORMALIZED_SHIFT) != 0;
+  const uint32_t shifts[3] = {smp::STATE_ADDRESS_U_SHIFT, smp::STATE_ADDRESS_V_SHIFT, smp::STATE_ADDRESS_W_SHIFT};
+  for (int axis = 0; axis < 3; ++axis) {
+    s.address[axis] = (word >> shifts[axis]) & 7u;
+    if (s.address[axis] > smp::STATE_ADDRESS_U_MIRRORED_REPEAT)
+      return refuse(why, "SAMPLER_STATE addressing mode " + std::to_string(s.address[axis]) + " is not supported");
+    if (!s.normalized && (s.address[axis] == smp::STATE_ADDRESS_U_REPEAT ||
+                          s.address[axis] == smp::STATE_ADDRESS_U_MIRRORED_REPEAT))
+      return refuse(why, "SAMPLER_STATE repeat addressing needs NORMALIZED coordinates");
+  }
+  s.mag_linear = get_field(word, smp::STATE_MAG_FILTER_MASK, smp::STATE_MAG_FILTER_SHIFT) != 0;
+  s.min_linear = get_field(word, smp::STATE_MIN_FILTER_MASK, smp::STATE_MIN_FILTER_SHIFT) != 0;
+  s.mip_filter = get_field(word, smp::STATE_MIP_FILTER_MASK, smp::STATE_MIP_FILTER_SHIFT);
+  if (s.mip_filter > 2) return refuse(why, "SAMPLER_STATE MIP_FILTER 3 is not valid");
+  s.border = get_field(word, smp::STATE_BORDER_MASK, smp::STATE_BORDER_SHIFT);
+  if (s.border == smp::STATE_BORDER_CUSTOM) return refuse(why, "SAMPLER_STATE BORDER CUSTOM needs a SAMPLER_DESC");
+  if (get_field(word, smp::STATE_COMPARE_MASK, smp::STATE_COMPARE_SHIFT) != 0)
+    return refuse(why, "SAMPLER_STATE COMPARE is not supported yet");
+  *out = s;
+  return true;
+}
+
+bool TextureUnit::fail(TextureFault kind, std::string reason) {
+  fault_ = kind;
+  reason_ = std::move(reason);
+  return false;
+}
+
+bool TextureUnit::load_image(uint64_t desc_va, ImageUse use, Image* out) {
+  if (desc_va % desc::ALIGN_BYTES) return fail(TextureFault::kBadDescriptor, "IMAGE_DESC VA is not 64-byte aligned");
+  const uint8_t* host = memory_.translate(desc_va, desc::SIZE_DWORDS * 4, Access::kRead);
+  if (host == nullptr) return fail(TextureFault::kMemory, "IMAGE_DESC is not mapped readable");
+  uint32_t words[desc::SIZE_DWORDS];
+  std::memcpy(words, host, sizeof(words));  // one snapshot: the guest may change memory meanwhile
+  std::string why;
+  if (!decode_image(words, out, &why)) return fail(TextureFault::kBadDescriptor, "IMAGE_DESC: " + why);
+  if (use == ImageUse::kQuery) return true;
+  const Access access = use == ImageUse::kWrite ? Access::kWrite : Access::kRead;
+  if (memory_.translate(out->base_va, out->extent_bytes, access) == nullptr)
+    return fail(TextureFault::kMemory, "the image's texels are not mapped for this access");
+  return true;
+}
+
+Texel TextureUnit::swizzled(const Image& image, const Texel& t) const {
+  if (!image.swizzle) return t;
+  const bool is_float = image.format.value_class == ValueClass::kFloat;
+  Texel r;
+  for (int c = 0; c < 4; ++c) {
+    const uint8_t src = image.swizzle_source[c];
+    if (src < 4) r.v[c] = t.v[src];
+    else if (src == 4) r.v[c] = 0;
+    else r.v[c] = is_float ? 0x3f800000u : 1u;
+  }
+  return r;
+}
+
+Texel TextureUnit::border_colour(const Image& image, const Sampler& sampler) const {
+  if (sampler.border == smp::STATE_BORDER_TRANSPARENT_BLACK) return image.format.transparent_black();
+  const uint32_t one = image.format.value_class == ValueClass::kFloat ? 0x3f800000u : 1u;
+  Texel t;
+  t.v[3] = one;
+  if (sampler.border == smp::STATE_BORDER_OPAQUE_WHITE) t.v[0] = t.v[1] = t.v[2] = one;
+  return t;
+}
+
+bool TextureUnit::read_texel(const Image& image, uint32_t level, int64_t x, int64_t y, int64_t slice, Texel* out) {
+  const uint64_t offset = image.level_offset[level] + static_cast<uint64_t>(slice) * image.slice_pitch[level] +
+                          static_cast<uint64_t>(y) * image.row_pitch[level] +
+                          static_cast<uint64_t>(x) * image.format.element_bytes;
+  const uint8_t* host = memory_.translate(image.base_va + offset, image.format.element_bytes, Access::kRead);
+  if (host == nullptr) return fail(TextureFault::kMemory, "texel read outside the image's mapping");
+  *out = swizzled(image, image.format.decode(host));
+  return true;
+}
+
+namespace {
+
+// Which coordinate is the layer (-1: none) and how many spatial axes an image type has.
+struct CoordUse {
+  int spatial_axes;
+  int layer_axis;
+};
+
+CoordUse coord_use(uint32_t type) {
+  switch (type) {
+    case desc::FORMAT_TYPE_IMAGE_1D_ARRAY: return {1, 1};
+    case desc::FORMAT_TYPE_IMAGE_2D: return {2, -1};
+    case desc::FORMAT_TYPE_IMAGE_2D_ARRAY: return {2, 2};
+    case desc::FORMAT_TYPE_IMAGE_3D: return {3, -1};
+    default: return {1, -1};  // 1D, 1D buffer
+  }
+}
+
+}  // namespace
+
+bool TextureUnit::fetch(const Image& image, const int32_t coord[3], uint32_t level, const Sampler* sampler,
+                        Texel* out) {
+  if (level >= image.mip_levels) return fail(TextureFault::kBadDescriptor, "LOD past the image's mip levels");
+  const CoordUse use = coord_use(image.type);
+  const Extent s = image.level_size(level);
+  const uint32_t sizes[3] = {s.width, s.height, s.depth};
+  int64_t index[3] = {0, 0, 0};
+  bool outside = false;
+  for (int axis = 0; axis < use.spatial_axes; ++axis) {
+    int64_t i = coord[axis];
+    if (sampler != nullptr && sampler->address[axis] == smp::STATE_ADDRESS_U_CLAMP_TO_EDGE)
+      i = std::clamp<int64_t>(i, 0, sizes[axis] - 1);
+    outside |= i < 0 || i >= sizes[axis];
+    index[axis] = i;
+  }
+  int64_t slice = use.spatial_axes == 3 ? index[2] : 0;
+  if (use.layer_axis >= 0) {
+    slice = coord[use.layer_axis];
+    if (sampler != nullptr) slice = std::clamp<int64_t>(slice, 0, image.array_size - 1);
+    outside |= slice < 0 || slice >= image.array_size;
+  }
+  if (outside) {
+    *out = sampler != nullptr ? border_colour(image, *sampler) : image.format.transparent_black();
+    return true;
+  }
+  return read_texel(image, level, index[0], index[1], slice, out);
+}
+
+bool TextureUnit::store(const Image& image, const int32_t coord[3], uint32_t level, const Texel& value) {
+  if (level >= image.mip_levels) return fail(TextureFault::kBadDescriptor, "LOD past the image's mip levels");
+  const CoordUse use = coord_use(image.type);
+  const Extent s = image.level_size(level);
+  const uint32_t sizes[3] = {s.width, s.height, s.depth};
+  for (int axis = 0; axis < use.spatial_axes; ++axis)
+    if (coord[axis] < 0 || static_cast<uint32_t>(coord[axis]) >= sizes[axis]) return true;
+  int64_t slice = use.spatial_axes == 3 ? coord[2] : 0;
+  if (use.layer_axis >= 0) {
+    slice = coord[use.layer_axis];
+    if (slice < 0 || slice >= image.array_size) return true;
+  }
+  const int64_t y = use.spatial_axes >= 2 ? coord[1] : 0;
+  const uint64_t offset = image.level_offset[level] + static_cast<uint64_t>(slice) * image.slice_pitch[level] +
+                          static_cast<uint64_t>(y) * image.row_pitch[level] +
+                          static_cast<uint64_t>(coord[0]) * image.format.element_bytes;
+  uint8_t* host = memory_.translate(image.base_va + offset, image.format.element_bytes, Access::kWrite);
+  if (host == nullptr) return fail(TextureFault::kMemory, "texel write outside the image's mapping");
+  image.format.encode(value, host);
+  return true;
+}
+
+bool TextureUnit::sample_level(const Image& image, const Sampler& sampler, bool linear, const float coord[3],
+                               uint32_t level, Texel* out) {
+  const CoordUse use = coord_use(image.type);
+  const Extent s = image.level_size(level);
+  const uint32_t sizes[3] = {s.width, s.height, s.depth};
+  int64_t layer = 0;
+  if (use.layer_axis >= 0) {  // never normalised, never wrapped: clamp(rint(c), 0, layers - 1)
+    const float c = coord[use.layer_axis];
+    layer = std::isnan(c) ? 0 : static_cast<int64_t>(std::rint(std::clamp(c, -1.0e9f, 1.0e9f)));
+    layer = std::clamp<int64_t>(layer, 0, image.array_size - 1);
+  }
+  // Integer formats are never filtered (OpenCL leaves linear filtering of them undefined).
+  linear = linear && image.format.value_class == ValueClass::kFloat;
+  LinearAxis axes[3];
+  for (int axis = 0; axis < 3; ++axis) {
+    if (axis >= use.spatial_axes) continue;  // a single index 0 with weight 0
+    if (linear) {
+      axes[axis] = linear_axis(coord[axis], sizes[axis], sampler.address[axis], sampler.normalized);
+    } else {
+      bool border = false;
+      axes[axis].i0 = nearest_index(coord[axis], sizes[axis], sampler.address[axis], sampler.normalized, &border);
+      axes[axis].i1 = axes[axis].i0;
+    }
+  }
+  const Texel border = border_colour(image, sampler);
+  const auto texel_at = [&](int64_t x, int64_t y, int64_t z, Texel* t) {
+    const bool outside = x < 0 || x >= sizes[0] || y < 0 || y >= sizes[1] || z < 0 || z >= sizes[2];
+    if (outside) {
+      *t = border;
+      return true;
+    }
+    return read_texel(image, level, x, y, use.spatial_axes == 3 ? z : layer, t);
+  };
+  if (!linear) return texel_at(axes[0].i0, axes[1].i0, axes[2].i0, out);
+  // The spec's weighted sum, corners in its order (x fastest, then y, then z), products left to right.
+  float sum[4] = {0, 0, 0, 0};
+  const int corners_z = use.spatial_axes == 3 ? 2 : 1;
+  const int corners_y = use.spatial_axes >= 2 ? 2 : 1;
+  for (int k = 0; k < corners_z; ++k)
+    for (int j = 0; j < corners_y; ++j)
+      for (int i = 0; i < 2; ++i) {
+        float weight = i ? axes[0].a : 1.0f - axes[0].a;
+        if (corners_y == 2) weight *= j ? axes[1].a : 1.0f - axes[1].a;
+        if (corners_z == 2) weight *= k ? axes[2].a : 1.0f - axes[2].a;
+        Texel t;
+        if (!texel_at(i ? axes[0].i1 : axes[0].i0, j ? axes[1].i1 : axes[1].i0, k ? axes[2].i1 : axes[2].i0, &t))
+          return false;
+        for (int c = 0; c < 4; ++c) sum[c] += weight * t.f(c);
+      }
+  for (int c = 0; c < 4; ++c) out->set_f(c, sum[c]);
+  return true;
+}
+
+bool TextureUnit::sample(const Image& image, const Sampler& sampler, const float coord[3], float lod, Texel* out) {
+  if (std::isnan(lod)) lod = 0.0f;
+  const bool minifying = lod > 0.0f;
+  const bool linear = minifying ? sampler.min_linear : sampler.mag_linear;
+  const uint32_t last = image.mip_levels - 1;
+  if (sampler.mip_filter == 0 || last == 0) return sample_level(image, sampler, linear, coord, 0, out);
+  const float clamped = std::clamp(lod, 0.0f, static_cast<float>(last));
+  if (sampler.mip_filter == 1) {  // nearest level: ceil(lod + 0.5) - 1
+    const uint32_t level = static_cast<uint32_t>(std::max(0.0f, std::ceil(clamped + 0.5f) - 1.0f));
+    return sample_level(image, sampler, linear, coord, std::min(level, last), out);
+  }
+  const uint32_t level0 = static_cast<uint32_t>(std::floor(clamped));
+  const uint32_t level1 = std::min(level0 + 1, last);
+  const float weight = clamped - std::floor(clamped);
+  Texel t0, t1;
+  if (!sample_level(image, sampler, linear, coord, level0, &t0)) return false;
+  if (!sample_level(image, sampler, linear, coord, level1, &t1)) return false;
+  if (image.format.value_class != ValueClass::kFloat) {
+    *out = weight < 0.5f ? t0 : t1;
+    return true;
+  }
+  for (int c = 0; c < 4; ++c) out->set_f(c, (1.0f - weight) * t0.f(c) + weight * t1.f(c));
+  return true;
+}
+
+uint32_t TextureUnit::query(const Image& image, ImageQuery what, uint32_t level) {
+  level = std::min(level, image.mip_levels - 1);
+  const Extent s = image.level_size(level);
+  switch (what) {
+    case ImageQuery::kWidth: return s.width;
+    case ImageQuery::kHeight: return s.height;
+    case ImageQuery::kDepth: return s.depth;
+    case ImageQuery::kArraySize: return image.array_size;
+    case ImageQuery::kChannelOrder: return image.format.channel_order;
+    case ImageQuery::kDataType: return image.format.data_type;
+    case ImageQuery::kMipLevels: return image.mip_levels;
+  }
+  return 0;
+}
+
+}  // namespace gsgpu::texture

@@ -1,0 +1,100 @@
+// The texture unit: gsgpu's hardware block for image reads, writes, sampling and queries, shared by
+// the shader cores' compute path (OpenCL images) and the graphics pipeline (texturing).
+//
+// It reads IMAGE_DESC records (protocol/gsgpu/gsgpu.xml) through GpuMemory, checks every field and
+// the image's whole extent against the mapping before touching a texel, and implements OpenCL C
+// 1.2 section 8.2 ("Image addressing and filtering") exactly: nearest and linear filtering, every
+// addressing mode incl. mirrored repeat, the border colour, with a fixed order of float operations
+// so results are deterministic. Mip levels (PACKED layout) and an explicit LOD are there for
+// graphics. A refused descriptor or sampler is kBadDescriptor, an access outside the mapping
+// kMemory (the GpuMemory records the address); the caller turns either into a shader fault.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "gsgpu/emu/gpu_memory.h"
+#include "gsgpu/emu/texture/texel_format.h"
+
+namespace gsgpu::texture {
+
+enum class TextureFault : uint8_t { kNone, kMemory, kBadDescriptor };
+
+struct Extent {
+  uint32_t width = 1, height = 1, depth = 1;
+};
+
+// A checked IMAGE_DESC.
+struct Image {
+  uint64_t base_va = 0;
+  uint32_t type = 0;          // FORMAT.TYPE
+  TexelFormat format;
+  Extent size;                // level 0
+  uint32_t array_size = 1;
+  uint32_t mip_levels = 1;
+  uint64_t level_offset[15] = {};  // bytes from base_va
+  uint64_t row_pitch[15] = {};
+  uint64_t slice_pitch[15] = {};
+  uint64_t extent_bytes = 0;  // from base_va to one past the last byte any level may touch
+  bool swizzle = false;
+  uint8_t swizzle_source[4] = {0, 1, 2, 3};  // SWIZZLE codes
+
+  bool arrayed() const;
+  Extent level_size(uint32_t level) const;
+  uint32_t slices(uint32_t level) const;  // depth of the level for 3D, layers for arrays, else 1
+};
+
+// A checked SAMPLER_STATE word (and, for the descriptor form, its SAMPLER_DESC).
+struct Sampler {
+  bool normalized = false;
+  uint32_t address[3] = {0, 0, 0};  // ADDRESS_U / V / W codes
+  bool mag_linear = false;
+  bool min_linear = false;
+  uint32_t mip_filter = 0;          // 0 none, 1 nearest, 2 linear
+  uint32_t border = 0;              // BORDER code
+};
+
+// What an image instruction is about to do with the image: which access the extent check uses.
+enum class ImageUse : uint8_t { kQuery, kRead, kWrite };
+
+enum class ImageQuery : uint8_t { kWidth, kHeight, kDepth, kArraySize, kChannelOrder, kDataType, kMipLevels };
+
+bool decode_image(std::span<const uint32_t> words, Image* out, std::string* why);
+bool decode_sampler(uint32_t word, Sampler* out, std::string* why);
+
+class TextureUnit {
+ public:
+  explicit TextureUnit(GpuMemory& memory) : memory_(memory) {}
+
+  // Reads and checks the descriptor at `desc_va`; for kRead / kWrite also that its whole extent
+  // is mapped for that access.
+  bool load_image(uint64_t desc_va, ImageUse use, Image* out);
+
+  // Texel at integer coordinates (x, y, z; the layer is y for 1D arrays, z for 2D arrays) of
+  // `level`, no filtering. With a sampler its addressing applies (CLAMP_TO_EDGE clamps, the others
+  // read the border colour out of range); without one an out-of-range texel reads as the border.
+  bool fetch(const Image& image, const int32_t coord[3], uint32_t level, const Sampler* sampler, Texel* out);
+  // Writes one texel; out-of-range coordinates write nothing (OpenCL leaves them undefined).
+  bool store(const Image& image, const int32_t coord[3], uint32_t level, const Texel& value);
+  // Float coordinates through `sampler` at an explicit `lod`.
+  bool sample(const Image& image, const Sampler& sampler, const float coord[3], float lod, Texel* out);
+  static uint32_t query(const Image& image, ImageQuery what, uint32_t level = 0);
+
+  TextureFault fault() const { return fault_; }
+  const std::string& fault_reason() const { return reason_; }
+
+ private:
+  bool fail(TextureFault kind, std::string reason);
+  bool read_texel(const Image& image, uint32_t level, int64_t x, int64_t y, int64_t slice, Texel* out);
+  bool sample_level(const Image& image, const Sampler& sampler, bool linear, const float coord[3], uint32_t level,
+                    Texel* out);
+  Texel border_colour(const Image& image, const Sampler& sampler) const;
+  Texel swizzled(const Image& image, const Texel& t) const;
+
+  GpuMemory& memory_;
+  TextureFault fault_ = TextureFault::kNone;
+  std::string reason_;
+};
+
+}  // namespace gsgpu::texture

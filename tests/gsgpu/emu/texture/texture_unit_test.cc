@@ -1,0 +1,427 @@
+// The texture unit on hand-built descriptors: exact texels from OpenCL C 1.2 section 8.2's
+// addressing and filtering formulas, writes with their conversions, mip levels, queries, and
+// hostile descriptors that must fault without touching memory outside the mapping.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "gsgpu/emu/texture/texture_unit.h"
+#include "protocol/gsgpu/gsgpu_hw.h"
+#include "tests/gsgpu/flat_memory.h"
+
+namespace gsgpu::texture {
+namespace {
+
+namespace d = hw::blk::IMAGE_DESC;
+namespace s = hw::blk::SAMPLER_STATE;
+using hw::put_field;
+using testing::FlatMemory;
+
+constexpr uint64_t kBase = 0x100000;
+
+struct DescSpec {
+  uint64_t base = 0;
+  uint32_t order = d::FORMAT_CHANNEL_ORDER_R;
+  uint32_t type = d::FORMAT_DATA_TYPE_FLOAT;
+  uint32_t image_type = d::FORMAT_TYPE_IMAGE_2D;
+  uint32_t width = 1, height = 1, depth = 1, layers = 1;
+  uint32_t row_pitch = 0, slice_pitch = 0;
+  uint32_t levels = 1, layout = d::FORMAT_MIP_LAYOUT_SINGLE;
+};
+
+std::vector<uint32_t> words_of(const DescSpec& spec) {
+  std::vector<uint32_t> w(d::SIZE_DWORDS, 0);
+  w[d::BASE_VA_LO] = static_cast<uint32_t>(spec.base);
+  w[d::BASE_VA_HI] = static_cast<uint32_t>(spec.base >> 32);
+  w[d::FORMAT] = put_field(spec.order, d::FORMAT_CHANNEL_ORDER_MASK, d::FORMAT_CHANNEL_ORDER_SHIFT) |
+                 put_field(spec.type, d::FORMAT_DATA_TYPE_MASK, d::FORMAT_DATA_TYPE_SHIFT) |
+                 put_field(spec.image_type, d::FORMAT_TYPE_MASK, d::FORMAT_TYPE_SHIFT) |
+                 put_field(spec.levels, d::FORMAT_MIP_LEVELS_MASK, d::FORMAT_MIP_LEVELS_SHIFT) |
+                 put_field(spec.layout, d::FORMAT_MIP_LAYOUT_MASK, d::FORMAT_MIP_LAYOUT_SHIFT);
+  w[d::WIDTH] = spec.width;
+  w[d::HEIGHT] = spec.height;
+  w[d::DEPTH] = spec.depth;
+  w[d::ARRAY_SIZE] = spec.layers;
+  w[d::ROW_PITCH] = spec.row_pitch;
+  w[d::SLICE_PITCH] = spec.slice_pitch;
+  return w;
+}
+
+uint32_t sampler_word(bool normalized, uint32_t address, bool linear, uint32_t mip_filter = 0) {
+  return put_field(normalized, s::STATE_NORMALIZED_MASK, s::STATE_NORMALIZED_SHIFT) |
+         put_field(address, s::STATE_ADDRESS_U_MASK, s::STATE_ADDRESS_U_SHIFT) |
+         put_field(address, s::STATE_ADDRESS_V_MASK, s::STATE_ADDRESS_V_SHIFT) |
+         put_field(address, s::STATE_ADDRESS_W_MASK, s::STATE_ADDRESS_W_SHIFT) |
+         put_field(linear, s::STATE_MAG_FILTER_MASK, s::STATE_MAG_FILTER_SHIFT) |
+         put_field(linear, s::STATE_MIN_FILTER_MASK, s::STATE_MIN_FILTER_SHIFT) |
+         put_field(mip_filter, s::STATE_MIP_FILTER_MASK, s::STATE_MIP_FILTER_SHIFT);
+}
+
+Sampler sampler(bool normalized, uint32_t address, bool linear, uint32_t mip_filter = 0) {
+  Sampler out;
+  std::string why;
+  EXPECT_TRUE(decode_sampler(sampler_word(normalized, address, linear, mip_filter), &out, &why)) << why;
+  return out;
+}
+
+class TextureUnitTest : public ::testing::Test {
+ protected:
+  FlatMemory memory{kBase, 1 << 20};
+  TextureUnit unit{memory};
+
+  // A float image whose texels hold `values` (one float per channel of `order`), placed in memory.
+  Image float_image(DescSpec spec, const std::vector<float>& values) {
+    const uint64_t texels = memory.alloc(values.size() * 4 + 64, 64);
+    std::memcpy(memory.host(texels), values.data(), values.size() * 4);
+    spec.base = texels;
+    return load(spec, ImageUse::kRead);
+  }
+  Image load(const DescSpec& spec, ImageUse use) {
+    const uint64_t desc_va = memory.alloc(64, 64);
+    const std::vector<uint32_t> w = words_of(spec);
+    std::memcpy(memory.host(desc_va), w.data(), 64);
+    Image image;
+    EXPECT_TRUE(unit.load_image(desc_va, use, &image)) << unit.fault_reason();
+    return image;
+  }
+  float sample_r(const Image& image, const Sampler& smp, float x, float y = 0, float z = 0, float lod = 0) {
+    const float coord[3] = {x, y, z};
+    Texel t;
+    EXPECT_TRUE(unit.sample(image, smp, coord, lod, &t)) << unit.fault_reason();
+    return t.f(0);
+  }
+};
+
+DescSpec image_1d(uint32_t width) {
+  DescSpec spec;
+  spec.image_type = d::FORMAT_TYPE_IMAGE_1D;
+  spec.width = width;
+  spec.row_pitch = width * 4;
+  return spec;
+}
+
+TEST_F(TextureUnitTest, FetchReadsTexelsAndTheBorderOutside) {
+  DescSpec spec;
+  spec.order = d::FORMAT_CHANNEL_ORDER_RGBA;
+  spec.type = d::FORMAT_DATA_TYPE_UNSIGNED_INT8;
+  spec.width = 3;
+  spec.height = 2;
+  spec.row_pitch = 16;  // padded rows
+  const uint64_t texels = memory.alloc(32);
+  for (int y = 0; y < 2; ++y)
+    for (int x = 0; x < 3; ++x)
+      for (int c = 0; c < 4; ++c) memory.host(texels)[y * 16 + x * 4 + c] = static_cast<uint8_t>(y * 100 + x * 10 + c);
+  spec.base = texels;
+  const Image image = load(spec, ImageUse::kRead);
+  const int32_t at[3] = {2, 1, 0};
+  Texel t;
+  ASSERT_TRUE(unit.fetch(image, at, 0, nullptr, &t));
+  EXPECT_EQ(t.v[0], 120u);
+  EXPECT_EQ(t.v[3], 123u);
+  const int32_t outside[3] = {3, 0, 0};
+  ASSERT_TRUE(unit.fetch(image, outside, 0, nullptr, &t));
+  EXPECT_EQ(t.v[0], 0u);
+  EXPECT_EQ(t.v[3], 0u);  // RGBA has alpha: (0, 0, 0, 0)
+  const Sampler edge = sampler(false, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, false);
+  ASSERT_TRUE(unit.fetch(image, outside, 0, &edge, &t));
+  EXPECT_EQ(t.v[0], 20u);  // clamped to x = 2
+  EXPECT_TRUE(memory.faults.empty());
+}
+
+TEST_F(TextureUnitTest, NearestAddressingModesFollowTheSpec) {
+  const Image image = float_image(image_1d(4), {10, 11, 12, 13});
+  const Sampler edge = sampler(false, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, false);
+  EXPECT_EQ(sample_r(image, edge, -3.5f), 10);
+  EXPECT_EQ(sample_r(image, edge, 2.99f), 12);
+  EXPECT_EQ(sample_r(image, edge, 100.0f), 13);
+  const Sampler border = sampler(false, s::STATE_ADDRESS_U_CLAMP_TO_BORDER, false);
+  EXPECT_EQ(sample_r(image, border, -0.5f), 0);
+  EXPECT_EQ(sample_r(image, border, 4.0f), 0);
+  EXPECT_EQ(sample_r(image, border, 3.99f), 13);
+  const Sampler norm_edge = sampler(true, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, false);
+  EXPECT_EQ(sample_r(image, norm_edge, 0.5f), 12);   // u = 2
+  // repeat: u = (s - floor(s)) * 4, i = floor(u), wrapped once
+  const Sampler repeat = sampler(true, s::STATE_ADDRESS_U_REPEAT, false);
+  EXPECT_EQ(sample_r(image, repeat, 1.3f), 11);      // frac 0.3 -> u 1.2
+  EXPECT_EQ(sample_r(image, repeat, -0.1f), 13);     // frac 0.9 -> u 3.6
+  EXPECT_EQ(sample_r(image, repeat, -1e-9f), 10);    // frac rounds to 1.0 -> u 4 -> i 4 - 4
+  // mirrored repeat: s' = |s - 2 rint(s / 2)|, u = s' * 4, i = min(floor(u), 3)
+  const Sampler mirror = sampler(true, s::STATE_ADDRESS_U_MIRRORED_REPEAT, false);
+  EXPECT_EQ(sample_r(image, mirror, 1.3f), 12);      // s' 0.7 -> u 2.8
+  EXPECT_EQ(sample_r(image, mirror, -0.3f), 11);     // s' 0.3 -> u 1.2
+  EXPECT_EQ(sample_r(image, mirror, 1.0f), 13);      // s' 1 -> u 4 -> 3
+  EXPECT_EQ(sample_r(image, mirror, NAN), 10);       // deterministic for NaN
+}
+
+TEST_F(TextureUnitTest, LinearFilteringUsesTheSpecWeights) {
+  const Image image = float_image(image_1d(4), {100, 200, 300, 400});
+  const Sampler edge = sampler(false, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, true);
+  EXPECT_EQ(sample_r(image, edge, 1.75f), 0.75f * 200 + 0.25f * 300);  // i0 1, a 0.25
+  EXPECT_EQ(sample_r(image, edge, 0.2f), 100);                          // both clamp to 0
+  const Sampler border = sampler(false, s::STATE_ADDRESS_U_CLAMP_TO_BORDER, true);
+  // u - 0.5 = -0.3: i0 = -1 (border 0), i1 = 0, a = frac(-0.3) = 0.7
+  const float a = -0.3f - std::floor(-0.3f);
+  EXPECT_EQ(sample_r(image, border, 0.2f), (1.0f - a) * 0 + a * 100);
+  const Sampler repeat = sampler(true, s::STATE_ADDRESS_U_REPEAT, true);
+  EXPECT_EQ(sample_r(image, repeat, 0.0f), 0.5f * 400 + 0.5f * 100);  // i0 -1 -> 3, i1 0
+  const Sampler mirror = sampler(true, s::STATE_ADDRESS_U_MIRRORED_REPEAT, true);
+  EXPECT_EQ(sample_r(image, mirror, 1.0f), 400);  // u 4: i0 3, i1 4 -> 3
+}
+
+TEST_F(TextureUnitTest, BilinearAndTrilinearAreTheWeightedSums) {
+  DescSpec spec2;
+  spec2.width = spec2.height = 2;
+  spec2.row_pitch = 8;
+  const Image image2 = float_image(spec2, {0, 1, 2, 3});
+  const Sampler norm = sampler(true, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, true);
+  EXPECT_EQ(sample_r(image2, norm, 0.5f, 0.5f), 1.5f);
+  // (1.2, 0.6) in texels: u - 0.5 = 0.7, v - 0.5 = 0.1 -> i0 0, j0 0, a 0.7, b 0.1
+  const Sampler texel = sampler(false, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, true);
+  const float ua = 1.2f - 0.5f, vb = 0.6f - 0.5f;
+  const float expected = (1 - ua) * (1 - vb) * 0 + ua * (1 - vb) * 1 + (1 - ua) * vb * 2 + ua * vb * 3;
+  EXPECT_EQ(sample_r(image2, texel, 1.2f, 0.6f), expected);
+  DescSpec spec3;
+  spec3.image_type = d::FORMAT_TYPE_IMAGE_3D;
+  spec3.width = spec3.height = spec3.depth = 2;
+  spec3.row_pitch = 8;
+  spec3.slice_pitch = 16;
+  std::vector<float> v3;
+  for (int z = 0; z < 2; ++z)
+    for (int y = 0; y < 2; ++y)
+      for (int x = 0; x < 2; ++x) v3.push_back(static_cast<float>(x + 2 * y + 4 * z));
+  const Image image3 = float_image(spec3, v3);
+  EXPECT_EQ(sample_r(image3, texel, 1.0f, 1.0f, 1.0f), 3.5f);
+  EXPECT_EQ(sample_r(image3, texel, 1.5f, 0.5f, 1.5f), 5.0f);  // x 1, y 0, z 1: 1 + 4
+}
+
+TEST_F(TextureUnitTest, ArrayLayersAreRoundedAndClamped) {
+  DescSpec spec;
+  spec.image_type = d::FORMAT_TYPE_IMAGE_2D_ARRAY;
+  spec.width = spec.height = 1;
+  spec.layers = 3;
+  spec.row_pitch = 4;
+  spec.slice_pitch = 4;
+  const Image image = float_image(spec, {7, 8, 9});
+  const Sampler texel = sampler(false, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, false);
+  EXPECT_EQ(sample_r(image, texel, 0, 0, 1.6f), 9);
+  EXPECT_EQ(sample_r(image, texel, 0, 0, 1.4f), 8);
+  EXPECT_EQ(sample_r(image, texel, 0, 0, -5.0f), 7);
+  EXPECT_EQ(sample_r(image, texel, 0, 0, 99.0f), 9);
+  DescSpec spec1;
+  spec1.image_type = d::FORMAT_TYPE_IMAGE_1D_ARRAY;
+  spec1.width = 2;
+  spec1.layers = 2;
+  spec1.row_pitch = 8;
+  spec1.slice_pitch = 8;
+  const Image array1 = float_image(spec1, {1, 2, 3, 4});
+  const int32_t at[3] = {1, 1, 0};
+  Texel t;
+  ASSERT_TRUE(unit.fetch(array1, at, 0, nullptr, &t));
+  EXPECT_EQ(t.f(0), 4.0f);
+}
+
+TEST_F(TextureUnitTest, StoresConvertAndIgnoreOutOfRange) {
+  DescSpec spec;
+  spec.order = d::FORMAT_CHANNEL_ORDER_RGBA;
+  spec.type = d::FORMAT_DATA_TYPE_UNORM_INT8;
+  spec.width = spec.height = 2;
+  spec.row_pitch = 8;
+  spec.base = memory.alloc(16);
+  const Image image = load(spec, ImageUse::kWrite);
+  Texel value;
+  value.set_f(0, 0.5f);
+  value.set_f(1, 1.5f);
+  value.set_f(2, -1.0f);
+  value.set_f(3, 1.0f / 255.0f);
+  const int32_t at[3] = {1, 1, 0};
+  ASSERT_TRUE(unit.store(image, at, 0, value));
+  const uint8_t* row1 = memory.host(spec.base + 8);
+  EXPECT_EQ(row1[4], 128);
+  EXPECT_EQ(row1[5], 255);
+  EXPECT_EQ(row1[6], 0);
+  EXPECT_EQ(row1[7], 1);
+  const std::vector<uint8_t> before(memory.host(spec.base), memory.host(spec.base) + 16);
+  for (const auto& c : {std::array<int32_t, 3>{2, 0, 0}, {-1, 0, 0}, {0, 2, 0}, {0, -1, 0}})
+    ASSERT_TRUE(unit.store(image, c.data(), 0, value));
+  EXPECT_EQ(std::memcmp(before.data(), memory.host(spec.base), 16), 0);
+  EXPECT_TRUE(memory.faults.empty());
+}
+
+TEST_F(TextureUnitTest, MipLevelsArePackedAndSelectedByLod) {
+  DescSpec spec;
+  spec.width = spec.height = 4;
+  spec.row_pitch = 16;
+  spec.levels = 3;
+  spec.layout = d::FORMAT_MIP_LAYOUT_PACKED;
+  const uint64_t base = memory.alloc(1024, 256);
+  // level 0: 4x4 at 0 (64 bytes); level 1: 2x2 at 256; level 2: 1x1 at 512
+  const float values[3] = {10, 20, 40};
+  const uint64_t offsets[3] = {0, 256, 512};
+  const uint32_t texels[3] = {16, 4, 1};
+  for (int l = 0; l < 3; ++l)
+    for (uint32_t i = 0; i < texels[l]; ++i) std::memcpy(memory.host(base + offsets[l] + 4 * i), &values[l], 4);
+  spec.base = base;
+  const Image image = load(spec, ImageUse::kRead);
+  EXPECT_EQ(image.level_offset[1], 256u);
+  EXPECT_EQ(image.row_pitch[1], 8u);
+  EXPECT_EQ(image.level_offset[2], 512u);
+  EXPECT_EQ(image.extent_bytes, 516u);
+  const Sampler nearest_mip = sampler(true, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, false, 1);
+  EXPECT_EQ(sample_r(image, nearest_mip, 0.5f, 0.5f, 0, 0.4f), 10);   // ceil(0.9) - 1 = 0
+  EXPECT_EQ(sample_r(image, nearest_mip, 0.5f, 0.5f, 0, 0.6f), 20);   // ceil(1.1) - 1 = 1
+  EXPECT_EQ(sample_r(image, nearest_mip, 0.5f, 0.5f, 0, 9.0f), 40);   // clamped to the last level
+  const Sampler linear_mip = sampler(true, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, true, 2);
+  EXPECT_EQ(sample_r(image, linear_mip, 0.5f, 0.5f, 0, 1.25f), 0.75f * 20 + 0.25f * 40);
+  const Sampler no_mip = sampler(true, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, false, 0);
+  EXPECT_EQ(sample_r(image, no_mip, 0.5f, 0.5f, 0, 2.0f), 10);
+  EXPECT_EQ(TextureUnit::query(image, ImageQuery::kWidth, 1), 2u);
+}
+
+TEST_F(TextureUnitTest, QueriesReturnTheDescriptorFields) {
+  DescSpec spec;
+  spec.order = d::FORMAT_CHANNEL_ORDER_BGRA;
+  spec.type = d::FORMAT_DATA_TYPE_UNORM_INT8;
+  spec.image_type = d::FORMAT_TYPE_IMAGE_3D;
+  spec.width = 5;
+  spec.height = 3;
+  spec.depth = 2;
+  spec.row_pitch = 20;
+  spec.slice_pitch = 60;
+  const Image image = load(spec, ImageUse::kQuery);  // base VA 0: a query touches no texel
+  EXPECT_EQ(TextureUnit::query(image, ImageQuery::kWidth), 5u);
+  EXPECT_EQ(TextureUnit::query(image, ImageQuery::kHeight), 3u);
+  EXPECT_EQ(TextureUnit::query(image, ImageQuery::kDepth), 2u);
+  EXPECT_EQ(TextureUnit::query(image, ImageQuery::kArraySize), 1u);
+  EXPECT_EQ(TextureUnit::query(image, ImageQuery::kChannelOrder), d::FORMAT_CHANNEL_ORDER_BGRA);
+  EXPECT_EQ(TextureUnit::query(image, ImageQuery::kDataType), d::FORMAT_DATA_TYPE_UNORM_INT8);
+}
+
+TEST_F(TextureUnitTest, SwizzleRemapsChannels) {
+  DescSpec spec;
+  spec.order = d::FORMAT_CHANNEL_ORDER_RG;
+  spec.width = 1;
+  spec.row_pitch = 8;
+  std::vector<uint32_t> w = words_of(spec);
+  const uint64_t texels = memory.alloc(8);
+  const float rg[2] = {0.25f, 0.75f};
+  std::memcpy(memory.host(texels), rg, 8);
+  w[d::BASE_VA_LO] = static_cast<uint32_t>(texels);
+  w[d::SWIZZLE] = put_field(1, d::SWIZZLE_R_MASK, d::SWIZZLE_R_SHIFT) |  // r <- g
+                  put_field(0, d::SWIZZLE_G_MASK, d::SWIZZLE_G_SHIFT) |  // g <- r
+                  put_field(4, d::SWIZZLE_B_MASK, d::SWIZZLE_B_SHIFT) |  // b <- 0
+                  put_field(5, d::SWIZZLE_A_MASK, d::SWIZZLE_A_SHIFT) |  // a <- 1
+                  put_field(1, d::SWIZZLE_ENABLE_MASK, d::SWIZZLE_ENABLE_SHIFT);
+  Image image;
+  std::string why;
+  ASSERT_TRUE(decode_image(w, &image, &why)) << why;
+  const int32_t at[3] = {0, 0, 0};
+  Texel t;
+  ASSERT_TRUE(unit.fetch(image, at, 0, nullptr, &t));
+  EXPECT_EQ(t.f(0), 0.75f);
+  EXPECT_EQ(t.f(1), 0.25f);
+  EXPECT_EQ(t.f(2), 0.0f);
+  EXPECT_EQ(t.f(3), 1.0f);
+}
+
+// Hostile descriptors: every broken field is refused by name, nothing is read past a mapping.
+TEST_F(TextureUnitTest, BadDescriptorFieldsAreRefused) {
+  DescSpec good;
+  good.width = good.height = 2;
+  good.row_pitch = 8;
+  good.base = kBase;
+  std::string why;
+  Image image;
+  ASSERT_TRUE(decode_image(words_of(good), &image, &why)) << why;
+  struct Case {
+    const char* what;
+    void (*mutate)(std::vector<uint32_t>&);
+  };
+  const Case cases[] = {
+      {"must be 0", [](std::vector<uint32_t>& w) { w[d::RESERVED_13] = 1; }},
+      {"TYPE 0", [](std::vector<uint32_t>& w) { w[d::FORMAT] &= ~d::FORMAT_TYPE_MASK; }},
+      {"TYPE 7", [](std::vector<uint32_t>& w) { w[d::FORMAT] |= d::FORMAT_TYPE_MASK & (7u << d::FORMAT_TYPE_SHIFT); }},
+      {"not a supported format", [](std::vector<uint32_t>& w) { w[d::FORMAT] |= d::FORMAT_CHANNEL_ORDER_MASK; }},
+      {"not a supported format", [](std::vector<uint32_t>& w) { w[d::FORMAT] &= ~d::FORMAT_DATA_TYPE_MASK; }},
+      {"MIP_LEVELS", [](std::vector<uint32_t>& w) { w[d::FORMAT] &= ~d::FORMAT_MIP_LEVELS_MASK; }},
+      {"SINGLE needs", [](std::vector<uint32_t>& w) { w[d::FORMAT] += 1u << d::FORMAT_MIP_LEVELS_SHIFT; }},
+      {"MIP_LAYOUT 3", [](std::vector<uint32_t>& w) { w[d::FORMAT] |= d::FORMAT_MIP_LAYOUT_MASK; }},
+      {"bits 31:30", [](std::vector<uint32_t>& w) { w[d::FORMAT] |= 1u << 31; }},
+      {"WIDTH", [](std::vector<uint32_t>& w) { w[d::WIDTH] = 0; }},
+      {"WIDTH", [](std::vector<uint32_t>& w) { w[d::WIDTH] = 0xffffffffu; }},
+      {"DEPTH must be 1", [](std::vector<uint32_t>& w) { w[d::DEPTH] = 2; }},
+      {"ARRAY_SIZE must be 1", [](std::vector<uint32_t>& w) { w[d::ARRAY_SIZE] = 0; }},
+      {"ROW_PITCH is below", [](std::vector<uint32_t>& w) { w[d::ROW_PITCH] = 4; }},
+      {"ROW_PITCH is not a multiple", [](std::vector<uint32_t>& w) { w[d::ROW_PITCH] = 9; }},
+      {"SLICE_PITCH is below", [](std::vector<uint32_t>& w) { w[d::SLICE_PITCH] = 4; }},
+      {"BASE_VA is not aligned", [](std::vector<uint32_t>& w) { w[d::BASE_VA_LO] += 2; }},
+      {"wraps around",
+       [](std::vector<uint32_t>& w) {
+         w[d::BASE_VA_LO] = 0xfffffffcu;
+         w[d::BASE_VA_HI] = 0xffffffffu;
+       }},
+      {"SWIZZLE", [](std::vector<uint32_t>& w) { w[d::SWIZZLE] = 1; }},
+      {"SWIZZLE code 7", [](std::vector<uint32_t>& w) { w[d::SWIZZLE] = 7 | (1u << 12); }},
+  };
+  for (const Case& c : cases) {
+    std::vector<uint32_t> w = words_of(good);
+    c.mutate(w);
+    why.clear();
+    EXPECT_FALSE(decode_image(w, &image, &why)) << c.what;
+    EXPECT_NE(why.find(c.what), std::string::npos) << c.what << ": " << why;
+  }
+  EXPECT_FALSE(decode_image(std::vector<uint32_t>(15, 0), &image, &why));
+}
+
+TEST_F(TextureUnitTest, DescriptorsAndExtentsOutsideTheMappingFault) {
+  Image image;
+  EXPECT_FALSE(unit.load_image(kBase + 4, ImageUse::kRead, &image));  // unaligned descriptor
+  EXPECT_EQ(unit.fault(), TextureFault::kBadDescriptor);
+  EXPECT_FALSE(unit.load_image(0x10000000, ImageUse::kRead, &image));  // unmapped descriptor
+  EXPECT_EQ(unit.fault(), TextureFault::kMemory);
+  ASSERT_EQ(memory.faults.size(), 1u);
+  // A 1024x1024 RGBA float image at the end of a 1 MiB mapping: the extent is checked up front.
+  DescSpec big;
+  big.order = d::FORMAT_CHANNEL_ORDER_RGBA;
+  big.width = big.height = 1024;
+  big.row_pitch = 16 * 1024;
+  big.base = kBase + 4096;
+  const uint64_t desc_va = memory.alloc(64, 64);
+  const std::vector<uint32_t> w = words_of(big);
+  std::memcpy(memory.host(desc_va), w.data(), 64);
+  EXPECT_FALSE(unit.load_image(desc_va, ImageUse::kRead, &image));
+  EXPECT_EQ(unit.fault(), TextureFault::kMemory);
+  ASSERT_EQ(memory.faults.size(), 2u);
+  EXPECT_EQ(memory.faults[1].address, kBase + 4096);
+  EXPECT_TRUE(unit.load_image(desc_va, ImageUse::kQuery, &image)) << unit.fault_reason();
+  // A level the image does not have is refused, not read.
+  const int32_t at[3] = {0, 0, 0};
+  Texel t;
+  EXPECT_FALSE(unit.fetch(image, at, 1, nullptr, &t));
+  EXPECT_EQ(unit.fault(), TextureFault::kBadDescriptor);
+}
+
+TEST(TextureSampler, BadSamplerWordsAreRefused) {
+  Sampler out;
+  std::string why;
+  EXPECT_TRUE(decode_sampler(0, &out, &why));  // unnormalised, ADDRESS_NONE, nearest
+  EXPECT_FALSE(decode_sampler(1u << 20, &out, &why));
+  EXPECT_FALSE(decode_sampler(put_field(s::STATE_ADDRESS_U_REPEAT, s::STATE_ADDRESS_U_MASK, s::STATE_ADDRESS_U_SHIFT),
+                              &out, &why));
+  EXPECT_NE(why.find("NORMALIZED"), std::string::npos);
+  EXPECT_FALSE(decode_sampler(put_field(5, s::STATE_ADDRESS_V_MASK, s::STATE_ADDRESS_V_SHIFT), &out, &why));
+  EXPECT_FALSE(decode_sampler(put_field(3, s::STATE_MIP_FILTER_MASK, s::STATE_MIP_FILTER_SHIFT), &out, &why));
+  EXPECT_FALSE(decode_sampler(put_field(s::STATE_BORDER_CUSTOM, s::STATE_BORDER_MASK, s::STATE_BORDER_SHIFT), &out,
+                              &why));
+  EXPECT_FALSE(decode_sampler(put_field(1, s::STATE_COMPARE_MASK, s::STATE_COMPARE_SHIFT), &out, &why));
+  // The word the compiler builds for CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST.
+  ASSERT_TRUE(decode_sampler(0x124, &out, &why)) << why;
+  EXPECT_EQ(out.address[0], s::STATE_ADDRESS_U_CLAMP_TO_BORDER);
+  EXPECT_EQ(out.address[2], s::STATE_ADDRESS_U_CLAMP_TO_BORDER);
+  EXPECT_FALSE(out.normalized);
+  EXPECT_FALSE(out.min_linear);
+}
+
+}  // namespace
+}  // namespace gsgpu::texture
