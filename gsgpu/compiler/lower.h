@@ -171,6 +171,7 @@ class Lowering {
   MOperand convert_double(spv::Op op, uint32_t from_width, uint32_t to_width, MOperand v, spv::FPRoundingMode rounding,
                           bool saturate);
   MOperand double_math(uint32_t ext, const std::vector<MOperand>& args, const std::string& name);
+  bool float_via_double(uint32_t ext, const std::vector<MOperand>& args, MOperand* result);
   bool lower_double_extinst(uint32_t ext, const SpirvInstruction& inst, const std::vector<Value>& args, uint32_t n,
                             const std::string& name);
 

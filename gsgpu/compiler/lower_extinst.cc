@@ -287,6 +287,7 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
   const SpirvType& t = type(scalar);
   if (t.kind == TypeKind::kFloat) {
     if (t.width != 32) fail(ext_name(ext) + " on a " + std::to_string(t.width) + "-bit float (only float is supported)");
+    if (MOperand r; float_via_double(ext, a, &r)) return r;  // the transcendentals (lower_fp64.cc)
     const isa::OpInfo* info = nullptr;
     if (Opcode direct = direct_float_op(ext); direct != Opcode::kCount) {
       info = &isa::op_info(direct);
@@ -878,9 +879,11 @@ bool Lowering::lower_extinst(const SpirvInstruction& inst) {
       for (uint32_t i = 0; i < n; ++i) {
         const MOperand x = args[0].parts.at(i);
         if (!is_remquo) {
-          MOperand sign;
-          r.parts.push_back(FloatOps{*this}.lgamma(x, &sign));
-          ints.parts.push_back(sign);
+          // As lgamma (through the double math unit, lower_fp64.cc), with its sign.
+          const MOperand wide = f64(Opcode::v_cvt_f64_f32, x);
+          r.parts.push_back(MOperand::vreg(emit(Opcode::v_cvt_f32_f64, 32, f64_math(isa::MathF64::k_lgamma, wide),
+                                                MOperand::literal(0))));
+          ints.parts.push_back(low_half(f64_math(isa::MathF64::k_lgamma_sign, wide)));
           continue;
         }
         // remquo: reduce |x| modulo 128|y| exactly, take the quotient's seven low bits (OpenCL's n = 7,
