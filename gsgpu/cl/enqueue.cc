@@ -1,62 +1,12 @@
-// Transfer, marker and barrier commands. Buffer bytes are reached through the CPU mapping of the
-// buffer's object (drv bo_map, Mem::bytes), every offset checked against the buffer's size with
-// overflow-safe arithmetic; the device executes nothing for them. They run on the host once every
-// command before them in the queue has finished (queue.cc); blocking ones return after that.
+// Buffer transfer, marker and barrier commands (host_command.h says how they run). Buffer bytes are
+// reached through the CPU mapping of the buffer's object (Mem::bytes), every offset checked against
+// the buffer's size with overflow-safe arithmetic.
 #include "common/checked_math.h"
 #include "gsgpu/cl/entry_points.h"
+#include "gsgpu/cl/host_command.h"
 
 namespace gsgpu::cl {
-namespace {
 
-// Validates the queue, then holds the runtime lock for the command.
-class HostCommand {
- public:
-  explicit HostCommand(cl_command_queue queue) {
-    q_ = as<Queue>(queue, Kind::kQueue);
-    if (!q_) {
-      err_ = CL_INVALID_COMMAND_QUEUE;
-      return;
-    }
-    lock_ = std::unique_lock(q_->rt->mutex);
-  }
-  cl_int error() const { return err_; }
-  // A buffer of this queue's context in *out; otherwise CL_INVALID_MEM_OBJECT (not a live buffer)
-  // or CL_INVALID_CONTEXT (a buffer of another context), as every enqueue entry point of the spec.
-  cl_int buffer(cl_mem mem, Mem** out) const {
-    auto* m = as<Mem>(mem, Kind::kMem);
-    if (!m) return CL_INVALID_MEM_OBJECT;
-    if (m->context != q_->context) return CL_INVALID_CONTEXT;
-    *out = m;
-    return CL_SUCCESS;
-  }
-  cl_int submit(cl_command_type type, cl_uint n, const cl_event* waits, bool blocking, std::vector<Object*> keep,
-                Work work, cl_event* event) {
-    CommandDesc desc;
-    desc.type = type;
-    desc.work = std::move(work);
-    desc.blocking = blocking;
-    desc.keep = std::move(keep);
-    return enqueue(q_, std::move(desc), n, waits, event);
-  }
-
- private:
-  Queue* q_ = nullptr;
-  std::unique_lock<std::recursive_mutex> lock_;
-  cl_int err_ = CL_SUCCESS;
-};
-
-uint8_t* bytes_of(const Mem* m) { return m->bytes(); }
-
-uint64_t transfer_cycles(uint64_t bytes) { return bytes / Runtime::kCopyBytesPerCycle; }
-
-// A rectangle inside a linear memory: origin, row and slice pitch (0 = packed, as the spec says).
-struct Rect {
-  size_t row = 0, slice = 0;
-  uint64_t base = 0;  // byte offset of the origin
-};
-
-// Fills `r` and checks that the region lies within `limit` bytes (no limit for host memory the
-// caller owns: pass UINT64_MAX).
 cl_int make_rect(const size_t origin[3], const size_t region[3], size_t row, size_t slice, uint64_t limit,
                  Rect* r) {
   if (!origin || !region || region[0] == 0 || region[1] == 0 || region[2] == 0) return CL_INVALID_VALUE;
@@ -81,26 +31,9 @@ cl_int make_rect(const size_t origin[3], const size_t region[3], size_t row, siz
   return CL_SUCCESS;
 }
 
-void copy_rect(uint8_t* dst, const Rect& d, const uint8_t* src, const Rect& s, const size_t region[3]) {
-  for (size_t z = 0; z < region[2]; ++z)
-    for (size_t y = 0; y < region[1]; ++y)
-      std::memmove(dst + d.base + z * d.slice + y * d.row, src + s.base + z * s.slice + y * s.row, region[0]);
-}
+namespace {
 
-// The buffer's CL_MEM_HOST_* flags forbid the application this transfer: reads of HOST_WRITE_ONLY or
-// HOST_NO_ACCESS buffers, writes of HOST_READ_ONLY or HOST_NO_ACCESS ones (CL_INVALID_OPERATION).
-bool host_access_denied(const Mem* m, bool reading, bool writing) {
-  const bool no_read = m->flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS);
-  const bool no_write = m->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS);
-  return (reading && no_read) || (writing && no_write);
-}
-
-// Known flags only; CL_MAP_WRITE_INVALIDATE_REGION excludes CL_MAP_READ and CL_MAP_WRITE (the spec).
-bool valid_map_flags(cl_map_flags flags) {
-  constexpr cl_map_flags kKnown = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-  if (flags & ~kKnown) return false;
-  return !((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE)));
-}
+uint8_t* bytes_of(const Mem* m) { return m->bytes(); }
 
 bool valid_pattern_size(size_t n) {
   return n && n <= 128 && (n & (n - 1)) == 0;
@@ -286,9 +219,7 @@ void* CL_API_CALL gsgpu_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer
   if (err == CL_SUCCESS && (!valid_map_flags(flags) || size == 0 || !range_within(offset, size, m->size)))
     err = CL_INVALID_VALUE;
   // The spec: a read mapping needs host read access, a write mapping host write access.
-  if (err == CL_SUCCESS &&
-      host_access_denied(m, flags & CL_MAP_READ, flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)))
-    err = CL_INVALID_OPERATION;
+  if (err == CL_SUCCESS && map_access_denied(m, flags)) err = CL_INVALID_OPERATION;
   uint8_t* bytes = err == CL_SUCCESS ? bytes_of(m) : nullptr;
   if (err == CL_SUCCESS && !bytes) err = CL_MAP_FAILURE;
   // The CPU view of the buffer is its object's mapping: nothing to copy in either direction. The
@@ -306,7 +237,7 @@ cl_int CL_API_CALL gsgpu_clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem 
   HostCommand cmd(queue);
   if (cmd.error() != CL_SUCCESS) return cmd.error();
   Mem* m = nullptr;
-  if (cl_int err = cmd.buffer(mem, &m); err != CL_SUCCESS) return err;
+  if (cl_int err = cmd.mem_object(mem, &m); err != CL_SUCCESS) return err;
   uint8_t* bytes = bytes_of(m);
   auto* p = static_cast<uint8_t*>(ptr);
   if (!bytes || m->map_count == 0 || p < bytes || p >= bytes + m->size) return CL_INVALID_VALUE;
@@ -327,7 +258,7 @@ cl_int CL_API_CALL gsgpu_clEnqueueMigrateMemObjects(cl_command_queue queue, cl_u
     return CL_INVALID_VALUE;
   for (cl_uint i = 0; i < num; ++i) {
     Mem* m = nullptr;
-    if (cl_int err = cmd.buffer(mems[i], &m); err != CL_SUCCESS) return err;
+    if (cl_int err = cmd.mem_object(mems[i], &m); err != CL_SUCCESS) return err;
   }
   // One device, memory always resident: nothing moves.
   return cmd.submit(CL_COMMAND_MIGRATE_MEM_OBJECTS, n, waits, false, {}, [](uint64_t*) { return CL_COMPLETE; },

@@ -17,12 +17,17 @@
   X(clCreateContext) \
   X(clCreateContextFromType) \
   X(clCreateImage) \
+  X(clCreateImage2D) \
+  X(clCreateImage3D) \
+  X(clCreateImageWithProperties) \
   X(clCreateKernel) \
   X(clCreateKernelsInProgram) \
   X(clCreateProgramWithBinary) \
   X(clCreateProgramWithBuiltInKernels) \
   X(clCreateProgramWithIL) \
   X(clCreateProgramWithSource) \
+  X(clCreateSampler) \
+  X(clCreateSamplerWithProperties) \
   X(clCreateSubBuffer) \
   X(clCreateSubDevices) \
   X(clCreateUserEvent) \
@@ -30,19 +35,26 @@
   X(clEnqueueBarrierWithWaitList) \
   X(clEnqueueCopyBuffer) \
   X(clEnqueueCopyBufferRect) \
+  X(clEnqueueCopyBufferToImage) \
+  X(clEnqueueCopyImage) \
+  X(clEnqueueCopyImageToBuffer) \
   X(clEnqueueFillBuffer) \
+  X(clEnqueueFillImage) \
   X(clEnqueueMapBuffer) \
+  X(clEnqueueMapImage) \
   X(clEnqueueMarker) \
   X(clEnqueueMarkerWithWaitList) \
   X(clEnqueueMigrateMemObjects) \
   X(clEnqueueNDRangeKernel) \
   X(clEnqueueReadBuffer) \
   X(clEnqueueReadBufferRect) \
+  X(clEnqueueReadImage) \
   X(clEnqueueTask) \
   X(clEnqueueUnmapMemObject) \
   X(clEnqueueWaitForEvents) \
   X(clEnqueueWriteBuffer) \
   X(clEnqueueWriteBufferRect) \
+  X(clEnqueueWriteImage) \
   X(clFinish) \
   X(clFlush) \
   X(clGetCommandQueueInfo) \
@@ -62,6 +74,7 @@
   X(clGetPlatformInfo) \
   X(clGetProgramBuildInfo) \
   X(clGetProgramInfo) \
+  X(clGetSamplerInfo) \
   X(clGetSupportedImageFormats) \
   X(clLinkProgram) \
   X(clReleaseCommandQueue) \
@@ -71,6 +84,7 @@
   X(clReleaseKernel) \
   X(clReleaseMemObject) \
   X(clReleaseProgram) \
+  X(clReleaseSampler) \
   X(clRetainCommandQueue) \
   X(clRetainContext) \
   X(clRetainDevice) \
@@ -78,6 +92,7 @@
   X(clRetainKernel) \
   X(clRetainMemObject) \
   X(clRetainProgram) \
+  X(clRetainSampler) \
   X(clSetContextDestructorCallback) \
   X(clSetEventCallback) \
   X(clSetKernelArg) \

@@ -64,6 +64,9 @@ struct RuntimeConfig {
   // complete; vcomp refuses such waits before they get here), true waits until another thread sets
   // the event, as OpenCL says (the native ICD: this runtime is the application's own).
   bool wait_for_user_events = false;
+  // Images and samplers (CL_DEVICE_IMAGE_SUPPORT): off until kernels can read and write images on
+  // the device's texture unit; tests of the image objects switch it on.
+  bool image_support = false;
 };
 
 // The local device's configuration for `config` (gsgpu/drv's local backend: the emulator in this

@@ -1,35 +1,23 @@
 // Buffers and sub-buffers: one buffer object per buffer, bound at a GPU VA the runtime chose and
-// reached by the CPU through its mapping. No images (the device reports CL_DEVICE_IMAGE_SUPPORT
-// false, so image creation is CL_INVALID_OPERATION as the spec says).
+// reached by the CPU through its mapping. Images are in image.cc.
+#include "gsgpu/cl/memory.h"
+
 #include "common/checked_math.h"
 #include "gsgpu/cl/entry_points.h"
 
 namespace gsgpu::cl {
 namespace {
 
-constexpr cl_mem_flags kAccessFlags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
-constexpr cl_mem_flags kHostPtrFlags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
-constexpr cl_mem_flags kHostAccessFlags = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
 constexpr size_t kSubBufferAlign = 128;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes
-
-bool is_image_type(cl_mem_object_type type) {
-  switch (type) {
-    case CL_MEM_OBJECT_IMAGE1D:
-    case CL_MEM_OBJECT_IMAGE1D_BUFFER:
-    case CL_MEM_OBJECT_IMAGE1D_ARRAY:
-    case CL_MEM_OBJECT_IMAGE2D:
-    case CL_MEM_OBJECT_IMAGE2D_ARRAY:
-    case CL_MEM_OBJECT_IMAGE3D: return true;
-    default: return false;
-  }
-}
 
 bool at_most_one(cl_mem_flags flags, cl_mem_flags group) {
   const cl_mem_flags f = flags & group;
   return (f & (f - 1)) == 0;
 }
 
-cl_int check_flags(cl_mem_flags flags, const void* host_ptr) {
+}  // namespace
+
+cl_int check_mem_flags(cl_mem_flags flags, const void* host_ptr) {
   if (flags & ~(kAccessFlags | kHostPtrFlags | kHostAccessFlags)) return CL_INVALID_VALUE;
   if (!at_most_one(flags, kAccessFlags) || !at_most_one(flags, kHostAccessFlags)) return CL_INVALID_VALUE;
   if ((flags & CL_MEM_USE_HOST_PTR) && (flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)))
@@ -39,13 +27,14 @@ cl_int check_flags(cl_mem_flags flags, const void* host_ptr) {
   return CL_SUCCESS;
 }
 
-Mem* new_root_buffer(Context* c, cl_mem_flags flags, size_t size, void* host_ptr, cl_int* err) {
+Mem* new_root_mem(Context* c, const char* entry, cl_mem_flags flags, size_t size, const void* host_ptr,
+                  cl_int* err) {
   Runtime* rt = c->rt;
   std::string why;
   // Buffer objects come zero-filled: a new buffer never shows an old one's bytes.
   auto alloc = rt->allocate(size, drv::kVaRead | drv::kVaWrite, &why);
   if (!alloc) {
-    log_once("clCreateBuffer", why);
+    log_once(entry, why);
     *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
     return nullptr;
   }
@@ -59,13 +48,12 @@ Mem* new_root_buffer(Context* c, cl_mem_flags flags, size_t size, void* host_ptr
   m->va = alloc->va;
   // USE_HOST_PTR has copy semantics here (device memory is separate); CL_MEM_HOST_PTR still
   // reports the application's pointer.
-  m->host_ptr = (flags & CL_MEM_USE_HOST_PTR) ? host_ptr : nullptr;
+  m->host_ptr = (flags & CL_MEM_USE_HOST_PTR) ? const_cast<void*>(host_ptr) : nullptr;
   *err = CL_SUCCESS;
   return m;
 }
 
-// Access flags of a sub-buffer: inherited when absent, and never wider than the parent's.
-cl_int sub_buffer_flags(const Mem* parent, cl_mem_flags flags, cl_mem_flags* out) {
+cl_int derived_mem_flags(const Mem* parent, cl_mem_flags flags, cl_mem_flags* out) {
   if (flags & kHostPtrFlags) return CL_INVALID_VALUE;
   if (flags & ~(kAccessFlags | kHostAccessFlags)) return CL_INVALID_VALUE;
   if (!at_most_one(flags, kAccessFlags) || !at_most_one(flags, kHostAccessFlags)) return CL_INVALID_VALUE;
@@ -88,8 +76,6 @@ cl_int sub_buffer_flags(const Mem* parent, cl_mem_flags flags, cl_mem_flags* out
   return CL_SUCCESS;
 }
 
-}  // namespace
-
 cl_mem CL_API_CALL gsgpu_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void* host_ptr,
                                         cl_int* errcode_ret) {
   auto* c = as<Context>(context, Kind::kContext);
@@ -97,14 +83,14 @@ cl_mem CL_API_CALL gsgpu_clCreateBuffer(cl_context context, cl_mem_flags flags, 
     set_error(errcode_ret, CL_INVALID_CONTEXT);
     return nullptr;
   }
-  cl_int err = check_flags(flags, host_ptr);
+  cl_int err = check_mem_flags(flags, host_ptr);
   if (err == CL_SUCCESS && (size == 0 || size > c->rt->max_alloc())) err = CL_INVALID_BUFFER_SIZE;
   if (err != CL_SUCCESS) {
     set_error(errcode_ret, err);
     return nullptr;
   }
   std::lock_guard lock(c->rt->mutex);
-  Mem* m = new_root_buffer(c, flags, size, host_ptr, &err);
+  Mem* m = new_root_mem(c, "clCreateBuffer", flags, size, host_ptr, &err);
   set_error(errcode_ret, err);
   return handle_of<cl_mem>(m);
 }
@@ -124,7 +110,7 @@ cl_mem CL_API_CALL gsgpu_clCreateBufferWithProperties(cl_context context, const 
 cl_mem CL_API_CALL gsgpu_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type,
                                            const void* info, cl_int* errcode_ret) {
   auto* parent = as<Mem>(buffer, Kind::kMem);
-  if (!parent || parent->parent) {
+  if (!parent || parent->parent || parent->is_image()) {
     set_error(errcode_ret, CL_INVALID_MEM_OBJECT);
     return nullptr;
   }
@@ -135,7 +121,7 @@ cl_mem CL_API_CALL gsgpu_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl
   cl_buffer_region region;
   std::memcpy(&region, info, sizeof region);
   cl_mem_flags sub_flags = 0;
-  cl_int err = sub_buffer_flags(parent, flags, &sub_flags);
+  cl_int err = derived_mem_flags(parent, flags, &sub_flags);
   if (err == CL_SUCCESS && region.size == 0) err = CL_INVALID_BUFFER_SIZE;
   if (err == CL_SUCCESS && !range_within(region.origin, region.size, parent->size)) err = CL_INVALID_VALUE;
   if (err == CL_SUCCESS && region.origin % kSubBufferAlign) err = CL_MISALIGNED_SUB_BUFFER_OFFSET;
@@ -178,7 +164,8 @@ cl_int CL_API_CALL gsgpu_clGetMemObjectInfo(cl_mem mem, cl_mem_info param, size_
   // map_count changes in an unmap's work, which may run on the completion thread.
   std::lock_guard lock(m->rt->mutex);
   switch (param) {
-    case CL_MEM_TYPE: return put_value(cl_mem_object_type(CL_MEM_OBJECT_BUFFER), size, value, ret);
+    case CL_MEM_TYPE:
+      return put_value(cl_mem_object_type(m->is_image() ? m->image->type : CL_MEM_OBJECT_BUFFER), size, value, ret);
     case CL_MEM_FLAGS: return put_value(m->flags, size, value, ret);
     case CL_MEM_SIZE: return put_value(m->size, size, value, ret);
     case CL_MEM_HOST_PTR: return put_value(m->host_ptr, size, value, ret);
@@ -186,7 +173,8 @@ cl_int CL_API_CALL gsgpu_clGetMemObjectInfo(cl_mem mem, cl_mem_info param, size_
     case CL_MEM_REFERENCE_COUNT: return put_value(cl_uint(m->app_refs()), size, value, ret);
     case CL_MEM_CONTEXT: return put_value(handle_of<cl_context>(m->context), size, value, ret);
     case CL_MEM_ASSOCIATED_MEMOBJECT: return put_value(handle_of<cl_mem>(m->parent), size, value, ret);
-    case CL_MEM_OFFSET: return put_value(m->origin, size, value, ret);
+    // An image over a buffer starts at that buffer's first byte: its offset is 0 (the spec).
+    case CL_MEM_OFFSET: return put_value(m->is_image() ? size_t(0) : m->origin, size, value, ret);
     case CL_MEM_USES_SVM_POINTER: return put_value(cl_bool(CL_FALSE), size, value, ret);  // no SVM
     case CL_MEM_PROPERTIES: return put_array(m->properties, size, value, ret);
   }
@@ -205,28 +193,6 @@ cl_int CL_API_CALL gsgpu_clSetMemObjectDestructorCallback(cl_mem mem, void(CL_CA
   std::lock_guard lock(m->rt->mutex);
   m->destructors.emplace_back(fn, data);
   return CL_SUCCESS;
-}
-
-cl_mem CL_API_CALL gsgpu_clCreateImage(cl_context context, cl_mem_flags, const cl_image_format*,
-                                       const cl_image_desc*, void*, cl_int* errcode_ret) {
-  set_error(errcode_ret, as<Context>(context, Kind::kContext) ? CL_INVALID_OPERATION : CL_INVALID_CONTEXT);
-  log_once("clCreateImage", "images are not supported (CL_DEVICE_IMAGE_SUPPORT is false)");
-  return nullptr;
-}
-
-cl_int CL_API_CALL gsgpu_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
-                                                    cl_uint num_entries, cl_image_format* formats, cl_uint* count) {
-  if (!as<Context>(context, Kind::kContext)) return CL_INVALID_CONTEXT;
-  // The spec's CL_INVALID_VALUE cases hold without image support too: unknown flags or image
-  // type, or room for no entries with a list given.
-  constexpr cl_mem_flags kKnown = kAccessFlags | kHostPtrFlags | kHostAccessFlags | CL_MEM_KERNEL_READ_AND_WRITE;
-  if ((flags & ~kKnown) || !is_image_type(type) || (num_entries == 0 && formats)) return CL_INVALID_VALUE;
-  if (count) *count = 0;  // no image formats: the device reports no image support
-  return CL_SUCCESS;
-}
-
-cl_int CL_API_CALL gsgpu_clGetImageInfo(cl_mem, cl_image_info, size_t, void*, size_t*) {
-  return CL_INVALID_MEM_OBJECT;  // no object of this executor is an image
 }
 
 }  // namespace gsgpu::cl

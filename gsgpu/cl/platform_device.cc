@@ -2,6 +2,7 @@
 // (its capability registers, drv::Caps) and the compiler really support.
 #include "gsgpu/cl/device_info.h"
 #include "gsgpu/cl/entry_points.h"
+#include "gsgpu/cl/image.h"
 #include "gsgpu/cl/printf.h"
 
 namespace gsgpu::cl {
@@ -10,6 +11,8 @@ namespace {
 constexpr cl_uint kVendorId = 0x4753;  // "GS"
 constexpr size_t kMaxParameterBytes = 1024;
 constexpr cl_ulong kMaxConstantBuffer = 64 << 10;
+
+bool images(const Runtime* rt) { return rt->config().image_support; }
 
 bool compiler_available() {
   const auto& t = gsgpu::compiler::toolchain();
@@ -60,13 +63,13 @@ cl_int uint_info(Runtime* rt, cl_device_info param, size_t size, void* value, si
       break;
     case CL_DEVICE_MAX_CLOCK_FREQUENCY: v = rt->clock_mhz(); break;
     case CL_DEVICE_ADDRESS_BITS: v = 64; break;
-    case CL_DEVICE_MAX_READ_IMAGE_ARGS:
-    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
-    case CL_DEVICE_MAX_SAMPLERS:
+    case CL_DEVICE_MAX_READ_IMAGE_ARGS: v = images(rt) ? kMaxReadImageArgs : 0; break;
+    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS: v = images(rt) ? kMaxWriteImageArgs : 0; break;
+    case CL_DEVICE_MAX_SAMPLERS: v = images(rt) ? kMaxSamplers : 0; break;
+    case CL_DEVICE_IMAGE_PITCH_ALIGNMENT: v = images(rt) ? kImagePitchAlignment : 0; break;
+    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: v = images(rt) ? kImageBaseAddressAlignment : 0; break;
     case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE:
     case CL_DEVICE_PARTITION_MAX_SUB_DEVICES:
-    case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
-    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
       v = 0;
       break;
     case CL_DEVICE_MEM_BASE_ADDR_ALIGN: v = 1024; break;  // bits: sub-buffer origins, 128 bytes
@@ -108,12 +111,12 @@ cl_int size_info(Runtime* rt, cl_device_info param, size_t size, void* value, si
     case CL_DEVICE_PROFILING_TIMER_RESOLUTION: v = 1; break;  // ns: profiling times are whole ns
     case CL_DEVICE_PRINTF_BUFFER_SIZE: v = kPrintfBufferSize; break;  // per dispatch (printf.cc)
     case CL_DEVICE_IMAGE2D_MAX_WIDTH:
-    case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
+    case CL_DEVICE_IMAGE2D_MAX_HEIGHT: v = images(rt) ? kImage2DMaxSize : 0; break;
     case CL_DEVICE_IMAGE3D_MAX_WIDTH:
     case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
-    case CL_DEVICE_IMAGE3D_MAX_DEPTH:
-    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
-    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: v = 0; break;
+    case CL_DEVICE_IMAGE3D_MAX_DEPTH: v = images(rt) ? kImage3DMaxSize : 0; break;
+    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE: v = images(rt) ? image_max_buffer_pixels(rt) : 0; break;
+    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: v = images(rt) ? kImageMaxArraySize : 0; break;
     case CL_DEVICE_MAX_WORK_ITEM_SIZES: {
       const size_t group = rt->max_work_group_size();
       const size_t sizes[3] = {group, group, group};
@@ -127,7 +130,7 @@ cl_int size_info(Runtime* rt, cl_device_info param, size_t size, void* value, si
 cl_int misc_info(Runtime* rt, cl_device_id self, cl_device_info param, size_t size, void* value, size_t* ret) {
   switch (param) {
     case CL_DEVICE_TYPE: return put_value(cl_device_type(CL_DEVICE_TYPE_GPU), size, value, ret);
-    case CL_DEVICE_IMAGE_SUPPORT:
+    case CL_DEVICE_IMAGE_SUPPORT: return put_value(cl_bool(images(rt) ? CL_TRUE : CL_FALSE), size, value, ret);
     case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
     case CL_DEVICE_HOST_UNIFIED_MEMORY: return put_value(cl_bool(CL_FALSE), size, value, ret);
     case CL_DEVICE_ENDIAN_LITTLE:

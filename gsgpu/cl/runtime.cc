@@ -26,6 +26,7 @@ template Device* make_object<Device>(Runtime*, Kind);
 template Context* make_object<Context>(Runtime*, Kind);
 template Queue* make_object<Queue>(Runtime*, Kind);
 template Mem* make_object<Mem>(Runtime*, Kind);
+template Sampler* make_object<Sampler>(Runtime*, Kind);
 template Program* make_object<Program>(Runtime*, Kind);
 template Kernel* make_object<Kernel>(Runtime*, Kind);
 template Event* make_object<Event>(Runtime*, Kind);
@@ -46,6 +47,7 @@ std::vector<Object*> finish_object(Object* o) {
       for (auto it = m->destructors.rbegin(); it != m->destructors.rend(); ++it)
         it->first(handle_of<cl_mem>(m), it->second);
       if (m->alloc.size) m->rt->free(m->alloc);
+      if (m->image_descriptor.size) m->rt->free(m->image_descriptor);
       return {m->parent ? static_cast<Object*>(m->parent) : m->context};
     }
     case Kind::kContext: {
@@ -57,6 +59,7 @@ std::vector<Object*> finish_object(Object* o) {
       return {};
     }
     case Kind::kProgram: return {static_cast<Program*>(o)->context};
+    case Kind::kSampler: return {static_cast<Sampler*>(o)->context};
     case Kind::kKernel: {
       auto* k = static_cast<Kernel*>(o);
       detach_kernel(k);

@@ -164,12 +164,28 @@ struct Queue : Object {
   cl_int pending_error = CL_SUCCESS;
 };
 
+// An image's shape and the linear layout of its pixels in device memory (image.cc): pixel (x, y, z)
+// of a box lies at x * pixel_bytes + y * row_pitch + z * slice_pitch from the image's first byte,
+// where y is the row (a 1D array's layer, whose row_pitch equals its slice_pitch) and z the slice
+// (a 3D image's depth or a 2D array's layer).
+struct ImageLayout {
+  cl_image_format format{};
+  cl_mem_object_type type = 0;
+  uint32_t pixel_bytes = 0;
+  size_t width = 0, height = 0, depth = 0, array_size = 0;  // as CL_IMAGE_* reports them
+  size_t row_pitch = 0, slice_pitch = 0;                    // bytes; slice_pitch 0 for 1D and 2D
+  // The box a region may cover: rows (height, or a 1D array's layers) and slices (depth, or a 2D
+  // array's layers); 1 where the type has none.
+  size_t rows = 1, slices = 1;
+};
+
 struct Mem : Object {
   Context* context = nullptr;
-  Mem* parent = nullptr;  // sub-buffers: the buffer they view (held)
+  // Sub-buffers: the buffer they view; images made from a buffer or image: that object (held).
+  Mem* parent = nullptr;
   cl_mem_flags flags = 0;
   size_t size = 0;
-  size_t origin = 0;     // sub-buffers: offset inside the parent
+  size_t origin = 0;     // offset inside the root buffer object (sub-buffers: inside the parent)
   uint64_t va = 0;       // GPU VA of byte 0
   GpuAlloc alloc;        // root buffers: their buffer object
   void* host_ptr = nullptr;  // as given by the application (CL_MEM_HOST_PTR)
@@ -177,11 +193,23 @@ struct Mem : Object {
   std::vector<cl_mem_properties> properties;
   uint32_t map_count = 0;  // guarded by the runtime mutex (unmaps run on the completion thread too)
   std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> destructors;
+  std::unique_ptr<ImageLayout> image;  // images only
+  GpuAlloc image_descriptor;           // images: the descriptor kernels read (image.cc)
 
-  const GpuAlloc& root_alloc() const { return parent ? parent->alloc : alloc; }
-  // The buffer's bytes through its buffer object's CPU mapping (size bytes; a sub-buffer lies
-  // inside its parent, checked when it was created).
+  bool is_image() const { return image != nullptr; }
+  const GpuAlloc& root_alloc() const { return parent ? parent->root_alloc() : alloc; }
+  // The object's bytes through its buffer object's CPU mapping (size bytes; a sub-buffer or an
+  // image over another object lies inside it, checked when it was created).
   uint8_t* bytes() const { return root_alloc().cpu + origin; }
+};
+
+struct Sampler : Object {
+  Context* context = nullptr;
+  cl_bool normalized_coords = CL_TRUE;
+  cl_addressing_mode addressing_mode = CL_ADDRESS_CLAMP;
+  cl_filter_mode filter_mode = CL_FILTER_NEAREST;
+  // clCreateSamplerWithProperties's list as given, 0-terminated (empty otherwise).
+  std::vector<cl_sampler_properties> properties;
 };
 
 // An argument's OpenCL C type as declared in the source (clGetKernelArgInfo).

@@ -20,15 +20,19 @@ class GsgpuExecutorTest : public ::testing::Test {
   }
 
  protected:
-  static void SetUpTestSuite() {
+  static gsgpu::cl::RuntimeConfig test_config() {
     gsgpu::cl::RuntimeConfig config;
     config.shader_cores = 2;
     config.vram_mb = 64;
     config.watchdog_budget = 200000;  // a runaway kernel ends quickly
+    return config;
+  }
+  static void start_executor(const gsgpu::cl::RuntimeConfig& config) {
     std::string error;
     executor_ = gsgpu::cl::create_instance(config, &error).release();
     ASSERT_NE(executor_, nullptr) << error;
   }
+  static void SetUpTestSuite() { start_executor(test_config()); }
   static void TearDownTestSuite() {
     delete executor_;
     executor_ = nullptr;
