@@ -3,6 +3,10 @@
 // CL_MEM_USE_HOST_PTR cannot share memory across the transport: such objects are created on the
 // host with COPY semantics, the guest keeps host_ptr and keeps it in sync at map/unmap (docs).
 #include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "common/checked_math.h"
 
 #include "guest/cl/api.h"
 #include "guest/cl/forward.h"
@@ -76,6 +80,48 @@ cl_mem create_buffer(const char* api, cl_context context, cl_mem_flags flags, si
   return new_mem(context, id, CL_MEM_OBJECT_BUFFER, flags, size, host_ptr);
 }
 
+// The descriptor the host sees for host data: packed (pitches 0).
+cl_image_desc wire_desc(const cl_image_desc& desc, const void* host_ptr) {
+  cl_image_desc d = desc;
+  if (host_ptr) d.image_row_pitch = d.image_slice_pitch = 0;
+  return d;
+}
+
+// Host data at the application's pitches, checked as the spec says (a row pitch holds a row of whole
+// pixels; a slice pitch holds a slice of whole rows) and packed into `out`. CL_INVALID_IMAGE_DESCRIPTOR
+// for pitches that break a rule or whose extent overflows.
+cl_int pack_image_data(const cl_image_desc& d, size_t element_size, const void* host_ptr, std::vector<uint8_t>* out) {
+  const bool array_1d = d.image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY;
+  const bool layered = array_1d || d.image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY || d.image_type == CL_MEM_OBJECT_IMAGE3D;
+  const bool has_rows = d.image_type == CL_MEM_OBJECT_IMAGE2D || d.image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY ||
+                        d.image_type == CL_MEM_OBJECT_IMAGE3D;
+  const size_t rows = has_rows ? d.image_height : 1;
+  const size_t slices = array_1d || d.image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY ? d.image_array_size
+                        : d.image_type == CL_MEM_OBJECT_IMAGE3D                   ? d.image_depth
+                                                                                  : 1;
+  auto packed_row = checked_mul<uint64_t>(d.image_width, element_size);
+  if (!packed_row || rows == 0 || slices == 0 || d.image_width == 0) return CL_INVALID_IMAGE_DESCRIPTOR;
+  const uint64_t row = d.image_row_pitch ? d.image_row_pitch : *packed_row;
+  if (row < *packed_row || row % element_size) return CL_INVALID_IMAGE_DESCRIPTOR;
+  auto packed_slice = checked_mul<uint64_t>(row, rows);
+  if (!packed_slice) return CL_INVALID_IMAGE_DESCRIPTOR;
+  const uint64_t slice = layered && d.image_slice_pitch ? d.image_slice_pitch : *packed_slice;
+  if (slice < *packed_slice || slice % row) return CL_INVALID_IMAGE_DESCRIPTOR;
+  auto total = checked_mul<uint64_t>(*packed_row, rows);
+  total = total ? checked_mul<uint64_t>(*total, slices) : total;
+  auto last = checked_mul<uint64_t>(slice, slices - 1);
+  auto rows_end = checked_mul<uint64_t>(row, rows - 1);
+  auto end = last && rows_end ? checked_add<uint64_t>(*last, *rows_end) : std::nullopt;
+  if (!total || *total > (uint64_t{1} << 40) || !end || !checked_add<uint64_t>(*end, *packed_row))
+    return CL_INVALID_IMAGE_DESCRIPTOR;
+  out->resize(size_t(*total));
+  const auto* src = static_cast<const uint8_t*>(host_ptr);
+  uint8_t* dst = out->data();
+  for (size_t z = 0; z < slices; ++z)
+    for (size_t y = 0; y < rows; ++y, dst += *packed_row) std::memcpy(dst, src + z * slice + y * row, *packed_row);
+  return CL_SUCCESS;
+}
+
 cl_mem create_image(const char* api, cl_context context, cl_mem_flags flags, const cl_image_format* format,
                     const cl_image_desc* desc, void* host_ptr, cl_int* errcode_ret) {
   if (!live(context)) return refuse_null<cl_mem>(api, "context", CL_INVALID_CONTEXT, errcode_ret);
@@ -105,10 +151,18 @@ cl_mem create_image(const char* api, cl_context context, cl_mem_flags flags, con
   } else {
     buffer = nullptr;
   }
+  // The host takes image data packed (pitches 0): pitched host data is checked and packed here.
+  std::vector<uint8_t> packed;
+  if (host_ptr && (desc->image_row_pitch || desc->image_slice_pitch)) {
+    err = pack_image_data(*desc, element_size, host_ptr, &packed);
+    if (err != CL_SUCCESS) return refuse_null<cl_mem>(api, "image_row_pitch / image_slice_pitch", err, errcode_ret);
+  }
+  const void* data_ptr = packed.empty() ? host_ptr : packed.data();
   Connection* connection = connection_for(api);
   if (!connection) return refuse_null<cl_mem>(api, "no host connection", CL_OUT_OF_RESOURCES, errcode_ret);
   proto::DataIn data;
-  err = connection->data_in(host_ptr, host_ptr ? image_host_bytes(*desc, element_size) : 0, &data);
+  err = connection->data_in(data_ptr, host_ptr ? image_host_bytes(wire_desc(*desc, host_ptr), element_size) : 0,
+                            &data);
   if (err != CL_SUCCESS) return refuse_null<cl_mem>(api, "host_ptr staging", err, errcode_ret);
   uint64_t id = connection->allocate_id();
   proto::Reply_clCreateImage reply;
@@ -118,7 +172,8 @@ cl_mem create_image(const char* api, cl_context context, cl_mem_flags flags, con
         proto::encode_clCreateImage(w, want, id, context->guest_id, wire_flags(flags), format->image_channel_order,
                                     format->image_channel_data_type, desc->image_type, desc->image_width,
                                     desc->image_height, desc->image_depth, desc->image_array_size,
-                                    desc->image_row_pitch, desc->image_slice_pitch, desc->num_mip_levels,
+                                    host_ptr ? 0 : desc->image_row_pitch, host_ptr ? 0 : desc->image_slice_pitch,
+                                    desc->num_mip_levels,
                                     desc->num_samples, buffer ? buffer->guest_id : 0, data);
       },
       proto::decode_reply_clCreateImage, &reply);

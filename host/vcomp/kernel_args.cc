@@ -136,7 +136,11 @@ cl_int VcompContext::set_kernel_arg(const KernelObject& k, const proto::Args_clS
   const KernelArgSpec& spec = k.args[args.arg_index];
   switch (spec.cls) {
     case KernelArgClass::kValue: return set_value_arg(k, args, true);
-    case KernelArgClass::kPrivateUnknown: return set_value_arg(k, args, false);
+    case KernelArgClass::kPrivateUnknown:
+      // Without type names (no -cl-kernel-arg-info) a sampler looks like a value; an executor that
+      // checks handles itself (gsgpu) is given the sampler and says whether the argument takes one.
+      if (args.arg_kind == kWireSampler && executor_->validates_arg_handles()) return set_sampler_arg(k, args);
+      return set_value_arg(k, args, false);
     case KernelArgClass::kBuffer:
     case KernelArgClass::kMemAny:
     case KernelArgClass::kImage:
