@@ -80,6 +80,8 @@ cl_int place_rows(ImageLayout* l, size_t row, uint64_t* bytes) {
     case CL_MEM_OBJECT_IMAGE3D: l->slice_pitch = size_t(*slice); break;
     default: l->slice_pitch = 0; break;
   }
+  // The texture unit's descriptor holds each pitch in 32 bits.
+  if (row > UINT32_MAX || l->slice_pitch > UINT32_MAX) return CL_INVALID_IMAGE_SIZE;
   *bytes = *total;
   return CL_SUCCESS;
 }
