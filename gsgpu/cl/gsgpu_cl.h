@@ -64,8 +64,8 @@ struct RuntimeConfig {
   // complete; vcomp refuses such waits before they get here), true waits until another thread sets
   // the event, as OpenCL says (the native ICD: this runtime is the application's own).
   bool wait_for_user_events = false;
-  // Images and samplers (CL_DEVICE_IMAGE_SUPPORT): off until kernels can read and write images on
-  // the device's texture unit; tests of the image objects switch it on.
+  // Images and samplers (CL_DEVICE_IMAGE_SUPPORT; GSGPU_IMAGES=0/1): off until kernels can read and
+  // write images on the device's texture unit; tests of the image objects switch it on.
   bool image_support = false;
 };
 

@@ -1,6 +1,7 @@
 // The runtime's public face (gsgpu_cl.h) and its configuration from the environment.
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
 
 #include "gsgpu/cl/runtime.h"
 
@@ -43,6 +44,12 @@ RuntimeConfig config_from_env() {
       c.direct_wait_us = uint32_t(v);
     else
       log_error("GSGPU_DIRECT_WAIT_US=%s is not 0..1000000 (µs); keeping %u", us, c.direct_wait_us);
+  }
+  if (const char* images = std::getenv("GSGPU_IMAGES")) {
+    if (std::string_view(images) == "0" || std::string_view(images) == "1")
+      c.image_support = images[0] == '1';
+    else
+      log_error("GSGPU_IMAGES=%s is not 0 or 1; keeping %d", images, int(c.image_support));
   }
   env_kib("GSGPU_PROGRAM_QUOTA_KB", &c.program_quota_kb);
   env_kib("GSGPU_ARG_QUOTA_KB", &c.launch_arg_quota_kb);
