@@ -73,7 +73,7 @@ bool GraphicsPipeline::shade_triangle(const RasterTriangle& t, DrawContext& c) {
       Fragment f;
       f.x = q.x + (lane & 1);
       f.y = q.y + (lane >> 1);
-      f.depth = interp.depth(f.x, f.y);
+      f.depth = c.needs_depth ? interp.depth(f.x, f.y) : 0.0f;
       f.front_facing = setup.front_facing;
       f.color = colors.color[lane];
       f.color1 = colors.color1[lane];
@@ -104,7 +104,7 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   } else {
     stage = std::make_unique<ConstantColorStage>(s.constant_color, s.constant_color1);
   }
-  DrawContext context{pe, om, *stage, {}, 0, std::nullopt};
+  DrawContext context{pe, om, *stage, {}, 0, std::nullopt, s.depth.enabled};
   TriangleSink sink = [&](Queue<RasterTriangle>& triangles) {
     while (!triangles.empty()) {
       if (!shade_triangle(triangles.pop(), context)) return false;

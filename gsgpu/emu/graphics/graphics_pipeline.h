@@ -85,6 +85,7 @@ class GraphicsPipeline {
     Queue<Quad> quads;
     uint64_t fragments;
     std::optional<std::string> fault;
+    bool needs_depth;  // a depth target exists (otherwise the fragment depth is never read)
   };
   std::optional<std::string> map_targets(const DrawState& state, ColorTarget* color, DepthStencilTarget* depth);
   // Sets up, rasterizes, shades and merges one triangle; false when the draw must stop (c.fault).

@@ -180,9 +180,14 @@ void OutputMerger::write_color(const Fragment& f) {
   const uint32_t x = uint32_t(f.x), y = uint32_t(f.y);
   const uint8_t mask = blend_.write_mask & 0xF;
   if (mask == 0) return;
-  const std::array<uint32_t, 4> old_bits = color_.load_bits(x, y);
   const bool fixed_point = is_unorm(color_.format);
-  if (blend_.logic_op_enable && fixed_point && !is_srgb(color_.format)) {
+  const bool logic_op = blend_.logic_op_enable && fixed_point && !is_srgb(color_.format);
+  if (mask == 0xF && !logic_op && !(blend_.enable && !blend_.logic_op_enable)) {
+    color_.store(x, y, f.color);  // the common case: a plain write
+    return;
+  }
+  const std::array<uint32_t, 4> old_bits = color_.load_bits(x, y);
+  if (logic_op) {
     std::array<uint32_t, 4> bits{};
     for (int i = 0; i < 4; ++i) {
       uint32_t s = float_to_unorm8(f.color[i]);
