@@ -7,7 +7,9 @@
 
 #include "common/checked_math.h"
 #include "common/log.h"
+#include "gsgpu/emu/draw_state.h"
 #include "gsgpu/emu/dump.h"
+#include "gsgpu/emu/graphics/draw_dump.h"
 
 namespace gsgpu {
 namespace {
@@ -90,6 +92,7 @@ const char* cp_fault_cause_name(CpFaultCause c) {
     case CpFaultCause::kBadField: return "bad packet field";
     case CpFaultCause::kMemoryFault: return "memory fault";
     case CpFaultCause::kDispatchFault: return "dispatch faulted";
+    case CpFaultCause::kDrawFault: return "draw faulted";
   }
   return "unknown";
 }
@@ -178,6 +181,7 @@ void CommandProcessor::reset(const std::function<void()>& while_stopped, bool fu
   if (full) {
     counters_ = CpCounters{};
     last_dispatch_.reset();
+    last_draw_.reset();
   }
   doorbells_done_ = doorbells_rung_;  // doorbells rung before the reset refer to the old ring
   idle_.notify_all();
@@ -210,7 +214,49 @@ std::optional<DispatchRecord> CommandProcessor::last_dispatch() const {
 
 std::string CommandProcessor::dump_text() const {
   std::optional<DispatchRecord> record = last_dispatch();
-  return record ? format_dispatch_dump(*record, backend_, memory_) : format_empty_dump();
+  std::string text = record ? format_dispatch_dump(*record, backend_, memory_) : format_empty_dump();
+  if (std::optional<DrawRecord> draw = last_draw()) {
+    text += text_printf("\nDRAW #%" PRIu64 " at ring offset 0x%x\n", draw->sequence, draw->ring_offset);
+    text += graphics::format_draw(draw->state, draw->result);
+  }
+  return text;
+}
+
+std::optional<DrawRecord> CommandProcessor::last_draw() const {
+  std::lock_guard lock(state_mutex_);
+  return last_draw_;
+}
+
+// DRAW: decode and check the state blocks, then run the graphics blocks (gsgpu/emu/graphics). A bad
+// block is a CP fault naming the block and field; a draw that faults while running (a fetch past a
+// buffer, an unmapped target, a budget) is a CP fault of cause kDrawFault. Either way the CP stops, so
+// that no later fence claims success.
+bool CommandProcessor::execute_draw(const Packet& packet) {
+  namespace P = hw::pkt::DRAW;
+  DrawRecord record;
+  record.ring_offset = packet.head;
+  std::copy_n(packet.dwords.begin(), record.packet.size(), record.packet.begin());
+  auto va = [&](uint32_t lo, uint32_t hi) { return uint64_t{packet.dwords[lo]} | uint64_t{packet.dwords[hi]} << 32; };
+  DrawStateError error;
+  const uint64_t draw_info_va = va(P::DRAW_INFO_VA_LO, P::DRAW_INFO_VA_HI);
+  const uint64_t pipe_state_va = va(P::PIPE_STATE_VA_LO, P::PIPE_STATE_VA_HI);
+  const uint64_t shader_state_va = va(P::SHADER_STATE_VA_LO, P::SHADER_STATE_VA_HI);
+  if (!decode_draw_state(memory_, draw_info_va, pipe_state_va, shader_state_va, &record.state, &error)) {
+    enter_fault(error.memory ? CpFaultCause::kMemoryFault : CpFaultCause::kBadField, packet.head, packet.opcode,
+                "DRAW: " + error.message);
+    return false;
+  }
+  graphics::GraphicsPipeline pipeline(memory_);
+  record.result = pipeline.draw(record.state);
+  {
+    std::lock_guard lock(state_mutex_);
+    record.sequence = ++counters_.draws;
+    last_draw_ = record;
+  }
+  if (!record.result.fault) return true;
+  enter_fault(CpFaultCause::kDrawFault, packet.head, packet.opcode,
+              text_printf("DRAW #%" PRIu64 ": %s", record.sequence, record.result.fault->c_str()));
+  return false;
 }
 
 void CommandProcessor::set_state(CpState s) {
@@ -332,6 +378,7 @@ bool CommandProcessor::execute(const Packet& packet) {
     case hw::pkt::HALT::OPCODE: return true;  // the state change happens once the head moved past it
     case hw::pkt::DISPATCH::OPCODE: return execute_dispatch(packet);
     case hw::pkt::SYNC::OPCODE: return execute_sync(packet);
+    case hw::pkt::DRAW::OPCODE: return execute_draw(packet);
     case hw::pkt::DUMP::OPCODE: return execute_dump(packet);
   }
   // find_packet accepted it, so the XML has a packet this switch does not know.

@@ -27,6 +27,7 @@
 #include <thread>
 
 #include "gsgpu/emu/dispatch_backend.h"
+#include "gsgpu/emu/graphics/graphics_pipeline.h"
 #include "gsgpu/emu/irq.h"
 #include "gsgpu/emu/mmu.h"
 #include "gsgpu/emu/registers.h"
@@ -50,6 +51,7 @@ enum class CpFaultCause : uint32_t {
   kBadField = 6,
   kMemoryFault = 7,
   kDispatchFault = 8,
+  kDrawFault = 9,
 };
 const char* cp_fault_cause_name(CpFaultCause c);
 
@@ -66,6 +68,7 @@ struct CpCounters {
   uint64_t dispatches = 0;
   uint64_t syncs = 0;
   uint64_t dumps = 0;
+  uint64_t draws = 0;
   uint64_t faults = 0;  // CP faults + faulted dispatches
 };
 
@@ -78,6 +81,15 @@ struct DispatchRecord {
   DispatchOutcome outcome;
   uint64_t cp_packets_before = 0;  // CP packet count when the dispatch started
   double host_seconds = 0;
+};
+
+// The last DRAW packet: its state as decoded from the blocks, counters and outcome, for DUMP.
+struct DrawRecord {
+  uint64_t sequence = 0;  // 1 for the first draw since the last reset
+  uint32_t ring_offset = 0;
+  std::array<uint32_t, hw::pkt::DRAW::SIZE_DWORDS> packet{};
+  graphics::DrawState state;
+  graphics::DrawResult result;
 };
 
 using DumpSink = std::function<void(std::string_view text)>;
@@ -108,6 +120,7 @@ class CommandProcessor {
   std::optional<CpFault> fault() const;
   CpCounters counters() const;
   std::optional<DispatchRecord> last_dispatch() const;
+  std::optional<DrawRecord> last_draw() const;
   // The DUMP text for the last dispatch (what a DUMP packet would write now).
   std::string dump_text() const;
 
@@ -124,6 +137,7 @@ class CommandProcessor {
   bool execute(const Packet& packet);
   bool execute_dispatch(const Packet& packet);
   void publish_counters(const DispatchCounterValues& counters);
+  bool execute_draw(const Packet& packet);
   bool execute_sync(const Packet& packet);
   bool execute_dump(const Packet& packet);
   void enter_fault(CpFaultCause cause, uint32_t head, uint32_t opcode, std::string message);
@@ -148,6 +162,7 @@ class CommandProcessor {
   std::optional<CpFault> fault_;
   CpCounters counters_;
   std::optional<DispatchRecord> last_dispatch_;
+  std::optional<DrawRecord> last_draw_;
   DumpSink dump_sink_;
 
   std::thread thread_;  // kThread only

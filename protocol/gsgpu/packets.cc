@@ -69,6 +69,14 @@ void append_dump(std::vector<uint32_t>* out, uint32_t flags, uint64_t buffer_va,
 
 void append_halt(std::vector<uint32_t>* out) { start_packet(out, pkt::HALT::OPCODE, pkt::HALT::SIZE_DWORDS); }
 
+void append_draw(std::vector<uint32_t>* out, uint64_t draw_info_va, uint64_t pipe_state_va, uint64_t shader_state_va) {
+  namespace P = pkt::DRAW;
+  uint32_t* p = start_packet(out, P::OPCODE, P::SIZE_DWORDS);
+  put64(p, P::DRAW_INFO_VA_LO, P::DRAW_INFO_VA_HI, draw_info_va);
+  put64(p, P::PIPE_STATE_VA_LO, P::PIPE_STATE_VA_HI, pipe_state_va);
+  put64(p, P::SHADER_STATE_VA_LO, P::SHADER_STATE_VA_HI, shader_state_va);
+}
+
 std::vector<uint32_t> encode_nop(uint32_t size_dwords) {
   return encoded([&](std::vector<uint32_t>* o) { append_nop(o, size_dwords); });
 }
@@ -82,5 +90,8 @@ std::vector<uint32_t> encode_dump(uint32_t flags, uint64_t buffer_va, uint32_t b
   return encoded([&](std::vector<uint32_t>* o) { append_dump(o, flags, buffer_va, buffer_size); });
 }
 std::vector<uint32_t> encode_halt() { return encoded(append_halt); }
+std::vector<uint32_t> encode_draw(uint64_t draw_info_va, uint64_t pipe_state_va, uint64_t shader_state_va) {
+  return encoded([&](std::vector<uint32_t>* o) { append_draw(o, draw_info_va, pipe_state_va, shader_state_va); });
+}
 
 }  // namespace gsgpu::hw

@@ -33,9 +33,12 @@ void append_sync(std::vector<uint32_t>* out, uint32_t flags, uint64_t fence_va, 
 // flags: pkt::DUMP::FLAGS_* (TO_BUFFER, TO_HOST).
 void append_dump(std::vector<uint32_t>* out, uint32_t flags, uint64_t buffer_va, uint32_t buffer_size);
 void append_halt(std::vector<uint32_t>* out);
+// A DRAW with the addresses of its DRAW_INFO, PIPE_STATE and SHADER_STATE blocks (gsgpu.xml <blocks>).
+void append_draw(std::vector<uint32_t>* out, uint64_t draw_info_va, uint64_t pipe_state_va, uint64_t shader_state_va);
 
 std::vector<uint32_t> encode_nop(uint32_t size_dwords = 1);
 std::vector<uint32_t> encode_dispatch(const DispatchPacket& packet);
+std::vector<uint32_t> encode_draw(uint64_t draw_info_va, uint64_t pipe_state_va, uint64_t shader_state_va);
 std::vector<uint32_t> encode_sync(uint32_t flags, uint64_t fence_va, uint64_t fence_value);
 std::vector<uint32_t> encode_dump(uint32_t flags, uint64_t buffer_va, uint32_t buffer_size);
 std::vector<uint32_t> encode_halt();

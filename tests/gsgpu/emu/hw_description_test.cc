@@ -80,6 +80,7 @@ TEST(HwDescription, PacketTablesMatchTheBuilders) {
       {hw::pkt::SYNC::OPCODE, make_sync_packet(0, 0, 0)},
       {hw::pkt::DUMP::OPCODE, make_dump_packet(0, 0, 0)},
       {hw::pkt::HALT::OPCODE, make_halt_packet()},
+      {hw::pkt::DRAW::OPCODE, hw::encode_draw(0, 0, 0)},
   };
   ASSERT_EQ(std::size(built), hw::kPacketCount);
   for (const Built& b : built) {

@@ -1,0 +1,351 @@
+// DRAW state-block decoding with every field checked (see draw_state.h).
+#include "gsgpu/emu/draw_state.h"
+
+#include <algorithm>
+#include <bit>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "common/checked_math.h"
+#include "protocol/gsgpu/gsgpu_hw.h"
+
+namespace gsgpu {
+namespace {
+
+namespace G = graphics;
+namespace blk = hw::blk;
+
+std::string hex(uint32_t v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%x", v);
+  return b;
+}
+
+// One block's words, read through the MMU, with the checks every field shares.
+class BlockWords {
+ public:
+  BlockWords(const char* name, DrawStateError* error) : name_(name), error_(error) {}
+
+  bool read(GpuMemory& memory, uint64_t va, uint32_t size_dwords, uint32_t align, uint32_t count = 1) {
+    words_.assign(size_t(size_dwords) * count, 0);
+    if (va % align != 0)
+      return fail_memory("address 0x" + hex64(va) + " is not " + std::to_string(align) + "-byte aligned");
+    if (count == 0) return true;
+    const uint64_t bytes = uint64_t{size_dwords} * 4 * count;
+    const uint8_t* p = gsvirt::checked_add<uint64_t>(va, bytes) ? memory.translate(va, bytes, Access::kRead) : nullptr;
+    if (!p) return fail_memory("0x" + hex64(va) + " (" + std::to_string(bytes) + " bytes) is not readable");
+    std::memcpy(words_.data(), p, bytes);
+    return true;
+  }
+  uint32_t word(uint32_t i) const { return words_[i]; }
+  uint32_t field(uint32_t i, uint32_t mask, uint32_t shift) const { return hw::get_field(words_[i], mask, shift); }
+  float real(uint32_t i) const { return std::bit_cast<float>(words_[i]); }
+  uint64_t pair(uint32_t lo, uint32_t hi) const { return uint64_t{words_[lo]} | uint64_t{words_[hi]} << 32; }
+
+  // Bits of dword i outside `known` must be 0.
+  bool only(uint32_t i, uint32_t known, const char* dword) {
+    return (words_[i] & ~known) == 0 || fail(std::string(dword) + " has undefined bits set: " + hex(words_[i]));
+  }
+  bool zero(uint32_t i, const char* dword) { return only(i, 0, dword); }
+  bool at_most(uint32_t value, uint32_t limit, const char* what) {
+    return value <= limit ||
+           fail(std::string(what) + " is " + std::to_string(value) + ", above " + std::to_string(limit));
+  }
+  bool fail(const std::string& message) {
+    error_->memory = false;
+    error_->message = std::string(name_) + ": " + message;
+    return false;
+  }
+
+ private:
+  static std::string hex64(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "%" PRIx64, v);
+    return b;
+  }
+  bool fail_memory(const std::string& message) {
+    error_->memory = true;
+    error_->message = std::string(name_) + ": " + message;
+    return false;
+  }
+  const char* name_;
+  DrawStateError* error_;
+  std::vector<uint32_t> words_;
+};
+
+// A field's mask and shift from the generated header: FIELD(PIPE_STATE, RASTER, CULL).
+#define FIELD(B, D, F) blk::B::D##_##F##_MASK, blk::B::D##_##F##_SHIFT
+
+bool decode_vertex_input(GpuMemory& memory, uint64_t bindings_va, uint32_t binding_count, uint64_t attributes_va,
+                         uint32_t attribute_count, G::VertexInputState* in, DrawStateError* error) {
+  namespace VB = blk::VERTEX_BINDING;
+  namespace VA = blk::VERTEX_ATTRIBUTE;
+  BlockWords b("VERTEX_BINDING", error);
+  if (!b.read(memory, bindings_va, VB::SIZE_DWORDS, VB::ALIGN_BYTES, binding_count)) return false;
+  for (uint32_t i = 0; i < binding_count; ++i) {
+    const uint32_t o = i * VB::SIZE_DWORDS;
+    const std::string at = "[" + std::to_string(i) + "].";
+    if (!b.only(o + VB::RATE, VB::RATE_PER_INSTANCE_MASK, (at + "RATE").c_str()) ||
+        !b.zero(o + VB::RESERVED_7, (at + "RESERVED_7").c_str()) ||
+        !b.at_most(b.word(o + VB::STRIDE), 65535, (at + "STRIDE").c_str())) {
+      return false;
+    }
+    const uint32_t divisor = b.word(o + VB::DIVISOR);
+    if (divisor == 0 || divisor > 0x80000000u)
+      return b.fail(at + "DIVISOR " + std::to_string(divisor) + " outside 1 .. 2^31");
+    G::VertexBinding& vb = in->bindings[i];
+    vb.va = b.pair(o + VB::VA_LO, o + VB::VA_HI);
+    vb.size = b.pair(o + VB::SIZE_LO, o + VB::SIZE_HI);
+    vb.stride = b.word(o + VB::STRIDE);
+    vb.rate = b.field(o + VB::RATE, FIELD(VERTEX_BINDING, RATE, PER_INSTANCE)) ? G::InputRate::kInstance
+                                                                               : G::InputRate::kVertex;
+    vb.divisor = divisor;
+  }
+  BlockWords a("VERTEX_ATTRIBUTE", error);
+  if (!a.read(memory, attributes_va, VA::SIZE_DWORDS, VA::ALIGN_BYTES, attribute_count)) return false;
+  for (uint32_t i = 0; i < attribute_count; ++i) {
+    const uint32_t o = i * VA::SIZE_DWORDS;
+    const std::string at = "[" + std::to_string(i) + "].";
+    const uint32_t binding = a.word(o + VA::BINDING), format = a.word(o + VA::FORMAT);
+    if (!a.zero(o + VA::RESERVED_3, (at + "RESERVED_3").c_str()) ||
+        !a.at_most(a.word(o + VA::OFFSET), 2047, (at + "OFFSET").c_str())) {
+      return false;
+    }
+    if (binding >= binding_count) return a.fail(at + "BINDING " + std::to_string(binding) + " is not a bound binding");
+    if (G::vertex_format_size(format) == 0)
+      return a.fail(at + "FORMAT " + std::to_string(format) + " is not a vertex format");
+    in->attributes[i] = G::VertexAttribute{binding, format, a.word(o + VA::OFFSET)};
+  }
+  return true;
+}
+
+bool decode_draw_info(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStateError* error) {
+  BlockWords w("DRAW_INFO", error);
+  if (!w.read(memory, va, blk::DRAW_INFO::SIZE_DWORDS, blk::DRAW_INFO::ALIGN_BYTES)) return false;
+  namespace D = blk::DRAW_INFO;
+  const uint32_t flags_known =
+      D::FLAGS_TOPOLOGY_MASK | D::FLAGS_INDEXED_MASK | D::FLAGS_INDEX_TYPE_MASK | D::FLAGS_PRIMITIVE_RESTART_MASK;
+  if (!w.only(D::FLAGS, flags_known, "FLAGS") || !w.zero(D::RESERVED_15, "RESERVED_15") ||
+      !w.only(D::COUNTS, D::COUNTS_BINDING_COUNT_MASK | D::COUNTS_ATTRIBUTE_COUNT_MASK, "COUNTS")) {
+    return false;
+  }
+  const uint32_t topology = w.field(D::FLAGS, FIELD(DRAW_INFO, FLAGS, TOPOLOGY));
+  const uint32_t bindings = w.field(D::COUNTS, FIELD(DRAW_INFO, COUNTS, BINDING_COUNT));
+  const uint32_t attributes = w.field(D::COUNTS, FIELD(DRAW_INFO, COUNTS, ATTRIBUTE_COUNT));
+  if (!w.at_most(topology, G::kMaxTopology, "FLAGS.TOPOLOGY") ||
+      !w.at_most(bindings, G::kMaxVertexBindings, "COUNTS.BINDING_COUNT") ||
+      !w.at_most(attributes, G::kMaxVertexAttributes, "COUNTS.ATTRIBUTE_COUNT")) {
+    return false;
+  }
+  if (attributes == 0) return w.fail("COUNTS.ATTRIBUTE_COUNT is 0: the position is attribute 0");
+  G::DrawParams& d = s->draw;
+  d.topology = G::Topology(topology);
+  d.indexed = w.field(D::FLAGS, FIELD(DRAW_INFO, FLAGS, INDEXED)) != 0;
+  d.index_type = w.field(D::FLAGS, FIELD(DRAW_INFO, FLAGS, INDEX_TYPE)) ? G::IndexType::kUint32 : G::IndexType::kUint16;
+  d.primitive_restart = w.field(D::FLAGS, FIELD(DRAW_INFO, FLAGS, PRIMITIVE_RESTART)) != 0;
+  d.count = w.word(D::COUNT);
+  d.instance_count = w.word(D::INSTANCE_COUNT);
+  d.first_vertex = w.word(D::FIRST_VERTEX);
+  d.first_instance = w.word(D::FIRST_INSTANCE);
+  d.first_index = w.word(D::FIRST_INDEX);
+  d.vertex_offset = static_cast<int32_t>(w.word(D::VERTEX_OFFSET));
+  d.index_va = w.pair(D::INDEX_VA_LO, D::INDEX_VA_HI);
+  d.index_size = w.word(D::INDEX_SIZE);
+  s->input.attribute_count = attributes;
+  return decode_vertex_input(memory, w.pair(D::BINDINGS_VA_LO, D::BINDINGS_VA_HI), bindings,
+                             w.pair(D::ATTRIBUTES_VA_LO, D::ATTRIBUTES_VA_HI), attributes, &s->input, error);
+}
+
+bool decode_targets(BlockWords& w, G::DrawState* s) {
+  namespace P = blk::PIPE_STATE;
+  const uint32_t width = w.field(P::TARGET_SIZE, FIELD(PIPE_STATE, TARGET_SIZE, WIDTH));
+  const uint32_t height = w.field(P::TARGET_SIZE, FIELD(PIPE_STATE, TARGET_SIZE, HEIGHT));
+  if (width == 0 || height == 0 || width > G::kMaxDrawTargetSize || height > G::kMaxDrawTargetSize) {
+    return w.fail("TARGET_SIZE " + std::to_string(width) + " x " + std::to_string(height) + " outside 1 .. 4096");
+  }
+  s->width = width;
+  s->height = height;
+  const uint32_t color_format = w.word(P::COLOR_FORMAT), depth_format = w.word(P::DEPTH_FORMAT);
+  s->color.enabled = color_format != 0;
+  switch (color_format) {
+    case 0:
+      break;
+    case 37:
+      s->color.format = G::ColorFormat::kR8G8B8A8Unorm;
+      break;
+    case 43:
+      s->color.format = G::ColorFormat::kR8G8B8A8Srgb;
+      break;
+    case 44:
+      s->color.format = G::ColorFormat::kB8G8R8A8Unorm;
+      break;
+    case 50:
+      s->color.format = G::ColorFormat::kB8G8R8A8Srgb;
+      break;
+    case 109:
+      s->color.format = G::ColorFormat::kR32G32B32A32Sfloat;
+      break;
+    default:
+      return w.fail("COLOR_FORMAT " + std::to_string(color_format) + " is not a render-target format");
+  }
+  s->depth.enabled = depth_format != 0;
+  switch (depth_format) {
+    case 0:
+      break;
+    case 126:
+      s->depth.format = G::DepthFormat::kD32Sfloat;
+      break;
+    case 129:
+      s->depth.format = G::DepthFormat::kD24UnormS8Uint;
+      break;
+    default:
+      return w.fail("DEPTH_FORMAT " + std::to_string(depth_format) + " is not a depth format");
+  }
+  s->color.va = w.pair(P::COLOR_VA_LO, P::COLOR_VA_HI);
+  s->color.row_pitch = w.word(P::COLOR_PITCH);
+  s->depth.va = w.pair(P::DEPTH_VA_LO, P::DEPTH_VA_HI);
+  s->depth.row_pitch = w.word(P::DEPTH_PITCH);
+  return true;
+}
+
+G::StencilFaceState stencil_face(const BlockWords& w, uint32_t ops, uint32_t masks) {
+  namespace P = blk::PIPE_STATE;
+  G::StencilFaceState f;
+  f.fail_op = G::StencilOp(w.field(ops, FIELD(PIPE_STATE, STENCIL_FRONT_OPS, FAIL)));
+  f.pass_op = G::StencilOp(w.field(ops, FIELD(PIPE_STATE, STENCIL_FRONT_OPS, PASS)));
+  f.depth_fail_op = G::StencilOp(w.field(ops, FIELD(PIPE_STATE, STENCIL_FRONT_OPS, DEPTH_FAIL)));
+  f.compare_op = G::CompareOp(w.field(ops, FIELD(PIPE_STATE, STENCIL_FRONT_OPS, COMPARE)));
+  f.compare_mask = uint8_t(w.field(masks, FIELD(PIPE_STATE, STENCIL_FRONT_MASKS, COMPARE_MASK)));
+  f.write_mask = uint8_t(w.field(masks, FIELD(PIPE_STATE, STENCIL_FRONT_MASKS, WRITE_MASK)));
+  f.reference = uint8_t(w.field(masks, FIELD(PIPE_STATE, STENCIL_FRONT_MASKS, REFERENCE)));
+  return f;
+}
+
+bool decode_tests_and_blend(BlockWords& w, G::DrawState* s) {
+  namespace P = blk::PIPE_STATE;
+  const uint32_t ops_known = P::STENCIL_FRONT_OPS_FAIL_MASK | P::STENCIL_FRONT_OPS_PASS_MASK |
+                             P::STENCIL_FRONT_OPS_DEPTH_FAIL_MASK | P::STENCIL_FRONT_OPS_COMPARE_MASK;
+  const uint32_t masks_known = P::STENCIL_FRONT_MASKS_COMPARE_MASK_MASK | P::STENCIL_FRONT_MASKS_WRITE_MASK_MASK |
+                               P::STENCIL_FRONT_MASKS_REFERENCE_MASK;
+  const uint32_t blend_known = P::BLEND_ENABLE_MASK | P::BLEND_SRC_COLOR_MASK | P::BLEND_DST_COLOR_MASK |
+                               P::BLEND_COLOR_OP_MASK | P::BLEND_SRC_ALPHA_MASK | P::BLEND_DST_ALPHA_MASK |
+                               P::BLEND_ALPHA_OP_MASK;
+  if (!w.only(P::DEPTH, P::DEPTH_TEST_MASK | P::DEPTH_WRITE_MASK | P::DEPTH_COMPARE_MASK, "DEPTH") ||
+      !w.only(P::STENCIL, P::STENCIL_TEST_MASK, "STENCIL") ||
+      !w.only(P::STENCIL_FRONT_OPS, ops_known, "STENCIL_FRONT_OPS") ||
+      !w.only(P::STENCIL_BACK_OPS, ops_known, "STENCIL_BACK_OPS") ||
+      !w.only(P::STENCIL_FRONT_MASKS, masks_known, "STENCIL_FRONT_MASKS") ||
+      !w.only(P::STENCIL_BACK_MASKS, masks_known, "STENCIL_BACK_MASKS") || !w.only(P::BLEND, blend_known, "BLEND") ||
+      !w.only(P::OUTPUT, P::OUTPUT_WRITE_MASK_MASK | P::OUTPUT_LOGIC_OP_ENABLE_MASK | P::OUTPUT_LOGIC_OP_MASK,
+              "OUTPUT")) {
+    return false;
+  }
+  G::DepthStencilState& ds = s->depth_stencil;
+  ds.depth_test = w.field(P::DEPTH, FIELD(PIPE_STATE, DEPTH, TEST)) != 0;
+  ds.depth_write = w.field(P::DEPTH, FIELD(PIPE_STATE, DEPTH, WRITE)) != 0;
+  ds.depth_compare = G::CompareOp(w.field(P::DEPTH, FIELD(PIPE_STATE, DEPTH, COMPARE)));
+  ds.stencil_test = w.field(P::STENCIL, FIELD(PIPE_STATE, STENCIL, TEST)) != 0;
+  ds.front = stencil_face(w, P::STENCIL_FRONT_OPS, P::STENCIL_FRONT_MASKS);
+  ds.back = stencil_face(w, P::STENCIL_BACK_OPS, P::STENCIL_BACK_MASKS);
+  const uint32_t factors[4] = {
+      w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, SRC_COLOR)), w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, DST_COLOR)),
+      w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, SRC_ALPHA)), w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, DST_ALPHA))};
+  const uint32_t color_op = w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, COLOR_OP));
+  const uint32_t alpha_op = w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, ALPHA_OP));
+  for (uint32_t f : factors) {
+    if (!w.at_most(f, G::kMaxBlendFactor, "BLEND factor")) return false;
+  }
+  if (!w.at_most(color_op, G::kMaxBlendOp, "BLEND.COLOR_OP") ||
+      !w.at_most(alpha_op, G::kMaxBlendOp, "BLEND.ALPHA_OP")) {
+    return false;
+  }
+  G::BlendState& b = s->blend;
+  b.enable = w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, ENABLE)) != 0;
+  b.src_color = G::BlendFactor(factors[0]);
+  b.dst_color = G::BlendFactor(factors[1]);
+  b.src_alpha = G::BlendFactor(factors[2]);
+  b.dst_alpha = G::BlendFactor(factors[3]);
+  b.color_op = G::BlendOp(color_op);
+  b.alpha_op = G::BlendOp(alpha_op);
+  b.write_mask = uint8_t(w.field(P::OUTPUT, FIELD(PIPE_STATE, OUTPUT, WRITE_MASK)));
+  b.logic_op_enable = w.field(P::OUTPUT, FIELD(PIPE_STATE, OUTPUT, LOGIC_OP_ENABLE)) != 0;
+  b.logic_op = G::LogicOp(w.field(P::OUTPUT, FIELD(PIPE_STATE, OUTPUT, LOGIC_OP)));
+  b.constant = {w.real(P::BLEND_CONSTANT_R), w.real(P::BLEND_CONSTANT_G), w.real(P::BLEND_CONSTANT_B),
+                w.real(P::BLEND_CONSTANT_A)};
+  for (float c : b.constant) {
+    if (!std::isfinite(c)) return w.fail("BLEND_CONSTANT is not finite");
+  }
+  return true;
+}
+
+bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStateError* error) {
+  namespace P = blk::PIPE_STATE;
+  BlockWords w("PIPE_STATE", error);
+  if (!w.read(memory, va, P::SIZE_DWORDS, P::ALIGN_BYTES)) return false;
+  if (!w.only(P::RASTER, P::RASTER_CULL_MASK | P::RASTER_FRONT_FACE_MASK | P::RASTER_BBOX_TEST_MASK, "RASTER")) {
+    return false;
+  }
+  for (uint32_t i = P::RESERVED_32; i <= P::RESERVED_39; ++i) {
+    if (!w.zero(i, ("RESERVED_" + std::to_string(i)).c_str())) return false;
+  }
+  s->setup.cull = G::CullMode(w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, CULL)));
+  s->setup.front_face = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, FRONT_FACE)) ? G::FrontFace::kClockwise
+                                                                                  : G::FrontFace::kCounterClockwise;
+  s->raster.bounding_box_test = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, BBOX_TEST)) != 0;
+  s->viewport = G::Viewport{w.real(P::VIEWPORT_X),      w.real(P::VIEWPORT_Y),         w.real(P::VIEWPORT_WIDTH),
+                            w.real(P::VIEWPORT_HEIGHT), w.real(P::VIEWPORT_MIN_DEPTH), w.real(P::VIEWPORT_MAX_DEPTH)};
+  if (auto bad = G::validate_viewport(s->viewport)) return w.fail("VIEWPORT: " + *bad);
+  // Scissor in 64-bit so that offset + extent cannot wrap; clamped to the targets by the rasterizer.
+  const int64_t sx = int32_t(w.word(P::SCISSOR_X)), sy = int32_t(w.word(P::SCISSOR_Y));
+  const int64_t sx1 = std::clamp<int64_t>(sx + w.word(P::SCISSOR_WIDTH), 0, G::kMaxDrawTargetSize);
+  const int64_t sy1 = std::clamp<int64_t>(sy + w.word(P::SCISSOR_HEIGHT), 0, G::kMaxDrawTargetSize);
+  s->scissor = G::PixelRect{int32_t(std::clamp<int64_t>(sx, 0, G::kMaxDrawTargetSize)),
+                            int32_t(std::clamp<int64_t>(sy, 0, G::kMaxDrawTargetSize)), int32_t(sx1), int32_t(sy1)};
+  return decode_targets(w, s) && decode_tests_and_blend(w, s);
+}
+
+bool decode_shader_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStateError* error) {
+  namespace S = blk::SHADER_STATE;
+  BlockWords w("SHADER_STATE", error);
+  if (!w.read(memory, va, S::SIZE_DWORDS, S::ALIGN_BYTES)) return false;
+  if (!w.only(S::VERTEX, S::VERTEX_MODE_MASK, "VERTEX") ||
+      !w.only(S::FRAGMENT, S::FRAGMENT_MODE_MASK | S::FRAGMENT_INTERPOLATION_MASK, "FRAGMENT")) {
+    return false;
+  }
+  for (uint32_t i = S::RESERVED_11; i <= S::RESERVED_15; ++i) {
+    if (!w.zero(i, ("RESERVED_" + std::to_string(i)).c_str())) return false;
+  }
+  if (w.field(S::VERTEX, FIELD(SHADER_STATE, VERTEX, MODE)) != 0) {
+    return w.fail("VERTEX.MODE " + std::to_string(w.field(S::VERTEX, FIELD(SHADER_STATE, VERTEX, MODE))) +
+                  ": vertex shader programs are not supported yet (0: pass-through)");
+  }
+  if (w.word(S::REGISTERS) != 0) return w.fail("REGISTERS must be 0 until shader programs run");
+  const uint32_t mode = w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, MODE));
+  const uint32_t interpolation = w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, INTERPOLATION));
+  if (!w.at_most(mode, 1, "FRAGMENT.MODE") || !w.at_most(interpolation, 2, "FRAGMENT.INTERPOLATION")) return false;
+  s->fragment = mode == 0 ? G::FragmentMode::kConstantColor : G::FragmentMode::kVaryingColor;
+  s->varying_interpolation = G::Interpolation(interpolation);
+  s->constant_color = {w.real(S::CONSTANT_R), w.real(S::CONSTANT_G), w.real(S::CONSTANT_B), w.real(S::CONSTANT_A)};
+  s->constant_color1 = {w.real(S::CONSTANT1_R), w.real(S::CONSTANT1_G), w.real(S::CONSTANT1_B), w.real(S::CONSTANT1_A)};
+  return true;
+}
+
+#undef FIELD
+
+}  // namespace
+
+bool decode_draw_state(GpuMemory& memory, uint64_t draw_info_va, uint64_t pipe_state_va, uint64_t shader_state_va,
+                       G::DrawState* out, DrawStateError* error) {
+  G::DrawState s;
+  if (!decode_draw_info(memory, draw_info_va, &s, error) || !decode_pipe_state(memory, pipe_state_va, &s, error) ||
+      !decode_shader_state(memory, shader_state_va, &s, error)) {
+    return false;
+  }
+  *out = s;
+  return true;
+}
+
+}  // namespace gsgpu

@@ -1,0 +1,227 @@
+// The DRAW packet on the device: state blocks in GPU memory decoded and checked by the command
+// processor, the graphics blocks rendering into a target in GPU memory, the dump, and the faults that
+// every kind of hostile state gets (the device stays usable after each).
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "protocol/gsgpu/packets.h"
+#include "test_util.h"
+
+namespace gsgpu {
+namespace {
+
+namespace blk = hw::blk;
+using test::must_buffer;
+
+uint32_t f32(float v) { return std::bit_cast<uint32_t>(v); }
+
+// A 32 x 32 R8G8B8A8 target, a full-screen triangle strip of 4 R32G32B32A32_SFLOAT positions.
+struct DrawBlocks {
+  std::vector<uint32_t> draw_info = std::vector<uint32_t>(blk::DRAW_INFO::SIZE_DWORDS, 0);
+  std::vector<uint32_t> binding = std::vector<uint32_t>(blk::VERTEX_BINDING::SIZE_DWORDS, 0);
+  std::vector<uint32_t> attribute = std::vector<uint32_t>(blk::VERTEX_ATTRIBUTE::SIZE_DWORDS, 0);
+  std::vector<uint32_t> pipe = std::vector<uint32_t>(blk::PIPE_STATE::SIZE_DWORDS, 0);
+  std::vector<uint32_t> shader = std::vector<uint32_t>(blk::SHADER_STATE::SIZE_DWORDS, 0);
+};
+
+class DrawTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    device_ = test::make_device(test::small_config(CpMode::kManual));
+    ring_va_ = must_buffer(*device_, 4096);
+    ring_ = std::make_unique<RingWriter>(*device_, ring_va_, 4096);
+    state_va_ = must_buffer(*device_, 4096);
+    vertices_va_ = must_buffer(*device_, 4096);
+    target_va_ = must_buffer(*device_, 32 * 32 * 4);
+    dump_va_ = must_buffer(*device_, 16384);
+    const float quad[] = {-1, -1, 0, 1, 1, -1, 0, 1, -1, 1, 0, 1, 1, 1, 0, 1};
+    ASSERT_TRUE(device_->mmu().write(vertices_va_, quad, sizeof quad));
+    defaults();
+  }
+
+  void defaults() {
+    namespace D = blk::DRAW_INFO;
+    namespace P = blk::PIPE_STATE;
+    namespace S = blk::SHADER_STATE;
+    b_ = DrawBlocks{};
+    b_.draw_info[D::FLAGS] = hw::put_field(4, D::FLAGS_TOPOLOGY_MASK, D::FLAGS_TOPOLOGY_SHIFT);  // strip
+    b_.draw_info[D::COUNT] = 4;
+    b_.draw_info[D::INSTANCE_COUNT] = 1;
+    b_.draw_info[D::COUNTS] = hw::put_field(1, D::COUNTS_BINDING_COUNT_MASK, D::COUNTS_BINDING_COUNT_SHIFT) |
+                              hw::put_field(1, D::COUNTS_ATTRIBUTE_COUNT_MASK, D::COUNTS_ATTRIBUTE_COUNT_SHIFT);
+    b_.binding[blk::VERTEX_BINDING::VA_LO] = uint32_t(vertices_va_);
+    b_.binding[blk::VERTEX_BINDING::VA_HI] = uint32_t(vertices_va_ >> 32);
+    b_.binding[blk::VERTEX_BINDING::SIZE_LO] = 64;
+    b_.binding[blk::VERTEX_BINDING::STRIDE] = 16;
+    b_.binding[blk::VERTEX_BINDING::DIVISOR] = 1;
+    b_.attribute[blk::VERTEX_ATTRIBUTE::FORMAT] = 109;
+    b_.pipe[P::VIEWPORT_WIDTH] = f32(32);
+    b_.pipe[P::VIEWPORT_HEIGHT] = f32(32);
+    b_.pipe[P::VIEWPORT_MAX_DEPTH] = f32(1);
+    b_.pipe[P::SCISSOR_WIDTH] = 32;
+    b_.pipe[P::SCISSOR_HEIGHT] = 32;
+    b_.pipe[P::TARGET_SIZE] = hw::put_field(32, P::TARGET_SIZE_WIDTH_MASK, P::TARGET_SIZE_WIDTH_SHIFT) |
+                              hw::put_field(32, P::TARGET_SIZE_HEIGHT_MASK, P::TARGET_SIZE_HEIGHT_SHIFT);
+    b_.pipe[P::COLOR_VA_LO] = uint32_t(target_va_);
+    b_.pipe[P::COLOR_VA_HI] = uint32_t(target_va_ >> 32);
+    b_.pipe[P::COLOR_PITCH] = 128;
+    b_.pipe[P::COLOR_FORMAT] = 37;
+    b_.pipe[P::RASTER] = P::RASTER_BBOX_TEST_MASK;
+    b_.pipe[P::OUTPUT] = hw::put_field(0xF, P::OUTPUT_WRITE_MASK_MASK, P::OUTPUT_WRITE_MASK_SHIFT);
+    b_.shader[S::CONSTANT_R] = f32(0.0f);
+    b_.shader[S::CONSTANT_G] = f32(1.0f);
+    b_.shader[S::CONSTANT_B] = f32(0.5f);
+    b_.shader[S::CONSTANT_A] = f32(1.0f);
+  }
+
+  // Writes the blocks (DRAW_INFO at +0, PIPE_STATE at +256, SHADER_STATE at +512, the binding at +768,
+  // the attribute at +832) and submits DRAW then DUMP; returns whether the CP ended idle.
+  bool draw() {
+    namespace D = blk::DRAW_INFO;
+    b_.draw_info[D::BINDINGS_VA_LO] = uint32_t(state_va_ + 768);
+    b_.draw_info[D::BINDINGS_VA_HI] = uint32_t((state_va_ + 768) >> 32);
+    if (b_.draw_info[D::ATTRIBUTES_VA_LO] == 0) {
+      b_.draw_info[D::ATTRIBUTES_VA_LO] = uint32_t(state_va_ + 832);
+      b_.draw_info[D::ATTRIBUTES_VA_HI] = uint32_t((state_va_ + 832) >> 32);
+    }
+    auto put = [&](uint64_t off, const std::vector<uint32_t>& w) {
+      EXPECT_TRUE(device_->mmu().write(state_va_ + off, w.data(), w.size() * 4));
+    };
+    put(0, b_.draw_info);
+    put(256, b_.pipe);
+    put(512, b_.shader);
+    put(768, b_.binding);
+    put(832, b_.attribute);
+    std::string error;
+    EXPECT_TRUE(ring_->write(hw::encode_draw(state_va_ + draw_info_offset_, state_va_ + 256, state_va_ + 512), &error));
+    EXPECT_TRUE(ring_->write(make_dump_packet(hw::pkt::DUMP::FLAGS_TO_BUFFER_MASK, dump_va_, 16384), &error));
+    ring_->kick();
+    device_->run_until_idle();
+    return device_->command_processor().state() == CpState::kIdle;
+  }
+
+  uint32_t pixel(uint32_t x, uint32_t y) {
+    uint32_t v = 0;
+    EXPECT_TRUE(device_->mmu().read(target_va_ + y * 128 + x * 4, &v, 4));
+    return v;
+  }
+  std::string dump() {
+    std::vector<char> text(16384);
+    EXPECT_TRUE(device_->mmu().read(dump_va_, text.data(), text.size()));
+    return std::string(text.data());
+  }
+  void recover() {
+    device_->write_register(hw::reg::CP_CONTROL, hw::field::CP_CONTROL::RESET_MASK);
+    ring_ = std::make_unique<RingWriter>(*device_, ring_va_, 4096);
+    draw_info_offset_ = 0;
+    defaults();
+  }
+
+  std::unique_ptr<Device> device_;
+  std::unique_ptr<RingWriter> ring_;
+  uint64_t ring_va_ = 0, state_va_ = 0, vertices_va_ = 0, target_va_ = 0, dump_va_ = 0;
+  uint64_t draw_info_offset_ = 0;
+  DrawBlocks b_;
+};
+
+TEST_F(DrawTest, RendersIntoATargetInGpuMemoryAndDumpsTheDraw) {
+  ASSERT_TRUE(draw()) << (device_->command_processor().fault() ? device_->command_processor().fault()->message : "");
+  for (uint32_t y = 0; y < 32; ++y)
+    for (uint32_t x = 0; x < 32; ++x) ASSERT_EQ(pixel(x, y), 0xFF80FF00u) << x << "," << y;  // A B G R bytes
+  auto record = device_->command_processor().last_draw();
+  ASSERT_TRUE(record);
+  EXPECT_EQ(record->result.counters.merge.fragments_written, 1024u);
+  EXPECT_EQ(device_->command_processor().counters().draws, 1u);
+  std::string text = dump();
+  EXPECT_NE(text.find("DRAW #1"), std::string::npos) << text;
+  EXPECT_NE(text.find("fragments written         1024"), std::string::npos) << text;
+  EXPECT_NE(text.find("result: ok"), std::string::npos);
+}
+
+TEST_F(DrawTest, ScissorAndVaryingColoursComeFromTheBlocks) {
+  namespace P = blk::PIPE_STATE;
+  b_.pipe[P::SCISSOR_X] = 8;
+  b_.pipe[P::SCISSOR_WIDTH] = 8;
+  b_.pipe[P::SCISSOR_Y] = uint32_t(-100);    // negative offset, clamped
+  b_.pipe[P::SCISSOR_HEIGHT] = 0xFFFFFFFFu;  // offset + extent beyond 2^31 does not wrap
+  ASSERT_TRUE(draw());
+  EXPECT_EQ(pixel(7, 5), 0u);
+  EXPECT_EQ(pixel(8, 5), 0xFF80FF00u);
+  EXPECT_EQ(pixel(15, 31), 0xFF80FF00u);
+  EXPECT_EQ(pixel(16, 5), 0u);
+}
+
+struct Hostile {
+  const char* name;
+  std::function<void(DrawBlocks&, uint64_t& draw_info_offset)> mutate;
+  CpFaultCause cause;
+  const char* message;  // part of the fault message
+};
+
+TEST_F(DrawTest, EveryHostileStateEndsInAFaultAndTheDeviceRecovers) {
+  namespace D = blk::DRAW_INFO;
+  namespace P = blk::PIPE_STATE;
+  namespace S = blk::SHADER_STATE;
+  const std::vector<Hostile> cases = {
+      {"topology", [](DrawBlocks& b, uint64_t&) { b.draw_info[D::FLAGS] = 7; }, CpFaultCause::kBadField, "TOPOLOGY"},
+      {"flags bits", [](DrawBlocks& b, uint64_t&) { b.draw_info[D::FLAGS] |= 1u << 20; }, CpFaultCause::kBadField,
+       "FLAGS"},
+      {"reserved", [](DrawBlocks& b, uint64_t&) { b.draw_info[D::RESERVED_15] = 1; }, CpFaultCause::kBadField,
+       "RESERVED_15"},
+      {"no attributes", [](DrawBlocks& b, uint64_t&) { b.draw_info[D::COUNTS] = 1; }, CpFaultCause::kBadField,
+       "ATTRIBUTE_COUNT"},
+      {"too many bindings", [](DrawBlocks& b, uint64_t&) { b.draw_info[D::COUNTS] = 0x117; }, CpFaultCause::kBadField,
+       "BINDING_COUNT"},
+      {"attribute binding", [](DrawBlocks& b, uint64_t&) { b.attribute[0] = 3; }, CpFaultCause::kBadField, "BINDING 3"},
+      {"attribute format", [](DrawBlocks& b, uint64_t&) { b.attribute[1] = 43; }, CpFaultCause::kBadField, "FORMAT 43"},
+      {"divisor", [](DrawBlocks& b, uint64_t&) { b.binding[blk::VERTEX_BINDING::DIVISOR] = 0; },
+       CpFaultCause::kBadField, "DIVISOR"},
+      {"attributes unmapped", [](DrawBlocks& b, uint64_t&) { b.draw_info[D::ATTRIBUTES_VA_LO] = 0x40; },
+       CpFaultCause::kMemoryFault, "not readable"},
+      {"misaligned block", [](DrawBlocks&, uint64_t& off) { off = 4; }, CpFaultCause::kMemoryFault, "aligned"},
+      {"target size", [](DrawBlocks& b, uint64_t&) { b.pipe[P::TARGET_SIZE] = 0; }, CpFaultCause::kBadField,
+       "TARGET_SIZE"},
+      {"colour format", [](DrawBlocks& b, uint64_t&) { b.pipe[P::COLOR_FORMAT] = 12345; }, CpFaultCause::kBadField,
+       "COLOR_FORMAT"},
+      {"viewport", [](DrawBlocks& b, uint64_t&) { b.pipe[P::VIEWPORT_WIDTH] = f32(std::nanf("")); },
+       CpFaultCause::kBadField, "VIEWPORT"},
+      {"blend factor", [](DrawBlocks& b, uint64_t&) { b.pipe[P::BLEND] = 19u << 1; }, CpFaultCause::kBadField, "BLEND"},
+      {"pipe reserved", [](DrawBlocks& b, uint64_t&) { b.pipe[P::RESERVED_39] = 5; }, CpFaultCause::kBadField,
+       "RESERVED_39"},
+      {"vertex program", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX] = 1; }, CpFaultCause::kBadField,
+       "not supported"},
+      {"fragment mode", [](DrawBlocks& b, uint64_t&) { b.shader[S::FRAGMENT] = 3; }, CpFaultCause::kBadField,
+       "FRAGMENT.MODE"},
+      {"fetch past the buffer", [](DrawBlocks& b, uint64_t&) { b.draw_info[D::COUNT] = 5; }, CpFaultCause::kDrawFault,
+       "past the buffer"},
+      {"index past the buffer", [](DrawBlocks& b, uint64_t&) { b.draw_info[D::FLAGS] |= D::FLAGS_INDEXED_MASK; },
+       CpFaultCause::kDrawFault, "index fetch"},
+      {"target unmapped", [](DrawBlocks& b, uint64_t&) { b.pipe[P::COLOR_VA_HI] = 0x7; }, CpFaultCause::kDrawFault,
+       "colour target"},
+      {"enormous draw",
+       [](DrawBlocks& b, uint64_t&) { b.draw_info[D::COUNT] = b.draw_info[D::INSTANCE_COUNT] = 0xFFFFFFFF; },
+       CpFaultCause::kDrawFault, "exceeds the limit"},
+      {"lines", [](DrawBlocks& b, uint64_t&) { b.draw_info[D::FLAGS] = 1; }, CpFaultCause::kDrawFault, "not supported"},
+  };
+  for (const Hostile& h : cases) {
+    recover();
+    h.mutate(b_, draw_info_offset_);
+    EXPECT_FALSE(draw()) << h.name;
+    auto fault = device_->command_processor().fault();
+    ASSERT_TRUE(fault) << h.name;
+    EXPECT_EQ(fault->cause, h.cause) << h.name << ": " << fault->message;
+    EXPECT_NE(fault->message.find(h.message), std::string::npos) << h.name << ": " << fault->message;
+    EXPECT_EQ(fault->opcode, hw::pkt::DRAW::OPCODE);
+  }
+  // Still usable: a good draw renders after a reset.
+  recover();
+  ASSERT_TRUE(draw());
+  EXPECT_EQ(pixel(3, 3), 0xFF80FF00u);
+}
+
+}  // namespace
+}  // namespace gsgpu
