@@ -322,8 +322,10 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
       case cl::Hypot: need(2); return op(Opcode::v_sqrt_f32, op(Opcode::v_mad_f32, a[0], a[0], op(Opcode::v_mul_f32, a[1], a[1])));
       case cl::Fdim: {
         need(2);
+        // x - y when x > y, +0 when not, NaN when either is NaN (x - y is then that NaN).
         const MOperand diff = op(Opcode::v_sub_f32, a[0], a[1]);
-        return select(op(Opcode::v_cmp_ogt_f32, a[0], a[1]), diff, MOperand::literal(0), 32);
+        return select(op(Opcode::v_cmp_ule_f32, a[0], a[1]), select(op(Opcode::v_cmp_uno_f32, a[0], a[1]), diff,
+                                                                     MOperand::literal(0), 32), diff, 32);
       }
       case cl::Round: {
         need(1);

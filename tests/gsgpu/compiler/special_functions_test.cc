@@ -330,3 +330,33 @@ TEST(SpecialFunctions, MadSat64IsExact) {
 
 }  // namespace
 }  // namespace gsgpu::compiler::testing
+
+namespace gsgpu::compiler::testing {
+namespace {
+
+// fdim: x - y when x > y, +0 otherwise, NaN when either operand is NaN (CTS test_bruteforce fdim
+// fp32 found 0 for a NaN).
+TEST(SpecialFunctions, FdimIsNaNForANaNOperand) {
+  GSGPU_REQUIRE_FRONT_END();
+  const std::vector<float> x = {3.0f, 1.0f, kNan, 2.0f, -kInf, kInf};
+  const std::vector<float> y = {1.0f, 3.0f, 1.0f, kNan, -kInf, 1.0f};
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    kernel void k(global float* r, global const float* x, global const float* y) {
+      size_t i = get_global_id(0);
+      r[i] = fdim(x[i], y[i]);
+    })"));
+  const uint64_t vx = cl.memory.upload(x), vy = cl.memory.upload(y), vr = cl.memory.upload(std::vector<float>(x.size(), 7));
+  cl.run_ok("k", {Arg::buffer(vr), Arg::buffer(vx), Arg::buffer(vy)}, NDRange::linear(static_cast<uint32_t>(x.size()), 1));
+  const auto r = cl.memory.download<float>(vr, x.size());
+  EXPECT_EQ(r[0], 2.0f);
+  EXPECT_EQ(r[1], 0.0f);
+  EXPECT_FALSE(std::signbit(r[1]));
+  EXPECT_TRUE(std::isnan(r[2]));
+  EXPECT_TRUE(std::isnan(r[3]));
+  EXPECT_EQ(r[4], 0.0f);
+  EXPECT_EQ(r[5], kInf);
+}
+
+}  // namespace
+}  // namespace gsgpu::compiler::testing
