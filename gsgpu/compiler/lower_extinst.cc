@@ -716,8 +716,11 @@ MOperand Lowering::exact_remainder(uint32_t float_type, MOperand x, MOperand y) 
     const Opcode cmp = or_equal ? Opcode::v_cmp_oge_f32 : Opcode::v_cmp_ogt_f32;
     return select(tiny, op(cmp, op(Opcode::v_add_f32, v, v), p), op(cmp, v, half), 32);
   };
-  const MOperand once = select(above(ax, false), op(Opcode::v_sub_f32, ax, p), ax, 32);
-  const MOperand twice = select(above(once, true), op(Opcode::v_sub_f32, once, p), once, 32);
+  // A second |y| comes off only after a first (quotient 1 -> 2 on a tie); |reduced| = |y|/2 exactly is
+  // a tie between quotients 0 and 1 and stays (to even 0).
+  const MOperand first = above(ax, false);
+  const MOperand once = select(first, op(Opcode::v_sub_f32, ax, p), ax, 32);
+  const MOperand twice = select(op(Opcode::v_and_b32, first, above(once, true)), op(Opcode::v_sub_f32, once, p), once, 32);
   // The sign of x applies on top (xor: a negative intermediate with a negative x becomes positive).
   const MOperand result = op(Opcode::v_xor_b32, twice, op(Opcode::v_and_b32, reduced, MOperand::literal(0x80000000u)));
   return select(op(Opcode::v_cmp_isnan_f32, reduced), reduced, result, 32);

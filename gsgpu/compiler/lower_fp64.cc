@@ -231,10 +231,11 @@ bool Lowering::float_via_double(uint32_t ext, const std::vector<MOperand>& a, MO
     case cl::Atan2: case cl::Atan2pi: case cl::Hypot:
       if (!direct_math(ext, &fn)) return false;
       break;
+    case cl::Half_powr: fn = MathF64::k_powr; break;  // NaN for x < 0 (CTS), which v_pow_f32 is not
     default: return false;
   }
   const bool binary = ext == cl::Pow || ext == cl::Powr || ext == cl::Pown || ext == cl::Rootn || ext == cl::Atan2 ||
-                      ext == cl::Atan2pi || ext == cl::Hypot;
+                      ext == cl::Atan2pi || ext == cl::Hypot || ext == cl::Half_powr;
   if (a.size() < (binary ? 2u : 1u)) return false;
   const MOperand x = f64(Opcode::v_cvt_f64_f32, a[0]);
   MOperand y;

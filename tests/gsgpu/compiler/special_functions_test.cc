@@ -1,6 +1,7 @@
 // OpenCL.std special functions compiled for gsgpu (lower_extinst.cc): erf, erfc, tgamma, lgamma,
 // lgamma_r, pown, rootn, remquo (7 quotient bits) and 64-bit mad_sat, run on the shader cores over many inputs (edge
 // cases included) and compared with the C++ library in double (or exact integer references).
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -356,6 +357,33 @@ TEST(SpecialFunctions, FdimIsNaNForANaNOperand) {
   EXPECT_TRUE(std::isnan(r[3]));
   EXPECT_EQ(r[4], 0.0f);
   EXPECT_EQ(r[5], kInf);
+}
+
+}  // namespace
+}  // namespace gsgpu::compiler::testing
+
+namespace gsgpu::compiler::testing {
+namespace {
+
+// remainder(x, y) with |x| = |y| / 2 exactly: a tie between quotients 0 and 1, to even 0, so x
+// itself (CTS test_bruteforce remainder fp32 found -x). Ties at 3|y|/2 go to quotient 2.
+TEST(SpecialFunctions, RemainderTiesGoToTheEvenQuotient) {
+  GSGPU_REQUIRE_FRONT_END();
+  const std::vector<float> x = {-0x1.000002p+63f, 0.5f, -1.5f, 2.5f, 1e-45f, 3.0f};
+  const std::vector<float> y = {-0x1.000002p+64f, 1.0f, 1.0f, -1.0f, 2e-45f, 2.0f};
+  ClRunner cl;
+  ASSERT_TRUE(cl.build(R"(
+    kernel void k(global float* r, global const float* x, global const float* y) {
+      size_t i = get_global_id(0);
+      r[i] = remainder(x[i], y[i]);
+    })"));
+  const uint64_t vx = cl.memory.upload(x), vy = cl.memory.upload(y), vr = cl.memory.upload(std::vector<float>(x.size(), 7));
+  cl.run_ok("k", {Arg::buffer(vr), Arg::buffer(vx), Arg::buffer(vy)}, NDRange::linear(static_cast<uint32_t>(x.size()), 1));
+  const auto r = cl.memory.download<float>(vr, x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float want = std::remainder(x[i], y[i]);  // glibc's remainder is exact
+    EXPECT_EQ(std::bit_cast<uint32_t>(r[i]), std::bit_cast<uint32_t>(want)) << x[i] << " " << y[i];
+  }
 }
 
 }  // namespace
