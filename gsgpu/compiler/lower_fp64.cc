@@ -330,6 +330,7 @@ bool Lowering::lower_double_extinst(uint32_t ext, const SpirvInstruction& inst, 
   };
   switch (ext) {
     case cl::Length: case cl::Distance: case cl::Normalize: {
+      if (args.empty() || args[0].parts.empty()) fail(name + ": missing operands");  // hostile SPIR-V
       std::vector<MOperand> x;
       for (size_t i = 0; i < args.at(0).parts.size(); ++i)
         x.push_back(ext == cl::Distance ? f64(Opcode::v_sub_f64, args[0].parts[i], component(1, static_cast<uint32_t>(i)))
