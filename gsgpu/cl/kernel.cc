@@ -1,5 +1,6 @@
 // Kernels: created from a built program, arguments checked against the compiler's ArgInfo.
 #include "gsgpu/cl/entry_points.h"
+#include "gsgpu/cl/image_args.h"
 
 namespace gsgpu::cl {
 namespace {
@@ -56,6 +57,16 @@ cl_kernel_arg_address_qualifier address_of(ArgKind kind) {
     case ArgKind::kLocalPointer: return CL_KERNEL_ARG_ADDRESS_LOCAL;
     case ArgKind::kImage: return CL_KERNEL_ARG_ADDRESS_GLOBAL;  // images live in __global memory
     default: return CL_KERNEL_ARG_ADDRESS_PRIVATE;
+  }
+}
+
+// Images declare how the kernel accesses them (read_only unless said otherwise); nothing else does.
+cl_kernel_arg_access_qualifier access_of(const ArgInfo& info) {
+  if (info.kind != ArgKind::kImage) return CL_KERNEL_ARG_ACCESS_NONE;
+  switch (info.image_access) {
+    case gsgpu::compiler::ImageAccess::kWriteOnly: return CL_KERNEL_ARG_ACCESS_WRITE_ONLY;
+    case gsgpu::compiler::ImageAccess::kReadWrite: return CL_KERNEL_ARG_ACCESS_READ_WRITE;
+    default: return CL_KERNEL_ARG_ACCESS_READ_ONLY;
   }
 }
 
@@ -158,11 +169,9 @@ cl_int CL_API_CALL gsgpu_clSetKernelArg(cl_kernel kernel, cl_uint index, size_t 
   else if (info.kind == ArgKind::kLocalPointer)
     err = set_local_arg(k->rt, arg, size, value);
   else if (info.kind == ArgKind::kSampler)
-    // The device has no image support, so no sampler object exists that could be valid here.
-    err = size != sizeof(cl_sampler) ? CL_INVALID_ARG_SIZE : CL_INVALID_SAMPLER;
+    err = set_sampler_arg(k, arg, size, value);
   else if (info.kind == ArgKind::kImage)
-    // Likewise no image object exists; a buffer (or NULL) is not an image.
-    err = size != sizeof(cl_mem) ? CL_INVALID_ARG_SIZE : CL_INVALID_MEM_OBJECT;
+    err = set_image_arg(k, info, arg, size, value);
   else
     err = set_value_arg(info, arg, size, value);
   if (err != CL_SUCCESS) return err;
@@ -238,8 +247,7 @@ cl_int CL_API_CALL gsgpu_clGetKernelArgInfo(cl_kernel kernel, cl_uint index, cl_
   const KernelArgType& type = (*k->image->arg_types)[index];
   const bool pointer = is_pointer(info.kind) || info.kind == ArgKind::kLocalPointer;
   switch (param) {
-    case CL_KERNEL_ARG_ACCESS_QUALIFIER:
-      return put_value(cl_kernel_arg_access_qualifier(CL_KERNEL_ARG_ACCESS_NONE), size, value, ret);
+    case CL_KERNEL_ARG_ACCESS_QUALIFIER: return put_value(access_of(info), size, value, ret);
     case CL_KERNEL_ARG_TYPE_QUALIFIER:
       // const, restrict and volatile describe what a pointer points at; values have none.
       return put_value(pointer ? type.qualifier : cl_kernel_arg_type_qualifier(CL_KERNEL_ARG_TYPE_NONE), size, value,

@@ -6,11 +6,13 @@
 // driver, it is reported through the command's event (CL_OUT_OF_RESOURCES) and by the next
 // clFinish on the queue; the device recovers by itself, so the context stays usable.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 #include "common/checked_math.h"
 #include "common/log.h"
 #include "gsgpu/cl/entry_points.h"
+#include "gsgpu/cl/image_args.h"
 #include "gsgpu/cl/printf.h"
 #include "gsgpu/compiler/arg_buffer.h"
 #include "gsgpu/drv/packets.h"
@@ -101,12 +103,33 @@ cl_int check_grid(const Range& r) {
   return CL_SUCCESS;
 }
 
+// An image argument: its slot in the argument buffer gets the VA of this descriptor, which the
+// launch places after the arguments (place_buffers).
+struct ImagePatch {
+  uint32_t slot = 0;  // offset of the 8-byte slot in the argument buffer
+  std::array<uint8_t, kImageDescriptorBytes> descriptor{};
+};
+
+// An image argument's value at enqueue: the image must still be a live image of the kernel's
+// context (it may have been released since clSetKernelArg). Its descriptor is captured now.
+cl_int image_argument(const Kernel* k, const KernelArg& a, uint32_t slot, std::vector<drv::BoHandle>* bos,
+                      std::vector<ImagePatch>* images) {
+  auto* m = as<Mem>(a.mem, Kind::kMem);
+  if (!m || !m->is_image() || m->context != k->program->context) return CL_INVALID_KERNEL_ARGS;
+  bos->push_back(m->root_alloc().bo);
+  ImagePatch patch;
+  patch.slot = slot;
+  write_image_descriptor(*m->image, m->va, patch.descriptor.data());
+  images->push_back(patch);
+  return CL_SUCCESS;
+}
+
 // The argument buffer (gsgpu::compiler::build_argument_buffer, the compiler's ABI) and the local
-// memory a group is granted, and the buffer objects the arguments point into. CL_INVALID_KERNEL_ARGS
-// when an argument is unset, names a released buffer or does not fit its slot; CL_OUT_OF_RESOURCES
-// when the __local memory exceeds the device's.
+// memory a group is granted, the buffer objects the arguments point into and the image
+// descriptors to place. CL_INVALID_KERNEL_ARGS when an argument is unset, names a released buffer
+// or image or does not fit its slot; CL_OUT_OF_RESOURCES when the __local memory exceeds the device's.
 cl_int build_arguments(const Kernel* k, const Range& r, std::vector<uint8_t>* buf, uint32_t* local_bytes,
-                       std::vector<drv::BoHandle>* bos) {
+                       std::vector<drv::BoHandle>* bos, std::vector<ImagePatch>* images) {
   const CompiledKernel& ck = k->image->compiled;
   if (k->args.size() != ck.args.size()) return CL_INVALID_KERNEL_ARGS;
   std::vector<KernelArgValue> values(ck.args.size());
@@ -127,6 +150,9 @@ cl_int build_arguments(const Kernel* k, const Range& r, std::vector<uint8_t>* bu
       std::memcpy(values[i].bytes.data(), &va, sizeof va);
     } else if (kind == ArgKind::kLocalPointer) {
       values[i].local_bytes = a.local_size;
+    } else if (kind == ArgKind::kImage) {
+      if (cl_int err = image_argument(k, a, ck.args[i].offset, bos, images); err != CL_SUCCESS) return err;
+      values[i].bytes.assign(8, 0);  // the descriptor's VA, once it is placed
     } else {
       values[i].bytes = a.bytes;
     }
@@ -238,12 +264,18 @@ void report(const Kernel* k, const Range& r, const SubmitOutcome& out, const Gpu
 
 // Places the dispatch's argument buffer (with the printf fields filled in for kernels that call
 // printf) and its dump buffer. CL_OUT_OF_RESOURCES when memory is short.
-cl_int place_buffers(Kernel* k, const std::vector<uint8_t>& args, DispatchBuffers* b) {
+cl_int place_buffers(Kernel* k, const std::vector<uint8_t>& args, const std::vector<ImagePatch>& images,
+                     DispatchBuffers* b) {
   Runtime* rt = k->rt;
   if (cl_int err = printf_begin(rt, k->image->compiled, args, &b->printf_buffer); err != CL_SUCCESS) return err;
   const std::vector<uint8_t>& arg_bytes = b->printf_buffer.buffer ? b->printf_buffer.args : args;
+  // Image descriptors follow the arguments in the same read-only piece (pieces start 256-aligned,
+  // descriptors need 64).
+  const uint64_t descriptors_at = (arg_bytes.size() + kImageDescriptorBytes - 1) / kImageDescriptorBytes *
+                                  kImageDescriptorBytes;
+  const uint64_t total = descriptors_at + images.size() * kImageDescriptorBytes;
   std::string why;
-  auto arg_mem = rt->allocate_arguments(arg_bytes.size(), &why);
+  auto arg_mem = rt->allocate_arguments(total, &why);
   if (!arg_mem) {
     log_once("clEnqueueNDRangeKernel", "cannot place the argument buffer: " + why);
     return CL_OUT_OF_RESOURCES;
@@ -251,6 +283,12 @@ cl_int place_buffers(Kernel* k, const std::vector<uint8_t>& args, DispatchBuffer
   // A pool piece holds an earlier launch's bytes: the kernel sees this launch's and zeros after.
   std::memcpy(arg_mem->cpu, arg_bytes.data(), arg_bytes.size());
   std::memset(arg_mem->cpu + arg_bytes.size(), 0, arg_mem->size - arg_bytes.size());
+  for (size_t i = 0; i < images.size(); ++i) {
+    const uint64_t at = descriptors_at + i * kImageDescriptorBytes;
+    std::memcpy(arg_mem->cpu + at, images[i].descriptor.data(), kImageDescriptorBytes);
+    const uint64_t va = arg_mem->va + at;
+    std::memcpy(arg_mem->cpu + images[i].slot, &va, sizeof va);  // inside the arguments (build_arguments)
+  }
   b->args = *arg_mem;
   if (!rt->config().dump_dir.empty()) {
     auto dump = rt->allocate(kDumpBytes, drv::kVaRead | drv::kVaWrite, &why);
@@ -268,6 +306,7 @@ struct LaunchArgs {
   std::vector<uint8_t> args;
   uint32_t local_bytes = 0;
   std::vector<drv::BoHandle> arg_bos;  // the objects the argument pointers point into
+  std::vector<ImagePatch> images;      // image arguments' descriptors
   // Its bytes against the runtime's launch argument quota until the command goes (shared: the
   // launch function is copyable).
   std::shared_ptr<QuotaHold> quota;
@@ -283,7 +322,7 @@ cl_int build_submission(Queue* q, const LaunchArgs& a, Submission* sub) {
   Kernel* k = a.k;
   Runtime* rt = k->rt;
   auto b = std::make_shared<DispatchBuffers>();
-  if (cl_int err = place_buffers(k, a.args, b.get()); err != CL_SUCCESS) {
+  if (cl_int err = place_buffers(k, a.args, a.images, b.get()); err != CL_SUCCESS) {
     free_buffers(rt, b.get());
     return err;
   }
@@ -346,11 +385,12 @@ cl_int CL_API_CALL gsgpu_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kerne
   LaunchArgs a;
   a.k = k;
   cl_int err = prepare(k, dim, offset, global, local, &a.r);
-  if (err == CL_SUCCESS) err = build_arguments(k, a.r, &a.args, &a.local_bytes, &a.arg_bos);
+  if (err == CL_SUCCESS) err = build_arguments(k, a.r, &a.args, &a.local_bytes, &a.arg_bos, &a.images);
   if (err == CL_SUCCESS) err = upload_code(q->rt, k->image);
   if (err != CL_SUCCESS) return err;
   a.quota = std::make_shared<QuotaHold>(q->rt->launch_arg_quota);
-  if (!a.quota->resize(a.args.size() + a.arg_bos.size() * sizeof(drv::BoHandle) + kLaunchBookkeepingBytes,
+  if (!a.quota->resize(a.args.size() + a.arg_bos.size() * sizeof(drv::BoHandle) +
+                           a.images.size() * sizeof(ImagePatch) + kLaunchBookkeepingBytes,
                        "clEnqueueNDRangeKernel"))
     return CL_OUT_OF_HOST_MEMORY;
   CommandDesc desc;
