@@ -67,6 +67,11 @@ struct RuntimeConfig {
   // Images and samplers (CL_DEVICE_IMAGE_SUPPORT; GSGPU_IMAGES=0/1): off until kernels can read and
   // write images on the device's texture unit; tests of the image objects switch it on.
   bool image_support = false;
+  // The program's -I directories and #includes are read here, in the application's process,
+  // before the compiler runs in its sandbox, which sees only the OpenCL headers
+  // (common/cl/program_includes.h). true for the native ICD, whose files are the application's;
+  // false where this runtime serves a guest (remote mode), whose ICD has done it on its side.
+  bool resolve_includes_locally = false;
 };
 
 // The local device's configuration for `config` (gsgpu/drv's local backend: the emulator in this

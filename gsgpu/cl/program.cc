@@ -3,6 +3,7 @@
 //
 // Program binaries are this executor's own format: a header and the program's source (or SPIR-V),
 // rebuilt by clBuildProgram. Anything else given to clCreateProgramWithBinary is CL_INVALID_BINARY.
+#include "common/cl/program_includes.h"
 #include "gsgpu/cl/entry_points.h"
 #include "gsgpu/cl/printf.h"
 
@@ -121,6 +122,15 @@ void set_build_log(Program* p, std::string log) {
   }
 }
 
+std::string source_to_compile(const Program* p, std::string* options) {
+  *options = p->options;
+  if (!p->rt->config().resolve_includes_locally) return p->source;
+  std::vector<std::string> dirs;
+  *options = gsvirt::cl::take_include_dirs(p->options, &dirs);
+  bool changed = false;
+  return gsvirt::cl::inline_includes(p->source, dirs, gsvirt::cl::define_options(p->options), &changed);
+}
+
 cl_int build_program(Program* p, const char* options) {
   if (p->attached_kernels) return CL_INVALID_OPERATION;  // the spec: kernels are attached
   if (p->origin == Program::Origin::kBinary && p->source.empty() && p->il.empty()) return CL_INVALID_BINARY;
@@ -130,8 +140,11 @@ cl_int build_program(Program* p, const char* options) {
   gsgpu::compiler::BuildStatus s;
   if (!p->il.empty())
     s = gsgpu::compiler::build_spirv(p->il, &compiled, &log);
-  else
-    s = gsgpu::compiler::build_opencl_c(p->source, p->options, p->headers, &compiled, &log);
+  else {
+    std::string compile_options;
+    const std::string source = source_to_compile(p, &compile_options);
+    s = gsgpu::compiler::build_opencl_c(source, compile_options, p->headers, &compiled, &log);
+  }
   const cl_int err = status_error(s);
   if (err != CL_SUCCESS && log.empty())
     log = std::string("gsgpu compiler: build failed (") + gsgpu::compiler::build_status_name(s) + ")";

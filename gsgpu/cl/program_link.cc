@@ -92,7 +92,9 @@ cl_int CL_API_CALL gsgpu_clCompileProgram(cl_program program, cl_uint n, const c
     std::vector<uint32_t> spirv;
     using gsgpu::compiler::BuildStatus;
     std::string log;
-    const BuildStatus s = gsgpu::compiler::compile_opencl_c(p->source, p->options, p->headers, &spirv, &log);
+    std::string compile_options;
+    const std::string source = source_to_compile(p, &compile_options);
+    const BuildStatus s = gsgpu::compiler::compile_opencl_c(source, compile_options, p->headers, &spirv, &log);
     set_build_log(p, std::move(log));
     err = s == BuildStatus::kSuccess          ? CL_SUCCESS
           : s == BuildStatus::kInvalidOptions ? CL_INVALID_COMPILER_OPTIONS

@@ -335,6 +335,10 @@ cl_int check_device_list(const Runtime* rt, cl_uint n, const cl_device_id* devic
 // Runs the compiler over the program's source or SPIR-V (with its embedded headers) and records the
 // outcome: status, log, kernels (program.cc).
 cl_int build_program(Program* p, const char* options);
+// The OpenCL C text and options to give the compiler for `p`: its own, or, where the runtime
+// resolves includes locally (RuntimeConfig::resolve_includes_locally), the source with the files
+// its #includes name inlined and the options without their -I words.
+std::string source_to_compile(const Program* p, std::string* options);
 
 // Reads what SPIR-V does not keep from each kernel's declaration in `source`: the vec_type_hint
 // attribute, and with `arg_types` (-cl-kernel-arg-info) the argument types (kernel_arg_info.cc).

@@ -8,7 +8,7 @@
 #include "guest/cl/api.h"
 #include "guest/cl/forward.h"
 #include "guest/cl/objects.h"
-#include "guest/cl/program_includes.h"
+#include "common/cl/program_includes.h"
 
 namespace gsvirt::icd {
 namespace {
@@ -20,10 +20,10 @@ using BuildCallback = void(CL_CALLBACK*)(cl_program, void*);
 // inlined source in place of the old one.
 cl_int resolve_includes(const char* api, cl_program program, const char* options, std::string* host_options) {
   std::vector<std::string> dirs;
-  *host_options = take_include_dirs(options ? options : "", &dirs);
+  *host_options = cl::take_include_dirs(options ? options : "", &dirs);
   if (!program->has_source) return CL_SUCCESS;
   bool changed = false;
-  const std::string text = inline_includes(program->source, dirs, define_options(options ? options : ""), &changed);
+  const std::string text = cl::inline_includes(program->source, dirs, cl::define_options(options ? options : ""), &changed);
   if (!changed) return CL_SUCCESS;
   Connection* connection = connection_for(api);
   if (!connection) return CL_OUT_OF_RESOURCES;

@@ -34,6 +34,7 @@ gsgpu::cl::Instance* open_instance() {
   // The application's own runtime: another of its threads may set a user event a wait is behind.
   gsgpu::cl::RuntimeConfig config = gsgpu::cl::config_from_env();
   config.wait_for_user_events = true;
+  config.resolve_includes_locally = true;
   if (device) instance = gsgpu::cl::create_instance(std::move(device), config, &error);
   if (!instance) {
     gsvirt::log_error("gsgpu native ICD: no platform: %s", error.c_str());

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/fd_passing.h"
 #include "common/log.h"
 #include "guest/transport/transport.h"
 #include "protocol/vtest/vtest_protocol.h"
@@ -277,34 +278,23 @@ class VtestTransport final : public Transport {
   bool read_all(void* data, size_t size, int* fd) {
     auto* p = static_cast<uint8_t*>(data);
     while (size > 0) {
-      iovec iov{p, size};
-      alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)];
-      msghdr msg{};
-      msg.msg_iov = &iov;
-      msg.msg_iovlen = 1;
-      msg.msg_control = control;
-      msg.msg_controllen = sizeof control;
-      ssize_t n = recvmsg(fd_, &msg, MSG_CMSG_CLOEXEC);
+      std::vector<int> fds;
+      const ssize_t n = receive_with_fds(fd_, p, size, 0, &fds).bytes;
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return fail_errno("vtest: read from the server failed");
       if (n == 0) return fail("vtest: the server closed the connection (see its log)");
-      take_fds(msg, fd);
+      keep_first_fd(fds, fd);
       p += n;
       size -= size_t(n);
     }
     return true;
   }
 
-  static void take_fds(msghdr& msg, int* fd) {
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-      size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-      for (size_t i = 0; i < count; i++) {
-        int received;
-        std::memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof received);
-        if (fd && *fd < 0) *fd = received;
-        else close(received);
-      }
+  // The first descriptor lands in *fd when one is wanted and none came yet; the others are closed.
+  static void keep_first_fd(const std::vector<int>& fds, int* fd) {
+    for (int received : fds) {
+      if (fd && *fd < 0) *fd = received;
+      else close(received);
     }
   }
 

@@ -9,29 +9,16 @@
 #include <climits>
 #include <cstring>
 
+#include "common/fd_passing.h"
+
 namespace gsvirt::renderer::worker {
 namespace {
-
-constexpr size_t kMaxFdsPerRead = 4;
 
 int ms_until(const Deadline& deadline) {
   if (!deadline) return -1;
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
   if (left <= 0) return 0;
   return left > INT_MAX ? INT_MAX : int(left);
-}
-
-// Collects the descriptors of a received control message (close-on-exec already).
-void take_rights(msghdr& msg, std::vector<int>* fds) {
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (size_t i = 0; i < count; i++) {
-      int fd;
-      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-      fds->push_back(fd);
-    }
-  }
 }
 
 }  // namespace
@@ -95,26 +82,14 @@ IoStatus Channel::send(uint32_t op, const void* body, size_t body_size, Deadline
                     {const_cast<void*>(body), body_size},
                     {const_cast<void*>(tail), tail_size}};
   size_t part = 0;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
   bool fd_sent = pass_fd < 0;
   while (part < 3) {
     if (parts[part].iov_len == 0) {
       part++;
       continue;
     }
-    msghdr msg{};
-    msg.msg_iov = parts + part;
-    msg.msg_iovlen = 3 - part;
-    if (!fd_sent) {
-      msg.msg_control = control;
-      msg.msg_controllen = sizeof control;
-      cmsghdr* c = CMSG_FIRSTHDR(&msg);
-      c->cmsg_level = SOL_SOCKET;
-      c->cmsg_type = SCM_RIGHTS;
-      c->cmsg_len = CMSG_LEN(sizeof(int));
-      std::memcpy(CMSG_DATA(c), &pass_fd, sizeof pass_fd);
-    }
-    ssize_t n = sendmsg(fd_, &msg, MSG_NOSIGNAL);
+    const std::span<const int> fds = fd_sent ? std::span<const int>() : std::span<const int>(&pass_fd, 1);
+    const ssize_t n = send_with_fds(fd_, parts + part, 3 - part, fds, MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno != EAGAIN) return errno == EPIPE || errno == ECONNRESET ? IoStatus::kClosed : IoStatus::kError;
@@ -136,16 +111,9 @@ IoStatus Channel::send(uint32_t op, const void* body, size_t body_size, Deadline
 IoStatus Channel::read_exact(void* data, size_t size, std::vector<int>* fds, Deadline deadline) {
   auto* p = static_cast<uint8_t*>(data);
   while (size > 0) {
-    iovec v{p, size};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerRead)];
-    msghdr msg{};
-    msg.msg_iov = &v;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    ssize_t n = recvmsg(fd_, &msg, MSG_CMSG_CLOEXEC);
-    if (n > 0) take_rights(msg, fds);
-    if (n > 0 && (msg.msg_flags & MSG_CTRUNC)) return IoStatus::kError;
+    const FdReceive got = receive_with_fds(fd_, p, size, 0, fds);
+    const ssize_t n = got.bytes;
+    if (got.fds_truncated) return IoStatus::kError;
     if (n == 0) return IoStatus::kClosed;
     if (n < 0) {
       if (errno == EINTR) continue;

@@ -8,12 +8,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/fd_passing.h"
 #include "common/log.h"
 
 namespace gsvirt::server {
 namespace {
 
-constexpr size_t kMaxFdsPerRead = 8;
 constexpr size_t kInputBufferBytes = 64 * 1024;
 // read_growing's first step; each later step doubles what has arrived.
 constexpr size_t kFirstGrowthBytes = 64 * 1024;
@@ -82,21 +82,8 @@ bool ClientSocket::send_reply(VtestReply& reply) {
   bool fds_sent = reply.fds.empty();
   while (sent < reply.bytes.size() || !fds_sent) {
     iovec iov{reply.bytes.data() + sent, reply.bytes.size() - sent};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerRead)];
-    if (!fds_sent) {
-      size_t fd_bytes = sizeof(int) * reply.fds.size();
-      msg.msg_control = control;
-      msg.msg_controllen = CMSG_SPACE(fd_bytes);
-      cmsghdr* c = CMSG_FIRSTHDR(&msg);
-      c->cmsg_level = SOL_SOCKET;
-      c->cmsg_type = SCM_RIGHTS;
-      c->cmsg_len = CMSG_LEN(fd_bytes);
-      std::memcpy(CMSG_DATA(c), reply.fds.data(), fd_bytes);
-    }
-    ssize_t n = sendmsg(fd_, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    const std::span<const int> fds = fds_sent ? std::span<const int>() : std::span<const int>(reply.fds);
+    ssize_t n = send_with_fds(fd_, &iov, 1, fds, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) {
       if (!wait_for(POLLOUT)) return false;
@@ -117,23 +104,14 @@ void ClientSocket::drop_fds() {
 
 ssize_t ClientSocket::receive(uint8_t* dst, size_t n, bool block) {
   for (;;) {
-    iovec iov{dst, n};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerRead)];
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    ssize_t got = recvmsg(fd_, &msg, MSG_CMSG_CLOEXEC | (block ? 0 : MSG_DONTWAIT));
+    const FdReceive received = receive_with_fds(fd_, dst, n, block ? 0 : MSG_DONTWAIT, &fds_);
+    const ssize_t got = received.bytes;
     if (got < 0 && errno == EINTR) continue;
     if (got < 0 && errno == EAGAIN) {
       if (!wait_for(POLLIN)) return -1;
       continue;
     }
-    if (got > 0) {
-      collect_fds(msg);
-      if (msg.msg_flags & MSG_CTRUNC) truncated_fds_ = true;
-    }
+    if (received.fds_truncated) truncated_fds_ = true;
     return got;
   }
 }
@@ -150,18 +128,6 @@ bool ClientSocket::wait_for(short events) {
     else if (r == 0)
       log_error("vtest: client stalled for %d ms; dropping it", stall_timeout_ms_);
     return r > 0 && (p.revents & (events | POLLHUP | POLLERR));
-  }
-}
-
-void ClientSocket::collect_fds(msghdr& msg) {
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (size_t i = 0; i < count; i++) {
-      int fd;
-      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-      fds_.push_back(fd);
-    }
   }
 }
 

@@ -47,7 +47,6 @@ class ClientSocket {
  private:
   ssize_t receive(uint8_t* dst, size_t n, bool block);
   bool wait_for(short events);
-  void collect_fds(msghdr& msg);
 
   int fd_;
   int stall_timeout_ms_;

@@ -1,11 +1,11 @@
-// Computed #include operands expanded with the build options' -D macros (guest/cl/include_macros.h).
-#include "guest/cl/include_macros.h"
+// Computed #include operands expanded with the build options' -D macros (common/cl/include_macros.h).
+#include "common/cl/include_macros.h"
 
 #include <gtest/gtest.h>
 
-#include "guest/cl/program_includes.h"
+#include "common/cl/program_includes.h"
 
-namespace gsvirt::icd {
+namespace gsvirt::cl {
 namespace {
 
 struct Expanded {
@@ -62,4 +62,4 @@ TEST(IncludeMacros, DefineOptionsAreCollectedInEitherSpelling) {
 }
 
 }  // namespace
-}  // namespace gsvirt::icd
+}  // namespace gsvirt::cl

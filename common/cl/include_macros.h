@@ -2,7 +2,7 @@
 // then be a "name" or a <name>. Real OpenCL programs do this with macros from their build options:
 // hashcat builds with -D "XM2S(x)=#x" -D "M2S(x)=XM2S(x)" -D INCLUDE_PATH=<its kernel dir> and
 // writes `#include M2S(INCLUDE_PATH/inc_vendor.h)` in every kernel. Since includes are resolved on
-// the application's side (program_includes.h), the ICD expands such operands itself, with the
+// the application's side (program_includes.h), such operands are expanded there, with the
 // object-like and function-like macros the -D options define (stringizing `#`, pasting `##`,
 // rescanning, no recursion into a macro being expanded). Macros that the source's own #defines
 // make are not known here; such an include is left for the host, which reports it not found.
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gsvirt::icd {
+namespace gsvirt::cl {
 
 class IncludeMacros {
  public:
@@ -49,4 +49,4 @@ class IncludeMacros {
 // `##`, single punctuators).
 std::vector<IncludeMacros::Token> preprocessing_tokens(std::string_view text);
 
-}  // namespace gsvirt::icd
+}  // namespace gsvirt::cl

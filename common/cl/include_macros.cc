@@ -1,9 +1,9 @@
-#include "guest/cl/include_macros.h"
+#include "common/cl/include_macros.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace gsvirt::icd {
+namespace gsvirt::cl {
 namespace {
 
 // A program's own options cannot harm the host, but an exponential macro set must not hang the
@@ -207,4 +207,4 @@ bool IncludeMacros::expand(std::string_view operand, std::string* name, bool* qu
   return true;
 }
 
-}  // namespace gsvirt::icd
+}  // namespace gsvirt::cl

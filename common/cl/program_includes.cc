@@ -1,4 +1,4 @@
-#include "guest/cl/program_includes.h"
+#include "common/cl/program_includes.h"
 
 #include <sys/stat.h>
 
@@ -9,9 +9,9 @@
 #include <set>
 #include <sstream>
 
-#include "guest/cl/include_macros.h"
+#include "common/cl/include_macros.h"
 
-namespace gsvirt::icd {
+namespace gsvirt::cl {
 namespace {
 
 constexpr size_t kMaxDepth = 32;                    // include guards stop real recursion sooner
@@ -188,4 +188,4 @@ std::string inline_includes(const std::string& source, const std::vector<std::st
   return *changed ? out : source;
 }
 
-}  // namespace gsvirt::icd
+}  // namespace gsvirt::cl

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Real OpenCL applications from Debian's archive on gsgpu through `gsvirt run` (issue 13,
+acceptance 3), each checked against the same application run directly on the host's OpenCL
+platform (PoCL) in the same test.
+
+Usage: apps.py CASE --gsvirt PATH [--mode remote|native]
+Cases:
+  clpeak    clpeak's quick sections (global bandwidth, transfer bandwidth, kernel latency): its one
+            program of every kernel builds, each section gsgpu reports runs and prints a number
+            for every line PoCL prints (the long compute sections: scripts/apps-compare).
+  hashcat   hashcat cracks an md5 of a 3-letter word with the mask ?l?l?l, as on PoCL.
+A case whose application is not installed is skipped (exit 77).
+"""
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def require(tool):
+    if not shutil.which(tool):
+        print(f"SKIP: {tool} is not installed")
+        sys.exit(77)
+
+
+def app_env(home):
+    """A fresh HOME (applications keep kernel caches there) and gsgpu's VRAM at 2 GiB: hashcat
+    refuses devices with less allocatable memory than its attack needs."""
+    env = dict(os.environ)
+    env["HOME"] = home
+    env["XDG_CACHE_HOME"] = os.path.join(home, ".cache")
+    env["XDG_DATA_HOME"] = os.path.join(home, ".local/share")
+    env["GSGPU_VRAM_MB"] = "2048"
+    env.pop("GSVIRT_EXECUTOR", None)
+    return env
+
+
+def run(cmd, home, timeout, cwd):
+    print("+", " ".join(cmd), flush=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=app_env(home), cwd=cwd)
+    print(r.stdout[-6000:], r.stderr[-3000:], flush=True)
+    return r
+
+
+def through_gsvirt(args, app):
+    # native mode always runs on gsgpu (its runtime in the application); remote mode names it
+    executor = ["--executor", "gsgpu"] if args.mode == "remote" else []
+    return [args.gsvirt, "run", "--mode", args.mode, *executor, "--", *app]
+
+
+def direct_env_home(tmp, name):
+    home = os.path.join(tmp, name)
+    os.makedirs(home, exist_ok=True)
+    return home
+
+
+# clpeak prints a section title indented by 4 ("    Transfer bandwidth (GBPS)"), then its results
+# indented by 6 or more ("      float4  : 4.98", "        memcpy from mapped ptr : 18.14"); "inf" when
+# the host timer saw no time pass (an unmap of a mapping the application already shares).
+SECTION = re.compile(r"^    (\S[^:]*)$")
+RESULT = re.compile(r"^      \s*(\S[^:]*?)\s*:\s*([0-9.]+|inf)\s*$")
+
+
+def clpeak_results(text):
+    """{section: [result labels]} for each section that reported numbers."""
+    sections, current = {}, None
+    for line in text.splitlines():
+        if SECTION.match(line):
+            current = line.strip()
+        elif (m := RESULT.match(line)) and current:
+            sections.setdefault(current, []).append(m.group(1))
+    return sections
+
+
+def case_clpeak(args, tmp):
+    require("clpeak")
+    quick = ["clpeak", "--global-bandwidth", "--transfer-bandwidth", "--kernel-latency"]
+    direct = run(quick, direct_env_home(tmp, "pocl"), 600, tmp)
+    gsgpu = run(through_gsvirt(args, quick), direct_env_home(tmp, "gsgpu"), 900, tmp)
+    if gsgpu.returncode != 0:
+        fail(f"clpeak through gsvirt returned {gsgpu.returncode}")
+    if "Build Log" in gsgpu.stdout or "error" in gsgpu.stdout.lower():
+        fail("clpeak's program did not build on gsgpu")
+    if "Device: gsgpu" not in gsgpu.stdout:
+        fail("clpeak did not run on gsgpu")
+    want, got = clpeak_results(direct.stdout), clpeak_results(gsgpu.stdout)
+    if not want:
+        fail("clpeak printed no results on PoCL; the reference is unusable")
+    for section, labels in want.items():
+        if got.get(section) != labels:
+            fail(f"section '{section}': PoCL reports {labels}, gsgpu {got.get(section)}")
+    if "Kernel launch latency" in direct.stdout and "Kernel launch latency" not in gsgpu.stdout:
+        fail("clpeak measured no kernel launch latency on gsgpu")
+    print(f"PASS: {len(want)} sections, {sum(len(v) for v in want.values())} results on both")
+
+
+def case_hashcat(args, tmp):
+    require("hashcat")
+    word = "gsv"
+    digest = hashlib.md5(word.encode()).hexdigest()
+    with open(os.path.join(tmp, "hash.txt"), "w") as f:
+        f.write(digest + "\n")
+    attack = ["hashcat", "-m", "0", "-a", "3", "-O", "--potfile-disable", "--quiet", "hash.txt", "?l?l?l"]
+    direct = run(attack, direct_env_home(tmp, "pocl"), 600, tmp)
+    gsgpu = run(through_gsvirt(args, attack), direct_env_home(tmp, "gsgpu"), 900, tmp)
+    found = f"{digest}:{word}"
+    if found not in direct.stdout:
+        fail("hashcat on PoCL did not crack the hash; the reference is unusable")
+    if found not in gsgpu.stdout or gsgpu.returncode != 0:
+        fail(f"hashcat through gsvirt returned {gsgpu.returncode} without '{found}'")
+    print(f"PASS: both crack {digest} to '{word}'")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("case", choices=["clpeak", "hashcat"])
+    p.add_argument("--gsvirt", required=True)
+    p.add_argument("--mode", default="remote", choices=["remote", "native"])
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory(prefix="gsvirt-apps-") as tmp:
+        {"clpeak": case_clpeak, "hashcat": case_hashcat}[args.case](args, tmp)
+
+
+if __name__ == "__main__":
+    main()
