@@ -15,6 +15,13 @@ inline constexpr char kDeviceOpenCLCVersion[] = "OpenCL C 1.2 gsgpu";  // 3.0 de
 // The OpenCL C extensions are the compiler's (gsgpu/compiler/opencl_c_support.h).
 inline constexpr char kDeviceExtensions[] = "cl_khr_icd " GSGPU_OPENCL_C_EXTENSIONS;
 inline constexpr char kPlatformExtensions[] = "cl_khr_icd";
+// The device's extensions: kDeviceExtensions, and with image support cl_khr_image2d_from_buffer
+// (2D images over buffers, which the runtime makes; OpenCL C is not involved).
+inline std::string device_extensions(const Runtime* rt) {
+  std::string list = kDeviceExtensions;
+  if (rt->config().image_support) list += " cl_khr_image2d_from_buffer";
+  return list;
+}
 
 // The OpenCL 2.x / 3.0 device queries; *known is false for any other `param`.
 cl_int opencl3_device_info(Runtime* rt, cl_device_info param, size_t size, void* value, size_t* ret,

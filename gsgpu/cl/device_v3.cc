@@ -36,13 +36,13 @@ std::vector<cl_name_version> name_versions(std::string_view list, cl_version ver
   return out;
 }
 
-cl_int version_lists(cl_device_info param, size_t size, void* value, size_t* ret, bool* known) {
+cl_int version_lists(const Runtime* rt, cl_device_info param, size_t size, void* value, size_t* ret, bool* known) {
   *known = true;
   std::vector<cl_name_version> list;
   switch (param) {
     case CL_DEVICE_NUMERIC_VERSION: return put_value(kOpenCL30, size, value, ret);
     case CL_DEVICE_OPENCL_C_NUMERIC_VERSION_KHR: return put_value(CL_MAKE_VERSION(1, 2, 0), size, value, ret);
-    case CL_DEVICE_EXTENSIONS_WITH_VERSION: list = name_versions(kDeviceExtensions, kExtensionVersion); break;
+    case CL_DEVICE_EXTENSIONS_WITH_VERSION: list = name_versions(device_extensions(rt), kExtensionVersion); break;
     case CL_DEVICE_ILS_WITH_VERSION: list = {name_version("SPIR-V", CL_MAKE_VERSION(1, 0, 0))}; break;
     case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION: break;  // none, as CL_DEVICE_BUILT_IN_KERNELS
     case CL_DEVICE_OPENCL_C_ALL_VERSIONS:
@@ -103,7 +103,7 @@ cl_int absent_features(cl_device_info param, size_t size, void* value, size_t* r
 
 cl_int opencl3_device_info(Runtime* rt, cl_device_info param, size_t size, void* value, size_t* ret,
                            bool* known) {
-  cl_int err = version_lists(param, size, value, ret, known);
+  cl_int err = version_lists(rt, param, size, value, ret, known);
   if (*known) return err;
   err = absent_features(param, size, value, ret, known);
   if (*known) return err;

@@ -19,7 +19,7 @@ bool compiler_available() {
   return !t.clang.empty() && !t.llvm_spirv.empty();
 }
 
-cl_int string_info(cl_device_info param, size_t size, void* value, size_t* ret, bool* known) {
+cl_int string_info(const Runtime* rt, cl_device_info param, size_t size, void* value, size_t* ret, bool* known) {
   *known = true;
   switch (param) {
     case CL_DEVICE_NAME: return put_string("gsgpu", size, value, ret);
@@ -28,7 +28,7 @@ cl_int string_info(cl_device_info param, size_t size, void* value, size_t* ret, 
     case CL_DEVICE_PROFILE: return put_string("FULL_PROFILE", size, value, ret);
     case CL_DEVICE_VERSION: return put_string(kDeviceVersion, size, value, ret);
     case CL_DEVICE_OPENCL_C_VERSION: return put_string(kDeviceOpenCLCVersion, size, value, ret);
-    case CL_DEVICE_EXTENSIONS: return put_string(kDeviceExtensions, size, value, ret);
+    case CL_DEVICE_EXTENSIONS: return put_string(device_extensions(rt), size, value, ret);
     case CL_DEVICE_BUILT_IN_KERNELS: return put_string("", size, value, ret);
     case CL_DEVICE_IL_VERSION: return put_string("SPIR-V_1.0", size, value, ret);
   }
@@ -209,7 +209,7 @@ cl_int CL_API_CALL gsgpu_clGetDeviceInfo(cl_device_id device, cl_device_info par
   auto* d = as<Device>(device, Kind::kDevice);
   if (!d) return CL_INVALID_DEVICE;
   bool known = false;
-  cl_int err = string_info(param, size, value, ret, &known);
+  cl_int err = string_info(d->rt, param, size, value, ret, &known);
   if (!known) err = uint_info(d->rt, param, size, value, ret, &known);
   if (!known) err = ulong_info(d->rt, param, size, value, ret, &known);
   if (!known) err = size_info(d->rt, param, size, value, ret, &known);

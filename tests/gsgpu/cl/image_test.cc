@@ -25,6 +25,12 @@ TEST_F(ImageTest, DeviceReportsImageSupportAndItsLimits) {
   EXPECT_EQ(device_info<cl_uint>(CL_DEVICE_MAX_SAMPLERS), 16u);
   EXPECT_EQ(device_info<cl_uint>(CL_DEVICE_IMAGE_PITCH_ALIGNMENT), 1u);
   EXPECT_EQ(device_info<cl_uint>(CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT), 1u);
+  // 2D images from buffers are made, so the extension says so.
+  size_t n = 0;
+  ASSERT_EQ(api().clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, 0, nullptr, &n), CL_SUCCESS);
+  std::string extensions(n, '\0');
+  ASSERT_EQ(api().clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, n, extensions.data(), nullptr), CL_SUCCESS);
+  EXPECT_NE(extensions.find("cl_khr_image2d_from_buffer"), std::string::npos) << extensions;
   // 128 image arguments fit in the parameter space.
   EXPECT_GE(device_info<size_t>(CL_DEVICE_MAX_PARAMETER_SIZE), 128 * sizeof(cl_mem));
 }
