@@ -135,6 +135,7 @@ class Lowering {
  public:
   // Shared by the arithmetic and extended-instruction lowering.
   MOperand normalise(MOperand v, uint32_t width);   // zero-extends an 8/16-bit result
+  MOperand clamp_to_narrow_int(MOperand r, uint32_t width, bool is_signed);  // 8/16-bit _sat range
   MOperand sign_extend32(MOperand v, uint32_t width);  // 8/16-bit -> signed 32-bit
   MOperand select(MOperand cond, MOperand a, MOperand b, unsigned bits);
   const SpirvInstruction* current() const { return current_; }

@@ -7,6 +7,14 @@ namespace gsgpu::compiler {
 using isa::Opcode;
 using spv::Op;
 
+
+// A 32-bit conversion result clamped to a narrower integer's range (convert_<char/short>_sat).
+MOperand Lowering::clamp_to_narrow_int(MOperand r, uint32_t width, bool is_signed) {
+  if (!is_signed) return MOperand::vreg(emit(Opcode::v_min_u32, 32, r, MOperand::literal((1u << width) - 1)));
+  const int32_t hi = (1 << (width - 1)) - 1;
+  r = MOperand::vreg(emit(Opcode::v_min_i32, 32, r, MOperand::literal(static_cast<uint32_t>(hi))));
+  return MOperand::vreg(emit(Opcode::v_max_i32, 32, r, MOperand::literal(static_cast<uint32_t>(-hi - 1))));
+}
 MOperand Lowering::convert(Op op, uint32_t from, uint32_t to, MOperand v, const SpirvDecorations* d) {
   const bool from_float = is_float(from), to_float = is_float(to);
   const uint32_t wf = from_float ? type(from).width : int_width(from);
@@ -64,15 +72,7 @@ MOperand Lowering::convert(Op op, uint32_t from, uint32_t to, MOperand v, const 
     if (rounding == spv::FPRoundingMode::RTN) v = MOperand::vreg(emit(Opcode::v_floor_f32, 32, v));
     if (wt == 64) return MOperand::vreg(emit(is_signed ? Opcode::v_cvt_i64_f32 : Opcode::v_cvt_u64_f32, 64, v));
     MOperand r = MOperand::vreg(emit(is_signed ? Opcode::v_cvt_i32_f32 : Opcode::v_cvt_u32_f32, 32, v));
-    if (wt < 32 && saturate) {
-      if (is_signed) {
-        const int32_t hi = (1 << (wt - 1)) - 1;
-        r = MOperand::vreg(emit(Opcode::v_min_i32, 32, r, MOperand::literal(static_cast<uint32_t>(hi))));
-        r = MOperand::vreg(emit(Opcode::v_max_i32, 32, r, MOperand::literal(static_cast<uint32_t>(-hi - 1))));
-      } else {
-        r = MOperand::vreg(emit(Opcode::v_min_u32, 32, r, MOperand::literal((1u << wt) - 1)));
-      }
-    }
+    if (wt < 32 && saturate) r = clamp_to_narrow_int(r, wt, is_signed);
     return normalise(r, wt);
   }
   // Integer -> float.

@@ -125,15 +125,7 @@ MOperand Lowering::convert_double(Op op, uint32_t wf, uint32_t wt, MOperand v, s
     if (rounding == spv::FPRoundingMode::RTN) v = f64_math(MathF64::k_floor, v);
     if (wt == 64) return f64(is_signed ? Opcode::v_cvt_i64_f64 : Opcode::v_cvt_u64_f64, v);
     MOperand r = MOperand::vreg(emit(is_signed ? Opcode::v_cvt_i32_f64 : Opcode::v_cvt_u32_f64, 32, v));
-    if (wt < 32 && saturate) {
-      if (is_signed) {
-        const int32_t hi = (1 << (wt - 1)) - 1;
-        r = MOperand::vreg(emit(Opcode::v_min_i32, 32, r, MOperand::literal(static_cast<uint32_t>(hi))));
-        r = MOperand::vreg(emit(Opcode::v_max_i32, 32, r, MOperand::literal(static_cast<uint32_t>(-hi - 1))));
-      } else {
-        r = MOperand::vreg(emit(Opcode::v_min_u32, 32, r, MOperand::literal((1u << wt) - 1)));
-      }
-    }
+    if (wt < 32 && saturate) r = clamp_to_narrow_int(r, wt, is_signed);
     return normalise(r, wt);
   }
   // Integer -> double (or 64-bit integer -> float in a directed mode).

@@ -1,8 +1,9 @@
 #include "gsgpu/emu/dump.h"
 
 #include <cinttypes>
-#include <cstdarg>
 #include <vector>
+
+#include "common/text.h"
 
 namespace gsgpu {
 namespace {
@@ -11,15 +12,7 @@ namespace {
 // readable and bounded whatever a guest puts in CODE_SIZE.
 constexpr uint32_t kMaxDisassembledBytes = 64 * 1024;
 
-void appendf(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void appendf(std::string* out, const char* fmt, ...) {
-  char line[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = std::vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  if (n > 0) out->append(line, std::min<size_t>(size_t(n), sizeof line - 1));
-}
+using gsvirt::appendf;
 
 void append_packet(std::string* out, const DispatchRecord& r) {
   const hw::PacketInfo* info = hw::find_packet(hw::pkt::DISPATCH::OPCODE);

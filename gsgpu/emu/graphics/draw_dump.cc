@@ -2,21 +2,14 @@
 #include "gsgpu/emu/graphics/draw_dump.h"
 
 #include <cinttypes>
-#include <cstdarg>
 #include <cstdio>
+
+#include "common/text.h"
 
 namespace gsgpu::graphics {
 namespace {
 
-void appendf(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void appendf(std::string* out, const char* fmt, ...) {
-  char line[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = std::vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  if (n > 0) out->append(line, std::min<size_t>(size_t(n), sizeof line - 1));
-}
+using gsvirt::appendf;
 
 const char* cull_name(CullMode m) {
   static const char* names[] = {"none", "front", "back", "front and back"};

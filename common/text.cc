@@ -1,0 +1,18 @@
+#include "common/text.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+
+namespace gsvirt {
+
+void appendf(std::string* out, const char* fmt, ...) {
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  const int n = std::vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (n > 0) out->append(line, std::min<size_t>(size_t(n), sizeof line - 1));
+}
+
+}  // namespace gsvirt
