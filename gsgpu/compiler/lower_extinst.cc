@@ -23,7 +23,8 @@ std::string ext_name(uint32_t ext) {
   return "OpenCL.std #" + std::to_string(ext);
 }
 
-// Float operations that are one ISA instruction.
+// Float operations that are one ISA instruction (the transcendentals at their full accuracy go through
+// the double unit first: float_via_double in lower_fp64.cc).
 Opcode direct_float_op(uint32_t ext) {
   switch (ext) {
     case cl::Sqrt: case cl::Native_sqrt: case cl::Half_sqrt: return Opcode::v_sqrt_f32;
@@ -33,16 +34,15 @@ Opcode direct_float_op(uint32_t ext) {
     case cl::Ceil: return Opcode::v_ceil_f32;
     case cl::Trunc: return Opcode::v_trunc_f32;
     case cl::Rint: return Opcode::v_rndne_f32;
-    case cl::Exp2: case cl::Native_exp2: case cl::Half_exp2: return Opcode::v_exp2_f32;
-    case cl::Log2: case cl::Native_log2: case cl::Half_log2: return Opcode::v_log2_f32;
-    case cl::Exp: case cl::Native_exp: case cl::Half_exp: return Opcode::v_exp_f32;
-    case cl::Log: case cl::Native_log: case cl::Half_log: return Opcode::v_log_f32;
-    case cl::Sin: case cl::Native_sin: case cl::Half_sin: return Opcode::v_sin_f32;
-    case cl::Cos: case cl::Native_cos: case cl::Half_cos: return Opcode::v_cos_f32;
-    case cl::Tan: case cl::Native_tan: case cl::Half_tan: return Opcode::v_tan_f32;
+    case cl::Native_exp2: case cl::Half_exp2: return Opcode::v_exp2_f32;
+    case cl::Native_log2: case cl::Half_log2: return Opcode::v_log2_f32;
+    case cl::Native_exp: case cl::Half_exp: return Opcode::v_exp_f32;
+    case cl::Native_log: case cl::Half_log: return Opcode::v_log_f32;
+    case cl::Native_sin: case cl::Half_sin: return Opcode::v_sin_f32;
+    case cl::Native_cos: case cl::Half_cos: return Opcode::v_cos_f32;
+    case cl::Native_tan: case cl::Half_tan: return Opcode::v_tan_f32;
     case cl::Native_recip: case cl::Half_recip: return Opcode::v_rcp_f32;
-    case cl::Pow: case cl::Powr: case cl::Native_powr: case cl::Half_powr: return Opcode::v_pow_f32;
-    case cl::Atan2: return Opcode::v_atan2_f32;
+    case cl::Native_powr: return Opcode::v_pow_f32;
     case cl::Copysign: return Opcode::v_copysign_f32;
     case cl::Ldexp: return Opcode::v_ldexp_f32;
     case cl::Fmin: case cl::FMin_common: return Opcode::v_min_f32;
@@ -57,10 +57,8 @@ Opcode direct_float_op(uint32_t ext) {
 constexpr uint32_t kOne = 0x3f800000u;   // 1.0f
 constexpr uint32_t kHalf = 0x3f000000u;  // 0.5f
 
-// ---- Special functions (erf, erfc, tgamma, lgamma, rootn) ----
-// Written with the public emission helpers only. Polynomials were fitted for this file by Chebyshev
-// interpolation in long double (coefficients rounded to float, evaluated by Horner with fma); the
-// comments give each fit's interval and its relative error before float rounding.
+// Float emission helpers for the lowerings below that build a value from several instructions
+// (remquo). The float transcendentals go through the double unit (float_via_double, lower_fp64.cc).
 struct FloatOps {
   Lowering& l;
   MOperand op(Opcode o, MOperand a, MOperand b = {}, MOperand c = {}) { return MOperand::vreg(l.emit(o, 32, a, b, c)); }
@@ -77,200 +75,7 @@ struct FloatOps {
   MOperand lt(MOperand a, MOperand b) { return op(Opcode::v_cmp_olt_f32, a, b); }
   MOperand ge(MOperand a, MOperand b) { return op(Opcode::v_cmp_oge_f32, a, b); }
   MOperand sel(MOperand c, MOperand a, MOperand b) { return l.select(c, a, b, 32); }
-  // Horner with fma; coefficients from the highest degree down.
-  MOperand poly(MOperand w, std::initializer_list<float> c) {
-    auto it = c.begin();
-    MOperand acc = k(*it++);
-    for (; it != c.end(); ++it) acc = fma(acc, w, k(*it));
-    return acc;
-  }
-  // Two or three polynomials of one degree in one Horner chain: each coefficient is selected first
-  // (in_b picks b over a, in_c picks c over both).
-  MOperand poly2(MOperand w, MOperand in_b, const float* a, const float* b, size_t n, MOperand in_c = {}, const float* c = nullptr) {
-    auto coefficient = [&](size_t i) {
-      MOperand v = sel(in_b, k(b[i]), k(a[i]));
-      return c ? sel(in_c, k(c[i]), v) : v;
-    };
-    MOperand acc = coefficient(0);
-    for (size_t i = 1; i < n; ++i) acc = fma(acc, w, coefficient(i));
-    return acc;
-  }
-  // sin(pi x) with relative accuracy near the integers: x - rint(x) is exact.
-  MOperand sinpi(MOperand x) {
-    const MOperand n = op(Opcode::v_rndne_f32, x);
-    const MOperand s = op(Opcode::v_sin_f32, mul(sub(x, n), k(3.14159265f)));
-    const MOperand odd = op(Opcode::v_shl_b32, op(Opcode::v_cvt_i32_f32, n), MOperand::literal(31));
-    return op(Opcode::v_xor_b32, s, odd);
-  }
-  MOperand is_negative_integer(MOperand x) {
-    return op(Opcode::v_and_b32, lt(x, k(0.0f)), op(Opcode::v_cmp_oeq_f32, x, op(Opcode::v_floor_f32, x)));
-  }
-
-  // erfc(x) for x >= 0.5 (0 above 10.5, NaN for NaN): exp(-x^2) * g(x), g(x) = erfc(x) e^(x^2).
-  MOperand erfc_tail(MOperand x) {
-    // g on [0.5, 2) in (x - 1.25), rel. error 2.6e-9; [2, 4) in (x - 3), 4.4e-10;
-    // x g(x) on [4, 10.5] as a polynomial in s = 1/x^2, 1.2e-15.
-    static const float kLow[] = {6.318043597e-05f, -1.924501121e-04f, 4.686912871e-04f, -1.308697741e-03f, 3.554425901e-03f,
-                                 -9.085889906e-03f, 2.201123163e-02f, -5.021784455e-02f, 1.067955717e-01f, -2.088218927e-01f,
-                                 3.678229153e-01f};
-    static const float kMid[] = {3.341543220e-07f, -1.433213697e-06f, 5.100322596e-06f, -2.078395664e-05f, 8.357456682e-05f,
-                                 -3.242166131e-04f, 1.223035390e-03f, -4.479414783e-03f, 1.588437147e-02f, -5.437226221e-02f,
-                                 1.790011525e-01f};
-    static const float kHigh[] = {1.769625781e+04f, -9.364254883e+03f, 2.522437500e+03f, -4.950826416e+02f, 8.781153870e+01f,
-                                  -1.655635452e+01f, 3.700468063e+00f, -1.057828784e+00f, 4.231419563e-01f, -2.820947766e-01f,
-                                  5.641896129e-01f};
-    const MOperand mid = ge(x, k(2.0f)), high = ge(x, k(4.0f));
-    const MOperand x2 = mul(x, x);
-    const MOperand w = sel(high, op(Opcode::v_rcp_f32, x2), sub(x, sel(mid, k(3.0f), k(1.25f))));
-    MOperand g = poly2(w, mid, kLow, kMid, 11, high, kHigh);
-    g = sel(high, div(g, x), g);
-    // exp(-x^2) with x^2 = x2 + x2_low exactly: exp(-x2) * (1 - x2_low). Past x^2 = 32 the exponent is
-    // shifted by 64 (64 - x2 is exact there) so that the product is formed before any underflow.
-    const MOperand x2_low = fma(x, x, neg(x2));
-    const MOperand far = ge(x2, k(32.0f));
-    const MOperand e = exp(sel(far, sub(k(64.0f), x2), neg(x2)));
-    MOperand r = mul(e, g);
-    r = fma(neg(r), x2_low, r);
-    r = sel(far, mul(r, k(1.603810939e-28f)), r);  // e^-64
-    return sel(op(Opcode::v_cmp_ogt_f32, x, k(10.5f)), k(0.0f), r);
-  }
-  // erf(x) for |x| <= 1: x * P(x^2), P fitted on [0, 1] (rel. error 3.7e-11).
-  MOperand erf_small(MOperand x) {
-    return mul(x, poly(mul(x, x), {-9.667044651e-06f, 1.126595889e-04f, -8.484080317e-04f, 5.221031606e-03f, -2.686543018e-02f,
-                                   1.128378212e-01f, -3.761263788e-01f, 1.128379226e+00f}));
-  }
-  MOperand erf(MOperand x) {
-    const MOperand ax = abs(x);
-    const MOperand big = op(Opcode::v_copysign_f32, sub(k(1.0f), erfc_tail(ax)), x);
-    return sel(op(Opcode::v_cmp_ole_f32, ax, k(1.0f)), erf_small(x), big);
-  }
-  MOperand erfc(MOperand x) {
-    const MOperand tail = erfc_tail(abs(x));
-    const MOperand r = sel(lt(x, k(0.0f)), sub(k(2.0f), tail), tail);
-    return sel(lt(abs(x), k(0.5f)), sub(k(1.0f), erf_small(x)), r);
-  }
-
-  // Gamma(y) for y in [1, 2): fitted in (y - 1.5), rel. error 7.6e-9.
-  MOperand gamma_1_2(MOperand y) {
-    return poly(sub(y, k(1.5f)), {1.586386561e-02f, -2.372913621e-02f, 2.468161844e-02f, -3.626931459e-02f, 5.874044821e-02f,
-                                  -7.771812379e-02f, 1.446394622e-01f, -1.072859690e-01f, 4.148135185e-01f, 3.233828768e-02f,
-                                  8.862269521e-01f});
-  }
-  // Gamma(v) for v in [-1, 8): Gamma(y) on [1, 2) times (v-1)...(v-m), or divided by v (and v + 1)
-  // below 1. Every v - j is exact, so the error is the polynomial's plus one rounding per factor.
-  MOperand gamma_shift(MOperand v) {
-    const MOperand m = sub(op(Opcode::v_floor_f32, v), k(1.0f));  // -2 .. 6
-    MOperand r = gamma_1_2(sub(v, m));
-    for (int j = 1; j <= 6; ++j) r = mul(r, sel(ge(m, k(float(j))), sub(v, k(float(j))), k(1.0f)));
-    const MOperand d1 = sel(lt(m, k(0.0f)), v, k(1.0f));
-    const MOperand d2 = sel(lt(m, k(-1.0f)), add(v, k(1.0f)), k(1.0f));
-    return div(r, mul(d1, d2));
-  }
-  // Stirling's series for t >= 8: S(t) = 1/(12t) - 1/(360t^3) + 1/(1260t^5) - 1/(1680t^7).
-  MOperand stirling_series(MOperand t) {
-    const MOperand z = op(Opcode::v_rcp_f32, t);
-    return mul(z, poly(mul(z, z), {-1.0f / 1680, 1.0f / 1260, -1.0f / 360, 1.0f / 12}));
-  }
-  // Gamma(t) = h * h * e for t >= 8: h = t^((t - 0.5) / 2) (exact exponent), e = e^-t sqrt(2 pi) e^S.
-  void stirling_gamma(MOperand t, MOperand* h, MOperand* e) {
-    *h = op(Opcode::v_pow_f32, t, mul(sub(t, k(0.5f)), k(0.5f)));
-    const MOperand s = stirling_series(t);
-    const MOperand em1 = mul(s, poly(s, {1.0f / 6, 0.5f, 1.0f}));  // e^S - 1
-    // sqrt(2 pi) as hi + lo
-    const MOperand q = add(k(2.506628275f), fma(k(2.506628275f), em1, k(-2.866020476e-10f)));
-    *e = mul(exp(neg(t)), q);
-  }
-  MOperand tgamma(MOperand x) {
-    const MOperand reflect = lt(x, k(-1.0f));
-    const MOperand v = sel(reflect, neg(x), x);
-    const MOperand big = ge(v, k(8.0f));
-    const MOperand small = gamma_shift(op(Opcode::v_min_f32, v, k(7.99999952f)));
-    MOperand h, e;
-    stirling_gamma(op(Opcode::v_max_f32, v, k(8.0f)), &h, &e);
-    MOperand direct = sel(big, mul(mul(h, e), h), small);
-    direct = sel(op(Opcode::v_cmp_ogt_f32, x, k(36.0f)), k(INFINITY), direct);
-    // Gamma(x) = -pi / (x sin(pi x) Gamma(-x)) for x < -1.
-    const MOperand c = div(k(-3.14159265f), mul(x, sinpi(x)));
-    MOperand reflected = sel(big, div(div(div(c, e), h), h), div(c, small));
-    reflected = sel(lt(x, k(-50.0f)), mul(c, k(0.0f)), reflected);
-    MOperand r = sel(reflect, reflected, direct);
-    r = sel(is_negative_integer(x), k(NAN), r);
-    return sel(op(Opcode::v_cmp_isnan_f32, x), x, r);
-  }
-
-  // lgamma(t) for t >= 0 (not NaN). [1, 3): (t-1)(t-2) P(t) with P fitted on [1, 2) and [2, 3);
-  // [3, 8): shifted down to [2, 3) plus the log of the factors; below 1: lgamma(t+1) - log(t);
-  // from 8: Stirling.
-  MOperand lgamma_positive(MOperand t) {
-    static const float kP1[] = {9.349331376e-04f, -1.524485881e-03f, 1.863884972e-03f, -3.116982058e-03f, 5.453080405e-03f,
-                                -9.436287917e-03f, 1.679679938e-02f, -3.130800650e-02f, 6.291140616e-02f, -1.459598988e-01f,
-                                4.831289649e-01f};  // [1, 2) in (y - 1.5), rel. error 6.9e-10
-    static const float kP2[] = {4.328513114e-06f, -1.174857516e-05f, 2.919780309e-05f, -8.103041182e-05f, 2.290648408e-04f,
-                                -6.586697418e-04f, 1.949056983e-03f, -6.018767133e-03f, 1.990515366e-02f, -7.466357201e-02f,
-                                3.795771599e-01f};  // [2, 3) in (y - 2.5), rel. error 2.2e-12
-    const MOperand u = op(Opcode::v_min_f32, t, k(7.99999952f));
-    const MOperand below_one = lt(u, k(1.0f));
-    const MOperand m = op(Opcode::v_max_f32, sub(op(Opcode::v_floor_f32, u), k(2.0f)), k(0.0f));  // 0 .. 5
-    const MOperand y = sel(below_one, add(u, k(1.0f)), sub(u, m));
-    const MOperand upper = ge(y, k(2.0f));
-    const MOperand p = poly2(sub(y, sel(upper, k(2.5f), k(1.5f))), upper, kP1, kP2, 11);
-    const MOperand f1 = sel(below_one, u, sub(y, k(1.0f)));
-    const MOperand f2 = sel(below_one, sub(u, k(1.0f)), sub(y, k(2.0f)));
-    MOperand product = k(1.0f);
-    for (int j = 1; j <= 5; ++j) product = mul(product, sel(ge(m, k(float(j))), sub(u, k(float(j))), k(1.0f)));
-    const MOperand correction = sel(below_one, neg(log(u)), log(product));
-    const MOperand near = fma(mul(f1, f2), p, correction);
-    // (t - 0.5)(log t - 1) + (log(2 pi) - 1) / 2 + S(t)
-    const MOperand w = op(Opcode::v_max_f32, t, k(8.0f));
-    const MOperand far = fma(sub(w, k(0.5f)), sub(log(w), k(1.0f)), add(k(4.189385474e-01f), stirling_series(w)));
-    return sel(ge(t, k(8.0f)), far, near);
-  }
-  // lgamma(x); *sign gets the sign of Gamma(x) (+1 or -1, as an int).
-  MOperand lgamma(MOperand x, MOperand* sign) {
-    const MOperand ax = abs(x);
-    const MOperand positive = lgamma_positive(ax);
-    // x < -1 (and at most -1 for the poles): log(pi / |x sin(pi x)|) - lgamma(-x).
-    const MOperand s = sinpi(x);
-    const MOperand reflected = sub(log(div(k(3.14159265f), abs(mul(x, s)))), positive);
-    // -1 < x < 0: lgamma(x + 2) - log(x + 1) - log(-x), lgamma(x + 2) = x (x + 1) P1(x + 2).
-    MOperand between = lgamma_positive(add(x, k(2.0f)));  // x + 2 in (1, 2)
-    between = sub(sub(between, log(add(x, k(1.0f)))), log(ax));
-    MOperand r = sel(lt(x, k(0.0f)), sel(lt(x, k(-1.0f)), reflected, between), positive);
-    r = sel(is_negative_integer(x), k(INFINITY), r);
-    r = sel(op(Opcode::v_cmp_isnan_f32, x), x, r);
-    if (sign) {
-      // Negative where x < 0 and sin(pi x) < 0 (-1 < x < 0 included), and for -0.
-      const MOperand negative = op(Opcode::v_or_b32, op(Opcode::v_and_b32, lt(x, k(0.0f)), lt(s, k(0.0f))),
-                                   op(Opcode::v_cmp_eq_u32, x, MOperand::literal(0x80000000u)));
-      *sign = l.select(op(Opcode::v_and_b32, negative, op(Opcode::v_xor_b32, is_negative_integer(x), MOperand::literal(1))),
-                       MOperand::literal(0xffffffffu), MOperand::literal(1), 32);
-    }
-    return r;
-  }
 };
-
-// rootn(x, n) = x^(1/n): pow with the rounded 1/n, then one Newton step on r^n = |x| (1/n's rounding
-// would otherwise cost up to |log x| / n ulp for small n). Odd n keeps x's sign; even n of a negative x and n = 0
-// are NaN.
-MOperand rootn(Lowering& l, MOperand x, MOperand n) {
-  FloatOps f{l};
-  const MOperand nf = f.op(Opcode::v_cvt_f32_i32, n);
-  const MOperand ax = f.abs(x);
-  const MOperand r0 = f.op(Opcode::v_pow_f32, ax, f.op(Opcode::v_rcp_f32, nf));
-  const MOperand pn = f.op(Opcode::v_pow_f32, r0, nf);
-  const MOperand q = f.div(f.sub(pn, ax), ax);  // r0^n / |x| - 1; pn - |x| is exact
-  const MOperand normal = f.op(Opcode::v_and_b32,
-                               f.op(Opcode::v_and_b32, f.ge(pn, FloatOps::k(1.17549435e-38f)), f.lt(pn, FloatOps::k(INFINITY))),
-                               f.op(Opcode::v_and_b32, f.ge(ax, FloatOps::k(1.17549435e-38f)), f.lt(ax, FloatOps::k(INFINITY))));
-  // Only where r0^n is close to |x| (a large n amplifies r0's own rounding beyond a correction).
-  const MOperand close = f.op(Opcode::v_and_b32, normal, f.lt(f.abs(q), FloatOps::k(0x1p-10f)));
-  MOperand r = f.sel(close, f.fma(f.neg(r0), f.div(q, nf), r0), r0);
-  r = f.op(Opcode::v_or_b32, r, f.op(Opcode::v_and_b32, x, f.op(Opcode::v_shl_b32, n, MOperand::literal(31))));
-  const MOperand even = f.op(Opcode::v_xor_b32, f.op(Opcode::v_and_b32, n, MOperand::literal(1)), MOperand::literal(1));
-  const MOperand invalid = f.op(Opcode::v_or_b32, f.op(Opcode::v_cmp_eq_u32, n, MOperand::literal(0)),
-                                f.op(Opcode::v_and_b32, even, f.lt(x, FloatOps::k(0.0f))));
-  return f.sel(invalid, FloatOps::k(NAN), r);
-}
 
 }  // namespace
 
@@ -296,30 +101,12 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
       return op(direct, a[0], n > 1 ? a[1] : MOperand{}, n > 2 ? a[2] : MOperand{});
     }
     switch (ext) {
-      case cl::Exp10: case cl::Native_exp10: case cl::Half_exp10:
+      case cl::Native_exp10: case cl::Half_exp10:
         need(1);
         return op(Opcode::v_exp2_f32, op(Opcode::v_mul_f32, a[0], MOperand::literal(0x40549a78u)));  // log2(10)
-      case cl::Log10: case cl::Native_log10: case cl::Half_log10:
+      case cl::Native_log10: case cl::Half_log10:
         need(1);
         return op(Opcode::v_mul_f32, op(Opcode::v_log2_f32, a[0]), MOperand::literal(0x3e9a209bu));  // log10(2)
-      case cl::Pown: {
-        need(2);
-        // |x|^n, negated for a negative x and an odd n (float(n) can round an odd n to an even one).
-        const MOperand magnitude = op(Opcode::v_pow_f32, op(Opcode::v_abs_f32, a[0]), op(Opcode::v_cvt_f32_i32, a[1]));
-        return op(Opcode::v_or_b32, magnitude, op(Opcode::v_and_b32, a[0], op(Opcode::v_shl_b32, a[1], MOperand::literal(31))));
-      }
-      case cl::Rootn: need(2); return rootn(*this, a[0], a[1]);
-      case cl::Erf: need(1); return FloatOps{*this}.erf(a[0]);
-      case cl::Erfc: need(1); return FloatOps{*this}.erfc(a[0]);
-      case cl::Tgamma: need(1); return FloatOps{*this}.tgamma(a[0]);
-      case cl::Lgamma: need(1); return FloatOps{*this}.lgamma(a[0], nullptr);
-      case cl::Atan: need(1); return op(Opcode::v_atan2_f32, a[0], MOperand::literal(kOne));
-      case cl::Asin: case cl::Acos: {
-        need(1);
-        const MOperand root = op(Opcode::v_sqrt_f32, op(Opcode::v_sub_f32, MOperand::literal(kOne), op(Opcode::v_mul_f32, a[0], a[0])));
-        return ext == cl::Asin ? op(Opcode::v_atan2_f32, a[0], root) : op(Opcode::v_atan2_f32, root, a[0]);
-      }
-      case cl::Hypot: need(2); return op(Opcode::v_sqrt_f32, op(Opcode::v_mad_f32, a[0], a[0], op(Opcode::v_mul_f32, a[1], a[1])));
       case cl::Fdim: {
         need(2);
         // x - y when x > y, +0 when not, NaN when either is NaN (x - y is then that NaN).
@@ -334,87 +121,6 @@ MOperand Lowering::opencl_math(uint32_t ext, uint32_t scalar, const std::vector<
         const MOperand part = op(Opcode::v_abs_f32, op(Opcode::v_sub_f32, a[0], whole));
         const MOperand step = op(Opcode::v_copysign_f32, MOperand::literal(kOne), a[0]);
         return op(Opcode::v_add_f32, whole, select(op(Opcode::v_cmp_oge_f32, part, MOperand::literal(kHalf)), step, MOperand::literal(0), 32));
-      }
-      case cl::Cbrt: {
-        need(1);
-        const MOperand root = op(Opcode::v_pow_f32, op(Opcode::v_abs_f32, a[0]), MOperand::literal(0x3eaaaaabu));  // 1/3
-        return op(Opcode::v_copysign_f32, root, a[0]);
-      }
-      case cl::Sinh: case cl::Cosh: case cl::Tanh: {
-        need(1);
-        const MOperand e = op(Opcode::v_exp_f32, a[0]);
-        const MOperand inv = op(Opcode::v_rcp_f32, e);
-        const MOperand cosh = op(Opcode::v_mul_f32, op(Opcode::v_add_f32, e, inv), MOperand::literal(kHalf));
-        if (ext == cl::Cosh) return cosh;
-        // Small |x|: the series x + x^3/6 + x^5/120 + x^7/5040 avoids the cancellation in e^x - e^-x.
-        const MOperand x2 = op(Opcode::v_mul_f32, a[0], a[0]);
-        MOperand series = op(Opcode::v_mad_f32, x2, MOperand::literal(0x39500d01u), MOperand::literal(0x3c088889u));  // 1/5040, 1/120
-        series = op(Opcode::v_mad_f32, series, x2, MOperand::literal(0x3e2aaaabu));  // 1/6
-        series = op(Opcode::v_mad_f32, op(Opcode::v_mul_f32, series, x2), a[0], a[0]);
-        const MOperand wide = op(Opcode::v_mul_f32, op(Opcode::v_sub_f32, e, inv), MOperand::literal(kHalf));
-        const MOperand small = op(Opcode::v_cmp_olt_f32, op(Opcode::v_abs_f32, a[0]), MOperand::literal(kHalf));
-        const MOperand sinh = select(small, series, wide, 32);
-        if (ext == cl::Sinh) return sinh;
-        const MOperand ratio = op(Opcode::v_div_f32, sinh, cosh);
-        const MOperand saturated = op(Opcode::v_cmp_ogt_f32, op(Opcode::v_abs_f32, a[0]), MOperand::literal(0x41200000u));  // 10
-        return select(saturated, op(Opcode::v_copysign_f32, MOperand::literal(kOne), a[0]), ratio, 32);
-      }
-      case cl::Asinpi: case cl::Acospi: case cl::Atanpi: case cl::Atan2pi: {
-        const uint32_t base = ext == cl::Asinpi ? cl::Asin : ext == cl::Acospi ? cl::Acos : ext == cl::Atanpi ? cl::Atan : cl::Atan2;
-        return op(Opcode::v_mul_f32, opencl_math(base, scalar, a), MOperand::literal(0x3ea2f983u));  // 1/pi
-      }
-      case cl::Sinpi: case cl::Cospi: case cl::Tanpi: {
-        need(1);
-        // Reduce to [-1, 1] exactly (x - 2 * rint(x / 2)) before multiplying by pi.
-        const MOperand reduced = op(Opcode::v_sub_f32, a[0],
-                                    op(Opcode::v_mul_f32, op(Opcode::v_rndne_f32, op(Opcode::v_mul_f32, a[0], MOperand::literal(kHalf))),
-                                       MOperand::literal(0x40000000u)));
-        const MOperand angle = op(Opcode::v_mul_f32, reduced, MOperand::literal(0x40490fdbu));  // pi
-        const Opcode trig = ext == cl::Sinpi ? Opcode::v_sin_f32 : ext == cl::Cospi ? Opcode::v_cos_f32 : Opcode::v_tan_f32;
-        MOperand r = op(trig, angle);
-        // Exact zeros where the function has them: sinpi(n) = +-0, cospi(n + 0.5) = 0.
-        if (ext == cl::Sinpi || ext == cl::Tanpi)
-          r = select(op(Opcode::v_cmp_oeq_f32, reduced, op(Opcode::v_trunc_f32, reduced)), op(Opcode::v_copysign_f32, MOperand::literal(0), a[0]), r, 32);
-        if (ext == cl::Cospi)
-          r = select(op(Opcode::v_cmp_oeq_f32, op(Opcode::v_abs_f32, reduced), MOperand::literal(kHalf)), MOperand::literal(0), r, 32);
-        return r;
-      }
-      case cl::Asinh: case cl::Acosh: case cl::Atanh: {
-        need(1);
-        const MOperand ax = op(Opcode::v_abs_f32, a[0]);
-        const MOperand x2 = op(Opcode::v_mul_f32, a[0], a[0]);
-        if (ext == cl::Acosh)
-          return op(Opcode::v_log_f32, op(Opcode::v_add_f32, a[0], op(Opcode::v_sqrt_f32, op(Opcode::v_sub_f32, x2, MOperand::literal(kOne)))));
-        MOperand big, series;
-        if (ext == cl::Asinh) {
-          big = op(Opcode::v_copysign_f32, op(Opcode::v_log_f32, op(Opcode::v_add_f32, ax, op(Opcode::v_sqrt_f32, op(Opcode::v_add_f32, x2, MOperand::literal(kOne))))), a[0]);
-          series = op(Opcode::v_mad_f32, op(Opcode::v_mul_f32, x2, MOperand::literal(0xbe2aaaabu)), a[0], a[0]);  // x - x^3/6
-        } else {
-          big = op(Opcode::v_mul_f32, op(Opcode::v_log_f32, op(Opcode::v_div_f32, op(Opcode::v_add_f32, MOperand::literal(kOne), a[0]),
-                                                                   op(Opcode::v_sub_f32, MOperand::literal(kOne), a[0]))), MOperand::literal(kHalf));
-          series = op(Opcode::v_mad_f32, op(Opcode::v_mad_f32, x2, MOperand::literal(0x3e4ccccdu), MOperand::literal(0x3eaaaaabu)),  // 1/5, 1/3
-                      op(Opcode::v_mul_f32, x2, a[0]), a[0]);
-        }
-        return select(op(Opcode::v_cmp_olt_f32, ax, MOperand::literal(0x3c800000u)), series, big, 32);  // |x| < 2^-6
-      }
-      case cl::Expm1: case cl::Log1p: {
-        need(1);
-        const MOperand x = a[0];
-        MOperand series, big;
-        if (ext == cl::Expm1) {
-          // x + x^2/2 + x^3/6 + x^4/24
-          series = op(Opcode::v_mad_f32, x, MOperand::literal(0x3d2aaaabu), MOperand::literal(0x3e2aaaabu));
-          series = op(Opcode::v_mad_f32, series, x, MOperand::literal(kHalf));
-          series = op(Opcode::v_mad_f32, op(Opcode::v_mul_f32, series, x), x, x);
-          big = op(Opcode::v_sub_f32, op(Opcode::v_exp_f32, x), MOperand::literal(kOne));
-        } else {
-          // x - x^2/2 + x^3/3 - x^4/4
-          series = op(Opcode::v_mad_f32, x, MOperand::literal(0xbe800000u), MOperand::literal(0x3eaaaaabu));
-          series = op(Opcode::v_mad_f32, series, x, MOperand::literal(0xbf000000u));
-          series = op(Opcode::v_mad_f32, op(Opcode::v_mul_f32, series, x), x, x);
-          big = op(Opcode::v_log_f32, op(Opcode::v_add_f32, x, MOperand::literal(kOne)));
-        }
-        return select(op(Opcode::v_cmp_olt_f32, op(Opcode::v_abs_f32, x), MOperand::literal(0x3c800000u)), series, big, 32);
       }
       case cl::Logb: case cl::Ilogb: {
         need(1);

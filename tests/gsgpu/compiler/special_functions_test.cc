@@ -1,6 +1,7 @@
-// OpenCL.std special functions compiled for gsgpu (lower_extinst.cc): erf, erfc, tgamma, lgamma,
-// lgamma_r, pown, rootn, remquo (7 quotient bits) and 64-bit mad_sat, run on the shader cores over many inputs (edge
-// cases included) and compared with the C++ library in double (or exact integer references).
+// OpenCL.std special functions compiled for gsgpu (float_via_double in lower_fp64.cc, lower_extinst.cc):
+// erf, erfc, tgamma, lgamma, lgamma_r, pown, rootn, remquo (7 quotient bits) and 64-bit mad_sat, run on the
+// shader cores over many inputs (edge cases included) and compared with the C++ library in double (or exact
+// integer references).
 #include <bit>
 #include <cmath>
 #include <cstdint>
