@@ -9,6 +9,8 @@ Cases:
             program of every kernel builds, each section gsgpu reports runs and prints a number
             for every line PoCL prints (the long compute sections: scripts/apps-compare).
   hashcat   hashcat cracks an md5 of a 3-letter word with the mask ?l?l?l, as on PoCL.
+  ffmpeg    ffmpeg's OpenCL filters on a few small synthetic frames: every frame (framemd5) is
+            byte-identical to the frame the same filter chain gives on PoCL.
 A case whose application is not installed is skipped (exit 77).
 """
 import argparse
@@ -120,14 +122,84 @@ def case_hashcat(args, tmp):
     print(f"PASS: both crack {digest} to '{word}'")
 
 
+# ffmpeg: two short synthetic inputs (testsrc / testsrc2, 3 frames of 64x48) and, for each filter, the
+# chain that uploads the frames as OpenCL images, filters them and reads them back. Each chain is one
+# ffmpeg process, so a failing filter is named.
+FFMPEG_INPUTS = [["-f", "lavfi", "-i", "testsrc=size=64x48:rate=5:duration=0.6"],
+                 ["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=5:duration=0.6"]]
+YUV_CHAIN = "format=yuv420p,hwupload,{},hwdownload,format=yuv420p"
+FFMPEG_FILTERS = {
+    # name: (number of inputs, -vf or -filter_complex graph)
+    "avgblur": (1, YUV_CHAIN.format("avgblur_opencl=sizeX=2:sizeY=1")),
+    "boxblur": (1, YUV_CHAIN.format("boxblur_opencl=luma_radius=2:luma_power=2:chroma_radius=1")),
+    "unsharp": (1, YUV_CHAIN.format("unsharp_opencl=lx=5:ly=5:la=1.5")),
+    "convolution": (1, YUV_CHAIN.format("convolution_opencl=0m='0 -1 0 -1 5 -1 0 -1 0':0rdiv=1")),
+    "dilation": (1, YUV_CHAIN.format("dilation_opencl")),
+    "erosion": (1, YUV_CHAIN.format("erosion_opencl")),
+    "prewitt": (1, YUV_CHAIN.format("prewitt_opencl")),
+    "roberts": (1, YUV_CHAIN.format("roberts_opencl")),
+    "sobel": (1, YUV_CHAIN.format("sobel_opencl=scale=1.5")),
+    "nlmeans": (1, YUV_CHAIN.format("nlmeans_opencl=s=4:p=3:r=7")),
+    "transpose": (1, YUV_CHAIN.format("transpose_opencl=dir=clock")),
+    "pad": (1, YUV_CHAIN.format("pad_opencl=w=80:h=64:x=8:y=8:color=blue")),
+    "colorkey": (1, "format=rgba,hwupload,colorkey_opencl=color=0x00ff00:similarity=0.3:blend=0.2,"
+                    "hwdownload,format=rgba"),
+    "overlay": (2, "[0:v]format=yuv420p,hwupload[a];[1:v]scale=32:24,format=yuva420p,hwupload[b];"
+                   "[a][b]overlay_opencl=x=8:y=8,hwdownload,format=yuv420p"),
+    "xfade": (2, "[0:v]format=yuv420p,hwupload[a];[1:v]format=yuv420p,hwupload[b];"
+                 "[a][b]xfade_opencl=transition=wipeleft:duration=0.4:offset=0.1,hwdownload,format=yuv420p"),
+}
+
+# What ffmpeg or gsgpu print while gsgpu has no image support by default (GSGPU_IMAGES=1 turns the
+# runtime's image objects on; the compiler refuses image built-ins until their lowering is in).
+NO_IMAGES = ["No image support in OpenCL driver", "image built-ins are not supported"]
+
+
+def ffmpeg_command(inputs, graph):
+    cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error",
+           "-init_hw_device", "opencl=ocl", "-filter_hw_device", "ocl"]
+    for i in FFMPEG_INPUTS[:inputs]:
+        cmd += i
+    cmd += ["-filter_complex" if inputs > 1 else "-vf", graph]
+    return cmd + ["-f", "framemd5", "-"]
+
+
+def frame_hashes(text):
+    """The framemd5 lines (stream, dts, pts, duration, size, md5 of each frame), the comments left out."""
+    return [line for line in text.splitlines() if line and not line.startswith("#") and line.count(",") == 5]
+
+
+def case_ffmpeg(args, tmp):
+    require("ffmpeg")
+    home_direct, home_gsgpu = direct_env_home(tmp, "pocl"), direct_env_home(tmp, "gsgpu")
+    for name, (inputs, graph) in FFMPEG_FILTERS.items():
+        cmd = ffmpeg_command(inputs, graph)
+        direct = run(cmd, home_direct, 300, tmp)
+        want = frame_hashes(direct.stdout)
+        if direct.returncode != 0 or not want:
+            fail(f"{name}: ffmpeg on PoCL returned {direct.returncode} with {len(want)} frames; "
+                 "the reference is unusable")
+        gsgpu = run(through_gsvirt(args, cmd), home_gsgpu, 300, tmp)
+        got = frame_hashes(gsgpu.stdout)
+        if gsgpu.returncode != 0 and any(m in gsgpu.stderr for m in NO_IMAGES):
+            print(f"SKIP: {name}: gsgpu does not run OpenCL image kernels yet (issue 13 point 2)")
+            sys.exit(77)
+        if gsgpu.returncode != 0:
+            fail(f"{name}: ffmpeg through gsvirt returned {gsgpu.returncode}")
+        if got != want:
+            fail(f"{name}: frames differ from PoCL's:\n  PoCL:  {want}\n  gsgpu: {got}")
+        print(f"{name}: {len(want)} frames identical", flush=True)
+    print(f"PASS: {len(FFMPEG_FILTERS)} OpenCL filters give byte-identical frames on gsgpu and PoCL")
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("case", choices=["clpeak", "hashcat"])
+    p.add_argument("case", choices=["clpeak", "hashcat", "ffmpeg"])
     p.add_argument("--gsvirt", required=True)
     p.add_argument("--mode", default="remote", choices=["remote", "native"])
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="gsvirt-apps-") as tmp:
-        {"clpeak": case_clpeak, "hashcat": case_hashcat}[args.case](args, tmp)
+        {"clpeak": case_clpeak, "hashcat": case_hashcat, "ffmpeg": case_ffmpeg}[args.case](args, tmp)
 
 
 if __name__ == "__main__":
