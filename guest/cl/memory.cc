@@ -195,11 +195,12 @@ cl_mem create_image(const char* api, cl_context context, cl_mem_flags flags, con
 size_t image_element_size(const cl_image_format& format) {
   size_t channels = 0;
   switch (format.image_channel_order) {
-    case CL_R: case CL_A: case CL_INTENSITY: case CL_LUMINANCE: case CL_DEPTH: channels = 1; break;
-    case CL_RG: case CL_RA: case CL_Rx: channels = 2; break;
-    case CL_RGB: case CL_RGx: case CL_sRGB: channels = 3; break;
-    case CL_RGBA: case CL_BGRA: case CL_ARGB: case CL_ABGR: case CL_RGBx: case CL_sRGBA: case CL_sBGRA:
-    case CL_sRGBx: channels = 4; break;
+    // The x orders store what their plain order stores (the x is the border's 0 / 1, not a stored
+    // channel), as the CTS and the runtimes count them.
+    case CL_R: case CL_A: case CL_Rx: case CL_INTENSITY: case CL_LUMINANCE: case CL_DEPTH: channels = 1; break;
+    case CL_RG: case CL_RA: case CL_RGx: channels = 2; break;
+    case CL_RGB: case CL_RGBx: case CL_sRGB: case CL_sRGBx: channels = 3; break;
+    case CL_RGBA: case CL_BGRA: case CL_ARGB: case CL_ABGR: case CL_sRGBA: case CL_sBGRA: channels = 4; break;
     default: return 0;
   }
   switch (format.image_channel_data_type) {

@@ -11,7 +11,7 @@ std::optional<uint64_t> channel_count(cl_channel_order order) {
       return 1;
     case CL_RG: case CL_RA: case CL_RGx:
       return 2;
-    case CL_RGB: case CL_RGBx:
+    case CL_RGB: case CL_RGBx: case CL_sRGB: case CL_sRGBx:
       return 3;
     case CL_RGBA: case CL_BGRA: case CL_ARGB: case CL_ABGR: case CL_sRGBA: case CL_sBGRA:
       return 4;
@@ -41,7 +41,7 @@ std::optional<uint64_t> image_element_size(const cl_image_format& f) {
   switch (f.image_channel_data_type) {
     case CL_UNORM_SHORT_565: case CL_UNORM_SHORT_555:
       return 2;
-    case CL_UNORM_INT_101010:
+    case CL_UNORM_INT_101010: case CL_UNORM_INT_101010_2:
       return 4;
     default:
       break;

@@ -135,6 +135,12 @@ TEST(Images, ElementSizes) {
   EXPECT_EQ(image_element_size({CL_RGBA, CL_FLOAT}), 16u);
   EXPECT_EQ(image_element_size({CL_R, CL_HALF_FLOAT}), 2u);
   EXPECT_EQ(image_element_size({CL_RGB, CL_UNORM_SHORT_565}), 2u);
+  // The x orders count the channels of their plain order.
+  EXPECT_EQ(image_element_size({CL_Rx, CL_UNORM_INT8}), 1u);
+  EXPECT_EQ(image_element_size({CL_RGx, CL_FLOAT}), 8u);
+  EXPECT_EQ(image_element_size({CL_RGBx, CL_UNORM_INT16}), 6u);
+  EXPECT_EQ(image_element_size({CL_RGBx, CL_UNORM_SHORT_555}), 2u);
+  EXPECT_EQ(image_element_size({CL_sRGBx, CL_UNORM_INT8}), 3u);
   EXPECT_EQ(image_element_size({0x1234, CL_FLOAT}), 0u);
   cl_image_desc d{};
   d.image_type = CL_MEM_OBJECT_IMAGE2D;

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "host/vcomp/image_format.h"
 #include "tests/host/vcomp/fake_executor.h"
 #include "tests/host/vcomp/vcomp_harness.h"
 
@@ -348,6 +349,18 @@ TEST_F(DecoderTest, NDRangeArraysMustMatchWorkDim) {
   proto::encode_vcPing(w, true);
   ASSERT_EQ(h.submit(cmd), 0);
   EXPECT_EQ(h.header().deferred_status, CL_INVALID_COMMAND_QUEUE);
+}
+
+// The host's image sizes (the bytes a guest sends with an image) count the x orders' channels as
+// their plain order's, as the CTS and the runtimes do; sRGB orders are sized like RGB / RGBA.
+TEST(ImageFormat, ElementSizes) {
+  EXPECT_EQ(image_element_size({CL_Rx, CL_UNORM_INT8}), 1u);
+  EXPECT_EQ(image_element_size({CL_RGx, CL_FLOAT}), 8u);
+  EXPECT_EQ(image_element_size({CL_RGBx, CL_UNORM_INT16}), 6u);
+  EXPECT_EQ(image_element_size({CL_sRGBx, CL_UNORM_INT8}), 3u);
+  EXPECT_EQ(image_element_size({CL_sRGBA, CL_UNORM_INT8}), 4u);
+  EXPECT_EQ(image_element_size({CL_RGBA, CL_UNORM_INT_101010_2}), 4u);
+  EXPECT_FALSE(image_element_size({0x1234, CL_FLOAT}).has_value());
 }
 
 }  // namespace
