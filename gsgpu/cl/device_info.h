@@ -23,6 +23,13 @@ inline std::string device_extensions(const Runtime* rt) {
   return list;
 }
 
+// Whether kernels may write 3D images: the compiler's cl_khr_3d_image_writes (OpenCL C's write_only
+// image3d_t). Without it clGetSupportedImageFormats lists no 3D formats for writing; creating a 3D
+// image with a write flag stays allowed (copies, fills and host writes need no kernel).
+inline bool device_has_3d_image_writes(const Runtime* rt) {
+  return rt->config().image_support && device_extensions(rt).find("cl_khr_3d_image_writes") != std::string::npos;
+}
+
 // The OpenCL 2.x / 3.0 device queries; *known is false for any other `param`.
 cl_int opencl3_device_info(Runtime* rt, cl_device_info param, size_t size, void* value, size_t* ret,
                            bool* known);
