@@ -1,0 +1,15 @@
+// Renders a golden-image scene on the emulated gsgpu device: each draw's state blocks are written
+// into GPU memory and run by the command processor through a DRAW packet, as a driver would.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "tests/gsgpu/graphics_golden/scene.h"
+
+namespace gsgpu::golden {
+
+// The rendered frame, or nullopt with *error (a refused block or a faulted draw, with the CP's message).
+std::optional<Frame> render_on_gsgpu(const Scene& scene, std::string* error);
+
+}  // namespace gsgpu::golden
