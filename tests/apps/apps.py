@@ -3,7 +3,7 @@
 acceptance 3), each checked against the same application run directly on the host's OpenCL
 platform (PoCL) in the same test.
 
-Usage: apps.py CASE --gsvirt PATH [--mode remote|native]
+Usage: apps.py CASE --gsvirt PATH [--mode remote|native] [--executor gsgpu|host]
 Cases:
   clpeak    clpeak's quick sections (global bandwidth, transfer bandwidth, kernel latency): its one
             program of every kernel builds, each section gsgpu reports runs and prints a number
@@ -34,7 +34,7 @@ def require(tool):
         sys.exit(77)
 
 
-def app_env(home):
+def app_env(home, executor):
     """A fresh HOME (applications keep kernel caches there) and gsgpu's VRAM at 2 GiB: hashcat
     refuses devices with less allocatable memory than its attack needs."""
     env = dict(os.environ)
@@ -43,25 +43,30 @@ def app_env(home):
     env["XDG_DATA_HOME"] = os.path.join(home, ".local/share")
     env["GSGPU_VRAM_MB"] = "2048"
     env.pop("GSVIRT_EXECUTOR", None)
+    if executor == "host":
+        env["GSVIRT_TRUSTED_GUEST"] = "1"  # PoCL is a CPU device: the host executor runs trusted guests only
     return env
 
 
-def run(cmd, home, timeout, cwd):
+def run(cmd, home, timeout, cwd, executor="gsgpu"):
     print("+", " ".join(cmd), flush=True)
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=app_env(home), cwd=cwd)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=app_env(home, executor), cwd=cwd)
     print(r.stdout[-6000:], r.stderr[-3000:], flush=True)
     return r
 
 
 def through_gsvirt(args, app):
-    # native mode always runs on gsgpu (its runtime in the application); remote mode names it
-    executor = ["--executor", "gsgpu"] if args.mode == "remote" else []
+    # native mode always runs on gsgpu (its runtime in the application); remote mode names it, or
+    # the host executor (PoCL remoted: the protocol's coverage of what the application calls)
+    executor = ["--executor", args.executor] if args.mode == "remote" else []
     return [args.gsvirt, "run", "--mode", args.mode, *executor, "--", *app]
 
 
 def direct_env_home(tmp, name):
     home = os.path.join(tmp, name)
-    os.makedirs(home, exist_ok=True)
+    # The cache folder exists beforehand, as in a user's home: the host executor's sandbox lets
+    # PoCL write there only if it exists when the sandbox is set up.
+    os.makedirs(os.path.join(home, ".cache"), exist_ok=True)
     return home
 
 
@@ -179,7 +184,7 @@ def case_ffmpeg(args, tmp):
         if direct.returncode != 0 or not want:
             fail(f"{name}: ffmpeg on PoCL returned {direct.returncode} with {len(want)} frames; "
                  "the reference is unusable")
-        gsgpu = run(through_gsvirt(args, cmd), home_gsgpu, 300, tmp)
+        gsgpu = run(through_gsvirt(args, cmd), home_gsgpu, 300, tmp, args.executor)
         got = frame_hashes(gsgpu.stdout)
         if gsgpu.returncode != 0 and any(m in gsgpu.stderr for m in NO_IMAGES):
             print(f"SKIP: {name}: gsgpu does not run OpenCL image kernels yet (issue 13 point 2)")
@@ -189,7 +194,8 @@ def case_ffmpeg(args, tmp):
         if got != want:
             fail(f"{name}: frames differ from PoCL's:\n  PoCL:  {want}\n  gsgpu: {got}")
         print(f"{name}: {len(want)} frames identical", flush=True)
-    print(f"PASS: {len(FFMPEG_FILTERS)} OpenCL filters give byte-identical frames on gsgpu and PoCL")
+    print(f"PASS: {len(FFMPEG_FILTERS)} OpenCL filters give byte-identical frames through gsvirt "
+          f"({args.mode}, {args.executor}) and on PoCL")
 
 
 def main():
@@ -197,6 +203,7 @@ def main():
     p.add_argument("case", choices=["clpeak", "hashcat", "ffmpeg"])
     p.add_argument("--gsvirt", required=True)
     p.add_argument("--mode", default="remote", choices=["remote", "native"])
+    p.add_argument("--executor", default="gsgpu", choices=["gsgpu", "host"], help="remote mode's executor")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="gsvirt-apps-") as tmp:
         {"clpeak": case_clpeak, "hashcat": case_hashcat, "ffmpeg": case_ffmpeg}[args.case](args, tmp)
