@@ -29,7 +29,7 @@ struct DeviceConfig {
   std::string name = "gsgpu0";  // prefixes log lines
   uint32_t shader_cores = 4;
   uint32_t warp_width = 32;
-  uint32_t host_threads = 0;  // 0 = one per shader core
+  uint32_t host_threads = 0;  // 0 = one per shader core, bounded by the host's hardware threads
   uint64_t vram_size = uint64_t{64} << 20;
   uint64_t va_base = 0x1000;
   uint64_t va_size = (uint64_t{4} << 30) - 0x1000;

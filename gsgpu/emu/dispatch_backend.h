@@ -79,7 +79,7 @@ class DispatchBackend {
 struct ShaderCoreSettings {
   uint32_t num_cores = 4;
   uint32_t warp_width = 32;
-  uint32_t host_threads = 0;  // 0 = one per core, bounded by the host's
+  uint32_t host_threads = 0;  // 0 = one per core, bounded by the host's hardware threads
   // ShaderConfig::cancel: storing true ends the running dispatch with kCancelled (between
   // work-groups, or within 4096 instructions of each warp). Must outlive the backend.
   const std::atomic<bool>* cancel = nullptr;

@@ -21,11 +21,13 @@ using shader::GroupState;
 using shader::Warp;
 using shader::WarpState;
 
-// Host threads created once; run() hands every worker the same job and waits for all of them.
+// Host threads created once; run() hands every worker the same job and waits for all of them. The
+// calling thread is worker 0 (it would only wait otherwise), so a pool of one starts no thread: a
+// one-core device costs no thread beyond its command processor's.
 class WorkerPool {
  public:
-  explicit WorkerPool(unsigned count) {
-    for (unsigned i = 0; i < count; ++i) threads_.emplace_back([this, i] { loop(i); });
+  explicit WorkerPool(unsigned count) : size_(std::max(1u, count)) {
+    for (unsigned i = 1; i < size_; ++i) threads_.emplace_back([this, i] { loop(i); });
   }
   ~WorkerPool() {
     {
@@ -35,14 +37,21 @@ class WorkerPool {
     wake_.notify_all();
     for (auto& t : threads_) t.join();
   }
-  unsigned size() const { return static_cast<unsigned>(threads_.size()); }
+  unsigned size() const { return size_; }
 
   void run(const std::function<void(unsigned)>& job) {
+    if (threads_.empty()) {
+      job(0);
+      return;
+    }
     std::unique_lock lock(mutex_);
     job_ = &job;
-    busy_ = size();
+    busy_ = size_ - 1;
     ++generation_;
+    lock.unlock();
     wake_.notify_all();
+    job(0);
+    lock.lock();
     done_.wait(lock, [this] { return busy_ == 0; });
     job_ = nullptr;
   }
@@ -65,6 +74,7 @@ class WorkerPool {
     }
   }
 
+  const unsigned size_;
   std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
@@ -92,6 +102,13 @@ uint64_t chunk_groups(uint64_t groups, uint32_t cores) {
   return std::clamp<uint64_t>(groups / (uint64_t{cores} * 8), 1, 16);
 }
 
+// Host threads for a dispatch engine: the asked-for count (0: the host's hardware threads), never
+// more than the shader cores, since a thread past the last core would have no chunk to run.
+unsigned host_thread_count(const ShaderConfig& config) {
+  const unsigned asked = config.host_threads != 0 ? config.host_threads : std::thread::hardware_concurrency();
+  return std::clamp<unsigned>(std::min({asked, kMaxHostThreads, config.num_cores}), 1, kMaxHostThreads);
+}
+
 struct CoreTotals {
   uint64_t instructions = 0;
   uint64_t active_lane_instructions = 0;
@@ -102,9 +119,7 @@ struct CoreTotals {
 class Cores final : public shader::Backend {
  public:
   explicit Cores(const ShaderConfig& config)
-      : config_(config),
-        pool_(std::min(kMaxHostThreads, config.host_threads != 0 ? config.host_threads
-                                                                 : std::max(1u, std::thread::hardware_concurrency()))) {}
+      : config_(config), pool_(host_thread_count(config)) {}
 
   DispatchResult run(const DispatchParams& params, GpuMemory& memory) override {
     std::lock_guard serialize(dispatch_mutex_);
@@ -135,10 +150,10 @@ class Cores final : public shader::Backend {
     std::vector<std::vector<CoreTotals>> totals(pool_.size(), std::vector<CoreTotals>(config_.num_cores));
     std::atomic<uint64_t> next_chunk{0};
     pool_.run([&](unsigned thread) {
-      // No more threads than cores, so a one-core device runs its groups one at a time. (With
-      // several cores two chunks of one core may run at once on two threads: cores only say where
-      // a chunk's counts go, which keeps the counters independent of the host.)
-      if (thread < config_.num_cores) run_chunks(state, next_chunk, &totals[thread]);
+      // No more threads than cores (host_thread_count), so a one-core device runs its groups one
+      // at a time. (With several cores two chunks of one core may run at once on two threads: cores
+      // only say where a chunk's counts go, which keeps the counters independent of the host.)
+      run_chunks(state, next_chunk, &totals[thread]);
     });
 
     std::vector<CoreTotals> cores(config_.num_cores);

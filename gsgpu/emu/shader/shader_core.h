@@ -33,7 +33,7 @@ bool host_supports(HostSimd simd);
 struct ShaderConfig {
   uint32_t num_cores = 4;
   uint32_t warp_width = 32;   // 1..64 lanes
-  uint32_t host_threads = 0;  // 0 = std::thread::hardware_concurrency()
+  uint32_t host_threads = 0;  // 0 = the host's hardware threads; never more than num_cores
   HostSimd simd = HostSimd::kAuto;
   // When set, the embedding program may end a running dispatch by storing true here: the cores
   // look at it between work-groups and every 4096 instructions of a warp (as they look for another
