@@ -152,8 +152,7 @@ bool LocalDeviceImpl::start(std::string* error) {
       if (current_) write_dump_file(*current_, std::string(text));
     });
   read_caps();
-  thread_ = std::thread([this] { device_thread(); });
-  if (has_time_budget()) timer_thread_ = std::thread([this] { timer_thread(); });
+  thread_ = std::thread([this] { device_thread(); });  // the timer thread starts with the first run
   return true;
 }
 

@@ -207,7 +207,7 @@ class LocalDeviceImpl final : public LocalDevice {
   const Submission* current_ = nullptr;  // device thread only: the one running (for dump files)
   bool stopping_ = false;
   std::thread thread_;
-  std::thread timer_thread_;  // only with a time budget
+  std::thread timer_thread_;  // only with a time budget; started by the device thread at its first run
 };
 
 }  // namespace gsgpu::drv::local

@@ -117,8 +117,10 @@ void LocalDeviceImpl::device_thread() {
         dispatch_deadline_ = std::chrono::steady_clock::time_point::max();
         // A timer thread sleeping until an earlier deadline (a run that has ended) wakes up by
         // itself before this one's and re-arms; only an idle one needs waking (a thread switch
-        // per submission otherwise).
-        if (timer_idle_) timer_.notify_all();
+        // per submission otherwise). It starts with the first run: a context that never submits
+        // work (most of a fuzzer's, many of a VM's) costs no timer thread.
+        if (!timer_thread_.joinable()) timer_thread_ = std::thread([this] { timer_thread(); });
+        else if (timer_idle_) timer_.notify_all();
       }
       lock.unlock();
       outcome = execute(sub, &fault);

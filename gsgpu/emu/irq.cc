@@ -20,8 +20,7 @@ const char* irq_cause_name(IrqCause c) {
   return "UNKNOWN";
 }
 
-InterruptController::InterruptController(RegisterFile& registers)
-    : registers_(registers), thread_([this] { delivery_loop(); }) {}
+InterruptController::InterruptController(RegisterFile& registers) : registers_(registers) {}
 
 InterruptController::~InterruptController() {
   {
@@ -29,7 +28,7 @@ InterruptController::~InterruptController() {
     stopping_ = true;
   }
   wake_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void InterruptController::set_callback(IrqCallback callback) {
@@ -56,6 +55,9 @@ void InterruptController::raise_event(IrqCause cause, bool forced) {
   queued_bits_ |= irq_bit(cause);
   queue_.push_back(IrqEvent{cause, forced, next_sequence_++});
   ++raised_;
+  // The interrupt thread starts with the first event that needs delivering: a device whose driver
+  // polls and never unmasks a cause (the native context's) never has one.
+  if (!thread_.joinable()) thread_ = std::thread([this] { delivery_loop(); });
   wake_.notify_one();
 }
 
@@ -83,8 +85,8 @@ void InterruptController::delivery_loop() {
 }
 
 void InterruptController::drain() {
-  if (std::this_thread::get_id() == thread_.get_id()) return;
   std::unique_lock lock(mutex_);
+  if (std::this_thread::get_id() == thread_.get_id()) return;
   uint64_t target = raised_;
   drained_.wait(lock, [&] { return completed_ >= target; });
 }

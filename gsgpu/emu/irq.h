@@ -1,4 +1,5 @@
-// gsgpu interrupts: cause latching, masking, forced injection and delivery on a dedicated thread.
+// gsgpu interrupts: cause latching, masking, forced injection and delivery on a dedicated thread
+// (started by the first unmasked event).
 //
 // Seed 000: a normal mode (device logic raises an interrupt) and a forced mode (raise an interrupt
 // of any type now, to exercise a driver's error paths); the embedding program binds a callback
@@ -89,7 +90,7 @@ class InterruptController {
   uint64_t completed_ = 0;  // events delivered or dropped
   bool stopping_ = false;
   bool delivering_ = false;  // a callback is running outside the lock
-  std::thread thread_;
+  std::thread thread_;  // started by the first event that is queued (guarded by mutex_)
 };
 
 }  // namespace gsgpu
