@@ -61,6 +61,8 @@ class GoldenTest : public ::testing::Test {
                     c.max_difference <= limits.max_difference &&
                     (!limits.exact_interiors || c.interior_mismatches == 0) && c.stencil_interior_mismatches == 0 &&
                     c.max_interior_depth_difference <= limits.max_interior_depth_difference;
+    if (std::getenv("GSVIRT_GOLDEN_KEEP"))
+      std::printf("[golden] images: %s\n", write_pngs(scene.name, *gs, *ref).c_str());
     if (!ok) {
       ADD_FAILURE() << scene.name << " beyond its limits (fraction " << limits.max_fraction_over_threshold << ", max "
                     << limits.max_difference << ", exact interiors " << limits.exact_interiors << ", depth "
@@ -100,6 +102,29 @@ Draw constant_triangles(std::vector<Vertex> vertices, Vec4 color) {
   d.constant = color;
   return d;
 }
+
+// Two triangles covering the pixel rectangle [x0, x1) x [y0, y1) at depth z; `reversed` flips the winding.
+std::vector<Vertex> quad(const Scene& s, float x0, float y0, float x1, float y1, float z = 0, bool reversed = false,
+                         Vec4 color = {1, 1, 1, 1}) {
+  std::vector<Vertex> v = {at(s, x0, y0, z, color), at(s, x1, y0, z, color), at(s, x0, y1, z, color),
+                           at(s, x0, y1, z, color), at(s, x1, y0, z, color), at(s, x1, y1, z, color)};
+  if (reversed) std::swap(v[1], v[2]), std::swap(v[4], v[5]);
+  return v;
+}
+
+Draw quad_draw(const Scene& s, float x0, float y0, float x1, float y1, Vec4 color, float z = 0) {
+  Draw d;
+  d.vertices = quad(s, x0, y0, x1, y1, z);
+  d.constant = color;
+  return d;
+}
+
+// A small deterministic generator (the scenes must be the same on every run).
+struct Lcg {
+  uint32_t state;
+  uint32_t next() { return state = state * 1664525u + 1013904223u; }
+  float unit() { return float(next() >> 8) / float(1u << 24); }  // [0, 1)
+};
 
 TEST_F(GoldenTest, LavapipeIsTheReference) {
   ASSERT_TRUE(renderer_) << *setup_error_;
@@ -147,6 +172,291 @@ TEST_F(GoldenTest, InterpolatedColours) {
     s.draws.push_back(d);
   }
   check(s, {0, 1, false});
+}
+
+// Depth: in each of 8 columns a quad at z = 0.5 (written with ALWAYS), then with the column's compare op
+// a triangle whose depth slopes from 0.25 to 0.75 across it (the crossing is an edge of the result) and a
+// quad at exactly 0.5 (EQUAL, LESS_OR_EQUAL, GREATER_OR_EQUAL pass, the others fail: fixed by the rules).
+Scene depth_scene(uint32_t depth_format, const char* name) {
+  Scene s;
+  s.name = name;
+  s.width = 128;
+  s.depth_format = depth_format;
+  s.clear_color = u8(0, 0, 0);
+  s.clear_depth = 1;
+  for (uint32_t op = 0; op < 8; ++op) {
+    const float x0 = 16.0f * float(op) + 1, x1 = x0 + 14;
+    Draw base = quad_draw(s, x0, 2, x1, 62, u8(40, 40, 200), 0.5f);
+    base.depth_test = base.depth_write = true;
+    base.depth_compare = 7;
+    s.draws.push_back(base);
+    Draw slope;
+    slope.vertices = {at(s, x0 - 0.5f, 4, 0.25f), at(s, x1 + 0.5f, 20, 0.75f), at(s, x0 - 0.5f, 36, 0.75f)};
+    slope.constant = u8(220, 30, 30);
+    slope.depth_test = slope.depth_write = true;
+    slope.depth_compare = op;
+    s.draws.push_back(slope);
+    Draw equal = quad_draw(s, x0 + 2, 42, x1 - 2, 60, u8(30, 220, 30), 0.5f);
+    equal.depth_test = equal.depth_write = true;
+    equal.depth_compare = op;
+    s.draws.push_back(equal);
+  }
+  return s;
+}
+
+TEST_F(GoldenTest, DepthEveryCompareOpD32) { check(depth_scene(kD32Sfloat, "depth_d32"), {0.01, 255, true, 1e-6}); }
+TEST_F(GoldenTest, DepthEveryCompareOpD24S8) {
+  check(depth_scene(kD24UnormS8Uint, "depth_d24s8"), {0.01, 255, true, 1e-6});
+}
+
+// Triangles cut by the near and far planes (z < 0 and z > w in clip space, with w varying), and
+// triangles far beyond the guard band (clipped by the geometry engine's guard-band planes), with
+// interpolated colours so that the clipped vertices' attributes are compared too.
+TEST_F(GoldenTest, ClippedByNearFarAndGuardBand) {
+  Scene s;
+  s.name = "clipped";
+  s.depth_format = kD32Sfloat;
+  s.clear_color = u8(10, 10, 10);
+  Draw near_far;
+  near_far.shading = FragmentShading::kSmooth;
+  near_far.depth_test = near_far.depth_write = true;
+  near_far.depth_compare = 7;
+  near_far.vertices = {{{-0.9f, -0.9f, -0.8f, 1}, {1, 0, 0, 1}},
+                       {{0.9f * 2, -0.2f * 2, 0.5f * 2, 2}, {0, 1, 0, 1}},
+                       {{-0.3f * 0.5f, 0.1f * 0.5f, 1.6f * 0.5f, 0.5f}, {0, 0, 1, 1}},
+                       {{-0.9f, 0.3f, 0.2f, 1}, {1, 1, 0, 1}},
+                       {{0.9f, 0.95f, 1.8f, 1}, {0, 1, 1, 1}},
+                       {{0.1f, 0.2f, -0.5f, 1}, {1, 0, 1, 1}}};
+  s.draws.push_back(near_far);
+  Draw guard;
+  guard.shading = FragmentShading::kNoPerspective;
+  guard.vertices = {{{-5000, -3000, 0.5f, 1}, {1, 1, 1, 1}},
+                    {{4000, -0.5f, 0.5f, 1}, {0, 0, 0, 1}},
+                    {{-0.2f, 6000, 0.5f, 1}, {0.5f, 0.25f, 1, 1}}};
+  guard.scissor = {0, 40, 64, 24};
+  s.draws.push_back(guard);
+  Draw flat_guard;  // one colour: the clipped triangle's interior is bit-exact
+  flat_guard.vertices = {{{-3000, 0.2f, 0.5f, 1}}, {{3000, 0.25f, 0.5f, 1}}, {{0.3f, 0.6f, 0.5f, 1}}};
+  flat_guard.constant = u8(200, 100, 50);
+  s.draws.push_back(flat_guard);
+  // Depth at interior pixels differs by up to 1.8e-4 where the clipped triangle's depth is steep: the new
+  // vertices are computed in double on gsgpu and in float on lavapipe, and snap to different sub-pixel
+  // positions (1/256 pixel x a slope of ~0.05 per pixel).
+  check(s, {0.01, 255, false, 1e-3});
+}
+
+// Blending: each factor as the source factor (destination ZERO) and as the destination factor (source
+// ZERO), for colour and alpha at once, then each equation; three source colours per state, over a
+// destination with alpha below 1. SRC1 factors use the stand-in's second (dual-source) colour.
+Scene blend_scene(uint32_t format, const char* name) {
+  Scene s;
+  s.name = name;
+  s.color_format = format;
+  s.width = s.height = 96;
+  s.clear_color = u8(60, 120, 180, 100);
+  const Vec4 sources[3] = {u8(255, 128, 0, 200), u8(20, 200, 240, 60), u8(130, 10, 90, 255)};
+  uint32_t cell = 0;
+  auto add = [&](BlendState b) {
+    for (const Vec4& src : sources) {
+      const float x = float(cell % 16) * 6, y = float(cell / 16) * 6;
+      Draw d = quad_draw(s, x + 1, y + 1, x + 6, y + 6, src);
+      d.blend = b;
+      d.blend.enable = true;
+      d.blend_constant = u8(64, 160, 32, 96);
+      d.dual_source = b.src_color >= 15 || b.dst_color >= 15;
+      d.constant1 = u8(90, 250, 180, 30);
+      s.draws.push_back(d);
+      ++cell;
+    }
+  };
+  for (uint32_t f = 0; f <= 18; ++f) add({true, f, 0, 0, f, 0, 0});
+  for (uint32_t f = 0; f <= 18; ++f) add({true, 0, f, 0, 0, f, 0});
+  for (uint32_t op = 0; op <= 4; ++op) add({true, 6, 7, op, 1, 1, op});  // SRC_ALPHA, ONE_MINUS_SRC_ALPHA
+  return s;
+}
+
+TEST_F(GoldenTest, BlendEveryFactorAndEquationUnorm) {
+  check(blend_scene(kR8G8B8A8Unorm, "blend_unorm"), {0, 1, false});
+}
+TEST_F(GoldenTest, BlendEveryFactorAndEquationSrgb) { check(blend_scene(kB8G8R8A8Srgb, "blend_srgb"), {0, 1, false}); }
+TEST_F(GoldenTest, BlendEveryFactorAndEquationFloat) {
+  check(blend_scene(kR32G32B32A32Sfloat, "blend_float"), {0, 1, false});
+}
+
+// Stencil on D24S8: every op from three starting values (0x80, 0xFF, 0x00), every compare op, the
+// back-face state on reversed quads, the depth-fail op, partial compare and write masks. The stencil
+// buffer itself is compared (interiors bit for bit) as well as the colours.
+TEST_F(GoldenTest, StencilOps) {
+  Scene s;
+  s.name = "stencil";
+  s.depth_format = kD24UnormS8Uint;
+  s.clear_stencil = 0x80;
+  s.clear_depth = 0.5f;
+  s.clear_color = u8(0, 0, 0);
+  auto cell = [&](uint32_t col, uint32_t row, float z = 0.25f, bool reversed = false) {
+    Draw d;
+    d.vertices = quad(s, 8.0f * float(col) + 1, 8.0f * float(row) + 1, 8.0f * float(col) + 7, 8.0f * float(row) + 7, z,
+                      reversed);
+    d.stencil_test = true;
+    d.depth_test = true;
+    d.depth_compare = 1;  // less than the cleared 0.5
+    d.constant = u8(30 * col, 25 * row, 128);
+    return d;
+  };
+  const uint32_t starts[3] = {0x80, 0xFF, 0x00};
+  for (uint32_t row = 0; row < 3; ++row) {
+    for (uint32_t op = 0; op < 8; ++op) {
+      if (row > 0) {  // set the starting value
+        Draw set = cell(op, row);
+        set.front = {0, 2, 0, 7, 0xFF, 0xFF, starts[row]};
+        s.draws.push_back(set);
+      }
+      Draw d = cell(op, row);
+      d.front = {0, op, 0, 7, 0xFF, 0xFF, 0x35};
+      s.draws.push_back(d);
+    }
+  }
+  for (uint32_t cmp = 0; cmp < 8; ++cmp) {  // row 3: stored 0x80 against reference 0x80 / row 4: 0x7F
+    for (uint32_t row = 3; row < 5; ++row) {
+      Draw d = cell(cmp, row);
+      d.front = {6 /* decrement and wrap */, 1 /* zero */, 0, cmp, 0xFF, 0xFF, row == 3 ? 0x80u : 0x7Fu};
+      s.draws.push_back(d);
+    }
+  }
+  for (uint32_t op = 0; op < 8; ++op) {
+    Draw back = cell(op, 5, 0.25f, true);  // back-facing: the back state applies
+    back.front = {0, 1, 0, 7, 0xFF, 0xFF, 0};
+    back.back = {0, op, 0, 7, 0xFF, 0xFF, 0x11};
+    s.draws.push_back(back);
+    Draw depth_fail = cell(op, 6, 0.75f);  // behind the cleared depth: the depth-fail op
+    depth_fail.front = {1, 1, op, 7, 0xFF, 0xFF, 0x22};
+    s.draws.push_back(depth_fail);
+    Draw masked = cell(op, 7);
+    masked.front = {0, op, 0, op, 0xF0, 0x3C, 0x9A};
+    s.draws.push_back(masked);
+  }
+  check(s, {0, 0});
+}
+
+// Scissors: inside, at the target's edges, with a negative offset (clamped), larger than the target and
+// empty; full-screen triangles drawn through each.
+TEST_F(GoldenTest, Scissor) {
+  Scene s;
+  s.name = "scissor";
+  s.clear_color = u8(5, 5, 5);
+  const std::array<int32_t, 4> rects[] = {{3, 5, 20, 11},    {40, 0, 24, 9}, {0, 50, 64, 14},
+                                          {50, 20, 100, 20}, {30, 30, 1, 1}, {10, 25, 0, 0}};
+  int i = 0;
+  for (const auto& r : rects) {
+    Draw d;
+    d.vertices = {{{-1, -1, 0, 1}}, {{3, -1, 0, 1}}, {{-1, 3, 0, 1}}};
+    d.scissor = r;
+    if (r[2] == 0) d.scissor = {10, 25, 1, 0};  // empty: draws nothing (width 0 means "whole target")
+    d.constant = u8(40 * i, 255 - 30 * i, 100 + 20 * i);
+    s.draws.push_back(d);
+    ++i;
+  }
+  check(s, {0, 0});
+}
+
+// Thousands of small triangles, each of one colour (flat shading with the provoking vertex's colour),
+// in one draw: their interiors must match bit for bit.
+TEST_F(GoldenTest, ThousandsOfSmallTriangles) {
+  Scene s;
+  s.name = "many_small_triangles";
+  s.width = s.height = 128;
+  Draw d;
+  d.shading = FragmentShading::kFlat;
+  Lcg rng{12345};
+  for (int t = 0; t < 4000; ++t) {
+    const float cx = rng.unit() * 132 - 2, cy = rng.unit() * 132 - 2;
+    const Vec4 color = u8(int(rng.next() >> 24), int(rng.next() >> 24), int(rng.next() >> 24));
+    for (int v = 0; v < 3; ++v) d.vertices.push_back(at(s, cx + rng.unit() * 6 - 3, cy + rng.unit() * 6 - 3, 0, color));
+  }
+  s.draws.push_back(d);
+  check(s, {0.001, 255, true});
+}
+
+// Strips, fans, indexed lists (u16 and u32) and indexed strips with primitive restart, flat colours.
+TEST_F(GoldenTest, StripsFansAndIndexedWithRestart) {
+  Scene s;
+  s.name = "strips_fans_indexed";
+  s.clear_color = u8(0, 0, 40);
+  Draw strip;
+  strip.topology = kTriangleStrip;
+  strip.shading = FragmentShading::kFlat;
+  for (int i = 0; i < 10; ++i) {
+    strip.vertices.push_back(at(s, 2 + 3.1f * float(i), 2 + (i % 2) * 12.5f, 0, u8(25 * i, 255 - 25 * i, 60)));
+  }
+  s.draws.push_back(strip);
+  Draw fan;
+  fan.topology = kTriangleFan;
+  fan.shading = FragmentShading::kFlat;
+  fan.vertices.push_back(at(s, 48, 14, 0, u8(255, 255, 255)));
+  for (int i = 0; i < 9; ++i) {
+    const float a = float(i) * 0.7f;
+    fan.vertices.push_back(at(s, 48 + 13 * std::cos(a), 14 + 12 * std::sin(a), 0, u8(28 * i, 90, 255 - 28 * i)));
+  }
+  s.draws.push_back(fan);
+  Draw list16;
+  list16.index_u16 = true;
+  list16.shading = FragmentShading::kFlat;
+  for (int i = 0; i < 6; ++i) {
+    list16.vertices.push_back(at(s, 3 + 5.3f * float(i), 34 + (i % 3) * 4.7f, 0, u8(200, 40 * i, 10)));
+  }
+  list16.indices = {0, 1, 2, 2, 1, 3, 5, 4, 3, 0, 5, 3};
+  s.draws.push_back(list16);
+  Draw restart;
+  restart.topology = kTriangleStrip;
+  restart.primitive_restart = true;
+  restart.shading = FragmentShading::kFlat;
+  for (int i = 0; i < 8; ++i) {
+    restart.vertices.push_back(at(s, 34 + 4 * float(i), 34 + (i % 2) * 10.25f, 0, u8(255 - 30 * i, 30 * i, 200)));
+    restart.vertices.push_back(at(s, 34 + 4 * float(i), 50 + (i % 2) * 10.25f, 0, u8(30 * i, 200, 255 - 30 * i)));
+  }
+  restart.indices = {0, 2, 4, 6, 0xFFFFFFFFu, 1, 3, 5, 7, 9, 11, 13, 15, 0xFFFFFFFFu, 8, 10, 12, 14};
+  s.draws.push_back(restart);
+  check(s, {0, 0});
+}
+
+// Each colour format: flat triangles, an interpolated one and a blended one.
+class GoldenFormatTest : public GoldenTest, public ::testing::WithParamInterface<uint32_t> {};
+
+TEST_P(GoldenFormatTest, ColourFormat) {
+  Scene s;
+  s.color_format = GetParam();
+  s.name = "format_" + std::to_string(GetParam());
+  s.clear_color = u8(12, 34, 56, 78);
+  s.draws.push_back(constant_triangles({at(s, 2, 2), at(s, 60, 6), at(s, 8, 40)}, u8(250, 128, 3, 200)));
+  Draw smooth;
+  smooth.shading = FragmentShading::kSmooth;
+  smooth.vertices = {at(s, 62, 10, 0, {1, 0, 0, 1}), at(s, 30, 62, 0, {0, 1, 0.5f, 0.25f}),
+                     at(s, 63, 62, 0, {0.2f, 0.1f, 1, 0.75f})};
+  s.draws.push_back(smooth);
+  Draw blended = quad_draw(s, 4, 30, 40, 60, u8(255, 255, 0, 128));
+  blended.blend = {true, 6, 7, 0, 1, 7, 0};
+  s.draws.push_back(blended);
+  check(s, {0, 1, false});
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, GoldenFormatTest,
+                         ::testing::Values(kR8G8B8A8Unorm, kR8G8B8A8Srgb, kB8G8R8A8Unorm, kB8G8R8A8Srgb,
+                                           kR32G32B32A32Sfloat));
+
+// Points and lines are assembled but not rasterized by gsgpu yet: the draw is refused with a fault
+// that says so (docs/graphics.md), for each of the three topologies.
+TEST_F(GoldenTest, PointsAndLinesAreRefusedAsNotSupportedYet) {
+  for (uint32_t topology : {0u, 1u, 2u}) {
+    Scene s;
+    s.name = "points_lines";
+    Draw d;
+    d.topology = topology;
+    d.vertices = {at(s, 2, 2), at(s, 30, 30), at(s, 40, 5), at(s, 50, 50)};
+    s.draws.push_back(d);
+    std::string error;
+    EXPECT_FALSE(render_on_gsgpu(s, &error)) << topology;
+    EXPECT_NE(error.find("not supported yet"), std::string::npos) << topology << ": " << error;
+  }
 }
 
 }  // namespace

@@ -4,9 +4,11 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "tests/gsgpu/graphics_golden/golden_frag_0_0.h"
@@ -158,10 +160,13 @@ class VkScene {
 
   std::optional<Frame> render(std::string* error) {
     if (!make_targets(error) || !make_render_pass(error) || !make_framebuffer(error)) return std::nullopt;
+    // Draws with the same state share a pipeline: lavapipe compiles each one, and the blending grid
+    // draws many cells with one state and different constant colours.
     std::vector<VkPipeline> pipelines;
+    std::map<std::string, VkPipeline> by_state;
     for (const Draw& d : scene_.draws) {
-      VkPipeline p = make_pipeline(d, error);
-      if (!p) return std::nullopt;
+      VkPipeline& p = by_state[pipeline_key(d)];
+      if (!p && !(p = make_pipeline(d, error))) return std::nullopt;
       pipelines.push_back(p);
     }
     if (!record_and_submit(pipelines, error)) return std::nullopt;
@@ -328,6 +333,35 @@ class VkScene {
     VkFramebuffer fb = framebuffer_;
     cleanup_.add([device, fb] { vkDestroyFramebuffer(device, fb, nullptr); });
     return true;
+  }
+
+  // Everything of a draw that its pipeline holds (not its vertices, indices or push constants).
+  static std::string pipeline_key(const Draw& d) {
+    std::string key;
+    auto add = [&key](double v) {
+      char text[40];
+      std::snprintf(text, sizeof text, "%a,", v);
+      key += text;
+    };
+    for (double v : {double(d.topology),        double(d.primitive_restart), double(d.cull),
+                     double(d.clockwise),       double(d.depth_test),        double(d.depth_write),
+                     double(d.depth_compare),   double(d.stencil_test),      double(d.blend.enable),
+                     double(d.blend.src_color), double(d.blend.dst_color),   double(d.blend.color_op),
+                     double(d.blend.src_alpha), double(d.blend.dst_alpha),   double(d.blend.alpha_op),
+                     double(d.logic_op_enable), double(d.logic_op),          double(d.write_mask),
+                     double(d.shading),         double(d.dual_source)}) {
+      add(v);
+    }
+    for (float v : d.viewport) add(v);
+    for (int32_t v : d.scissor) add(v);
+    for (float v : d.blend_constant) add(v);
+    for (const StencilFace* f : {&d.front, &d.back}) {
+      for (uint32_t v :
+           {f->fail_op, f->pass_op, f->depth_fail_op, f->compare_op, f->compare_mask, f->write_mask, f->reference}) {
+        add(v);
+      }
+    }
+    return key;
   }
 
   static VkStencilOpState stencil(const StencilFace& f) {
