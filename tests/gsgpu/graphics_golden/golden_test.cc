@@ -370,8 +370,13 @@ TEST_F(GoldenTest, ThousandsOfSmallTriangles) {
   Lcg rng{12345};
   for (int t = 0; t < 4000; ++t) {
     const float cx = rng.unit() * 132 - 2, cy = rng.unit() * 132 - 2;
-    const Vec4 color = u8(int(rng.next() >> 24), int(rng.next() >> 24), int(rng.next() >> 24));
-    for (int v = 0; v < 3; ++v) d.vertices.push_back(at(s, cx + rng.unit() * 6 - 3, cy + rng.unit() * 6 - 3, 0, color));
+    // One draw from the generator per statement: the order of evaluation of arguments is unspecified.
+    const int r = int(rng.next() >> 24), g = int(rng.next() >> 24), b = int(rng.next() >> 24);
+    for (int v = 0; v < 3; ++v) {
+      const float x = cx + rng.unit() * 6 - 3;
+      const float y = cy + rng.unit() * 6 - 3;
+      d.vertices.push_back(at(s, x, y, 0, u8(r, g, b)));
+    }
   }
   s.draws.push_back(d);
   check(s, {0.001, 255, true});
@@ -417,6 +422,70 @@ TEST_F(GoldenTest, StripsFansAndIndexedWithRestart) {
   restart.indices = {0, 2, 4, 6, 0xFFFFFFFFu, 1, 3, 5, 7, 9, 11, 13, 15, 0xFFFFFFFFu, 8, 10, 12, 14};
   s.draws.push_back(restart);
   check(s, {0, 0});
+}
+
+// Facing and culling: a counter-clockwise and a clockwise triangle under each cull mode and front face;
+// colour write masks; every logic op over a destination of known bits (UNORM only: logic ops apply to
+// it; gsgpu writes float and sRGB targets as if the op were off, as Vulkan says).
+TEST_F(GoldenTest, CullingWriteMasksAndLogicOps) {
+  Scene s;
+  s.name = "cull_mask_logic";
+  s.width = 128;
+  s.clear_color = u8(0x5A, 0xC3, 0x0F, 0x99);
+  for (uint32_t cull = 0; cull < 4; ++cull) {
+    for (uint32_t front = 0; front < 2; ++front) {
+      const float x = 16.0f * float(cull * 2 + front);
+      for (bool reversed : {false, true}) {
+        Draw d;
+        const float y = reversed ? 12 : 1;
+        d.vertices = {at(s, x + 1, y), at(s, x + 14, y + 1), at(s, x + 2, y + 10)};
+        if (reversed) std::swap(d.vertices[1], d.vertices[2]);
+        d.cull = cull;
+        d.clockwise = front == 1;
+        d.constant = reversed ? u8(250, 20, 20) : u8(20, 250, 20);
+        s.draws.push_back(d);
+      }
+    }
+  }
+  for (uint32_t mask = 0; mask < 16; ++mask) {
+    Draw d = quad_draw(s, 8.0f * float(mask) + 1, 25, 8.0f * float(mask) + 7, 31, u8(0xF0, 0x0F, 0xAA, 0x55));
+    d.write_mask = mask;
+    s.draws.push_back(d);
+  }
+  for (uint32_t op = 0; op < 16; ++op) {
+    Draw d = quad_draw(s, 8.0f * float(op) + 1, 34, 8.0f * float(op) + 7, 40, u8(0xF0, 0x0F, 0xAA, 0x55));
+    d.logic_op_enable = true;
+    d.logic_op = op;
+    s.draws.push_back(d);
+  }
+  check(s, {0, 0});
+}
+
+// Viewports: an offset one, one reaching past the target, a negative height (y flipped, Vulkan 1.1),
+// and depth ranges other than [0, 1] (the stored depth is compared).
+TEST_F(GoldenTest, ViewportsAndDepthRanges) {
+  Scene s;
+  s.name = "viewports";
+  s.depth_format = kD32Sfloat;
+  s.clear_color = u8(0, 0, 0);
+  const std::array<float, 6> viewports[] = {
+      {4, 6, 24, 20, 0, 1}, {40, -10, 40, 30, 0.25f, 0.5f}, {2, 60, 30, -28, 0.9f, 0.1f}, {36, 36, 24, 24, 0.5f, 0.5f}};
+  int i = 0;
+  for (const auto& v : viewports) {
+    Draw d;
+    d.viewport = v;
+    d.depth_test = d.depth_write = true;
+    d.depth_compare = 7;
+    d.shading = FragmentShading::kFlat;
+    d.vertices = {{{-0.8f, -0.9f, 0.1f, 1}, u8(60 * i, 200, 40)},
+                  {{0.9f, -0.3f, 0.5f, 1}, u8(0, 0, 0)},
+                  {{-0.2f, 0.85f, 0.9f, 1}, u8(0, 0, 0)}};
+    s.draws.push_back(d);
+    ++i;
+  }
+  // gsgpu interpolates depth through the snapped (1/256 pixel) vertex positions, lavapipe through the
+  // unsnapped ones: up to half a sub-pixel times the depth slope (~0.04 per pixel here) apart: 3.5e-5.
+  check(s, {0, 0, true, 1e-4});
 }
 
 // Each colour format: flat triangles, an interpolated one and a blended one.

@@ -28,14 +28,20 @@ std::array<double, 4> components(const Frame& f, uint32_t x, uint32_t y) {
   return c;
 }
 
-uint32_t difference(const Frame& a, const Frame& b, uint32_t x, uint32_t y) {
+// The largest component difference in 1/255 steps, unrounded (NaN against a number counts as 255).
+double exact_difference(const Frame& a, const Frame& b, uint32_t x, uint32_t y) {
   const auto ca = components(a, x, y), cb = components(b, x, y);
   double d = 0;
   for (int k = 0; k < 4; ++k) {
     const double e = std::fabs(ca[k] - cb[k]);
+    if (std::isnan(ca[k]) && std::isnan(cb[k])) continue;
     d = std::max(d, std::isnan(e) ? 255.0 : e);
   }
-  return uint32_t(std::min(std::ceil(d), 1e9));
+  return d;
+}
+
+uint32_t difference(const Frame& a, const Frame& b, uint32_t x, uint32_t y) {
+  return uint32_t(std::min(std::ceil(exact_difference(a, b, x, y)), 1e9));
 }
 
 // Whether the reference's 3 x 3 neighbourhood of (x, y) (clipped to the frame) holds one value.
@@ -68,13 +74,13 @@ std::vector<uint8_t> to_rgba8(const Frame& f) {
 }  // namespace
 
 std::string Comparison::summary() const {
-  char line[320];
+  char line[400];
   std::snprintf(line, sizeof line,
-                "%llu pixels: %.4f%% over %u/255 (%llu), max difference %u/255, %llu differ; interior %llu, "
+                "%llu pixels: %.4f%% over %u/255 (%llu), max difference %u/255 (%.3g), %llu differ; interior %llu, "
                 "%llu mismatched (first at %d,%d); stencil interior mismatches %llu; max interior depth "
                 "difference %.3g",
                 (unsigned long long)pixels, 100.0 * fraction_over_threshold(), kEdgeThreshold,
-                (unsigned long long)over_threshold, max_difference, (unsigned long long)differing,
+                (unsigned long long)over_threshold, max_difference, max_exact_difference, (unsigned long long)differing,
                 (unsigned long long)interior, (unsigned long long)interior_mismatches, first_interior_x,
                 first_interior_y, (unsigned long long)stencil_interior_mismatches, max_interior_depth_difference);
   return line;
@@ -86,8 +92,10 @@ Comparison compare_frames(const Frame& g, const Frame& r) {
   for (uint32_t y = 0; y < r.height; ++y) {
     for (uint32_t x = 0; x < r.width; ++x) {
       ++c.pixels;
-      const uint32_t d = difference(g, r, x, y);
+      const double exact = exact_difference(g, r, x, y);
+      const uint32_t d = uint32_t(std::min(std::ceil(exact), 1e9));
       c.max_difference = std::max(c.max_difference, d);
+      c.max_exact_difference = std::max(c.max_exact_difference, exact);
       c.over_threshold += d > kEdgeThreshold;
       c.differing += d > 0;
       const uint8_t* here = &r.color[(uint64_t{y} * r.width + x) * bpp];

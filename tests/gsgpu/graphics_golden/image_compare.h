@@ -21,10 +21,11 @@ inline constexpr uint32_t kEdgeThreshold = 16;  // in 1/255 steps
 
 struct Comparison {
   uint64_t pixels = 0;
-  uint64_t over_threshold = 0;  // pixels whose difference exceeds kEdgeThreshold
-  uint32_t max_difference = 0;  // in 1/255 steps
-  uint64_t differing = 0;       // pixels with any difference
-  uint64_t interior = 0;        // pixels with a uniform 3 x 3 neighbourhood in the reference
+  uint64_t over_threshold = 0;      // pixels whose difference exceeds kEdgeThreshold
+  uint32_t max_difference = 0;      // in 1/255 steps
+  double max_exact_difference = 0;  // the same before rounding up (float targets: 1 ulp is about 1e-5)
+  uint64_t differing = 0;           // pixels with any difference
+  uint64_t interior = 0;            // pixels with a uniform 3 x 3 neighbourhood in the reference
   uint64_t interior_mismatches = 0;
   int32_t first_interior_x = -1, first_interior_y = -1;
   // Stencil (D24S8 scenes): interior pixels of the reference's stencil whose value differs.
