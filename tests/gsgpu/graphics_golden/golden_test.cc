@@ -103,12 +103,15 @@ Draw constant_triangles(std::vector<Vertex> vertices, Vec4 color) {
   return d;
 }
 
-// Two triangles covering the pixel rectangle [x0, x1) x [y0, y1) at depth z; `reversed` flips the winding.
+// Two front-facing triangles (counter-clockwise in Vulkan's framebuffer-space formula) covering the pixel
+// rectangle [x0, x1) x [y0, y1) at depth z; `reversed` makes them clockwise (back-facing).
 std::vector<Vertex> quad(const Scene& s, float x0, float y0, float x1, float y1, float z = 0, bool reversed = false,
                          Vec4 color = {1, 1, 1, 1}) {
   std::vector<Vertex> v = {at(s, x0, y0, z, color), at(s, x1, y0, z, color), at(s, x0, y1, z, color),
                            at(s, x0, y1, z, color), at(s, x1, y0, z, color), at(s, x1, y1, z, color)};
-  if (reversed) std::swap(v[1], v[2]), std::swap(v[4], v[5]);
+  // As listed, a is negative in Vulkan's facing formula (clockwise: back-facing by default); swapped,
+  // front-facing.
+  if (!reversed) std::swap(v[1], v[2]), std::swap(v[4], v[5]);
   return v;
 }
 
