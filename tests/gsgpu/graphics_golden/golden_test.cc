@@ -132,6 +132,8 @@ struct Lcg {
 TEST_F(GoldenTest, LavapipeIsTheReference) {
   ASSERT_TRUE(renderer_) << *setup_error_;
   EXPECT_NE(renderer_->device_name().find("llvmpipe"), std::string::npos) << renderer_->device_name();
+  // gsgpu snaps to 8 sub-pixel bits (docs/graphics.md); the same grid is what makes edges comparable.
+  EXPECT_EQ(renderer_->sub_pixel_precision_bits(), 8u);
 }
 
 // Flat triangles of one colour each: vertices on pixel centres, on pixel corners, on half pixels and

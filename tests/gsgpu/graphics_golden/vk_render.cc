@@ -44,6 +44,7 @@ struct LavapipeRenderer::State {
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkCommandPool pool = VK_NULL_HANDLE;
   std::string name;
+  uint32_t sub_pixel_bits = 0;
 
   ~State() {
     if (device) {
@@ -93,6 +94,7 @@ bool open_device(LavapipeRenderer::State& s, std::string* error) {
     if (std::strstr(p.deviceName, "llvmpipe")) {
       s.physical = d;
       s.name = p.deviceName;
+      s.sub_pixel_bits = p.limits.subPixelPrecisionBits;
     }
   }
   if (!s.physical) {
@@ -615,6 +617,7 @@ class VkScene {
 LavapipeRenderer::LavapipeRenderer(std::unique_ptr<State> state) : state_(std::move(state)) {}
 LavapipeRenderer::~LavapipeRenderer() = default;
 const std::string& LavapipeRenderer::device_name() const { return state_->name; }
+uint32_t LavapipeRenderer::sub_pixel_precision_bits() const { return state_->sub_pixel_bits; }
 
 std::unique_ptr<LavapipeRenderer> LavapipeRenderer::create(std::string* error) {
   // Only lavapipe: another ICD on the machine (a real GPU's) must not answer instead.

@@ -23,6 +23,7 @@ class LavapipeRenderer {
 
   std::optional<Frame> render(const Scene& scene, std::string* error);
   const std::string& device_name() const;
+  uint32_t sub_pixel_precision_bits() const;  // VkPhysicalDeviceLimits::subPixelPrecisionBits
 
   struct State;
 
