@@ -173,6 +173,7 @@ class Lowering {
                           bool saturate);
   MOperand double_math(uint32_t ext, const std::vector<MOperand>& args, const std::string& name);
   bool float_via_double(uint32_t ext, const std::vector<MOperand>& args, MOperand* result);
+  Value float_geometric_via_double(uint32_t ext, const std::vector<Value>& args, const std::string& name);
   bool lower_double_extinst(uint32_t ext, const SpirvInstruction& inst, const std::vector<Value>& args, uint32_t n,
                             const std::string& name);
 

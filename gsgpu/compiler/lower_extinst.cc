@@ -540,15 +540,18 @@ bool Lowering::lower_extinst(const SpirvInstruction& inst) {
   }
   Value r;
   switch (ext) {
-    case cl::Length: case cl::Fast_length: case cl::Distance: case cl::Fast_distance: case cl::Normalize:
-    case cl::Fast_normalize: {
-      if (args.empty() || ((ext == cl::Distance || ext == cl::Fast_distance) && args.size() < 2)) fail(ext_name(ext) + ": missing operands");
+    case cl::Length: case cl::Distance: case cl::Normalize:
+      define(inst.result_id, float_geometric_via_double(ext, args, ext_name(ext)));
+      return true;
+    case cl::Fast_length: case cl::Fast_distance: case cl::Fast_normalize: {
+      // The fast forms stay in float (half_sqrt / half_rsqrt accuracy is all they promise).
+      if (args.empty() || (ext == cl::Fast_distance && args.size() < 2)) fail(ext_name(ext) + ": missing operands");
       std::vector<MOperand> x = args[0].parts;
-      if (ext == cl::Distance || ext == cl::Fast_distance)
+      if (ext == cl::Fast_distance)
         for (size_t i = 0; i < x.size(); ++i) x[i] = MOperand::vreg(emit(Opcode::v_sub_f32, 32, args[0].parts[i], args[1].parts.at(i)));
       MOperand sum = MOperand::vreg(emit(Opcode::v_mul_f32, 32, x[0], x[0]));
       for (size_t i = 1; i < x.size(); ++i) sum = MOperand::vreg(emit(Opcode::v_mad_f32, 32, x[i], x[i], sum));
-      if (ext == cl::Normalize || ext == cl::Fast_normalize) {
+      if (ext == cl::Fast_normalize) {
         const MOperand inverse = MOperand::vreg(emit(Opcode::v_rsqrt_f32, 32, sum));
         for (const MOperand& c : x) r.parts.push_back(MOperand::vreg(emit(Opcode::v_mul_f32, 32, c, inverse)));
       } else {

@@ -239,6 +239,43 @@ bool Lowering::float_via_double(uint32_t ext, const std::vector<MOperand>& a, MO
   return true;
 }
 
+// Float length, distance and normalize: the components widened exactly to double, where no square of a
+// float overflows or underflows (a float of 2^64 has a length, not an infinity), one rounding back.
+// normalize's special cases as OpenCL C gives them: a zero vector comes back as it is; with an
+// infinite component (and no NaN) each infinite one becomes +-1 and the others +-0.
+Value Lowering::float_geometric_via_double(uint32_t ext, const std::vector<Value>& args, const std::string& name) {
+  const bool distance = ext == cl::Distance;
+  if (args.empty() || args[0].parts.empty() || (distance && (args.size() < 2 || args[1].parts.size() < args[0].parts.size())))
+    fail(name + ": missing operands");  // hostile SPIR-V
+  std::vector<MOperand> wide;
+  for (size_t i = 0; i < args[0].parts.size(); ++i) {
+    MOperand x = f64(Opcode::v_cvt_f64_f32, args[0].parts[i]);
+    if (distance) x = f64(Opcode::v_sub_f64, x, f64(Opcode::v_cvt_f64_f32, args[1].parts[i]));
+    wide.push_back(x);
+  }
+  MOperand sum = f64(Opcode::v_mul_f64, wide[0], wide[0]);
+  for (size_t i = 1; i < wide.size(); ++i) sum = f64(Opcode::v_fma_f64, wide[i], wide[i], sum);
+  const MOperand root = f64(Opcode::v_sqrt_f64, sum);
+  auto to_float = [&](MOperand d) { return MOperand::vreg(emit(Opcode::v_cvt_f32_f64, 32, d, MOperand::literal(0))); };
+  Value r;
+  if (ext != cl::Normalize) {
+    r.parts.push_back(to_float(root));
+    return r;
+  }
+  const MOperand zero = f64_compare(FCmp::kOeq, sum, f64_constant(0.0));
+  const MOperand infinite = f64_compare(FCmp::kIsInf, sum);
+  for (size_t i = 0; i < wide.size(); ++i) {
+    const MOperand x = args[0].parts[i];
+    const MOperand unit = MOperand::vreg(emit(Opcode::v_copysign_f32, 32,
+                                              select(MOperand::vreg(emit(Opcode::v_cmp_isinf_f32, 32, x)),
+                                                     MOperand::literal(0x3f800000u), MOperand::literal(0), 32),
+                                              x));
+    const MOperand scaled = to_float(f64(Opcode::v_div_f64, wide[i], root));
+    r.parts.push_back(select(zero, x, select(infinite, unit, scaled, 32), 32));
+  }
+  return r;
+}
+
 MOperand Lowering::double_math(uint32_t ext, const std::vector<MOperand>& a, const std::string& name) {
   auto need = [&](size_t n) {
     if (a.size() < n) fail(name + " needs " + std::to_string(n) + " operands");
