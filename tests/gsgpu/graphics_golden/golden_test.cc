@@ -17,7 +17,10 @@
 namespace gsgpu::golden {
 namespace {
 
-// What a scene must meet.
+// What a scene must meet. Scenes of flat colours need every pixel equal ({0, 0}); where edges may
+// legitimately move (depth crossings, triangles clipped at the border) a small fraction over 16/255 and
+// any maximum; interpolated and blended colours a maximum of 2/255 (measured: 1; one step of margin for
+// lavapipe's JIT on another CPU, whose float code may fuse differently), interiors by the metric only.
 struct Limits {
   double max_fraction_over_threshold = 0;  // fraction of pixels over 16/255
   uint32_t max_difference = 0;             // in 1/255 steps
@@ -176,7 +179,7 @@ TEST_F(GoldenTest, InterpolatedColours) {
     for (float& c : d.vertices[1].position) c *= 4;
     s.draws.push_back(d);
   }
-  check(s, {0, 1, false});
+  check(s, {0, 2, false});
 }
 
 // Depth: in each of 8 columns a quad at z = 0.5 (written with ALWAYS), then with the column's compare op
@@ -281,11 +284,11 @@ Scene blend_scene(uint32_t format, const char* name) {
 }
 
 TEST_F(GoldenTest, BlendEveryFactorAndEquationUnorm) {
-  check(blend_scene(kR8G8B8A8Unorm, "blend_unorm"), {0, 1, false});
+  check(blend_scene(kR8G8B8A8Unorm, "blend_unorm"), {0, 2, false});
 }
-TEST_F(GoldenTest, BlendEveryFactorAndEquationSrgb) { check(blend_scene(kB8G8R8A8Srgb, "blend_srgb"), {0, 1, false}); }
+TEST_F(GoldenTest, BlendEveryFactorAndEquationSrgb) { check(blend_scene(kB8G8R8A8Srgb, "blend_srgb"), {0, 2, false}); }
 TEST_F(GoldenTest, BlendEveryFactorAndEquationFloat) {
-  check(blend_scene(kR32G32B32A32Sfloat, "blend_float"), {0, 1, false});
+  check(blend_scene(kR32G32B32A32Sfloat, "blend_float"), {0, 2, false});
 }
 
 // Stencil on D24S8: every op from three starting values (0x80, 0xFF, 0x00), every compare op, the
@@ -493,6 +496,50 @@ TEST_F(GoldenTest, ViewportsAndDepthRanges) {
   check(s, {0, 0, true, 1e-4});
 }
 
+// A perspective scene: a torus of 1152 triangles with per-vertex colours, indexed, under a perspective
+// projection, back faces culled, depth tested, its near side cut by the near plane, on a 320 x 240 target
+// (several 128 x 128 tiles, sizes that are not multiples of a tile). Interpolated colours: the metric.
+TEST_F(GoldenTest, PerspectiveTorus) {
+  Scene s;
+  s.name = "perspective_torus";
+  s.width = 320;
+  s.height = 240;
+  s.depth_format = kD32Sfloat;
+  s.clear_color = u8(20, 20, 30);
+  Draw d;
+  d.shading = FragmentShading::kSmooth;
+  d.depth_test = d.depth_write = true;
+  d.depth_compare = 1;
+  d.cull = 2;  // back
+  const int rings = 32, sides = 18;
+  const double aspect = 320.0 / 240.0, focal = 1.0 / std::tan(1.0), near = 1.0, far = 10.0;
+  for (int i = 0; i < rings; ++i) {
+    for (int j = 0; j < sides; ++j) {
+      const double u = 2 * M_PI * i / rings, v = 2 * M_PI * j / sides;
+      // The torus in view space (camera at the origin looking down -z), tilted towards the camera.
+      const double r = 1.6 + 0.7 * std::cos(v);
+      const double x = r * std::cos(u), y0 = r * std::sin(u), z0 = 0.7 * std::sin(v);
+      const double y = y0 * 0.6 - z0 * 0.8, z = y0 * 0.8 + z0 * 0.6 - 2.9;
+      // Vulkan clip space: y down, depth 0 at the near plane and 1 at the far one.
+      const double w = -z;
+      const float clip[4] = {float(focal / aspect * x), float(-focal * y),
+                             float((far * (-z) - far * near) / (far - near)), float(w)};
+      const Vec4 color = {float(0.5 + 0.5 * std::cos(u)), float(0.5 + 0.5 * std::sin(v)),
+                          float(0.5 + 0.4 * std::cos(v + u)), 1};
+      d.vertices.push_back(Vertex{{clip[0], clip[1], clip[2], clip[3]}, color, {0, 0, 0, 0}});
+    }
+  }
+  for (int i = 0; i < rings; ++i) {
+    for (int j = 0; j < sides; ++j) {
+      const uint32_t a = i * sides + j, b = ((i + 1) % rings) * sides + j;
+      const uint32_t c = ((i + 1) % rings) * sides + (j + 1) % sides, e = i * sides + (j + 1) % sides;
+      d.indices.insert(d.indices.end(), {a, b, c, a, c, e});
+    }
+  }
+  s.draws.push_back(d);
+  check(s, {0.001, 255, false, 1e-4});
+}
+
 // Each colour format: flat triangles, an interpolated one and a blended one.
 class GoldenFormatTest : public GoldenTest, public ::testing::WithParamInterface<uint32_t> {};
 
@@ -510,7 +557,7 @@ TEST_P(GoldenFormatTest, ColourFormat) {
   Draw blended = quad_draw(s, 4, 30, 40, 60, u8(255, 255, 0, 128));
   blended.blend = {true, 6, 7, 0, 1, 7, 0};
   s.draws.push_back(blended);
-  check(s, {0, 1, false});
+  check(s, {0, 2, false});
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, GoldenFormatTest,
