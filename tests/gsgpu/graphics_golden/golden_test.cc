@@ -540,6 +540,50 @@ TEST_F(GoldenTest, PerspectiveTorus) {
   check(s, {0.001, 255, false, 1e-4});
 }
 
+// Draw parameters: first vertex, first index and a vertex offset into a shared buffer, instances
+// (without per-instance data every instance draws the same triangles: additive blending counts them),
+// first instance; and culling under a negative-height viewport (the flip reverses the winding).
+TEST_F(GoldenTest, DrawParametersInstancesAndFlippedCulling) {
+  Scene s;
+  s.name = "draw_parameters";
+  s.clear_color = u8(0, 0, 0, 0);
+  std::vector<Vertex> shared;
+  for (int q = 0; q < 4; ++q) {
+    for (const Vertex& v : quad(s, 2 + 15.0f * float(q), 2, 14 + 15.0f * float(q), 14)) shared.push_back(v);
+  }
+  Draw ranged;  // quad 1 only: 6 vertices from vertex 6
+  ranged.vertices = shared;
+  ranged.count = 6;
+  ranged.first_vertex = 6;
+  ranged.constant = u8(200, 0, 0);
+  s.draws.push_back(ranged);
+  Draw indexed;  // quad 2 by indices 6..11 of a list that starts with quad 0's, offset by 6 vertices
+  indexed.vertices = shared;
+  for (uint32_t i = 0; i < 12; ++i) indexed.indices.push_back(i);
+  indexed.first_index = 6;
+  indexed.count = 6;
+  indexed.vertex_offset = 6;
+  indexed.constant = u8(0, 200, 0);
+  s.draws.push_back(indexed);
+  Draw instanced = quad_draw(s, 2, 20, 30, 30, u8(40, 30, 20, 10));
+  instanced.instance_count = 3;
+  instanced.first_instance = 5;
+  instanced.blend = {true, 1, 1, 0, 1, 1, 0};  // ONE + ONE: three instances add up
+  s.draws.push_back(instanced);
+  for (int flip = 0; flip < 2; ++flip) {
+    for (uint32_t cull = 1; cull <= 2; ++cull) {
+      Draw d;
+      const float x = 2 + 16.0f * float(flip * 2 + cull - 1);
+      d.viewport = flip ? std::array<float, 6>{x, 62, 14, -28, 0, 1} : std::array<float, 6>{x, 34, 14, 28, 0, 1};
+      d.vertices = {{{-0.9f, -0.9f, 0, 1}}, {{-0.9f, 0.9f, 0, 1}}, {{0.9f, 0, 0, 1}}};
+      d.cull = cull;
+      d.constant = u8(50 + 100 * flip, 100 * cull, 220);
+      s.draws.push_back(d);
+    }
+  }
+  check(s, {0, 0});
+}
+
 // Each colour format: flat triangles, an interpolated one and a blended one.
 class GoldenFormatTest : public GoldenTest, public ::testing::WithParamInterface<uint32_t> {};
 

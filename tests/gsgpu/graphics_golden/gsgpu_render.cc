@@ -186,8 +186,12 @@ class GsgpuScene {
       w[D::INDEX_VA_HI] = hi(index_va);
       w[D::INDEX_SIZE] = uint32_t(index_bytes);
     }
-    w[D::COUNT] = uint32_t(index_va ? d.indices.size() : d.vertices.size());
+    w[D::COUNT] = draw_count(d);
     w[D::INSTANCE_COUNT] = d.instance_count;
+    w[D::FIRST_VERTEX] = d.first_vertex;
+    w[D::FIRST_INSTANCE] = d.first_instance;
+    w[D::FIRST_INDEX] = d.first_index;
+    w[D::VERTEX_OFFSET] = uint32_t(d.vertex_offset);
     w[D::COUNTS] = hw::put_field(1, D::COUNTS_BINDING_COUNT_MASK, D::COUNTS_BINDING_COUNT_SHIFT) |
                    hw::put_field(3, D::COUNTS_ATTRIBUTE_COUNT_MASK, D::COUNTS_ATTRIBUTE_COUNT_SHIFT);
     return w;

@@ -63,6 +63,11 @@ struct Draw {
   bool primitive_restart = false;
   uint32_t topology = kTriangleList;
   uint32_t instance_count = 1;
+  // vkCmdDraw / vkCmdDrawIndexed parameters. `count` 0: every vertex (non-indexed) or index (indexed);
+  // otherwise that many from first_vertex / first_index.
+  uint32_t count = 0;
+  uint32_t first_vertex = 0, first_index = 0, first_instance = 0;
+  int32_t vertex_offset = 0;
 
   // Viewport x, y, width, height, min depth, max depth; width 0: the whole target, depths 0..1.
   std::array<float, 6> viewport{0, 0, 0, 0, 0, 1};
@@ -97,6 +102,11 @@ struct Scene {
   uint32_t clear_stencil = 0;
   std::vector<Draw> draws;
 };
+
+// The vertex or index count a draw runs.
+inline uint32_t draw_count(const Draw& d) {
+  return d.count ? d.count : uint32_t(d.indices.empty() ? d.vertices.size() : d.indices.size());
+}
 
 // A rendered frame as stored: the colour target's bytes (row pitch = width x bytes per pixel) and,
 // when the scene has one, the depth target as floats and the stencil as bytes.

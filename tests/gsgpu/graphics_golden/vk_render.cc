@@ -490,10 +490,10 @@ class VkScene {
       VkDeviceSize offset = 0;
       vkCmdBindVertexBuffers(cb, 0, 1, &vertices[i], &offset);
       if (d.indices.empty()) {
-        vkCmdDraw(cb, uint32_t(d.vertices.size()), d.instance_count, 0, 0);
+        vkCmdDraw(cb, draw_count(d), d.instance_count, d.first_vertex, d.first_instance);
       } else {
         vkCmdBindIndexBuffer(cb, indices[i], 0, d.index_u16 ? VK_INDEX_TYPE_UINT16 : VK_INDEX_TYPE_UINT32);
-        vkCmdDrawIndexed(cb, uint32_t(d.indices.size()), d.instance_count, 0, 0, 0);
+        vkCmdDrawIndexed(cb, draw_count(d), d.instance_count, d.first_index, d.vertex_offset, d.first_instance);
       }
     }
     vkCmdEndRenderPass(cb);
