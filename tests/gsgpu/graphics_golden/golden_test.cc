@@ -217,6 +217,39 @@ TEST_F(GoldenTest, DepthEveryCompareOpD24S8) {
   check(depth_scene(kD24UnormS8Uint, "depth_d24s8"), {0.01, 255, true, 1e-6});
 }
 
+// Invariance (Vulkan's rule: the same geometry with the same state gives the same depth): perspective
+// triangles written with LESS, drawn again with EQUAL in another colour, must pass at every pixel they
+// cover, on D32 and D24S8.
+Scene invariance_scene(uint32_t depth_format, const char* name) {
+  Scene s;
+  s.name = name;
+  s.depth_format = depth_format;
+  s.clear_color = u8(0, 0, 0);
+  const std::vector<Vertex> triangles = {{{-0.9f * 0.5f, -0.8f * 0.5f, 0.05f, 0.5f}},
+                                         {{0.8f * 3, -0.7f * 3, 2.9f, 3}},
+                                         {{-0.6f, 0.9f, 0.5f, 1}},
+                                         {{0.9f, 0.95f, 0.99f, 1}},
+                                         {{0.1f * 2, 0.2f * 2, 0.01f, 2}},
+                                         {{0.95f, -0.2f, 0.6f, 1}}};
+  Draw write;
+  write.vertices = triangles;
+  write.depth_test = write.depth_write = true;
+  write.depth_compare = 1;  // less
+  write.constant = u8(200, 60, 60);
+  s.draws.push_back(write);
+  Draw again = write;
+  again.depth_compare = 2;  // equal
+  again.depth_write = false;
+  again.constant = u8(60, 200, 60);
+  s.draws.push_back(again);
+  return s;
+}
+
+TEST_F(GoldenTest, DepthInvarianceD32) { check(invariance_scene(kD32Sfloat, "invariance_d32"), {0, 0, true, 1e-4}); }
+TEST_F(GoldenTest, DepthInvarianceD24S8) {
+  check(invariance_scene(kD24UnormS8Uint, "invariance_d24s8"), {0, 0, true, 1e-4});
+}
+
 // Triangles cut by the near and far planes (z < 0 and z > w in clip space, with w varying), and
 // triangles far beyond the guard band (clipped by the geometry engine's guard-band planes), with
 // interpolated colours so that the clipped vertices' attributes are compared too.
@@ -243,6 +276,12 @@ TEST_F(GoldenTest, ClippedByNearFarAndGuardBand) {
                     {{-0.2f, 6000, 0.5f, 1}, {0.5f, 0.25f, 1, 1}}};
   guard.scissor = {0, 40, 64, 24};
   s.draws.push_back(guard);
+  Draw flat_near;  // flat shading keeps the provoking vertex's colour on every piece of a clipped triangle
+  flat_near.shading = FragmentShading::kFlat;
+  flat_near.vertices = {{{0.2f, -0.95f, -0.6f, 1}, u8(90, 180, 250)},
+                        {{0.95f, -0.9f, 0.5f, 1}, u8(255, 0, 0)},
+                        {{0.5f, -0.1f, 1.7f, 1}, u8(0, 255, 0)}};
+  s.draws.push_back(flat_near);
   Draw flat_guard;  // one colour: the clipped triangle's interior is bit-exact
   flat_guard.vertices = {{{-3000, 0.2f, 0.5f, 1}}, {{3000, 0.25f, 0.5f, 1}}, {{0.3f, 0.6f, 0.5f, 1}}};
   flat_guard.constant = u8(200, 100, 50);
