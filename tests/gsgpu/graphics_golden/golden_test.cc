@@ -643,6 +643,35 @@ TEST_P(GoldenFormatTest, ColourFormat) {
   check(s, {0, 2, false});
 }
 
+// Colours outside [0, 1]: clamped on fixed-point targets (before blending too, blend constants as well),
+// kept on float targets; a logic op, which applies to UNORM targets only (float and sRGB pass through).
+// Values are chosen so that no UNORM result is a tie between two bytes (Vulkan lets either be returned).
+TEST_P(GoldenFormatTest, OutOfRangeColoursAndLogicOps) {
+  Scene s;
+  s.color_format = GetParam();
+  s.name = "out_of_range_" + std::to_string(GetParam());
+  s.clear_color = u8(100, 150, 200, 128);
+  const Vec4 colours[] = {{2.5f, -0.5f, 1000, 0.4f}, {-3, 0.25f, 1.5f, 2}, {0.75f, 4, -0.125f, -1}};
+  for (int i = 0; i < 3; ++i) {
+    const float y = 2 + 20.0f * float(i);
+    s.draws.push_back(quad_draw(s, 2, y, 14, y + 16, colours[i]));
+    Draw blended = quad_draw(s, 16, y, 30, y + 16, colours[i]);
+    blended.blend = {true, 6, 7, 0, 1, 1, 0};  // SRC_ALPHA, ONE_MINUS_SRC_ALPHA; alpha ONE + ONE
+    s.draws.push_back(blended);
+    Draw constant = quad_draw(s, 32, y, 46, y + 16, colours[i]);
+    constant.blend = {true, 10, 1, 2, 12, 1, 0};  // CONSTANT_COLOR, ONE, REVERSE_SUBTRACT; CONSTANT_ALPHA
+    constant.blend_constant = {1.5f, -0.25f, 0.25f, 3};
+    s.draws.push_back(constant);
+    Draw logic = quad_draw(s, 48, y, 62, y + 16, u8(0x0F, 0xF0, 0x55, 0xAA));
+    logic.logic_op_enable = true;
+    logic.logic_op = 6;  // XOR
+    s.draws.push_back(logic);
+  }
+  // UNORM: every byte fixed; sRGB encoding and float blending round differently (docs/graphics.md).
+  const bool unorm = GetParam() == kR8G8B8A8Unorm || GetParam() == kB8G8R8A8Unorm;
+  check(s, unorm ? Limits{0, 0} : Limits{0, 2, false});
+}
+
 INSTANTIATE_TEST_SUITE_P(Formats, GoldenFormatTest,
                          ::testing::Values(kR8G8B8A8Unorm, kR8G8B8A8Srgb, kB8G8R8A8Unorm, kB8G8R8A8Srgb,
                                            kR32G32B32A32Sfloat));
