@@ -577,6 +577,14 @@ TEST_F(GoldenTest, PerspectiveTorus) {
   }
   s.draws.push_back(d);
   check(s, {0.001, 255, false, 1e-4});
+  // The same frame with the rasterizer's bounding-box test off (it only skips tiles).
+  std::string error;
+  auto with_box = render_on_gsgpu(s, &error);
+  s.draws[0].gsgpu_bounding_box_test = false;
+  auto without_box = render_on_gsgpu(s, &error);
+  ASSERT_TRUE(with_box && without_box) << error;
+  EXPECT_EQ(with_box->color, without_box->color);
+  EXPECT_EQ(with_box->depth, without_box->depth);
 }
 
 // Draw parameters: first vertex, first index and a vertex offset into a shared buffer, instances

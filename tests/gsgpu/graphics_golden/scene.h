@@ -87,6 +87,10 @@ struct Draw {
   uint32_t logic_op = 3;      // VkLogicOp (3 copy)
   uint32_t write_mask = 0xF;  // R 1, G 2, B 4, A 8
 
+  // gsgpu only (no Vulkan state): the hierarchical rasterizer's bounding-box test, which must not
+  // change the image.
+  bool gsgpu_bounding_box_test = true;
+
   FragmentShading shading = FragmentShading::kConstant;
   bool dual_source = false;  // the fragment stage outputs colour1 as blend source 1
   Vec4 constant{1, 1, 1, 1}, constant1{0, 0, 0, 0};
