@@ -376,6 +376,22 @@ class VkScene {
             f.reference};
   }
 
+  VkViewport viewport_of(const Draw& d) const {
+    if (d.viewport[2] == 0) return {0, 0, float(scene_.width), float(scene_.height), d.viewport[4], d.viewport[5]};
+    return {d.viewport[0], d.viewport[1], d.viewport[2], d.viewport[3], d.viewport[4], d.viewport[5]};
+  }
+
+  // gsgpu clamps a scissor to the target; Vulkan requires a non-negative offset, so the scenes' scissors
+  // are clamped the same way here.
+  VkRect2D scissor_of(const Draw& d) const {
+    if (d.scissor[2] == 0) return {{0, 0}, {scene_.width, scene_.height}};
+    const int64_t x0 = std::max<int64_t>(d.scissor[0], 0), y0 = std::max<int64_t>(d.scissor[1], 0);
+    const int64_t x1 = std::min<int64_t>(int64_t(d.scissor[0]) + d.scissor[2], scene_.width);
+    const int64_t y1 = std::min<int64_t>(int64_t(d.scissor[1]) + d.scissor[3], scene_.height);
+    return {{int32_t(x0), int32_t(y0)},
+            {uint32_t(std::max<int64_t>(x1 - x0, 0)), uint32_t(std::max<int64_t>(y1 - y0, 0))}};
+  }
+
   VkPipeline make_pipeline(const Draw& d, std::string* error) {
     VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
                                                  {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
@@ -397,23 +413,8 @@ class VkScene {
     VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
     assembly.topology = VkPrimitiveTopology(d.topology);
     assembly.primitiveRestartEnable = d.primitive_restart;
-    const bool full_viewport = d.viewport[2] == 0;
-    VkViewport viewport{full_viewport ? 0 : d.viewport[0],
-                        full_viewport ? 0 : d.viewport[1],
-                        full_viewport ? float(scene_.width) : d.viewport[2],
-                        full_viewport ? float(scene_.height) : d.viewport[3],
-                        d.viewport[4],
-                        d.viewport[5]};
-    // gsgpu clamps a scissor to the target; Vulkan requires a non-negative offset and a scissor that
-    // fits, so the scenes' scissors are clamped the same way here.
-    VkRect2D scissor{{0, 0}, {scene_.width, scene_.height}};
-    if (d.scissor[2] != 0) {
-      const int64_t x0 = std::max<int64_t>(d.scissor[0], 0), y0 = std::max<int64_t>(d.scissor[1], 0);
-      const int64_t x1 = std::min<int64_t>(int64_t(d.scissor[0]) + d.scissor[2], scene_.width);
-      const int64_t y1 = std::min<int64_t>(int64_t(d.scissor[1]) + d.scissor[3], scene_.height);
-      scissor = {{int32_t(x0), int32_t(y0)},
-                 {uint32_t(std::max<int64_t>(x1 - x0, 0)), uint32_t(std::max<int64_t>(y1 - y0, 0))}};
-    }
+    const VkViewport viewport = viewport_of(d);
+    const VkRect2D scissor = scissor_of(d);
     VkPipelineViewportStateCreateInfo vp{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
     vp.viewportCount = 1;
     vp.pViewports = &viewport;
