@@ -13,7 +13,6 @@ namespace {
 using BuildNotify = void(CL_CALLBACK*)(cl_program, void*);
 
 constexpr char kBinaryMagic[8] = {'G', 'S', 'G', 'P', 'U', 'C', 'L', '1'};
-enum BinaryKind : uint32_t { kBinarySource = 0, kBinarySpirv = 1 };
 struct BinaryHeader {
   char magic[8];
   uint32_t kind;          // BinaryKind
@@ -39,16 +38,52 @@ Program* admit_program(Program* p, const char* entry, cl_int* errcode_ret) {
   return nullptr;
 }
 
+// Compiled objects and libraries (clCompileProgram, clLinkProgram -create-library) are not code yet:
+// their binaries carry what a later link needs, the source (or SPIR-V) and the embedded headers.
+// Payload of such a binary: u32 count of headers, each as u32 name size, name, u32 text size, text;
+// then the unit's source or SPIR-V (BinaryHeader.kind says which and what the program is).
+enum BinaryKind : uint32_t {
+  kBinarySource = 0,
+  kBinarySpirv = 1,
+  kBinaryObjectSource = 2,
+  kBinaryObjectSpirv = 3,
+  kBinaryLibrarySource = 4,
+  kBinaryLibrarySpirv = 5,
+};
+
+void append_u32(std::vector<uint8_t>* out, uint64_t v) {
+  const uint32_t u = uint32_t(v);
+  const auto* b = reinterpret_cast<const uint8_t*>(&u);
+  out->insert(out->end(), b, b + sizeof u);
+}
+
+uint32_t binary_kind(const Program* p) {
+  const bool spirv = !p->il.empty();
+  switch (p->binary_type) {
+    case CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT: return spirv ? kBinaryObjectSpirv : kBinaryObjectSource;
+    case CL_PROGRAM_BINARY_TYPE_LIBRARY: return spirv ? kBinaryLibrarySpirv : kBinaryLibrarySource;
+    default: return spirv ? kBinarySpirv : kBinarySource;
+  }
+}
+
 std::vector<uint8_t> serialize(const Program* p) {
   BinaryHeader h{};
   std::memcpy(h.magic, kBinaryMagic, sizeof h.magic);
-  const bool spirv = !p->il.empty();
-  h.kind = spirv ? kBinarySpirv : kBinarySource;
+  h.kind = binary_kind(p);
   h.options_size = uint32_t(p->options.size());
   std::vector<uint8_t> out(sizeof h);
   std::memcpy(out.data(), &h, sizeof h);
   out.insert(out.end(), p->options.begin(), p->options.end());
-  if (spirv) {
+  if (h.kind >= kBinaryObjectSource) {
+    append_u32(&out, p->headers.size());
+    for (const auto& [name, text] : p->headers) {
+      append_u32(&out, name.size());
+      out.insert(out.end(), name.begin(), name.end());
+      append_u32(&out, text.size());
+      out.insert(out.end(), text.begin(), text.end());
+    }
+  }
+  if (!p->il.empty()) {
     const auto* b = reinterpret_cast<const uint8_t*>(p->il.data());
     out.insert(out.end(), b, b + p->il.size() * 4);
   } else {
@@ -57,23 +92,58 @@ std::vector<uint8_t> serialize(const Program* p) {
   return out;
 }
 
-// Loads one of our binaries into `p` (source or SPIR-V, and the options it was built with); false
-// for anything else.
+// Reads the bytes of a binary front to back; every read is checked against what is left.
+struct BinaryReader {
+  const unsigned char* at;
+  size_t left;
+  bool u32(uint32_t* v) {
+    if (left < sizeof *v) return false;
+    std::memcpy(v, at, sizeof *v);
+    at += sizeof *v;
+    left -= sizeof *v;
+    return true;
+  }
+  bool text(std::string* out) {
+    uint32_t n = 0;
+    if (!u32(&n) || n > left) return false;
+    out->assign(reinterpret_cast<const char*>(at), n);
+    at += n;
+    left -= n;
+    return true;
+  }
+};
+
+constexpr uint32_t kMaxBinaryHeaders = 256;  // as many as clCompileProgram takes
+
+// Loads one of our binaries into `p` (source or SPIR-V, the options it was built with, and for a
+// compiled object or library its headers and binary type); false for anything else.
 bool deserialize(const unsigned char* data, size_t size, Program* p, std::string* options) {
   BinaryHeader h;
   if (!data || size < sizeof h) return false;
   std::memcpy(&h, data, sizeof h);
   if (std::memcmp(h.magic, kBinaryMagic, sizeof h.magic) != 0 || h.options_size > size - sizeof h) return false;
-  const unsigned char* body = data + sizeof h + h.options_size;
-  const size_t n = size - sizeof h - h.options_size;
+  if (h.kind > kBinaryLibrarySpirv) return false;
   options->assign(reinterpret_cast<const char*>(data + sizeof h), h.options_size);
-  if (h.kind == kBinarySource) {
-    p->source.assign(reinterpret_cast<const char*>(body), n);
+  BinaryReader r{data + sizeof h + h.options_size, size - sizeof h - h.options_size};
+  p->binary_type = h.kind >= kBinaryLibrarySource  ? CL_PROGRAM_BINARY_TYPE_LIBRARY
+                   : h.kind >= kBinaryObjectSource ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
+                                                   : CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+  if (h.kind >= kBinaryObjectSource) {
+    uint32_t count = 0;
+    if (!r.u32(&count) || count > kMaxBinaryHeaders) return false;
+    for (uint32_t i = 0; i < count; ++i) {
+      std::pair<std::string, std::string> header;
+      if (!r.text(&header.first) || !r.text(&header.second)) return false;
+      p->headers.push_back(std::move(header));
+    }
+  }
+  if (h.kind % 2 == 0) {  // source kinds
+    p->source.assign(reinterpret_cast<const char*>(r.at), r.left);
     return true;
   }
-  if (h.kind != kBinarySpirv || n == 0 || n % 4) return false;
-  p->il.resize(n / 4);
-  std::memcpy(p->il.data(), body, n);
+  if (r.left == 0 || r.left % 4) return false;
+  p->il.resize(r.left / 4);
+  std::memcpy(p->il.data(), r.at, r.left);
   return true;
 }
 
@@ -281,6 +351,15 @@ cl_program CL_API_CALL gsgpu_clCreateProgramWithBinary(cl_context context, cl_ui
     if (binary_status) binary_status[0] = CL_OUT_OF_HOST_MEMORY;
     set_error(errcode_ret, CL_OUT_OF_HOST_MEMORY);
     return nullptr;
+  }
+  if (read && p->binary_type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE) {
+    // A compiled object or library: checked by the front end when it is linked, as after
+    // clCompileProgram.
+    p->options = options;
+    p->build_status = CL_BUILD_SUCCESS;
+    if (binary_status) binary_status[0] = CL_SUCCESS;
+    set_error(errcode_ret, CL_SUCCESS);
+    return handle_of<cl_program>(p);
   }
   if (!read || build_program(p, options.c_str()) != CL_SUCCESS) {
     release_app(p);  // the only reference: destroyed, its context released

@@ -3,6 +3,7 @@
 // module, so linking concatenates the units' sources (each after a #line marker naming it) and
 // builds them as one program with the first unit's compile options. Units that define the same
 // non-kernel function twice therefore fail to link (reported in the log).
+#include <algorithm>
 #include <cctype>
 
 #include "gsgpu/cl/entry_points.h"
@@ -75,9 +76,20 @@ cl_int CL_API_CALL gsgpu_clCompileProgram(cl_program program, cl_uint n, const c
   if (!p) return CL_INVALID_PROGRAM;
   if (cl_int err = check_device_list(p->rt, n, devices); err != CL_SUCCESS) return err;
   if (!notify && data) return CL_INVALID_VALUE;
-  if (p->origin != Program::Origin::kSource) return CL_INVALID_OPERATION;
+  if (p->origin == Program::Origin::kBinary) return CL_INVALID_OPERATION;
   std::lock_guard lock(p->rt->mutex);
   if (p->attached_kernels) return CL_INVALID_OPERATION;
+  if (p->origin == Program::Origin::kIL) {
+    // SPIR-V was checked when the program was made; the code generator takes it at the link.
+    if (num_headers || headers || names) return CL_INVALID_VALUE;
+    p->options = options ? options : "";
+    p->built.reset();
+    set_build_log(p, "");
+    p->build_status = CL_BUILD_SUCCESS;
+    p->binary_type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
+    if (notify) notify(program, data);
+    return CL_SUCCESS;
+  }
   std::vector<std::pair<std::string, std::string>> embedded;
   cl_int err = collect_headers(p, num_headers, headers, names, &embedded);
   if (err != CL_SUCCESS) return err;
@@ -144,7 +156,19 @@ cl_program CL_API_CALL gsgpu_clLinkProgram(cl_context context, cl_uint n, const 
   out->context = c;
   retain_internal(c);
   out->quota = QuotaHold(c->rt->program_quota);
-  out->source = joined_source(units);
+  const bool spirv = std::any_of(units.begin(), units.end(), [](const Program* u) { return !u->il.empty(); });
+  if (spirv && units.size() > 1) {
+    // The code generator takes one module, and SPIR-V units cannot be joined as sources can.
+    set_build_log(out, "gsgpu: clLinkProgram joins OpenCL C units only; a SPIR-V unit links alone");
+    out->build_status = CL_BUILD_ERROR;
+    if (notify) notify(handle_of<cl_program>(out), data);
+    set_error(errcode_ret, CL_LINK_PROGRAM_FAILURE);
+    return handle_of<cl_program>(out);
+  }
+  if (spirv)
+    out->il = units[0]->il;
+  else
+    out->source = joined_source(units);
   for (Program* u : units) out->headers.insert(out->headers.end(), u->headers.begin(), u->headers.end());
   if (!charge_program(out, "clLinkProgram")) {
     release_app(out);
