@@ -98,6 +98,17 @@ std::vector<std::string> device_args(const cl_icd_dispatch& api, cl_device_id de
   std::string ext = "-cl-ext=-all";
   const std::string extensions = string_info(api, device, CL_DEVICE_EXTENSIONS);  // outlives the words
   for (std::string_view e : words(extensions)) ext += ",+" + std::string(e);
+  // OpenCL C 3.0 feature macros too: under -cl-std=CL3.0 clang refuses an extension and its feature
+  // set differently (cl_khr_fp64 / __opencl_c_fp64, cl_khr_3d_image_writes / __opencl_c_3d_image_writes).
+  size_t features_size = 0;
+  if (api.clGetDeviceInfo(device, CL_DEVICE_OPENCL_C_FEATURES, 0, nullptr, &features_size) == CL_SUCCESS &&
+      features_size >= sizeof(cl_name_version)) {
+    std::vector<cl_name_version> features(features_size / sizeof(cl_name_version));
+    if (api.clGetDeviceInfo(device, CL_DEVICE_OPENCL_C_FEATURES, features.size() * sizeof(cl_name_version),
+                            features.data(), nullptr) == CL_SUCCESS)
+      for (const cl_name_version& f : features)
+        ext += ",+" + std::string(f.name, strnlen(f.name, CL_NAME_VERSION_MAX_NAME_SIZE));
+  }
   args.insert(args.end(), {"-Xclang", ext});
   cl_bool images = CL_FALSE;
   api.clGetDeviceInfo(device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);

@@ -138,6 +138,23 @@ TEST_F(HostExecutorTest, EmptySourceCompiles) {
   EXPECT_EQ(h.last_result(), CL_SUCCESS);
 }
 
+// OpenCL C 3.0 through the host's preprocessing: the device's extensions and its feature macros go
+// to clang together, or it refuses cl_khr_fp64 without __opencl_c_fp64 (every CTS build under
+// -cl-std=CL3.0 on PoCL failed so).
+TEST_F(HostExecutorTest, OpenCLC30BuildsWithTheDevicesFeatures) {
+  Harness h(executor_);
+  uint64_t device = 0;
+  uint64_t context = h.make_context(&device);
+  uint64_t program = h.next_id();
+  h.send([&](WireWriter& w) {
+    proto::encode_clCreateProgramWithSource(w, true, program, context,
+                                            "__kernel void k(__global float* p) { p[0] = 1.0f; }");
+  });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clBuildProgram(w, true, program, &device, 1, "-cl-std=CL3.0"); });
+  EXPECT_EQ(h.last_result(), CL_SUCCESS);
+}
+
 TEST_F(HostExecutorTest, HandleValuedQueriesAreNeverForwarded) {
   Harness h(executor_);
   uint64_t device = 0;
