@@ -103,7 +103,7 @@ std::optional<float> parse_float(std::string_view text) {
   return value;
 }
 
-// Parses "v7", "s3", "v[2:3]", "s[4:5]". Returns the operand code and the width written.
+// Parses "v7", "s3", "v[2:3]", "s[4:5]", "v[4:7]". Returns the operand code and the width written.
 std::optional<std::pair<uint16_t, unsigned>> parse_register(std::string_view text, std::string* why) {
   if (text.size() < 2 || (text[0] != 'v' && text[0] != 's')) return std::nullopt;
   const bool vector = text[0] == 'v';
@@ -126,8 +126,20 @@ std::optional<std::pair<uint16_t, unsigned>> parse_register(std::string_view tex
     auto low = index_of(text.substr(2, colon - 2));
     auto high = index_of(text.substr(colon + 1, text.size() - colon - 2));
     if (!low || !high) return std::nullopt;
+    if (vector && *high == *low + 3) {  // a quad v[4n:4n+3]
+      if (*low % 4 != 0) {
+        *why = "a register quad must start at a multiple of 4, e.g. v[4:7]";
+        return std::nullopt;
+      }
+      if (*high >= limit) {
+        *why = "register index out of range";
+        return std::nullopt;
+      }
+      return std::make_pair(code_of(*low), 128u);
+    }
     if (*high != *low + 1 || *low % 2 != 0) {
-      *why = "a register pair must be an even register and the next one, e.g. v[2:3]";
+      *why = vector ? "a register pair must be an even register and the next one, e.g. v[2:3] (a quad: v[4n:4n+3])"
+                    : "a register pair must be an even register and the next one, e.g. s[2:3]";
       return std::nullopt;
     }
     if (*high >= limit) {
@@ -201,7 +213,7 @@ class LineAssembler {
     switch (info.imm) {
       case ImmKind::kNone: break;
       case ImmKind::kOffset: trailing = 1; trailing_optional = true; break;
-      case ImmKind::kSpecial: case ImmKind::kTarget: trailing = 1; break;
+      case ImmKind::kSpecial: case ImmKind::kTarget: case ImmKind::kImageQuery: trailing = 1; break;
       case ImmKind::kTargetReconverge: trailing = 2; break;
     }
     // A global/constant access's scalar base is optional: present when a register stands there.
@@ -248,6 +260,12 @@ class LineAssembler {
           return AssemblyError{t.column, "offset '" + std::string(t.text) + "' must be an integer in [" +
                                              std::to_string(kMinOffset) + ", " + std::to_string(kMaxOffset) + "]"};
         inst_.imm = static_cast<int32_t>(signed_value);
+      } else if (info.imm == ImmKind::kImageQuery) {
+        auto what = find_image_query(t.text);
+        if (!what)
+          return AssemblyError{t.column, "unknown image query '" + std::string(t.text) +
+                                             "' (width, height, depth, array_size, channel_order, data_type, mip_levels)"};
+        inst_.imm = static_cast<int32_t>(*what);
       } else if (info.imm == ImmKind::kTarget || info.imm == ImmKind::kTargetReconverge) {
         const bool is_target = i == next;
         if (auto e = branch_operand(t, is_target ? &inst_.target : &inst_.reconverge,

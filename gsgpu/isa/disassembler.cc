@@ -34,8 +34,10 @@ std::string format_register(uint16_t operand, unsigned width_bits) {
   const bool vector = is_vreg(operand);
   const unsigned index = vector ? operand - kVectorOperandBase : operand - kScalarOperandBase;
   const char file = vector ? 'v' : 's';
-  if (width_bits == 64)
-    return std::string(1, file) + "[" + std::to_string(index) + ":" + std::to_string(index + 1) + "]";
+  if (width_bits == 64 || width_bits == 128) {
+    const unsigned last = index + width_bits / 32 - 1;
+    return std::string(1, file) + "[" + std::to_string(index) + ":" + std::to_string(last) + "]";
+  }
   return std::string(1, file) + std::to_string(index);
 }
 
@@ -63,6 +65,7 @@ std::string format_instruction(const Instruction& inst) {
   }
   if (info.imm == ImmKind::kOffset) add(std::to_string(inst.imm));
   if (info.imm == ImmKind::kSpecial) add(special_info(static_cast<SpecialReg>(inst.imm)).name);
+  if (info.imm == ImmKind::kImageQuery) add(image_query_name(static_cast<ImageQueryWhat>(inst.imm)));
   return text;
 }
 

@@ -15,7 +15,7 @@ std::string disassemble(const uint32_t* words, size_t count);
 // One instruction, without address or trailing newline (e.g. "v_add_u32 v1, v2, s3").
 std::string format_instruction(const Instruction& inst);
 
-// Operand spelling shared with the assembler: "v7", "s3", "v[2:3]", "s[4:5]".
+// Operand spelling shared with the assembler: "v7", "s3", "v[2:3]", "s[4:5]", quads "v[4:7]".
 std::string format_register(uint16_t operand, unsigned width_bits);
 
 }  // namespace gsgpu::isa

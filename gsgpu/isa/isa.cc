@@ -77,11 +77,19 @@ constexpr SpecialInfo kSpecialTable[] = {
 };
 static_assert(std::size(kSpecialTable) == static_cast<size_t>(SpecialReg::kCount));
 
+constexpr const char* kImageQueryNames[] = {"width",         "height",    "depth",     "array_size",
+                                            "channel_order", "data_type", "mip_levels"};
+static_assert(std::size(kImageQueryNames) == static_cast<size_t>(ImageQueryWhat::kCount));
+
 bool valid_special(int32_t imm) {
   return imm >= 0 && imm < static_cast<int32_t>(SpecialReg::kCount);
 }
 
 bool is_even_vpair(uint16_t code) { return is_vreg(code) && code % 2 == 0; }
+// v[4n:4n+3]: vector operand codes start at 0 and kNumVectorRegs is a multiple of 4, so an aligned
+// first register keeps the whole quad inside the file.
+bool is_aligned_vquad(uint16_t code) { return is_vreg(code) && code % 4 == 0; }
+static_assert(kNumVectorRegs % 4 == 0 && kVectorOperandBase == 0);
 bool is_even_spair(uint16_t code) { return is_sreg(code) && (code - kScalarOperandBase) % 2 == 0; }
 
 // Which register width a special-register destination needs; 0 when imm names no special.
@@ -114,6 +122,10 @@ std::string check_operand(const Instruction& inst, K kind, uint16_t code, const 
       if (code == kNoScalarBase || is_even_spair(code)) return "";
       return std::string(field) + " operand " + std::to_string(code) +
              " is not a scalar base (0 for none, or an even scalar pair s[2n:2n+1])";
+    case K::kVDst128: case K::kVReg128:
+      if (is_aligned_vquad(code)) return "";
+      return std::string(field) + " operand " + std::to_string(code) +
+             " is not a vector quad (v[4n:4n+3], starting at a multiple of 4)";
   }
   if (ok) return "";
   return std::string(field) + " operand " + std::to_string(code) + " is not valid here";
@@ -157,6 +169,14 @@ std::optional<SpecialReg> find_special(std::string_view name) {
   return std::nullopt;
 }
 
+const char* image_query_name(ImageQueryWhat what) { return kImageQueryNames[static_cast<size_t>(what)]; }
+
+std::optional<ImageQueryWhat> find_image_query(std::string_view name) {
+  for (size_t i = 0; i < std::size(kImageQueryNames); ++i)
+    if (name == kImageQueryNames[i]) return static_cast<ImageQueryWhat>(i);
+  return std::nullopt;
+}
+
 bool Instruction::has_literal() const {
   if (op_info(opcode).format == Format::kBranch) return false;
   return dst == kLiteralOperand || src[0] == kLiteralOperand || src[1] == kLiteralOperand ||
@@ -175,6 +195,7 @@ unsigned operand_width(const Instruction& inst, OperandKind kind) {
     case K::kVDst64: case K::kSDst64: case K::kVSrc64: case K::kSSrc64: return 64;
     case K::kVDstSpecial: case K::kSDstSpecial: return special_width(inst);
     case K::kSBase64: return inst.src[2] == kNoScalarBase ? 0 : 64;
+    case K::kVDst128: case K::kVReg128: return 128;
     default: return 32;
   }
 }
@@ -209,6 +230,9 @@ std::string validate(const Instruction& inst) {
     return where + "a per-lane special register needs v_special";
   if (info.imm == ImmKind::kOffset && (inst.imm < kMinOffset || inst.imm > kMaxOffset))
     return where + "offset " + std::to_string(inst.imm) + " does not fit in 19 bits";
+  if (info.imm == ImmKind::kImageQuery &&
+      (inst.imm < 0 || inst.imm >= static_cast<int32_t>(ImageQueryWhat::kCount)))
+    return where + "unknown image query " + std::to_string(inst.imm);
   if (info.imm == ImmKind::kNone && inst.imm != 0) return where + "takes no immediate";
   if (auto e = check_operand(inst, info.dst, inst.dst, "destination"); !e.empty()) return where + e;
   const K src_kinds[3] = {info.src0, info.src1, info.src2};

@@ -58,6 +58,9 @@ enum class OperandKind : uint8_t {
   // atomics other than cmpxchg): 0 = no base, otherwise an even scalar pair s[2n:2n+1] whose value
   // is added to the address. Code 0 would name v0, which is never a valid base, so 0 is free.
   kSBase64,
+  // A vector register quad v[4n:4n+3] (four 32-bit channels: image coordinates, texels), aligned
+  // to four as pairs are to two. Only vector registers: no scalar quad, no literal.
+  kVDst128, kVReg128,
 };
 
 enum class ImmKind : uint8_t {
@@ -66,6 +69,7 @@ enum class ImmKind : uint8_t {
   kSpecial,            // SpecialReg id
   kTarget,             // branch target (kBranch format)
   kTargetReconverge,   // branch target and reconvergence point (kBranch format)
+  kImageQuery,         // v_image_query: which property (ImageQueryWhat), 0..kImageQueryCount-1
 };
 
 enum class OpClass : uint8_t { kAlu, kLoad, kStore, kAtomic, kOther };
@@ -114,18 +118,28 @@ struct SpecialInfo {
 const SpecialInfo& special_info(SpecialReg reg);
 std::optional<SpecialReg> find_special(std::string_view name);
 
+// What v_image_query reads (its imm19 field); the same order as texture::ImageQuery. Order and
+// type are the IMAGE_DESC codes (docs/isa.md section 8b).
+enum class ImageQueryWhat : uint8_t {
+  kWidth, kHeight, kDepth, kArraySize, kChannelOrder, kDataType, kMipLevels,
+  kCount
+};
+const char* image_query_name(ImageQueryWhat what);
+std::optional<ImageQueryWhat> find_image_query(std::string_view name);
+
 // The longest encoding: two words and a literal. decode() reads no more than this many words, so
 // its outcome depends on these words alone (fewer only at the end of the code).
 constexpr size_t kMaxInstructionWords = 3;
 
 // One decoded instruction. Operand fields hold raw operand codes (vreg()/sreg()/kLiteralOperand);
-// for a 64-bit register pair the code names the even register. src[2] of a global/constant load,
-// store or non-cmpxchg atomic is its scalar base (OperandKind::kSBase64; kNoScalarBase = none).
+// for a 64-bit register pair the code names the even register, for a quad v[4n:4n+3] v4n. src[2]
+// of a global/constant load, store or non-cmpxchg atomic is its scalar base
+// (OperandKind::kSBase64; kNoScalarBase = none).
 struct Instruction {
   Opcode opcode = Opcode::s_nop;
   uint16_t dst = 0;
   uint16_t src[3] = {0, 0, 0};
-  int32_t imm = 0;           // kOffset: byte offset; kSpecial: SpecialReg
+  int32_t imm = 0;           // kOffset: byte offset; kSpecial: SpecialReg; kImageQuery: ImageQueryWhat
   int32_t target = 0;        // branches: byte offset from this instruction's first byte
   int32_t reconverge = 0;    // v_branch_*: byte offset of the reconvergence point
   uint32_t literal = 0;      // meaningful when an operand is kLiteralOperand
@@ -157,8 +171,8 @@ bool encode(const Instruction& inst, std::vector<uint32_t>* out, std::string* er
 bool decode(const uint32_t* words, size_t count, Instruction* out, size_t* words_used,
             std::string* error);
 
-// Width in bits (32/64) of a register operand of this kind for this instruction; 0 when none (a
-// kSBase64 operand is 64-bit when the instruction has a base, absent otherwise).
+// Width in bits (32/64/128) of a register operand of this kind for this instruction; 0 when none
+// (a kSBase64 operand is 64-bit when the instruction has a base, absent otherwise).
 unsigned operand_width(const Instruction& inst, OperandKind kind);
 
 }  // namespace gsgpu::isa

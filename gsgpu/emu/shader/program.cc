@@ -26,7 +26,7 @@ void note_registers(const isa::Instruction& inst, Program* program) {
   auto note = [&](isa::OperandKind kind, uint16_t code) {
     const unsigned width = isa::operand_width(inst, kind);
     if (width == 0 || code == isa::kLiteralOperand) return;
-    const unsigned count = width == 64 ? 2 : 1;
+    const unsigned count = width / 32;  // 1, a pair 2, a quad 4
     if (isa::is_vreg(code)) program->vector_regs = std::max<uint32_t>(program->vector_regs, code + count);
     else program->scalar_regs = std::max<uint32_t>(program->scalar_regs, code - isa::kScalarOperandBase + count);
   };

@@ -21,7 +21,7 @@ class OperandGenerator {
     switch (kind) {
       case OperandKind::kNone: return 0;
       case OperandKind::kVDst32: case OperandKind::kVReg32: case OperandKind::kVDst64:
-      case OperandKind::kVDstSpecial:
+      case OperandKind::kVDstSpecial: case OperandKind::kVDst128: case OperandKind::kVReg128:
         return vector_reg(width);
       case OperandKind::kSDst32: case OperandKind::kSReg32: case OperandKind::kSDst64:
       case OperandKind::kSDstSpecial:
@@ -55,7 +55,7 @@ class OperandGenerator {
  private:
   uint16_t vector_reg(unsigned width) {
     const unsigned index = rng_() % kNumVectorRegs;
-    return vreg(width == 64 ? index & ~1u : index);
+    return vreg(width == 128 ? index & ~3u : width == 64 ? index & ~1u : index);
   }
   uint16_t scalar_reg(unsigned width) {
     const unsigned index = rng_() % kNumScalarRegs;
@@ -80,6 +80,8 @@ Instruction random_instruction(Opcode op, OperandGenerator& gen) {
       inst.imm = static_cast<int32_t>(gen.next() % static_cast<uint32_t>(SpecialReg::kCount));
     } while (info.dst == OperandKind::kSDstSpecial && special_info(static_cast<SpecialReg>(inst.imm)).per_lane);
   }
+  if (info.imm == ImmKind::kImageQuery)
+    inst.imm = static_cast<int32_t>(gen.next() % static_cast<uint32_t>(ImageQueryWhat::kCount));
   inst.dst = gen.pick(inst, info.dst);
   inst.src[0] = gen.pick(inst, info.src0);
   inst.src[1] = gen.pick(inst, info.src1);
@@ -189,6 +191,94 @@ TEST(IsaEncoding, RejectsMisalignedPairsAndWrongFiles) {
   EXPECT_FALSE(validate(inst).empty());
 }
 
+// Image instructions (docs/isa.md section 8b): coordinates and texels are quads v[4n:4n+3]; a
+// quad field that is not a multiple of 4 (or names a scalar register or the literal) is illegal,
+// in validate(), in the decoder (so the interpreter faults kIllegalInstruction) and the assembler.
+TEST(IsaEncoding, ImageQuadsMustBeAlignedVectorQuads) {
+  Instruction inst;
+  inst.opcode = Opcode::v_image_sample;
+  inst.dst = vreg(4);
+  inst.src[0] = sreg(2);
+  inst.src[1] = vreg(8);
+  inst.src[2] = kLiteralOperand;  // a sampler_t literal
+  inst.literal = 0x12;
+  EXPECT_EQ(validate(inst), "");
+  EXPECT_EQ(operand_width(inst, OperandKind::kVDst128), 128u);
+  EXPECT_EQ(format_instruction(inst), "v_image_sample v[4:7], s[2:3], v[8:11], 0x12");
+  std::vector<uint32_t> good;
+  std::string error;
+  ASSERT_TRUE(encode(inst, &good, &error)) << error;
+  for (uint16_t bad : {vreg(5), vreg(6), vreg(7), vreg(254), sreg(4), kLiteralOperand}) {
+    for (int field = 0; field < 2; ++field) {  // the destination, then the coordinate quad
+      Instruction wrong = inst;
+      (field == 0 ? wrong.dst : wrong.src[1]) = bad;
+      EXPECT_NE(validate(wrong).find("is not a vector quad"), std::string::npos) << bad;
+      // The same word with the field patched: the decoder refuses it.
+      std::vector<uint32_t> words = good;
+      uint64_t bits = words[0] | (uint64_t{words[1]} << 32);
+      const unsigned shift = field == 0 ? 9 : 27;
+      bits = (bits & ~(uint64_t{0x1ff} << shift)) | (uint64_t{bad} << shift);
+      words[0] = static_cast<uint32_t>(bits);
+      words[1] = static_cast<uint32_t>(bits >> 32);
+      Instruction decoded;
+      size_t used = 0;
+      EXPECT_FALSE(decode(words.data(), words.size(), &decoded, &used, &error)) << bad;
+      EXPECT_NE(error.find("vector quad"), std::string::npos) << error;
+    }
+  }
+  Instruction store;
+  store.opcode = Opcode::v_image_store;
+  store.src[0] = vreg(2);  // per-lane descriptor VAs: a vector pair
+  store.src[1] = vreg(0);
+  store.src[2] = vreg(252);
+  EXPECT_EQ(validate(store), "");
+  store.src[2] = vreg(250);
+  EXPECT_NE(validate(store), "");
+  store.src[2] = vreg(4);
+  store.dst = vreg(8);  // v_image_store writes no register
+  EXPECT_NE(validate(store), "");
+
+  Instruction query;
+  query.opcode = Opcode::v_image_query;
+  query.dst = vreg(1);
+  query.src[0] = sreg(0);
+  query.src[1] = kLiteralOperand;
+  query.imm = static_cast<int32_t>(ImageQueryWhat::kMipLevels);
+  EXPECT_EQ(validate(query), "");
+  EXPECT_EQ(format_instruction(query), "v_image_query v1, s[0:1], 0x0, mip_levels");
+  query.imm = static_cast<int32_t>(ImageQueryWhat::kCount);
+  EXPECT_NE(validate(query).find("unknown image query"), std::string::npos);
+  query.imm = -1;
+  EXPECT_NE(validate(query).find("unknown image query"), std::string::npos);
+}
+
+TEST(Assembler, ImageInstructions) {
+  const char* source =
+      "v_image_load v[4:7], s[0:1], v[8:11]\n"
+      "v_image_fetch v[252:255], v[2:3], v[0:3], s5\n"
+      "v_image_sample v[12:15], s[0:1], v[16:19], 0x14\n"
+      "v_image_store s[0:1], v[8:11], v[4:7]\n"
+      "v_image_query v20, s[0:1], v21, channel_order\n";
+  std::vector<uint32_t> words;
+  std::string error;
+  ASSERT_TRUE(assemble(source, &words, &error)) << error;
+  EXPECT_EQ(words.size(), 2u + 2u + 3u + 2u + 2u);
+  Instruction inst;
+  size_t used = 0;
+  ASSERT_TRUE(decode(words.data() + 4, words.size() - 4, &inst, &used, &error)) << error;
+  EXPECT_EQ(inst.opcode, Opcode::v_image_sample);
+  EXPECT_EQ(inst.dst, vreg(12));
+  EXPECT_EQ(inst.src[1], vreg(16));
+  EXPECT_EQ(inst.literal, 0x14u);
+  ASSERT_TRUE(decode(words.data() + 9, words.size() - 9, &inst, &used, &error)) << error;
+  EXPECT_EQ(inst.imm, static_cast<int32_t>(ImageQueryWhat::kChannelOrder));
+  const std::string text = disassemble(words.data(), words.size());
+  EXPECT_NE(text.find("v_image_fetch v[252:255], v[2:3], v[0:3], s5"), std::string::npos) << text;
+  std::vector<uint32_t> again;
+  ASSERT_TRUE(assemble(text, &again, &error)) << error;
+  EXPECT_EQ(again, words);
+}
+
 TEST(Encoder, LabelsResolveToRelativeOffsets) {
   Encoder enc;
   auto top = enc.new_label();
@@ -234,6 +324,12 @@ TEST(Assembler, ErrorsNameLineAndColumn) {
       {"global_load_b32 v1, v[2:3], 999999\n", "line 1, column 29", "offset"},
       {"s_special s0, local_id_x\n", "line 1, column 1", "per-lane"},
       {"v_mov_b64 v[0:1], 0x100000000\n", "line 1, column 19", "sign-extended"},
+      {"v_image_load v[2:5], s[0:1], v[8:11]\n", "line 1, column 14", "multiple of 4"},
+      {"v_image_load v[4:7], s[0:1], v[8:9]\n", "line 1, column 30", "128-bit"},
+      {"v_image_load v[4:7], s[0:1], 5\n", "line 1, column 30", "expected a register"},
+      {"v_image_store s[0:1], v[8:11], s[4:7]\n", "line 1, column 32", "even register"},
+      {"v_image_query v0, s[0:1], 0, colour\n", "line 1, column 30", "unknown image query"},
+      {"v_image_query v0, s[0:1], 0\n", "line 1, column 1", "takes 4 operands"},
   };
   for (const auto& c : cases) {
     std::vector<uint32_t> words;
