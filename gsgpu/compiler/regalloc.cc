@@ -10,7 +10,14 @@ namespace {
 
 using isa::Opcode;
 
-constexpr uint32_t kScratchRegisters = 8;
+// Spill scratch after the allocatable registers: a quad per source slot and one for the
+// destination (an image store reads two quads, an image sample writes one).
+constexpr uint32_t kScratchRegisters = 16;
+constexpr uint32_t kScratchSlotRegisters = 4;
+
+// Registers a virtual register of this width takes; it starts at a multiple of the same number
+// (pairs even, quads v[4n:4n+3]).
+constexpr uint32_t registers_for(unsigned bits) { return bits == 128 ? 4 : bits == 64 ? 2 : 1; }
 
 struct Interval {
   uint32_t vreg = 0;
@@ -131,30 +138,33 @@ class Allocator {
   }
 
   bool free_at(uint32_t reg, unsigned bits) const {
-    if (reg + (bits == 64 ? 2 : 1) > max_) return false;
-    return !busy_[reg] && (bits == 32 || !busy_[reg + 1]);
+    const uint32_t n = registers_for(bits);
+    if (reg + n > max_) return false;
+    for (uint32_t r = reg; r < reg + n; ++r)
+      if (busy_[r]) return false;
+    return true;
   }
   void take(uint32_t reg, unsigned bits, bool value) {
-    busy_[reg] = value;
-    if (bits == 64) busy_[reg + 1] = value;
+    for (uint32_t r = reg; r < reg + registers_for(bits); ++r) busy_[r] = value;
   }
   int find_free(unsigned bits) const {
-    for (uint32_t r = 0; r < max_; r += bits == 64 ? 2 : 1)
+    for (uint32_t r = 0; r < max_; r += registers_for(bits))
       if (free_at(r, bits)) return static_cast<int>(r);
     return -1;
   }
 
+  // Slots are 8 bytes (a quad 16), 8-aligned: private_{load,store}_b64 move them.
   void spill(uint32_t v) {
     assigned_[v] = -1;
     slot_[v] = static_cast<int32_t>(spill_bytes_);
-    spill_bytes_ += 8;
+    spill_bytes_ += f_.vreg_bits[v] == 128 ? 16 : 8;
     ++spilled_;
   }
 
   void scan() {
     assigned_.assign(f_.vreg_bits.size(), -1);
     slot_.assign(f_.vreg_bits.size(), -1);
-    busy_.assign(max_ + 2, false);
+    busy_.assign(max_ + 4, false);
     std::vector<Interval*> order;
     for (Interval& i : intervals_)
       if (i.start != UINT32_MAX) order.push_back(&i);
@@ -192,7 +202,7 @@ class Allocator {
       }
       assigned_[current->vreg] = reg;
       take(static_cast<uint32_t>(reg), bits, true);
-      registers_used_ = std::max(registers_used_, static_cast<uint32_t>(reg) + (bits == 64 ? 2 : 1));
+      registers_used_ = std::max(registers_used_, static_cast<uint32_t>(reg) + registers_for(bits));
       active.push_back(current);
     }
   }
@@ -200,29 +210,35 @@ class Allocator {
   uint16_t physical(const MOperand& op, uint32_t scratch) {
     const uint32_t v = op.value;
     const uint32_t base = assigned_[v] >= 0 ? static_cast<uint32_t>(assigned_[v]) : scratch;
-    const uint32_t reg = op.kind == MOperand::Kind::kVRegHigh ? base + 1 : base;
-    return isa::vreg(reg);
+    return isa::vreg(base + op.register_offset());
   }
 
-  MInst spill_load(uint32_t v, uint32_t scratch) {
-    MInst load;
-    load.opcode = f_.vreg_bits[v] == 64 ? Opcode::private_load_b64 : Opcode::private_load_b32;
-    load.dst = MOperand::raw(isa::vreg(scratch));
-    load.src[0] = MOperand::literal(0);
-    load.imm = static_cast<int32_t>(private_base_) + slot_[v];
-    return load;
+  // A spilled value moves between its slot and scratch in 32- or 64-bit pieces (a quad: two).
+  void spill_load(uint32_t v, uint32_t scratch, std::vector<MInst>* out) {
+    const unsigned bits = f_.vreg_bits[v];
+    for (uint32_t done = 0; done < bits / 8; done += 8) {
+      MInst load;
+      load.opcode = bits == 32 ? Opcode::private_load_b32 : Opcode::private_load_b64;
+      load.dst = MOperand::raw(isa::vreg(scratch + done / 4));
+      load.src[0] = MOperand::literal(0);
+      load.imm = static_cast<int32_t>(private_base_) + slot_[v] + static_cast<int32_t>(done);
+      out->push_back(load);
+    }
   }
-  MInst spill_store(uint32_t v, uint32_t scratch) {
-    MInst store;
-    store.opcode = f_.vreg_bits[v] == 64 ? Opcode::private_store_b64 : Opcode::private_store_b32;
-    store.src[0] = MOperand::literal(0);
-    store.src[1] = MOperand::raw(isa::vreg(scratch));
-    store.imm = static_cast<int32_t>(private_base_) + slot_[v];
-    return store;
+  void spill_store(uint32_t v, uint32_t scratch, std::vector<MInst>* out) {
+    const unsigned bits = f_.vreg_bits[v];
+    for (uint32_t done = 0; done < bits / 8; done += 8) {
+      MInst store;
+      store.opcode = bits == 32 ? Opcode::private_store_b32 : Opcode::private_store_b64;
+      store.src[0] = MOperand::literal(0);
+      store.src[1] = MOperand::raw(isa::vreg(scratch + done / 4));
+      store.imm = static_cast<int32_t>(private_base_) + slot_[v] + static_cast<int32_t>(done);
+      out->push_back(store);
+    }
   }
 
   void rewrite() {
-    const uint32_t scratch = (max_ + 1) / 2 * 2;  // even, so pairs line up
+    const uint32_t scratch = (max_ + 3) / 4 * 4;  // a multiple of 4, so pairs and quads line up
     if (spilled_ > 0) registers_used_ = std::max(registers_used_, scratch + kScratchRegisters);
     for (uint32_t b : layout_) {
       MBlock& block = f_.blocks[b];
@@ -232,24 +248,26 @@ class Allocator {
         for (int i = 0; i < 3; ++i) {
           MOperand& s = inst.src[i];
           if (!s.is_vreg()) continue;
-          const uint32_t slot_reg = scratch + 2 * static_cast<uint32_t>(i);
-          if (assigned_[s.value] < 0) out.push_back(spill_load(s.value, slot_reg));
+          const uint32_t slot_reg = scratch + kScratchSlotRegisters * static_cast<uint32_t>(i);
+          if (assigned_[s.value] < 0) spill_load(s.value, slot_reg, &out);
           s = MOperand::raw(physical(s, slot_reg));
         }
         bool store_after = false;
         uint32_t spilled_dst = 0;
+        const uint32_t dst_scratch = scratch + 3 * kScratchSlotRegisters;
         if (inst.dst.is_vreg()) {
-          const uint32_t dst_scratch = scratch + 6;
           store_after = assigned_[inst.dst.value] < 0;
           spilled_dst = inst.dst.value;
+          // Writing one channel of a spilled quad keeps the other three: load, write, store.
+          if (store_after && inst.dst.kind == MOperand::Kind::kVRegChannel) spill_load(spilled_dst, dst_scratch, &out);
           inst.dst = MOperand::raw(physical(inst.dst, dst_scratch));
         }
         out.push_back(inst);
-        if (store_after) out.push_back(spill_store(spilled_dst, scratch + 6));
+        if (store_after) spill_store(spilled_dst, dst_scratch, &out);
       }
       MTerminator& term = block.term;
       if (term.kind == MTerminator::Kind::kBranch && term.condition.is_vreg()) {
-        if (assigned_[term.condition.value] < 0) out.push_back(spill_load(term.condition.value, scratch));
+        if (assigned_[term.condition.value] < 0) spill_load(term.condition.value, scratch, &out);
         term.condition = MOperand::raw(physical(term.condition, scratch));
       }
       block.insts = std::move(out);

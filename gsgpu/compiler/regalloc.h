@@ -17,8 +17,10 @@ struct RegisterAllocation {
   uint32_t private_end = 0;     // private bytes needed, spill slots included
 };
 
-// Allocates v0..v(max_registers-1); the 8 registers after them are spill scratch. Spill slots are
-// placed from `private_base` on. False with *error when max_registers is unusable.
+// Allocates v0..v(max_registers-1), pairs at even registers and quads (128-bit virtual registers)
+// at multiples of 4; the 16 registers after them (from the next multiple of 4) are spill scratch.
+// Spill slots (8 bytes, a quad 16) are placed from `private_base` on. False with *error when
+// max_registers is unusable.
 bool allocate_registers(MFunction* f, const std::vector<uint32_t>& layout, uint32_t max_registers,
                         uint32_t private_base, RegisterAllocation* out, std::string* error);
 

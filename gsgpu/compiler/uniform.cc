@@ -75,7 +75,7 @@ uint32_t promote_uniform_values(MFunction* f, uint32_t first_free, uint32_t budg
       }
       const K kinds[3] = {info.src0, info.src1, info.src2};
       for (int i = 0; i < 3; ++i)
-        if (inst.src[i].is_vreg() && kinds[i] == K::kVReg32) needs_vector[inst.src[i].value] = true;
+        if (inst.src[i].is_vreg() && (kinds[i] == K::kVReg32 || kinds[i] == K::kVReg128)) needs_vector[inst.src[i].value] = true;
     }
     // Branch conditions are vector registers (v_branch_*).
     if (block.term.kind == MTerminator::Kind::kBranch && block.term.condition.is_vreg())
@@ -99,7 +99,7 @@ uint32_t promote_uniform_values(MFunction* f, uint32_t first_free, uint32_t budg
   };
   auto rewrite = [&](MOperand* op) {
     if (!op->is_vreg() || scalar_of[op->value] < 0) return;
-    const uint32_t s = static_cast<uint32_t>(scalar_of[op->value]) + (op->kind == MOperand::Kind::kVRegHigh ? 1 : 0);
+    const uint32_t s = static_cast<uint32_t>(scalar_of[op->value]) + op->register_offset();
     *op = MOperand::raw(isa::sreg(s));
   };
 
