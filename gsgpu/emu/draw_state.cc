@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/checked_math.h"
+#include "gsgpu/isa/isa.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
 
 namespace gsgpu {
@@ -17,6 +18,11 @@ namespace {
 
 namespace G = graphics;
 namespace blk = hw::blk;
+
+// The ISA's register files (constants only: the device library does not link the ISA) and the
+// largest fragment program the draw path fetches.
+constexpr uint32_t isa_vector_regs = isa::kNumVectorRegs, isa_scalar_regs = isa::kNumScalarRegs;
+constexpr uint32_t kMaxFragmentCodeSize = 1u << 20;
 
 std::string hex(uint32_t v) {
   char b[16];
@@ -307,25 +313,62 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   return decode_targets(w, s) && decode_tests_and_blend(w, s);
 }
 
+// FRAGMENT.MODE 2: the program's code range, entry, register counts and varyings, each checked.
+bool decode_fragment_program(BlockWords& w, G::DrawState* s) {
+  namespace S = blk::SHADER_STATE;
+  G::FragmentProgram& p = s->fragment_program;
+  p.code_va = w.pair(S::FRAGMENT_CODE_VA_LO, S::FRAGMENT_CODE_VA_HI);
+  p.code_size = w.word(S::FRAGMENT_CODE_SIZE);
+  p.entry_offset = w.word(S::FRAGMENT_ENTRY);
+  p.scalar_regs = w.field(S::REGISTERS, FIELD(SHADER_STATE, REGISTERS, SCALAR));
+  p.vector_regs = w.field(S::REGISTERS, FIELD(SHADER_STATE, REGISTERS, VECTOR));
+  p.varying_components = w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, VARYINGS));
+  if (w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, INTERPOLATION)) != 0)
+    return w.fail("FRAGMENT.INTERPOLATION must be 0 for a program (v_interp_* picks the mode)");
+  if (p.code_va % 4 != 0) return w.fail("FRAGMENT_CODE_VA " + std::to_string(p.code_va) + " is not 4-byte aligned");
+  if (p.code_size == 0 || p.code_size % 4 != 0 || p.code_size > kMaxFragmentCodeSize)
+    return w.fail("FRAGMENT_CODE_SIZE " + std::to_string(p.code_size) + " is not a multiple of 4 in 4 .. " +
+                  std::to_string(kMaxFragmentCodeSize));
+  if (!gsvirt::checked_add<uint64_t>(p.code_va, p.code_size))
+    return w.fail("FRAGMENT_CODE_VA + FRAGMENT_CODE_SIZE overflows");
+  if (p.entry_offset % 4 != 0 || p.entry_offset >= p.code_size)
+    return w.fail("FRAGMENT_ENTRY " + std::to_string(p.entry_offset) + " is not a multiple of 4 inside the code");
+  if (p.vector_regs == 0 || p.vector_regs > isa_vector_regs)
+    return w.fail("REGISTERS.VECTOR " + std::to_string(p.vector_regs) + " is not in 1 .. " +
+                  std::to_string(isa_vector_regs));
+  return w.at_most(p.scalar_regs, isa_scalar_regs, "REGISTERS.SCALAR") &&
+         w.at_most(p.varying_components, G::kMaxVaryingComponents, "FRAGMENT.VARYINGS");
+}
+
 bool decode_shader_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStateError* error) {
   namespace S = blk::SHADER_STATE;
   BlockWords w("SHADER_STATE", error);
   if (!w.read(memory, va, S::SIZE_DWORDS, S::ALIGN_BYTES)) return false;
   if (!w.only(S::VERTEX, S::VERTEX_MODE_MASK, "VERTEX") ||
-      !w.only(S::FRAGMENT, S::FRAGMENT_MODE_MASK | S::FRAGMENT_INTERPOLATION_MASK, "FRAGMENT")) {
+      !w.only(S::FRAGMENT, S::FRAGMENT_MODE_MASK | S::FRAGMENT_INTERPOLATION_MASK | S::FRAGMENT_VARYINGS_MASK,
+              "FRAGMENT") ||
+      !w.zero(S::RESERVED_15, "RESERVED_15")) {
     return false;
-  }
-  for (uint32_t i = S::RESERVED_11; i <= S::RESERVED_15; ++i) {
-    if (!w.zero(i, ("RESERVED_" + std::to_string(i)).c_str())) return false;
   }
   if (w.field(S::VERTEX, FIELD(SHADER_STATE, VERTEX, MODE)) != 0) {
     return w.fail("VERTEX.MODE " + std::to_string(w.field(S::VERTEX, FIELD(SHADER_STATE, VERTEX, MODE))) +
                   ": vertex shader programs are not supported yet (0: pass-through)");
   }
-  if (w.word(S::REGISTERS) != 0) return w.fail("REGISTERS must be 0 until shader programs run");
   const uint32_t mode = w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, MODE));
   const uint32_t interpolation = w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, INTERPOLATION));
-  if (!w.at_most(mode, 1, "FRAGMENT.MODE") || !w.at_most(interpolation, 2, "FRAGMENT.INTERPOLATION")) return false;
+  if (!w.at_most(mode, 2, "FRAGMENT.MODE")) return false;
+  if (mode == 2) {
+    s->fragment = G::FragmentMode::kProgram;
+    return decode_fragment_program(w, s);
+  }
+  // The stand-ins run no program: its dwords must be 0.
+  if (w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, VARYINGS)) != 0)
+    return w.fail("FRAGMENT.VARYINGS must be 0 for the fixed stand-ins");
+  if (w.word(S::REGISTERS) != 0) return w.fail("REGISTERS must be 0 for the fixed stand-ins");
+  for (uint32_t i : {S::FRAGMENT_CODE_VA_LO, S::FRAGMENT_CODE_VA_HI, S::FRAGMENT_CODE_SIZE, S::FRAGMENT_ENTRY}) {
+    if (w.word(i) != 0) return w.fail("dword " + std::to_string(i) + " (fragment program) must be 0 for the fixed stand-ins");
+  }
+  if (!w.at_most(interpolation, 2, "FRAGMENT.INTERPOLATION")) return false;
   s->fragment = mode == 0 ? G::FragmentMode::kConstantColor : G::FragmentMode::kVaryingColor;
   s->varying_interpolation = G::Interpolation(interpolation);
   s->constant_color = {w.real(S::CONSTANT_R), w.real(S::CONSTANT_G), w.real(S::CONSTANT_B), w.real(S::CONSTANT_A)};

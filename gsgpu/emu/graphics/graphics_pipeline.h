@@ -15,6 +15,7 @@
 #include <string>
 
 #include "gsgpu/emu/gpu_memory.h"
+#include "gsgpu/emu/graphics/fragment_program.h"
 #include "gsgpu/emu/graphics/fragment_stage.h"
 #include "gsgpu/emu/graphics/geometry_engine.h"
 #include "gsgpu/emu/graphics/output_merger.h"
@@ -39,7 +40,8 @@ struct DepthTargetState {
   DepthFormat format = DepthFormat::kD32Sfloat;
 };
 
-enum class FragmentMode : uint8_t { kConstantColor, kVaryingColor };
+// The fixed stand-ins (fragment_stage.h) or a program on the shader cores (fragment_program.h).
+enum class FragmentMode : uint8_t { kConstantColor, kVaryingColor, kProgram };
 
 struct DrawState {
   DrawParams draw;
@@ -56,6 +58,7 @@ struct DrawState {
   FragmentMode fragment = FragmentMode::kConstantColor;
   Interpolation varying_interpolation = Interpolation::kPerspective;
   Color constant_color{1, 1, 1, 1}, constant_color1{0, 0, 0, 0};
+  FragmentProgram fragment_program;  // kProgram
 };
 
 struct DrawCounters {
@@ -75,13 +78,16 @@ class GraphicsPipeline {
 
   explicit GraphicsPipeline(GpuMemory& memory) : memory_(memory) {}
   void set_fragment_budget(uint64_t budget) { fragment_budget_ = budget; }
+  // Where FragmentMode::kProgram runs; without one such a draw faults. Must outlive the draws.
+  void set_fragment_runner(FragmentProgramRunner* runner) { runner_ = runner; }
   DrawResult draw(const DrawState& state);
 
  private:
   struct DrawContext {
     PrimitiveEngine& pe;
     OutputMerger& om;
-    FragmentStage& stage;
+    FragmentStage* stage;            // the fixed stand-in, or
+    FragmentProgramStage* program;   // the program on the shader cores
     Queue<Quad> quads;
     uint64_t fragments;
     std::optional<std::string> fault;
@@ -90,9 +96,14 @@ class GraphicsPipeline {
   std::optional<std::string> map_targets(const DrawState& state, ColorTarget* color, DepthStencilTarget* depth);
   // Sets up, rasterizes, shades and merges one triangle; false when the draw must stop (c.fault).
   bool shade_triangle(const RasterTriangle& triangle, DrawContext& c);
+  void shade_fixed(const Quad& q, const TriangleInterpolator& interp, const TriangleSetup& setup,
+                   const RasterTriangle& t, DrawContext& c);
+  // The program stage's checks that the state blocks cannot make (a runner with quads, the varyings).
+  std::optional<std::string> check_program(const DrawState& s, uint32_t vertex_varyings) const;
 
   GpuMemory& memory_;
   uint64_t fragment_budget_ = kDefaultFragmentBudget;
+  FragmentProgramRunner* runner_ = nullptr;
 };
 
 }  // namespace gsgpu::graphics

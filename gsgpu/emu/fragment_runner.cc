@@ -1,0 +1,29 @@
+// Fragment warps as a dispatch on the device's backend (see fragment_runner.h).
+#include "gsgpu/emu/fragment_runner.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace gsgpu {
+
+std::optional<std::string> BackendFragmentRunner::run(const graphics::FragmentProgram& program, FragmentWarpIO& io,
+                                                      uint32_t warps) {
+  DispatchRequest request;
+  request.code_va = program.code_va;
+  request.code_size = program.code_size;
+  request.entry_offset = program.entry_offset;
+  request.grid_size[0] = warps;
+  request.group_size[0] = backend_.warp_width();
+  request.instruction_budget = budget_;
+  request.fragment = &io;
+  request.declared_vector_regs = program.vector_regs;
+  request.declared_scalar_regs = program.scalar_regs;
+  const DispatchOutcome outcome = backend_.dispatch(request, memory_);
+  if (!outcome.fault) return std::nullopt;
+  char pc[32];
+  std::snprintf(pc, sizeof pc, "0x%" PRIx64, outcome.fault->pc);
+  return std::string("fragment program fault ") + dispatch_fault_name(outcome.fault->kind) + " at pc " + pc + ": " +
+         outcome.fault->message;
+}
+
+}  // namespace gsgpu
