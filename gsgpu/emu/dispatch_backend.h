@@ -15,6 +15,7 @@
 
 #include "gsgpu/emu/gpu_memory.h"
 #include "gsgpu/emu/shader/fragment_io.h"
+#include "gsgpu/emu/shader/vertex_io.h"
 
 namespace gsgpu {
 
@@ -32,6 +33,7 @@ struct DispatchRequest {
   uint64_t instruction_budget = 0;  // watchdog, per warp; 0 = the backend default
   // A fragment program of a draw (gsgpu/emu/shader/fragment_io.h); null for DISPATCH.
   FragmentWarpIO* fragment = nullptr;
+  VertexWarpIO* vertex = nullptr;  // a vertex program of a draw (gsgpu/emu/shader/vertex_io.h)
   uint32_t declared_vector_regs = 0, declared_scalar_regs = 0;  // 0 = not declared
 };
 

@@ -38,6 +38,7 @@ DispatchParams to_params(const DispatchRequest& q) {
   p.private_mem_size = q.private_mem_size;
   p.instruction_budget = q.instruction_budget;
   p.fragment = q.fragment;
+  p.vertex = q.vertex;
   p.declared_vector_regs = q.declared_vector_regs;
   p.declared_scalar_regs = q.declared_scalar_regs;
   return p;

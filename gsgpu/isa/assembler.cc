@@ -214,7 +214,9 @@ class LineAssembler {
       case ImmKind::kNone: break;
       case ImmKind::kOffset: trailing = 1; trailing_optional = true; break;
       case ImmKind::kSpecial: case ImmKind::kTarget: case ImmKind::kImageQuery: trailing = 1; break;
-      case ImmKind::kVarying: case ImmKind::kExportSlot: case ImmKind::kQuadPerm: trailing = 1; break;
+      case ImmKind::kVarying: case ImmKind::kExportSlot: case ImmKind::kQuadPerm: case ImmKind::kVertexSlot:
+        trailing = 1;
+        break;
       case ImmKind::kTargetReconverge: trailing = 2; break;
     }
     // A global/constant access's scalar base is optional: present when a register stands there.

@@ -5,7 +5,7 @@
 
 namespace gsgpu::graphics {
 
-std::optional<std::string> FragmentProgramStage::check_runner(const FragmentProgramRunner& runner) {
+std::optional<std::string> FragmentProgramStage::check_runner(const ShaderProgramRunner& runner) {
   const uint32_t width = runner.warp_width();
   if (width == 0) return "fragment programs need the shader cores, which this build does not have";
   if (width % 4 != 0)
@@ -13,7 +13,7 @@ std::optional<std::string> FragmentProgramStage::check_runner(const FragmentProg
   return std::nullopt;
 }
 
-FragmentProgramStage::FragmentProgramStage(const FragmentProgram& program, FragmentProgramRunner& runner,
+FragmentProgramStage::FragmentProgramStage(const ShaderProgram& program, ShaderProgramRunner& runner,
                                            FragmentSink sink, uint32_t warps_per_batch)
     : program_(program),
       runner_(runner),

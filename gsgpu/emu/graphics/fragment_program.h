@@ -22,28 +22,10 @@
 #include "gsgpu/emu/graphics/interpolator.h"
 #include "gsgpu/emu/graphics/output_merger.h"
 #include "gsgpu/emu/graphics/rasterizer.h"
+#include "gsgpu/emu/graphics/shader_program.h"
 #include "gsgpu/emu/shader/fragment_io.h"
 
 namespace gsgpu::graphics {
-
-// SHADER_STATE's fragment program (the command processor has checked each field).
-struct FragmentProgram {
-  uint64_t code_va = 0;
-  uint32_t code_size = 0;
-  uint32_t entry_offset = 0;
-  uint32_t vector_regs = 0, scalar_regs = 0;  // declared: the program may name no more
-  uint32_t varying_components = 0;            // v_interp_* may read components below this
-};
-
-// How the fragment stage reaches the shader cores (the command processor adapts its dispatch
-// backend; tests may run ShaderCores directly).
-class FragmentProgramRunner {
- public:
-  virtual ~FragmentProgramRunner() = default;
-  virtual uint32_t warp_width() const = 0;  // 0: there are no shader cores
-  // Runs `warps` warps of the program over `io`; the fault as text, or nothing.
-  virtual std::optional<std::string> run(const FragmentProgram& program, FragmentWarpIO& io, uint32_t warps) = 0;
-};
 
 class FragmentProgramStage {
  public:
@@ -51,9 +33,9 @@ class FragmentProgramStage {
   using FragmentSink = std::function<void(const Fragment&)>;
 
   // Refuses (a reason) a runner without shader cores or whose warps do not hold whole quads.
-  static std::optional<std::string> check_runner(const FragmentProgramRunner& runner);
+  static std::optional<std::string> check_runner(const ShaderProgramRunner& runner);
 
-  FragmentProgramStage(const FragmentProgram& program, FragmentProgramRunner& runner, FragmentSink sink,
+  FragmentProgramStage(const ShaderProgram& program, ShaderProgramRunner& runner, FragmentSink sink,
                        uint32_t warps_per_batch = kDefaultWarpsPerBatch);
 
   // The triangle whose quads follow.
@@ -73,8 +55,8 @@ class FragmentProgramStage {
   };
   void merge_batch();
 
-  FragmentProgram program_;
-  FragmentProgramRunner& runner_;
+  ShaderProgram program_;
+  ShaderProgramRunner& runner_;
   FragmentSink sink_;
   uint32_t width_;
   uint32_t quads_per_batch_;

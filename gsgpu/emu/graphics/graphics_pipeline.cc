@@ -95,27 +95,49 @@ void GraphicsPipeline::shade_fixed(const Quad& q, const TriangleInterpolator& in
   }
 }
 
-std::optional<std::string> GraphicsPipeline::check_program(const DrawState& s, uint32_t vertex_varyings) const {
-  if (!runner_) return "fragment programs need the shader cores, which this device does not give the draw";
-  if (auto bad = FragmentProgramStage::check_runner(*runner_)) return bad;
-  const FragmentProgram& p = s.fragment_program;
+std::optional<std::string> GraphicsPipeline::check_code(const char* stage, const ShaderProgram& p) const {
+  if (!runner_) return std::string(stage) + " programs need the shader cores, which this device does not give the draw";
   if (!memory_.translate(p.code_va, p.code_size, Access::kExecute))
-    return "fragment program code [" + std::to_string(p.code_va) + ", +" + std::to_string(p.code_size) +
+    return std::string(stage) + " program code [" + std::to_string(p.code_va) + ", +" + std::to_string(p.code_size) +
            ") is not mapped executable";
+  return std::nullopt;
+}
+
+std::optional<std::string> GraphicsPipeline::check_program(const DrawState& s, uint32_t vertex_varyings) const {
+  if (auto bad = check_code("fragment", s.fragment_program)) return bad;
+  if (auto bad = FragmentProgramStage::check_runner(*runner_)) return bad;
   if (s.fragment_program.varying_components > vertex_varyings)
     return "the fragment program reads " + std::to_string(s.fragment_program.varying_components) +
            " varying components; the vertex stage writes " + std::to_string(vertex_varyings);
   return std::nullopt;
 }
 
+std::optional<std::string> GraphicsPipeline::make_vertex_stage(const DrawState& s,
+                                                               std::optional<PassThroughVertexStage>& fixed,
+                                                               std::optional<ProgramVertexStage>& program,
+                                                               VertexStage** out) {
+  const uint32_t attributes = s.input.attribute_count;
+  if (s.vertex == VertexMode::kProgram) {
+    if (attributes > kMaxVertexAttributes)
+      return "a vertex program takes at most 16 attributes, not " + std::to_string(attributes);
+    if (auto bad = check_code("vertex", s.vertex_program)) return bad;
+    *out = &program.emplace(s.vertex_program, attributes, *runner_);
+    return std::nullopt;
+  }
+  if (attributes == 0 || attributes > kMaxVertexAttributes) {
+    return "the pass-through vertex stage needs 1 .. 16 attributes (position first), not " +
+           std::to_string(attributes);
+  }
+  *out = &fixed.emplace(attributes);
+  return std::nullopt;
+}
+
 DrawResult GraphicsPipeline::draw(const DrawState& s) {
   DrawResult result;
-  const uint32_t attributes = s.input.attribute_count;
-  if (attributes == 0 || attributes > kMaxVertexAttributes) {
-    result.fault = "the pass-through vertex stage needs 1 .. 16 attributes (position first), not " +
-                   std::to_string(attributes);
-    return result;
-  }
+  std::optional<PassThroughVertexStage> pass_through;
+  std::optional<ProgramVertexStage> vertex_program;
+  VertexStage* vertex_stage = nullptr;
+  if ((result.fault = make_vertex_stage(s, pass_through, vertex_program, &vertex_stage))) return result;
   ColorTarget color;
   DepthStencilTarget depth;
   if ((result.fault = map_targets(s, &color, &depth))) return result;
@@ -123,11 +145,10 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   pe.set_state(PrimitiveState{s.setup, int32_t(s.width), int32_t(s.height), s.scissor});
   OutputMerger om;
   om.begin_draw(color, depth, s.depth_stencil, s.blend);
-  PassThroughVertexStage vertex_stage(attributes);
   std::unique_ptr<FragmentStage> stage;
   std::unique_ptr<FragmentProgramStage> program;
   if (s.fragment == FragmentMode::kProgram) {
-    if ((result.fault = check_program(s, vertex_stage.varying_components()))) return result;
+    if ((result.fault = check_program(s, vertex_stage->varying_components()))) return result;
     program = std::make_unique<FragmentProgramStage>(s.fragment_program, *runner_,
                                                      [&om](const Fragment& f) { om.process(f); });
   } else if (s.fragment == FragmentMode::kVaryingColor) {
@@ -143,7 +164,7 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
     return true;
   };
   GeometryEngine ge(memory_);
-  std::optional<std::string> geometry_fault = ge.draw(s.draw, s.input, s.viewport, vertex_stage, sink);
+  std::optional<std::string> geometry_fault = ge.draw(s.draw, s.input, s.viewport, *vertex_stage, sink);
   // What is still queued for the shader cores runs now (also before a geometry fault: what was
   // rasterized before it is drawn, as for the stand-ins).
   if (program && !context.fault && !program->flush()) context.fault = program->fault();

@@ -20,6 +20,7 @@
 #include "gsgpu/emu/graphics/geometry_engine.h"
 #include "gsgpu/emu/graphics/output_merger.h"
 #include "gsgpu/emu/graphics/primitive_engine.h"
+#include "gsgpu/emu/graphics/vertex_program.h"
 
 namespace gsgpu::graphics {
 
@@ -42,6 +43,8 @@ struct DepthTargetState {
 
 // The fixed stand-ins (fragment_stage.h) or a program on the shader cores (fragment_program.h).
 enum class FragmentMode : uint8_t { kConstantColor, kVaryingColor, kProgram };
+// PassThroughVertexStage or a program on the shader cores (vertex_program.h).
+enum class VertexMode : uint8_t { kPassThrough, kProgram };
 
 struct DrawState {
   DrawParams draw;
@@ -58,7 +61,9 @@ struct DrawState {
   FragmentMode fragment = FragmentMode::kConstantColor;
   Interpolation varying_interpolation = Interpolation::kPerspective;
   Color constant_color{1, 1, 1, 1}, constant_color1{0, 0, 0, 0};
-  FragmentProgram fragment_program;  // kProgram
+  ShaderProgram fragment_program;  // FragmentMode::kProgram
+  VertexMode vertex = VertexMode::kPassThrough;
+  ShaderProgram vertex_program;  // VertexMode::kProgram
 };
 
 struct DrawCounters {
@@ -78,8 +83,8 @@ class GraphicsPipeline {
 
   explicit GraphicsPipeline(GpuMemory& memory) : memory_(memory) {}
   void set_fragment_budget(uint64_t budget) { fragment_budget_ = budget; }
-  // Where FragmentMode::kProgram runs; without one such a draw faults. Must outlive the draws.
-  void set_fragment_runner(FragmentProgramRunner* runner) { runner_ = runner; }
+  // Where vertex and fragment programs run; without one such a draw faults. Must outlive the draws.
+  void set_program_runner(ShaderProgramRunner* runner) { runner_ = runner; }
   DrawResult draw(const DrawState& state);
 
  private:
@@ -98,12 +103,17 @@ class GraphicsPipeline {
   bool shade_triangle(const RasterTriangle& triangle, DrawContext& c);
   void shade_fixed(const Quad& q, const TriangleInterpolator& interp, const TriangleSetup& setup,
                    const RasterTriangle& t, DrawContext& c);
-  // The program stage's checks that the state blocks cannot make (a runner with quads, the varyings).
+  // The program stages' checks that the state blocks cannot make (a runner with quads, code mapped
+  // executable, the varyings).
   std::optional<std::string> check_program(const DrawState& s, uint32_t vertex_varyings) const;
+  std::optional<std::string> check_code(const char* stage, const ShaderProgram& p) const;
+  // The vertex stage of the draw (into one of the two holders), or a fault.
+  std::optional<std::string> make_vertex_stage(const DrawState& s, std::optional<PassThroughVertexStage>& fixed,
+                                               std::optional<ProgramVertexStage>& program, VertexStage** out);
 
   GpuMemory& memory_;
   uint64_t fragment_budget_ = kDefaultFragmentBudget;
-  FragmentProgramRunner* runner_ = nullptr;
+  ShaderProgramRunner* runner_ = nullptr;
 };
 
 }  // namespace gsgpu::graphics

@@ -1,7 +1,7 @@
 // The fragment-program instructions (docs/isa.md §8c): interpolation from the rasterizer's
 // barycentrics, quad permutes and derivatives over the 2x2 quad, exports and kill. They read and
-// write the dispatch's FragmentWarpIO (fragment_io.h); in a compute dispatch, which has none, they
-// fault with kIllegalInstruction.
+// write the dispatch's FragmentWarpIO (fragment_io.h); in a compute or vertex dispatch, which has
+// none, they fault with kIllegalInstruction. Also the vertex programs' export (vertex_io.h, §8d).
 //
 // Quads: lanes 4q .. 4q+3 of a warp are one quad, lane i at (x + (i & 1), y + (i >> 1)); the
 // fragment stage only runs warps whose width is a multiple of 4 (check_params). Quad instructions
@@ -111,6 +111,22 @@ Flow v_export(Warp& w, const DecodedInst& di) {
   return Flow::kNext;
 }
 
+// Vertex programs (docs/isa.md §8d): slot 0..3 the clip-space position, 4 + k varying component k.
+template <uint32_t W>
+Flow v_export_vertex(Warp& w, const DecodedInst& di) {
+  VertexWarpIO* io = w.dispatch->params->vertex;
+  if (!io)
+    return raise_fault(w, di, ShaderFaultKind::kIllegalInstruction, "v_export_vertex_f32 is a vertex-program instruction");
+  const auto slot = static_cast<uint32_t>(di.inst.imm);  // 0 .. 67: decode checked the field
+  const uint32_t* value = lanes32<W>(w, di.inst.src[0], di.inst.literal, w.scratch[0]);
+  const size_t base = first_lane(w);
+  const uint32_t n = lane_count<W>(w);
+  for (uint32_t l = 0; l < n; ++l) {
+    if (w.exec >> l & 1) io->outputs[base + l].value[slot] = std::bit_cast<float>(value[l]);
+  }
+  return Flow::kNext;
+}
+
 // Ends the running lanes as discarded (OpKill / OpTerminateInvocation): they write nothing.
 Flow v_kill(Warp& w, const DecodedInst& di) {
   FragmentWarpIO* io = fragment_io(w, di);
@@ -136,6 +152,7 @@ void fill_fragment(Handler* table) {
   set(Opcode::v_ddy_coarse_f32, &v_quad<Quad::kDdyCoarse, W>);
   set(Opcode::v_export_f32, &v_export<W>);
   set(Opcode::v_kill, &v_kill);
+  set(Opcode::v_export_vertex_f32, &v_export_vertex<W>);
 }
 
 }  // namespace

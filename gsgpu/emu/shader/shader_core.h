@@ -18,6 +18,7 @@
 
 #include "gsgpu/emu/gpu_memory.h"
 #include "gsgpu/emu/shader/fragment_io.h"
+#include "gsgpu/emu/shader/vertex_io.h"
 
 namespace gsgpu {
 
@@ -75,6 +76,9 @@ struct DispatchParams {
   // one warp per group, and the fragment instructions (v_interp_*, v_export_f32, ...) read and
   // write this. Null for a compute dispatch, where those instructions fault.
   FragmentWarpIO* fragment = nullptr;
+  // A vertex program (vertex_io.h): the same grid, registers v0 .. v(input_regs - 1) preloaded per
+  // lane, v_export_vertex_f32 writes the outputs. At most one of fragment / vertex is set.
+  VertexWarpIO* vertex = nullptr;
 };
 
 enum class ShaderFaultKind {

@@ -238,8 +238,33 @@ TEST_F(DrawTest, EveryHostileStateEndsInAFaultAndTheDeviceRecovers) {
       {"blend factor", [](DrawBlocks& b, uint64_t&) { b.pipe[P::BLEND] = 19u << 1; }, CpFaultCause::kBadField, "BLEND"},
       {"pipe reserved", [](DrawBlocks& b, uint64_t&) { b.pipe[P::RESERVED_39] = 5; }, CpFaultCause::kBadField,
        "RESERVED_39"},
-      {"vertex program", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX] = 1; }, CpFaultCause::kBadField,
-       "not supported"},
+      {"vertex mode", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX] = 2; }, CpFaultCause::kBadField,
+       "VERTEX.MODE is 2"},
+      {"vertex program without code", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX] = 1; },
+       CpFaultCause::kBadField, "VERTEX_CODE_SIZE 0"},
+      {"pass-through outputs", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX] = 4u << 2; },
+       CpFaultCause::kBadField, "VERTEX.OUTPUTS must be 0"},
+      {"pass-through code", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX_ENTRY] = 4; }, CpFaultCause::kBadField,
+       "must be 0 for the pass-through stage"},
+      {"vertex outputs", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX] = 1 | 65u << 2; },
+       CpFaultCause::kBadField, "VERTEX.OUTPUTS is 65"},
+      {"vertex registers",
+       [](DrawBlocks& b, uint64_t&) {
+         b.shader[S::VERTEX] = 1;
+         b.shader[S::VERTEX_CODE_VA_LO] = 0x40000;
+         b.shader[S::VERTEX_CODE_SIZE] = 8;
+       },
+       CpFaultCause::kBadField, "VERTEX_REGISTERS.VECTOR 0"},
+      {"vertex code unmapped",
+       [](DrawBlocks& b, uint64_t&) {
+         b.shader[S::VERTEX] = 1;
+         b.shader[S::VERTEX_CODE_VA_LO] = 0x40;
+         b.shader[S::VERTEX_CODE_SIZE] = 8;
+         b.shader[S::VERTEX_REGISTERS] = 8u << 16;
+       },
+       CpFaultCause::kDrawFault, "vertex program code"},
+      {"shader reserved", [](DrawBlocks& b, uint64_t&) { b.shader[S::RESERVED_31] = 1; }, CpFaultCause::kBadField,
+       "RESERVED_31"},
       {"fragment mode", [](DrawBlocks& b, uint64_t&) { b.shader[S::FRAGMENT] = 3; }, CpFaultCause::kBadField,
        "FRAGMENT.MODE"},
       {"stand-in registers", [](DrawBlocks& b, uint64_t&) { b.shader[S::REGISTERS] = 5; }, CpFaultCause::kBadField,

@@ -3,7 +3,7 @@
 // scenes; derivatives and quad permutes against hand-computed values on linear ramps; discard;
 // depth and dual-source exports; and the faults of hostile programs. The draws run through
 // GraphicsPipeline over flat GPU memory with the device's shader-core backend
-// (BackendFragmentRunner), as the command processor runs them.
+// (BackendProgramRunner), as the command processor runs them.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gsgpu/emu/dispatch_backend.h"
-#include "gsgpu/emu/fragment_runner.h"
+#include "gsgpu/emu/program_runner.h"
 #include "gsgpu/emu/graphics/graphics_pipeline.h"
 #include "gsgpu/emu/shader/shader_core.h"
 #include "gsgpu/isa/assembler.h"
@@ -36,11 +36,11 @@ struct ProgramScene {
   uint64_t color_va = 0, depth_va = 0;
   size_t color_bytes = 0;
   std::unique_ptr<DispatchBackend> backend;
-  std::unique_ptr<BackendFragmentRunner> runner;
+  std::unique_ptr<BackendProgramRunner> runner;
 
   explicit ProgramScene(ColorFormat cf, uint32_t warp_width = 32, uint32_t size = 32) {
     backend = make_shader_backend(ShaderCoreSettings{2, warp_width, 1});
-    runner = std::make_unique<BackendFragmentRunner>(*backend, memory);
+    runner = std::make_unique<BackendProgramRunner>(*backend, memory);
     state.width = state.height = size;
     state.viewport = Viewport{0, 0, float(size), float(size), 0, 1};
     color_bytes = size_t(size) * size * bytes_per_pixel(cf);
@@ -62,7 +62,7 @@ struct ProgramScene {
   }
   void program(const std::string& source, uint32_t varyings = 8, uint32_t vregs = 16, uint32_t sregs = 0) {
     const std::vector<uint32_t> code = assemble(source);
-    FragmentProgram& p = state.fragment_program;
+    ShaderProgram& p = state.fragment_program;
     p.code_va = memory.upload(code);
     p.code_size = uint32_t(code.size() * 4);
     p.entry_offset = 0;
@@ -73,7 +73,7 @@ struct ProgramScene {
   }
   DrawResult draw() {
     GraphicsPipeline gp(memory);
-    gp.set_fragment_runner(runner.get());
+    gp.set_program_runner(runner.get());
     return gp.draw(state);
   }
   std::vector<uint8_t> target() { return memory.download<uint8_t>(color_va, color_bytes); }

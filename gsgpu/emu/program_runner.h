@@ -1,6 +1,6 @@
-// The command processor's bridge from a draw's fragment stage to the shader cores: a fragment
+// The command processor's bridge from a draw's vertex and fragment stages to the shader cores: a
 // program's batch of warps becomes one DispatchRequest on the device's DispatchBackend (the same
-// cores that run DISPATCH), with the fragment I/O attached. A shader fault becomes the draw's fault
+// cores that run DISPATCH), with the vertex or fragment I/O attached. A shader fault becomes the draw's fault
 // text (kind, pc, message); the CP reports it as a draw fault and the device recovers with
 // CP_CONTROL.RESET, as after any draw fault.
 #pragma once
@@ -15,20 +15,23 @@
 
 namespace gsgpu {
 
-class BackendFragmentRunner final : public graphics::FragmentProgramRunner {
+class BackendProgramRunner final : public graphics::ShaderProgramRunner {
  public:
-  // Watchdog per fragment warp: a fragment program that runs longer is treated as endless.
+  // Watchdog per vertex or fragment warp: a program that runs longer is treated as endless.
   static constexpr uint64_t kDefaultWarpInstructionBudget = uint64_t{1} << 20;
 
-  BackendFragmentRunner(DispatchBackend& backend, GpuMemory& memory,
+  BackendProgramRunner(DispatchBackend& backend, GpuMemory& memory,
                         uint64_t warp_instruction_budget = kDefaultWarpInstructionBudget)
       : backend_(backend), memory_(memory), budget_(warp_instruction_budget) {}
 
   uint32_t warp_width() const override { return backend_.warp_width(); }
-  std::optional<std::string> run(const graphics::FragmentProgram& program, FragmentWarpIO& io,
+  std::optional<std::string> run(const graphics::ShaderProgram& program, FragmentWarpIO& io,
                                  uint32_t warps) override;
+  std::optional<std::string> run(const graphics::ShaderProgram& program, VertexWarpIO& io, uint32_t warps) override;
 
  private:
+  std::optional<std::string> run(const graphics::ShaderProgram& program, FragmentWarpIO* fragment,
+                                 VertexWarpIO* vertex, uint32_t warps);
   DispatchBackend& backend_;
   GpuMemory& memory_;
   uint64_t budget_;
