@@ -147,6 +147,31 @@ TEST(ImageCodegen, EveryImageTypeCompiles) {
   EXPECT_EQ(count_lines(rw.assembly("rw"), "v_image_store"), 1u) << rw.assembly("rw");
 }
 
+// The front end offers images as the device does (CompileOptions::images, the runtime's
+// RuntimeConfig::image_support): OpenCL C 3.0 needs the __opencl_c_images feature for image types;
+// OpenCL C 1.2 always has them (a device without images still builds such kernels).
+TEST(ImageCodegen, OpenCLC30ImagesFollowTheDevice) {
+  GSGPU_REQUIRE_FRONT_END();
+  const char* source = R"(
+    kernel void k(read_only image2d_t img, sampler_t s, global float4* out) {
+      out[0] = read_imagef(img, s, (int2)(1, 2));
+    })";
+  CompileOptions no_images;
+  no_images.images = false;
+  for (const char* std : {"-cl-std=CL1.2", "-cl-std=CL3.0"}) {
+    CompiledProgram program;
+    std::string log;
+    EXPECT_EQ(build_opencl_c(source, std, &program, &log), BuildStatus::kSuccess) << std << log;
+    const BuildStatus without = build_opencl_c(source, std, &program, &log, no_images);
+    if (std::string(std) == "-cl-std=CL3.0") {
+      EXPECT_EQ(without, BuildStatus::kCompileError);
+      EXPECT_NE(log.find("__opencl_c_images"), std::string::npos) << log;
+    } else {
+      EXPECT_EQ(without, BuildStatus::kSuccess) << log;
+    }
+  }
+}
+
 // With the smallest register file a store (two quads live at once) next to many other live
 // values still compiles, spilling.
 TEST(ImageCodegen, QuadsFitTheSmallestRegisterFile) {
