@@ -31,6 +31,7 @@ struct DispatchRequest {
   uint32_t local_mem_size = 0;
   uint32_t private_mem_size = 0;
   uint64_t instruction_budget = 0;  // watchdog, per warp; 0 = the backend default
+  uint64_t dispatch_instruction_budget = 0;  // watchdog for the whole dispatch (checked between groups); 0 = none
   // A fragment program of a draw (gsgpu/emu/shader/fragment_io.h); null for DISPATCH.
   FragmentWarpIO* fragment = nullptr;
   VertexWarpIO* vertex = nullptr;  // a vertex program of a draw (gsgpu/emu/shader/vertex_io.h)

@@ -19,10 +19,15 @@ class BackendProgramRunner final : public graphics::ShaderProgramRunner {
  public:
   // Watchdog per vertex or fragment warp: a program that runs longer is treated as endless.
   static constexpr uint64_t kDefaultWarpInstructionBudget = uint64_t{1} << 20;
+  // Watchdog for all the program batches of one draw (the runner lives for one draw): many warps
+  // each just under their own budget must not occupy the cores for hours either. Checked between
+  // warps of a batch and between batches.
+  static constexpr uint64_t kDefaultDrawInstructionBudget = uint64_t{1} << 32;
 
   BackendProgramRunner(DispatchBackend& backend, GpuMemory& memory,
-                        uint64_t warp_instruction_budget = kDefaultWarpInstructionBudget)
-      : backend_(backend), memory_(memory), budget_(warp_instruction_budget) {}
+                       uint64_t warp_instruction_budget = kDefaultWarpInstructionBudget,
+                       uint64_t draw_instruction_budget = kDefaultDrawInstructionBudget)
+      : backend_(backend), memory_(memory), budget_(warp_instruction_budget), draw_budget_(draw_instruction_budget) {}
 
   uint32_t warp_width() const override { return backend_.warp_width(); }
   std::optional<std::string> run(const graphics::ShaderProgram& program, FragmentWarpIO& io,
@@ -32,9 +37,12 @@ class BackendProgramRunner final : public graphics::ShaderProgramRunner {
  private:
   std::optional<std::string> run(const graphics::ShaderProgram& program, FragmentWarpIO* fragment,
                                  VertexWarpIO* vertex, uint32_t warps);
+  std::string draw_budget_fault() const;
   DispatchBackend& backend_;
   GpuMemory& memory_;
   uint64_t budget_;
+  uint64_t draw_budget_;
+  uint64_t draw_instructions_ = 0;  // warp instructions of this draw's batches so far
 };
 
 }  // namespace gsgpu

@@ -37,6 +37,7 @@ DispatchParams to_params(const DispatchRequest& q) {
   p.local_mem_size = q.local_mem_size;
   p.private_mem_size = q.private_mem_size;
   p.instruction_budget = q.instruction_budget;
+  p.dispatch_instruction_budget = q.dispatch_instruction_budget;
   p.fragment = q.fragment;
   p.vertex = q.vertex;
   p.declared_vector_regs = q.declared_vector_regs;

@@ -311,6 +311,30 @@ TEST(FragmentProgram, HostileProgramsEndTheDrawWithAFault) {
   EXPECT_NE(r.fault->find("need the shader cores"), std::string::npos) << *r.fault;
 }
 
+// All of a draw's program batches share one instruction budget (BackendProgramRunner): warps that
+// each stay far below their own watchdog still end the draw once the sum passes it.
+TEST(FragmentProgram, ADrawsProgramsShareOneInstructionBudget) {
+  const std::string loop =
+      "s_mov_b32 s0, 100\nloop:\ns_sub_u32 s0, s0, 1\ns_cbranch_nz s0, loop\nv_export_f32 1.0, 0\ns_end\n";
+  for (uint64_t draw_budget : {uint64_t{1000}, uint64_t{1} << 20}) {
+    SCOPED_TRACE(draw_budget);
+    ProgramScene s(ColorFormat::kR8G8B8A8Unorm);
+    s.runner = std::make_unique<BackendProgramRunner>(*s.backend, s.memory,
+                                                      BackendProgramRunner::kDefaultWarpInstructionBudget, draw_budget);
+    s.vertices(ramp_strip(true), Topology::kTriangleStrip);
+    s.program(loop, 0, 1, 1);  // about 200 instructions per warp, 32 warps
+    DrawResult r = s.draw();
+    if (draw_budget == 1000) {
+      ASSERT_TRUE(r.fault);
+      EXPECT_NE(r.fault->find("exceeded its budget of 1000"), std::string::npos) << *r.fault;
+      EXPECT_EQ(r.counters.merge.fragments_written, 0u);
+    } else {
+      ASSERT_FALSE(r.fault) << *r.fault;
+      EXPECT_EQ(r.counters.merge.fragments_written, 1024u);
+    }
+  }
+}
+
 // Fragment instructions in a compute dispatch have no quads or varyings: an illegal instruction.
 TEST(FragmentProgram, FragmentInstructionsFaultInAComputeDispatch) {
   for (const char* source : {"v_interp_flat_f32 v0, 0\ns_end\n", "v_ddx_fine_f32 v0, v1\ns_end\n",
