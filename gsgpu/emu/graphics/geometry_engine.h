@@ -9,9 +9,9 @@
 // more vertex invocations than the limit ends with a fault string; nothing is read unchecked and the
 // engine always returns.
 //
-// The vertex stage is an interface: PassThroughVertexStage is the fixed stand-in used until the shader
-// cores run vertex shaders: the position is attribute 0 (as floats) and the varyings are attributes
-// 1 .. n-1, four components each.
+// The vertex stage is an interface, called with batches of fetched vertices: PassThroughVertexStage is
+// the fixed stand-in (the position is attribute 0 as floats, the varyings are attributes 1 .. n-1,
+// four components each); ProgramVertexStage (vertex_program.h) runs a vertex program.
 #pragma once
 
 #include <cstdint>
