@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "guest/cl/api.h"
+#include "guest/cl/deferred_reads.h"
 #include "guest/cl/forward.h"
 #include "guest/cl/kernel_args.h"
 #include "guest/cl/memory.h"
@@ -246,6 +247,13 @@ cl_int read_image_packed(const char* api, const EnqueueCommon& common, cl_comman
   return CL_SUCCESS;
 }
 
+void encode_image_to_staging(WireWriter& w, bool want, const EnqueueCommon& common, cl_command_queue queue,
+                             cl_mem image, const size_t origin[3], const size_t region[3], uint64_t staging) {
+  Triple o = triple(origin), r = triple(region);
+  proto::encode_clEnqueueCopyImageToBuffer(w, want, queue->guest_id, image->guest_id, staging, o.data(), 3, r.data(),
+                                           3, 0, wait_ids(common), common.wait_ids.size(), common.event_id);
+}
+
 cl_int write_image_packed(const char* api, const EnqueueCommon& common, cl_command_queue queue, cl_mem image,
                           const size_t origin[3], const size_t region[3], const void* packed) {
   size_t bytes = region[0] * image->element_size * region[1] * region[2];
@@ -309,6 +317,21 @@ cl_int gsvirt_clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool
   if (err == CL_SUCCESS) err = check_host_access(api, buffer, false);
   if (err != CL_SUCCESS) return err;
   if (!ptr) return refuse(api, "ptr is NULL", CL_INVALID_VALUE);
+  if (must_defer_read(blocking, queue, common)) {
+    err = defer_read(
+        api, common, queue, buffer, size,
+        [&](WireWriter& w, bool want, uint64_t staging) {
+          proto::encode_clEnqueueCopyBuffer(w, want, queue->guest_id, buffer->guest_id, staging, offset, 0, size,
+                                            wait_ids(common), common.wait_ids.size(), common.event_id);
+        },
+        [buffer, offset, size, ptr](const uint8_t* bytes) {
+          std::memcpy(ptr, bytes, size);
+          mirror_to_host_ptr(buffer, offset, size, ptr);
+        });
+    if (err != CL_SUCCESS) return err;
+    finish_enqueue(common, queue, CL_COMMAND_READ_BUFFER, event, false);
+    return CL_SUCCESS;
+  }
   err = wait_before_host_blocks(api, blocking, queue, buffer, common);
   if (err != CL_SUCCESS) return err;
   err = read_buffer_bytes(api, common, queue, buffer, offset, size, ptr);
@@ -349,13 +372,36 @@ cl_int gsvirt_clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_
   if (err != CL_SUCCESS) return err;
   if (!ptr || !host_origin) return refuse(api, "ptr or host_origin is NULL", CL_INVALID_VALUE);
   if (host_row_pitch && host_row_pitch < region[0]) return refuse(api, "host_row_pitch", CL_INVALID_VALUE);
+  RectLayout host;
+  std::memcpy(host.origin, host_origin, sizeof host.origin);
+  host.row_pitch = host_row_pitch;
+  host.slice_pitch = host_slice_pitch;
+  host = resolve_pitches(host, region);
+  Triple o = triple(buffer_origin), r = triple(region);
+  if (must_defer_read(blocking, queue, common)) {
+    const Triple zero = {0, 0, 0};
+    err = defer_read(
+        api, common, queue, buffer, packed_size(region),
+        [&](WireWriter& w, bool want, uint64_t staging) {
+          proto::encode_clEnqueueCopyBufferRect(w, want, queue->guest_id, buffer->guest_id, staging, o.data(), 3,
+                                                zero.data(), 3, r.data(), 3, buffer_row_pitch, buffer_slice_pitch,
+                                                r[0], r[0] * r[1], wait_ids(common), common.wait_ids.size(),
+                                                common.event_id);
+        },
+        [r, host, ptr](const uint8_t* bytes) {
+          const size_t rect[3] = {r[0], r[1], r[2]};
+          scatter_rect(bytes, rect, static_cast<uint8_t*>(ptr), host);
+        });
+    if (err != CL_SUCCESS) return err;
+    finish_enqueue(common, queue, CL_COMMAND_READ_BUFFER_RECT, event, false);
+    return CL_SUCCESS;
+  }
   err = wait_before_host_blocks(api, blocking, queue, buffer, common);
   if (err != CL_SUCCESS) return err;
   std::vector<uint8_t> packed(packed_size(region));
   proto::DataOut out;
   err = common.connection->data_out(packed.size(), &out);
   if (err != CL_SUCCESS) return err;
-  Triple o = triple(buffer_origin), r = triple(region);
   proto::Reply_clEnqueueReadBufferRect reply;
   err = common.connection->call(
       api,
@@ -367,11 +413,7 @@ cl_int gsvirt_clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_
       proto::decode_reply_clEnqueueReadBufferRect, &reply);
   if (err != CL_SUCCESS) return err;
   common.connection->copy_data_out(out, reply.dst, reply.dst_size, packed.data(), packed.size());
-  RectLayout host;
-  std::memcpy(host.origin, host_origin, sizeof host.origin);
-  host.row_pitch = host_row_pitch;
-  host.slice_pitch = host_slice_pitch;
-  scatter_rect(packed.data(), region, static_cast<uint8_t*>(ptr), resolve_pitches(host, region));
+  scatter_rect(packed.data(), region, static_cast<uint8_t*>(ptr), host);
   finish_enqueue(common, queue, CL_COMMAND_READ_BUFFER_RECT, event, true);
   return CL_SUCCESS;
 }
@@ -507,16 +549,29 @@ cl_int gsvirt_clEnqueueReadImage(cl_command_queue queue, cl_mem image, cl_bool b
   if (err == CL_SUCCESS) err = check_mem(api, queue, image, false, "image");
   if (err == CL_SUCCESS) err = check_image_region(api, image, origin, region, ptr);
   if (err == CL_SUCCESS) err = check_host_access(api, image, false);
-  if (err == CL_SUCCESS) err = wait_before_host_blocks(api, blocking, queue, image, common);
   if (err != CL_SUCCESS) return err;
   size_t row_bytes = region[0] * image->element_size;
-  std::vector<uint8_t> packed(row_bytes * region[1] * region[2]);
-  err = read_image_packed(api, common, queue, image, origin, region, packed.data());
+  const Triple byte_region = {row_bytes, region[1], region[2]};
+  RectLayout app = app_image_layout(image, region, row_pitch, slice_pitch);
+  auto scatter = [byte_region, app, ptr](const uint8_t* bytes) {
+    const size_t rect[3] = {byte_region[0], byte_region[1], byte_region[2]};
+    scatter_rect(bytes, rect, static_cast<uint8_t*>(ptr), app);
+  };
+  bool deferred = must_defer_read(blocking, queue, common);
+  if (deferred) {
+    err = defer_read(api, common, queue, image, row_bytes * region[1] * region[2],
+                     [&](WireWriter& w, bool want, uint64_t staging) {
+                       encode_image_to_staging(w, want, common, queue, image, origin, region, staging);
+                     },
+                     scatter);
+  } else {
+    err = wait_before_host_blocks(api, blocking, queue, image, common);
+    std::vector<uint8_t> packed(row_bytes * region[1] * region[2]);
+    if (err == CL_SUCCESS) err = read_image_packed(api, common, queue, image, origin, region, packed.data());
+    if (err == CL_SUCCESS) scatter(packed.data());
+  }
   if (err != CL_SUCCESS) return err;
-  const size_t byte_region[3] = {row_bytes, region[1], region[2]};
-  scatter_rect(packed.data(), byte_region, static_cast<uint8_t*>(ptr),
-               app_image_layout(image, region, row_pitch, slice_pitch));
-  finish_enqueue(common, queue, CL_COMMAND_READ_IMAGE, event, true);
+  finish_enqueue(common, queue, CL_COMMAND_READ_IMAGE, event, !deferred);
   return CL_SUCCESS;
 }
 

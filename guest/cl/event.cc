@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "guest/cl/api.h"
+#include "guest/cl/deferred_reads.h"
 #include "guest/cl/forward.h"
 #include "guest/cl/objects.h"
 #include "guest/cl/user_waits.h"
@@ -93,14 +94,19 @@ void note_enqueued(const EnqueueCommon& common, cl_command_queue queue) {
   UserWaits& waits = queue->waits_on_user;
   waits.insert(waits.end(), common.list_waits.begin(), common.list_waits.end());
   prune_user_waits(&waits);
+  ++queue->commands_enqueued;
 }
 
 void finish_enqueue(const EnqueueCommon& common, cl_command_queue queue, cl_command_type type, cl_event* event,
                     bool completed) {
   note_enqueued(common, queue);
+  // The host ran it: in an in-order queue every command before it is complete too.
+  if (completed && !(queue->properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+    deliver_reads_up_to("a command the host ran at once", queue, queue->commands_enqueued - 1);
   if (!event) return;
   *event = new_event(queue->context, queue, type, common.event_id);
   (*event)->waits_on_user = queue->waits_on_user;
+  (*event)->queue_seq = queue->commands_enqueued;
   if (completed) (*event)->observed_status = CL_COMPLETE;
 }
 
@@ -114,7 +120,7 @@ cl_int wait_before_host_blocks(const char* api, cl_bool blocking, cl_command_que
     return waits;
   };
   if (!any_unset(pending())) return CL_SUCCESS;
-  if (!blocking)
+  if (!blocking)  // callers defer such reads (deferred_reads.h) before they get here
     return refuse(api, "a non-blocking read behind a user event that is not set (the host reads at once)",
                   CL_INVALID_OPERATION);
   // The app may release them on another thread while this one waits (the command holds them).
@@ -129,6 +135,11 @@ cl_int wait_before_host_blocks(const char* api, cl_bool blocking, cl_command_que
 void observe_event_status(cl_event event, cl_int status) {
   bool advanced = status < 0 ? event->observed_status >= 0 : status < event->observed_status;
   if (!advanced) return;
+  // A deferred read's bytes are in the app's memory before it can see the command complete.
+  if (status == CL_COMPLETE)
+    deliver_reads_completed_with("observing a command's completion", event);
+  else if (status < 0)
+    drop_read_of(event);
   event->observed_status = status;
   // Callbacks may release the event: work on a copy and keep the event alive meanwhile.
   retain_internal(event);
@@ -148,6 +159,7 @@ void observe_event_status(cl_event event, cl_int status) {
 }
 
 void complete_queue_events(cl_command_queue queue) {
+  deliver_reads_up_to("clFinish", queue, queue->commands_enqueued);
   // observe_event_status edits the list; the events in it hold a reference on themselves.
   auto pending = queue->events_with_callbacks;
   for (cl_event event : pending) {

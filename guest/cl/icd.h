@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/cl/object.h"
@@ -100,6 +101,9 @@ struct _cl_context : gsvirt::icd::ObjectBase {
   void(CL_CALLBACK* pfn_notify)(const char*, const void*, size_t, void*) = nullptr;
   void* notify_user_data = nullptr;
   std::vector<ContextCallback> destructor_callbacks;
+  // Host queues of our own, one per device, that deferred reads fetch their bytes on
+  // (deferred_reads.h); destroyed with the context.
+  std::vector<std::pair<cl_device_id, uint64_t>> transfer_queues;
 };
 
 struct _cl_command_queue : gsvirt::icd::ObjectBase {
@@ -110,6 +114,7 @@ struct _cl_command_queue : gsvirt::icd::ObjectBase {
   std::vector<cl_queue_properties> properties_array;  // clCreateCommandQueueWithProperties input
   std::vector<cl_event> events_with_callbacks;         // completed locally at clFinish
   gsvirt::icd::UserWaits waits_on_user;  // of its commands so far: the next command waits for them too
+  uint64_t commands_enqueued = 0;        // its commands so far, counted by note_enqueued
 };
 
 // A region of a mem object handed to the app by clEnqueueMap*.
@@ -201,4 +206,5 @@ struct _cl_event : gsvirt::icd::ObjectBase {
   std::vector<EventCallback> callbacks;
   std::shared_ptr<gsvirt::icd::UserEventState> user_state;  // user events only
   gsvirt::icd::UserWaits waits_on_user;        // commands: user events their command may wait for
+  uint64_t queue_seq = 0;                      // commands: its place in its queue (commands_enqueued)
 };

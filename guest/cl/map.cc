@@ -3,8 +3,10 @@
 // an unmap of a mapping made for writing writes it back. CL_MEM_USE_HOST_PTR buffers map onto
 // the app's own host_ptr region, as OpenCL requires.
 #include <cstdlib>
+#include <cstring>
 
 #include "guest/cl/api.h"
+#include "guest/cl/deferred_reads.h"
 #include "guest/cl/enqueue.h"
 #include "guest/cl/memory.h"
 #include "guest/cl/objects.h"
@@ -27,6 +29,31 @@ cl_int check_map_flags(const char* api, cl_mem mem, cl_map_flags flags) {
 bool maps_for_writing(cl_map_flags flags) { return flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION); }
 // A mapping with no flags is a read-write one (map_flags 0 is accepted by the spec).
 bool maps_for_reading(cl_map_flags flags) { return !(flags & CL_MAP_WRITE_INVALIDATE_REGION); }
+
+// An unmap of a mapping whose map has not delivered its bytes: the app has not seen them, so it
+// wrote nothing; a writable mapping writes back what the map read (the staging buffer), a read-only
+// one moves nothing.
+cl_int write_back_undelivered(const char* api, const EnqueueCommon& common, cl_command_queue queue, cl_mem mem,
+                              const Mapping& mapping, uint64_t staging) {
+  const uint64_t* waits = common.wait_ids.empty() ? nullptr : common.wait_ids.data();
+  cl_int err = CL_SUCCESS;
+  if (!maps_for_writing(mapping.flags) && mapping.flags != 0)
+    err = enqueue_marker(api, common, queue);
+  else if (is_buffer(mem))
+    err = common.connection->send_batched(api, [&](WireWriter& w, bool want) {
+      proto::encode_clEnqueueCopyBuffer(w, want, queue->guest_id, staging, mem->guest_id, 0, mapping.offset,
+                                        mapping.size, waits, common.wait_ids.size(), common.event_id);
+    });
+  else
+    err = common.connection->send_batched(api, [&](WireWriter& w, bool want) {
+      const uint64_t origin[3] = {mapping.origin[0], mapping.origin[1], mapping.origin[2]};
+      const uint64_t region[3] = {mapping.region[0], mapping.region[1], mapping.region[2]};
+      proto::encode_clEnqueueCopyBufferToImage(w, want, queue->guest_id, staging, mem->guest_id, 0, origin, 3, region,
+                                               3, waits, common.wait_ids.size(), common.event_id);
+    });
+  destroy_staging(staging);
+  return err;
+}
 
 template <class T>
 T* fail_map(cl_int code, cl_int* errcode_ret) {
@@ -52,7 +79,9 @@ void* gsvirt_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool b
   if (size == 0 || offset > buffer->size || size > buffer->size - offset)
     return fail_map<void>(refuse(api, "offset/size outside the buffer", CL_INVALID_VALUE), errcode_ret);
   err = check_map_flags(api, buffer, map_flags);
-  if (err == CL_SUCCESS && maps_for_reading(map_flags)) err = wait_before_host_blocks(api, blocking, queue, buffer, common);
+  bool read = maps_for_reading(map_flags);
+  bool deferred = read && must_defer_read(blocking, queue, common);
+  if (err == CL_SUCCESS && read && !deferred) err = wait_before_host_blocks(api, blocking, queue, buffer, common);
   if (err != CL_SUCCESS) return fail_map<void>(err, errcode_ret);
 
   Mapping mapping;
@@ -66,15 +95,25 @@ void* gsvirt_clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool b
     mapping.owned = true;
     if (!mapping.pointer) return fail_map<void>(refuse(api, "out of memory", CL_OUT_OF_HOST_MEMORY), errcode_ret);
   }
-  bool read = maps_for_reading(map_flags);
-  err = read ? read_buffer_bytes(api, common, queue, buffer, offset, size, mapping.pointer)
-             : enqueue_marker(api, common, queue);
+  if (deferred)
+    err = defer_read(
+        api, common, queue, buffer, size,
+        [&](WireWriter& w, bool want, uint64_t staging) {
+          proto::encode_clEnqueueCopyBuffer(w, want, queue->guest_id, buffer->guest_id, staging, offset, 0, size,
+                                            common.wait_ids.empty() ? nullptr : common.wait_ids.data(), common.wait_ids.size(),
+                                            common.event_id);
+        },
+        [pointer = mapping.pointer, size](const uint8_t* bytes) { std::memcpy(pointer, bytes, size); },
+        mapping.pointer);
+  else
+    err = read ? read_buffer_bytes(api, common, queue, buffer, offset, size, mapping.pointer)
+               : enqueue_marker(api, common, queue);
   if (err != CL_SUCCESS) {
     if (mapping.owned) std::free(mapping.pointer);
     return fail_map<void>(err, errcode_ret);
   }
   buffer->mappings.push_back(mapping);
-  finish_enqueue(common, queue, CL_COMMAND_MAP_BUFFER, event, read);
+  finish_enqueue(common, queue, CL_COMMAND_MAP_BUFFER, event, read && !deferred);
   if (errcode_ret) *errcode_ret = CL_SUCCESS;
   return mapping.pointer;
 }
@@ -99,7 +138,9 @@ void* gsvirt_clEnqueueMapImage(cl_command_queue queue, cl_mem image, cl_bool blo
   if (layered && !image_slice_pitch)
     return fail_map<void>(refuse(api, "image_slice_pitch is NULL", CL_INVALID_VALUE), errcode_ret);
   err = check_map_flags(api, image, map_flags);
-  if (err == CL_SUCCESS && maps_for_reading(map_flags)) err = wait_before_host_blocks(api, blocking, queue, image, common);
+  bool read = maps_for_reading(map_flags);
+  bool deferred = read && must_defer_read(blocking, queue, common);
+  if (err == CL_SUCCESS && read && !deferred) err = wait_before_host_blocks(api, blocking, queue, image, common);
   if (err != CL_SUCCESS) return fail_map<void>(err, errcode_ret);
 
   // The mapping is the packed region, as the host returns it.
@@ -112,9 +153,18 @@ void* gsvirt_clEnqueueMapImage(cl_command_queue queue, cl_mem image, cl_bool blo
   mapping.pointer = std::malloc(mapping.row_pitch * region[1] * region[2]);
   mapping.owned = true;
   if (!mapping.pointer) return fail_map<void>(refuse(api, "out of memory", CL_OUT_OF_HOST_MEMORY), errcode_ret);
-  bool read = maps_for_reading(map_flags);
-  err = read ? read_image_packed(api, common, queue, image, origin, region, mapping.pointer)
-             : enqueue_marker(api, common, queue);
+  size_t bytes = mapping.row_pitch * region[1] * region[2];
+  if (deferred)
+    err = defer_read(
+        api, common, queue, image, bytes,
+        [&](WireWriter& w, bool want, uint64_t staging) {
+          encode_image_to_staging(w, want, common, queue, image, origin, region, staging);
+        },
+        [pointer = mapping.pointer, bytes](const uint8_t* packed) { std::memcpy(pointer, packed, bytes); },
+        mapping.pointer);
+  else
+    err = read ? read_image_packed(api, common, queue, image, origin, region, mapping.pointer)
+               : enqueue_marker(api, common, queue);
   if (err != CL_SUCCESS) {
     std::free(mapping.pointer);
     return fail_map<void>(err, errcode_ret);
@@ -122,7 +172,7 @@ void* gsvirt_clEnqueueMapImage(cl_command_queue queue, cl_mem image, cl_bool blo
   image->mappings.push_back(mapping);
   *image_row_pitch = mapping.row_pitch;
   if (image_slice_pitch) *image_slice_pitch = layered ? mapping.slice_pitch : 0;
-  finish_enqueue(common, queue, CL_COMMAND_MAP_IMAGE, event, read);
+  finish_enqueue(common, queue, CL_COMMAND_MAP_IMAGE, event, read && !deferred);
   if (errcode_ret) *errcode_ret = CL_SUCCESS;
   return mapping.pointer;
 }
@@ -140,7 +190,10 @@ cl_int gsvirt_clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem memobj, voi
                          [&](const Mapping& m) { return m.pointer == mapped_ptr; });
   if (it == memobj->mappings.end()) return refuse(api, "mapped_ptr is not a mapping of memobj", CL_INVALID_VALUE);
   Mapping mapping = *it;
-  if (!maps_for_writing(mapping.flags) && mapping.flags != 0)
+  uint64_t undelivered = take_undelivered_map(mapped_ptr);
+  if (undelivered)
+    err = write_back_undelivered(api, common, queue, memobj, mapping, undelivered);
+  else if (!maps_for_writing(mapping.flags) && mapping.flags != 0)
     err = enqueue_marker(api, common, queue);
   else if (is_buffer(memobj))
     err = write_buffer_bytes(api, common, queue, memobj, mapping.offset, mapping.size, mapping.pointer);

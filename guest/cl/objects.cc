@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "guest/cl/connection.h"
+#include "guest/cl/deferred_reads.h"
 #include "guest/cl/event.h"
 #include "guest/cl/user_waits.h"
 
@@ -25,6 +26,9 @@ void send_destroy(uint64_t guest_id) {
 // The registry's destroy hook: the object has left the registry and nothing references it.
 void destroy_object(gsvirt::cl::Object* base) {
   auto* object = static_cast<ObjectBase*>(base);
+  // Our own queues of the context go first: the host's context must outlive them.
+  if (object->kind == Kind::kContext)
+    for (auto& transfer : static_cast<cl_context>(object)->transfer_queues) send_destroy(transfer.second);
   send_destroy(object->guest_id);
   switch (object->kind) {
     case Kind::kContext: {
@@ -38,6 +42,7 @@ void destroy_object(gsvirt::cl::Object* base) {
     case Kind::kQueue: {
       auto* queue = static_cast<cl_command_queue>(object);
       cl_context context = queue->context;
+      drop_reads_of_queue(queue);
       delete queue;
       release_internal(context);
       break;

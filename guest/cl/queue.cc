@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "guest/cl/api.h"
+#include "guest/cl/deferred_reads.h"
 #include "guest/cl/event.h"
 #include "guest/cl/forward.h"
 #include "guest/cl/objects.h"
@@ -115,9 +116,11 @@ cl_int gsvirt_clReleaseCommandQueue(cl_command_queue queue) {
   const char* api = "clReleaseCommandQueue";
   trace_call(api);
   if (!live(queue)) return refuse(api, "command_queue", CL_INVALID_COMMAND_QUEUE);
-  // The last release flushes; when events wait for callbacks, finish so that they run (unless the
-  // queue waits for a user event nobody has set: then they cannot run, and waiting would not end).
-  if (queue->app_refs() == 1 && !queue->events_with_callbacks.empty() && !any_unset(queue->waits_on_user))
+  // The last release flushes; when events wait for callbacks or reads for their bytes, finish so that
+  // they run (unless the queue waits for a user event nobody has set: then they cannot run, and
+  // waiting would not end).
+  bool undelivered = !queue->events_with_callbacks.empty() || has_undelivered_reads(queue);
+  if (queue->app_refs() == 1 && undelivered && !any_unset(queue->waits_on_user))
     finish_queue(api, queue);
   return release_app(queue);
 }

@@ -9,8 +9,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <future>
 #include <thread>
+#include <vector>
 
 #include "e2e_fixture.h"
 
@@ -192,6 +194,176 @@ TEST(IcdUserEventWaits, Issue12ReleasingAnUnsetUserEventEndsTheWaitsBehindIt) {
                                         f.gate = nullptr;
                                       });
   EXPECT_NE(err, CL_SUCCESS);
+}
+
+// Non-blocking reads and maps behind a user event that is not set (deferred_reads.h). Before, the
+// ICD refused them with CL_INVALID_OPERATION (the host answers a read at once), which failed the
+// CTS's test_events callbacks, callbacks_simultaneous and userevents_multithreaded.
+
+TEST(IcdDeferredReads, ANonBlockingReadBehindAnUnsetUserEventGetsTheBytesWhenItsEventCompletes) {
+  Fixture f;
+  int got = -1;
+  cl_event read = nullptr;
+  // Behind the gated write through the in-order queue only.
+  ASSERT_EQ(clEnqueueReadBuffer(f.queue, f.buffer, CL_FALSE, 0, sizeof got, &got, 0, nullptr, &read), CL_SUCCESS);
+  EXPECT_EQ(got, -1) << "nothing may arrive before the gate is set";
+  cl_int err = wait_while_another_thread_sets([&] { return clWaitForEvents(1, &read); }, f.gate, CL_COMPLETE);
+  EXPECT_EQ(err, CL_SUCCESS);
+  EXPECT_EQ(got, Fixture::kValue);
+  cl_command_type type = 0;
+  ASSERT_EQ(clGetEventInfo(read, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr), CL_SUCCESS);
+  EXPECT_EQ(type, cl_command_type(CL_COMMAND_READ_BUFFER));
+  clReleaseEvent(read);
+}
+
+struct SeenByCallback {
+  const int* memory = nullptr;
+  int value = 0;
+  cl_int status = 1;
+};
+void CL_CALLBACK record_memory(cl_event, cl_int status, void* user_data) {
+  auto* seen = static_cast<SeenByCallback*>(user_data);
+  seen->value = *seen->memory;
+  seen->status = status;
+}
+
+TEST(IcdDeferredReads, TheBytesArriveBeforeTheReadsCompletionCallbackRuns) {
+  Fixture f;
+  int got = -1;
+  cl_event read = nullptr;
+  ASSERT_EQ(clEnqueueReadBuffer(f.queue, f.buffer, CL_FALSE, 0, sizeof got, &got, 1, &f.gate, &read), CL_SUCCESS);
+  SeenByCallback seen;
+  seen.memory = &got;
+  ASSERT_EQ(clSetEventCallback(read, CL_COMPLETE, record_memory, &seen), CL_SUCCESS);
+  ASSERT_EQ(clSetUserEventStatus(f.gate, CL_COMPLETE), CL_SUCCESS);
+  ASSERT_EQ(clWaitForEvents(1, &read), CL_SUCCESS);
+  EXPECT_EQ(seen.status, CL_COMPLETE);
+  EXPECT_EQ(seen.value, Fixture::kValue);
+  clReleaseEvent(read);
+}
+
+TEST(IcdDeferredReads, FinishDeliversAReadThatHasNoEventAndAStatusQueryOneThatHas) {
+  Fixture f;
+  int first = -1, second = -1;
+  cl_event second_read = nullptr;
+  ASSERT_EQ(clEnqueueReadBuffer(f.queue, f.buffer, CL_FALSE, 0, sizeof first, &first, 0, nullptr, nullptr),
+            CL_SUCCESS);
+  ASSERT_EQ(clEnqueueReadBuffer(f.queue, f.buffer, CL_FALSE, 0, sizeof second, &second, 0, nullptr, &second_read),
+            CL_SUCCESS);
+  ASSERT_EQ(clSetUserEventStatus(f.gate, CL_COMPLETE), CL_SUCCESS);
+  cl_int status = CL_QUEUED;
+  for (int i = 0; i < 1000 && status != CL_COMPLETE; ++i)
+    ASSERT_EQ(clGetEventInfo(second_read, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+              CL_SUCCESS);
+  ASSERT_EQ(status, CL_COMPLETE);
+  // In order: the first read completed before the second, so its bytes are there too.
+  EXPECT_EQ(first, Fixture::kValue);
+  EXPECT_EQ(second, Fixture::kValue);
+  int third = -1;
+  cl_event gate2 = clCreateUserEvent(cl_env().context, nullptr);
+  ASSERT_EQ(clEnqueueReadBuffer(f.queue, f.buffer, CL_FALSE, 0, sizeof third, &third, 1, &gate2, nullptr), CL_SUCCESS);
+  EXPECT_EQ(wait_while_another_thread_sets([&] { return clFinish(f.queue); }, gate2, CL_COMPLETE), CL_SUCCESS);
+  EXPECT_EQ(third, Fixture::kValue);
+  clReleaseEvent(gate2);
+  clReleaseEvent(second_read);
+}
+
+TEST(IcdDeferredReads, ARectangleReadBehindAnUnsetUserEventLandsAtTheHostPitches) {
+  Fixture f;
+  const size_t kWidth = 8, kHeight = 4;
+  cl_int err = CL_SUCCESS;
+  cl_mem rect = clCreateBuffer(cl_env().context, CL_MEM_READ_WRITE, kWidth * kHeight, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  std::vector<uint8_t> pattern(kWidth * kHeight);
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = uint8_t(i * 7 + 1);
+  ASSERT_EQ(clEnqueueWriteBuffer(f.queue, rect, CL_FALSE, 0, pattern.size(), pattern.data(), 0, nullptr, nullptr),
+            CL_SUCCESS);
+  // Columns 2..5 of rows 1..3 into a host block of pitch 10 at (1, 1).
+  const size_t buffer_origin[3] = {2, 1, 0}, host_origin[3] = {1, 1, 0}, region[3] = {4, 3, 1};
+  std::vector<uint8_t> host(10 * 5, 0xee);
+  cl_event read = nullptr;
+  ASSERT_EQ(clEnqueueReadBufferRect(f.queue, rect, CL_FALSE, buffer_origin, host_origin, region, kWidth, 0, 10, 0,
+                                    host.data(), 0, nullptr, &read),
+            CL_SUCCESS);
+  EXPECT_EQ(wait_while_another_thread_sets([&] { return clWaitForEvents(1, &read); }, f.gate, CL_COMPLETE),
+            CL_SUCCESS);
+  for (size_t y = 0; y < 5; ++y)
+    for (size_t x = 0; x < 10; ++x) {
+      bool inside = y >= 1 && y < 4 && x >= 1 && x < 5;
+      uint8_t want = inside ? pattern[(y - 1 + 1) * kWidth + (x - 1 + 2)] : 0xee;
+      EXPECT_EQ(host[y * 10 + x], want) << "at " << x << "," << y;
+    }
+  clReleaseEvent(read);
+  clReleaseMemObject(rect);
+}
+
+TEST(IcdDeferredReads, ANonBlockingMapBehindAnUnsetUserEventIsFilledWhenItCompletes) {
+  Fixture f;
+  cl_int err = CL_SUCCESS;
+  cl_event map = nullptr;
+  auto* mapped = static_cast<int*>(
+      clEnqueueMapBuffer(f.queue, f.buffer, CL_FALSE, CL_MAP_READ, 0, sizeof(int), 0, nullptr, &map, &err));
+  ASSERT_EQ(err, CL_SUCCESS);
+  ASSERT_NE(mapped, nullptr);
+  EXPECT_EQ(wait_while_another_thread_sets([&] { return clWaitForEvents(1, &map); }, f.gate, CL_COMPLETE),
+            CL_SUCCESS);
+  EXPECT_EQ(*mapped, Fixture::kValue);
+  EXPECT_EQ(clEnqueueUnmapMemObject(f.queue, f.buffer, mapped, 0, nullptr, nullptr), CL_SUCCESS);
+  EXPECT_EQ(clFinish(f.queue), CL_SUCCESS);
+  clReleaseEvent(map);
+}
+
+// The app unmaps a writable mapping before its map could complete: it cannot have written to it,
+// so the buffer keeps what it held (before, the mapping's uninitialised bytes would have gone back).
+TEST(IcdDeferredReads, UnmappingBeforeTheMapDeliveredWritesBackWhatTheMapRead) {
+  Fixture f;
+  cl_int err = CL_SUCCESS;
+  void* mapped = clEnqueueMapBuffer(f.queue, f.buffer, CL_FALSE, CL_MAP_READ | CL_MAP_WRITE, 0, sizeof(int), 0,
+                                    nullptr, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  ASSERT_EQ(clEnqueueUnmapMemObject(f.queue, f.buffer, mapped, 0, nullptr, nullptr), CL_SUCCESS);
+  EXPECT_EQ(wait_while_another_thread_sets([&] { return clFinish(f.queue); }, f.gate, CL_COMPLETE), CL_SUCCESS);
+  EXPECT_EQ(f.read_back(), Fixture::kValue);
+}
+
+TEST(IcdDeferredReads, AReadBehindAUserEventSetToAnErrorDeliversNothing) {
+  Fixture f;
+  int got = -1;
+  cl_event read = nullptr;
+  ASSERT_EQ(clEnqueueReadBuffer(f.queue, f.buffer, CL_FALSE, 0, sizeof got, &got, 1, &f.gate, &read), CL_SUCCESS);
+  cl_int err = wait_while_another_thread_sets([&] { return clWaitForEvents(1, &read); }, f.gate, -1234);
+  EXPECT_EQ(err, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  EXPECT_EQ(got, -1);
+  clReleaseEvent(read);
+}
+
+// Hostile to itself: the app releases the queue, the buffer and the memory its read was to fill
+// while the read still waits for its gate, then sets the gate. Nothing can observe that read any
+// more, so nothing is delivered into the freed memory (ASan runs this suite too), and nothing hangs.
+TEST(IcdDeferredReads, ReleasingTheQueueDropsItsUndeliveredReads) {
+  cl_int err = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(cl_env().context, cl_env().device, 0, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  cl_mem buffer = clCreateBuffer(cl_env().context, CL_MEM_READ_WRITE, 64, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  cl_event gate = clCreateUserEvent(cl_env().context, &err);
+  auto got = std::make_unique<uint8_t[]>(64);
+  ASSERT_EQ(clEnqueueReadBuffer(queue, buffer, CL_FALSE, 0, 64, got.get(), 1, &gate, nullptr), CL_SUCCESS);
+  EXPECT_EQ(clReleaseCommandQueue(queue), CL_SUCCESS);
+  EXPECT_EQ(clReleaseMemObject(buffer), CL_SUCCESS);
+  got.reset();
+  EXPECT_EQ(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+  EXPECT_EQ(clReleaseEvent(gate), CL_SUCCESS);
+  EXPECT_EQ(clFinish(cl_env().queue), CL_SUCCESS);
+}
+
+// clFinish returns after a command that failed too; the failed read's memory stays as it was.
+TEST(IcdDeferredReads, FinishDeliversNothingForAReadBehindAFailedUserEvent) {
+  Fixture f;
+  int got = -1;
+  ASSERT_EQ(clEnqueueReadBuffer(f.queue, f.buffer, CL_FALSE, 0, sizeof got, &got, 1, &f.gate, nullptr), CL_SUCCESS);
+  wait_while_another_thread_sets([&] { return clFinish(f.queue); }, f.gate, -1234);
+  EXPECT_EQ(got, -1);
 }
 
 }  // namespace
