@@ -55,6 +55,10 @@ cl_int version_lists(const Runtime* rt, cl_device_info param, size_t size, void*
     case CL_DEVICE_OPENCL_C_FEATURES:
       // The compiler's (gsgpu/compiler/opencl_c_support.h).
       list = name_versions(gsgpu::compiler::kOpenCLCFeatures, kOpenCL30);
+      if (rt->config().image_support) {
+        const std::vector<cl_name_version> images = name_versions(gsgpu::compiler::kOpenCLCImageFeatures, kOpenCL30);
+        list.insert(list.end(), images.begin(), images.end());
+      }
       break;
     case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED: return put_string(kNoConformanceVersion, size, value, ret);
     default: *known = false; return CL_INVALID_VALUE;

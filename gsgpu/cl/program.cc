@@ -213,7 +213,9 @@ cl_int build_program(Program* p, const char* options) {
   else {
     std::string compile_options;
     const std::string source = source_to_compile(p, &compile_options);
-    s = gsgpu::compiler::build_opencl_c(source, compile_options, p->headers, &compiled, &log);
+    gsgpu::compiler::CompileOptions device;
+    device.images = p->rt->config().image_support;
+    s = gsgpu::compiler::build_opencl_c(source, compile_options, p->headers, &compiled, &log, device);
   }
   const cl_int err = status_error(s);
   if (err != CL_SUCCESS && log.empty())

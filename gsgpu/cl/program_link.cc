@@ -106,7 +106,9 @@ cl_int CL_API_CALL gsgpu_clCompileProgram(cl_program program, cl_uint n, const c
     std::string log;
     std::string compile_options;
     const std::string source = source_to_compile(p, &compile_options);
-    const BuildStatus s = gsgpu::compiler::compile_opencl_c(source, compile_options, p->headers, &spirv, &log);
+    const gsgpu::compiler::FrontendDevice device{p->rt->config().image_support};
+    const BuildStatus s = gsgpu::compiler::compile_opencl_c(gsgpu::compiler::toolchain(), source, compile_options,
+                                                            p->headers, device, &spirv, &log);
     set_build_log(p, std::move(log));
     err = s == BuildStatus::kSuccess          ? CL_SUCCESS
           : s == BuildStatus::kInvalidOptions ? CL_INVALID_COMPILER_OPTIONS

@@ -171,7 +171,8 @@ BuildStatus build_opencl_c(std::string_view source, std::string_view build_optio
 BuildStatus build_opencl_c(std::string_view source, std::string_view build_options, const EmbeddedHeaders& headers,
                            CompiledProgram* out, std::string* log, const CompileOptions& options) {
   std::vector<uint32_t> spirv;
-  const BuildStatus status = compile_opencl_c(source, build_options, headers, &spirv, log);
+  const BuildStatus status =
+      compile_opencl_c(toolchain(), source, build_options, headers, FrontendDevice{options.images}, &spirv, log);
   out->log = *log;
   if (status != BuildStatus::kSuccess) return status;
   std::string error;

@@ -112,6 +112,9 @@ struct CompileOptions {
   // from them (uniform.h); arguments and values past the budget stay per lane in vector registers.
   // Values above 128 are clamped; the tests lower it to force that path.
   uint32_t max_scalar_registers = 128;
+  // OpenCL C builds (build_opencl_c): whether the device offers images (FrontendDevice::images):
+  // __IMAGE_SUPPORT__ and __opencl_c_images. The image built-ins compile either way.
+  bool images = true;
 };
 
 // SPIR-V -> gsgpu. False with *error naming the kernel and the SPIR-V construct it cannot compile

@@ -108,8 +108,8 @@ bool one_of(const std::string& option, const char* const (&list)[N]) {
 
 // The device's predefined macros (see compile_opencl_c). Part of the cache key: changing them
 // must not reuse SPIR-V built with the old ones.
-constexpr const char* kDeviceMacros[] = {"-D__OPENCL_VERSION__=300", "-U__IMAGE_SUPPORT__"};
-constexpr std::string_view kDeviceMacrosKey = "-D__OPENCL_VERSION__=300 -U__IMAGE_SUPPORT__";
+constexpr const char* kDeviceMacros[] = {"-D__OPENCL_VERSION__=300"};
+constexpr std::string_view kDeviceMacrosKey = "-D__OPENCL_VERSION__=300";
 
 // clang-14 predefines every extension and OpenCL C 3.0 feature for SPIR targets, cl_khr_fp16 and
 // cl_khr_fp64 included, in every language version; programs test those macros to choose their
@@ -118,9 +118,10 @@ constexpr std::string_view kDeviceMacrosKey = "-D__OPENCL_VERSION__=300 -U__IMAG
 // defines __opencl_c_atomic_order_seq_cst, __opencl_c_atomic_scope_device / _all_devices,
 // __opencl_c_read_write_images and some cl_khr_subgroup_* macros for SPIR unconditionally; no
 // -cl-ext can undo those.
-std::string device_extensions_flag() {
+std::string device_extensions_flag(bool images) {
   std::string flag = "-cl-ext=-all";
-  for (std::string_view list : {std::string_view(GSGPU_OPENCL_C_EXTENSIONS), std::string_view(kOpenCLCFeatures)}) {
+  for (std::string_view list : {std::string_view(GSGPU_OPENCL_C_EXTENSIONS), std::string_view(kOpenCLCFeatures),
+                                std::string_view(images ? kOpenCLCImageFeatures : "")}) {
     while (!list.empty()) {
       const size_t end = std::min(list.find(' '), list.size());
       if (end > 0) flag.append(",+").append(list.substr(0, end));
@@ -130,9 +131,9 @@ std::string device_extensions_flag() {
   return flag;
 }
 
-const std::string& device_extensions() {
-  static const std::string flag = device_extensions_flag();
-  return flag;
+const std::string& device_extensions(bool images) {
+  static const std::string with = device_extensions_flag(true), without = device_extensions_flag(false);
+  return images ? with : without;
 }
 
 std::mutex g_cache_mutex;
@@ -332,7 +333,7 @@ namespace {
 
 // clang then llvm-spirv in `dir`, optimised or not; *log gets their diagnostics.
 BuildStatus translate(const Toolchain& tools, const TempDir& dir, const std::vector<std::string>& option_args,
-                      const ToolOptions& run, bool optimise, std::string* log) {
+                      const FrontendDevice& device, const ToolOptions& run, bool optimise, std::string* log) {
   std::vector<std::string> clang = {tools.clang, "-c", "-x", "cl", "-target", "spir64", "-emit-llvm",
                                     "-Xclang", "-finclude-default-header", "-fno-color-diagnostics",
                                     "-mllvm", "-replexitval=never",
@@ -343,10 +344,11 @@ BuildStatus translate(const Toolchain& tools, const TempDir& dir, const std::vec
   // What the runtime defines for its device (OpenCL 1.2, section 6.10), before the program's own
   // -D/-U so those can still override. clang defines __OPENCL_C_VERSION__ (from -cl-std),
   // CL_VERSION_1_x and __ENDIAN_LITTLE__ itself; it leaves __OPENCL_VERSION__ (the device's
-  // version) to the runtime and defines __IMAGE_SUPPORT__ for every SPIR target, but the gsgpu
-  // device has no images (CL_DEVICE_IMAGE_SUPPORT is CL_FALSE).
+  // version) to the runtime and defines __IMAGE_SUPPORT__ for every SPIR target, which the
+  // compiler supports (lower_image.cc); a runtime without images passes -U__IMAGE_SUPPORT__.
   clang.insert(clang.end(), std::begin(kDeviceMacros), std::end(kDeviceMacros));
-  clang.insert(clang.end(), {"-Xclang", device_extensions()});
+  if (!device.images) clang.push_back("-U__IMAGE_SUPPORT__");
+  clang.insert(clang.end(), {"-Xclang", device_extensions(device.images)});
   // The half load / store built-ins that clang-14 hides with cl_khr_fp16 (half_builtins.h).
   clang.insert(clang.end(), {"-include", dir.file(std::string(kHalfBuiltinsName))});
   clang.insert(clang.end(), option_args.begin(), option_args.end());
@@ -375,6 +377,12 @@ BuildStatus translate(const Toolchain& tools, const TempDir& dir, const std::vec
 
 BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, std::string_view options,
                              const EmbeddedHeaders& headers, std::vector<uint32_t>* spirv, std::string* log) {
+  return compile_opencl_c(tools, source, options, headers, FrontendDevice{}, spirv, log);
+}
+
+BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, std::string_view options,
+                             const EmbeddedHeaders& headers, const FrontendDevice& device, std::vector<uint32_t>* spirv,
+                             std::string* log) {
   log->clear();
   std::vector<std::string> option_args;
   std::string option_error;
@@ -390,7 +398,8 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
     return BuildStatus::kToolMissing;
   }
   const std::string key =
-      BuildCache::key({source, options, headers_key(headers), tools.version, kDeviceMacrosKey, device_extensions(),
+      BuildCache::key({source, options, headers_key(headers), tools.version, kDeviceMacrosKey,
+                       device.images ? "" : "-U__IMAGE_SUPPORT__", device_extensions(device.images),
                        half_builtin_declarations()});
   {
     std::lock_guard lock(g_cache_mutex);
@@ -422,11 +431,11 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
   // (IndVarSimplify's exit values become i33; InstCombine shrinks switch conditions to i3). The
   // -replexitval option keeps the former away; for the rest the program is rebuilt without
   // optimisation.
-  BuildStatus status = translate(tools, dir, option_args, run, true, log);
+  BuildStatus status = translate(tools, dir, option_args, device, run, true, log);
   if (status == BuildStatus::kCompileError) return status;
   if (status != BuildStatus::kSuccess) {
     const std::string first_log = *log;
-    status = translate(tools, dir, option_args, run, false, log);
+    status = translate(tools, dir, option_args, device, run, false, log);
     if (status != BuildStatus::kSuccess) {
       *log = first_log + *log;
       return BuildStatus::kCompileError;

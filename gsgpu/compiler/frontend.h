@@ -47,6 +47,14 @@ bool translate_build_options(std::string_view options, std::vector<std::string>*
 // "." or ".." parts; `#include "name"` finds it.
 using EmbeddedHeaders = std::vector<std::pair<std::string, std::string>>;
 
+// What the device offers a program beyond the compiler's fixed list (opencl_c_support.h).
+struct FrontendDevice {
+  // Images: __IMAGE_SUPPORT__ and the OpenCL C 3.0 feature __opencl_c_images (kOpenCLCImageFeatures).
+  // Without them a program can still declare image arguments in OpenCL C 1.x (which always has the
+  // types), as a device without images must allow.
+  bool images = true;
+};
+
 // OpenCL C -> SPIR-V. The program sees the OpenCL headers, its embedded headers and the -I
 // directories of `options` (which must come from a trusted caller: a host serving a guest strips
 // them), nothing else of the host's file system. *log receives clang's and llvm-spirv's diagnostics (warnings too, on success).
@@ -59,6 +67,9 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
                              const EmbeddedHeaders& headers, std::vector<uint32_t>* spirv, std::string* log);
 BuildStatus compile_opencl_c(std::string_view source, std::string_view options, const EmbeddedHeaders& headers,
                              std::vector<uint32_t>* spirv, std::string* log);
+BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, std::string_view options,
+                             const EmbeddedHeaders& headers, const FrontendDevice& device, std::vector<uint32_t>* spirv,
+                             std::string* log);
 
 // The OpenCL C preprocessor alone, in the same sandbox, for a vendor compiler that runs in the
 // host's process and would open whatever a program names: *text is the program with every

@@ -184,6 +184,31 @@ class Lowering {
   // lower_printf.cc: OpenCL.std printf -> a record in the printf buffer; the result (0 or -1).
   MOperand lower_printf(const SpirvInstruction& inst);
 
+  // lower_image.cc: the SAMPLER_STATE word of a sampler_t literal (OpConstantSampler).
+  uint32_t sampler_word(const SpirvConstant& c) const;
+
+ private:
+  // lower_image.cc: image built-ins -> v_image_load / fetch / sample / store / query.
+  struct ImageShape {
+    uint32_t dims = 1;  // 1, 2 or 3 coordinates before the layer
+    bool arrayed = false;
+    bool buffer = false;
+  };
+  bool lower_image(const SpirvInstruction& inst);
+  ImageShape image_shape(uint32_t type_id) const;  // an image or sampled-image type; fails otherwise
+  MOperand make_quad(const MOperand (&channels)[4]);
+  Value unpack_quad(uint32_t quad);
+  MOperand coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w, bool* is_float);
+  void check_texel_type(uint32_t type_id, const char* what) const;
+  void image_read(const SpirvInstruction& inst);
+  void image_sample(const SpirvInstruction& inst);
+  void image_write(const SpirvInstruction& inst);
+  void image_size(const SpirvInstruction& inst);
+  void image_format_query(const SpirvInstruction& inst);
+  MOperand image_query(MOperand image, MOperand level, isa::ImageQueryWhat what);
+
+ public:
+
  private:
   struct StringRef {
     uint32_t variable = 0;

@@ -149,6 +149,7 @@ void constant_bits(const Lowering& l, uint32_t id, std::vector<uint64_t>* out, i
     case SpirvConstant::Kind::kComposite:
       for (uint32_t part : c.parts) constant_bits(l, part, out, depth + 1);
       return;
+    case SpirvConstant::Kind::kSampler: out->push_back(l.sampler_word(c)); return;
     default: {
       const uint32_t n = l.component_count(c.type);
       out->insert(out->end(), n, 0);
@@ -324,9 +325,8 @@ bool arg_kind_for(const SpirvType& t, const SpirvDecorations* d, ArgKind* kind) 
     }
   }
   if (t.kind == TypeKind::kOpaque) {
-    // Images and samplers are accepted as opaque handles (docs/compiler.md, "Images and
-    // samplers"): the kernel builds, clSetKernelArg refuses every value since the device has no
-    // image support, so it never runs.
+    // Images and samplers are 8-byte handles (docs/compiler.md, "Images and samplers"): an
+    // IMAGE_DESC VA, a SAMPLER_STATE word zero-extended.
     if (t.opaque == spv::Op::OpTypeSampler) *kind = ArgKind::kSampler;
     else if (t.opaque == spv::Op::OpTypeImage) *kind = ArgKind::kImage;
     else return false;
@@ -438,11 +438,7 @@ void Lowering::lower_prologue(const SpirvFunction& kernel, std::vector<Value>* a
     const ArgInfo& info = k_.args[i];
     const SpirvType& t = type(kernel.param_types[i]);
     Value v;
-    if (info.kind == ArgKind::kSampler || info.kind == ArgKind::kImage) {
-      // Never read: an image or sampler reaches only image built-ins, which the compiler does
-      // not provide (a call to one fails the build).
-      v.parts.push_back(MOperand::literal(0));
-    } else if (info.kind == ArgKind::kStruct && t.kind == TypeKind::kPointer) {
+    if (info.kind == ArgKind::kStruct && t.kind == TypeKind::kPointer) {
       // By-value struct: the callee sees a private copy.
       const uint32_t size = size_of(t.element);
       const uint32_t copy_at = allocate_private(size, std::max(align_of(t.element), 4u));
@@ -452,6 +448,8 @@ void Lowering::lower_prologue(const SpirvFunction& kernel, std::vector<Value>* a
       }
       v.parts.push_back(MOperand::literal(copy_at));
     } else {
+      // Scalars, vectors, pointers; images (the IMAGE_DESC VA) and samplers (the SAMPLER_STATE
+      // word in the low half) are one 8-byte leaf.
       std::vector<Leaf> layout;
       leaves(kernel.param_types[i], 0, &layout);
       for (const Leaf& leaf : layout) {
@@ -809,10 +807,11 @@ void Lowering::lower_instruction(const SpirvInstruction& inst) {
       return;
     default: break;
   }
-  if (lower_arith(inst) || lower_composite(inst) || lower_conversion(inst) || lower_memory(inst) || lower_extinst(inst))
+  if (lower_arith(inst) || lower_composite(inst) || lower_conversion(inst) || lower_memory(inst) || lower_extinst(inst) ||
+      lower_image(inst))
     return;
   if (opcode_name(inst.opcode).find("Image") != std::string::npos)
-    fail("image built-ins are not supported (the device has no image support)");
+    fail("this image instruction is not supported (docs/compiler.md, \"Images and samplers\")");
   fail("unsupported instruction");
 }
 

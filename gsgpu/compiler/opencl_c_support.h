@@ -18,5 +18,9 @@ namespace gsgpu::compiler {
 // OpenCL C 3.0 optional features, space-separated: 64-bit integers (which the full profile requires
 // anyway) and doubles (cl_khr_fp64, lower_fp64.cc).
 inline constexpr char kOpenCLCFeatures[] = "__opencl_c_int64 __opencl_c_fp64";
+// Images (lower_image.cc): the front end offers them to every program; the runtime reports them
+// (CL_DEVICE_IMAGE_SUPPORT, this feature) only with RuntimeConfig::image_support, and without it
+// builds with -U__IMAGE_SUPPORT__ -U__opencl_c_images.
+inline constexpr char kOpenCLCImageFeatures[] = "__opencl_c_images";
 
 }  // namespace gsgpu::compiler

@@ -264,7 +264,14 @@ class ModuleParser {
         break;
       case Op::OpConstantNull: c.kind = SpirvConstant::Kind::kNull; break;
       case Op::OpUndef: c.kind = SpirvConstant::Kind::kUndef; break;
-      default: c.kind = SpirvConstant::Kind::kUndef; break;  // samplers: opaque
+      case Op::OpConstantSampler:
+        // Addressing mode, normalized (0/1), filter mode: literals, checked where the sampler is used.
+        if (type.kind != TypeKind::kOpaque || type.opaque != Op::OpTypeSampler) return "sampler constant of a non-sampler type";
+        if (auto e = need_words(inst, 3); !e.empty()) return e;
+        c.kind = SpirvConstant::Kind::kSampler;
+        c.parts.assign(inst.operands.begin(), inst.operands.begin() + 3);
+        break;
+      default: c.kind = SpirvConstant::Kind::kUndef; break;
     }
     m_.constants.emplace(inst.result_id, std::move(c));
     return "";

@@ -44,11 +44,11 @@ struct SpirvType {
 };
 
 struct SpirvConstant {
-  enum class Kind : uint8_t { kScalar, kComposite, kNull, kUndef };
+  enum class Kind : uint8_t { kScalar, kComposite, kNull, kUndef, kSampler };
   Kind kind = Kind::kScalar;
   uint32_t type = 0;
   uint64_t bits = 0;               // kScalar: the value (booleans 0/1), zero-extended
-  std::vector<uint32_t> parts;     // kComposite: constituent ids
+  std::vector<uint32_t> parts;     // kComposite: constituent ids; kSampler: OpConstantSampler's 3 literals
 };
 
 struct SpirvVariable {

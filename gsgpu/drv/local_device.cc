@@ -58,7 +58,8 @@ class CountingBackend final : public DispatchBackend {
     DispatchOutcome out = inner_->dispatch(request, memory);
     if (totals_->on_dispatch) totals_->on_dispatch(false);
     std::lock_guard lock(totals_->mutex);
-    ++totals_->dispatches;
+    // A draw's vertex and fragment programs run here too: their work counts, but not as DISPATCHes.
+    if (!request.fragment && !request.vertex) ++totals_->dispatches;
     totals_->instructions += out.counters.instructions_issued;
     totals_->lane_instructions += out.counters.active_lane_instructions;
     totals_->cycles += out.counters.cycles;
@@ -66,6 +67,7 @@ class CountingBackend final : public DispatchBackend {
     return out;
   }
   std::string disassemble(const uint32_t* words, size_t count) override { return inner_->disassemble(words, count); }
+  uint32_t warp_width() const override { return inner_->warp_width(); }
 
  private:
   std::unique_ptr<DispatchBackend> inner_;

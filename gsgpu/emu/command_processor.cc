@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "gsgpu/emu/draw_state.h"
 #include "gsgpu/emu/dump.h"
+#include "gsgpu/emu/program_runner.h"
 #include "gsgpu/emu/graphics/draw_dump.h"
 
 namespace gsgpu {
@@ -247,6 +248,8 @@ bool CommandProcessor::execute_draw(const Packet& packet) {
     return false;
   }
   graphics::GraphicsPipeline pipeline(memory_);
+  BackendProgramRunner program_runner(backend_, memory_);
+  pipeline.set_program_runner(&program_runner);
   record.result = pipeline.draw(record.state);
   {
     std::lock_guard lock(state_mutex_);

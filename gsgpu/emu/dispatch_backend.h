@@ -14,6 +14,8 @@
 #include <string>
 
 #include "gsgpu/emu/gpu_memory.h"
+#include "gsgpu/emu/shader/fragment_io.h"
+#include "gsgpu/emu/shader/vertex_io.h"
 
 namespace gsgpu {
 
@@ -29,6 +31,11 @@ struct DispatchRequest {
   uint32_t local_mem_size = 0;
   uint32_t private_mem_size = 0;
   uint64_t instruction_budget = 0;  // watchdog, per warp; 0 = the backend default
+  uint64_t dispatch_instruction_budget = 0;  // watchdog for the whole dispatch (checked between groups); 0 = none
+  // A fragment program of a draw (gsgpu/emu/shader/fragment_io.h); null for DISPATCH.
+  FragmentWarpIO* fragment = nullptr;
+  VertexWarpIO* vertex = nullptr;  // a vertex program of a draw (gsgpu/emu/shader/vertex_io.h)
+  uint32_t declared_vector_regs = 0, declared_scalar_regs = 0;  // 0 = not declared
 };
 
 // Same values as the shader core's ShaderFaultKind and the SHADER_FAULT_INFO.KIND register field.
@@ -74,6 +81,8 @@ class DispatchBackend {
   virtual DispatchOutcome dispatch(const DispatchRequest& request, GpuMemory& memory) = 0;
   // Readable disassembly of `count` instruction words, one instruction per line.
   virtual std::string disassemble(const uint32_t* words, size_t count) = 0;
+  // Lanes per warp of the shader cores; 0 when this backend has none.
+  virtual uint32_t warp_width() const { return 0; }
 };
 
 struct ShaderCoreSettings {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/checked_math.h"
+#include "gsgpu/isa/isa.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
 
 namespace gsgpu {
@@ -17,6 +18,11 @@ namespace {
 
 namespace G = graphics;
 namespace blk = hw::blk;
+
+// The ISA's register files (constants only: the device library does not link the ISA) and the
+// largest fragment program the draw path fetches.
+constexpr uint32_t isa_vector_regs = isa::kNumVectorRegs, isa_scalar_regs = isa::kNumScalarRegs;
+constexpr uint32_t kMaxProgramCodeSize = 1u << 20;
 
 std::string hex(uint32_t v) {
   char b[16];
@@ -307,30 +313,120 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   return decode_targets(w, s) && decode_tests_and_blend(w, s);
 }
 
-bool decode_shader_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStateError* error) {
+// Where a stage's program lives in SHADER_STATE, and the names its errors use.
+struct ProgramDwords {
+  const char* stage;  // "FRAGMENT" or "VERTEX"
+  uint32_t va_lo, va_hi, size, entry, registers;
+  const char* registers_name;
+};
+
+// A program's code range, entry and register counts, each checked.
+bool decode_program(BlockWords& w, const ProgramDwords& d, G::ShaderProgram* p) {
   namespace S = blk::SHADER_STATE;
-  BlockWords w("SHADER_STATE", error);
-  if (!w.read(memory, va, S::SIZE_DWORDS, S::ALIGN_BYTES)) return false;
-  if (!w.only(S::VERTEX, S::VERTEX_MODE_MASK, "VERTEX") ||
-      !w.only(S::FRAGMENT, S::FRAGMENT_MODE_MASK | S::FRAGMENT_INTERPOLATION_MASK, "FRAGMENT")) {
-    return false;
+  const std::string stage = d.stage;
+  p->code_va = w.pair(d.va_lo, d.va_hi);
+  p->code_size = w.word(d.size);
+  p->entry_offset = w.word(d.entry);
+  // Both REGISTERS dwords share one layout.
+  p->scalar_regs = w.field(d.registers, FIELD(SHADER_STATE, REGISTERS, SCALAR));
+  p->vector_regs = w.field(d.registers, FIELD(SHADER_STATE, REGISTERS, VECTOR));
+  if (p->code_va % 4 != 0)
+    return w.fail(stage + "_CODE_VA " + std::to_string(p->code_va) + " is not 4-byte aligned");
+  if (p->code_size == 0 || p->code_size % 4 != 0 || p->code_size > kMaxProgramCodeSize)
+    return w.fail(stage + "_CODE_SIZE " + std::to_string(p->code_size) + " is not a multiple of 4 in 4 .. " +
+                  std::to_string(kMaxProgramCodeSize));
+  if (!gsvirt::checked_add<uint64_t>(p->code_va, p->code_size))
+    return w.fail(stage + "_CODE_VA + " + stage + "_CODE_SIZE overflows");
+  if (p->entry_offset % 4 != 0 || p->entry_offset >= p->code_size)
+    return w.fail(stage + "_ENTRY " + std::to_string(p->entry_offset) + " is not a multiple of 4 inside the code");
+  if (p->vector_regs == 0 || p->vector_regs > isa_vector_regs)
+    return w.fail(std::string(d.registers_name) + ".VECTOR " + std::to_string(p->vector_regs) + " is not in 1 .. " +
+                  std::to_string(isa_vector_regs));
+  return w.at_most(p->scalar_regs, isa_scalar_regs, (std::string(d.registers_name) + ".SCALAR").c_str());
+}
+
+// A stage without a program: its program dwords must be 0.
+bool no_program(BlockWords& w, const ProgramDwords& d, const char* fixed) {
+  for (uint32_t i : {d.va_lo, d.va_hi, d.size, d.entry, d.registers}) {
+    if (w.word(i) != 0)
+      return w.fail("dword " + std::to_string(i) + " (" + d.stage + " program) must be 0 for " + fixed);
   }
-  for (uint32_t i = S::RESERVED_11; i <= S::RESERVED_15; ++i) {
-    if (!w.zero(i, ("RESERVED_" + std::to_string(i)).c_str())) return false;
+  return true;
+}
+
+constexpr ProgramDwords kFragmentDwords{"FRAGMENT",
+                                        blk::SHADER_STATE::FRAGMENT_CODE_VA_LO,
+                                        blk::SHADER_STATE::FRAGMENT_CODE_VA_HI,
+                                        blk::SHADER_STATE::FRAGMENT_CODE_SIZE,
+                                        blk::SHADER_STATE::FRAGMENT_ENTRY,
+                                        blk::SHADER_STATE::REGISTERS,
+                                        "REGISTERS"};
+constexpr ProgramDwords kVertexDwords{"VERTEX",
+                                      blk::SHADER_STATE::VERTEX_CODE_VA_LO,
+                                      blk::SHADER_STATE::VERTEX_CODE_VA_HI,
+                                      blk::SHADER_STATE::VERTEX_CODE_SIZE,
+                                      blk::SHADER_STATE::VERTEX_ENTRY,
+                                      blk::SHADER_STATE::VERTEX_REGISTERS,
+                                      "VERTEX_REGISTERS"};
+
+// VERTEX: pass-through, or a program and the varying components it writes.
+bool decode_vertex_stage(BlockWords& w, G::DrawState* s) {
+  namespace S = blk::SHADER_STATE;
+  const uint32_t mode = w.field(S::VERTEX, FIELD(SHADER_STATE, VERTEX, MODE));
+  const uint32_t outputs = w.field(S::VERTEX, FIELD(SHADER_STATE, VERTEX, OUTPUTS));
+  if (!w.at_most(mode, 1, "VERTEX.MODE")) return false;
+  if (mode == 0) {
+    if (outputs != 0) return w.fail("VERTEX.OUTPUTS must be 0 for the pass-through stage");
+    s->vertex = G::VertexMode::kPassThrough;
+    return no_program(w, kVertexDwords, "the pass-through stage");
   }
-  if (w.field(S::VERTEX, FIELD(SHADER_STATE, VERTEX, MODE)) != 0) {
-    return w.fail("VERTEX.MODE " + std::to_string(w.field(S::VERTEX, FIELD(SHADER_STATE, VERTEX, MODE))) +
-                  ": vertex shader programs are not supported yet (0: pass-through)");
-  }
-  if (w.word(S::REGISTERS) != 0) return w.fail("REGISTERS must be 0 until shader programs run");
+  s->vertex = G::VertexMode::kProgram;
+  s->vertex_program.varying_components = outputs;
+  return w.at_most(outputs, G::kMaxVaryingComponents, "VERTEX.OUTPUTS") &&
+         decode_program(w, kVertexDwords, &s->vertex_program);
+}
+
+// FRAGMENT: a fixed stand-in (its constants and interpolation), or a program and its varyings.
+bool decode_fragment_stage(BlockWords& w, G::DrawState* s) {
+  namespace S = blk::SHADER_STATE;
   const uint32_t mode = w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, MODE));
   const uint32_t interpolation = w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, INTERPOLATION));
-  if (!w.at_most(mode, 1, "FRAGMENT.MODE") || !w.at_most(interpolation, 2, "FRAGMENT.INTERPOLATION")) return false;
+  const uint32_t varyings = w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, VARYINGS));
+  if (!w.at_most(mode, 2, "FRAGMENT.MODE")) return false;
+  if (mode == 2) {
+    s->fragment = G::FragmentMode::kProgram;
+    s->fragment_program.varying_components = varyings;
+    if (interpolation != 0) return w.fail("FRAGMENT.INTERPOLATION must be 0 for a program (v_interp_* picks the mode)");
+    return w.at_most(varyings, G::kMaxVaryingComponents, "FRAGMENT.VARYINGS") &&
+           decode_program(w, kFragmentDwords, &s->fragment_program);
+  }
+  if (varyings != 0) return w.fail("FRAGMENT.VARYINGS must be 0 for the fixed stand-ins");
+  if (w.word(S::REGISTERS) != 0) return w.fail("REGISTERS must be 0 for the fixed stand-ins");
+  if (!no_program(w, kFragmentDwords, "the fixed stand-ins") ||
+      !w.at_most(interpolation, 2, "FRAGMENT.INTERPOLATION")) {
+    return false;
+  }
   s->fragment = mode == 0 ? G::FragmentMode::kConstantColor : G::FragmentMode::kVaryingColor;
   s->varying_interpolation = G::Interpolation(interpolation);
   s->constant_color = {w.real(S::CONSTANT_R), w.real(S::CONSTANT_G), w.real(S::CONSTANT_B), w.real(S::CONSTANT_A)};
   s->constant_color1 = {w.real(S::CONSTANT1_R), w.real(S::CONSTANT1_G), w.real(S::CONSTANT1_B), w.real(S::CONSTANT1_A)};
   return true;
+}
+
+bool decode_shader_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStateError* error) {
+  namespace S = blk::SHADER_STATE;
+  BlockWords w("SHADER_STATE", error);
+  if (!w.read(memory, va, S::SIZE_DWORDS, S::ALIGN_BYTES)) return false;
+  if (!w.only(S::VERTEX, S::VERTEX_MODE_MASK | S::VERTEX_OUTPUTS_MASK, "VERTEX") ||
+      !w.only(S::FRAGMENT, S::FRAGMENT_MODE_MASK | S::FRAGMENT_INTERPOLATION_MASK | S::FRAGMENT_VARYINGS_MASK,
+              "FRAGMENT") ||
+      !w.zero(S::RESERVED_15, "RESERVED_15")) {
+    return false;
+  }
+  for (uint32_t i = S::RESERVED_21; i <= S::RESERVED_31; ++i) {
+    if (!w.zero(i, ("RESERVED_" + std::to_string(i)).c_str())) return false;
+  }
+  return decode_vertex_stage(w, s) && decode_fragment_stage(w, s);
 }
 
 #undef FIELD

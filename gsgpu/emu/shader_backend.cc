@@ -37,6 +37,11 @@ DispatchParams to_params(const DispatchRequest& q) {
   p.local_mem_size = q.local_mem_size;
   p.private_mem_size = q.private_mem_size;
   p.instruction_budget = q.instruction_budget;
+  p.dispatch_instruction_budget = q.dispatch_instruction_budget;
+  p.fragment = q.fragment;
+  p.vertex = q.vertex;
+  p.declared_vector_regs = q.declared_vector_regs;
+  p.declared_scalar_regs = q.declared_scalar_regs;
   return p;
 }
 
@@ -66,6 +71,7 @@ class ShaderCoreBackend final : public DispatchBackend {
   }
 
   std::string disassemble(const uint32_t* words, size_t count) override { return isa::disassemble(words, count); }
+  uint32_t warp_width() const override { return cores_.config().warp_width; }
 
  private:
   ShaderCores cores_;

@@ -214,6 +214,9 @@ class LineAssembler {
       case ImmKind::kNone: break;
       case ImmKind::kOffset: trailing = 1; trailing_optional = true; break;
       case ImmKind::kSpecial: case ImmKind::kTarget: case ImmKind::kImageQuery: trailing = 1; break;
+      case ImmKind::kVarying: case ImmKind::kExportSlot: case ImmKind::kQuadPerm: case ImmKind::kVertexSlot:
+        trailing = 1;
+        break;
       case ImmKind::kTargetReconverge: trailing = 2; break;
     }
     // A global/constant access's scalar base is optional: present when a register stands there.
@@ -253,12 +256,13 @@ class LineAssembler {
                                                                std::string(operands[next + trailing].text) + "'"};
     for (size_t i = next; i < operands.size(); ++i) {
       const Token& t = operands[i];
-      if (info.imm == ImmKind::kOffset) {
+      if (int32_t lo, hi; immediate_range(info.imm, &lo, &hi)) {
         auto value = parse_integer(t.text);
         const auto signed_value = static_cast<int64_t>(value.value_or(0));
-        if (!value || signed_value < kMinOffset || signed_value > kMaxOffset)
-          return AssemblyError{t.column, "offset '" + std::string(t.text) + "' must be an integer in [" +
-                                             std::to_string(kMinOffset) + ", " + std::to_string(kMaxOffset) + "]"};
+        if (!value || signed_value < lo || signed_value > hi)
+          return AssemblyError{t.column, std::string(info.imm == ImmKind::kOffset ? "offset" : "immediate") + " '" +
+                                             std::string(t.text) + "' must be an integer in [" + std::to_string(lo) +
+                                             ", " + std::to_string(hi) + "]"};
         inst_.imm = static_cast<int32_t>(signed_value);
       } else if (info.imm == ImmKind::kImageQuery) {
         auto what = find_image_query(t.text);

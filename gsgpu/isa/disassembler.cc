@@ -63,7 +63,7 @@ std::string format_instruction(const Instruction& inst) {
     if (kinds[i] == OperandKind::kSBase64 && inst.src[i] == kNoScalarBase) continue;  // no base
     add(format_source(inst, kinds[i], inst.src[i]));
   }
-  if (info.imm == ImmKind::kOffset) add(std::to_string(inst.imm));
+  if (int32_t lo, hi; immediate_range(info.imm, &lo, &hi)) add(std::to_string(inst.imm));
   if (info.imm == ImmKind::kSpecial) add(special_info(static_cast<SpecialReg>(inst.imm)).name);
   if (info.imm == ImmKind::kImageQuery) add(image_query_name(static_cast<ImageQueryWhat>(inst.imm)));
   return text;

@@ -150,6 +150,17 @@ std::string check_branch_offset(int32_t bytes, const char* what) {
 
 const OpInfo& op_info(Opcode op) { return kOpTable[static_cast<size_t>(op)]; }
 
+bool immediate_range(ImmKind kind, int32_t* min, int32_t* max) {
+  switch (kind) {
+    case ImmKind::kOffset: *min = kMinOffset, *max = kMaxOffset; return true;
+    case ImmKind::kVarying: *min = 0, *max = kMaxVaryingComponent; return true;
+    case ImmKind::kExportSlot: *min = 0, *max = static_cast<int32_t>(ExportSlot::kCount) - 1; return true;
+    case ImmKind::kQuadPerm: *min = 0, *max = 255; return true;
+    case ImmKind::kVertexSlot: *min = 0, *max = kVertexSlotCount - 1; return true;
+    default: return false;
+  }
+}
+
 std::optional<Opcode> find_opcode(std::string_view mnemonic) {
   static const auto* by_name = [] {
     auto* map = new std::unordered_map<std::string_view, Opcode>();
@@ -233,6 +244,10 @@ std::string validate(const Instruction& inst) {
   if (info.imm == ImmKind::kImageQuery &&
       (inst.imm < 0 || inst.imm >= static_cast<int32_t>(ImageQueryWhat::kCount)))
     return where + "unknown image query " + std::to_string(inst.imm);
+  if (int32_t lo, hi; info.imm != ImmKind::kOffset && immediate_range(info.imm, &lo, &hi) &&
+                      (inst.imm < lo || inst.imm > hi))
+    return where + "immediate " + std::to_string(inst.imm) + " is outside " + std::to_string(lo) + " .. " +
+           std::to_string(hi);
   if (info.imm == ImmKind::kNone && inst.imm != 0) return where + "takes no immediate";
   if (auto e = check_operand(inst, info.dst, inst.dst, "destination"); !e.empty()) return where + e;
   const K src_kinds[3] = {info.src0, info.src1, info.src2};

@@ -64,8 +64,21 @@ void append_pixel_state(std::string* out, const DrawState& s) {
   appendf(out, "  logic op        %s %u; write mask 0x%x; constant (%g, %g, %g, %g)\n",
           b.logic_op_enable ? "on" : "off", unsigned(b.logic_op), b.write_mask, b.constant[0], b.constant[1],
           b.constant[2], b.constant[3]);
-  if (s.fragment == FragmentMode::kConstantColor) {
-    appendf(out, "  fragment stage  constant colour (%g, %g, %g, %g) [fixed stand-in until fragment shaders]\n",
+  if (s.vertex == VertexMode::kProgram) {
+    const ShaderProgram& p = s.vertex_program;
+    appendf(out,
+            "  vertex stage    program at va 0x%" PRIx64 " (%u bytes, entry +%u), %u vector / %u scalar registers, "
+            "%u varying components\n",
+            p.code_va, p.code_size, p.entry_offset, p.vector_regs, p.scalar_regs, p.varying_components);
+  }
+  if (s.fragment == FragmentMode::kProgram) {
+    const ShaderProgram& p = s.fragment_program;
+    appendf(out,
+            "  fragment stage  program at va 0x%" PRIx64 " (%u bytes, entry +%u), %u vector / %u scalar registers, "
+            "%u varying components\n",
+            p.code_va, p.code_size, p.entry_offset, p.vector_regs, p.scalar_regs, p.varying_components);
+  } else if (s.fragment == FragmentMode::kConstantColor) {
+    appendf(out, "  fragment stage  constant colour (%g, %g, %g, %g) [fixed stand-in]\n",
             s.constant_color[0], s.constant_color[1], s.constant_color[2], s.constant_color[3]);
   } else {
     appendf(out, "  fragment stage  varyings 0..3 as colour, interpolation %u [fixed stand-in]\n",

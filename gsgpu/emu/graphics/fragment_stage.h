@@ -1,9 +1,8 @@
-// The fragment stage interface and its fixed stand-ins.
-//
-// Until the shader cores run fragment shaders (interpolation and export instructions are not in the ISA
-// yet), the draw path shades fragments with a fixed function: a constant colour, or the first four
-// varyings interpolated (perspective-correct, no-perspective or flat). Both take the quad as a whole, as
-// a shader would, so that helper lanes exist where derivatives will need them.
+// The fixed fragment stand-ins (SHADER_STATE FRAGMENT.MODE 0 and 1): a constant colour, or the
+// first eight varyings interpolated (perspective-correct, no-perspective or flat) as colour and
+// dual-source second colour. Fragment programs on the shader cores (fragment_program.h) compute the
+// same with v_interp_* / v_export_f32, bit for bit. Both take the quad as a whole, so that helper
+// lanes exist where derivatives need them.
 #pragma once
 
 #include <array>

@@ -29,53 +29,77 @@ std::optional<std::string> GeometryEngine::validate(const DrawParams& draw, cons
   return std::nullopt;
 }
 
+bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::optional<std::string>* fault) {
+  batch.shaded.assign(batch.fetched.size(), ShadedVertex{});
+  if (auto bad = s.stage.shade_batch(batch.fetched.data(), batch.fetched.size(), batch.shaded.data())) {
+    if (!*fault) *fault = bad;
+    return false;
+  }
+  bool go_on = true;
+  for (int32_t item : batch.items) {
+    if (item == VertexBatch::kRestart) {
+      s.assembler.restart();
+      continue;
+    }
+    counters_.vertices++;
+    s.assembler.push(batch.shaded[size_t(item)], s.primitives);
+    while (!s.primitives.empty()) {
+      counters_.primitives++;
+      s.clipper.clip_triangle(s.primitives.pop(), s.triangles);
+    }
+    if (!s.triangles.empty() && !s.sink(s.triangles)) {
+      go_on = false;
+      break;
+    }
+  }
+  batch.fetched.clear();
+  batch.items.clear();
+  return go_on;
+}
+
+bool GeometryEngine::run_instance(const DrawParams& draw, uint32_t inst, VertexFetcher& fetcher, StreamState& s,
+                                  std::optional<std::string>* fault) {
+  const uint64_t instance_index = uint64_t{draw.first_instance} + inst;
+  const uint32_t restart_index = draw.index_type == IndexType::kUint16 ? 0xFFFFu : 0xFFFFFFFFu;
+  s.assembler = PrimitiveAssembler(draw.topology);
+  VertexBatch batch;
+  for (uint32_t i = 0; i < draw.count && !*fault; ++i) {
+    int64_t vertex_index = int64_t{draw.first_vertex} + i;
+    if (draw.indexed) {
+      uint32_t index = 0;
+      *fault = fetcher.fetch_index(draw.index_va, draw.index_size, draw.index_type, uint64_t{draw.first_index} + i,
+                                   &index);
+      if (*fault) break;
+      if (draw.primitive_restart && index == restart_index) {
+        batch.items.push_back(VertexBatch::kRestart);
+        continue;
+      }
+      vertex_index = int64_t{index} + draw.vertex_offset;
+    }
+    if (vertex_index < 0 || vertex_index > int64_t{UINT32_MAX} || instance_index > UINT32_MAX) {
+      *fault = "vertex index " + std::to_string(vertex_index) + " is outside 0 .. 2^32 - 1";
+      break;
+    }
+    FetchedVertex fetched;
+    if ((*fault = fetcher.fetch(uint32_t(vertex_index), uint32_t(instance_index), &fetched))) break;
+    batch.items.push_back(int32_t(batch.fetched.size()));
+    batch.fetched.push_back(fetched);
+    if (batch.fetched.size() == kVertexBatch && !flush_batch(batch, s, fault)) return false;
+  }
+  // What was fetched before a fault is still drawn, as when vertices were shaded one by one.
+  return flush_batch(batch, s, fault) && !*fault;
+}
+
 std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const VertexInputState& input,
                                                 const Viewport& viewport, VertexStage& stage,
                                                 const TriangleSink& sink) {
   if (auto bad = validate(draw, viewport)) return bad;
   VertexFetcher fetcher(memory_, input);
   Clipper clipper(viewport, stage.varying_components());
-  Queue<AssembledPrimitive> primitives;
-  Queue<RasterTriangle> triangles;
-  const uint32_t restart_index = draw.index_type == IndexType::kUint16 ? 0xFFFFu : 0xFFFFFFFFu;
+  StreamState stream{stage, PrimitiveAssembler(draw.topology), clipper, sink, {}, {}};
   std::optional<std::string> fault;
-  bool stopped = false;
-  for (uint32_t inst = 0; inst < draw.instance_count && !fault; ++inst) {
-    const uint64_t instance_index = uint64_t{draw.first_instance} + inst;
-    PrimitiveAssembler assembler(draw.topology);
-    for (uint32_t i = 0; i < draw.count; ++i) {
-      int64_t vertex_index = int64_t{draw.first_vertex} + i;
-      if (draw.indexed) {
-        uint32_t index = 0;
-        fault = fetcher.fetch_index(draw.index_va, draw.index_size, draw.index_type,
-                                    uint64_t{draw.first_index} + i, &index);
-        if (fault) break;
-        if (draw.primitive_restart && index == restart_index) {
-          assembler.restart();
-          continue;
-        }
-        vertex_index = int64_t{index} + draw.vertex_offset;
-      }
-      if (vertex_index < 0 || vertex_index > int64_t{UINT32_MAX} || instance_index > UINT32_MAX) {
-        fault = "vertex index " + std::to_string(vertex_index) + " is outside 0 .. 2^32 - 1";
-        break;
-      }
-      FetchedVertex fetched;
-      if ((fault = fetcher.fetch(uint32_t(vertex_index), uint32_t(instance_index), &fetched))) break;
-      ShadedVertex shaded;
-      stage.shade(fetched, &shaded);
-      counters_.vertices++;
-      assembler.push(shaded, primitives);
-      while (!primitives.empty()) {
-        counters_.primitives++;
-        clipper.clip_triangle(primitives.pop(), triangles);
-      }
-      if (!triangles.empty() && !sink(triangles)) {
-        stopped = true;
-        break;
-      }
-    }
-    if (stopped) break;
+  for (uint32_t inst = 0; inst < draw.instance_count; ++inst) {
+    if (!run_instance(draw, inst, fetcher, stream, &fault)) break;
   }
   const ClipCounters& c = clipper.counters();
   counters_.clip.triangles_in += c.triangles_in;

@@ -9,13 +9,14 @@
 // more vertex invocations than the limit ends with a fault string; nothing is read unchecked and the
 // engine always returns.
 //
-// The vertex stage is an interface: PassThroughVertexStage is the fixed stand-in used until the shader
-// cores run vertex shaders: the position is attribute 0 (as floats) and the varyings are attributes
-// 1 .. n-1, four components each.
+// The vertex stage is an interface, called with batches of fetched vertices: PassThroughVertexStage is
+// the fixed stand-in (the position is attribute 0 as floats, the varyings are attributes 1 .. n-1,
+// four components each); ProgramVertexStage (vertex_program.h) runs a vertex program.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 #include <optional>
 #include <string>
 
@@ -63,6 +64,9 @@ class GeometryEngine {
   // Vertex invocations one draw may run (instances x count): beyond it the draw faults, so that no
   // draw runs for hours.
   static constexpr uint64_t kDefaultVertexLimit = uint64_t{1} << 24;
+  // Vertices fetched before the vertex stage shades them together (a vertex program runs a batch
+  // as one dispatch of the shader cores).
+  static constexpr size_t kVertexBatch = 256;
 
   explicit GeometryEngine(GpuMemory& memory) : memory_(memory) {}
   void set_vertex_limit(uint64_t limit) { vertex_limit_ = limit; }
@@ -77,6 +81,29 @@ class GeometryEngine {
 
  private:
   std::optional<std::string> validate(const DrawParams& draw, const Viewport& viewport) const;
+
+  // One instance's vertex stream between two shadings: fetched vertices, and the order of those
+  // and of primitive restarts (kRestart).
+  struct VertexBatch {
+    static constexpr int32_t kRestart = -1;
+    std::vector<FetchedVertex> fetched;
+    std::vector<int32_t> items;
+    std::vector<ShadedVertex> shaded;
+  };
+  struct StreamState {
+    VertexStage& stage;
+    PrimitiveAssembler assembler;
+    Clipper& clipper;
+    const TriangleSink& sink;
+    Queue<AssembledPrimitive> primitives;
+    Queue<RasterTriangle> triangles;
+  };
+  // Shades the batch and streams it through assembly and clipping into the sink; false when the
+  // draw must stop (*fault set by a vertex-stage fault, or the sink stopped it).
+  bool flush_batch(VertexBatch& batch, StreamState& s, std::optional<std::string>* fault);
+  // Fetches one instance's vertices batch by batch; false when the draw must stop.
+  bool run_instance(const DrawParams& draw, uint32_t inst, VertexFetcher& fetcher, StreamState& s,
+                    std::optional<std::string>* fault);
 
   GpuMemory& memory_;
   uint64_t vertex_limit_ = kDefaultVertexLimit;

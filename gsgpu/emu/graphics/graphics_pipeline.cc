@@ -58,6 +58,7 @@ bool GraphicsPipeline::shade_triangle(const RasterTriangle& t, DrawContext& c) {
   TriangleSetup setup;
   if (c.pe.draw_triangle(t.screen, &setup, c.quads) != SetupResult::kAccepted) return true;
   const TriangleInterpolator interp(setup);
+  if (c.program) c.program->begin_triangle(t, setup.front_facing);
   while (!c.quads.empty()) {
     const Quad q = c.quads.pop();
     c.fragments += uint64_t(__builtin_popcount(q.coverage));
@@ -66,31 +67,77 @@ bool GraphicsPipeline::shade_triangle(const RasterTriangle& t, DrawContext& c) {
       c.quads.clear();
       return false;
     }
-    QuadColors colors;
-    c.stage.shade(q, interp, t, &colors);
-    for (int lane = 0; lane < 4; ++lane) {
-      if (!(q.coverage & (1u << lane))) continue;  // helper lanes write nothing
-      Fragment f;
-      f.x = q.x + (lane & 1);
-      f.y = q.y + (lane >> 1);
-      f.depth = c.needs_depth ? interp.depth(f.x, f.y) : 0.0f;
-      f.front_facing = setup.front_facing;
-      f.color = colors.color[lane];
-      f.color1 = colors.color1[lane];
-      c.om.process(f);
+    if (!c.program) {
+      shade_fixed(q, interp, setup, t, c);
+    } else if (!c.program->add_quad(q, interp, c.needs_depth)) {
+      c.fault = c.program->fault();
+      c.quads.clear();
+      return false;
     }
   }
   return true;
 }
 
+void GraphicsPipeline::shade_fixed(const Quad& q, const TriangleInterpolator& interp, const TriangleSetup& setup,
+                                   const RasterTriangle& t, DrawContext& c) {
+  QuadColors colors;
+  c.stage->shade(q, interp, t, &colors);
+  for (int lane = 0; lane < 4; ++lane) {
+    if (!(q.coverage & (1u << lane))) continue;  // helper lanes write nothing
+    Fragment f;
+    f.x = q.x + (lane & 1);
+    f.y = q.y + (lane >> 1);
+    f.depth = c.needs_depth ? interp.depth(f.x, f.y) : 0.0f;
+    f.front_facing = setup.front_facing;
+    f.color = colors.color[lane];
+    f.color1 = colors.color1[lane];
+    c.om.process(f);
+  }
+}
+
+std::optional<std::string> GraphicsPipeline::check_code(const char* stage, const ShaderProgram& p) const {
+  if (!runner_) return std::string(stage) + " programs need the shader cores, which this device does not give the draw";
+  if (!memory_.translate(p.code_va, p.code_size, Access::kExecute))
+    return std::string(stage) + " program code [" + std::to_string(p.code_va) + ", +" + std::to_string(p.code_size) +
+           ") is not mapped executable";
+  return std::nullopt;
+}
+
+std::optional<std::string> GraphicsPipeline::check_program(const DrawState& s, uint32_t vertex_varyings) const {
+  if (auto bad = check_code("fragment", s.fragment_program)) return bad;
+  if (auto bad = FragmentProgramStage::check_runner(*runner_)) return bad;
+  if (s.fragment_program.varying_components > vertex_varyings)
+    return "the fragment program reads " + std::to_string(s.fragment_program.varying_components) +
+           " varying components; the vertex stage writes " + std::to_string(vertex_varyings);
+  return std::nullopt;
+}
+
+std::optional<std::string> GraphicsPipeline::make_vertex_stage(const DrawState& s,
+                                                               std::optional<PassThroughVertexStage>& fixed,
+                                                               std::optional<ProgramVertexStage>& program,
+                                                               VertexStage** out) {
+  const uint32_t attributes = s.input.attribute_count;
+  if (s.vertex == VertexMode::kProgram) {
+    if (attributes > kMaxVertexAttributes)
+      return "a vertex program takes at most 16 attributes, not " + std::to_string(attributes);
+    if (auto bad = check_code("vertex", s.vertex_program)) return bad;
+    *out = &program.emplace(s.vertex_program, attributes, *runner_);
+    return std::nullopt;
+  }
+  if (attributes == 0 || attributes > kMaxVertexAttributes) {
+    return "the pass-through vertex stage needs 1 .. 16 attributes (position first), not " +
+           std::to_string(attributes);
+  }
+  *out = &fixed.emplace(attributes);
+  return std::nullopt;
+}
+
 DrawResult GraphicsPipeline::draw(const DrawState& s) {
   DrawResult result;
-  const uint32_t attributes = s.input.attribute_count;
-  if (attributes == 0 || attributes > kMaxVertexAttributes) {
-    result.fault = "the pass-through vertex stage needs 1 .. 16 attributes (position first), not " +
-                   std::to_string(attributes);
-    return result;
-  }
+  std::optional<PassThroughVertexStage> pass_through;
+  std::optional<ProgramVertexStage> vertex_program;
+  VertexStage* vertex_stage = nullptr;
+  if ((result.fault = make_vertex_stage(s, pass_through, vertex_program, &vertex_stage))) return result;
   ColorTarget color;
   DepthStencilTarget depth;
   if ((result.fault = map_targets(s, &color, &depth))) return result;
@@ -99,12 +146,17 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   OutputMerger om;
   om.begin_draw(color, depth, s.depth_stencil, s.blend);
   std::unique_ptr<FragmentStage> stage;
-  if (s.fragment == FragmentMode::kVaryingColor) {
+  std::unique_ptr<FragmentProgramStage> program;
+  if (s.fragment == FragmentMode::kProgram) {
+    if ((result.fault = check_program(s, vertex_stage->varying_components()))) return result;
+    program = std::make_unique<FragmentProgramStage>(s.fragment_program, *runner_,
+                                                     [&om](const Fragment& f) { om.process(f); });
+  } else if (s.fragment == FragmentMode::kVaryingColor) {
     stage = std::make_unique<VaryingColorStage>(s.varying_interpolation);
   } else {
     stage = std::make_unique<ConstantColorStage>(s.constant_color, s.constant_color1);
   }
-  DrawContext context{pe, om, *stage, {}, 0, std::nullopt, s.depth.enabled};
+  DrawContext context{pe, om, stage.get(), program.get(), {}, 0, std::nullopt, s.depth.enabled};
   TriangleSink sink = [&](Queue<RasterTriangle>& triangles) {
     while (!triangles.empty()) {
       if (!shade_triangle(triangles.pop(), context)) return false;
@@ -112,8 +164,10 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
     return true;
   };
   GeometryEngine ge(memory_);
-  PassThroughVertexStage vertex_stage(attributes);
-  std::optional<std::string> geometry_fault = ge.draw(s.draw, s.input, s.viewport, vertex_stage, sink);
+  std::optional<std::string> geometry_fault = ge.draw(s.draw, s.input, s.viewport, *vertex_stage, sink);
+  // What is still queued for the shader cores runs now (also before a geometry fault: what was
+  // rasterized before it is drawn, as for the stand-ins).
+  if (program && !context.fault && !program->flush()) context.fault = program->fault();
   result.fault = context.fault ? context.fault : geometry_fault;
   result.counters = DrawCounters{ge.counters(), pe.counters(), om.counters()};
   return result;

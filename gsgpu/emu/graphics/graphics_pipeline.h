@@ -15,10 +15,12 @@
 #include <string>
 
 #include "gsgpu/emu/gpu_memory.h"
+#include "gsgpu/emu/graphics/fragment_program.h"
 #include "gsgpu/emu/graphics/fragment_stage.h"
 #include "gsgpu/emu/graphics/geometry_engine.h"
 #include "gsgpu/emu/graphics/output_merger.h"
 #include "gsgpu/emu/graphics/primitive_engine.h"
+#include "gsgpu/emu/graphics/vertex_program.h"
 
 namespace gsgpu::graphics {
 
@@ -39,7 +41,10 @@ struct DepthTargetState {
   DepthFormat format = DepthFormat::kD32Sfloat;
 };
 
-enum class FragmentMode : uint8_t { kConstantColor, kVaryingColor };
+// The fixed stand-ins (fragment_stage.h) or a program on the shader cores (fragment_program.h).
+enum class FragmentMode : uint8_t { kConstantColor, kVaryingColor, kProgram };
+// PassThroughVertexStage or a program on the shader cores (vertex_program.h).
+enum class VertexMode : uint8_t { kPassThrough, kProgram };
 
 struct DrawState {
   DrawParams draw;
@@ -56,6 +61,9 @@ struct DrawState {
   FragmentMode fragment = FragmentMode::kConstantColor;
   Interpolation varying_interpolation = Interpolation::kPerspective;
   Color constant_color{1, 1, 1, 1}, constant_color1{0, 0, 0, 0};
+  ShaderProgram fragment_program;  // FragmentMode::kProgram
+  VertexMode vertex = VertexMode::kPassThrough;
+  ShaderProgram vertex_program;  // VertexMode::kProgram
 };
 
 struct DrawCounters {
@@ -75,13 +83,16 @@ class GraphicsPipeline {
 
   explicit GraphicsPipeline(GpuMemory& memory) : memory_(memory) {}
   void set_fragment_budget(uint64_t budget) { fragment_budget_ = budget; }
+  // Where vertex and fragment programs run; without one such a draw faults. Must outlive the draws.
+  void set_program_runner(ShaderProgramRunner* runner) { runner_ = runner; }
   DrawResult draw(const DrawState& state);
 
  private:
   struct DrawContext {
     PrimitiveEngine& pe;
     OutputMerger& om;
-    FragmentStage& stage;
+    FragmentStage* stage;            // the fixed stand-in, or
+    FragmentProgramStage* program;   // the program on the shader cores
     Queue<Quad> quads;
     uint64_t fragments;
     std::optional<std::string> fault;
@@ -90,9 +101,19 @@ class GraphicsPipeline {
   std::optional<std::string> map_targets(const DrawState& state, ColorTarget* color, DepthStencilTarget* depth);
   // Sets up, rasterizes, shades and merges one triangle; false when the draw must stop (c.fault).
   bool shade_triangle(const RasterTriangle& triangle, DrawContext& c);
+  void shade_fixed(const Quad& q, const TriangleInterpolator& interp, const TriangleSetup& setup,
+                   const RasterTriangle& t, DrawContext& c);
+  // The program stages' checks that the state blocks cannot make (a runner with quads, code mapped
+  // executable, the varyings).
+  std::optional<std::string> check_program(const DrawState& s, uint32_t vertex_varyings) const;
+  std::optional<std::string> check_code(const char* stage, const ShaderProgram& p) const;
+  // The vertex stage of the draw (into one of the two holders), or a fault.
+  std::optional<std::string> make_vertex_stage(const DrawState& s, std::optional<PassThroughVertexStage>& fixed,
+                                               std::optional<ProgramVertexStage>& program, VertexStage** out);
 
   GpuMemory& memory_;
   uint64_t fragment_budget_ = kDefaultFragmentBudget;
+  ShaderProgramRunner* runner_ = nullptr;
 };
 
 }  // namespace gsgpu::graphics

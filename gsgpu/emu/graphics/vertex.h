@@ -3,7 +3,10 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace gsgpu::graphics {
 
@@ -25,12 +28,17 @@ struct ShadedVertex {
   Varyings varyings{};
 };
 
-// The vertex stage the geometry engine calls once per vertex. Until the shader cores run vertex
-// shaders, PassThroughVertexStage stands in (geometry_engine.h).
+// The vertex stage the geometry engine calls with batches of fetched vertices: the fixed
+// PassThroughVertexStage (geometry_engine.h) or a program on the shader cores (vertex_program.h).
 class VertexStage {
  public:
   virtual ~VertexStage() = default;
   virtual void shade(const FetchedVertex& in, ShadedVertex* out) = 0;
+  // Shades `count` vertices; a fault stops the draw. The default shades them one by one.
+  virtual std::optional<std::string> shade_batch(const FetchedVertex* in, size_t count, ShadedVertex* out) {
+    for (size_t i = 0; i < count; ++i) shade(in[i], &out[i]);
+    return std::nullopt;
+  }
   virtual uint32_t varying_components() const = 0;  // <= kMaxVaryingComponents
 };
 

@@ -231,6 +231,8 @@ Flow watchdog(Warp& w, const DecodedInst& di) {
 
 }  // namespace
 
+Flow end_running_lanes(Warp& w) { return finish_lanes(w); }
+
 Flow raise_fault(Warp& w, const DecodedInst& di, ShaderFaultKind kind, std::string message) {
   w.state = WarpState::kFaulted;
   w.fault.kind = kind;

@@ -15,6 +15,7 @@ struct HandlerTable {
     fill_alu_handlers(handlers, width);
     fill_memory_handlers(handlers, width);
     fill_control_handlers(handlers, width);
+    fill_fragment_handlers(handlers, width);
     for (Handler& h : handlers)
       if (!h) h = illegal_instruction_handler();  // every opcode is covered; this is a backstop
   }

@@ -209,6 +209,39 @@ class Cores final : public shader::Backend {
       return bad_dispatch("code size " + std::to_string(p.code_size) + " is not a non-zero multiple of 4");
     if (p.entry_offset % 4 != 0)
       return bad_dispatch("entry offset " + std::to_string(p.entry_offset) + " is not a multiple of 4");
+    if (p.fragment && p.vertex) return bad_dispatch("a dispatch is a fragment or a vertex program, not both");
+    if (p.fragment) return check_fragment(p);
+    if (p.vertex) return check_vertex(p);
+    return std::nullopt;
+  }
+
+  // One warp per group; every warp's lanes and preloaded registers inside the I/O arrays.
+  std::optional<ShaderFault> check_vertex(const DispatchParams& p) const {
+    const VertexWarpIO& io = *p.vertex;
+    const uint32_t width = config_.warp_width;
+    if (p.group_size[0] != width || p.group_size[1] != 1 || p.group_size[2] != 1 || p.grid_size[1] != 1 ||
+        p.grid_size[2] != 1)
+      return bad_dispatch("a vertex dispatch is {warps, 1, 1} groups of {warp width, 1, 1}");
+    if (!io.outputs || !io.lane_masks || (io.input_regs != 0 && !io.inputs) || io.input_regs > isa::kNumVectorRegs ||
+        uint64_t{p.grid_size[0]} * width > io.lane_count)
+      return bad_dispatch("vertex warps outside their lane arrays");
+    return std::nullopt;
+  }
+
+  // A fragment dispatch: one warp per group, whole quads, every warp's lanes inside the I/O arrays.
+  std::optional<ShaderFault> check_fragment(const DispatchParams& p) const {
+    const FragmentWarpIO& io = *p.fragment;
+    const uint32_t width = config_.warp_width;
+    if (width % 4 != 0)
+      return bad_dispatch("fragment programs need a warp width that holds whole 2x2 quads, not " +
+                          std::to_string(width));
+    if (p.group_size[0] != width || p.group_size[1] != 1 || p.group_size[2] != 1 || p.grid_size[1] != 1 ||
+        p.grid_size[2] != 1)
+      return bad_dispatch("a fragment dispatch is {warps, 1, 1} groups of {warp width, 1, 1}");
+    if (!io.lanes || !io.outputs || !io.lane_masks || uint64_t{p.grid_size[0]} * width > io.lane_count)
+      return bad_dispatch("fragment warps outside their lane arrays");
+    if (io.varying_components > kMaxFragmentVaryings)
+      return bad_dispatch("more than " + std::to_string(kMaxFragmentVaryings) + " varying components");
     return std::nullopt;
   }
 
@@ -242,6 +275,12 @@ class Cores final : public shader::Backend {
       return fail(ShaderFaultKind::kIllegalInstruction, "entry offset " + std::to_string(p.entry_offset) +
                                                             " is not the start of an instruction");
     program.entry = static_cast<uint32_t>(it - program.code.begin());
+    if ((p.declared_vector_regs != 0 && program.vector_regs > p.declared_vector_regs) ||
+        (p.declared_scalar_regs != 0 && program.scalar_regs > p.declared_scalar_regs))
+      return fail(ShaderFaultKind::kBadDispatch,
+                  "the program names " + std::to_string(program.vector_regs) + " vector and " +
+                      std::to_string(program.scalar_regs) + " scalar registers, more than the declared " +
+                      std::to_string(p.declared_vector_regs) + " / " + std::to_string(p.declared_scalar_regs));
     return program;
   }
 
@@ -322,6 +361,8 @@ class Cores final : public shader::Backend {
     std::fill(local.begin(), local.end(), uint8_t{0});
     std::fill(private_mem.begin(), private_mem.end(), uint8_t{0});
     for (Warp& w : warps) reset_warp(state, &w);
+    if (p.fragment) start_fragment_warp(p.fragment->lane_masks[g], &warps[0]);
+    if (p.vertex) start_vertex_warp(*p.vertex, g, state.program->vector_regs, &warps[0]);
     const bool ok = run_group(warps);
     uint64_t group_instructions = 0;
     for (const Warp& w : warps) {
@@ -372,6 +413,25 @@ class Cores final : public shader::Backend {
     w->instructions = 0;
     w->active_lane_instructions = 0;
     if (w->exec != w->initial_exec) w->set_exec(w->initial_exec);
+  }
+
+  // A fragment warp runs the lanes that carry a fragment (covered or helper); none: nothing to run.
+  static void start_fragment_warp(uint64_t lanes, Warp* w) {
+    w->initial_exec = lanes & w->full_mask();
+    w->set_exec(w->initial_exec);
+    if (w->initial_exec == 0) w->state = WarpState::kDone;
+  }
+
+  // A vertex warp runs the lanes that hold a vertex, with its attributes in the first registers
+  // (those the program names; it cannot read the others).
+  static void start_vertex_warp(const VertexWarpIO& io, uint64_t g, uint32_t program_regs, Warp* w) {
+    start_fragment_warp(io.lane_masks[g], w);
+    const uint32_t regs = std::min(io.input_regs, program_regs);
+    for (uint32_t l = 0; l < w->width; ++l) {
+      if (!(w->initial_exec >> l & 1)) continue;
+      const uint32_t* in = io.inputs + (g * w->width + l) * io.input_regs;
+      for (uint32_t r = 0; r < regs; ++r) w->v[static_cast<size_t>(r) * w->width + l] = in[r];
+    }
   }
 
   // Runs the warps of one group round-robin, each until its next barrier or its end; a barrier

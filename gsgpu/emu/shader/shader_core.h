@@ -17,6 +17,8 @@
 #include <string>
 
 #include "gsgpu/emu/gpu_memory.h"
+#include "gsgpu/emu/shader/fragment_io.h"
+#include "gsgpu/emu/shader/vertex_io.h"
 
 namespace gsgpu {
 
@@ -66,6 +68,17 @@ struct DispatchParams {
   // Watchdog for the whole dispatch (warp instructions summed over all groups), checked between
   // work-groups, so a huge grid of short kernels cannot occupy the cores for hours; 0 = no limit.
   uint64_t dispatch_instruction_budget = 0;
+  // Register counts the program was declared with (SHADER_STATE.REGISTERS); a program that names a
+  // register at or past them ends with kBadDispatch before it runs. 0 = not declared (compute).
+  uint32_t declared_vector_regs = 0;
+  uint32_t declared_scalar_regs = 0;
+  // A fragment program (fragment_io.h): the grid is {warps, 1, 1} of groups {warp_width, 1, 1},
+  // one warp per group, and the fragment instructions (v_interp_*, v_export_f32, ...) read and
+  // write this. Null for a compute dispatch, where those instructions fault.
+  FragmentWarpIO* fragment = nullptr;
+  // A vertex program (vertex_io.h): the same grid, registers v0 .. v(input_regs - 1) preloaded per
+  // lane, v_export_vertex_f32 writes the outputs. At most one of fragment / vertex is set.
+  VertexWarpIO* vertex = nullptr;
 };
 
 enum class ShaderFaultKind {

@@ -255,6 +255,9 @@ inline void commit64(Warp& w, uint16_t dst, const uint64_t* result) {
 // Stops the warp with a fault at the current instruction.
 Flow raise_fault(Warp& w, const DecodedInst& di, ShaderFaultKind kind, std::string message);
 
+// Ends the running lanes (s_end, v_kill): they leave every frame of the SIMT stack.
+Flow end_running_lanes(Warp& w);
+
 // Runs the warp until it reaches a barrier, ends, faults or exhausts its budget.
 void run_warp(Warp& w);
 
@@ -263,6 +266,7 @@ void run_warp(Warp& w);
 void fill_alu_handlers(Handler* table, uint32_t width);
 void fill_memory_handlers(Handler* table, uint32_t width);
 void fill_control_handlers(Handler* table, uint32_t width);
+void fill_fragment_handlers(Handler* table, uint32_t width);
 Handler handler_for(isa::Opcode op, uint32_t width);
 Handler illegal_instruction_handler();
 Handler end_of_code_handler();

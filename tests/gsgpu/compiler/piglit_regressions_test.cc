@@ -145,16 +145,27 @@ TEST(PiglitRegressions, PredefinedMacrosMatchTheDevice) {
     ASSERT_TRUE(cl.build(source, options));
     const uint64_t out = cl.memory.upload(std::vector<int>(5, 0));
     cl.run_ok("macros", {Arg::buffer(out)}, NDRange::linear(1, 1));
-    EXPECT_EQ(cl.memory.download<int>(out, 5), (std::vector<int>{300, c_version, 330, 1, 0})) << options;
+    // __IMAGE_SUPPORT__: the compiler's device has images (a runtime without them builds with
+    // CompileOptions::images = false, below).
+    EXPECT_EQ(cl.memory.download<int>(out, 5), (std::vector<int>{300, c_version, 330, 1, 1})) << options;
   }
+  CompileOptions no_images;
+  no_images.images = false;
+  ASSERT_TRUE(cl.build(source, "", no_images));
+  const uint64_t no_images_out = cl.memory.upload(std::vector<int>(5, 0));
+  cl.run_ok("macros", {Arg::buffer(no_images_out)}, NDRange::linear(1, 1));
+  EXPECT_EQ(cl.memory.download<int>(no_images_out, 5)[4], 0);
   // OpenCL C 3.0: only the optional features the device has (CL_DEVICE_OPENCL_C_FEATURES).
   const std::string features = R"(
     kernel void features(global int* out) {
     #ifdef __opencl_c_int64
       out[0] = 1;
     #endif
-    #if defined(__opencl_c_generic_address_space) || defined(__opencl_c_pipes) || defined(__opencl_c_images)
+    #if defined(__opencl_c_generic_address_space) || defined(__opencl_c_pipes)
       out[1] = 1;
+    #endif
+    #if defined(__opencl_c_images)
+      out[6] = 1;  // lower_image.cc
     #endif
     #if defined(__opencl_c_subgroups) || defined(__opencl_c_program_scope_global_variables)
       out[2] = 1;
@@ -170,9 +181,13 @@ TEST(PiglitRegressions, PredefinedMacrosMatchTheDevice) {
     #endif
     })";
   ASSERT_TRUE(cl.build(features, "-cl-std=CL3.0"));
-  const uint64_t feature_out = cl.memory.upload(std::vector<int>(6, 0));
+  const uint64_t feature_out = cl.memory.upload(std::vector<int>(7, 0));
   cl.run_ok("features", {Arg::buffer(feature_out)}, NDRange::linear(1, 1));
-  EXPECT_EQ(cl.memory.download<int>(feature_out, 6), (std::vector<int>{1, 0, 0, 0, 0, 1}));
+  EXPECT_EQ(cl.memory.download<int>(feature_out, 7), (std::vector<int>{1, 0, 0, 0, 0, 1, 1}));
+  ASSERT_TRUE(cl.build(features, "-cl-std=CL3.0", no_images));
+  const uint64_t no_image_features = cl.memory.upload(std::vector<int>(7, 0));
+  cl.run_ok("features", {Arg::buffer(no_image_features)}, NDRange::linear(1, 1));
+  EXPECT_EQ(cl.memory.download<int>(no_image_features, 7), (std::vector<int>{1, 0, 0, 0, 0, 1, 0}));
   // The program's own options still win.
   ASSERT_TRUE(cl.build(source, "-D__IMAGE_SUPPORT__=1"));
   const uint64_t out = cl.memory.upload(std::vector<int>(5, 0));
@@ -181,8 +196,8 @@ TEST(PiglitRegressions, PredefinedMacrosMatchTheDevice) {
 }
 
 // piglit api@clsetkernelarg and program@build@other-data-types: kernels with image and sampler
-// arguments build (the arguments are opaque 8-byte slots); event_t variables are fine; a kernel
-// calling an image built-in still fails, naming it.
+// arguments build (the arguments are 8-byte slots); event_t variables are fine; a kernel calling
+// an image built-in builds too.
 TEST(PiglitRegressions, ImageAndSamplerArgumentsBuildAsOpaqueSlots) {
   GSGPU_REQUIRE_FRONT_END();
   ClRunner cl;
@@ -225,13 +240,15 @@ TEST(PiglitRegressions, ImageAndSamplerArgumentsBuildAsOpaqueSlots) {
             NDRange::linear(1, 1));
   EXPECT_EQ(cl.memory.download<int>(out, 1)[0], 42);
 
+  // Image built-ins compile to the texture unit's instructions (image_codegen_test.cc).
   CompiledProgram program;
   std::string log;
   EXPECT_EQ(build_opencl_c(R"(
     kernel void reads(global float4* out, read_only image2d_t img, sampler_t s) {
       out[0] = read_imagef(img, s, (int2)(0, 0));
-    })", "", &program, &log), BuildStatus::kCompileError);
-  EXPECT_NE(log.find("image built-ins are not supported"), std::string::npos) << log;
+    })", "", &program, &log), BuildStatus::kSuccess) << log;
+  ASSERT_NE(program.find("reads"), nullptr);
+  EXPECT_EQ(count_lines(program.find("reads")->assembly, "v_image_fetch"), 1u) << program.find("reads")->assembly;
 }
 
 // Each kernel gets the __local variables it (and what it calls) uses, not every kernel's.

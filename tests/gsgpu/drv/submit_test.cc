@@ -2,6 +2,11 @@
 // two rings, refused submissions, the largest submission, fence waits and timeouts.
 #include "drv_test_util.h"
 
+#include <bit>
+
+#include "protocol/gsgpu/gsgpu_hw.h"
+#include "protocol/gsgpu/packets.h"
+
 namespace gsgpu::drv {
 namespace {
 
@@ -86,6 +91,81 @@ TEST_F(DrvSubmit, SeveralPacketsInOneSubmission) {
   expect_scaled(x, 64, 9);
   EXPECT_EQ(d_->counters().packets, 4u);
   EXPECT_EQ(d_->counters().dispatches, 2u);
+}
+
+// A DRAW whose vertex and fragment stages are programs runs them on the device's shader cores
+// through the driver's counting backend (which must say its warp width): the target gets the
+// exported colour, and the program batches count as shader work, not as DISPATCHes.
+TEST_F(DrvSubmit, DrawWithShaderProgramsRunsOnTheCoresAndIsNotADispatch) {
+  namespace blk = hw::blk;
+  namespace D = blk::DRAW_INFO;
+  namespace P = blk::PIPE_STATE;
+  namespace S = blk::SHADER_STATE;
+  auto f32 = [](float v) { return std::bit_cast<uint32_t>(v); };
+  Buffer vs = driver_->kernel(
+      "v_export_vertex_f32 v0, 0\nv_export_vertex_f32 v1, 1\nv_export_vertex_f32 v2, 2\n"
+      "v_export_vertex_f32 v3, 3\ns_end\n");
+  const uint32_t vs_size = 40;  // four exports of a register (two words each), s_end
+  Buffer fs = driver_->kernel(
+      "v_export_f32 0.0, 0\nv_export_f32 1.0, 1\nv_export_f32 0.5, 2\nv_export_f32 1.0, 3\ns_end\n");
+  const uint32_t fs_size = 56;  // four exports with a literal word (three words each), s_end
+  Buffer state = driver_->buffer(4096, kVaRead);
+  Buffer vertices = driver_->buffer(4096, kVaRead);
+  Buffer target = driver_->buffer(32 * 32 * 4);
+  const float quad[] = {-1, -1, 0, 1, 1, -1, 0, 1, -1, 1, 0, 1, 1, 1, 0, 1};
+  std::memcpy(vertices.cpu, quad, sizeof quad);
+  std::vector<uint32_t> info(D::SIZE_DWORDS, 0), pipe(P::SIZE_DWORDS, 0), shader(S::SIZE_DWORDS, 0);
+  std::vector<uint32_t> binding(blk::VERTEX_BINDING::SIZE_DWORDS, 0), attribute(blk::VERTEX_ATTRIBUTE::SIZE_DWORDS, 0);
+  info[D::FLAGS] = hw::put_field(4, D::FLAGS_TOPOLOGY_MASK, D::FLAGS_TOPOLOGY_SHIFT);  // strip
+  info[D::COUNT] = 4;
+  info[D::INSTANCE_COUNT] = 1;
+  info[D::COUNTS] = hw::put_field(1, D::COUNTS_BINDING_COUNT_MASK, D::COUNTS_BINDING_COUNT_SHIFT) |
+                    hw::put_field(1, D::COUNTS_ATTRIBUTE_COUNT_MASK, D::COUNTS_ATTRIBUTE_COUNT_SHIFT);
+  info[D::BINDINGS_VA_LO] = uint32_t(state.va + 768);
+  info[D::BINDINGS_VA_HI] = uint32_t((state.va + 768) >> 32);
+  info[D::ATTRIBUTES_VA_LO] = uint32_t(state.va + 832);
+  info[D::ATTRIBUTES_VA_HI] = uint32_t((state.va + 832) >> 32);
+  binding[blk::VERTEX_BINDING::VA_LO] = uint32_t(vertices.va);
+  binding[blk::VERTEX_BINDING::VA_HI] = uint32_t(vertices.va >> 32);
+  binding[blk::VERTEX_BINDING::SIZE_LO] = 64;
+  binding[blk::VERTEX_BINDING::STRIDE] = 16;
+  binding[blk::VERTEX_BINDING::DIVISOR] = 1;
+  attribute[blk::VERTEX_ATTRIBUTE::FORMAT] = 109;  // R32G32B32A32_SFLOAT
+  pipe[P::VIEWPORT_WIDTH] = pipe[P::VIEWPORT_HEIGHT] = f32(32);
+  pipe[P::VIEWPORT_MAX_DEPTH] = f32(1);
+  pipe[P::SCISSOR_WIDTH] = pipe[P::SCISSOR_HEIGHT] = 32;
+  pipe[P::TARGET_SIZE] = hw::put_field(32, P::TARGET_SIZE_WIDTH_MASK, P::TARGET_SIZE_WIDTH_SHIFT) |
+                         hw::put_field(32, P::TARGET_SIZE_HEIGHT_MASK, P::TARGET_SIZE_HEIGHT_SHIFT);
+  pipe[P::COLOR_VA_LO] = uint32_t(target.va);
+  pipe[P::COLOR_VA_HI] = uint32_t(target.va >> 32);
+  pipe[P::COLOR_PITCH] = 128;
+  pipe[P::COLOR_FORMAT] = 37;  // R8G8B8A8_UNORM
+  pipe[P::OUTPUT] = hw::put_field(0xF, P::OUTPUT_WRITE_MASK_MASK, P::OUTPUT_WRITE_MASK_SHIFT);
+  shader[S::VERTEX] = hw::put_field(1, S::VERTEX_MODE_MASK, S::VERTEX_MODE_SHIFT);
+  shader[S::VERTEX_CODE_VA_LO] = uint32_t(vs.va);
+  shader[S::VERTEX_CODE_VA_HI] = uint32_t(vs.va >> 32);
+  shader[S::VERTEX_CODE_SIZE] = vs_size;
+  shader[S::VERTEX_REGISTERS] = hw::put_field(4, S::VERTEX_REGISTERS_VECTOR_MASK, S::VERTEX_REGISTERS_VECTOR_SHIFT);
+  shader[S::FRAGMENT] = hw::put_field(2, S::FRAGMENT_MODE_MASK, S::FRAGMENT_MODE_SHIFT);
+  shader[S::FRAGMENT_CODE_VA_LO] = uint32_t(fs.va);
+  shader[S::FRAGMENT_CODE_VA_HI] = uint32_t(fs.va >> 32);
+  shader[S::FRAGMENT_CODE_SIZE] = fs_size;
+  shader[S::REGISTERS] = hw::put_field(1, S::REGISTERS_VECTOR_MASK, S::REGISTERS_VECTOR_SHIFT);
+  auto put = [&](uint64_t offset, const std::vector<uint32_t>& words) {
+    std::memcpy(state.cpu + offset, words.data(), words.size() * 4);
+  };
+  put(0, info), put(256, pipe), put(512, shader), put(768, binding), put(832, attribute);
+  uint64_t seqno = 0;
+  ASSERT_EQ(driver_->submit(0, hw::encode_draw(state.va, state.va + 256, state.va + 512),
+                            {vs.bo, fs.bo, state.bo, vertices.bo, target.bo}, &seqno),
+            Status::kOk);
+  ASSERT_EQ(d_->fence_wait(0, seqno, kForever), Status::kOk);
+  EXPECT_TRUE(d_->read_faults().empty());
+  const auto* pixels = reinterpret_cast<const uint32_t*>(target.cpu);
+  for (int i = 0; i < 32 * 32; ++i) ASSERT_EQ(pixels[i], 0xFF80FF00u) << "pixel " << i;  // A B G R bytes
+  Counters c = d_->counters();
+  EXPECT_EQ(c.dispatches, 0u);
+  EXPECT_GT(c.instructions, 0u);
 }
 
 TEST_F(DrvSubmit, EmptySubmissionRetires) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "gsgpu/isa/assembler.h"
 #include "protocol/gsgpu/packets.h"
 #include "test_util.h"
 
@@ -155,6 +156,51 @@ TEST_F(DrawTest, ScissorAndVaryingColoursComeFromTheBlocks) {
   EXPECT_EQ(pixel(16, 5), 0u);
 }
 
+std::vector<uint32_t> assemble(const char* source) {
+  std::vector<uint32_t> words;
+  std::string error;
+  EXPECT_TRUE(isa::assemble(source, &words, &error)) << error;
+  return words;
+}
+
+// SHADER_STATE for a fragment program at `code_va` of `bytes` bytes (4 vector registers, no varyings).
+void fragment_program(DrawBlocks& b, uint64_t code_va, uint32_t bytes) {
+  namespace S = blk::SHADER_STATE;
+  b.shader[S::FRAGMENT] = hw::put_field(2, S::FRAGMENT_MODE_MASK, S::FRAGMENT_MODE_SHIFT);
+  b.shader[S::REGISTERS] = hw::put_field(4, S::REGISTERS_VECTOR_MASK, S::REGISTERS_VECTOR_SHIFT);
+  b.shader[S::FRAGMENT_CODE_VA_LO] = uint32_t(code_va);
+  b.shader[S::FRAGMENT_CODE_VA_HI] = uint32_t(code_va >> 32);
+  b.shader[S::FRAGMENT_CODE_SIZE] = bytes;
+  b.shader[S::FRAGMENT_ENTRY] = 0;
+}
+
+// A fragment program through the ring: the colour it exports lands in the target; an endless one
+// ends in a draw fault naming the watchdog, and the device draws again after a reset.
+TEST_F(DrawTest, FragmentProgramsRunOnTheShaderCoresAndAnEndlessOneFaults) {
+  const uint64_t code_va = must_buffer(*device_, 4096, kPermAll);
+  // The stand-in's default colour (0, 1, 0.5, 1), exported.
+  const std::vector<uint32_t> code =
+      assemble("v_export_f32 0.0, 0\nv_export_f32 1.0, 1\nv_export_f32 0.5, 2\nv_export_f32 1.0, 3\ns_end\n");
+  ASSERT_TRUE(device_->mmu().write(code_va, code.data(), code.size() * 4));
+  fragment_program(b_, code_va, uint32_t(code.size() * 4));
+  ASSERT_TRUE(draw()) << device_->command_processor().fault()->message;
+  EXPECT_EQ(pixel(3, 3), 0xFF80FF00u);
+  EXPECT_EQ(pixel(31, 31), 0xFF80FF00u);
+  EXPECT_NE(dump().find("fragment stage  program at va 0x"), std::string::npos) << dump();
+  // loop: s_jump loop
+  const std::vector<uint32_t> endless = assemble("loop:\ns_jump loop\n");
+  ASSERT_TRUE(device_->mmu().write(code_va, endless.data(), endless.size() * 4));
+  fragment_program(b_, code_va, uint32_t(endless.size() * 4));
+  EXPECT_FALSE(draw());
+  auto fault = device_->command_processor().fault();
+  ASSERT_TRUE(fault);
+  EXPECT_EQ(fault->cause, CpFaultCause::kDrawFault);
+  EXPECT_NE(fault->message.find("watchdog"), std::string::npos) << fault->message;
+  recover();
+  ASSERT_TRUE(draw());
+  EXPECT_EQ(pixel(3, 3), 0xFF80FF00u);
+}
+
 struct Hostile {
   const char* name;
   std::function<void(DrawBlocks&, uint64_t& draw_info_offset)> mutate;
@@ -192,10 +238,68 @@ TEST_F(DrawTest, EveryHostileStateEndsInAFaultAndTheDeviceRecovers) {
       {"blend factor", [](DrawBlocks& b, uint64_t&) { b.pipe[P::BLEND] = 19u << 1; }, CpFaultCause::kBadField, "BLEND"},
       {"pipe reserved", [](DrawBlocks& b, uint64_t&) { b.pipe[P::RESERVED_39] = 5; }, CpFaultCause::kBadField,
        "RESERVED_39"},
-      {"vertex program", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX] = 1; }, CpFaultCause::kBadField,
-       "not supported"},
+      {"vertex mode", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX] = 2; }, CpFaultCause::kBadField,
+       "VERTEX.MODE is 2"},
+      {"vertex program without code", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX] = 1; },
+       CpFaultCause::kBadField, "VERTEX_CODE_SIZE 0"},
+      {"pass-through outputs", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX] = 4u << 2; },
+       CpFaultCause::kBadField, "VERTEX.OUTPUTS must be 0"},
+      {"pass-through code", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX_ENTRY] = 4; }, CpFaultCause::kBadField,
+       "must be 0 for the pass-through stage"},
+      {"vertex outputs", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX] = 1 | 65u << 2; },
+       CpFaultCause::kBadField, "VERTEX.OUTPUTS is 65"},
+      {"vertex registers",
+       [](DrawBlocks& b, uint64_t&) {
+         b.shader[S::VERTEX] = 1;
+         b.shader[S::VERTEX_CODE_VA_LO] = 0x40000;
+         b.shader[S::VERTEX_CODE_SIZE] = 8;
+       },
+       CpFaultCause::kBadField, "VERTEX_REGISTERS.VECTOR 0"},
+      {"vertex code unmapped",
+       [](DrawBlocks& b, uint64_t&) {
+         b.shader[S::VERTEX] = 1;
+         b.shader[S::VERTEX_CODE_VA_LO] = 0x40;
+         b.shader[S::VERTEX_CODE_SIZE] = 8;
+         b.shader[S::VERTEX_REGISTERS] = 8u << 16;
+       },
+       CpFaultCause::kDrawFault, "vertex program code"},
+      {"shader reserved", [](DrawBlocks& b, uint64_t&) { b.shader[S::RESERVED_31] = 1; }, CpFaultCause::kBadField,
+       "RESERVED_31"},
       {"fragment mode", [](DrawBlocks& b, uint64_t&) { b.shader[S::FRAGMENT] = 3; }, CpFaultCause::kBadField,
        "FRAGMENT.MODE"},
+      {"stand-in registers", [](DrawBlocks& b, uint64_t&) { b.shader[S::REGISTERS] = 5; }, CpFaultCause::kBadField,
+       "REGISTERS must be 0"},
+      {"stand-in code", [](DrawBlocks& b, uint64_t&) { b.shader[S::FRAGMENT_CODE_SIZE] = 8; },
+       CpFaultCause::kBadField, "must be 0 for the fixed stand-ins"},
+      {"stand-in varyings", [](DrawBlocks& b, uint64_t&) { b.shader[S::FRAGMENT] = 1u << 4; },
+       CpFaultCause::kBadField, "VARYINGS must be 0"},
+      {"no vector registers",
+       [](DrawBlocks& b, uint64_t&) { fragment_program(b, 0x40000, 8), b.shader[S::REGISTERS] = 0; },
+       CpFaultCause::kBadField, "REGISTERS.VECTOR 0"},
+      {"too many vector registers",
+       [](DrawBlocks& b, uint64_t&) { fragment_program(b, 0x40000, 8), b.shader[S::REGISTERS] = 257u << 16; },
+       CpFaultCause::kBadField, "REGISTERS.VECTOR 257"},
+      {"too many scalar registers",
+       [](DrawBlocks& b, uint64_t&) { fragment_program(b, 0x40000, 8), b.shader[S::REGISTERS] |= 129; },
+       CpFaultCause::kBadField, "REGISTERS.SCALAR"},
+      {"code size", [](DrawBlocks& b, uint64_t&) { fragment_program(b, 0x40000, 6); }, CpFaultCause::kBadField,
+       "FRAGMENT_CODE_SIZE 6"},
+      {"huge code", [](DrawBlocks& b, uint64_t&) { fragment_program(b, 0x40000, 0x7FFFFFFC); },
+       CpFaultCause::kBadField, "FRAGMENT_CODE_SIZE"},
+      {"code misaligned", [](DrawBlocks& b, uint64_t&) { fragment_program(b, 0x40002, 8); }, CpFaultCause::kBadField,
+       "aligned"},
+      {"code wraps", [](DrawBlocks& b, uint64_t&) { fragment_program(b, 0xFFFFFFFFFFFFFFFCull, 8); },
+       CpFaultCause::kBadField, "overflows"},
+      {"entry outside",
+       [](DrawBlocks& b, uint64_t&) { fragment_program(b, 0x40000, 8), b.shader[S::FRAGMENT_ENTRY] = 8; },
+       CpFaultCause::kBadField, "FRAGMENT_ENTRY 8"},
+      {"varyings", [](DrawBlocks& b, uint64_t&) { fragment_program(b, 0x40000, 8), b.shader[S::FRAGMENT] |= 65u << 4; },
+       CpFaultCause::kBadField, "FRAGMENT.VARYINGS"},
+      {"program interpolation",
+       [](DrawBlocks& b, uint64_t&) { fragment_program(b, 0x40000, 8), b.shader[S::FRAGMENT] |= 1u << 2; },
+       CpFaultCause::kBadField, "INTERPOLATION must be 0"},
+      {"code unmapped", [](DrawBlocks& b, uint64_t&) { fragment_program(b, 0x40, 8); }, CpFaultCause::kDrawFault,
+       "not mapped executable"},
       {"fetch past the buffer", [](DrawBlocks& b, uint64_t&) { b.draw_info[D::COUNT] = 5; }, CpFaultCause::kDrawFault,
        "past the buffer"},
       {"index past the buffer", [](DrawBlocks& b, uint64_t&) { b.draw_info[D::FLAGS] |= D::FLAGS_INDEXED_MASK; },

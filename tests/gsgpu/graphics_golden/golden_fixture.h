@@ -59,6 +59,15 @@ class GoldenTest : public ::testing::Test {
       ADD_FAILURE() << scene.name << " on lavapipe: " << error;
       return c;
     }
+    // Vertex and fragment programs that compute the stand-ins must give the same frame, bit for bit.
+    auto programs = render_on_gsgpu(scene, &error, GsgpuShaders::kPrograms);
+    if (!programs) {
+      ADD_FAILURE() << scene.name << " on gsgpu with programs: " << error;
+    } else {
+      EXPECT_TRUE(programs->color == gs->color) << scene.name << ": programs differ from the stand-ins";
+      EXPECT_TRUE(programs->depth == gs->depth) << scene.name << ": programs' depth differs";
+      EXPECT_TRUE(programs->stencil == gs->stencil) << scene.name << ": programs' stencil differs";
+    }
     c = compare_frames(*gs, *ref);
     std::printf("[golden] %s: %s\n", scene.name.c_str(), c.summary().c_str());
     const bool ok = c.fraction_over_threshold() <= limits.max_fraction_over_threshold &&

@@ -1,5 +1,6 @@
 #include "tests/gsgpu/graphics_golden/gsgpu_render.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "gsgpu/emu/device.h"
 #include "gsgpu/emu/graphics/render_target.h"
 #include "gsgpu/emu/packets.h"
+#include "gsgpu/isa/assembler.h"
 #include "protocol/gsgpu/packets.h"
 
 namespace gsgpu::golden {
@@ -40,9 +42,45 @@ DepthFormat depth_format(uint32_t vk) {
   return vk == kD24UnormS8Uint ? DepthFormat::kD24UnormS8Uint : DepthFormat::kD32Sfloat;
 }
 
+// A vertex program that copies the three attributes (position, colour, second colour) to the
+// position and varyings 0..7, as PassThroughVertexStage does.
+std::string pass_through_vertex_program() {
+  std::string s;
+  for (int r = 0; r < 12; ++r) s += "v_export_vertex_f32 v" + std::to_string(r) + ", " + std::to_string(r) + "\n";
+  return s + "s_end\n";
+}
+
+// The fragment program that computes the draw's stand-in: the constant colours as literal words, or
+// varyings 0..7 interpolated as the shading asks.
+std::string fragment_program(const Draw& d) {
+  std::string s;
+  if (d.shading == FragmentShading::kConstant) {
+    for (int c = 0; c < 8; ++c) {
+      const float v = c < 4 ? d.constant[c] : d.constant1[c - 4];
+      s += "v_export_f32 " + std::to_string(bits(v)) + ", " + std::to_string(c) + "\n";
+    }
+    return s + "s_end\n";
+  }
+  const char* mode = d.shading == FragmentShading::kSmooth ? "persp"
+                     : d.shading == FragmentShading::kNoPerspective ? "linear"
+                                                                      : "flat";
+  for (int k = 0; k < 8; ++k) {
+    s += std::string("v_interp_") + mode + "_f32 v" + std::to_string(k) + ", " + std::to_string(k) + "\n";
+    s += "v_export_f32 v" + std::to_string(k) + ", " + std::to_string(k) + "\n";
+  }
+  return s + "s_end\n";
+}
+
+struct ProgramCode {
+  uint64_t va = 0;
+  uint32_t size = 0;
+};
+
 // The device, its ring and the render targets of one scene.
 class GsgpuScene {
  public:
+  explicit GsgpuScene(GsgpuShaders shaders) : shaders_(shaders) {}
+
   bool init(const Scene& scene, std::string* error) {
     scene_ = &scene;
     DeviceConfig config;
@@ -82,6 +120,14 @@ class GsgpuScene {
     std::vector<uint32_t> info = draw_info(d, index_va, index_bytes);
     std::vector<uint32_t> pipe = pipe_state(d);
     std::vector<uint32_t> shader = shader_state(d);
+    if (shaders_ == GsgpuShaders::kPrograms) {
+      ProgramCode vertex, fragment;
+      if (!upload_program(pass_through_vertex_program(), &vertex, error) ||
+          !upload_program(fragment_program(d), &fragment, error)) {
+        return false;
+      }
+      program_state(vertex, fragment, d.shading == FragmentShading::kConstant ? 0 : 8, &shader);
+    }
     std::vector<uint32_t> binding(blk::VERTEX_BINDING::SIZE_DWORDS, 0);
     binding[blk::VERTEX_BINDING::VA_LO] = lo(vertices_va);
     binding[blk::VERTEX_BINDING::VA_HI] = hi(vertices_va);
@@ -269,6 +315,35 @@ class GsgpuScene {
     return w;
   }
 
+  // Assembles a program into its own executable buffer.
+  bool upload_program(const std::string& source, ProgramCode* code, std::string* error) {
+    std::vector<uint32_t> words;
+    if (!isa::assemble(source, &words, error)) return false;
+    code->size = uint32_t(words.size() * 4);
+    code->va = device_->create_buffer(code->size, kPermAll, error).value_or(0);
+    return code->va && write(code->va, words.data(), code->size, error);
+  }
+
+  // SHADER_STATE with both stages as programs (the stand-ins' fields cleared).
+  static void program_state(const ProgramCode& vertex, const ProgramCode& fragment, uint32_t varyings,
+                            std::vector<uint32_t>* shader) {
+    namespace S = blk::SHADER_STATE;
+    std::vector<uint32_t>& w = *shader;
+    std::fill(w.begin(), w.end(), 0u);
+    w[S::VERTEX] = hw::put_field(1, S::VERTEX_MODE_MASK, S::VERTEX_MODE_SHIFT) |
+                   hw::put_field(8, S::VERTEX_OUTPUTS_MASK, S::VERTEX_OUTPUTS_SHIFT);
+    w[S::VERTEX_CODE_VA_LO] = lo(vertex.va);
+    w[S::VERTEX_CODE_VA_HI] = hi(vertex.va);
+    w[S::VERTEX_CODE_SIZE] = vertex.size;
+    w[S::VERTEX_REGISTERS] = hw::put_field(12, S::VERTEX_REGISTERS_VECTOR_MASK, S::VERTEX_REGISTERS_VECTOR_SHIFT);
+    w[S::FRAGMENT] = hw::put_field(2, S::FRAGMENT_MODE_MASK, S::FRAGMENT_MODE_SHIFT) |
+                     hw::put_field(varyings, S::FRAGMENT_VARYINGS_MASK, S::FRAGMENT_VARYINGS_SHIFT);
+    w[S::FRAGMENT_CODE_VA_LO] = lo(fragment.va);
+    w[S::FRAGMENT_CODE_VA_HI] = hi(fragment.va);
+    w[S::FRAGMENT_CODE_SIZE] = fragment.size;
+    w[S::REGISTERS] = hw::put_field(8, S::REGISTERS_VECTOR_MASK, S::REGISTERS_VECTOR_SHIFT);
+  }
+
   static std::vector<uint32_t> shader_state(const Draw& d) {
     namespace S = blk::SHADER_STATE;
     std::vector<uint32_t> w(S::SIZE_DWORDS, 0);
@@ -297,6 +372,7 @@ class GsgpuScene {
     return w;
   }
 
+  GsgpuShaders shaders_;
   const Scene* scene_ = nullptr;
   std::unique_ptr<Device> device_;
   std::unique_ptr<RingWriter> ring_;
@@ -308,8 +384,8 @@ class GsgpuScene {
 
 uint32_t color_bytes_per_pixel(uint32_t vk_format) { return vk_format == kR32G32B32A32Sfloat ? 16 : 4; }
 
-std::optional<Frame> render_on_gsgpu(const Scene& scene, std::string* error) {
-  GsgpuScene gs;
+std::optional<Frame> render_on_gsgpu(const Scene& scene, std::string* error, GsgpuShaders shaders) {
+  GsgpuScene gs(shaders);
   if (!gs.init(scene, error)) return std::nullopt;
   for (const Draw& d : scene.draws) {
     if (!gs.draw(d, error)) return std::nullopt;

@@ -9,7 +9,13 @@
 
 namespace gsgpu::golden {
 
+// What shades the draws on gsgpu: the fixed stand-ins (pass-through vertex stage, constant / varying
+// colour), or vertex and fragment programs on the shader cores that compute the same
+// (docs/graphics.md "Fragment programs", "Vertex programs").
+enum class GsgpuShaders : uint8_t { kStandIns, kPrograms };
+
 // The rendered frame, or nullopt with *error (a refused block or a faulted draw, with the CP's message).
-std::optional<Frame> render_on_gsgpu(const Scene& scene, std::string* error);
+std::optional<Frame> render_on_gsgpu(const Scene& scene, std::string* error,
+                                     GsgpuShaders shaders = GsgpuShaders::kStandIns);
 
 }  // namespace gsgpu::golden

@@ -1,0 +1,97 @@
+// Fragment programs on the shader cores: quads packed into warps (see fragment_program.h).
+#include "gsgpu/emu/graphics/fragment_program.h"
+
+#include <utility>
+
+namespace gsgpu::graphics {
+
+std::optional<std::string> FragmentProgramStage::check_runner(const ShaderProgramRunner& runner) {
+  const uint32_t width = runner.warp_width();
+  if (width == 0) return "fragment programs need the shader cores, which this build does not have";
+  if (width % 4 != 0)
+    return "fragment programs need warps of whole 2x2 quads; the warp width is " + std::to_string(width);
+  return std::nullopt;
+}
+
+FragmentProgramStage::FragmentProgramStage(const ShaderProgram& program, ShaderProgramRunner& runner,
+                                           FragmentSink sink, uint32_t warps_per_batch)
+    : program_(program),
+      runner_(runner),
+      sink_(std::move(sink)),
+      width_(runner.warp_width()),
+      quads_per_batch_(warps_per_batch * (runner.warp_width() / 4)) {}
+
+void FragmentProgramStage::begin_triangle(const RasterTriangle& t, bool front_facing) {
+  FragmentPrimitive p;
+  for (int i = 0; i < 3; ++i) std::copy_n(t.varyings[i].begin(), kMaxFragmentVaryings, p.varyings[i].begin());
+  std::copy_n(t.flat.begin(), kMaxFragmentVaryings, p.flat.begin());
+  primitives_.push_back(p);
+  front_facing_.push_back(front_facing);
+}
+
+bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth) {
+  QuadRecord record{quad, static_cast<uint32_t>(primitives_.size() - 1), {}};
+  for (int i = 0; i < 4; ++i) {
+    const int32_t x = quad.x + (i & 1), y = quad.y + (i >> 1);
+    FragmentLane lane;
+    lane.perspective = interp.perspective_barycentrics(x, y);
+    lane.linear = interp.screen_barycentrics(x, y);
+    lane.primitive = record.primitive;
+    lanes_.push_back(lane);
+    if (needs_depth && (quad.coverage >> i & 1)) record.depth[i] = interp.depth(x, y);
+  }
+  quads_.push_back(record);
+  return quads_.size() < quads_per_batch_ || flush();
+}
+
+bool FragmentProgramStage::flush() {
+  if (quads_.empty()) return true;
+  const uint32_t quads_per_warp = width_ / 4;
+  const auto warps = static_cast<uint32_t>((quads_.size() + quads_per_warp - 1) / quads_per_warp);
+  lanes_.resize(size_t{warps} * width_);  // the last warp's missing quads: lanes that never run
+  outputs_.assign(lanes_.size(), FragmentLaneOutput{});
+  lane_masks_.assign(warps, 0);
+  for (size_t k = 0; k < quads_.size(); ++k) {
+    const uint64_t lanes = (quads_[k].quad.coverage | quads_[k].quad.helper) & 0xFu;
+    lane_masks_[k / quads_per_warp] |= lanes << (4 * (k % quads_per_warp));
+  }
+  FragmentWarpIO io;
+  io.varying_components = program_.varying_components;
+  io.primitives = primitives_.data();
+  io.primitive_count = primitives_.size();
+  io.lanes = lanes_.data();
+  io.lane_masks = lane_masks_.data();
+  io.outputs = outputs_.data();
+  io.lane_count = lanes_.size();
+  fault_ = runner_.run(program_, io, warps);
+  if (!fault_) merge_batch();
+  // The triangle being rasterized may go on with more quads: keep its primitive as entry 0.
+  FragmentPrimitive current = primitives_.back();
+  const bool facing = front_facing_.back();
+  primitives_.assign(1, current);
+  front_facing_.assign(1, facing);
+  quads_.clear();
+  lanes_.clear();
+  return !fault_;
+}
+
+void FragmentProgramStage::merge_batch() {
+  for (size_t k = 0; k < quads_.size(); ++k) {
+    const QuadRecord& r = quads_[k];
+    for (int i = 0; i < 4; ++i) {
+      if (!(r.quad.coverage >> i & 1)) continue;  // helper lanes write nothing
+      const FragmentLaneOutput& out = outputs_[4 * k + i];
+      if (out.killed) continue;
+      Fragment f;
+      f.x = r.quad.x + (i & 1);
+      f.y = r.quad.y + (i >> 1);
+      f.depth = (out.exported >> 8 & 1) ? out.value[8] : r.depth[i];
+      f.front_facing = front_facing_[r.primitive];
+      f.color = {out.value[0], out.value[1], out.value[2], out.value[3]};
+      f.color1 = {out.value[4], out.value[5], out.value[6], out.value[7]};
+      sink_(f);
+    }
+  }
+}
+
+}  // namespace gsgpu::graphics

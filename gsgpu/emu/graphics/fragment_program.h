@@ -1,0 +1,72 @@
+// The fragment stage when SHADER_STATE names a fragment program (docs/graphics.md "Fragment
+// programs"): 2x2 quads are packed into warps of the shader cores, run there, and the lanes'
+// exports go to the output merger in the order the rasterizer produced the quads.
+//
+// Per lane the stage gives the warp the interpolator's barycentrics (perspective-corrected and
+// screen-space, in double) and its triangle's varyings (fragment_io.h); v_interp_* computes
+// sum b_i f_i exactly as the fixed stand-ins do. Helper lanes (the uncovered lanes of a quad) run
+// so that derivatives see the whole quad, and are never merged. A lane that v_kill ended is not
+// merged. Colour components the program does not export read 0; depth is the interpolated depth
+// unless the program exports slot 8. Quads are batched (up to `warps_per_batch` warps, possibly
+// from many triangles) and one dispatch runs the batch; a fault in it stops the draw with nothing
+// of the batch merged.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gsgpu/emu/graphics/clipper.h"
+#include "gsgpu/emu/graphics/interpolator.h"
+#include "gsgpu/emu/graphics/output_merger.h"
+#include "gsgpu/emu/graphics/rasterizer.h"
+#include "gsgpu/emu/graphics/shader_program.h"
+#include "gsgpu/emu/shader/fragment_io.h"
+
+namespace gsgpu::graphics {
+
+class FragmentProgramStage {
+ public:
+  static constexpr uint32_t kDefaultWarpsPerBatch = 64;
+  using FragmentSink = std::function<void(const Fragment&)>;
+
+  // Refuses (a reason) a runner without shader cores or whose warps do not hold whole quads.
+  static std::optional<std::string> check_runner(const ShaderProgramRunner& runner);
+
+  FragmentProgramStage(const ShaderProgram& program, ShaderProgramRunner& runner, FragmentSink sink,
+                       uint32_t warps_per_batch = kDefaultWarpsPerBatch);
+
+  // The triangle whose quads follow.
+  void begin_triangle(const RasterTriangle& triangle, bool front_facing);
+  // Queues one quad of the current triangle (depth interpolated when `needs_depth`); runs the batch
+  // when it is full. False when that run faulted (fault()).
+  bool add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth);
+  // Runs what is queued and merges it; false on a fault.
+  bool flush();
+  const std::optional<std::string>& fault() const { return fault_; }
+
+ private:
+  struct QuadRecord {
+    Quad quad;
+    uint32_t primitive;
+    std::array<float, 4> depth;
+  };
+  void merge_batch();
+
+  ShaderProgram program_;
+  ShaderProgramRunner& runner_;
+  FragmentSink sink_;
+  uint32_t width_;
+  uint32_t quads_per_batch_;
+  std::vector<FragmentPrimitive> primitives_;
+  std::vector<bool> front_facing_;
+  std::vector<QuadRecord> quads_;
+  std::vector<FragmentLane> lanes_;
+  std::vector<FragmentLaneOutput> outputs_;
+  std::vector<uint64_t> lane_masks_;
+  std::optional<std::string> fault_;
+};
+
+}  // namespace gsgpu::graphics

@@ -1,0 +1,43 @@
+// Vertex programs on the shader cores (see vertex_program.h).
+#include "gsgpu/emu/graphics/vertex_program.h"
+
+namespace gsgpu::graphics {
+
+void ProgramVertexStage::shade(const FetchedVertex& in, ShadedVertex* out) {
+  if (shade_batch(&in, 1, out)) *out = ShadedVertex{};
+}
+
+std::optional<std::string> ProgramVertexStage::shade_batch(const FetchedVertex* in, size_t count, ShadedVertex* out) {
+  if (count == 0) return std::nullopt;
+  const uint32_t width = runner_.warp_width();
+  if (width == 0) return "vertex programs need the shader cores, which this build does not have";
+  const uint32_t regs = input_registers(attributes_);
+  const auto warps = static_cast<uint32_t>((count + width - 1) / width);
+  inputs_.assign(size_t{warps} * width * regs, 0);
+  lane_masks_.assign(warps, 0);
+  outputs_.assign(size_t{warps} * width, VertexLaneOutput{});
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t* lane = &inputs_[i * regs];
+    for (uint32_t a = 0; a < attributes_; ++a) {
+      for (uint32_t c = 0; c < 4; ++c) lane[4 * a + c] = in[i].attributes[a][c];
+    }
+    lane[4 * attributes_] = in[i].vertex_index;
+    lane[4 * attributes_ + 1] = in[i].instance_index;
+    lane_masks_[i / width] |= uint64_t{1} << (i % width);
+  }
+  VertexWarpIO io;
+  io.input_regs = regs;
+  io.inputs = inputs_.data();
+  io.lane_masks = lane_masks_.data();
+  io.outputs = outputs_.data();
+  io.lane_count = outputs_.size();
+  if (auto fault = runner_.run(program_, io, warps)) return fault;
+  for (size_t i = 0; i < count; ++i) {
+    const VertexLaneOutput& o = outputs_[i];
+    for (int c = 0; c < 4; ++c) out[i].position[c] = o.value[c];
+    for (uint32_t k = 0; k < kMaxVaryingComponents; ++k) out[i].varyings[k] = o.value[4 + k];
+  }
+  return std::nullopt;
+}
+
+}  // namespace gsgpu::graphics

@@ -1,0 +1,54 @@
+// What a fragment program's warps read and write (docs/isa.md §8c, docs/graphics.md "Fragment
+// programs"): the graphics pipeline's fragment stage packs 2x2 quads into warps, fills these
+// arrays, runs the program on the shader cores (DispatchParams::fragment) and hands the outputs to
+// the output merger. Host memory of the emulator, never guest memory: nothing here is
+// guest-controlled except the values, which the instructions only copy and interpolate.
+//
+// Layout: warp g of the dispatch is work-group g (one warp per group); its lane l is entry
+// g * width + l of `lanes` and `outputs`. Lanes 4q .. 4q+3 are one quad, lane i at
+// (x + (i & 1), y + (i >> 1)); `lane_masks[g]` holds the lanes that carry a fragment (covered or
+// helper); the others never run.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace gsgpu {
+
+inline constexpr uint32_t kMaxFragmentVaryings = 64;  // components (graphics::kMaxVaryingComponents)
+inline constexpr uint32_t kFragmentExportSlots = 9;   // isa::ExportSlot: colour 0 rgba, colour 1 rgba, depth
+
+// One triangle's varyings: per vertex (for perspective and no-perspective interpolation) and the
+// provoking vertex's (flat).
+struct FragmentPrimitive {
+  std::array<std::array<float, kMaxFragmentVaryings>, 3> varyings{};
+  std::array<float, kMaxFragmentVaryings> flat{};
+};
+
+// The rasterizer's setup for one lane: barycentric weights at the pixel centre, computed in double
+// by the interpolator (graphics/interpolator.h), so that v_interp_* rounds to float once, as the
+// fixed stand-ins do.
+struct FragmentLane {
+  std::array<double, 3> perspective{};  // b_i / w_i, normalised
+  std::array<double, 3> linear{};       // screen-space b_i
+  uint32_t primitive = 0;               // index into FragmentWarpIO::primitives
+};
+
+struct FragmentLaneOutput {
+  std::array<float, kFragmentExportSlots> value{};  // unexported colour components read 0
+  uint16_t exported = 0;  // bit s: slot s was written by v_export_f32
+  bool killed = false;    // v_kill ended the lane
+};
+
+struct FragmentWarpIO {
+  uint32_t varying_components = 0;  // v_interp_* of a component at or past this faults
+  const FragmentPrimitive* primitives = nullptr;
+  size_t primitive_count = 0;
+  const FragmentLane* lanes = nullptr;  // warps * width entries
+  const uint64_t* lane_masks = nullptr;  // per warp
+  FragmentLaneOutput* outputs = nullptr;  // warps * width entries
+  size_t lane_count = 0;  // entries of lanes / outputs
+};
+
+}  // namespace gsgpu

@@ -1,0 +1,357 @@
+// Fragment programs on the shader cores (docs/graphics.md "Fragment programs", docs/isa.md §8c):
+// hand-assembled programs that reproduce the fixed stand-ins must give the same bytes on the same
+// scenes; derivatives and quad permutes against hand-computed values on linear ramps; discard;
+// depth and dual-source exports; and the faults of hostile programs. The draws run through
+// GraphicsPipeline over flat GPU memory with the device's shader-core backend
+// (BackendProgramRunner), as the command processor runs them.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gsgpu/emu/dispatch_backend.h"
+#include "gsgpu/emu/program_runner.h"
+#include "gsgpu/emu/graphics/graphics_pipeline.h"
+#include "gsgpu/emu/shader/shader_core.h"
+#include "gsgpu/isa/assembler.h"
+#include "tests/gsgpu/flat_memory.h"
+
+namespace gsgpu::graphics {
+namespace {
+
+using gsgpu::testing::FlatMemory;
+
+std::vector<uint32_t> assemble(const std::string& source) {
+  std::vector<uint32_t> words;
+  std::string error;
+  EXPECT_TRUE(isa::assemble(source, &words, &error)) << error << "\n" << source;
+  return words;
+}
+
+// A target, vertices of (x, y, z, w) + two RGBA varyings, and a shader-core backend.
+struct ProgramScene {
+  FlatMemory memory{0x100000, 8 << 20};
+  DrawState state;
+  uint64_t color_va = 0, depth_va = 0;
+  size_t color_bytes = 0;
+  std::unique_ptr<DispatchBackend> backend;
+  std::unique_ptr<BackendProgramRunner> runner;
+
+  explicit ProgramScene(ColorFormat cf, uint32_t warp_width = 32, uint32_t size = 32) {
+    backend = make_shader_backend(ShaderCoreSettings{2, warp_width, 1});
+    runner = std::make_unique<BackendProgramRunner>(*backend, memory);
+    state.width = state.height = size;
+    state.viewport = Viewport{0, 0, float(size), float(size), 0, 1};
+    color_bytes = size_t(size) * size * bytes_per_pixel(cf);
+    color_va = memory.alloc(color_bytes);
+    state.color = ColorTargetState{true, color_va, size * bytes_per_pixel(cf), cf};
+  }
+  // 12 floats per vertex: position, varyings 0..3, varyings 4..7.
+  void vertices(const std::vector<float>& data, Topology topology) {
+    state.input.bindings[0] = VertexBinding{memory.upload(data), data.size() * 4, 48, InputRate::kVertex, 1};
+    for (uint32_t a = 0; a < 3; ++a) state.input.attributes[a] = VertexAttribute{0, 109, 16 * a};
+    state.input.attribute_count = 3;
+    state.draw.count = uint32_t(data.size() / 12);
+    state.draw.topology = topology;
+  }
+  void add_depth(float clear) {
+    depth_va = memory.alloc(size_t(state.width) * state.height * 4);
+    state.depth = DepthTargetState{true, depth_va, state.width * 4, DepthFormat::kD32Sfloat};
+    for (uint32_t i = 0; i < state.width * state.height; ++i) std::memcpy(memory.host(depth_va + 4 * i), &clear, 4);
+  }
+  void program(const std::string& source, uint32_t varyings = 8, uint32_t vregs = 16, uint32_t sregs = 0) {
+    const std::vector<uint32_t> code = assemble(source);
+    ShaderProgram& p = state.fragment_program;
+    p.code_va = memory.upload(code);
+    p.code_size = uint32_t(code.size() * 4);
+    p.entry_offset = 0;
+    p.vector_regs = vregs;
+    p.scalar_regs = sregs;
+    p.varying_components = varyings;
+    state.fragment = FragmentMode::kProgram;
+  }
+  DrawResult draw() {
+    GraphicsPipeline gp(memory);
+    gp.set_program_runner(runner.get());
+    return gp.draw(state);
+  }
+  std::vector<uint8_t> target() { return memory.download<uint8_t>(color_va, color_bytes); }
+  void clear_target() { std::memset(memory.host(color_va), 0, color_bytes); }
+  Color pixel(uint32_t x, uint32_t y) {
+    return ColorTarget{memory.host(color_va), state.width, state.height, state.color.row_pitch, state.color.format}
+        .load(x, y);
+  }
+};
+
+// Perspective triangles (w from 0.5 to 4) with distinct varyings, overlapping, some pixels of each
+// quad outside: every lane kind (covered, helper, absent) occurs in the warps.
+std::vector<float> perspective_scene() {
+  return {
+      -0.9f, -0.9f, 0.1f, 1.0f, 1, 0, 0, 1, 0.2f, 0.4f, 0.6f, 0.8f,  //
+      3.2f, -1.6f, 0.8f, 4.0f, 0, 1, 0, 0.5f, 0.9f, 0.1f, 0.3f, 0.7f,  //
+      -0.2f, 0.45f, 0.3f, 0.5f, 0, 0, 1, 0.25f, 0.5f, 0.5f, 0.0f, 1.0f,  //
+      0.8f, 0.9f, 0.5f, 1.0f, 0.3f, 0.6f, 0.9f, 1, 0.1f, 0.2f, 0.3f, 0.4f,  //
+      -0.7f, 0.2f, 0.2f, 2.0f, 0.9f, 0.6f, 0.3f, 1, 0.5f, 0.6f, 0.7f, 0.8f,  //
+      1.6f, -1.2f, 0.9f, 2.0f, 0.25f, 0.75f, 0.5f, 0.5f, 0.0f, 1.0f, 0.0f, 1.0f,
+  };
+}
+
+// v_interp_<mode> of components 0..7 exported to colour 0 and colour 1.
+std::string varying_program(const char* mode) {
+  std::string s;
+  for (int k = 0; k < 8; ++k) {
+    s += "v_interp_" + std::string(mode) + "_f32 v" + std::to_string(k) + ", " + std::to_string(k) + "\n";
+    s += "v_export_f32 v" + std::to_string(k) + ", " + std::to_string(k) + "\n";
+  }
+  return s + "s_end\n";
+}
+
+// Dual-source blending: the second colour decides, so a wrong colour 1 changes the bytes.
+void dual_source_blend(DrawState& s) {
+  s.blend.enable = true;
+  s.blend.src_color = BlendFactor::kSrc1Color;
+  s.blend.dst_color = BlendFactor::kOneMinusSrc1Alpha;
+  s.blend.src_alpha = BlendFactor::kOne;
+  s.blend.dst_alpha = BlendFactor::kSrc1Alpha;
+}
+
+TEST(FragmentProgram, VaryingProgramsGiveTheStandInsBytes) {
+  const struct {
+    const char* mode;
+    Interpolation interpolation;
+  } modes[] = {{"persp", Interpolation::kPerspective},
+               {"linear", Interpolation::kNoPerspective},
+               {"flat", Interpolation::kFlat}};
+  for (ColorFormat format : {ColorFormat::kR32G32B32A32Sfloat, ColorFormat::kR8G8B8A8Unorm}) {
+    for (const auto& m : modes) {
+      for (bool blend : {false, true}) {
+        SCOPED_TRACE(std::string(m.mode) + (blend ? " dual-source" : "") + " format " + std::to_string(int(format)));
+        ProgramScene s(format);
+        s.vertices(perspective_scene(), Topology::kTriangleList);
+        if (blend) dual_source_blend(s.state);
+        s.state.fragment = FragmentMode::kVaryingColor;
+        s.state.varying_interpolation = m.interpolation;
+        DrawResult fixed = s.draw();
+        ASSERT_FALSE(fixed.fault) << *fixed.fault;
+        const std::vector<uint8_t> expected = s.target();
+        s.clear_target();
+        s.program(varying_program(m.mode));
+        DrawResult program = s.draw();
+        ASSERT_FALSE(program.fault) << *program.fault;
+        EXPECT_GT(program.counters.merge.fragments_written, 300u);
+        EXPECT_EQ(program.counters.merge.fragments_written, fixed.counters.merge.fragments_written);
+        EXPECT_EQ(s.target(), expected);
+      }
+    }
+  }
+}
+
+TEST(FragmentProgram, ConstantProgramGivesTheStandInsBytesWithDualSourceBlending) {
+  for (uint32_t warp_width : {4u, 8u, 32u, 64u}) {
+    SCOPED_TRACE(warp_width);
+    ProgramScene s(ColorFormat::kR32G32B32A32Sfloat, warp_width);
+    s.vertices(perspective_scene(), Topology::kTriangleList);
+    dual_source_blend(s.state);
+    s.state.constant_color = {0.25f, 0.5f, 0.75f, 1.0f};
+    s.state.constant_color1 = {0.5f, 0.125f, 1.0f, 0.375f};
+    ASSERT_FALSE(s.draw().fault);
+    const std::vector<uint8_t> expected = s.target();
+    s.clear_target();
+    s.program(
+        "v_export_f32 0.25, 0\nv_export_f32 0.5, 1\nv_export_f32 0.75, 2\nv_export_f32 1.0, 3\n"
+        "v_export_f32 0.5, 4\nv_export_f32 0.125, 5\nv_export_f32 1.0, 6\nv_export_f32 0.375, 7\ns_end\n",
+        0, 1);
+    DrawResult r = s.draw();
+    ASSERT_FALSE(r.fault) << *r.fault;
+    EXPECT_EQ(s.target(), expected);
+  }
+}
+
+// A full-screen strip on 32 x 32 whose no-perspective varyings are X = x + 0.5 - 16 (component 0)
+// and Y = (y + 0.5 - 16) / 2 (component 1) at pixel (x, y); P = X * Y is exact in binary32.
+std::vector<float> ramp_strip(bool whole_square) {
+  std::vector<float> v = {-1, -1, 0, 1, -16, -8, 0, 0, 0, 0, 0, 0,  //
+                          1, -1, 0, 1, 16, -8, 0, 0, 0, 0, 0, 0,    //
+                          -1, 1, 0, 1, -16, 8, 0, 0, 0, 0, 0, 0,    //
+                          1, 1, 0, 1, 16, 8, 0, 0, 0, 0, 0, 0};
+  if (!whole_square) v.resize(36);  // one triangle: its diagonal quads run helper lanes
+  return v;
+}
+
+float ramp_x(int x) { return float(x) + 0.5f - 16; }
+float ramp_y(int y) { return (float(y) + 0.5f - 16) / 2; }
+
+TEST(FragmentProgram, DerivativesOverTheQuadMatchHandComputedValues) {
+  for (bool whole_square : {true, false}) {
+    SCOPED_TRACE(whole_square ? "two triangles" : "one triangle with helper lanes");
+    ProgramScene s(ColorFormat::kR32G32B32A32Sfloat);
+    s.vertices(ramp_strip(whole_square), Topology::kTriangleStrip);
+    s.program(
+        "v_interp_linear_f32 v0, 0\nv_interp_linear_f32 v1, 1\nv_mul_f32 v2, v0, v1\n"
+        "v_ddx_fine_f32 v3, v2\nv_ddx_coarse_f32 v4, v2\nv_ddy_fine_f32 v5, v2\nv_ddy_coarse_f32 v6, v2\n"
+        "v_export_f32 v3, 0\nv_export_f32 v4, 1\nv_export_f32 v5, 2\nv_export_f32 v6, 3\ns_end\n",
+        2);
+    DrawResult r = s.draw();
+    ASSERT_FALSE(r.fault) << *r.fault;
+    if (!whole_square) EXPECT_GT(r.counters.primitive.raster.helper_lanes, 0u);
+    uint32_t checked = 0;
+    for (int y = 0; y < 32; ++y) {
+      for (int x = 0; x < 32; ++x) {
+        if (!whole_square && x + y >= 31) continue;  // outside the upper-left triangle (or on its edge)
+        // d(XY)/dx = Y (X steps by 1 across a quad), d(XY)/dy = X / 2: fine per row / column,
+        // coarse from the quad's top row / left column.
+        const Color expected{ramp_y(y), ramp_y(y & ~1), ramp_x(x) / 2, ramp_x(x & ~1) / 2};
+        ASSERT_EQ(s.pixel(x, y), expected) << x << "," << y;
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 400u);
+  }
+}
+
+TEST(FragmentProgram, QuadPermuteReadsTheNamedLaneOfEachQuad) {
+  ProgramScene s(ColorFormat::kR32G32B32A32Sfloat);
+  s.vertices(ramp_strip(true), Topology::kTriangleStrip);
+  // 0x1B = lanes (3, 2, 1, 0): each lane reads the opposite corner; 0xFF: every lane reads lane 3.
+  s.program(
+      "v_interp_linear_f32 v0, 0\nv_interp_linear_f32 v1, 1\n"
+      "v_quad_perm_b32 v2, v0, 0x1b\nv_quad_perm_b32 v3, v1, 0x1b\nv_quad_perm_b32 v4, v0, 0xff\n"
+      "v_export_f32 v2, 0\nv_export_f32 v3, 1\nv_export_f32 v4, 2\nv_export_f32 v1, 3\ns_end\n",
+      2);
+  ASSERT_FALSE(s.draw().fault);
+  for (int y = 0; y < 32; ++y)
+    for (int x = 0; x < 32; ++x)
+      ASSERT_EQ(s.pixel(x, y), (Color{ramp_x(x ^ 1), ramp_y(y ^ 1), ramp_x(x | 1), ramp_y(y)})) << x << "," << y;
+}
+
+TEST(FragmentProgram, KilledLanesWriteNothingAndTheOthersGoOn) {
+  ProgramScene s(ColorFormat::kR32G32B32A32Sfloat);
+  s.vertices(ramp_strip(true), Topology::kTriangleStrip);
+  // Kill where X < 0 (the left half) inside a divergent branch; the others export after it.
+  s.program(
+      "v_interp_linear_f32 v0, 0\n"
+      "v_cmp_olt_f32 v1, v0, 0.0\n"
+      "v_branch_z v1, keep, keep\n"
+      "v_kill\n"
+      "keep:\n"
+      "v_export_f32 v0, 0\nv_export_f32 1.0, 3\ns_end\n",
+      1);
+  DrawResult r = s.draw();
+  ASSERT_FALSE(r.fault) << *r.fault;
+  EXPECT_EQ(r.counters.merge.fragments_written, 16u * 32u);
+  for (int y = 0; y < 32; ++y)
+    for (int x = 0; x < 32; ++x) {
+      const Color expected = x < 16 ? Color{0, 0, 0, 0} : Color{ramp_x(x), 0, 0, 1};
+      ASSERT_EQ(s.pixel(x, y), expected) << x << "," << y;
+    }
+}
+
+TEST(FragmentProgram, ExportedDepthReplacesTheInterpolatedDepth) {
+  ProgramScene s(ColorFormat::kR8G8B8A8Unorm);
+  s.vertices(ramp_strip(true), Topology::kTriangleStrip);  // z = 0 at every vertex
+  s.add_depth(0.5f);
+  s.state.depth_stencil.depth_test = s.state.depth_stencil.depth_write = true;
+  s.state.depth_stencil.depth_compare = CompareOp::kGreater;  // only the exported depth passes
+  s.program("v_export_f32 1.0, 0\nv_export_f32 1.0, 3\nv_export_f32 0.75, 8\ns_end\n", 0, 1);
+  DrawResult r = s.draw();
+  ASSERT_FALSE(r.fault) << *r.fault;
+  EXPECT_EQ(r.counters.merge.fragments_written, 1024u);
+  float stored;
+  std::memcpy(&stored, s.memory.host(s.depth_va + 4 * (5 * 32 + 7)), 4);
+  EXPECT_EQ(stored, 0.75f);
+  EXPECT_EQ(s.pixel(7, 5), (Color{1, 0, 0, 1}));
+  // Without the export the fragments keep z = 0, which fails GREATER against 0.75.
+  s.program("v_export_f32 0.5, 1\ns_end\n", 0, 1);
+  r = s.draw();
+  ASSERT_FALSE(r.fault);
+  EXPECT_EQ(r.counters.merge.depth_failed, 1024u);
+}
+
+TEST(FragmentProgram, HostileProgramsEndTheDrawWithAFault) {
+  const struct {
+    const char* name;
+    std::string source;
+    uint32_t varyings, vregs;
+    const char* message;
+  } cases[] = {
+      {"endless", "loop:\ns_jump loop\n", 0, 1, "watchdog"},
+      {"varying past the count", "v_interp_persp_f32 v0, 4\ns_end\n", 4, 1, "past the 4"},
+      {"more registers than declared", "v_mov_b32 v7, 1.0\ns_end\n", 0, 4, "more than the declared"},
+      {"illegal word", "s_nop\n", 0, 1, "illegal instruction"},
+      {"falls off the end", "v_export_f32 1.0, 0\n", 0, 1, "past the end"},
+      {"more varyings than the vertex stage writes", "s_end\n", 9, 1, "vertex stage writes 8"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    ProgramScene s(ColorFormat::kR8G8B8A8Unorm);
+    s.vertices(ramp_strip(true), Topology::kTriangleStrip);
+    s.program(c.source, c.varyings, c.vregs);
+    if (std::string(c.name) == "illegal word") {
+      const uint32_t bad[2] = {0x1ffu, 0};  // opcode 511 does not exist
+      std::memcpy(s.memory.host(s.state.fragment_program.code_va), bad, sizeof bad);
+    }
+    DrawResult r = s.draw();
+    ASSERT_TRUE(r.fault);
+    EXPECT_NE(r.fault->find(c.message), std::string::npos) << *r.fault;
+    EXPECT_EQ(r.counters.merge.fragments_written, 0u);
+  }
+  // Code outside the mapping, and no shader cores at all.
+  ProgramScene s(ColorFormat::kR8G8B8A8Unorm);
+  s.vertices(ramp_strip(true), Topology::kTriangleStrip);
+  s.program("s_end\n", 0, 1);
+  s.state.fragment_program.code_va = 0x40;
+  DrawResult r = s.draw();
+  ASSERT_TRUE(r.fault);
+  EXPECT_NE(r.fault->find("not mapped executable"), std::string::npos) << *r.fault;
+  s.program("s_end\n", 0, 1);
+  GraphicsPipeline no_cores(s.memory);
+  r = no_cores.draw(s.state);
+  ASSERT_TRUE(r.fault);
+  EXPECT_NE(r.fault->find("need the shader cores"), std::string::npos) << *r.fault;
+}
+
+// All of a draw's program batches share one instruction budget (BackendProgramRunner): warps that
+// each stay far below their own watchdog still end the draw once the sum passes it.
+TEST(FragmentProgram, ADrawsProgramsShareOneInstructionBudget) {
+  const std::string loop =
+      "s_mov_b32 s0, 100\nloop:\ns_sub_u32 s0, s0, 1\ns_cbranch_nz s0, loop\nv_export_f32 1.0, 0\ns_end\n";
+  for (uint64_t draw_budget : {uint64_t{1000}, uint64_t{1} << 20}) {
+    SCOPED_TRACE(draw_budget);
+    ProgramScene s(ColorFormat::kR8G8B8A8Unorm);
+    s.runner = std::make_unique<BackendProgramRunner>(*s.backend, s.memory,
+                                                      BackendProgramRunner::kDefaultWarpInstructionBudget, draw_budget);
+    s.vertices(ramp_strip(true), Topology::kTriangleStrip);
+    s.program(loop, 0, 1, 1);  // about 200 instructions per warp, 32 warps
+    DrawResult r = s.draw();
+    if (draw_budget == 1000) {
+      ASSERT_TRUE(r.fault);
+      EXPECT_NE(r.fault->find("exceeded its budget of 1000"), std::string::npos) << *r.fault;
+      EXPECT_EQ(r.counters.merge.fragments_written, 0u);
+    } else {
+      ASSERT_FALSE(r.fault) << *r.fault;
+      EXPECT_EQ(r.counters.merge.fragments_written, 1024u);
+    }
+  }
+}
+
+// Fragment instructions in a compute dispatch have no quads or varyings: an illegal instruction.
+TEST(FragmentProgram, FragmentInstructionsFaultInAComputeDispatch) {
+  for (const char* source : {"v_interp_flat_f32 v0, 0\ns_end\n", "v_ddx_fine_f32 v0, v1\ns_end\n",
+                             "v_export_f32 v0, 0\ns_end\n", "v_kill\ns_end\n"}) {
+    FlatMemory memory(0x100000, 1 << 20);
+    const std::vector<uint32_t> code = assemble(source);
+    ShaderCores cores(ShaderConfig{1, 8, 1});
+    DispatchParams p;
+    p.code_va = memory.upload(code);
+    p.code_size = uint32_t(code.size() * 4);
+    p.group_size[0] = 8;
+    DispatchResult r = cores.run(p, memory);
+    ASSERT_TRUE(r.fault) << source;
+    EXPECT_EQ(r.fault->kind, ShaderFaultKind::kIllegalInstruction) << source;
+    EXPECT_NE(r.fault->message.find("fragment-program instruction"), std::string::npos) << r.fault->message;
+  }
+}
+
+}  // namespace
+}  // namespace gsgpu::graphics
