@@ -48,6 +48,7 @@ enum class DispatchFaultKind : uint32_t {
   kBadDispatch = 5,
   kNotSupported = 6,  // no shader core in this build
   kCancelled = 7,     // ShaderCoreSettings::cancel was set
+  kBadDescriptor = 8, // an image instruction met a descriptor or sampler the texture unit refuses
 };
 
 const char* dispatch_fault_name(DispatchFaultKind kind);

@@ -121,6 +121,7 @@ const char* dispatch_fault_name(DispatchFaultKind kind) {
     case DispatchFaultKind::kBadDispatch: return "bad-dispatch";
     case DispatchFaultKind::kNotSupported: return "not-supported";
     case DispatchFaultKind::kCancelled: return "cancelled";
+    case DispatchFaultKind::kBadDescriptor: return "bad-descriptor";
   }
   return "unknown";
 }

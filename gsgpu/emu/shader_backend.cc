@@ -18,6 +18,7 @@ DispatchFaultKind to_fault_kind(ShaderFaultKind k) {
     case ShaderFaultKind::kPcOutOfRange: return DispatchFaultKind::kPcOutOfRange;
     case ShaderFaultKind::kBadDispatch: return DispatchFaultKind::kBadDispatch;
     case ShaderFaultKind::kCancelled: return DispatchFaultKind::kCancelled;
+    case ShaderFaultKind::kBadDescriptor: return DispatchFaultKind::kBadDescriptor;
   }
   return DispatchFaultKind::kBadDispatch;
 }

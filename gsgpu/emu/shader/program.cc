@@ -16,6 +16,7 @@ struct HandlerTable {
     fill_memory_handlers(handlers, width);
     fill_control_handlers(handlers, width);
     fill_fragment_handlers(handlers, width);
+    fill_image_handlers(handlers, width);
     for (Handler& h : handlers)
       if (!h) h = illegal_instruction_handler();  // every opcode is covered; this is a backstop
   }

@@ -89,6 +89,7 @@ enum class ShaderFaultKind {
   kPcOutOfRange,
   kBadDispatch,  // e.g. zero sizes, too many lanes
   kCancelled,    // ShaderConfig::cancel was set
+  kBadDescriptor,  // an image instruction met an IMAGE_DESC or SAMPLER_STATE the texture unit refuses
 };
 
 struct ShaderFault {

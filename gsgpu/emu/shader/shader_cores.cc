@@ -17,6 +17,7 @@ const char* shader_fault_name(ShaderFaultKind k) {
     case ShaderFaultKind::kPcOutOfRange: return "pc-out-of-range";
     case ShaderFaultKind::kBadDispatch: return "bad-dispatch";
     case ShaderFaultKind::kCancelled: return "cancelled";
+    case ShaderFaultKind::kBadDescriptor: return "bad-descriptor";
   }
   return "unknown";
 }

@@ -267,6 +267,7 @@ void fill_alu_handlers(Handler* table, uint32_t width);
 void fill_memory_handlers(Handler* table, uint32_t width);
 void fill_control_handlers(Handler* table, uint32_t width);
 void fill_fragment_handlers(Handler* table, uint32_t width);
+void fill_image_handlers(Handler* table, uint32_t width);
 Handler handler_for(isa::Opcode op, uint32_t width);
 Handler illegal_instruction_handler();
 Handler end_of_code_handler();

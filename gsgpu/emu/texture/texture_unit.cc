@@ -248,10 +248,16 @@ bool TextureUnit::fail(TextureFault kind, std::string reason) {
   return false;
 }
 
+bool TextureUnit::fail_memory(MemoryFault where, std::string reason) {
+  memory_fault_ = where;
+  return fail(TextureFault::kMemory, std::move(reason));
+}
+
 bool TextureUnit::load_image(uint64_t desc_va, ImageUse use, Image* out) {
   if (desc_va % desc::ALIGN_BYTES) return fail(TextureFault::kBadDescriptor, "IMAGE_DESC VA is not 64-byte aligned");
   const uint8_t* host = memory_.translate(desc_va, desc::SIZE_DWORDS * 4, Access::kRead);
-  if (host == nullptr) return fail(TextureFault::kMemory, "IMAGE_DESC is not mapped readable");
+  if (host == nullptr)
+    return fail_memory({desc_va, desc::SIZE_DWORDS * 4, Access::kRead}, "IMAGE_DESC is not mapped readable");
   uint32_t words[desc::SIZE_DWORDS];
   std::memcpy(words, host, sizeof(words));  // one snapshot: the guest may change memory meanwhile
   std::string why;
@@ -259,7 +265,7 @@ bool TextureUnit::load_image(uint64_t desc_va, ImageUse use, Image* out) {
   if (use == ImageUse::kQuery) return true;
   const Access access = use == ImageUse::kWrite ? Access::kWrite : Access::kRead;
   if (memory_.translate(out->base_va, out->extent_bytes, access) == nullptr)
-    return fail(TextureFault::kMemory, "the image's texels are not mapped for this access");
+    return fail_memory({out->base_va, out->extent_bytes, access}, "the image's texels are not mapped for this access");
   return true;
 }
 
@@ -290,7 +296,9 @@ bool TextureUnit::read_texel(const Image& image, uint32_t level, int64_t x, int6
                           static_cast<uint64_t>(y) * image.row_pitch[level] +
                           static_cast<uint64_t>(x) * image.format.element_bytes;
   const uint8_t* host = memory_.translate(image.base_va + offset, image.format.element_bytes, Access::kRead);
-  if (host == nullptr) return fail(TextureFault::kMemory, "texel read outside the image's mapping");
+  if (host == nullptr)
+    return fail_memory({image.base_va + offset, image.format.element_bytes, Access::kRead},
+                       "texel read outside the image's mapping");
   *out = swizzled(image, image.format.decode(host));
   return true;
 }
@@ -360,7 +368,9 @@ bool TextureUnit::store(const Image& image, const int32_t coord[3], uint32_t lev
                           static_cast<uint64_t>(y) * image.row_pitch[level] +
                           static_cast<uint64_t>(coord[0]) * image.format.element_bytes;
   uint8_t* host = memory_.translate(image.base_va + offset, image.format.element_bytes, Access::kWrite);
-  if (host == nullptr) return fail(TextureFault::kMemory, "texel write outside the image's mapping");
+  if (host == nullptr)
+    return fail_memory({image.base_va + offset, image.format.element_bytes, Access::kWrite},
+                       "texel write outside the image's mapping");
   image.format.encode(value, host);
   return true;
 }

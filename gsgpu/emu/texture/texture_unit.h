@@ -83,9 +83,12 @@ class TextureUnit {
 
   TextureFault fault() const { return fault_; }
   const std::string& fault_reason() const { return reason_; }
+  // For kMemory: the access that no mapping held (the descriptor, the extent, or one texel).
+  const MemoryFault& memory_fault() const { return memory_fault_; }
 
  private:
   bool fail(TextureFault kind, std::string reason);
+  bool fail_memory(MemoryFault where, std::string reason);
   bool read_texel(const Image& image, uint32_t level, int64_t x, int64_t y, int64_t slice, Texel* out);
   bool sample_level(const Image& image, const Sampler& sampler, bool linear, const float coord[3], uint32_t level,
                     Texel* out);
@@ -95,6 +98,7 @@ class TextureUnit {
   GpuMemory& memory_;
   TextureFault fault_ = TextureFault::kNone;
   std::string reason_;
+  MemoryFault memory_fault_;
 };
 
 }  // namespace gsgpu::texture

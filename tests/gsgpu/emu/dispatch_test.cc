@@ -254,6 +254,64 @@ TEST_F(DispatchTest, StoreToUnmappedMemoryFaultsWithTheAddress) {
   expect_vector_add_works(6);
 }
 
+// Image instructions through the MMU (docs/isa.md section 8b): a load reads the texels of a
+// descriptor in a device buffer; a descriptor field the texture unit refuses is
+// SHADER_FAULT_INFO.KIND 8, named in the dump, and the device runs the next dispatch after a reset.
+TEST_F(DispatchTest, ImageLoadWorksAndARefusedDescriptorIsKind8) {
+  namespace d = hw::blk::IMAGE_DESC;
+  const std::vector<uint32_t> texels = {0x3fc00000, 1, 2, 3, 0x40200000, 5, 6, 7};  // 2x1 RGBA float
+  const uint64_t texels_va = upload(texels);
+  auto descriptor = [&](uint32_t width) {
+    std::vector<uint32_t> w(d::SIZE_DWORDS, 0);
+    w[d::BASE_VA_LO] = uint32_t(texels_va);
+    w[d::BASE_VA_HI] = uint32_t(texels_va >> 32);
+    w[d::FORMAT] = hw::put_field(d::FORMAT_CHANNEL_ORDER_RGBA, d::FORMAT_CHANNEL_ORDER_MASK, d::FORMAT_CHANNEL_ORDER_SHIFT) |
+                   hw::put_field(d::FORMAT_DATA_TYPE_FLOAT, d::FORMAT_DATA_TYPE_MASK, d::FORMAT_DATA_TYPE_SHIFT) |
+                   hw::put_field(d::FORMAT_TYPE_IMAGE_2D, d::FORMAT_TYPE_MASK, d::FORMAT_TYPE_SHIFT) |
+                   hw::put_field(1, d::FORMAT_MIP_LEVELS_MASK, d::FORMAT_MIP_LEVELS_SHIFT);
+    w[d::WIDTH] = width;
+    w[d::HEIGHT] = w[d::DEPTH] = w[d::ARRAY_SIZE] = 1;
+    w[d::ROW_PITCH] = 32;
+    return upload(w);
+  };
+  const uint64_t out_va = upload(std::vector<uint32_t>(8, 0xffffffff));
+  const uint64_t code_va = load_kernel(R"(
+  s_special s[0:1], arg_ptr
+  s_load_b64 s[2:3], s[0:1], 0
+  s_load_b64 s[4:5], s[0:1], 8
+  v_special v8, local_id_x
+  v_mov_b32 v9, 0
+  v_mov_b32 v10, 0
+  v_mov_b32 v11, 0
+  v_image_load v[12:15], s[2:3], v[8:11]
+  v_shl_b32 v1, v8, 4
+  v_zext_u64_u32 v[2:3], v1
+  v_add_u64 v[4:5], v[2:3], s[4:5]
+  global_store_b32 v[4:5], v12, 0
+  global_store_b32 v[4:5], v13, 4
+  global_store_b32 v[4:5], v14, 8
+  global_store_b32 v[4:5], v15, 12
+  s_end
+)");
+  const uint64_t good = descriptor(2);
+  const uint64_t good_args = upload({uint32_t(good), uint32_t(good >> 32), uint32_t(out_va), uint32_t(out_va >> 32)});
+  ASSERT_TRUE(run_dispatch(request(code_va, 1, 2, good_args, 16), 13));
+  EXPECT_EQ(download(out_va, 8), texels);
+
+  const uint64_t bad = descriptor(0);
+  const uint64_t bad_args = upload({uint32_t(bad), uint32_t(bad >> 32), uint32_t(out_va), uint32_t(out_va >> 32)});
+  LogCapture log;
+  EXPECT_FALSE(run_dispatch(request(code_va, 1, 2, bad_args, 16), 14));
+  EXPECT_EQ(shader_fault_kind(), DispatchFaultKind::kBadDescriptor);
+  EXPECT_EQ(uint32_t(DispatchFaultKind::kBadDescriptor), 8u);
+  EXPECT_TRUE(saw(IrqCause::kShaderFault));
+  const std::string dump = device_->dump_text();
+  EXPECT_NE(dump.find("bad-descriptor"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("WIDTH"), std::string::npos) << dump;
+  reset_cp();
+  expect_vector_add_works(15);
+}
+
 TEST_F(DispatchTest, IllegalInstructionWordsAreAFault) {
   uint64_t code_va = load_kernel(".word 0xffffffff, 0xffffffff\n  s_end\n");
   LogCapture log;
