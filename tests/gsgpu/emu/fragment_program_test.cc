@@ -194,7 +194,9 @@ TEST(FragmentProgram, DerivativesOverTheQuadMatchHandComputedValues) {
         2);
     DrawResult r = s.draw();
     ASSERT_FALSE(r.fault) << *r.fault;
-    if (!whole_square) EXPECT_GT(r.counters.primitive.raster.helper_lanes, 0u);
+    if (!whole_square) {
+      EXPECT_GT(r.counters.primitive.raster.helper_lanes, 0u);
+    }
     uint32_t checked = 0;
     for (int y = 0; y < 32; ++y) {
       for (int x = 0; x < 32; ++x) {
