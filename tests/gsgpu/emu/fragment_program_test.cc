@@ -6,6 +6,8 @@
 // (BackendProgramRunner), as the command processor runs them.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -333,6 +335,30 @@ TEST(FragmentProgram, ADrawsProgramsShareOneInstructionBudget) {
     } else {
       ASSERT_FALSE(r.fault) << *r.fault;
       EXPECT_EQ(r.counters.merge.fragments_written, 1024u);
+    }
+  }
+}
+
+// Throughput of the fragment stage, stand-in against program (docs/graphics.md "Fragment programs"):
+// a 1024 x 1024 perspective-correct full-screen strip with 8 varying components, 3 draws each.
+// Not a check; run with --gtest_also_run_disabled_tests --gtest_filter='*FragmentThroughput*'.
+TEST(FragmentProgram, DISABLED_FragmentThroughput) {
+  for (uint32_t warp_width : {8u, 32u}) {
+    ProgramScene s(ColorFormat::kR8G8B8A8Unorm, warp_width, 1024);
+    s.vertices({-1, -1, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 2, -2, 0, 2, 0, 1, 0, 1, 0, 0, 0, 0,  //
+                -1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 4, 4, 0, 4, 1, 1, 1, 1, 0, 0, 0, 0},
+               Topology::kTriangleStrip);
+    for (bool program : {false, true}) {
+      if (program) {
+        s.program(varying_program("persp"));
+      } else {
+        s.state.fragment = FragmentMode::kVaryingColor;
+      }
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < 3; ++i) ASSERT_FALSE(s.draw().fault);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::printf("[throughput] warp width %u, %s: %.1f Mfragments/s\n", warp_width,
+                  program ? "fragment program" : "stand-in", 3.0 * 1024 * 1024 / seconds / 1e6);
     }
   }
 }
