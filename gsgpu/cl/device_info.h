@@ -16,16 +16,19 @@ inline constexpr char kDeviceOpenCLCVersion[] = "OpenCL C 1.2 gsgpu";  // 3.0 de
 inline constexpr char kDeviceExtensions[] = "cl_khr_icd " GSGPU_OPENCL_C_EXTENSIONS;
 inline constexpr char kPlatformExtensions[] = "cl_khr_icd";
 // The device's extensions: kDeviceExtensions, and with image support cl_khr_image2d_from_buffer
-// (2D images over buffers, which the runtime makes; OpenCL C is not involved).
+// (2D images over buffers, which the runtime makes; OpenCL C is not involved) and the compiler's
+// image extensions (cl_khr_3d_image_writes: write_only image3d_t).
 inline std::string device_extensions(const Runtime* rt) {
   std::string list = kDeviceExtensions;
-  if (rt->config().image_support) list += " cl_khr_image2d_from_buffer";
+  if (rt->config().image_support)
+    list += std::string(" cl_khr_image2d_from_buffer ") + gsgpu::compiler::kOpenCLCImageExtensions;
   return list;
 }
 
 // Whether kernels may write 3D images: the compiler's cl_khr_3d_image_writes (OpenCL C's write_only
-// image3d_t). Without it clGetSupportedImageFormats lists no 3D formats for writing; creating a 3D
-// image with a write flag stays allowed (copies, fills and host writes need no kernel).
+// image3d_t), reported with image support. Without it clGetSupportedImageFormats lists no 3D
+// formats for writing; creating a 3D image with a write flag stays allowed (copies, fills and host
+// writes need no kernel).
 inline bool device_has_3d_image_writes(const Runtime* rt) {
   return rt->config().image_support && device_extensions(rt).find("cl_khr_3d_image_writes") != std::string::npos;
 }

@@ -121,7 +121,8 @@ constexpr std::string_view kDeviceMacrosKey = "-D__OPENCL_VERSION__=300";
 std::string device_extensions_flag(bool images) {
   std::string flag = "-cl-ext=-all";
   for (std::string_view list : {std::string_view(GSGPU_OPENCL_C_EXTENSIONS), std::string_view(kOpenCLCFeatures),
-                                std::string_view(images ? kOpenCLCImageFeatures : "")}) {
+                                std::string_view(images ? kOpenCLCImageFeatures : ""),
+                                std::string_view(images ? kOpenCLCImageExtensions : "")}) {
     while (!list.empty()) {
       const size_t end = std::min(list.find(' '), list.size());
       if (end > 0) flag.append(",+").append(list.substr(0, end));

@@ -18,9 +18,10 @@ namespace gsgpu::compiler {
 // OpenCL C 3.0 optional features, space-separated: 64-bit integers (which the full profile requires
 // anyway) and doubles (cl_khr_fp64, lower_fp64.cc).
 inline constexpr char kOpenCLCFeatures[] = "__opencl_c_int64 __opencl_c_fp64";
-// Images (lower_image.cc): the front end offers them to every program; the runtime reports them
-// (CL_DEVICE_IMAGE_SUPPORT, this feature) only with RuntimeConfig::image_support, and without it
-// builds with -U__IMAGE_SUPPORT__ -U__opencl_c_images.
-inline constexpr char kOpenCLCImageFeatures[] = "__opencl_c_images";
+// Images (lower_image.cc), 3D image writes included: offered to a program, and reported by the
+// runtime (CL_DEVICE_IMAGE_SUPPORT, these features and extensions), only when the device has image
+// support (FrontendDevice::images, RuntimeConfig::image_support).
+inline constexpr char kOpenCLCImageFeatures[] = "__opencl_c_images __opencl_c_3d_image_writes";
+inline constexpr char kOpenCLCImageExtensions[] = "cl_khr_3d_image_writes";
 
 }  // namespace gsgpu::compiler

@@ -25,6 +25,9 @@ class GsgpuExecutorTest : public ::testing::Test {
     config.shader_cores = 2;
     config.vram_mb = 64;
     config.watchdog_budget = 200000;  // a runaway kernel ends quickly
+    // The device without images (GSGPU_IMAGES=0; on by default): what these tests were written
+    // for. ImageFixture switches them on.
+    config.image_support = false;
     return config;
   }
   static void start_executor(const gsgpu::cl::RuntimeConfig& config) {

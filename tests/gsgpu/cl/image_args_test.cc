@@ -10,7 +10,7 @@
 namespace gsvirt::vcomp::testing {
 namespace {
 
-using ImageArgsTest = GsgpuExecutorTest;
+using ImageArgsTest = GsgpuExecutorTest;  // a device without images (test_config)
 
 // piglit api@clsetkernelarg's program, plus an image argument.
 constexpr char kProgram[] = R"(
