@@ -452,6 +452,25 @@ TEST_P(ImageInstructions, StoreConvertsAndIgnoresOutOfRange) {
   EXPECT_EQ(r.out[0], 0x5a5a5a5au);
 }
 
+// A 3D store (cl_khr_3d_image_writes): slices SLICE_PITCH apart, z out of range writes nothing.
+TEST_P(ImageInstructions, ThreeDimensionalStore) {
+  DescSpec spec;
+  spec.order = d::FORMAT_CHANNEL_ORDER_R;
+  spec.type = d::FORMAT_DATA_TYPE_UNSIGNED_INT32;
+  spec.image_type = d::FORMAT_TYPE_IMAGE_3D;
+  spec.width = spec.height = spec.depth = 2;
+  spec.row_pitch = 8;
+  spec.slice_pitch = 32;  // padded slices
+  spec.base = memory.map(64);
+  const uint64_t desc = place_desc(spec);
+  const std::vector<uint32_t> coords = {1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 2, 0};
+  const std::vector<uint32_t> data = {77, 0, 0, 0, 55, 0, 0, 0, 99, 0, 0, 0};
+  expect_ok(run("v_image_store s[2:3], v[8:11], v[16:19]", desc, coords, 0, data));
+  const std::vector<uint32_t> words = memory.download<uint32_t>(spec.base, 16);
+  for (size_t i = 0; i < words.size(); ++i)
+    EXPECT_EQ(words[i], i == 9 ? 77u : i == 2 ? 55u : 0u) << i;  // (1,0,1) at 32 + 4; (0,1,0) at 8
+}
+
 TEST_P(ImageInstructions, QueryReadsTheDescriptor) {
   DescSpec spec;
   spec.order = d::FORMAT_CHANNEL_ORDER_R;
