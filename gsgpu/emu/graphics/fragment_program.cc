@@ -1,6 +1,7 @@
 // Fragment programs on the shader cores: quads packed into warps (see fragment_program.h).
 #include "gsgpu/emu/graphics/fragment_program.h"
 
+#include <bit>
 #include <utility>
 
 namespace gsgpu::graphics {
@@ -37,8 +38,12 @@ bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator
     lane.perspective = interp.perspective_barycentrics(x, y);
     lane.linear = interp.screen_barycentrics(x, y);
     lane.primitive = record.primitive;
+    const float z = interp.depth(x, y);
+    const float inv_w = interp.inverse_w(x, y);
+    lane.preload = {std::bit_cast<uint32_t>(float(x) + 0.5f), std::bit_cast<uint32_t>(float(y) + 0.5f),
+                    std::bit_cast<uint32_t>(z), std::bit_cast<uint32_t>(inv_w), front_facing_.back() ? 1u : 0u};
     lanes_.push_back(lane);
-    if (needs_depth && (quad.coverage >> i & 1)) record.depth[i] = interp.depth(x, y);
+    if (needs_depth && (quad.coverage >> i & 1)) record.depth[i] = z;
   }
   quads_.push_back(record);
   return quads_.size() < quads_per_batch_ || flush();

@@ -31,6 +31,13 @@ float TriangleInterpolator::depth(int32_t x, int32_t y) const {
   return static_cast<float>(z);
 }
 
+float TriangleInterpolator::inverse_w(int32_t x, int32_t y) const {
+  const std::array<double, 3> b = screen_barycentrics(x, y);
+  double v = 0;
+  for (int i = 0; i < 3; ++i) v += b[i] * static_cast<double>(t_.vertices[i].inv_w);
+  return static_cast<float>(v);
+}
+
 void TriangleInterpolator::interpolate(int32_t x, int32_t y, Interpolation mode,
                                        const std::array<const float*, 3>& attribute, size_t count,
                                        float* out) const {

@@ -30,6 +30,8 @@ class TriangleInterpolator {
   // Perspective-corrected weights: b_i / w_i normalised to sum to 1.
   std::array<double, 3> perspective_barycentrics(int32_t x, int32_t y) const;
   float depth(int32_t x, int32_t y) const;
+  // 1 / w_clip, linear in screen space (gl_FragCoord.w).
+  float inverse_w(int32_t x, int32_t y) const;
 
   // out[k] for k < count from per-vertex arrays attribute[i][k] (i = vertex).
   void interpolate(int32_t x, int32_t y, Interpolation mode, const std::array<const float*, 3>& attribute,

@@ -33,7 +33,11 @@ struct FragmentLane {
   std::array<double, 3> perspective{};  // b_i / w_i, normalised
   std::array<double, 3> linear{};       // screen-space b_i
   uint32_t primitive = 0;               // index into FragmentWarpIO::primitives
+  // Preloaded into v0 .. v4 (docs/isa.md §8c): the pixel centre x + 0.5, y + 0.5, the interpolated
+  // depth z and 1 / w_clip (gl_FragCoord), then 1 for a front-facing triangle, else 0.
+  std::array<uint32_t, 5> preload{};
 };
+inline constexpr uint32_t kFragmentPreloadRegs = 5;
 
 struct FragmentLaneOutput {
   std::array<float, kFragmentExportSlots> value{};  // unexported colour components read 0

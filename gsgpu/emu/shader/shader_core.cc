@@ -361,7 +361,10 @@ class Cores final : public shader::Backend {
     std::fill(local.begin(), local.end(), uint8_t{0});
     std::fill(private_mem.begin(), private_mem.end(), uint8_t{0});
     for (Warp& w : warps) reset_warp(state, &w);
-    if (p.fragment) start_fragment_warp(p.fragment->lane_masks[g], &warps[0]);
+    if (p.fragment) {
+      start_fragment_warp(p.fragment->lane_masks[g], &warps[0]);
+      preload_fragment_warp(*p.fragment, g, state.program->vector_regs, &warps[0]);
+    }
     if (p.vertex) start_vertex_warp(*p.vertex, g, state.program->vector_regs, &warps[0]);
     const bool ok = run_group(warps);
     uint64_t group_instructions = 0;
@@ -420,6 +423,16 @@ class Cores final : public shader::Backend {
     w->initial_exec = lanes & w->full_mask();
     w->set_exec(w->initial_exec);
     if (w->initial_exec == 0) w->state = WarpState::kDone;
+  }
+
+  // A fragment lane's FragCoord and facing (FragmentLane::preload), into the registers the program names.
+  static void preload_fragment_warp(const FragmentWarpIO& io, uint64_t g, uint32_t program_regs, Warp* w) {
+    const uint32_t regs = std::min(kFragmentPreloadRegs, program_regs);
+    for (uint32_t l = 0; l < w->width; ++l) {
+      if (!(w->initial_exec >> l & 1)) continue;
+      const FragmentLane& lane = io.lanes[g * w->width + l];
+      for (uint32_t r = 0; r < regs; ++r) w->v[static_cast<size_t>(r) * w->width + l] = lane.preload[r];
+    }
   }
 
   // A vertex warp runs the lanes that hold a vertex, with its attributes in the first registers

@@ -229,6 +229,27 @@ TEST(FragmentProgram, QuadPermuteReadsTheNamedLaneOfEachQuad) {
       ASSERT_EQ(s.pixel(x, y), (Color{ramp_x(x ^ 1), ramp_y(y ^ 1), ramp_x(x | 1), ramp_y(y)})) << x << "," << y;
 }
 
+TEST(FragmentProgram, FragCoordAndFacingArePreloaded) {
+  // v0..v3 = (x + 0.5, y + 0.5, z, 1 / w), v4 = 1 for a front face. The strip is clockwise in
+  // framebuffer coordinates: back-facing with the default counter-clockwise front face.
+  for (FrontFace front : {FrontFace::kCounterClockwise, FrontFace::kClockwise}) {
+    ProgramScene s(ColorFormat::kR32G32B32A32Sfloat);
+    std::vector<float> strip = ramp_strip(true);
+    for (size_t i = 0; i < strip.size(); i += 12) strip[i + 2] = 0.25f;  // z
+    s.vertices(strip, Topology::kTriangleStrip);
+    s.state.setup.front_face = front;
+    s.program("v_cvt_f32_u32 v5, v4\nv_add_f32 v3, v3, v5\n"
+              "v_export_f32 v0, 0\nv_export_f32 v1, 1\nv_export_f32 v2, 2\nv_export_f32 v3, 3\ns_end\n",
+              0, 6);
+    DrawResult r = s.draw();
+    ASSERT_FALSE(r.fault) << *r.fault;
+    const float facing = front == FrontFace::kClockwise ? 1.0f : 0.0f;
+    for (int y = 0; y < 32; ++y)
+      for (int x = 0; x < 32; ++x)
+        ASSERT_EQ(s.pixel(x, y), (Color{x + 0.5f, y + 0.5f, 0.25f, 1.0f + facing})) << x << "," << y;
+  }
+}
+
 TEST(FragmentProgram, KilledLanesWriteNothingAndTheOthersGoOn) {
   ProgramScene s(ColorFormat::kR32G32B32A32Sfloat);
   s.vertices(ramp_strip(true), Topology::kTriangleStrip);
