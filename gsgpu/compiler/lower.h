@@ -43,6 +43,9 @@ struct LoweredKernel {
   uint32_t work_dim_offset = 0;
   uint32_t constant_data_offset = 0;
   std::vector<uint8_t> constant_data;
+  // The widest alignment among the __constant variables (up to 128, a long16): constant_data_offset
+  // is a multiple of it, and the argument buffer's own placement (256-aligned) keeps it in memory.
+  uint32_t constant_data_align = 16;
   uint32_t static_local_bytes = 0;
   uint32_t private_bytes = 0;  // private variables (spills are added later)
   uint32_t scalar_registers = 0;  // s0..s(n-1) hold the argument pointer and arguments (lower_prologue)
@@ -148,6 +151,8 @@ class Lowering {
   void store(uint32_t pointer_type, MOperand address, const Value& v, uint32_t value_type, int32_t offset);
   MOperand access_chain(const SpirvInstruction& inst, bool has_element);
   Value load_builtin(const BuiltinRef& ref, uint32_t result_type);
+  MOperand global_linear_id();  // get_global_linear_id(), 64-bit
+  MOperand local_linear_id();   // get_local_linear_id(), 32-bit
   MOperand atomic(const SpirvInstruction& inst);
   void copy_memory(const SpirvInstruction& inst);
   void async_copy(const SpirvInstruction& inst);

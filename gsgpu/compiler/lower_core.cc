@@ -287,6 +287,7 @@ void Lowering::allocate_static_variables(uint32_t entry_function) {
       k_.static_local_bytes += size_of(ptr.element);
     } else if (var.storage == spv::StorageClass::UniformConstant && var.initializer != 0) {
       const uint32_t align = std::max(align_of(ptr.element), 4u);
+      k_.constant_data_align = std::max(k_.constant_data_align, align);
       const uint32_t size = size_of(ptr.element);
       const uint32_t offset = align_up(static_cast<uint32_t>(k_.constant_data.size()), align);
       if (uint64_t{offset} + size > (16u << 20)) fail("__constant data exceeds 16 MiB");
@@ -417,7 +418,7 @@ void Lowering::lower_prologue(const SpirvFunction& kernel, std::vector<Value>* a
   }
   k_.work_dim_offset = align_up(offset, 4);
   offset = k_.work_dim_offset + 4;
-  k_.constant_data_offset = align_up(offset, 16);
+  k_.constant_data_offset = align_up(offset, k_.constant_data_align);
   k_.arg_buffer_size = k_.constant_data.empty() ? offset
                                                 : k_.constant_data_offset + static_cast<uint32_t>(k_.constant_data.size());
 

@@ -263,8 +263,45 @@ uint32_t Lowering::builtin_default(spv::BuiltIn builtin) {
   }
 }
 
+// get_global_linear_id() (OpenCL 2.0, BuiltIn GlobalLinearId): ((gz - oz) * Gy + (gy - oy)) * Gx
+// + (gx - ox), from the global ids, sizes and offsets. Unused dimensions read id 0, offset 0 and
+// size 1, so one formula serves every work_dim. 64-bit, wrapping (the sizes are the runtime's).
+MOperand Lowering::global_linear_id() {
+  using S = isa::SpecialReg;
+  auto special = [&](S reg) { return MOperand::vreg(emit(Opcode::v_special, 64, {}, {}, {}, static_cast<int32_t>(reg))); };
+  auto id_from_offset = [&](int d) {
+    return MOperand::vreg(emit(Opcode::v_sub_u64, 64, special(static_cast<S>(static_cast<int>(S::kGlobalIdX) + d)),
+                               special(static_cast<S>(static_cast<int>(S::kGlobalOffsetX) + d))));
+  };
+  MOperand linear = id_from_offset(2);
+  for (int d = 1; d >= 0; --d) {
+    const MOperand size = special(static_cast<S>(static_cast<int>(S::kGlobalSizeX) + d));
+    linear = MOperand::vreg(emit(Opcode::v_mad_u64, 64, linear, size, id_from_offset(d)));
+  }
+  return linear;
+}
+
+// get_local_linear_id() (OpenCL 2.0, BuiltIn LocalInvocationIndex): (lz * Ly + ly) * Lx + lx. A
+// group has at most the device's maximum work-group size of items, so 32 bits hold it.
+MOperand Lowering::local_linear_id() {
+  using S = isa::SpecialReg;
+  auto special = [&](S reg) { return MOperand::vreg(emit(Opcode::v_special, 32, {}, {}, {}, static_cast<int32_t>(reg))); };
+  MOperand linear = special(S::kLocalIdZ);
+  linear = MOperand::vreg(emit(Opcode::v_mad_u32, 32, linear, special(S::kLocalSizeY), special(S::kLocalIdY)));
+  return MOperand::vreg(emit(Opcode::v_mad_u32, 32, linear, special(S::kLocalSizeX), special(S::kLocalIdX)));
+}
+
 Value Lowering::load_builtin(const BuiltinRef& ref, uint32_t result_type) {
   if (ref.builtin == spv::BuiltIn::WorkDim) return Value{{work_dim_}};
+  if (ref.builtin == spv::BuiltIn::GlobalLinearId || ref.builtin == spv::BuiltIn::LocalInvocationIndex) {
+    if (ref.component > 0) fail("built-in component out of range");
+    const bool global = ref.builtin == spv::BuiltIn::GlobalLinearId;
+    MOperand linear = global ? global_linear_id() : local_linear_id();
+    const unsigned want_bits = reg_bits(scalar_of(result_type));
+    if (global && want_bits == 32) linear = low_half(linear);
+    if (!global && want_bits == 64) linear = MOperand::vreg(emit(Opcode::v_zext_u64_u32, 64, linear));
+    return Value{{linear}};
+  }
   bool found = false;
   const isa::SpecialReg first = first_special(ref.builtin, &found);
   if (!found) fail("built-in variable " + std::to_string(static_cast<unsigned>(ref.builtin)) + " is not supported");

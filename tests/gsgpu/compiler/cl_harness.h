@@ -112,7 +112,10 @@ class ClRunner {
     std::string error;
     EXPECT_TRUE(build_argument_buffer(*kernel, values, range.dims, &buffer, &error)) << error;
     const std::vector<uint8_t>& arg_buffer = buffer.bytes;
-    p.arg_va = memory.upload(arg_buffer);
+    // 256-aligned, as the runtime places argument buffers (gsgpu/cl/bo_pool.h): __constant data in
+    // it keeps the alignment of its widest type (128 bytes).
+    p.arg_va = memory.alloc(arg_buffer.size() + 16, 256);
+    std::memcpy(memory.host(p.arg_va), arg_buffer.data(), arg_buffer.size());
     p.arg_size = static_cast<uint32_t>(arg_buffer.size());
     for (int d = 0; d < 3; ++d) {
       p.group_size[d] = range.local[d];
