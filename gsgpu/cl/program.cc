@@ -172,7 +172,8 @@ std::shared_ptr<BuiltProgram> keep_kernels(Runtime* rt, gsgpu::compiler::Compile
 }  // namespace
 
 bool charge_program(Program* p, const char* what, const std::vector<std::pair<std::string, std::string>>* headers) {
-  uint64_t bytes = p->source.size() + p->il.size() * sizeof(uint32_t) + p->options.size() + p->log.size();
+  uint64_t bytes = p->source.size() + (p->il.size() + p->object_spirv.size()) * sizeof(uint32_t) + p->options.size() +
+                   p->log.size();
   for (const auto& [name, text] : headers ? *headers : p->headers) bytes += name.size() + text.size();
   return p->quota.resize(bytes, what);
 }
@@ -205,6 +206,7 @@ cl_int build_program(Program* p, const char* options) {
   if (p->attached_kernels) return CL_INVALID_OPERATION;  // the spec: kernels are attached
   if (p->origin == Program::Origin::kBinary && p->source.empty() && p->il.empty()) return CL_INVALID_BINARY;
   p->options = options ? options : "";
+  p->object_spirv.clear();
   gsgpu::compiler::CompiledProgram compiled;
   std::string log;
   gsgpu::compiler::BuildStatus s;

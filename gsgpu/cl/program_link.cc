@@ -1,12 +1,15 @@
 // Separate compilation: clCompileProgram checks a source (with embedded headers) through the front
-// end; clLinkProgram joins compiled objects and libraries. The code generator takes one SPIR-V
-// module, so linking concatenates the units' sources (each after a #line marker naming it) and
-// builds them as one program with the first unit's compile options. Units that define the same
-// non-kernel function twice therefore fail to link (reported in the log).
+// end; clLinkProgram joins compiled objects and libraries. One unit links as it is (its source, or
+// its SPIR-V); several are compiled to SPIR-V each, with their own options and headers, and joined
+// by spirv-link (gsgpu/compiler/spirv_link.h): each unit may define the same struct type, a
+// function declared in one is found in another, and a function defined twice is a link error
+// (reported in the log). The result of such a link is a SPIR-V program (an executable, or with
+// -create-library a library that keeps its exports).
 #include <algorithm>
 #include <cctype>
 
 #include "gsgpu/cl/entry_points.h"
+#include "gsgpu/compiler/spirv_link.h"
 
 namespace gsgpu::cl {
 namespace {
@@ -60,11 +63,61 @@ cl_int collect_headers(Program* p, cl_uint n, const cl_program* programs, const 
   return CL_SUCCESS;
 }
 
-std::string joined_source(const std::vector<Program*>& units) {
-  std::string source;
-  for (size_t i = 0; i < units.size(); ++i)
-    source += "#line 1 \"unit" + std::to_string(i) + "\"\n" + units[i]->source + "\n";
-  return source;
+// A unit's SPIR-V for the linker, as version 1.0 (spirv_link.h): an OpenCL C unit's from its
+// clCompileProgram (compiled again with its options and headers when it came from a binary); a
+// SPIR-V unit's (from clCreateProgramWithIL, or from a binary, whose payload nothing has checked
+// yet) validated. The front end's output is not: the linked executable is, by clBuildProgram's
+// path. CL_LINK_PROGRAM_FAILURE (or CL_COMPILER_NOT_AVAILABLE) with the reason in *log.
+cl_int unit_spirv(const Program* u, size_t index, std::vector<uint32_t>* out, std::string* log) {
+  using gsgpu::compiler::BuildStatus;
+  std::string unit_log;
+  BuildStatus s = BuildStatus::kSuccess;
+  if (!u->il.empty()) {
+    *out = gsgpu::compiler::as_spirv_1_0(u->il);
+    s = gsgpu::compiler::validate_spirv(*out, &unit_log);
+  } else if (!u->object_spirv.empty()) {
+    *out = gsgpu::compiler::as_spirv_1_0(u->object_spirv);
+  } else {
+    std::string compile_options;
+    const std::string source = source_to_compile(u, &compile_options);
+    s = gsgpu::compiler::compile_opencl_c(source, compile_options, u->headers, out, &unit_log);
+    if (s == BuildStatus::kSuccess) *out = gsgpu::compiler::as_spirv_1_0(*out);
+  }
+  if (!unit_log.empty()) *log += "unit " + std::to_string(index) + ":\n" + unit_log;
+  if (s == BuildStatus::kToolMissing) return CL_COMPILER_NOT_AVAILABLE;
+  return s == BuildStatus::kSuccess ? CL_SUCCESS : CL_LINK_PROGRAM_FAILURE;
+}
+
+// Several units: each one's SPIR-V, joined by spirv-link into out->il. The build log says what
+// failed; the error is CL_LINK_PROGRAM_FAILURE, or CL_COMPILER_NOT_AVAILABLE without the tools.
+cl_int link_units(const std::vector<Program*>& units, bool library, Program* out) {
+  using gsgpu::compiler::BuildStatus;
+  if (units.size() > gsgpu::compiler::kMaxLinkedModules) {
+    set_build_log(out, "gsgpu: more than " + std::to_string(gsgpu::compiler::kMaxLinkedModules) + " units in one link");
+    return CL_LINK_PROGRAM_FAILURE;
+  }
+  std::vector<std::vector<uint32_t>> modules(units.size());
+  std::string log;
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (cl_int err = unit_spirv(units[i], i, &modules[i], &log); err != CL_SUCCESS) {
+      set_build_log(out, std::move(log));
+      return err;
+    }
+  }
+  std::string link_log;
+  const BuildStatus s = gsgpu::compiler::link_spirv(modules, library, &out->il, &link_log);
+  set_build_log(out, log + link_log);
+  if (s == BuildStatus::kToolMissing) return CL_COMPILER_NOT_AVAILABLE;
+  return s == BuildStatus::kSuccess ? CL_SUCCESS : CL_LINK_PROGRAM_FAILURE;
+}
+
+// The failed link's program: the application may read its build log.
+cl_program failed_link(Program* out, cl_int err, BuildNotify notify, void* data, cl_int* errcode_ret) {
+  out->il.clear();
+  out->build_status = CL_BUILD_ERROR;
+  if (notify) notify(handle_of<cl_program>(out), data);
+  set_error(errcode_ret, err);
+  return handle_of<cl_program>(out);
 }
 
 }  // namespace
@@ -98,6 +151,7 @@ cl_int CL_API_CALL gsgpu_clCompileProgram(cl_program program, cl_uint n, const c
   if (!charge_program(p, "clCompileProgram: embedded headers", &embedded)) return CL_OUT_OF_HOST_MEMORY;
   p->options = options ? options : "";
   p->headers = std::move(embedded);
+  p->object_spirv.clear();
   p->built.reset();
   {
     // The front end alone: errors show now, code generation waits for the link.
@@ -110,6 +164,10 @@ cl_int CL_API_CALL gsgpu_clCompileProgram(cl_program program, cl_uint n, const c
     const BuildStatus s = gsgpu::compiler::compile_opencl_c(gsgpu::compiler::toolchain(), source, compile_options,
                                                             p->headers, device, &spirv, &log);
     set_build_log(p, std::move(log));
+    if (s == BuildStatus::kSuccess) {
+      p->object_spirv = std::move(spirv);
+      if (!charge_program(p, "clCompileProgram")) p->object_spirv.clear();  // compiled again at the link
+    }
     err = s == BuildStatus::kSuccess          ? CL_SUCCESS
           : s == BuildStatus::kInvalidOptions ? CL_INVALID_COMPILER_OPTIONS
           : s == BuildStatus::kToolMissing    ? CL_COMPILER_NOT_AVAILABLE
@@ -158,20 +216,15 @@ cl_program CL_API_CALL gsgpu_clLinkProgram(cl_context context, cl_uint n, const 
   out->context = c;
   retain_internal(c);
   out->quota = QuotaHold(c->rt->program_quota);
-  const bool spirv = std::any_of(units.begin(), units.end(), [](const Program* u) { return !u->il.empty(); });
-  if (spirv && units.size() > 1) {
-    // The code generator takes one module, and SPIR-V units cannot be joined as sources can.
-    set_build_log(out, "gsgpu: clLinkProgram joins OpenCL C units only; a SPIR-V unit links alone");
-    out->build_status = CL_BUILD_ERROR;
-    if (notify) notify(handle_of<cl_program>(out), data);
-    set_error(errcode_ret, CL_LINK_PROGRAM_FAILURE);
-    return handle_of<cl_program>(out);
-  }
-  if (spirv)
+  if (units.size() > 1) {
+    err = link_units(units, library, out);
+    if (err != CL_SUCCESS) return failed_link(out, err, notify, data, errcode_ret);
+  } else {
+    // One unit links as it is, its embedded headers kept for a later build.
     out->il = units[0]->il;
-  else
-    out->source = joined_source(units);
-  for (Program* u : units) out->headers.insert(out->headers.end(), u->headers.begin(), u->headers.end());
+    out->source = units[0]->source;
+    out->headers = units[0]->headers;
+  }
   if (!charge_program(out, "clLinkProgram")) {
     release_app(out);
     set_error(errcode_ret, CL_OUT_OF_HOST_MEMORY);
@@ -184,6 +237,12 @@ cl_program CL_API_CALL gsgpu_clLinkProgram(cl_context context, cl_uint n, const 
   } else {
     err = build_program(out, units[0]->options.c_str());
     if (err == CL_BUILD_PROGRAM_FAILURE) err = CL_LINK_PROGRAM_FAILURE;
+    // Argument type names come from the kernels' declarations in the units' sources.
+    if (err == CL_SUCCESS && units.size() > 1) {
+      std::string sources;
+      for (const Program* u : units) sources += u->source + "\n";
+      attach_source_info(sources, out->options.find("-cl-kernel-arg-info") != std::string::npos, out->built.get());
+    }
   }
   if (notify) notify(handle_of<cl_program>(out), data);
   set_error(errcode_ret, err);

@@ -253,6 +253,9 @@ struct Program : Object {
   std::string log;
   // clCompileProgram's embedded headers (include name, text), needed again when the object is linked.
   std::vector<std::pair<std::string, std::string>> headers;
+  // clCompileProgram's SPIR-V of an OpenCL C unit, kept for a link of several units (which would
+  // otherwise compile it again); empty for an object reloaded from a binary.
+  std::vector<uint32_t> object_spirv;
   // Its source / IL, headers, options and log against the runtime's program quota (charge_program).
   QuotaHold quota;
   std::shared_ptr<BuiltProgram> built;

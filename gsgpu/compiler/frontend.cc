@@ -61,6 +61,7 @@ Toolchain discover_toolchain() {
   t.llvm_spirv = find_tool("GSVIRT_LLVM_SPIRV", {"llvm-spirv-14", "/usr/lib/llvm-14/bin/llvm-spirv"});
   t.spirv_val = find_tool("GSVIRT_SPIRV_VAL", {"spirv-val"});
   t.spirv_dis = find_tool("GSVIRT_SPIRV_DIS", {"spirv-dis"});
+  t.spirv_link = find_tool("GSVIRT_SPIRV_LINK", {"spirv-link"});
   t.version = tool_version(t.clang) + tool_version(t.llvm_spirv);
   t.resource_dir = resource_dir(t.clang);
   return t;

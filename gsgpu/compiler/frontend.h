@@ -24,13 +24,15 @@ enum class BuildStatus {
 const char* build_status_name(BuildStatus status);
 
 // Where the tools are. Overridable with GSVIRT_CLANG, GSVIRT_LLVM_SPIRV, GSVIRT_SPIRV_VAL,
-// GSVIRT_SPIRV_DIS; otherwise found on PATH (clang-14, llvm-spirv-14, spirv-val, spirv-dis) and in
+// GSVIRT_SPIRV_DIS, GSVIRT_SPIRV_LINK; otherwise found on PATH (clang-14, llvm-spirv-14, spirv-val,
+// spirv-dis, spirv-link) and in
 // /usr/lib/llvm-14/bin. An empty path means "not found".
 struct Toolchain {
   std::string clang;
   std::string llvm_spirv;
   std::string spirv_val;
   std::string spirv_dis;
+  std::string spirv_link;  // clLinkProgram of several units (spirv_link.h)
   std::string version;  // clang's and llvm-spirv's --version output: part of the cache key
   std::string resource_dir;  // clang's own headers (opencl-c.h): the only host headers a program sees
 };
