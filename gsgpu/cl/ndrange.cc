@@ -29,11 +29,22 @@ using gsgpu::compiler::KernelArgValue;
 
 constexpr size_t kPreferredGroup = 256;
 
+// The device runs at most max_work_items() work-items per dispatch (GSGPU_MAX_WORK_ITEMS, which
+// with the watchdog bounds one dispatch's work). A larger NDRange runs as several dispatches, each
+// a slab of whole groups along its last dimension at its own global offset, one after the other in
+// the launch's submission: the work-items see the same global and local ids, local sizes and
+// work_dim as in one dispatch. Group ids, group counts, global sizes and offsets would differ, so
+// a kernel that reads them (CompiledKernel::reads_ndrange_shape) is refused as before. At most
+// kMaxPieces dispatches: the guest's one call stays bounded.
+constexpr uint64_t kMaxPieces = 64;
+
 struct Range {
   cl_uint dim = 1;
   uint64_t offset[3] = {0, 0, 0};
   uint64_t global[3] = {1, 1, 1};
   uint32_t local[3] = {1, 1, 1};
+  uint64_t items = 1;
+  uint64_t groups_per_piece = 0;  // along the last dimension; 0: the NDRange is one dispatch
 };
 
 size_t largest_divisor_at_most(uint64_t n, size_t limit) {
@@ -54,11 +65,38 @@ cl_int check_global(const Kernel* k, cl_uint dim, const size_t* offset, const si
     if (!next) return CL_INVALID_GLOBAL_WORK_SIZE;
     items = *next;
   }
-  if (items > k->rt->max_work_items()) {
-    log_once("clEnqueueNDRangeKernel", "NDRange of " + std::to_string(items) + " work-items exceeds the limit of " +
+  r->items = items;
+  if (items / kMaxPieces >= k->rt->max_work_items()) {
+    log_once("clEnqueueNDRangeKernel", "NDRange of " + std::to_string(items) + " work-items exceeds " +
+                                           std::to_string(kMaxPieces) + " dispatches of " +
                                            std::to_string(k->rt->max_work_items()));
     return CL_OUT_OF_RESOURCES;
   }
+  return CL_SUCCESS;
+}
+
+// An NDRange over the per-dispatch limit: how many groups along its last dimension each dispatch
+// takes (Range::groups_per_piece). CL_OUT_OF_RESOURCES when the kernel reads the NDRange's shape,
+// when one slab of groups is already over the limit, or when it needs more than kMaxPieces.
+cl_int plan_pieces(const Kernel* k, Range* r) {
+  const uint64_t limit = k->rt->max_work_items();
+  if (r->items <= limit) return CL_SUCCESS;
+  const cl_uint d = r->dim - 1;
+  const uint64_t slab = r->items / r->global[d] * r->local[d];  // the work-items of one group along d
+  const uint64_t groups = r->global[d] / r->local[d];
+  const uint64_t per_piece = limit / slab;
+  const char* why = k->image->compiled.reads_ndrange_shape
+                        ? "its kernel reads group ids, group counts, global sizes or offsets, which "
+                          "several dispatches would change"
+                    : per_piece == 0                              ? "one group slab is over the limit"
+                    : (groups + per_piece - 1) / per_piece > kMaxPieces ? "it needs too many dispatches"
+                                                                        : nullptr;
+  if (why) {
+    log_once("clEnqueueNDRangeKernel", "NDRange of " + std::to_string(r->items) + " work-items exceeds the limit of " +
+                                           std::to_string(limit) + " per dispatch, and " + why);
+    return CL_OUT_OF_RESOURCES;
+  }
+  r->groups_per_piece = per_piece;
   return CL_SUCCESS;
 }
 
@@ -213,6 +251,24 @@ drv::DispatchPacket make_packet(const Kernel* k, const Range& r, uint64_t arg_va
   return q;
 }
 
+// The launch's DISPATCH packets: one, or one per slab of Range::groups_per_piece groups along the
+// last dimension, each starting at its first work-item's global offset.
+void append_dispatches(std::vector<uint32_t>* packets, const Kernel* k, const Range& r, uint64_t arg_va,
+                       uint32_t arg_size, uint32_t local_bytes) {
+  drv::DispatchPacket q = make_packet(k, r, arg_va, arg_size, local_bytes);
+  if (r.groups_per_piece == 0) {
+    drv::append_dispatch(packets, q);
+    return;
+  }
+  const cl_uint d = r.dim - 1;
+  const uint64_t groups = r.global[d] / r.local[d];
+  for (uint64_t first = 0; first < groups; first += r.groups_per_piece) {
+    q.grid_size[d] = uint32_t(std::min(r.groups_per_piece, groups - first));
+    q.global_offset[d] = r.offset[d] + first * r.local[d];  // within offset + global, checked
+    drv::append_dispatch(packets, q);
+  }
+}
+
 // The readable dump the device writes after a dispatch (DUMP packet, TO_BUFFER): the counters and
 // disassembly fit; a longer one is cut at this size.
 constexpr uint32_t kDumpBytes = 256 << 10;
@@ -326,7 +382,7 @@ cl_int build_submission(Queue* q, const LaunchArgs& a, Submission* sub) {
     free_buffers(rt, b.get());
     return err;
   }
-  drv::append_dispatch(&sub->packets, make_packet(k, a.r, b->args.va, uint32_t(b->args.size), a.local_bytes));
+  append_dispatches(&sub->packets, k, a.r, b->args.va, uint32_t(b->args.size), a.local_bytes);
   sub->bos = a.arg_bos;
   sub->bos.push_back(k->image->code.bo);
   sub->bos.push_back(b->args.bo);
@@ -353,6 +409,7 @@ cl_int prepare(Kernel* k, cl_uint dim, const size_t* offset, const size_t* globa
   cl_int err = check_global(k, dim, offset, global, r);
   if (err == CL_SUCCESS) err = local ? check_local(k, local, r) : choose_local(k, r);
   if (err == CL_SUCCESS) err = check_grid(*r);
+  if (err == CL_SUCCESS) err = plan_pieces(k, r);
   if (err == CL_SUCCESS && k->image->compiled.private_bytes > k->rt->max_private_mem()) err = CL_OUT_OF_RESOURCES;
   return err;
 }

@@ -109,6 +109,7 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
   out->constant_data_offset = lowered.constant_data_offset;
   out->constant_data = std::move(lowered.constant_data);
   out->static_local_bytes = lowered.static_local_bytes;
+  out->reads_ndrange_shape = lowered.reads_ndrange_shape;
   out->printf_formats = std::move(lowered.printf_formats);
   out->printf_strings = std::move(lowered.printf_strings);
   out->printf_buffer_offset = lowered.printf_buffer_offset;

@@ -94,6 +94,11 @@ struct CompiledKernel {
   std::vector<PrintfFormat> printf_formats;
   std::vector<std::string> printf_strings;  // %s literals
   uint32_t printf_buffer_offset = 0;
+  // Reads get_group_id, get_num_groups, get_global_size, get_global_offset or
+  // get_global_linear_id. A kernel that does not sees the same values whether its NDRange runs as
+  // one dispatch or as several, each a slab of whole groups at its own global offset (the gsgpu
+  // runtime splits NDRanges over the device's per-dispatch work-item limit that way).
+  bool reads_ndrange_shape = false;
   bool uses_printf() const { return !printf_formats.empty(); }
 };
 

@@ -46,6 +46,10 @@ struct LoweredKernel {
   // The widest alignment among the __constant variables (up to 128, a long16): constant_data_offset
   // is a multiple of it, and the argument buffer's own placement (256-aligned) keeps it in memory.
   uint32_t constant_data_align = 16;
+  // The kernel (or what it calls) reads the group id, number of groups, global size, global offset
+  // or global linear id: values that describe the whole NDRange, which a runtime splitting one
+  // NDRange into several dispatches could not keep (CompiledKernel::reads_ndrange_shape).
+  bool reads_ndrange_shape = false;
   uint32_t static_local_bytes = 0;
   uint32_t private_bytes = 0;  // private variables (spills are added later)
   uint32_t scalar_registers = 0;  // s0..s(n-1) hold the argument pointer and arguments (lower_prologue)

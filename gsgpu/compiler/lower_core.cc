@@ -265,6 +265,17 @@ std::unordered_set<uint32_t> ids_used_from(const SpirvModule& m, uint32_t functi
   return used;
 }
 
+// Built-ins whose value depends on the NDRange as a whole, not only on the work-item's global id
+// and its group's shape.
+bool describes_the_ndrange(spv::BuiltIn builtin) {
+  switch (builtin) {
+    case spv::BuiltIn::WorkgroupId: case spv::BuiltIn::NumWorkgroups: case spv::BuiltIn::GlobalSize:
+    case spv::BuiltIn::GlobalOffset: case spv::BuiltIn::GlobalLinearId:
+      return true;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 void Lowering::allocate_static_variables(uint32_t entry_function) {
@@ -278,6 +289,7 @@ void Lowering::allocate_static_variables(uint32_t entry_function) {
       const SpirvDecorations* d = m_.decoration(id);
       if (d == nullptr || !d->builtin) fail("input variable " + std::to_string(id) + " is not a built-in");
       builtins_[id] = BuiltinRef{*d->builtin, -1};
+      if (used.count(id) && describes_the_ndrange(*d->builtin)) k_.reads_ndrange_shape = true;
     } else if (var.storage == spv::StorageClass::Workgroup) {
       if (!used.count(id)) continue;
       const uint32_t align = align_of(ptr.element);

@@ -154,7 +154,12 @@ TEST_F(NarrowedCaps, EnqueueEnforcesTheCaps) {
   // No local size: the runtime's choice stays within the caps too.
   EXPECT_EQ(api().clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
             CL_SUCCESS);
-  const size_t too_many = (1 << 16) + 64;
+  // Over one dispatch's 2^16 work-items: two dispatches (vadd reads only its global id, so the
+  // runtime may split it; ndrange_split_test.cc), each within the cap; past 64 dispatches, refused.
+  const size_t two_dispatches = (1 << 16) + 64;
+  EXPECT_EQ(api().clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &two_dispatches, &fits, 0, nullptr, nullptr),
+            CL_SUCCESS);
+  const size_t too_many = (size_t{64} << 16) + 64;
   EXPECT_EQ(api().clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &too_many, &fits, 0, nullptr, nullptr),
             CL_OUT_OF_RESOURCES);
   EXPECT_EQ(api().clFinish(queue_), CL_SUCCESS);

@@ -3,6 +3,7 @@
 // kernel_memory_alignment_constant), on the shader cores against the spec's formulas.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "tests/gsgpu/compiler/cl_harness.h"
@@ -122,6 +123,28 @@ kernel void k(global ulong* out) {
   EXPECT_EQ(got[5], 12u);
   EXPECT_EQ(got[6], 0x3fe8000000000000u);  // 0.75
   EXPECT_EQ(got[7], 25u);
+}
+
+// CompiledKernel::reads_ndrange_shape, which lets the runtime split an NDRange over the device's
+// per-dispatch limit: false for kernels that read only ids, local sizes and work_dim; true for any
+// that reads the group id, group count, global size, offset or linear id, also in a called function.
+TEST(OpenCL2WorkItem, KernelsSayWhetherTheyReadTheNDRangesShape) {
+  GSGPU_REQUIRE_FRONT_END();
+  ClRunner runner;
+  ASSERT_TRUE(runner.build(R"(
+kernel void ids(global ulong* o) { o[get_global_id(1)] = get_local_id(0) + get_local_size(0) + get_work_dim() + get_enqueued_local_size(0) + get_local_linear_id(); }
+kernel void group(global ulong* o) { o[0] = get_group_id(0); }
+kernel void groups(global ulong* o) { o[0] = get_num_groups(1); }
+ulong size_of_range(void) { return get_global_size(0); }
+kernel void size(global ulong* o) { o[0] = size_of_range(); }
+kernel void offset(global ulong* o) { o[0] = get_global_offset(2); }
+kernel void linear(global ulong* o) { o[0] = get_global_linear_id(); }
+)", "-cl-std=CL3.0"));
+  for (const char* name : {"ids", "group", "groups", "size", "offset", "linear"}) {
+    const CompiledKernel* k = runner.program.find(name);
+    ASSERT_NE(k, nullptr) << name;
+    EXPECT_EQ(k->reads_ndrange_shape, std::string(name) != "ids") << name;
+  }
 }
 
 }  // namespace
