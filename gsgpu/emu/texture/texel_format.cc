@@ -94,8 +94,11 @@ void store_le(uint8_t* p, uint32_t bytes, uint32_t v) {
 uint32_t decode_channel(uint32_t type, uint32_t raw) {
   const auto fbits = [](float f) { return std::bit_cast<uint32_t>(f); };
   switch (type) {
-    case fmt::FORMAT_DATA_TYPE_UNORM_INT8: return fbits(static_cast<float>(raw) / 255.0f);
-    case fmt::FORMAT_DATA_TYPE_UNORM_INT16: return fbits(static_cast<float>(raw) / 65535.0f);
+    // c * (1 / 255) rather than c / 255: both are within OpenCL's 1.5 ulp (0 and the maximum
+    // give 0 and 1 exactly) and the product is what PoCL and CPU implementations compute, so
+    // applications see the same floats as on the host (ffmpeg's filters give identical frames).
+    case fmt::FORMAT_DATA_TYPE_UNORM_INT8: return fbits(static_cast<float>(raw) * (1.0f / 255.0f));
+    case fmt::FORMAT_DATA_TYPE_UNORM_INT16: return fbits(static_cast<float>(raw) * (1.0f / 65535.0f));
     case fmt::FORMAT_DATA_TYPE_SNORM_INT8:
       return fbits(std::fmax(-1.0f, static_cast<float>(static_cast<int8_t>(raw)) / 127.0f));
     case fmt::FORMAT_DATA_TYPE_SNORM_INT16:

@@ -44,12 +44,17 @@ TEST(TexelFormat, InvalidCombinationsAreRefused) {
   EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_RGBA, d::FORMAT_DATA_TYPE_UNORM_INT24, &f));
 }
 
+// Unorm reads are c * (1 / 255): within OpenCL's 1.5 ulp of c / 255, exact at 0 and 255, and what
+// PoCL computes (texel_format.cc).
+float unorm8(uint32_t c) { return static_cast<float>(c) * (1.0f / 255.0f); }
+
 TEST(TexelFormat, Unorm8ReadsAsCOver255AndWritesWithRoundToNearestEven) {
   const TexelFormat f = format(d::FORMAT_CHANNEL_ORDER_R, d::FORMAT_DATA_TYPE_UNORM_INT8);
   for (uint32_t c = 0; c < 256; ++c) {
     const uint8_t byte = static_cast<uint8_t>(c);
     const Texel t = f.decode(&byte);
-    EXPECT_EQ(t.f(0), static_cast<float>(c) / 255.0f) << c;
+    EXPECT_EQ(t.f(0), unorm8(c)) << c;
+    EXPECT_NEAR(t.f(0), static_cast<float>(c) / 255.0f, 1e-7f) << c;
     EXPECT_EQ(t.f(1), 0.0f);
     EXPECT_EQ(t.f(3), 1.0f);  // no alpha channel: alpha reads 1
     uint8_t back = 0;
@@ -152,10 +157,10 @@ TEST(TexelFormat, ChannelOrdersPlaceChannels) {
   EXPECT_EQ(argb.decode(bytes).v[0], 20u);
   const TexelFormat intensity = format(d::FORMAT_CHANNEL_ORDER_INTENSITY, d::FORMAT_DATA_TYPE_UNORM_INT8);
   const Texel i = intensity.decode(bytes);
-  for (int c = 0; c < 4; ++c) EXPECT_EQ(i.f(c), 10.0f / 255.0f);
+  for (int c = 0; c < 4; ++c) EXPECT_EQ(i.f(c), unorm8(10));
   const TexelFormat luminance = format(d::FORMAT_CHANNEL_ORDER_LUMINANCE, d::FORMAT_DATA_TYPE_UNORM_INT8);
   const Texel l = luminance.decode(bytes);
-  EXPECT_EQ(l.f(2), 10.0f / 255.0f);
+  EXPECT_EQ(l.f(2), unorm8(10));
   EXPECT_EQ(l.f(3), 1.0f);
   const TexelFormat a = format(d::FORMAT_CHANNEL_ORDER_A, d::FORMAT_DATA_TYPE_UNORM_INT8);
   EXPECT_EQ(a.decode(bytes).f(0), 0.0f);
@@ -190,7 +195,7 @@ TEST(TexelFormat, SrgbDecodesWithTheSpecCurveAndRoundTrips) {
   for (uint32_t c = 0; c < 256; ++c) {
     const uint8_t bytes[4] = {static_cast<uint8_t>(c), 0, 255, static_cast<uint8_t>(c)};
     const Texel t = f.decode(bytes);
-    const float s = static_cast<float>(c) / 255.0f;
+    const float s = unorm8(c);
     const float expected = s <= 0.04045f ? s / 12.92f
                                          : static_cast<float>(std::pow((double{s} + 0.055) / 1.055, 2.4));
     EXPECT_EQ(t.f(0), expected) << c;
