@@ -2,12 +2,13 @@
 """Runs Khronos OpenCL-CTS binaries one sub-test per process and compares two such runs.
 
   cts_compare.py run --cts BUILD_DIR --out RESULTS.json [--binaries a,b] [--timeout S] [--jobs N]
-                     [--only REGEX]
+                     [--only REGEX] [--args "ARG ..."]
   cts_compare.py compare DIRECT.json GSVIRT.json
 
 `run` uses whatever OpenCL platform the environment gives the process (the lead script runs it
 once directly with the host's ICD and once inside `gsvirt run`, which points the loader at gsvirt).
-Each sub-test runs as `BINARY SUBTEST` in the binary's folder, with a time cap; its result comes
+Each sub-test runs as `BINARY SUBTEST [ARGS]` in the binary's folder, with a time cap (ARGS:
+the binary's own options, e.g. the image tests' quick mode `small_images`, or a filter mode); its result comes
 from the JSON file the CTS harness writes when CL_CONFORMANCE_RESULTS_FILENAME is set, or, when
 the process died before writing it, from how it ended (crash, timeout). The CTS is not part of
 this repository: point --cts at a build made elsewhere (docs/conformance.md says how).
@@ -62,7 +63,7 @@ def classify(returncode, results_file, subtest):
     return "pass" if returncode == 0 else "fail"
 
 
-def run_subtest(binary, subtest, timeout, log_dir):
+def run_subtest(binary, subtest, timeout, log_dir, extra_args=()):
     with tempfile.TemporaryDirectory(prefix="cts-") as tmp:
         results_file = os.path.join(tmp, "results.json")
         env = dict(os.environ, CL_CONFORMANCE_RESULTS_FILENAME=results_file)
@@ -70,7 +71,7 @@ def run_subtest(binary, subtest, timeout, log_dir):
         start = time.monotonic()
         with open(log_path, "w") as log:
             # Own session: a time-out kills the sub-test and whatever it started.
-            proc = subprocess.Popen([binary, subtest], stdout=log, stderr=subprocess.STDOUT,
+            proc = subprocess.Popen([binary, subtest, *extra_args], stdout=log, stderr=subprocess.STDOUT,
                                     cwd=os.path.dirname(binary), env=env, start_new_session=True)
             try:
                 returncode = proc.wait(timeout=timeout)
@@ -98,7 +99,8 @@ def run(args):
         subtests = [s for s in list_subtests(binary) if not only or only.search(f"{name}/{s}")]
         print(f"{name}: {len(subtests)} sub-tests", flush=True)
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            futures = {s: pool.submit(run_subtest, binary, s, args.timeout, log_dir) for s in subtests}
+            extra = args.args.split() if args.args else []
+            futures = {s: pool.submit(run_subtest, binary, s, args.timeout, log_dir, extra) for s in subtests}
             results[name] = {s: f.result() for s, f in futures.items()}
         counts = {r: sum(1 for v in results[name].values() if v["result"] == r) for r in RESULT_ORDER}
         print("  " + ", ".join(f"{k} {v}" for k, v in counts.items() if v), flush=True)
@@ -144,6 +146,7 @@ def main():
     r.add_argument("--only", help="regex on BINARY/SUBTEST")
     r.add_argument("--timeout", type=float, default=60.0)
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    r.add_argument("--args", help="extra arguments after each sub-test's name (e.g. small_images)")
     c = sub.add_parser("compare")
     c.add_argument("direct")
     c.add_argument("gsvirt")

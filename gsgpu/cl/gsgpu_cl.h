@@ -64,9 +64,10 @@ struct RuntimeConfig {
   // complete; vcomp refuses such waits before they get here), true waits until another thread sets
   // the event, as OpenCL says (the native ICD: this runtime is the application's own).
   bool wait_for_user_events = false;
-  // Images and samplers (CL_DEVICE_IMAGE_SUPPORT; GSGPU_IMAGES=0/1): off until kernels can read and
-  // write images on the device's texture unit; tests of the image objects switch it on.
-  bool image_support = false;
+  // Images and samplers (CL_DEVICE_IMAGE_SUPPORT, __IMAGE_SUPPORT__, __opencl_c_images): kernels
+  // read, write and sample them on the texture unit (gsgpu/compiler/lower_image.cc). GSGPU_IMAGES=0
+  // switches them off (no image or sampler objects; image kernels still build, OpenCL C 1.x).
+  bool image_support = true;
   // The program's -I directories and #includes are read here, in the application's process,
   // before the compiler runs in its sandbox, which sees only the OpenCL headers
   // (common/cl/program_includes.h). true for the native ICD, whose files are the application's;
