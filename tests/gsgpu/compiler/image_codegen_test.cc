@@ -3,6 +3,7 @@
 // them, sampler_t literals become the SAMPLER_STATE word, and what is not supported fails the
 // build with a message naming the instruction (modules patched to hold it, since clang would
 // not emit it).
+#include <random>
 #include <string>
 #include <vector>
 
@@ -265,6 +266,44 @@ TEST(ImageCodegen, UnsupportedImageInstructionsNameThemselves) {
   // Image operands other than Lod (Grad = 4).
   e = patched_error(words, spv::Op::OpImageSampleExplicitLod, 5, 4);
   EXPECT_NE(e.find("other than an explicit Lod"), std::string::npos) << e;
+}
+
+// A hostile module's image instructions: random edits of a module using every image family
+// either compile or fail with a message, never crash (types, operand counts, ids all mutated).
+TEST(ImageCodegen, MutatedImageModulesNeverCrash) {
+  GSGPU_REQUIRE_FRONT_END();
+  const std::vector<uint32_t> base = image_module(R"(
+    const sampler_t s = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_REPEAT | CLK_FILTER_LINEAR;
+    kernel void k(read_only image2d_array_t a, write_only image1d_buffer_t b, sampler_t t, global int* o) {
+      int i = get_global_id(0);
+      float4 v = read_imagef(a, s, (float4)(i, 1, 2, 0)) + read_imagef(a, t, (int4)(i, 1, 2, 0)) +
+                 read_imagef(a, (int4)(i, 0, 1, 0));
+      write_imagef(b, i, v);
+      o[i] = get_image_width(a) + get_image_array_size(a) + get_image_channel_order(b);
+    })");
+  ASSERT_GT(base.size(), 5u);
+  std::mt19937 rng(4321);
+  int rejected = 0;
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<uint32_t> words = base;
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits; ++e) {
+      const size_t at = 5 + rng() % (words.size() - 5);
+      switch (rng() % 3) {
+        case 0: words[at] ^= 1u << (rng() % 32); break;
+        case 1: words[at] = rng() % 64; break;
+        default: words[at] = (words[at] & 0xffff0000u) | (rng() % 400); break;
+      }
+    }
+    CompiledProgram program;
+    std::string error;
+    if (!compile_spirv(words, &program, &error)) {
+      ++rejected;
+      EXPECT_FALSE(error.empty());
+    }
+  }
+  EXPECT_GT(rejected, 0);
+  EXPECT_LT(rejected, 2000);  // some edits keep a valid module, which compiles
 }
 
 }  // namespace
