@@ -5,6 +5,7 @@
 #include "gsgpu/cl/image_args.h"
 
 #include "protocol/gsgpu/gsgpu_hw.h"
+#include "protocol/gsgpu/sampler_state.h"
 
 namespace gsgpu::cl {
 namespace {
@@ -90,17 +91,7 @@ cl_int set_sampler_arg(const Kernel* k, KernelArg& arg, size_t size, const void*
 }
 
 uint32_t sampler_state(cl_bool normalized_coords, cl_addressing_mode addressing, cl_filter_mode filter) {
-  const uint32_t address = address_code(addressing);
-  const uint32_t linear = filter == CL_FILTER_LINEAR ? 1 : 0;
-  // OpenCL has one addressing mode and one filter for every coordinate and for both directions;
-  // no mip-maps, and the border is transparent black (which reads alpha 1 without alpha).
-  return put_field(normalized_coords ? 1 : 0, smp::STATE_NORMALIZED_MASK, smp::STATE_NORMALIZED_SHIFT) |
-         put_field(address, smp::STATE_ADDRESS_U_MASK, smp::STATE_ADDRESS_U_SHIFT) |
-         put_field(address, smp::STATE_ADDRESS_V_MASK, smp::STATE_ADDRESS_V_SHIFT) |
-         put_field(address, smp::STATE_ADDRESS_W_MASK, smp::STATE_ADDRESS_W_SHIFT) |
-         put_field(linear, smp::STATE_MAG_FILTER_MASK, smp::STATE_MAG_FILTER_SHIFT) |
-         put_field(linear, smp::STATE_MIN_FILTER_MASK, smp::STATE_MIN_FILTER_SHIFT) |
-         put_field(smp::STATE_BORDER_TRANSPARENT_BLACK, smp::STATE_BORDER_MASK, smp::STATE_BORDER_SHIFT);
+  return gsgpu::hw::opencl_sampler_state(normalized_coords, address_code(addressing), filter == CL_FILTER_LINEAR);
 }
 
 void write_image_descriptor(const ImageLayout& l, uint64_t va, uint8_t out[kImageDescriptorBytes]) {

@@ -8,6 +8,7 @@
 // are copied in right before the instruction and out right after, so a quad never lives long.
 #include "gsgpu/compiler/lower.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
+#include "protocol/gsgpu/sampler_state.h"
 
 namespace gsgpu::compiler {
 
@@ -18,7 +19,6 @@ using spv::Op;
 namespace {
 
 namespace smp = gsgpu::hw::blk::SAMPLER_STATE;
-using gsgpu::hw::put_field;
 
 // OpTypeImage operands after the result id.
 enum ImageTypeOperand : size_t { kSampledType, kDim, kDepth, kArrayed, kMultisampled, kSampled, kFormat, kAccess };
@@ -46,9 +46,8 @@ Lowering::ImageShape Lowering::image_shape(uint32_t type_id) const {
   return shape;
 }
 
-// The SAMPLER_STATE word of an OpConstantSampler (a sampler_t literal), as the runtime makes it for
-// a sampler object (gsgpu/cl/image_args.cc sampler_state): one addressing mode for u, v, w, one
-// filter for magnification and minification, transparent black border.
+// The SAMPLER_STATE word of an OpConstantSampler (a sampler_t literal): the same word the runtime
+// makes for a sampler object (protocol/gsgpu/sampler_state.h).
 uint32_t Lowering::sampler_word(const SpirvConstant& c) const {
   if (c.parts.size() != 3) fail("sampler constant without addressing, normalisation and filter");
   uint32_t address = 0;
@@ -62,14 +61,8 @@ uint32_t Lowering::sampler_word(const SpirvConstant& c) const {
   }
   if (c.parts[1] > 1) fail("sampler constant with normalised-coordinates flag " + std::to_string(c.parts[1]));
   if (c.parts[2] > 1) fail("sampler constant with filter mode " + std::to_string(c.parts[2]));
-  const uint32_t linear = c.parts[2];  // SPIR-V: Nearest 0, Linear 1
-  return put_field(c.parts[1], smp::STATE_NORMALIZED_MASK, smp::STATE_NORMALIZED_SHIFT) |
-         put_field(address, smp::STATE_ADDRESS_U_MASK, smp::STATE_ADDRESS_U_SHIFT) |
-         put_field(address, smp::STATE_ADDRESS_V_MASK, smp::STATE_ADDRESS_V_SHIFT) |
-         put_field(address, smp::STATE_ADDRESS_W_MASK, smp::STATE_ADDRESS_W_SHIFT) |
-         put_field(linear, smp::STATE_MAG_FILTER_MASK, smp::STATE_MAG_FILTER_SHIFT) |
-         put_field(linear, smp::STATE_MIN_FILTER_MASK, smp::STATE_MIN_FILTER_SHIFT) |
-         put_field(smp::STATE_BORDER_TRANSPARENT_BLACK, smp::STATE_BORDER_MASK, smp::STATE_BORDER_SHIFT);
+  // SPIR-V's filter mode: Nearest 0, Linear 1.
+  return gsgpu::hw::opencl_sampler_state(c.parts[1] == 1, address, c.parts[2] == 1);
 }
 
 // ---- quads ----
