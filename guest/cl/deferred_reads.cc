@@ -106,17 +106,10 @@ void deliver_all(const char* api, std::vector<PendingRead> reads) {
   }
 }
 
-UserWaits user_waits_of(cl_command_queue queue, const EnqueueCommon& common) {
-  UserWaits waits = queue->waits_on_user;
-  waits.insert(waits.end(), common.list_waits.begin(), common.list_waits.end());
-  prune_user_waits(&waits);
-  return waits;
-}
-
 }  // namespace
 
 bool must_defer_read(cl_bool blocking, cl_command_queue queue, const EnqueueCommon& common) {
-  return !blocking && any_unset(user_waits_of(queue, common));
+  return !blocking && any_unset(command_user_waits(queue, common));
 }
 
 cl_int defer_read(const char* api, const EnqueueCommon& common, cl_command_queue queue, cl_mem source, size_t bytes,
@@ -142,7 +135,7 @@ cl_int defer_read(const char* api, const EnqueueCommon& common, cl_command_queue
   retain_internal(source);
   pending_reads().push_back(
       {queue, source, queue->commands_enqueued + 1, staging_id, bytes, std::move(deliver), mapping,
-       user_waits_of(queue, common)});
+       command_user_waits(queue, common)});
   log_debug(kDebugGuest, "%s: waits for a user event that is not set: deferred through a %zu-byte staging buffer",
             api, bytes);
   return CL_SUCCESS;

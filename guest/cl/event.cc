@@ -110,15 +110,17 @@ void finish_enqueue(const EnqueueCommon& common, cl_command_queue queue, cl_comm
   if (completed) (*event)->observed_status = CL_COMPLETE;
 }
 
+UserWaits command_user_waits(cl_command_queue queue, const EnqueueCommon& common) {
+  UserWaits waits = queue->waits_on_user;
+  waits.insert(waits.end(), common.list_waits.begin(), common.list_waits.end());
+  prune_user_waits(&waits);
+  return waits;
+}
+
 cl_int wait_before_host_blocks(const char* api, cl_bool blocking, cl_command_queue queue, cl_mem mem,
                                const EnqueueCommon& common) {
   // Recomputed on every wake-up: other threads may enqueue more in front of this command meanwhile.
-  auto pending = [&] {
-    UserWaits waits = queue->waits_on_user;
-    waits.insert(waits.end(), common.list_waits.begin(), common.list_waits.end());
-    prune_user_waits(&waits);
-    return waits;
-  };
+  auto pending = [&] { return command_user_waits(queue, common); };
   if (!any_unset(pending())) return CL_SUCCESS;
   if (!blocking)  // callers defer such reads (deferred_reads.h) before they get here
     return refuse(api, "a non-blocking read behind a user event that is not set (the host reads at once)",

@@ -27,6 +27,9 @@ void finish_enqueue(const EnqueueCommon& common, cl_command_queue queue, cl_comm
                     bool completed);
 // The command was sent: the queue's later commands may wait for the user events this one may.
 void note_enqueued(const EnqueueCommon& common, cl_command_queue queue);
+// The user events not yet set that a command about to be enqueued on `queue` may wait for: its wait
+// list's and its queue's (in order), pruned of those set already.
+UserWaits command_user_waits(cl_command_queue queue, const EnqueueCommon& common);
 // Before a command the host executes blocking (reads, maps that read): when it may wait for a user
 // event that is not set, waits for it without the ICD lock if the app asked for a blocking call;
 // a non-blocking one is refused (CL_INVALID_OPERATION), as the host would refuse it, instead of
