@@ -2,7 +2,7 @@
 """Runs Khronos OpenCL-CTS binaries one sub-test per process and compares two such runs.
 
   cts_compare.py run --cts BUILD_DIR --out RESULTS.json [--binaries a,b] [--timeout S] [--jobs N]
-                     [--only REGEX] [--args "ARG ..."]
+                     [--only REGEX] [--only-passed EARLIER.json] [--subtests a,b] [--args "ARG ..."]
   cts_compare.py compare DIRECT.json GSVIRT.json
 
 `run` uses whatever OpenCL platform the environment gives the process (the lead script runs it
@@ -12,6 +12,9 @@ the binary's own options, e.g. the image tests' quick mode `small_images`, or a 
 from the JSON file the CTS harness writes when CL_CONFORMANCE_RESULTS_FILENAME is set, or, when
 the process died before writing it, from how it ended (crash, timeout). The CTS is not part of
 this repository: point --cts at a build made elsewhere (docs/conformance.md says how).
+--only-passed keeps the sub-tests that passed in an earlier run (the gsvirt side of a comparison only
+needs those); --subtests names the sub-tests instead of the binary's listing, for binaries whose
+modes are arguments it does not list (test_image_streams 1D 2D ...).
 """
 import argparse
 import concurrent.futures
@@ -90,13 +93,16 @@ def run(args):
     log_dir = os.path.splitext(args.out)[0] + ".logs"
     os.makedirs(log_dir, exist_ok=True)
     only = re.compile(args.only) if args.only else None
+    passed_before = set(t for t, r in load(args.only_passed).items() if r == "pass") if args.only_passed else None
     results = {}
     for name in args.binaries.split(","):
         binary = find_binary(args.cts, name)
         if not binary:
             print(f"{name}: not found under {args.cts}; skipped", file=sys.stderr)
             continue
-        subtests = [s for s in list_subtests(binary) if not only or only.search(f"{name}/{s}")]
+        listed = args.subtests.split(",") if args.subtests else list_subtests(binary)
+        subtests = [s for s in listed if (not only or only.search(f"{name}/{s}"))
+                    and (passed_before is None or f"{name}/{s}" in passed_before)]
         print(f"{name}: {len(subtests)} sub-tests", flush=True)
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
             extra = args.args.split() if args.args else []
@@ -147,6 +153,8 @@ def main():
     r.add_argument("--timeout", type=float, default=60.0)
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     r.add_argument("--args", help="extra arguments after each sub-test's name (e.g. small_images)")
+    r.add_argument("--only-passed", help="only the sub-tests that passed in this earlier results JSON")
+    r.add_argument("--subtests", help="these sub-test names instead of the binary's --help listing")
     c = sub.add_parser("compare")
     c.add_argument("direct")
     c.add_argument("gsvirt")
