@@ -56,7 +56,9 @@ void VcompContext::dispatch_clSetUserEventStatus(const proto::Args_clSetUserEven
   auto* e = require<EventObject>(args.event, "event", CL_INVALID_EVENT, &out.result);
   if (!e) return;
   out.result = api().clSetUserEventStatus(e->handle, args.execution_status);
-  if (out.result == CL_SUCCESS) unset_user_events_.erase(e->user_serial);  // waits on it may block now
+  if (out.result != CL_SUCCESS) return;
+  unset_user_events_.erase(e->user_serial);  // waits on it may block now
+  release_settled_events();
 }
 
 void VcompContext::dispatch_clGetEventProfilingInfo(const proto::Args_clGetEventProfilingInfo& args,

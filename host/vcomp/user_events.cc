@@ -58,6 +58,26 @@ void VcompContext::abandon_user_event(EventObject& event) {
   if (event.user_serial == 0 || it == unset_user_events_.end()) return;
   api().clSetUserEventStatus(event.handle, kAbandonedStatus);
   unset_user_events_.erase(it);
+  release_settled_events();
+}
+
+void VcompContext::hold_while_waiting(cl_event event, std::vector<uint64_t> waits_on_user) {
+  waits_on_user = still_unset(std::move(waits_on_user));
+  if (waits_on_user.empty()) {
+    api().clReleaseEvent(event);
+    return;
+  }
+  held_events_.push_back({event, std::move(waits_on_user)});
+}
+
+void VcompContext::release_settled_events() {
+  auto settled = [&](HeldEvent& held) {
+    held.waits_on_user = still_unset(std::move(held.waits_on_user));
+    if (!held.waits_on_user.empty()) return false;
+    api().clReleaseEvent(held.handle);
+    return true;
+  };
+  held_events_.erase(std::remove_if(held_events_.begin(), held_events_.end(), settled), held_events_.end());
 }
 
 }  // namespace gsvirt::vcomp

@@ -51,6 +51,7 @@ void VcompContext::release_all() {
     api().clSetUserEventStatus(unset_user_events_[serial], kAbandonedStatus);
     unset_user_events_.erase(serial);
   }
+  release_settled_events();  // every user event is settled now
   objects_.clear();
 }
 
@@ -293,7 +294,12 @@ void VcompContext::dispatch_vcSetReplyBuffer(const proto::Args_vcSetReplyBuffer&
 void VcompContext::dispatch_vcDestroyObject(const proto::Args_vcDestroyObject& args,
                                             proto::Out_vcDestroyObject& out) {
   // A user event nobody can set any more fails, releasing the commands behind it.
-  if (auto* event = objects_.get<EventObject>(args.object)) abandon_user_event(*event);
+  if (auto* event = objects_.get<EventObject>(args.object)) {
+    abandon_user_event(*event);
+    // A command's event the guest lets go of while the command may still wait for a user event.
+    if (!event->user_serial && api().clRetainEvent(event->handle) == CL_SUCCESS)
+      hold_while_waiting(event->handle, event->waits_on_user);
+  }
   if (!objects_.erase(args.object)) {
     log_field_error("object", "unknown id " + std::to_string(args.object));
     out.result = CL_INVALID_VALUE;

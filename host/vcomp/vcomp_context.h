@@ -104,6 +104,12 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
   // Fails an unset user event (kAbandonedStatus), so that the commands behind it complete with
   // an error and release what they hold.
   void abandon_user_event(EventObject& event);
+  // The event of a command that may wait for an unset user event keeps a host reference until
+  // that user event is set or failed, also when the guest asked for no event or destroyed its
+  // event first: PoCL 3.1 fails such a command in pocl_update_event_failed, which drops its own
+  // last reference and then locks the freed event (the process aborts).
+  void hold_while_waiting(cl_event event, std::vector<uint64_t> waits_on_user);
+  void release_settled_events();
 
   // The queue, wait list and optional event every enqueue command carries.
   struct Enqueue {
@@ -115,7 +121,8 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
     cl_event event = nullptr;
     cl_uint wait_count() const { return cl_uint(waits.size()); }
     const cl_event* wait_events() const { return waits.empty() ? nullptr : waits.data(); }
-    cl_event* event_out() { return event_id ? &event : nullptr; }
+    bool hold_event = false;  // no guest event, but the command may wait for an unset user event
+    cl_event* event_out() { return event_id || hold_event ? &event : nullptr; }
   };
   // Resolves the common enqueue arguments; false with *result set on a bad id.
   bool begin_enqueue(uint64_t queue_id, const proto::WireArray<uint64_t>& waits, uint64_t event_id,
@@ -181,6 +188,11 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
   // User events the guest has not set (serial -> handle; the object table owns the reference).
   std::unordered_map<uint64_t, cl_event> unset_user_events_;
   uint64_t last_user_serial_ = 0;
+  struct HeldEvent {
+    cl_event handle;
+    std::vector<uint64_t> waits_on_user;
+  };
+  std::vector<HeldEvent> held_events_;  // each holds one reference (hold_while_waiting)
 
   const char* current_command_ = "";
   // Cancelled when the context is destroyed: a build that runs for it on another thread (its

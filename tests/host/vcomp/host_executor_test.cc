@@ -272,5 +272,69 @@ TEST_F(HostExecutorTest, Issue12WaitsBehindUnsetUserEventsDoNotBlockTheServer) {
   check_waits_behind_user_event(h, context, queue);
 }
 
+// A guest that releases a queue while a command on it waits behind a user event, and then destroys
+// that user event unset: the host fails the event (so the command and its buffer are let go), and
+// the vendor must not see its queue gone before that. PoCL 3.1 aborted the whole server process in
+// pocl_update_event_failed when the queue had been released first.
+TEST_F(HostExecutorTest, Issue12QueueReleasedBeforeItsUserEventIsDestroyedUnset) {
+  Harness h(executor_, 1, 1 << 16);
+  uint64_t device = 0;
+  uint64_t context = h.make_context(&device);
+  // 0: the guest drops the command's event before the user event; 1: it keeps it; 2: it never
+  // asked for one.
+  for (int order : {2, 0, 1}) {
+    uint64_t queue = h.next_id(), buffer = h.next_id(), user = h.next_id(), fill = h.next_id();
+    h.send([&](WireWriter& w) { proto::encode_clCreateCommandQueue(w, true, queue, context, device, 0); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    h.send([&](WireWriter& w) { proto::encode_clCreateBuffer(w, true, buffer, context, 0, 4096, {}); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    h.send([&](WireWriter& w) { proto::encode_clCreateUserEvent(w, true, user, context); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    const uint8_t pattern = 0x5a;
+    h.send([&](WireWriter& w) {
+      proto::encode_clEnqueueFillBuffer(w, true, queue, buffer, &pattern, 1, 0, 4096, &user, 1, order == 2 ? 0 : fill);
+    });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    // The guest lets go of everything, the queue first; once with the command's event kept.
+    h.send([&](WireWriter& w) { proto::encode_vcDestroyObject(w, true, queue); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    h.send([&](WireWriter& w) { proto::encode_vcDestroyObject(w, true, buffer); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    if (order == 0) {
+      h.send([&](WireWriter& w) { proto::encode_vcDestroyObject(w, true, fill); });
+      ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    }
+    h.send([&](WireWriter& w) { proto::encode_vcDestroyObject(w, true, user); });
+    ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    if (order == 1) {
+      // The command failed with the event it waited for, and waiting for it ends.
+      int32_t status = 0;
+      within_deadline("the failed command's event", [&] {
+        h.send([&](WireWriter& w) { proto::encode_clWaitForEvents(w, true, &fill, 1); });
+        status = h.last_result();
+      });
+      EXPECT_EQ(status, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+      h.send([&](WireWriter& w) { proto::encode_vcDestroyObject(w, true, fill); });
+      ASSERT_EQ(h.last_result(), CL_SUCCESS);
+    }
+  }
+  // The context still serves, and ends with a command (no event asked for) behind a user event
+  // it never set: ending the context fails that event too.
+  uint64_t queue = h.next_id(), buffer = h.next_id(), user = h.next_id();
+  h.send([&](WireWriter& w) { proto::encode_clCreateCommandQueue(w, true, queue, context, device, 0); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clFinish(w, true, queue); });
+  EXPECT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clCreateBuffer(w, true, buffer, context, 0, 4096, {}); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clCreateUserEvent(w, true, user, context); });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  const uint8_t pattern = 0x5b;
+  h.send([&](WireWriter& w) {
+    proto::encode_clEnqueueFillBuffer(w, true, queue, buffer, &pattern, 1, 0, 4096, &user, 1, 0);
+  });
+  EXPECT_EQ(h.last_result(), CL_SUCCESS);
+}
+
 }  // namespace
 }  // namespace gsvirt::vcomp::testing
