@@ -294,9 +294,11 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   if (!w.only(P::RASTER, P::RASTER_CULL_MASK | P::RASTER_FRONT_FACE_MASK | P::RASTER_BBOX_TEST_MASK, "RASTER")) {
     return false;
   }
-  for (uint32_t i = P::RESERVED_32; i <= P::RESERVED_39; ++i) {
+  for (uint32_t i = P::RESERVED_33; i <= P::RESERVED_39; ++i) {
     if (!w.zero(i, ("RESERVED_" + std::to_string(i)).c_str())) return false;
   }
+  // Any value: the geometry engine clamps it to pointSizeRange (a guest cannot ask for more).
+  s->draw.point_size = w.real(P::POINT_SIZE);
   s->setup.cull = G::CullMode(w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, CULL)));
   s->setup.front_face = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, FRONT_FACE)) ? G::FrontFace::kClockwise
                                                                                   : G::FrontFace::kCounterClockwise;

@@ -123,3 +123,107 @@ void Clipper::clip_triangle(const AssembledPrimitive& tri, Queue<RasterTriangle>
 }
 
 }  // namespace gsgpu::graphics
+
+namespace gsgpu::graphics {
+namespace {
+
+bool finite_position(const ShadedVertex& v) {
+  return std::isfinite(v.position[0]) && std::isfinite(v.position[1]) && std::isfinite(v.position[2]) &&
+         std::isfinite(v.position[3]);
+}
+
+}  // namespace
+
+void ClipCounters::add(const ClipCounters& o) {
+  triangles_in += o.triangles_in;
+  trivially_accepted += o.trivially_accepted;
+  clipped += o.clipped;
+  rejected += o.rejected;
+  triangles_out += o.triangles_out;
+  points_in += o.points_in;
+  points_culled += o.points_culled;
+  lines_in += o.lines_in;
+  lines_clipped += o.lines_clipped;
+  lines_rejected += o.lines_rejected;
+  lines_degenerate += o.lines_degenerate;
+  points_out += o.points_out;
+  lines_out += o.lines_out;
+  outside_guard_band += o.outside_guard_band;
+}
+
+void Clipper::emit_expanded(PrimitiveKind kind, const ExpandedPrimitive& e, const std::array<const Varyings*, 2>& ends,
+                            const Varyings& flat, Queue<RasterTriangle>& out) {
+  for (int k = 0; k < 2; ++k) {
+    RasterTriangle t;
+    t.kind = kind;
+    t.screen = e.triangles[k];
+    for (int i = 0; i < 3; ++i) t.varyings[i] = *ends[e.endpoint[k][i]];
+    t.flat = flat;
+    out.push(t);
+  }
+}
+
+void Clipper::clip_point(const AssembledPrimitive& point, float point_size, Queue<RasterTriangle>& out) {
+  counters_.points_in++;
+  const ShadedVertex& v = point.vertices[0];
+  const double x = v.position[0], y = v.position[1], z = v.position[2], w = v.position[3];
+  // The view volume itself, not the guard band (NaN fails every comparison).
+  if (!finite_position(v) || !(w >= kMinClipW) || !(x >= -w && x <= w) || !(y >= -w && y <= w) ||
+      !(z >= 0 && z <= w)) {
+    counters_.points_culled++;
+    return;
+  }
+  ExpandedPrimitive e;
+  if (expand_point(to_screen({x, y, z, w}), point_size, &e) != ExpandResult::kOk) {
+    counters_.outside_guard_band++;
+    return;
+  }
+  counters_.points_out++;
+  emit_expanded(PrimitiveKind::kPoint, e, {&v.varyings, &v.varyings}, v.varyings, out);
+}
+
+void Clipper::clip_line(const AssembledPrimitive& line, Queue<RasterTriangle>& out) {
+  counters_.lines_in++;
+  const ShadedVertex& a = line.vertices[0];
+  const ShadedVertex& b = line.vertices[1];
+  if (!finite_position(a) || !finite_position(b)) {
+    counters_.lines_rejected++;
+    return;
+  }
+  std::array<double, 4> pa, pb;
+  for (int k = 0; k < 4; ++k) pa[k] = a.position[k], pb[k] = b.position[k];
+  // Parametric (Liang-Barsky) clip: the part of a + t (b - a) with t in [t0, t1] inside every plane.
+  double t0 = 0, t1 = 1;
+  for (const auto& p : planes_) {
+    const double da = p[0] * pa[0] + p[1] * pa[1] + p[2] * pa[2] + p[3] * pa[3] + p[4];
+    const double db = p[0] * pb[0] + p[1] * pb[1] + p[2] * pb[2] + p[3] * pb[3] + p[4];
+    if (da < 0 && db < 0) t1 = -1;  // wholly outside
+    else if (da < 0) t0 = std::max(t0, da / (da - db));
+    else if (db < 0) t1 = std::min(t1, da / (da - db));
+    if (!(t0 <= t1)) {
+      counters_.lines_rejected++;
+      return;
+    }
+  }
+  Varyings va = a.varyings, vb = b.varyings;
+  auto at = [&](double t, std::array<double, 4>* pos, Varyings* var) {
+    for (int k = 0; k < 4; ++k) (*pos)[k] = pa[k] + t * (pb[k] - pa[k]);
+    for (uint32_t k = 0; k < varyings_; ++k) (*var)[k] = float(a.varyings[k] + t * (double(b.varyings[k]) - a.varyings[k]));
+  };
+  std::array<double, 4> ca = pa, cb = pb;
+  if (t0 > 0 || t1 < 1) {
+    counters_.lines_clipped++;
+    if (t1 < 1) at(t1, &cb, &vb);  // before ca and va change
+    if (t0 > 0) at(t0, &ca, &va);
+  }
+  ExpandedPrimitive e;
+  switch (expand_line(to_screen(ca), to_screen(cb), &e)) {
+    case ExpandResult::kOk: break;
+    case ExpandResult::kDegenerate: counters_.lines_degenerate++; return;
+    case ExpandResult::kOutsideGuardBand: counters_.outside_guard_band++; return;
+  }
+  counters_.lines_out++;
+  emit_expanded(PrimitiveKind::kLine, e, {&va, &vb}, a.varyings, out);
+}
+
+}  // namespace gsgpu::graphics

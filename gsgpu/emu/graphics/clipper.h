@@ -9,6 +9,12 @@
 // Hodgman in double precision; a new vertex's position and varyings are interpolated linearly in clip
 // space (which keeps perspective-correct interpolation exact), and the clipped polygon is cut into a fan
 // with its first vertex. Flat varyings keep the provoking vertex of the original triangle.
+// Points and lines (point_line_setup.h): a point is culled when its vertex lies outside the view
+// volume (-w <= x, y <= w, 0 <= z <= w, w >= kMinClipW: Vulkan's VK_POINT_CLIPPING_BEHAVIOR_ALL_CLIP_PLANES)
+// or is not finite; a line is clipped parametrically against the same planes as triangles (near,
+// far, the guard band, w >= kMinClipW), new endpoints interpolated in clip space; a line with a
+// coordinate that is not finite is dropped. Both become two triangles in framebuffer coordinates
+// (kind kPoint / kLine) with the primitive's provoking vertex as the flat varyings.
 // Viewport: x_f = x + width / 2 * (1 + x_d), y_f = y + height / 2 * (1 + y_d) (y down; a negative
 // height flips), z_f = min_depth + (max_depth - min_depth) * z_d.
 #pragma once
@@ -18,6 +24,7 @@
 #include <optional>
 #include <string>
 
+#include "gsgpu/emu/graphics/point_line_setup.h"
 #include "gsgpu/emu/graphics/primitive_assembly.h"
 #include "gsgpu/emu/graphics/queue.h"
 #include "gsgpu/emu/graphics/triangle_setup.h"
@@ -36,7 +43,12 @@ struct Viewport {
 // Describes what is wrong with a viewport (non-finite, empty, out of bounds, depth outside [0, 1]).
 std::optional<std::string> validate_viewport(const Viewport& v);
 
+// What a RasterTriangle rasterizes: a triangle, or half of a point's square or a line's rectangle
+// (always front-facing, never culled).
+enum class PrimitiveKind : uint8_t { kTriangle, kPoint, kLine };
+
 struct RasterTriangle {
+  PrimitiveKind kind = PrimitiveKind::kTriangle;
   std::array<ScreenVertex, 3> screen;
   std::array<Varyings, 3> varyings;
   Varyings flat;  // the provoking vertex's varyings
@@ -48,6 +60,15 @@ struct ClipCounters {
   uint64_t clipped = 0;   // crossed a plane and were cut
   uint64_t rejected = 0;  // wholly outside a plane
   uint64_t triangles_out = 0;
+  uint64_t points_in = 0;
+  uint64_t points_culled = 0;     // vertex outside the view volume or not finite
+  uint64_t lines_in = 0;
+  uint64_t lines_clipped = 0;     // crossed a plane and were cut
+  uint64_t lines_rejected = 0;    // wholly outside a plane, or not finite
+  uint64_t lines_degenerate = 0;  // zero length in framebuffer coordinates
+  uint64_t points_out = 0, lines_out = 0;  // each sent on as two triangles
+  uint64_t outside_guard_band = 0;  // points / lines whose setup found a coordinate past the band
+  void add(const ClipCounters& other);
 };
 
 class Clipper {
@@ -55,12 +76,17 @@ class Clipper {
   // The viewport must have passed validate_viewport.
   Clipper(const Viewport& viewport, uint32_t varying_components);
   void clip_triangle(const AssembledPrimitive& triangle, Queue<RasterTriangle>& out);
+  // point_size: the point's size before clamping (PIPE_STATE POINT_SIZE or the vertex program's).
+  void clip_point(const AssembledPrimitive& point, float point_size, Queue<RasterTriangle>& out);
+  void clip_line(const AssembledPrimitive& line, Queue<RasterTriangle>& out);
   const ClipCounters& counters() const { return counters_; }
 
  private:
   struct Vertex;
   void emit(const Vertex& a, const Vertex& b, const Vertex& c, const Varyings& flat, Queue<RasterTriangle>& out);
   ScreenVertex to_screen(const std::array<double, 4>& clip) const;
+  void emit_expanded(PrimitiveKind kind, const ExpandedPrimitive& e, const std::array<const Varyings*, 2>& ends,
+                     const Varyings& flat, Queue<RasterTriangle>& out);
 
   Viewport viewport_;
   uint32_t varyings_;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "common/text.h"
+#include "gsgpu/emu/graphics/draw_counters_json.h"
 
 namespace gsgpu::graphics {
 namespace {
@@ -32,6 +33,9 @@ void append_geometry_state(std::string* out, const DrawState& s) {
     appendf(out, "  attribute %-2u    %s at +%u of binding %u (va 0x%" PRIx64 ", %" PRIu64 " bytes, stride %u, %s)\n",
             a, vertex_format_name(at.format), at.offset, at.binding, b.va, b.size, b.stride,
             b.rate == InputRate::kVertex ? "per vertex" : "per instance");
+  }
+  if (d.topology == Topology::kPointList) {
+    appendf(out, "  point size      %g (drawn %g)\n", d.point_size, clamp_point_size(d.point_size));
   }
   const Viewport& v = s.viewport;
   appendf(out, "  viewport        (%g, %g) %g x %g, depth %g .. %g\n", v.x, v.y, v.width, v.height, v.min_depth,
@@ -103,6 +107,17 @@ std::string format_draw_counters(const DrawCounters& c) {
           c.geometry.clip.trivially_accepted, c.geometry.clip.clipped, c.geometry.clip.rejected);
   appendf(&out, "  triangles culled / degenerate       %" PRIu64 " / %" PRIu64 "\n", c.primitive.culled,
           c.primitive.degenerate);
+  const ClipCounters& k = c.geometry.clip;
+  if (k.points_in) {
+    appendf(&out, "  points in / culled / drawn          %" PRIu64 " / %" PRIu64 " / %" PRIu64 "\n", k.points_in,
+            k.points_culled, k.points_out);
+  }
+  if (k.lines_in) {
+    appendf(&out,
+            "  lines in / clipped / rejected / degenerate / drawn  %" PRIu64 " / %" PRIu64 " / %" PRIu64 " / %" PRIu64
+            " / %" PRIu64 "\n",
+            k.lines_in, k.lines_clipped, k.lines_rejected, k.lines_degenerate, k.lines_out);
+  }
   const RasterCounters& r = c.primitive.raster;
   for (int l = 0; l < kTileLevels; ++l) {
     appendf(&out, "  tiles %3dx%-3d visited %-8" PRIu64 " rejected %-8" PRIu64 " accepted %" PRIu64 "\n",
@@ -121,6 +136,7 @@ std::string format_draw_counters(const DrawCounters& c) {
 
 std::string format_draw(const DrawState& state, const DrawResult& result) {
   std::string out = format_draw_state(state) + format_draw_counters(result.counters);
+  out += "counters json: " + format_draw_counters_json(result.counters) + "\n";
   out += result.fault ? "result: fault: " + *result.fault + "\n" : "result: ok\n";
   return out;
 }

@@ -17,10 +17,7 @@ uint32_t PassThroughVertexStage::varying_components() const {
 }
 
 std::optional<std::string> GeometryEngine::validate(const DrawParams& draw, const Viewport& viewport) const {
-  if (draw.topology != Topology::kTriangleList && draw.topology != Topology::kTriangleStrip &&
-      draw.topology != Topology::kTriangleFan) {
-    return std::string("topology ") + topology_name(draw.topology) + " is not supported yet (triangles only)";
-  }
+  if (uint32_t(draw.topology) > kMaxTopology) return "topology " + std::to_string(int(draw.topology)) + " is unknown";
   if (auto bad = validate_viewport(viewport)) return bad;
   if (uint64_t{draw.count} * draw.instance_count > vertex_limit_) {
     return "draw of " + std::to_string(draw.count) + " x " + std::to_string(draw.instance_count) +
@@ -45,7 +42,14 @@ bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::option
     s.assembler.push(batch.shaded[size_t(item)], s.primitives);
     while (!s.primitives.empty()) {
       counters_.primitives++;
-      s.clipper.clip_triangle(s.primitives.pop(), s.triangles);
+      const AssembledPrimitive p = s.primitives.pop();
+      if (p.vertex_count == 1) {
+        s.clipper.clip_point(p, s.point_size, s.triangles);
+      } else if (p.vertex_count == 2) {
+        s.clipper.clip_line(p, s.triangles);
+      } else {
+        s.clipper.clip_triangle(p, s.triangles);
+      }
     }
     if (!s.triangles.empty() && !s.sink(s.triangles)) {
       go_on = false;
@@ -96,17 +100,12 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   if (auto bad = validate(draw, viewport)) return bad;
   VertexFetcher fetcher(memory_, input);
   Clipper clipper(viewport, stage.varying_components());
-  StreamState stream{stage, PrimitiveAssembler(draw.topology), clipper, sink, {}, {}};
+  StreamState stream{stage, PrimitiveAssembler(draw.topology), clipper, sink, draw.point_size, {}, {}};
   std::optional<std::string> fault;
   for (uint32_t inst = 0; inst < draw.instance_count; ++inst) {
     if (!run_instance(draw, inst, fetcher, stream, &fault)) break;
   }
-  const ClipCounters& c = clipper.counters();
-  counters_.clip.triangles_in += c.triangles_in;
-  counters_.clip.trivially_accepted += c.trivially_accepted;
-  counters_.clip.clipped += c.clipped;
-  counters_.clip.rejected += c.rejected;
-  counters_.clip.triangles_out += c.triangles_out;
+  counters_.clip.add(clipper.counters());
   return fault;
 }
 

@@ -1,5 +1,6 @@
 // The geometry engine (seed 001's GE): index fetch, vertex fetch, the vertex stage, primitive
-// assembly, clipping and the viewport, feeding the primitive engine with screen-space triangles.
+// assembly, clipping and the viewport, feeding the primitive engine with screen-space triangles
+// (points and lines as two triangles each, clipper.h / point_line_setup.h).
 //
 // Per instance, the vertex stream is first_vertex + i (non-indexed) or index[first_index + i] +
 // vertex_offset (indexed, u16 or u32; with primitive restart on, the all-ones index of the type ends the
@@ -38,6 +39,8 @@ struct DrawParams {
   uint32_t first_index = 0;
   int32_t vertex_offset = 0;
   bool primitive_restart = false;
+  // Point size of point lists (PIPE_STATE POINT_SIZE), clamped to [kMinPointSize, kMaxPointSize].
+  float point_size = 1.0f;
 };
 
 struct GeometryCounters {
@@ -95,6 +98,7 @@ class GeometryEngine {
     PrimitiveAssembler assembler;
     Clipper& clipper;
     const TriangleSink& sink;
+    float point_size;
     Queue<AssembledPrimitive> primitives;
     Queue<RasterTriangle> triangles;
   };

@@ -56,7 +56,7 @@ std::optional<std::string> GraphicsPipeline::map_targets(const DrawState& s, Col
 
 bool GraphicsPipeline::shade_triangle(const RasterTriangle& t, DrawContext& c) {
   TriangleSetup setup;
-  if (c.pe.draw_triangle(t.screen, &setup, c.quads) != SetupResult::kAccepted) return true;
+  if (c.pe.draw_triangle(t.screen, &setup, c.quads, t.kind) != SetupResult::kAccepted) return true;
   const TriangleInterpolator interp(setup);
   if (c.program) c.program->begin_triangle(t, setup.front_facing);
   while (!c.quads.empty()) {

@@ -10,9 +10,13 @@ void PrimitiveEngine::set_state(const PrimitiveState& state) {
 }
 
 SetupResult PrimitiveEngine::draw_triangle(const std::array<ScreenVertex, 3>& vertices, TriangleSetup* setup,
-                                           Queue<Quad>& quads) {
+                                           Queue<Quad>& quads, PrimitiveKind kind) {
   counters_.triangles_in++;
-  SetupResult result = setup_triangle(vertices, state_.setup, setup);
+  if (kind == PrimitiveKind::kPoint) counters_.point_triangles++;
+  if (kind == PrimitiveKind::kLine) counters_.line_triangles++;
+  const bool triangle = kind == PrimitiveKind::kTriangle;
+  SetupResult result = setup_triangle(vertices, triangle ? state_.setup : SetupState{}, setup);
+  if (!triangle) setup->front_facing = true;  // Vulkan: points and lines are front-facing
   switch (result) {
     case SetupResult::kAccepted:
       rasterizer_.rasterize(*setup, render_area_, quads);

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 
+#include "gsgpu/emu/graphics/clipper.h"
 #include "gsgpu/emu/graphics/queue.h"
 #include "gsgpu/emu/graphics/rasterizer.h"
 #include "gsgpu/emu/graphics/triangle_setup.h"
@@ -26,6 +27,8 @@ struct PrimitiveCounters {
   uint64_t culled = 0;
   uint64_t degenerate = 0;
   uint64_t outside_guard_band = 0;  // never happens behind the geometry engine's clipper
+  uint64_t point_triangles = 0;     // of triangles_in: halves of points' squares
+  uint64_t line_triangles = 0;      // of triangles_in: halves of lines' rectangles
   RasterCounters raster;
 };
 
@@ -35,7 +38,9 @@ class PrimitiveEngine {
 
   void set_state(const PrimitiveState& state);
   // Sets the triangle up and, when it is accepted, rasterizes it into `quads`; the outcome is counted.
-  SetupResult draw_triangle(const std::array<ScreenVertex, 3>& vertices, TriangleSetup* setup, Queue<Quad>& quads);
+  // Halves of points and lines (point_line_setup.h) are front-facing and never culled.
+  SetupResult draw_triangle(const std::array<ScreenVertex, 3>& vertices, TriangleSetup* setup, Queue<Quad>& quads,
+                            PrimitiveKind kind = PrimitiveKind::kTriangle);
 
   PrimitiveCounters counters() const;
   void reset_counters();

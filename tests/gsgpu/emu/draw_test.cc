@@ -156,6 +156,32 @@ TEST_F(DrawTest, ScissorAndVaryingColoursComeFromTheBlocks) {
   EXPECT_EQ(pixel(16, 5), 0u);
 }
 
+// A point list through the ring: PIPE_STATE POINT_SIZE gives the squares' side (clamped to 64 when
+// a guest asks for more), and the DUMP text carries the counters as JSON too.
+TEST_F(DrawTest, PointListsTakeThePointSizeFromPipeStateAndDumpCountersAsJson) {
+  namespace D = blk::DRAW_INFO;
+  namespace P = blk::PIPE_STATE;
+  b_.draw_info[D::FLAGS] = hw::put_field(0, D::FLAGS_TOPOLOGY_MASK, D::FLAGS_TOPOLOGY_SHIFT);  // point list
+  b_.draw_info[D::COUNT] = 1;  // the first vertex: clip (-1, -1), on the target's corner
+  b_.pipe[P::POINT_SIZE] = f32(8);
+  ASSERT_TRUE(draw()) << (device_->command_processor().fault() ? device_->command_processor().fault()->message : "");
+  // The square [-4, 4) x [-4, 4) around (0, 0): its 4 x 4 pixels inside the target.
+  EXPECT_EQ(pixel(3, 3), 0xFF80FF00u);
+  EXPECT_EQ(pixel(4, 3), 0u);
+  EXPECT_EQ(pixel(3, 4), 0u);
+  std::string text = dump();
+  EXPECT_NE(text.find("point size      8 (drawn 8)"), std::string::npos) << text;
+  EXPECT_NE(text.find("counters json: {\"vertices\": 1, \"primitives\": 1,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"written\": 16,"), std::string::npos) << text;
+  recover();
+  b_.draw_info[D::FLAGS] = hw::put_field(0, D::FLAGS_TOPOLOGY_MASK, D::FLAGS_TOPOLOGY_SHIFT);
+  b_.draw_info[D::COUNT] = 1;
+  b_.pipe[P::POINT_SIZE] = f32(1e30f);  // hostile: clamped, not a 10^30-pixel square
+  ASSERT_TRUE(draw());
+  EXPECT_EQ(device_->command_processor().last_draw()->result.counters.merge.fragments_written, 32u * 32u);
+  EXPECT_NE(dump().find("point size      1e+30 (drawn 64)"), std::string::npos) << dump();
+}
+
 std::vector<uint32_t> assemble(const char* source) {
   std::vector<uint32_t> words;
   std::string error;
@@ -309,7 +335,6 @@ TEST_F(DrawTest, EveryHostileStateEndsInAFaultAndTheDeviceRecovers) {
       {"enormous draw",
        [](DrawBlocks& b, uint64_t&) { b.draw_info[D::COUNT] = b.draw_info[D::INSTANCE_COUNT] = 0xFFFFFFFF; },
        CpFaultCause::kDrawFault, "exceeds the limit"},
-      {"lines", [](DrawBlocks& b, uint64_t&) { b.draw_info[D::FLAGS] = 1; }, CpFaultCause::kDrawFault, "not supported"},
   };
   for (const Hostile& h : cases) {
     recover();

@@ -319,21 +319,5 @@ TEST_F(GoldenTest, DrawParametersInstancesAndFlippedCulling) {
   check(s, {0, 0});
 }
 
-// Points and lines are assembled but not rasterized by gsgpu yet: the draw is refused with a fault
-// that says so (docs/graphics.md), for each of the three topologies.
-TEST_F(GoldenTest, PointsAndLinesAreRefusedAsNotSupportedYet) {
-  for (uint32_t topology : {0u, 1u, 2u}) {
-    Scene s;
-    s.name = "points_lines";
-    Draw d;
-    d.topology = topology;
-    d.vertices = {at(s, 2, 2), at(s, 30, 30), at(s, 40, 5), at(s, 50, 50)};
-    s.draws.push_back(d);
-    std::string error;
-    EXPECT_FALSE(render_on_gsgpu(s, &error)) << topology;
-    EXPECT_NE(error.find("not supported yet"), std::string::npos) << topology << ": " << error;
-  }
-}
-
 }  // namespace
 }  // namespace gsgpu::golden

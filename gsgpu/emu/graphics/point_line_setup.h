@@ -1,0 +1,49 @@
+// Point and line setup: each point or line segment, already clipped and in framebuffer coordinates,
+// becomes the region Vulkan rasterizes ("Basic Point Rasterization", "Basic Line Segment
+// Rasterization"), given to the rasterizer as two triangles with the top-left rule, so that the
+// hierarchical rasterizer, the interpolator and both fragment stages serve them unchanged.
+//
+// - A point is a square of side `size` centred on the vertex, sampled at pixel centres. In 1/256
+//   sub-pixels its left / top edge is snap(centre) - floor(snap(size) / 2) and its side snap(size);
+//   the top-left rule makes the left and top edges inclusive, the right and bottom ones exclusive (the
+//   square lavapipe / llvmpipe draw with point_quad_rasterization). Size is clamped to
+//   [kMinPointSize, kMaxPointSize] (pointSizeRange); NaN is 1.
+// - A line is the rectangle of width 1 centred on the segment from a to b, ending at the endpoints
+//   (Vulkan's rectangular lines, lavapipe's default when no line mode is given): corners snap(a) -+ t
+//   and snap(b) -+ t with t = snap(n / 2) and n the unit normal (-dy, dx) / |d| of the unsnapped
+//   segment. A pixel centre on an edge is covered by the top-left rule.
+// The two triangles of a line carry endpoint a's attributes at a's corners and b's at b's, so the
+// barycentric interpolation inside them is the affine function along the segment:
+// t = (p - a).(b - a) / |b - a|^2 and depth (1 - t) z_a + t z_b, perspective-correct varyings by the
+// endpoints' 1 / w (Vulkan's line formulas). A point's triangles carry its vertex everywhere.
+// Points and lines are always front-facing and never culled by the cull mode.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "gsgpu/emu/graphics/triangle_setup.h"
+
+namespace gsgpu::graphics {
+
+inline constexpr float kMinPointSize = 1.0f;
+inline constexpr float kMaxPointSize = 64.0f;  // pointSizeRange [1, 64], granularity 1/256
+inline constexpr float kLineWidth = 1.0f;      // lineWidthRange [1, 1] (no wideLines)
+
+// Which endpoint each corner of an expanded primitive takes its attributes from (0: a, 1: b).
+struct ExpandedPrimitive {
+  std::array<std::array<ScreenVertex, 3>, 2> triangles;
+  std::array<std::array<uint8_t, 3>, 2> endpoint;
+};
+
+enum class ExpandResult : uint8_t {
+  kOk,
+  kDegenerate,        // a line of zero length
+  kOutsideGuardBand,  // a coordinate that is not finite or beyond the guard band
+};
+
+float clamp_point_size(float size);
+ExpandResult expand_point(const ScreenVertex& centre, float size, ExpandedPrimitive* out);
+ExpandResult expand_line(const ScreenVertex& a, const ScreenVertex& b, ExpandedPrimitive* out);
+
+}  // namespace gsgpu::graphics

@@ -1,0 +1,361 @@
+// Points and lines through the whole pipeline (point_line_setup.h, clipper.h): which pixels each
+// covers by Vulkan's rules (squares and rectangles sampled at pixel centres, the top-left rule on
+// their edges), interpolation along a line, clipping, the per-draw counters (text and JSON), and
+// hostile positions and point sizes.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "gsgpu/emu/graphics/draw_counters_json.h"
+#include "gsgpu/emu/graphics/draw_dump.h"
+#include "gsgpu/emu/graphics/graphics_pipeline.h"
+#include "tests/gsgpu/flat_memory.h"
+
+namespace gsgpu::graphics {
+namespace {
+
+using gsgpu::testing::FlatMemory;
+using Pixels = std::set<std::pair<uint32_t, uint32_t>>;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// A W x H target with the viewport over it; vertices given in framebuffer pixels (converted to clip
+// space with w = 1 unless given) with an RGBA varying.
+struct Scene {
+  FlatMemory memory{0x100000, 8 << 20};
+  DrawState state;
+  uint64_t color_va = 0;
+
+  Scene(uint32_t w, uint32_t h, Topology topology, ColorFormat cf = ColorFormat::kR8G8B8A8Unorm) {
+    state.width = w;
+    state.height = h;
+    state.viewport = Viewport{0, 0, float(w), float(h), 0, 1};
+    color_va = memory.alloc(size_t(w) * h * bytes_per_pixel(cf));
+    state.color = ColorTargetState{true, color_va, w * bytes_per_pixel(cf), cf};
+    state.draw.topology = topology;
+    state.constant_color = {1, 1, 1, 1};
+  }
+  // Each vertex: framebuffer x, y, then z, w, then the varying colour.
+  struct V {
+    float x, y, z = 0.5f, w = 1;
+    std::array<float, 4> color{1, 1, 1, 1};
+  };
+  void vertices(const std::vector<V>& vs) {
+    std::vector<float> data;
+    for (const V& v : vs) {
+      const float cx = (2 * v.x / float(state.width) - 1) * v.w, cy = (2 * v.y / float(state.height) - 1) * v.w;
+      for (float f : {cx, cy, v.z * v.w, v.w}) data.push_back(f);
+      for (float f : v.color) data.push_back(f);
+    }
+    state.input.bindings[0] = VertexBinding{memory.upload(data), data.size() * 4, 32, InputRate::kVertex, 1};
+    state.input.attributes[0] = VertexAttribute{0, 109, 0};
+    state.input.attributes[1] = VertexAttribute{0, 109, 16};
+    state.input.attribute_count = 2;
+    state.draw.count = uint32_t(vs.size());
+  }
+  // Raw clip-space positions (no conversion), for hostile values.
+  void clip_vertices(const std::vector<std::array<float, 4>>& ps) {
+    std::vector<float> data;
+    for (const auto& p : ps) {
+      for (float f : p) data.push_back(f);
+      for (int c = 0; c < 4; ++c) data.push_back(1);
+    }
+    state.input.bindings[0] = VertexBinding{memory.upload(data), data.size() * 4, 32, InputRate::kVertex, 1};
+    state.input.attributes[0] = VertexAttribute{0, 109, 0};
+    state.input.attributes[1] = VertexAttribute{0, 109, 16};
+    state.input.attribute_count = 2;
+    state.draw.count = uint32_t(ps.size());
+  }
+  ColorTarget target() {
+    return ColorTarget{memory.host(color_va), state.width, state.height, state.color.row_pitch, state.color.format};
+  }
+  Pixels covered() {
+    Pixels p;
+    ColorTarget t = target();
+    for (uint32_t y = 0; y < state.height; ++y)
+      for (uint32_t x = 0; x < state.width; ++x)
+        if (t.load_bits(x, y)[3] != 0) p.insert({x, y});
+    return p;
+  }
+  DrawResult draw() {
+    GraphicsPipeline gp(memory);
+    return gp.draw(state);
+  }
+};
+
+Pixels rect(uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1) {
+  Pixels p;
+  for (uint32_t y = y0; y < y1; ++y)
+    for (uint32_t x = x0; x < x1; ++x) p.insert({x, y});
+  return p;
+}
+
+// Points: squares of side PointSize centred on the vertex, left / top edges inclusive.
+TEST(PointRasterization, SquaresOfThePointSizeCoverTheCentresInside) {
+  struct Case {
+    float x, y, size;
+    Pixels expected;
+  } cases[] = {
+      {8.5f, 8.5f, 1, rect(8, 8, 9, 9)},      // one pixel
+      {8.0f, 8.0f, 1, rect(7, 7, 8, 8)},      // centre on a corner: [7.5, 8.5) holds centre 7.5 only
+      {8.0f, 8.0f, 2, rect(7, 7, 9, 9)},      // 2x2 around the corner
+      {8.5f, 8.5f, 3, rect(7, 7, 10, 10)},    // 3x3
+      {8.5f, 8.5f, 2, rect(7, 7, 9, 9)},      // [7.5, 9.5): centres 7.5 (inclusive edge), 8.5
+      {8.5f, 8.5f, 0.25f, rect(8, 8, 9, 9)},  // below the range: drawn as 1
+      {8.3f, 8.7f, 1.5f, rect(8, 8, 9, 9)},   // [7.55, 9.05) x [7.95, 9.45) (snapped): centre (8.5, 8.5)
+  };
+  for (const Case& c : cases) {
+    Scene s(32, 32, Topology::kPointList);
+    s.vertices({{c.x, c.y}});
+    s.state.draw.point_size = c.size;
+    DrawResult r = s.draw();
+    ASSERT_FALSE(r.fault) << *r.fault;
+    EXPECT_EQ(s.covered(), c.expected) << c.x << ", " << c.y << " size " << c.size;
+    EXPECT_EQ(r.counters.geometry.clip.points_out, 1u);
+    EXPECT_EQ(r.counters.primitive.point_triangles, 2u);
+    EXPECT_EQ(r.counters.merge.overdraw, 0u);  // the square's two halves never share a pixel
+  }
+}
+
+TEST(PointRasterization, SizesAreClampedToTheRangeAndNaNIsOne) {
+  for (float size : {64.0f, 1000.0f, kInf, 3e38f}) {
+    Scene s(128, 128, Topology::kPointList);
+    s.vertices({{64, 64}});
+    s.state.draw.point_size = size;
+    DrawResult r = s.draw();
+    ASSERT_FALSE(r.fault) << *r.fault;
+    EXPECT_EQ(s.covered(), rect(32, 32, 96, 96)) << size;
+    EXPECT_EQ(r.counters.merge.fragments_written, 64u * 64u);
+  }
+  for (float size : {kNaN, -5.0f, 0.0f, -kInf}) {
+    Scene s(16, 16, Topology::kPointList);
+    s.vertices({{4.5f, 4.5f}});
+    s.state.draw.point_size = size;
+    ASSERT_FALSE(s.draw().fault);
+    EXPECT_EQ(s.covered(), rect(4, 4, 5, 5)) << size;
+  }
+}
+
+TEST(PointRasterization, PointsOutsideTheViewVolumeOrNotFiniteAreCulled) {
+  Scene s(16, 16, Topology::kPointList);
+  s.state.draw.point_size = 8;
+  // Inside; centre just left of the viewport (its square would overlap); behind the near plane;
+  // beyond the far plane; w = 0; NaN; infinite; enormous.
+  s.clip_vertices({{0, 0, 0.5f, 1},
+                   {-1.01f, 0, 0.5f, 1},
+                   {0, 0, -0.1f, 1},
+                   {0, 0, 1.1f, 1},
+                   {0, 0, 0, 0},
+                   {kNaN, 0, 0.5f, 1},
+                   {0, kInf, 0.5f, 1},
+                   {3e38f, -3e38f, 0.5f, 1}});
+  DrawResult r = s.draw();
+  ASSERT_FALSE(r.fault) << *r.fault;
+  EXPECT_EQ(r.counters.geometry.clip.points_in, 8u);
+  EXPECT_EQ(r.counters.geometry.clip.points_culled, 7u);
+  EXPECT_EQ(r.counters.geometry.clip.points_out, 1u);
+  EXPECT_EQ(s.covered(), rect(4, 4, 12, 12));
+}
+
+TEST(PointRasterization, CullModeDoesNotCullPointsOrLinesAndTheyAreFrontFacing) {
+  for (Topology t : {Topology::kPointList, Topology::kLineList}) {
+    Scene s(16, 16, t);
+    s.state.setup.cull = CullMode::kFrontAndBack;
+    s.state.depth_stencil.stencil_test = false;
+    s.vertices({{2.5f, 2.5f}, {10.5f, 2.5f}});
+    DrawResult r = s.draw();
+    ASSERT_FALSE(r.fault) << *r.fault;
+    EXPECT_EQ(r.counters.primitive.culled, 0u);
+    EXPECT_GT(r.counters.merge.fragments_written, 0u);
+  }
+}
+
+// Lines: the rectangle of width 1 between the endpoints.
+TEST(LineRasterization, AxisAlignedAndDiagonalLinesCoverTheirRectangles) {
+  struct Case {
+    Scene::V a, b;
+    Pixels expected;
+  } cases[] = {
+      {{2.5f, 4.5f}, {6.5f, 4.5f}, rect(2, 4, 6, 5)},  // x-major: centres 2.5 .. 5.5 (the far end excluded)
+      {{6.5f, 4.5f}, {2.5f, 4.5f}, rect(2, 4, 6, 5)},  // reversed: the same rectangle, the same pixels
+      {{3.5f, 1.0f}, {3.5f, 9.0f}, rect(3, 1, 4, 9)},  // y-major, ends on pixel edges
+      {{3.0f, 1.5f}, {3.0f, 5.5f}, rect(2, 1, 3, 5)},  // on a pixel edge: the rectangle [2.5, 3.5): column 2
+  };
+  for (const Case& c : cases) {
+    Scene s(16, 16, Topology::kLineList);
+    s.vertices({c.a, c.b});
+    DrawResult r = s.draw();
+    ASSERT_FALSE(r.fault) << *r.fault;
+    EXPECT_EQ(s.covered(), c.expected) << c.a.x << "," << c.a.y << " -> " << c.b.x << "," << c.b.y;
+    EXPECT_EQ(r.counters.primitive.line_triangles, 2u);
+    EXPECT_EQ(r.counters.merge.overdraw, 0u);
+  }
+  // A 45-degree diagonal through pixel centres: each centre on it is covered (distance 0), its
+  // neighbours (distance 0.707) are not.
+  Scene s(16, 16, Topology::kLineList);
+  s.vertices({{1, 1}, {9, 9}});
+  ASSERT_FALSE(s.draw().fault);
+  Pixels diagonal;
+  for (uint32_t i = 1; i < 9; ++i) diagonal.insert({i, i});
+  EXPECT_EQ(s.covered(), diagonal);
+}
+
+// A check against the rule itself: a pixel is covered exactly when its centre lies inside the
+// rectangle (off its edges), for lines in many directions with sub-pixel endpoints.
+TEST(LineRasterization, CoverageIsTheRectangleAtEveryAngle) {
+  for (int k = 0; k < 48; ++k) {
+    const double angle = k * 2 * M_PI / 48 + 0.01;
+    const float ax = 16.13f, ay = 15.71f;
+    const float bx = float(ax + 11.3 * std::cos(angle)), by = float(ay + 11.3 * std::sin(angle));
+    Scene s(32, 32, Topology::kLineList);
+    s.vertices({{ax, ay}, {bx, by}});
+    ASSERT_FALSE(s.draw().fault);
+    const Pixels got = s.covered();
+    const double dx = bx - ax, dy = by - ay, len = std::sqrt(dx * dx + dy * dy);
+    for (uint32_t y = 0; y < 32; ++y) {
+      for (uint32_t x = 0; x < 32; ++x) {
+        const double px = x + 0.5 - ax, py = y + 0.5 - ay;
+        const double along = (px * dx + py * dy) / len, across = (px * -dy + py * dx) / len;
+        // Centres clearly inside / outside (a margin for the 1/256 snapping of the corners).
+        const bool inside = along > 0.01 && along < len - 0.01 && std::fabs(across) < 0.49;
+        const bool outside = along < -0.01 || along > len + 0.01 || std::fabs(across) > 0.51;
+        if (inside) {
+          EXPECT_TRUE(got.count({x, y})) << k << ": " << x << "," << y;
+        }
+        if (outside) {
+          EXPECT_FALSE(got.count({x, y})) << k << ": " << x << "," << y;
+        }
+      }
+    }
+  }
+}
+
+TEST(LineRasterization, StripsShareEndpointsWithoutOverdrawWhenStraight) {
+  Scene s(16, 16, Topology::kLineStrip);
+  // Joints on pixel centres: the first segment's end edge excludes the centre, the next one's start
+  // edge includes it.
+  s.vertices({{1.5f, 4.5f}, {5.5f, 4.5f}, {9.5f, 4.5f}, {13.5f, 4.5f}});
+  DrawResult r = s.draw();
+  ASSERT_FALSE(r.fault) << *r.fault;
+  EXPECT_EQ(s.covered(), rect(1, 4, 13, 5));
+  EXPECT_EQ(r.counters.geometry.primitives, 3u);
+  EXPECT_EQ(r.counters.merge.fragments_written, 12u);
+  EXPECT_EQ(r.counters.merge.overdraw, 0u);
+}
+
+// Varyings along a line: t = (p - a).(b - a) / |b - a|^2 at the pixel centre, perspective-correct
+// by the endpoints' 1 / w; flat from the first vertex.
+TEST(LineRasterization, VaryingsAreInterpolatedAlongTheLine) {
+  for (Interpolation mode : {Interpolation::kNoPerspective, Interpolation::kPerspective, Interpolation::kFlat}) {
+    Scene s(16, 4, Topology::kLineList, ColorFormat::kR32G32B32A32Sfloat);
+    s.state.fragment = FragmentMode::kVaryingColor;
+    s.state.varying_interpolation = mode;
+    const float wa = 1, wb = 4;
+    s.vertices({{0, 1.5f, 0.5f, wa, {0, 0, 0, 1}}, {16, 1.5f, 0.5f, wb, {1, 2, 3, 1}}});
+    ASSERT_FALSE(s.draw().fault);
+    ColorTarget t = s.target();
+    for (uint32_t x = 0; x < 16; ++x) {
+      const double lt = (x + 0.5) / 16;
+      double f = lt;
+      if (mode == Interpolation::kPerspective) f = (lt / wb) / ((1 - lt) / wa + lt / wb);
+      if (mode == Interpolation::kFlat) f = 0;
+      const float r = std::bit_cast<float>(t.load_bits(x, 1)[0]);
+      EXPECT_NEAR(r, f, 1e-6) << int(mode) << " x " << x;
+      EXPECT_EQ(t.load_bits(x, 0)[3], 0u);  // one row only
+    }
+  }
+}
+
+TEST(LineRasterization, DepthTestAndBlendingApplyToLines) {
+  Scene s(16, 8, Topology::kLineList);
+  const uint64_t depth_va = s.memory.alloc(16 * 8 * 4);
+  s.state.depth = DepthTargetState{true, depth_va, 16 * 4, DepthFormat::kD32Sfloat};
+  DepthStencilTarget d{s.memory.host(depth_va), 16, 8, 16 * 4, DepthFormat::kD32Sfloat};
+  for (uint32_t y = 0; y < 8; ++y)
+    for (uint32_t x = 0; x < 16; ++x) d.store_depth(x, y, x < 8 ? 0.25f : 1.0f);
+  s.state.depth_stencil.depth_test = true;
+  s.state.depth_stencil.depth_write = true;
+  s.state.depth_stencil.depth_compare = CompareOp::kLess;
+  s.state.blend.enable = true;
+  s.state.blend.src_color = s.state.blend.src_alpha = BlendFactor::kOne;
+  s.state.blend.dst_color = s.state.blend.dst_alpha = BlendFactor::kOne;
+  s.state.constant_color = {0.25f, 0.5f, 0, 1};
+  s.vertices({{0, 3.5f, 0.5f}, {16, 3.5f, 0.5f}, {0, 3.5f, 0.75f}, {16, 3.5f, 0.75f}});
+  DrawResult r = s.draw();
+  ASSERT_FALSE(r.fault) << *r.fault;
+  EXPECT_EQ(r.counters.merge.depth_failed, 8u + 16u);  // the left half of both, the second line on the right
+  EXPECT_EQ(r.counters.merge.fragments_written, 8u);
+  ColorTarget t = s.target();
+  EXPECT_EQ(t.load_bits(3, 3), (std::array<uint32_t, 4>{0, 0, 0, 0}));
+  EXPECT_EQ(t.load_bits(12, 3), (std::array<uint32_t, 4>{64, 128, 0, 255}));
+  EXPECT_FLOAT_EQ(d.load_depth(12, 3), 0.5f);
+}
+
+TEST(LineClipping, LinesAreClippedNotDropped) {
+  Scene s(16, 16, Topology::kLineList);
+  // Far off to the left (x = -10000 w, beyond the guard band) into the target; across the near plane; wholly behind it.
+  s.clip_vertices({{-10000, 0.0625f, 0.5f, 1}, {0, 0.0625f, 0.5f, 1},
+                   {0.0625f, -1, -1, 1}, {0.0625f, 1, 1, 1},
+                   {-1, -1, -2, 1}, {1, 1, -1, 1}});
+  DrawResult r = s.draw();
+  ASSERT_FALSE(r.fault) << *r.fault;
+  const ClipCounters& c = r.counters.geometry.clip;
+  EXPECT_EQ(c.lines_in, 3u);
+  EXPECT_EQ(c.lines_clipped, 2u);
+  EXPECT_EQ(c.lines_rejected, 1u);
+  EXPECT_EQ(c.lines_out, 2u);
+  // Row 8 (y_d = 0.0625 -> 8.5) from x 0 to 8; column 8 (x 8.5) from the near plane's y (8) down.
+  Pixels expected = rect(0, 8, 8, 9);
+  for (uint32_t y = 8; y < 16; ++y) expected.insert({8, y});
+  EXPECT_EQ(s.covered(), expected);
+}
+
+TEST(LineClipping, HostileCoordinatesAreDroppedOrBoundedNeverHang) {
+  Scene s(16, 16, Topology::kLineStrip);
+  s.clip_vertices({{kNaN, 0, 0.5f, 1}, {0, 0, 0.5f, 1}, {kInf, 0, 0.5f, 1}, {3e38f, 3e38f, 0.5f, 1},
+                   {-3e38f, -3e38f, 0.5f, 1}, {1e-30f, 0, 0.5f, 1e-30f}, {0, 0, 0.5f, 1}, {0, 0, 0.5f, 1},
+                   {1e6f, 1e6f, 0.5f, 1}, {-1e6f, -1e6f, 0.5f, 1}});
+  DrawResult r = s.draw();
+  ASSERT_FALSE(r.fault) << *r.fault;
+  const ClipCounters& c = r.counters.geometry.clip;
+  EXPECT_EQ(c.lines_in, 9u);
+  // NaN and infinity: dropped; +-3e38: clipped to a point at the origin (t0 = t1 in double); the
+  // zero-length lines: degenerate; w near 0: clipped at w = 10^-6 and the far plane; +-10^6: clipped
+  // to the guard band and drawn.
+  EXPECT_GE(c.lines_rejected, 3u);
+  EXPECT_GE(c.lines_degenerate, 1u);
+  EXPECT_GE(c.lines_out, 1u);
+  EXPECT_EQ(c.lines_in, c.lines_rejected + c.lines_degenerate + c.lines_out + c.outside_guard_band);
+  EXPECT_LE(r.counters.merge.fragments_written, 16u * 16u);
+}
+
+// The DUMP text names the new counters, and the JSON form holds the same numbers.
+TEST(DrawCountersJson, MatchesTheCountersOfAKnownScene) {
+  Scene s(32, 32, Topology::kPointList);
+  s.state.draw.point_size = 4;
+  // Two 4x4 points inside, one culled (outside), overlapping by a 2x2 corner.
+  s.vertices({{8, 8}, {10, 10}, {-5, 8}});
+  DrawResult r = s.draw();
+  ASSERT_FALSE(r.fault) << *r.fault;
+  EXPECT_EQ(r.counters.merge.fragments_written, 32u);
+  EXPECT_EQ(r.counters.merge.overdraw, 4u);
+  const std::string json = format_draw_counters_json(r.counters);
+  for (const char* part : {"\"vertices\": 3,", "\"primitives\": 3,", "\"points_in\": 3,", "\"points_culled\": 1,",
+                           "\"points_out\": 2,", "\"point_triangles\": 4,", "\"fragments\": 32,",
+                           "\"written\": 32,", "\"overdraw\": 4}", "{\"size\": 128, \"visited\": 4,"}) {
+    EXPECT_NE(json.find(part), std::string::npos) << part << "\n" << json;
+  }
+  const std::string dump = format_draw(s.state, r);
+  EXPECT_NE(dump.find("counters json: " + json + "\n"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("points in / culled / drawn          3 / 1 / 2"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("point size      4 (drawn 4)"), std::string::npos) << dump;
+}
+
+}  // namespace
+}  // namespace gsgpu::graphics
