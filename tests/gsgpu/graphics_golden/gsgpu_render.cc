@@ -280,6 +280,7 @@ class GsgpuScene {
     w[P::SCISSOR_HEIGHT] = full_scissor ? s.height : uint32_t(d.scissor[3]);
     w[P::TARGET_SIZE] = hw::put_field(s.width, P::TARGET_SIZE_WIDTH_MASK, P::TARGET_SIZE_WIDTH_SHIFT) |
                         hw::put_field(s.height, P::TARGET_SIZE_HEIGHT_MASK, P::TARGET_SIZE_HEIGHT_SHIFT);
+    w[P::POINT_SIZE] = bits(d.point_size);
     w[P::COLOR_VA_LO] = lo(color_va_);
     w[P::COLOR_VA_HI] = hi(color_va_);
     w[P::COLOR_PITCH] = color_pitch_;

@@ -27,6 +27,7 @@ inline constexpr uint32_t kD32Sfloat = 126;
 inline constexpr uint32_t kD24UnormS8Uint = 129;
 
 // VkPrimitiveTopology
+inline constexpr uint32_t kPointList = 0, kLineList = 1, kLineStrip = 2;
 inline constexpr uint32_t kTriangleList = 3, kTriangleStrip = 4, kTriangleFan = 5;
 
 using Vec4 = std::array<float, 4>;
@@ -62,6 +63,9 @@ struct Draw {
   bool index_u16 = false;
   bool primitive_restart = false;
   uint32_t topology = kTriangleList;
+  // Point lists: the points' side (PIPE_STATE POINT_SIZE on gsgpu; gl_PointSize from a specialization
+  // constant of the point vertex shader on lavapipe, which needs the largePoints feature beyond 1).
+  float point_size = 1;
   uint32_t instance_count = 1;
   // vkCmdDraw / vkCmdDrawIndexed parameters. `count` 0: every vertex (non-indexed) or index (indexed);
   // otherwise that many from first_vertex / first_index.

@@ -20,6 +20,7 @@
 #include "tests/gsgpu/graphics_golden/golden_frag_3_0.h"
 #include "tests/gsgpu/graphics_golden/golden_frag_3_1.h"
 #include "tests/gsgpu/graphics_golden/golden_vert.h"
+#include "tests/gsgpu/graphics_golden/golden_vert_points.h"
 
 namespace gsgpu::golden {
 
@@ -40,6 +41,7 @@ struct LavapipeRenderer::State {
   uint32_t queue_family = 0;
   VkPhysicalDeviceMemoryProperties memory{};
   VkShaderModule vertex = VK_NULL_HANDLE;
+  VkShaderModule vertex_points = VK_NULL_HANDLE;  // writes gl_PointSize (point lists)
   VkShaderModule fragment[4][2] = {};  // [shading][dual source]
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkCommandPool pool = VK_NULL_HANDLE;
@@ -54,6 +56,7 @@ struct LavapipeRenderer::State {
       for (auto& pair : fragment)
         for (VkShaderModule m : pair) vkDestroyShaderModule(device, m, nullptr);
       vkDestroyShaderModule(device, vertex, nullptr);
+      vkDestroyShaderModule(device, vertex_points, nullptr);
       vkDestroyDevice(device, nullptr);
     }
     if (instance) vkDestroyInstance(instance, nullptr);
@@ -107,6 +110,7 @@ bool open_device(LavapipeRenderer::State& s, std::string* error) {
   VkPhysicalDeviceFeatures features{};
   features.dualSrcBlend = supported.dualSrcBlend;
   features.logicOp = supported.logicOp;
+  features.largePoints = supported.largePoints;  // point sizes other than 1
   uint32_t families = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(s.physical, &families, nullptr);
   std::vector<VkQueueFamilyProperties> props(families);
@@ -133,6 +137,7 @@ bool open_device(LavapipeRenderer::State& s, std::string* error) {
 
 bool make_shared_objects(LavapipeRenderer::State& s, std::string* error) {
   if (!make_module(s.device, golden_vert, &s.vertex, error) ||
+      !make_module(s.device, golden_vert_points, &s.vertex_points, error) ||
       !make_module(s.device, golden_frag_0_0, &s.fragment[0][0], error) ||
       !make_module(s.device, golden_frag_0_1, &s.fragment[0][1], error) ||
       !make_module(s.device, golden_frag_1_0, &s.fragment[1][0], error) ||
@@ -351,7 +356,7 @@ class VkScene {
                      double(d.blend.src_color), double(d.blend.dst_color),   double(d.blend.color_op),
                      double(d.blend.src_alpha), double(d.blend.dst_alpha),   double(d.blend.alpha_op),
                      double(d.logic_op_enable), double(d.logic_op),          double(d.write_mask),
-                     double(d.shading),         double(d.dual_source)}) {
+                     double(d.shading),         double(d.dual_source),       double(d.point_size)}) {
       add(v);
     }
     for (float v : d.viewport) add(v);
@@ -398,6 +403,12 @@ class VkScene {
     stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
     stages[0].module = s_.vertex;
     stages[0].pName = "main";
+    const VkSpecializationMapEntry point_size_entry{0, 0, sizeof(float)};
+    const VkSpecializationInfo point_size{1, &point_size_entry, sizeof(float), &d.point_size};
+    if (d.topology == kPointList) {
+      stages[0].module = s_.vertex_points;
+      stages[0].pSpecializationInfo = &point_size;
+    }
     stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
     stages[1].module = s_.fragment[int(d.shading)][d.dual_source ? 1 : 0];
     stages[1].pName = "main";

@@ -12,8 +12,16 @@ layout(location = 3) noperspective out vec4 linear_color1;
 layout(location = 4) flat out vec4 flat_color;
 layout(location = 5) flat out vec4 flat_color1;
 
+#ifdef POINTS
+// Point lists must write PointSize; the pipeline specializes it to the scene's size.
+layout(constant_id = 0) const float kPointSize = 1.0;
+#endif
+
 void main() {
   gl_Position = in_position;
+#ifdef POINTS
+  gl_PointSize = kPointSize;
+#endif
   smooth_color = in_color;
   smooth_color1 = in_color1;
   linear_color = in_color;
