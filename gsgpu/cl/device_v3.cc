@@ -70,7 +70,6 @@ cl_int absent_features(cl_device_info param, size_t size, void* value, size_t* r
   *known = true;
   switch (param) {
     // cl_uint limits of features the device does not have.
-    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
     case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
     case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
     case CL_DEVICE_MAX_ON_DEVICE_QUEUES:

@@ -327,12 +327,13 @@ cl_int CL_API_CALL gsgpu_clGetSupportedImageFormats(cl_context context, cl_mem_f
   if (!c) return CL_INVALID_CONTEXT;
   constexpr cl_mem_flags kKnown = kAccessFlags | kHostPtrFlags | kHostAccessFlags | CL_MEM_KERNEL_READ_AND_WRITE;
   if ((flags & ~kKnown) || !is_image_type(type) || (num_entries == 0 && formats)) return CL_INVALID_VALUE;
-  // None without image support; none for images a kernel both reads and writes (the device has no
-  // read_write images: CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS is 0); none for 3D images a kernel may
-  // write unless the device reports cl_khr_3d_image_writes (the CTS's consistency_3d_image_writes).
+  // None without image support; none for 3D images a kernel may write unless the device reports
+  // cl_khr_3d_image_writes (the CTS's consistency_3d_image_writes). Images a kernel both reads and
+  // writes (CL_MEM_KERNEL_READ_AND_WRITE, read_write arguments) take every format: the texture unit
+  // loads and stores each of them.
   static const std::vector<cl_image_format> kNone;
   const bool kernel_may_write = !(flags & CL_MEM_READ_ONLY);
-  const bool any = c->rt->config().image_support && !(flags & CL_MEM_KERNEL_READ_AND_WRITE) &&
+  const bool any = c->rt->config().image_support &&
                    !(type == CL_MEM_OBJECT_IMAGE3D && kernel_may_write && !device_has_3d_image_writes(c->rt));
   const std::vector<cl_image_format>& list = any ? supported_image_formats() : kNone;
   if (count) *count = cl_uint(list.size());

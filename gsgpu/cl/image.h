@@ -13,6 +13,7 @@ inline constexpr size_t kImage3DMaxSize = 2048;     // width, height and depth
 inline constexpr size_t kImageMaxArraySize = 2048;  // layers of 1D and 2D arrays
 inline constexpr cl_uint kMaxReadImageArgs = 128;
 inline constexpr cl_uint kMaxWriteImageArgs = 64;
+inline constexpr cl_uint kMaxReadWriteImageArgs = 64;  // OpenCL 2.0's minimum; __opencl_c_read_write_images
 inline constexpr cl_uint kMaxSamplers = 16;
 // 2D images from buffers: the row pitch is a multiple of this many pixels, and the buffer's first
 // byte of so many pixels (a buffer object or sub-buffer start always is: 128-byte aligned).

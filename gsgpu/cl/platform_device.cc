@@ -65,6 +65,7 @@ cl_int uint_info(Runtime* rt, cl_device_info param, size_t size, void* value, si
     case CL_DEVICE_ADDRESS_BITS: v = 64; break;
     case CL_DEVICE_MAX_READ_IMAGE_ARGS: v = images(rt) ? kMaxReadImageArgs : 0; break;
     case CL_DEVICE_MAX_WRITE_IMAGE_ARGS: v = images(rt) ? kMaxWriteImageArgs : 0; break;
+    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS: v = images(rt) ? kMaxReadWriteImageArgs : 0; break;
     case CL_DEVICE_MAX_SAMPLERS: v = images(rt) ? kMaxSamplers : 0; break;
     case CL_DEVICE_IMAGE_PITCH_ALIGNMENT: v = images(rt) ? kImagePitchAlignment : 0; break;
     case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: v = images(rt) ? kImageBaseAddressAlignment : 0; break;

@@ -21,7 +21,7 @@ inline constexpr char kOpenCLCFeatures[] = "__opencl_c_int64 __opencl_c_fp64";
 // Images (lower_image.cc), 3D image writes included: offered to a program, and reported by the
 // runtime (CL_DEVICE_IMAGE_SUPPORT, these features and extensions), only when the device has image
 // support (FrontendDevice::images, RuntimeConfig::image_support).
-inline constexpr char kOpenCLCImageFeatures[] = "__opencl_c_images __opencl_c_3d_image_writes";
+inline constexpr char kOpenCLCImageFeatures[] = "__opencl_c_images __opencl_c_3d_image_writes __opencl_c_read_write_images";
 inline constexpr char kOpenCLCImageExtensions[] = "cl_khr_3d_image_writes";
 
 }  // namespace gsgpu::compiler

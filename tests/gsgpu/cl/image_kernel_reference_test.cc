@@ -448,6 +448,52 @@ TEST_F(ImageKernelReference, IntegerTexelsAndSaturatingWrites) {
   }
 }
 
+// read_write images (OpenCL C 2.0, __opencl_c_read_write_images in 3.0): each work-item reads its
+// texel, writes a new value, fences the image and reads it back; a read_only image object is
+// refused for a read_write argument.
+TEST_F(ImageKernelReference, ReadWriteImagesSeeTheirOwnWrites) {
+  REQUIRE_COMPILER();
+  for (const char* std : {"-cl-std=CL2.0", "-cl-std=CL3.0"}) {
+    cl_program p = build(R"(
+      kernel void bump(read_write image2d_t img, global float4* before, global float4* after) {
+        int2 c = (int2)(get_global_id(0), get_global_id(1));
+        int i = c.y * get_image_width(img) + c.x;
+        float4 v = read_imagef(img, c);
+        before[i] = v;
+        write_imagef(img, c, v * 2.0f + (float4)(1.0f, 0.5f, -1.0f, 0.25f));
+        atomic_work_item_fence(CLK_IMAGE_MEM_FENCE, memory_order_acq_rel, memory_scope_work_item);
+        after[i] = read_imagef(img, c);
+      })", std);
+    ASSERT_NE(p, nullptr) << std;
+    const HostImage host(8, 4, 1);
+    cl_mem img = image(kRgbaFloat, Shape{CL_MEM_OBJECT_IMAGE2D, 8, 4});
+    write_image(img, {0, 0, 0}, {8, 4, 1}, host.bytes());
+    cl_kernel k = kernel(p, "bump");
+    arg(k, 0, img);
+    cl_mem before = buffer(32 * sizeof(Texel)), after = buffer(32 * sizeof(Texel));
+    arg(k, 1, before);
+    arg(k, 2, after);
+    const size_t global[2] = {8, 4}, local[2] = {4, 2};
+    ASSERT_EQ(run(k, 2, global, local), CL_SUCCESS);
+    const std::vector<float> got_before = read<float>(before, 32 * 4), got_after = read<float>(after, 32 * 4);
+    const std::vector<uint8_t> final_bytes = read_image(img, {0, 0, 0}, {8, 4, 1}, sizeof(Texel));
+    std::vector<float> final_texels(32 * 4);
+    std::memcpy(final_texels.data(), final_bytes.data(), final_bytes.size());
+    const float bump[4] = {1.0f, 0.5f, -1.0f, 0.25f};
+    for (int y = 0; y < 4; ++y)
+      for (int x = 0; x < 8; ++x)
+        for (int c = 0; c < 4; ++c) {
+          const size_t i = size_t(y * 8 + x) * 4 + c;
+          const float v = HostImage::value(x, y, 0)[c];
+          ASSERT_EQ(got_before[i], v) << std << " " << x << "," << y;
+          ASSERT_EQ(got_after[i], v * 2.0f + bump[c]) << std << " " << x << "," << y;
+          ASSERT_EQ(final_texels[i], v * 2.0f + bump[c]) << std << " " << x << "," << y;
+        }
+    cl_mem read_only = image(kRgbaFloat, Shape{CL_MEM_OBJECT_IMAGE2D, 8, 4}, CL_MEM_READ_ONLY);
+    EXPECT_EQ(api().clSetKernelArg(k, 0, sizeof read_only, &read_only), CL_INVALID_ARG_VALUE);
+  }
+}
+
 // get_image_* against the image objects' own properties and OpenCL's enumerants.
 TEST_F(ImageKernelReference, QueriesMatchTheImageObjects) {
   REQUIRE_COMPILER();
