@@ -174,7 +174,8 @@ void Clipper::clip_point(const AssembledPrimitive& point, float point_size, Queu
     return;
   }
   ExpandedPrimitive e;
-  if (expand_point(to_screen({x, y, z, w}), point_size, &e) != ExpandResult::kOk) {
+  const float size = v.has_point_size ? v.point_size : point_size;
+  if (expand_point(to_screen({x, y, z, w}), size, &e) != ExpandResult::kOk) {
     counters_.outside_guard_band++;
     return;
   }

@@ -76,7 +76,7 @@ class Clipper {
   // The viewport must have passed validate_viewport.
   Clipper(const Viewport& viewport, uint32_t varying_components);
   void clip_triangle(const AssembledPrimitive& triangle, Queue<RasterTriangle>& out);
-  // point_size: the point's size before clamping (PIPE_STATE POINT_SIZE or the vertex program's).
+  // point_size: PIPE_STATE POINT_SIZE, used unless the vertex stage wrote one (both clamped).
   void clip_point(const AssembledPrimitive& point, float point_size, Queue<RasterTriangle>& out);
   void clip_line(const AssembledPrimitive& line, Queue<RasterTriangle>& out);
   const ClipCounters& counters() const { return counters_; }

@@ -26,6 +26,10 @@ using Varyings = std::array<float, kMaxVaryingComponents>;
 struct ShadedVertex {
   std::array<float, 4> position{0, 0, 0, 1};  // clip space
   Varyings varyings{};
+  // PointSize when the vertex stage wrote one (a vertex program's slot 68); otherwise point lists
+  // take PIPE_STATE POINT_SIZE. Clamped where the point is set up.
+  bool has_point_size = false;
+  float point_size = 1;
 };
 
 // The vertex stage the geometry engine calls with batches of fetched vertices: the fixed

@@ -36,6 +36,8 @@ std::optional<std::string> ProgramVertexStage::shade_batch(const FetchedVertex* 
     const VertexLaneOutput& o = outputs_[i];
     for (int c = 0; c < 4; ++c) out[i].position[c] = o.value[c];
     for (uint32_t k = 0; k < kMaxVaryingComponents; ++k) out[i].varyings[k] = o.value[4 + k];
+    out[i].has_point_size = o.point_size_written;
+    out[i].point_size = o.value[kVertexPointSizeSlot];
   }
   return std::nullopt;
 }

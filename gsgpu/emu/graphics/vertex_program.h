@@ -3,7 +3,8 @@
 // attributes in the first registers (attribute a in v[4a .. 4a+3], as fetched: float bits for float
 // and normalized formats, integers for integer formats; then the vertex index and the instance
 // index), and the program's v_export_vertex_f32 gives the clip-space position (slots 0..3) and the
-// varyings (slot 4 + k). Unexported outputs are 0. A fault of the program stops the draw.
+// varyings (slot 4 + k), and PointSize (slot 68; points of a vertex that did not write it take
+// PIPE_STATE POINT_SIZE). Unexported outputs are 0. A fault of the program stops the draw.
 #pragma once
 
 #include <cstdint>

@@ -111,18 +111,22 @@ Flow v_export(Warp& w, const DecodedInst& di) {
   return Flow::kNext;
 }
 
-// Vertex programs (docs/isa.md §8d): slot 0..3 the clip-space position, 4 + k varying component k.
+// Vertex programs (docs/isa.md §8d): slot 0..3 the clip-space position, 4 + k varying component k,
+// 68 the point size (marked written, so that point lists take it instead of PIPE_STATE's).
 template <uint32_t W>
 Flow v_export_vertex(Warp& w, const DecodedInst& di) {
   VertexWarpIO* io = w.dispatch->params->vertex;
   if (!io)
     return raise_fault(w, di, ShaderFaultKind::kIllegalInstruction, "v_export_vertex_f32 is a vertex-program instruction");
-  const auto slot = static_cast<uint32_t>(di.inst.imm);  // 0 .. 67: decode checked the field
+  const auto slot = static_cast<uint32_t>(di.inst.imm);  // 0 .. 68: decode checked the field
   const uint32_t* value = lanes32<W>(w, di.inst.src[0], di.inst.literal, w.scratch[0]);
   const size_t base = first_lane(w);
   const uint32_t n = lane_count<W>(w);
   for (uint32_t l = 0; l < n; ++l) {
-    if (w.exec >> l & 1) io->outputs[base + l].value[slot] = std::bit_cast<float>(value[l]);
+    if (!(w.exec >> l & 1)) continue;
+    VertexLaneOutput& out = io->outputs[base + l];
+    out.value[slot] = std::bit_cast<float>(value[l]);
+    if (slot == kVertexPointSizeSlot) out.point_size_written = true;
   }
   return Flow::kNext;
 }

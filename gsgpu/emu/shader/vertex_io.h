@@ -11,10 +11,13 @@
 
 namespace gsgpu {
 
-inline constexpr uint32_t kVertexExportSlots = 4 + 64;  // position x, y, z, w, then varying components
+// Position x, y, z, w, then 64 varying components, then PointSize (slot 68).
+inline constexpr uint32_t kVertexExportSlots = 4 + 64 + 1;
+inline constexpr uint32_t kVertexPointSizeSlot = 4 + 64;
 
 struct VertexLaneOutput {
   std::array<float, kVertexExportSlots> value{};  // unexported slots read 0
+  bool point_size_written = false;  // the lane exported slot 68: its points take that size
 };
 
 struct VertexWarpIO {

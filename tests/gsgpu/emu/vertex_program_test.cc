@@ -152,6 +152,47 @@ TEST(VertexProgram, VertexAndInstanceIndicesFollowTheAttributes) {
   EXPECT_EQ(s.pixel(45, 45), (Color{1, 7, 0, 1}));
 }
 
+// PointSize: a vertex program that exports slot 68 sizes its points (clamped to [1, 64] like the
+// state's, which PointRasterization.SizesAreClampedToTheRangeAndNaNIsOne checks at the top); lanes that do not export it (here: vertex 1, by a branch on the vertex index) take
+// PIPE_STATE POINT_SIZE.
+TEST(VertexProgram, ExportedPointSizeReplacesTheStatesForTheVerticesThatWriteIt) {
+  VertexScene s;
+  // Three points at pixel centres (8.5, 8.5), (24.5, 24.5), (40.5, 8.5) of the 48 x 48 target.
+  auto clip = [](float p) { return 2 * p / 48 - 1; };
+  s.vertices({clip(8.5f), clip(8.5f), 0, 1, 1, 1, 1, 1, 0, 0, 0, 0,
+              clip(24.5f), clip(24.5f), 0, 1, 1, 1, 1, 1, 0, 0, 0, 0,
+              clip(40.5f), clip(8.5f), 0, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+             Topology::kPointList);
+  s.state.draw.point_size = 3;
+  s.state.fragment = FragmentMode::kConstantColor;
+  // v12 is the vertex index: vertex 0 exports 5, vertex 2 exports 0.25 (clamped to 1), vertex 1 none.
+  s.vertex_program(
+      "v_export_vertex_f32 v0, 0\nv_export_vertex_f32 v1, 1\nv_export_vertex_f32 v2, 2\nv_export_vertex_f32 v3, 3\n"
+      "v_cmp_eq_u32 v14, v12, 1\n"
+      "v_branch_nz v14, done, done\n"
+      "v_cmp_eq_u32 v15, v12, 0\n"
+      "v_mov_b32 v17, 0.25\n"
+      "v_cndmask_b32 v16, v15, 5.0, v17\n"
+      "v_export_vertex_f32 v16, 68\n"
+      "done:\n"
+      "s_end\n",
+      8, 20);
+  DrawResult r = s.draw();
+  ASSERT_FALSE(r.fault) << *r.fault;
+  auto covered = [&](uint32_t x, uint32_t y) { return s.pixel(x, y)[3] != 0; };
+  // Vertex 0: 5 x 5 around (8.5, 8.5) -> pixels 6 .. 10.
+  EXPECT_TRUE(covered(6, 6) && covered(10, 10));
+  EXPECT_FALSE(covered(5, 8) || covered(11, 8));
+  // Vertex 1: the state's 3 x 3 -> pixels 23 .. 25.
+  EXPECT_TRUE(covered(23, 23) && covered(25, 25));
+  EXPECT_FALSE(covered(22, 24) || covered(26, 24));
+  // Vertex 2: one pixel.
+  EXPECT_TRUE(covered(40, 8));
+  EXPECT_FALSE(covered(39, 8) || covered(41, 8) || covered(40, 7) || covered(40, 9));
+  EXPECT_EQ(r.counters.merge.fragments_written, 25u + 9u + 1u);
+  EXPECT_EQ(r.counters.geometry.clip.points_out, 3u);
+}
+
 TEST(VertexProgram, BatchesBeyondTheGeometryEnginesKeepRestartsInPlace) {
   // An indexed strip of 700 vertices with restarts every 7 indices: several vertex batches of 256,
   // each run as warps; the program's bytes equal the pass-through's.

@@ -43,10 +43,13 @@ DepthFormat depth_format(uint32_t vk) {
 }
 
 // A vertex program that copies the three attributes (position, colour, second colour) to the
-// position and varyings 0..7, as PassThroughVertexStage does.
-std::string pass_through_vertex_program() {
+// position and varyings 0..7, as PassThroughVertexStage does; for point lists it also exports the
+// draw's point size (slot 68), and PIPE_STATE's is then left 0, so the frame shows that the export
+// is what sizes the points.
+std::string pass_through_vertex_program(const Draw& d) {
   std::string s;
   for (int r = 0; r < 12; ++r) s += "v_export_vertex_f32 v" + std::to_string(r) + ", " + std::to_string(r) + "\n";
+  if (d.topology == kPointList) s += "v_export_vertex_f32 " + std::to_string(bits(d.point_size)) + ", 68\n";
   return s + "s_end\n";
 }
 
@@ -122,7 +125,7 @@ class GsgpuScene {
     std::vector<uint32_t> shader = shader_state(d);
     if (shaders_ == GsgpuShaders::kPrograms) {
       ProgramCode vertex, fragment;
-      if (!upload_program(pass_through_vertex_program(), &vertex, error) ||
+      if (!upload_program(pass_through_vertex_program(d), &vertex, error) ||
           !upload_program(fragment_program(d), &fragment, error)) {
         return false;
       }
@@ -280,7 +283,7 @@ class GsgpuScene {
     w[P::SCISSOR_HEIGHT] = full_scissor ? s.height : uint32_t(d.scissor[3]);
     w[P::TARGET_SIZE] = hw::put_field(s.width, P::TARGET_SIZE_WIDTH_MASK, P::TARGET_SIZE_WIDTH_SHIFT) |
                         hw::put_field(s.height, P::TARGET_SIZE_HEIGHT_MASK, P::TARGET_SIZE_HEIGHT_SHIFT);
-    w[P::POINT_SIZE] = bits(d.point_size);
+    w[P::POINT_SIZE] = bits(shaders_ == GsgpuShaders::kPrograms ? 0.0f : d.point_size);
     w[P::COLOR_VA_LO] = lo(color_va_);
     w[P::COLOR_VA_HI] = hi(color_va_);
     w[P::COLOR_PITCH] = color_pitch_;

@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -355,6 +358,121 @@ TEST(DrawCountersJson, MatchesTheCountersOfAKnownScene) {
   EXPECT_NE(dump.find("counters json: " + json + "\n"), std::string::npos) << dump;
   EXPECT_NE(dump.find("points in / culled / drawn          3 / 1 / 2"), std::string::npos) << dump;
   EXPECT_NE(dump.find("point size      4 (drawn 4)"), std::string::npos) << dump;
+}
+
+// A small JSON reader for what format_draw_counters_json writes (objects, arrays, unsigned
+// integers): every number flattened under its path ("clip.lines_in", "raster.tiles.2.visited").
+// Returns false on anything else, so the test also checks that the text is well formed.
+class FlatJson {
+ public:
+  bool parse(const std::string& text) {
+    text_ = text;
+    pos_ = 0;
+    return value("") && (skip(), pos_ == text_.size());
+  }
+  std::map<std::string, uint64_t> values;
+
+ private:
+  void skip() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool eat(char c) {
+    skip();
+    if (pos_ >= text_.size() || text_[pos_] != c) return false;
+    ++pos_;
+    return true;
+  }
+  bool value(const std::string& path) {
+    skip();
+    if (pos_ >= text_.size()) return false;
+    if (text_[pos_] == '{') return object(path);
+    if (text_[pos_] == '[') return array(path);
+    if (!std::isdigit(static_cast<unsigned char>(text_[pos_]))) return false;
+    uint64_t v = 0;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) v = v * 10 + uint64_t(text_[pos_++] - '0');
+    return values.emplace(path, v).second;  // a repeated key is malformed
+  }
+  bool object(const std::string& path) {
+    eat('{');
+    if (eat('}')) return true;
+    do {
+      if (!eat('"')) return false;
+      const size_t end = text_.find('"', pos_);
+      if (end == std::string::npos) return false;
+      const std::string key = text_.substr(pos_, end - pos_);
+      pos_ = end + 1;
+      if (!eat(':') || !value(path.empty() ? key : path + "." + key)) return false;
+    } while (eat(','));
+    return eat('}');
+  }
+  bool array(const std::string& path) {
+    eat('[');
+    if (eat(']')) return true;
+    int i = 0;
+    do {
+      if (!value(path + "." + std::to_string(i++))) return false;
+    } while (eat(','));
+    return eat(']');
+  }
+  std::string text_;
+  size_t pos_ = 0;
+};
+
+// The JSON read back holds every counter of DrawCounters with its value (a scene with clipped lines,
+// depth failures and overdraw, so that most counters are not 0).
+TEST(DrawCountersJson, ParsesBackToEveryCounter) {
+  Scene s(64, 64, Topology::kLineStrip);
+  const uint64_t depth_va = s.memory.alloc(64 * 64 * 4);
+  s.state.depth = DepthTargetState{true, depth_va, 64 * 4, DepthFormat::kD32Sfloat};
+  DepthStencilTarget d{s.memory.host(depth_va), 64, 64, 64 * 4, DepthFormat::kD32Sfloat};
+  for (uint32_t y = 0; y < 64; ++y)
+    for (uint32_t x = 0; x < 64; ++x) d.store_depth(x, y, x < 10 ? 0.0f : 1.0f);
+  s.state.depth_stencil.depth_test = true;
+  s.state.depth_stencil.depth_compare = CompareOp::kLessOrEqual;
+  s.vertices({{-40000, 3.5f}, {60.5f, 3.5f}, {3.5f, 60.2f}, {60.5f, 3.5f}, {-9000, -9000, -1}});
+  DrawResult r = s.draw();
+  ASSERT_FALSE(r.fault) << *r.fault;
+  const std::string json = format_draw_counters_json(r.counters);
+  FlatJson parsed;
+  ASSERT_TRUE(parsed.parse(json)) << json;
+  const DrawCounters& c = r.counters;
+  const ClipCounters& k = c.geometry.clip;
+  const PrimitiveCounters& p = c.primitive;
+  const RasterCounters& ra = p.raster;
+  std::map<std::string, uint64_t> expected = {
+      {"vertices", c.geometry.vertices}, {"primitives", c.geometry.primitives},
+      {"clip.triangles_in", k.triangles_in}, {"clip.trivially_accepted", k.trivially_accepted},
+      {"clip.clipped", k.clipped}, {"clip.rejected", k.rejected}, {"clip.triangles_out", k.triangles_out},
+      {"clip.points_in", k.points_in}, {"clip.points_culled", k.points_culled}, {"clip.points_out", k.points_out},
+      {"clip.lines_in", k.lines_in}, {"clip.lines_clipped", k.lines_clipped}, {"clip.lines_rejected", k.lines_rejected},
+      {"clip.lines_degenerate", k.lines_degenerate}, {"clip.lines_out", k.lines_out},
+      {"clip.outside_guard_band", k.outside_guard_band},
+      {"setup.triangles_in", p.triangles_in}, {"setup.culled", p.culled}, {"setup.degenerate", p.degenerate},
+      {"setup.outside_guard_band", p.outside_guard_band}, {"setup.point_triangles", p.point_triangles},
+      {"setup.line_triangles", p.line_triangles},
+      {"raster.triangles", ra.triangles}, {"raster.tiles_rejected_by_bbox", ra.tiles_rejected_by_bbox},
+      {"raster.blocks_tested", ra.blocks_tested}, {"raster.quads", ra.quads}, {"raster.fragments", ra.fragments},
+      {"raster.helper_lanes", ra.helper_lanes},
+      {"merge.fragments_in", c.merge.fragments_in}, {"merge.stencil_failed", c.merge.stencil_failed},
+      {"merge.depth_failed", c.merge.depth_failed}, {"merge.written", c.merge.fragments_written},
+      {"merge.overdraw", c.merge.overdraw}};
+  for (int l = 0; l < kTileLevels; ++l) {
+    const std::string t = "raster.tiles." + std::to_string(l) + ".";
+    expected[t + "size"] = uint64_t(kTopTileSize >> l);
+    expected[t + "visited"] = ra.tiles_visited[l];
+    expected[t + "rejected"] = ra.tiles_rejected[l];
+    expected[t + "accepted"] = ra.tiles_accepted[l];
+  }
+  EXPECT_EQ(parsed.values, expected) << json;
+  // What the scene is known to do: 4 lines (one clipped at the guard band, one from behind the near
+  // plane clipped), a line drawn twice (overdraw), the left 10 columns failing the depth test.
+  EXPECT_EQ(k.lines_in, 4u);
+  EXPECT_EQ(k.lines_clipped, 2u);
+  EXPECT_GT(c.merge.overdraw, 0u);
+  EXPECT_GT(c.merge.depth_failed, 0u);
+  EXPECT_EQ(p.line_triangles, 2 * k.lines_out);
+  EXPECT_FALSE(parsed.parse(json + "}"));
+  EXPECT_FALSE(parsed.parse("{\"a\": 1, \"a\": 2}"));
 }
 
 }  // namespace
