@@ -214,7 +214,7 @@ void Clipper::clip_line(const AssembledPrimitive& line, Queue<RasterTriangle>& o
   std::array<double, 4> ca = pa, cb = pb;
   if (t0 > 0 || t1 < 1) {
     counters_.lines_clipped++;
-    if (t1 < 1) at(t1, &cb, &vb);  // before ca and va change
+    if (t1 < 1) at(t1, &cb, &vb);
     if (t0 > 0) at(t0, &ca, &va);
   }
   ExpandedPrimitive e;

@@ -10,7 +10,8 @@ namespace gsgpu::graphics {
 
 std::string format_draw_state(const DrawState& state);
 std::string format_draw_counters(const DrawCounters& counters);
-// State, counters and the result line ("result: ok" or "result: fault: ...").
+// State, counters, the counters as JSON ("counters json: {...}", draw_counters_json.h) and the
+// result line ("result: ok" or "result: fault: ...").
 std::string format_draw(const DrawState& state, const DrawResult& result);
 
 }  // namespace gsgpu::graphics

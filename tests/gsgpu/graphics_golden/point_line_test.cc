@@ -153,6 +153,38 @@ TEST_F(GoldenTest, PointsAndLinesWithDepthAndBlending) {
   check(s, {0, 0, true, 1e-6});
 }
 
+// Stencil and scissor on points and lines (D24S8): a line fan and points under a scissor write
+// stencil 1 (REPLACE, the colour masked off), then a full-screen quad draws only where the stencil
+// equals 1, so the colour shows the stencil at every pixel. The fan stays inside the target: with
+// its lines 40 px long (leaving it) one pixel differed, (5, 26), whose centre is 0.0009 px inside
+// the rectangle's edge: lavapipe's line, clipped at the viewport, has its normal snapped from the
+// clipped direction (docs/graphics.md).
+TEST_F(GoldenTest, PointsAndLinesWithStencilAndScissor) {
+  Scene s;
+  s.name = "points_lines_stencil_scissor";
+  s.depth_format = kD24UnormS8Uint;
+  std::vector<std::array<float, 2>> fan;
+  for (int k = 0; k < 16; ++k) {
+    const double angle = k * 2 * M_PI / 16 + 0.2;
+    fan.push_back({float(31.6 + 3 * std::cos(angle)), float(32.3 + 3 * std::sin(angle))});
+    fan.push_back({float(31.6 + 27 * std::cos(angle)), float(32.3 + 27 * std::sin(angle))});
+  }
+  Draw lines = lines_draw(s, kLineList, fan, u8(0, 0, 0));
+  Draw points = points_draw(s, {{8.5f, 8.5f}, {54.2f, 9.9f}, {10.1f, 53.7f}, {52.5f, 52.5f}}, 6, u8(0, 0, 0));
+  for (Draw* d : {&lines, &points}) {
+    d->stencil_test = true;
+    d->front = {0, 2, 0, 7, 0xFF, 0xFF, 1};  // always, REPLACE with 1
+    d->write_mask = 0;
+    d->scissor = {4, 6, 50, 47};
+    s.draws.push_back(*d);
+  }
+  Draw fill = quad_draw(s, 0, 0, 64, 64, u8(250, 210, 30));
+  fill.stencil_test = true;
+  fill.front = {0, 0, 0, 2, 0xFF, 0, 1};  // EQUAL 1, keep
+  s.draws.push_back(fill);
+  check(s, {0, 0});
+}
+
 // Lines that leave the target: lavapipe clips them at the viewport, gsgpu at its guard band and
 // lets the scissor cut them; the clipped end of a rectangle then lies on the border instead of
 // beyond it, so pixels next to the border may differ.
