@@ -145,6 +145,9 @@ class LocalDeviceImpl final : public LocalDevice {
   std::string describe_packet_at(const Submission& submission, uint32_t head) const;
   std::optional<FaultInfo> collect_fault(const Submission& submission);
   void recover_after_fault();
+  // What each host dump of the running submission is, in ring order: the driver's after a DISPATCH
+  // or a DRAW, or a client's own DUMP with TO_HOST (named like a dispatch's).
+  enum class DumpKind : uint8_t { kDispatch, kDraw };
   void write_dump_file(const Submission& submission, const std::string& text);
   // A submission's run is over: its counters and fault (before on_retire), then its place on the
   // ring's timeline (after).
@@ -204,6 +207,8 @@ class LocalDeviceImpl final : public LocalDevice {
   std::deque<FaultInfo> faults_;
   Counters counters_;
   uint64_t dump_serial_ = 0;               // device thread only
+  std::vector<DumpKind> dump_kinds_;       // device thread only: the running submission's host dumps
+  size_t dump_next_ = 0;                   // ... and which of them comes next
   const Submission* current_ = nullptr;  // device thread only: the one running (for dump files)
   bool stopping_ = false;
   std::thread thread_;

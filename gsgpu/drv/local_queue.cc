@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 
 #include "common/log.h"
 #include "gsgpu/drv/local_device.h"
@@ -21,10 +22,11 @@ uint32_t header_dwords(uint32_t header) {
 
 constexpr uint32_t kFenceFlags = hw::pkt::SYNC::FLAGS_WRITE_FENCE_MASK | hw::pkt::SYNC::FLAGS_FENCE_64BIT_MASK;
 
-// Longest ring content of one submission: the client's packets, a DUMP after each DISPATCH (a
-// DISPATCH is the shortest packet that gets one), the fence SYNC; one slot stays empty.
-static_assert(uint64_t{kMaxSubmitDwords} * (hw::pkt::DISPATCH::SIZE_DWORDS + hw::pkt::DUMP::SIZE_DWORDS) /
-                      hw::pkt::DISPATCH::SIZE_DWORDS +
+// Longest ring content of one submission: the client's packets, a DUMP after each DISPATCH and
+// DRAW (a DRAW is the shortest packet that gets one), the fence SYNC; one slot stays empty.
+static_assert(hw::pkt::DRAW::SIZE_DWORDS <= hw::pkt::DISPATCH::SIZE_DWORDS);
+static_assert(uint64_t{kMaxSubmitDwords} * (hw::pkt::DRAW::SIZE_DWORDS + hw::pkt::DUMP::SIZE_DWORDS) /
+                      hw::pkt::DRAW::SIZE_DWORDS +
                   hw::pkt::SYNC::SIZE_DWORDS <
               kRingBytes / 4);
 
@@ -297,13 +299,22 @@ void LocalDeviceImpl::write_ring(const Submission& sub) {
   std::vector<uint32_t> stream;
   stream.reserve(sub.packets.size() + sub.dispatches * hw::pkt::DUMP::SIZE_DWORDS + hw::pkt::SYNC::SIZE_DWORDS);
   packet_starts_.clear();
+  dump_kinds_.clear();
+  dump_next_ = 0;
   for (size_t i = 0; i < sub.packets.size();) {
     const uint32_t size = header_dwords(sub.packets[i]);
+    const uint32_t opcode = header_opcode(sub.packets[i]);
     packet_starts_.push_back(uint32_t(stream.size()));
     stream.insert(stream.end(), sub.packets.begin() + i, sub.packets.begin() + i + size);
-    if (!config_.dump_dir.empty() && header_opcode(sub.packets[i]) == hw::pkt::DISPATCH::OPCODE) {
+    if (opcode == hw::pkt::DUMP::OPCODE && size > hw::pkt::DUMP::FLAGS &&
+        (sub.packets[i + hw::pkt::DUMP::FLAGS] & hw::pkt::DUMP::FLAGS_TO_HOST_MASK)) {
+      dump_kinds_.push_back(DumpKind::kDispatch);  // the client's own
+    }
+    const bool draw = opcode == hw::pkt::DRAW::OPCODE;
+    if (!config_.dump_dir.empty() && (draw || opcode == hw::pkt::DISPATCH::OPCODE)) {
       hw::append_dump(&stream, hw::pkt::DUMP::FLAGS_TO_HOST_MASK, 0, 0);
       packet_starts_.push_back(kDriverPacket);
+      dump_kinds_.push_back(draw ? DumpKind::kDraw : DumpKind::kDispatch);
     }
     i += size;
   }
@@ -379,18 +390,35 @@ void LocalDeviceImpl::recover_after_fault() {
   ring_tail_ = 0;
 }
 
-void LocalDeviceImpl::write_dump_file(const Submission& sub, const std::string& text) {
-  char name[96];
-  std::snprintf(name, sizeof name, "/dispatch-%06" PRIu64 "-ring%u-seq%" PRIu64 ".txt", ++dump_serial_, sub.ring,
-                sub.seqno);
-  const std::string path = config_.dump_dir + name;
+namespace {
+
+void write_text_file(const std::string& device, const std::string& path, std::string_view text) {
   FILE* file = std::fopen(path.c_str(), "w");
   if (!file) {
-    gsvirt::log_error("%s: dump_dir: cannot write %s", config_.name.c_str(), path.c_str());
+    gsvirt::log_error("%s: dump_dir: cannot write %s", device.c_str(), path.c_str());
     return;
   }
   std::fwrite(text.data(), 1, text.size(), file);
   std::fclose(file);
+}
+
+}  // namespace
+
+// dispatch-NNNNNN-ringR-seqS.txt, or for a DRAW draw-...txt and draw-...counters.json (the DUMP
+// text's "counters json:" line, docs/graphics.md "Debug output").
+void LocalDeviceImpl::write_dump_file(const Submission& sub, const std::string& text) {
+  const DumpKind kind = dump_next_ < dump_kinds_.size() ? dump_kinds_[dump_next_++] : DumpKind::kDispatch;
+  const char* what = kind == DumpKind::kDraw ? "draw" : "dispatch";
+  char name[96];
+  std::snprintf(name, sizeof name, "/%s-%06" PRIu64 "-ring%u-seq%" PRIu64, what, ++dump_serial_, sub.ring, sub.seqno);
+  const std::string base = config_.dump_dir + name;
+  write_text_file(config_.name, base + ".txt", text);
+  static constexpr std::string_view kJson = "counters json: ";
+  const size_t at = text.rfind(kJson);
+  if (kind != DumpKind::kDraw || at == std::string::npos) return;
+  const size_t begin = at + kJson.size(), end = text.find('\n', begin);
+  write_text_file(config_.name, base + ".counters.json",
+                  std::string_view(text).substr(begin, end == std::string::npos ? end : end - begin + 1));
 }
 
 uint64_t LocalDeviceImpl::fence_poll(uint32_t ring) {

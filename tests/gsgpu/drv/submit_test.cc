@@ -3,6 +3,9 @@
 #include "drv_test_util.h"
 
 #include <bit>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "protocol/gsgpu/gsgpu_hw.h"
 #include "protocol/gsgpu/packets.h"
@@ -95,8 +98,15 @@ TEST_F(DrvSubmit, SeveralPacketsInOneSubmission) {
 
 // A DRAW whose vertex and fragment stages are programs runs them on the device's shader cores
 // through the driver's counting backend (which must say its warp width): the target gets the
-// exported colour, and the program batches count as shader work, not as DISPATCHes.
+// exported colour, and the program batches count as shader work, not as DISPATCHes. With dump_dir
+// the draw is dumped as text and its counters as JSON (draw-*.txt, draw-*.counters.json).
 TEST_F(DrvSubmit, DrawWithShaderProgramsRunsOnTheCoresAndIsNotADispatch) {
+    const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "gsgpu-drv-draw-dump";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  LocalConfig config = small_config();
+  config.dump_dir = dir.string();
+  open(config);
   namespace blk = hw::blk;
   namespace D = blk::DRAW_INFO;
   namespace P = blk::PIPE_STATE;
@@ -166,6 +176,17 @@ TEST_F(DrvSubmit, DrawWithShaderProgramsRunsOnTheCoresAndIsNotADispatch) {
   Counters c = d_->counters();
   EXPECT_EQ(c.dispatches, 0u);
   EXPECT_GT(c.instructions, 0u);
+  auto read = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string text = read(dir / "draw-000001-ring0-seq1.txt");
+  EXPECT_NE(text.find("fragments written         1024"), std::string::npos) << text;
+  const std::string json = read(dir / "draw-000001-ring0-seq1.counters.json");
+  EXPECT_EQ(json.rfind("{\"vertices\": 4, \"primitives\": 2,", 0), 0u) << json;
+  EXPECT_NE(json.find("\"written\": 1024, \"overdraw\": 0}}\n"), std::string::npos) << json;
+  EXPECT_NE(text.find("counters json: " + json), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(DrvSubmit, EmptySubmissionRetires) {
