@@ -291,7 +291,9 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   namespace P = blk::PIPE_STATE;
   BlockWords w("PIPE_STATE", error);
   if (!w.read(memory, va, P::SIZE_DWORDS, P::ALIGN_BYTES)) return false;
-  if (!w.only(P::RASTER, P::RASTER_CULL_MASK | P::RASTER_FRONT_FACE_MASK | P::RASTER_BBOX_TEST_MASK, "RASTER")) {
+  if (!w.only(P::RASTER,
+              P::RASTER_CULL_MASK | P::RASTER_FRONT_FACE_MASK | P::RASTER_BBOX_TEST_MASK | P::RASTER_LINE_MODE_MASK,
+              "RASTER")) {
     return false;
   }
   for (uint32_t i = P::RESERVED_33; i <= P::RESERVED_39; ++i) {
@@ -303,6 +305,8 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   s->setup.front_face = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, FRONT_FACE)) ? G::FrontFace::kClockwise
                                                                                   : G::FrontFace::kCounterClockwise;
   s->raster.bounding_box_test = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, BBOX_TEST)) != 0;
+  s->draw.line_mode =
+      w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, LINE_MODE)) ? G::LineMode::kBresenham : G::LineMode::kRectangular;
   s->viewport = G::Viewport{w.real(P::VIEWPORT_X),      w.real(P::VIEWPORT_Y),         w.real(P::VIEWPORT_WIDTH),
                             w.real(P::VIEWPORT_HEIGHT), w.real(P::VIEWPORT_MIN_DEPTH), w.real(P::VIEWPORT_MAX_DEPTH)};
   if (auto bad = G::validate_viewport(s->viewport)) return w.fail("VIEWPORT: " + *bad);

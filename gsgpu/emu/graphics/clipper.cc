@@ -183,7 +183,7 @@ void Clipper::clip_point(const AssembledPrimitive& point, float point_size, Queu
   emit_expanded(PrimitiveKind::kPoint, e, {&v.varyings, &v.varyings}, v.varyings, out);
 }
 
-void Clipper::clip_line(const AssembledPrimitive& line, Queue<RasterTriangle>& out) {
+void Clipper::clip_line(const AssembledPrimitive& line, LineMode mode, Queue<RasterTriangle>& out) {
   counters_.lines_in++;
   const ShadedVertex& a = line.vertices[0];
   const ShadedVertex& b = line.vertices[1];
@@ -218,13 +218,24 @@ void Clipper::clip_line(const AssembledPrimitive& line, Queue<RasterTriangle>& o
     if (t0 > 0) at(t0, &ca, &va);
   }
   ExpandedPrimitive e;
-  switch (expand_line(to_screen(ca), to_screen(cb), &e)) {
+  const bool bresenham = mode == LineMode::kBresenham;
+  const ScreenVertex sa = to_screen(ca), sb = to_screen(cb);
+  switch (bresenham ? bresenham_triangle(sa, sb, &e) : expand_line(sa, sb, &e)) {
     case ExpandResult::kOk: break;
     case ExpandResult::kDegenerate: counters_.lines_degenerate++; return;
     case ExpandResult::kOutsideGuardBand: counters_.outside_guard_band++; return;
   }
   counters_.lines_out++;
-  emit_expanded(PrimitiveKind::kLine, e, {&va, &vb}, a.varyings, out);
+  if (!bresenham) {
+    emit_expanded(PrimitiveKind::kLine, e, {&va, &vb}, a.varyings, out);
+    return;
+  }
+  RasterTriangle t;
+  t.kind = PrimitiveKind::kBresenhamLine;
+  t.screen = e.triangles[0];
+  for (int i = 0; i < 3; ++i) t.varyings[i] = e.endpoint[0][i] ? vb : va;
+  t.flat = a.varyings;
+  out.push(t);
 }
 
 }  // namespace gsgpu::graphics

@@ -45,7 +45,9 @@ std::optional<std::string> validate_viewport(const Viewport& v);
 
 // What a RasterTriangle rasterizes: a triangle, or half of a point's square or a line's rectangle
 // (always front-facing, never culled).
-enum class PrimitiveKind : uint8_t { kTriangle, kPoint, kLine };
+// kBresenhamLine: one triangle per line, its interpolation triangle (bresenham.h), whose coverage the
+// primitive engine computes by the diamond-exit rule.
+enum class PrimitiveKind : uint8_t { kTriangle, kPoint, kLine, kBresenhamLine };
 
 struct RasterTriangle {
   PrimitiveKind kind = PrimitiveKind::kTriangle;
@@ -78,7 +80,7 @@ class Clipper {
   void clip_triangle(const AssembledPrimitive& triangle, Queue<RasterTriangle>& out);
   // point_size: PIPE_STATE POINT_SIZE, used unless the vertex stage wrote one (both clamped).
   void clip_point(const AssembledPrimitive& point, float point_size, Queue<RasterTriangle>& out);
-  void clip_line(const AssembledPrimitive& line, Queue<RasterTriangle>& out);
+  void clip_line(const AssembledPrimitive& line, LineMode mode, Queue<RasterTriangle>& out);
   const ClipCounters& counters() const { return counters_; }
 
  private:

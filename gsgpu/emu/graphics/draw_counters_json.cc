@@ -73,7 +73,8 @@ std::string format_draw_counters_json(const DrawCounters& c) {
                                    {"degenerate", p.degenerate},
                                    {"outside_guard_band", p.outside_guard_band},
                                    {"point_triangles", p.point_triangles},
-                                   {"line_triangles", p.line_triangles}});
+                                   {"line_triangles", p.line_triangles},
+                                   {"bresenham_lines", p.bresenham_lines}});
   out += ", \"raster\": " + raster_json(p.raster);
   out += ", \"merge\": " + object({{"fragments_in", m.fragments_in},
                                    {"stencil_failed", m.stencil_failed},

@@ -5,7 +5,7 @@
 //    "clip": {"triangles_in", "trivially_accepted", "clipped", "rejected", "triangles_out",
 //             "points_in", "points_culled", "points_out",
 //             "lines_in", "lines_clipped", "lines_rejected", "lines_degenerate", "lines_out", "outside_guard_band"},
-//    "setup": {"triangles_in", "culled", "degenerate", "outside_guard_band", "point_triangles", "line_triangles"},
+//    "setup": {"triangles_in", "culled", "degenerate", "outside_guard_band", "point_triangles", "line_triangles", "bresenham_lines"},
 //    "raster": {"triangles", "tiles": [{"size", "visited", "rejected", "accepted"} x 6, 128 .. 4],
 //               "tiles_rejected_by_bbox", "blocks_tested", "quads", "fragments", "helper_lanes"},
 //    "merge": {"fragments_in", "stencil_failed", "depth_failed", "written", "overdraw"}}

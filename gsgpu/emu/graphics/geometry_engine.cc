@@ -46,7 +46,7 @@ bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::option
       if (p.vertex_count == 1) {
         s.clipper.clip_point(p, s.point_size, s.triangles);
       } else if (p.vertex_count == 2) {
-        s.clipper.clip_line(p, s.triangles);
+        s.clipper.clip_line(p, s.line_mode, s.triangles);
       } else {
         s.clipper.clip_triangle(p, s.triangles);
       }
@@ -100,7 +100,7 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   if (auto bad = validate(draw, viewport)) return bad;
   VertexFetcher fetcher(memory_, input);
   Clipper clipper(viewport, stage.varying_components());
-  StreamState stream{stage, PrimitiveAssembler(draw.topology), clipper, sink, draw.point_size, {}, {}};
+  StreamState stream{stage, PrimitiveAssembler(draw.topology), clipper, sink, draw.point_size, draw.line_mode, {}, {}};
   std::optional<std::string> fault;
   for (uint32_t inst = 0; inst < draw.instance_count; ++inst) {
     if (!run_instance(draw, inst, fetcher, stream, &fault)) break;

@@ -41,6 +41,7 @@ struct DrawParams {
   bool primitive_restart = false;
   // Point size of point lists (PIPE_STATE POINT_SIZE), clamped to [kMinPointSize, kMaxPointSize].
   float point_size = 1.0f;
+  LineMode line_mode = LineMode::kRectangular;  // PIPE_STATE RASTER.LINE_MODE
 };
 
 struct GeometryCounters {
@@ -99,6 +100,7 @@ class GeometryEngine {
     Clipper& clipper;
     const TriangleSink& sink;
     float point_size;
+    LineMode line_mode;
     Queue<AssembledPrimitive> primitives;
     Queue<RasterTriangle> triangles;
   };

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace gsgpu::graphics {
 namespace {
@@ -61,6 +62,25 @@ ExpandResult expand_line(const ScreenVertex& a, const ScreenVertex& b, ExpandedP
   out->triangles[0] = {a0, b0, b1};
   out->triangles[1] = {a0, b1, a1};
   out->endpoint = {{{0, 1, 1}, {0, 1, 0}}};
+  return ExpandResult::kOk;
+}
+
+}  // namespace gsgpu::graphics
+
+namespace gsgpu::graphics {
+
+ExpandResult bresenham_triangle(const ScreenVertex& a, const ScreenVertex& b, ExpandedPrimitive* out) {
+  int64_t ax, ay, bx, by;
+  if (!snap_to_subpixel(a.x, &ax) || !snap_to_subpixel(a.y, &ay) || !snap_to_subpixel(b.x, &bx) ||
+      !snap_to_subpixel(b.y, &by)) {
+    return ExpandResult::kOutsideGuardBand;
+  }
+  if (ax == bx && ay == by) return ExpandResult::kDegenerate;
+  const bool x_major = std::llabs(bx - ax) >= std::llabs(by - ay);
+  const int64_t mx = x_major ? 0 : kSubpixelOne / 2, my = x_major ? kSubpixelOne / 2 : 0;
+  out->triangles[0] = {corner(ax - mx, ay - my, a), corner(bx - mx, by - my, b), corner(bx + mx, by + my, b)};
+  out->triangles[1] = out->triangles[0];
+  out->endpoint = {{{0, 1, 1}, {0, 1, 1}}};
   return ExpandResult::kOk;
 }
 

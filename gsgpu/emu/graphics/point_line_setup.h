@@ -42,8 +42,14 @@ enum class ExpandResult : uint8_t {
   kOutsideGuardBand,  // a coordinate that is not finite or beyond the guard band
 };
 
+enum class LineMode : uint8_t { kRectangular, kBresenham };
+
 float clamp_point_size(float size);
 ExpandResult expand_point(const ScreenVertex& centre, float size, ExpandedPrimitive* out);
 ExpandResult expand_line(const ScreenVertex& a, const ScreenVertex& b, ExpandedPrimitive* out);
+// A Bresenham line's interpolation triangle (triangles[0]): snap(a) - m, snap(b) - m, snap(b) + m with
+// m half a pixel along the minor axis, so that barycentric interpolation is the affine function of
+// the major-axis coordinate between the endpoints; bresenham.h recovers a and b from it.
+ExpandResult bresenham_triangle(const ScreenVertex& a, const ScreenVertex& b, ExpandedPrimitive* out);
 
 }  // namespace gsgpu::graphics

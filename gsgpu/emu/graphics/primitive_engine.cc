@@ -1,6 +1,8 @@
 // The primitive engine: setup, cull, rasterize (see primitive_engine.h).
 #include "gsgpu/emu/graphics/primitive_engine.h"
 
+#include "gsgpu/emu/graphics/bresenham.h"
+
 namespace gsgpu::graphics {
 
 void PrimitiveEngine::set_state(const PrimitiveState& state) {
@@ -14,12 +16,17 @@ SetupResult PrimitiveEngine::draw_triangle(const std::array<ScreenVertex, 3>& ve
   counters_.triangles_in++;
   if (kind == PrimitiveKind::kPoint) counters_.point_triangles++;
   if (kind == PrimitiveKind::kLine) counters_.line_triangles++;
+  if (kind == PrimitiveKind::kBresenhamLine) counters_.bresenham_lines++;
   const bool triangle = kind == PrimitiveKind::kTriangle;
   SetupResult result = setup_triangle(vertices, triangle ? state_.setup : SetupState{}, setup);
   if (!triangle) setup->front_facing = true;  // Vulkan: points and lines are front-facing
   switch (result) {
     case SetupResult::kAccepted:
-      rasterizer_.rasterize(*setup, render_area_, quads);
+      if (kind == PrimitiveKind::kBresenhamLine) {
+        rasterize_bresenham(vertices, render_area_, quads, &bresenham_raster_);
+      } else {
+        rasterizer_.rasterize(*setup, render_area_, quads);
+      }
       break;
     case SetupResult::kCulled: counters_.culled++; break;
     case SetupResult::kDegenerate: counters_.degenerate++; break;
@@ -31,11 +38,13 @@ SetupResult PrimitiveEngine::draw_triangle(const std::array<ScreenVertex, 3>& ve
 PrimitiveCounters PrimitiveEngine::counters() const {
   PrimitiveCounters c = counters_;
   c.raster = rasterizer_.counters();
+  c.raster.add(bresenham_raster_);
   return c;
 }
 
 void PrimitiveEngine::reset_counters() {
   counters_ = {};
+  bresenham_raster_ = {};
   rasterizer_.reset_counters();
 }
 

@@ -29,6 +29,7 @@ struct PrimitiveCounters {
   uint64_t outside_guard_band = 0;  // never happens behind the geometry engine's clipper
   uint64_t point_triangles = 0;     // of triangles_in: halves of points' squares
   uint64_t line_triangles = 0;      // of triangles_in: halves of lines' rectangles
+  uint64_t bresenham_lines = 0;     // of triangles_in: Bresenham lines (their quads in raster)
   RasterCounters raster;
 };
 
@@ -51,6 +52,7 @@ class PrimitiveEngine {
   PixelRect render_area_;
   Rasterizer rasterizer_;
   PrimitiveCounters counters_;
+  RasterCounters bresenham_raster_;  // quads / fragments of Bresenham lines (no tiles)
 };
 
 }  // namespace gsgpu::graphics

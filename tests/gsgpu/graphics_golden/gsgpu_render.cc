@@ -268,7 +268,8 @@ class GsgpuScene {
     std::vector<uint32_t> w(P::SIZE_DWORDS, 0);
     w[P::RASTER] = hw::put_field(d.cull, P::RASTER_CULL_MASK, P::RASTER_CULL_SHIFT) |
                    (d.clockwise ? P::RASTER_FRONT_FACE_MASK : 0) |
-                   (d.gsgpu_bounding_box_test ? P::RASTER_BBOX_TEST_MASK : 0);
+                   (d.gsgpu_bounding_box_test ? P::RASTER_BBOX_TEST_MASK : 0) |
+                   (d.bresenham_lines ? P::RASTER_LINE_MODE_MASK : 0);
     const bool full_viewport = d.viewport[2] == 0;
     w[P::VIEWPORT_X] = bits(full_viewport ? 0 : d.viewport[0]);
     w[P::VIEWPORT_Y] = bits(full_viewport ? 0 : d.viewport[1]);

@@ -66,6 +66,9 @@ struct Draw {
   // Point lists: the points' side (PIPE_STATE POINT_SIZE on gsgpu; gl_PointSize from a specialization
   // constant of the point vertex shader on lavapipe, which needs the largePoints feature beyond 1).
   float point_size = 1;
+  // Lines: Bresenham (diamond-exit) instead of Vulkan's default rectangles (PIPE_STATE RASTER.LINE_MODE;
+  // VK_EXT_line_rasterization's BRESENHAM mode on lavapipe).
+  bool bresenham_lines = false;
   uint32_t instance_count = 1;
   // vkCmdDraw / vkCmdDrawIndexed parameters. `count` 0: every vertex (non-indexed) or index (indexed);
   // otherwise that many from first_vertex / first_index.

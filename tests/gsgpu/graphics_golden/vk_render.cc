@@ -47,6 +47,7 @@ struct LavapipeRenderer::State {
   VkCommandPool pool = VK_NULL_HANDLE;
   std::string name;
   uint32_t sub_pixel_bits = 0;
+  bool bresenham_lines = false;  // VK_EXT_line_rasterization's bresenhamLines, enabled
 
   ~State() {
     if (device) {
@@ -84,6 +85,23 @@ bool make_module(VkDevice device, const uint32_t (&code)[N], VkShaderModule* out
   info.pCode = code;
   VK_OR_FAIL(vkCreateShaderModule(device, &info, nullptr, out));
   return true;
+}
+
+// Whether the device offers VK_EXT_line_rasterization with Bresenham lines (lavapipe does).
+bool has_bresenham_lines(VkPhysicalDevice physical) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, extensions.data());
+  bool found = false;
+  for (const VkExtensionProperties& e : extensions)
+    found = found || std::strcmp(e.extensionName, VK_EXT_LINE_RASTERIZATION_EXTENSION_NAME) == 0;
+  if (!found) return false;
+  VkPhysicalDeviceLineRasterizationFeaturesEXT lines{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_EXT};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &lines;
+  vkGetPhysicalDeviceFeatures2(physical, &features);
+  return lines.bresenhamLines;
 }
 
 bool open_device(LavapipeRenderer::State& s, std::string* error) {
@@ -130,6 +148,15 @@ bool open_device(LavapipeRenderer::State& s, std::string* error) {
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;
   info.pEnabledFeatures = &features;
+  VkPhysicalDeviceLineRasterizationFeaturesEXT lines{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_EXT};
+  const char* line_extension = VK_EXT_LINE_RASTERIZATION_EXTENSION_NAME;
+  s.bresenham_lines = has_bresenham_lines(s.physical);
+  if (s.bresenham_lines) {
+    lines.bresenhamLines = VK_TRUE;
+    info.pNext = &lines;
+    info.enabledExtensionCount = 1;
+    info.ppEnabledExtensionNames = &line_extension;
+  }
   VK_OR_FAIL(vkCreateDevice(s.physical, &info, nullptr, &s.device));
   vkGetDeviceQueue(s.device, s.queue_family, 0, &s.queue);
   return true;
@@ -356,7 +383,8 @@ class VkScene {
                      double(d.blend.src_color), double(d.blend.dst_color),   double(d.blend.color_op),
                      double(d.blend.src_alpha), double(d.blend.dst_alpha),   double(d.blend.alpha_op),
                      double(d.logic_op_enable), double(d.logic_op),          double(d.write_mask),
-                     double(d.shading),         double(d.dual_source),       double(d.point_size)}) {
+                     double(d.shading),         double(d.dual_source),       double(d.point_size),
+                     double(d.bresenham_lines)}) {
       add(v);
     }
     for (float v : d.viewport) add(v);
@@ -436,6 +464,16 @@ class VkScene {
     raster.cullMode = d.cull;
     raster.frontFace = d.clockwise ? VK_FRONT_FACE_CLOCKWISE : VK_FRONT_FACE_COUNTER_CLOCKWISE;
     raster.lineWidth = 1;
+    VkPipelineRasterizationLineStateCreateInfoEXT line_mode{
+        VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_EXT};
+    line_mode.lineRasterizationMode = VK_LINE_RASTERIZATION_MODE_BRESENHAM_EXT;
+    if (d.bresenham_lines) {
+      if (!s_.bresenham_lines) {
+        *error = "the device has no Bresenham lines (VK_EXT_line_rasterization)";
+        return VK_NULL_HANDLE;
+      }
+      raster.pNext = &line_mode;
+    }
     VkPipelineMultisampleStateCreateInfo ms{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
     ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
     VkPipelineDepthStencilStateCreateInfo ds{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};

@@ -4,11 +4,13 @@
 // hostile positions and point sizes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <utility>
@@ -300,6 +302,66 @@ TEST(LineRasterization, DepthTestAndBlendingApplyToLines) {
   EXPECT_FLOAT_EQ(d.load_depth(12, 3), 0.5f);
 }
 
+// Bresenham lines: the diamond-exit rule, against an independent reference that computes each
+// pixel's L1 distance to the segment (the minimum of a convex piecewise-linear function, at its
+// breakpoints) for random lines with endpoints on the 1/256 grid.
+TEST(BresenhamLines, DiamondExitRuleMatchesAReference) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> coord(2 * 256, 30 * 256);
+  int lines = 0, checked = 0;
+  for (int k = 0; k < 200; ++k) {
+    const double ax = coord(rng) / 256.0, ay = coord(rng) / 256.0, bx = coord(rng) / 256.0, by = coord(rng) / 256.0;
+    if (ax == bx && ay == by) continue;
+    Scene s(32, 32, Topology::kLineList);
+    s.state.draw.line_mode = LineMode::kBresenham;
+    s.vertices({{float(ax), float(ay)}, {float(bx), float(by)}});
+    DrawResult r = s.draw();
+    ASSERT_FALSE(r.fault) << *r.fault;
+    EXPECT_EQ(r.counters.primitive.bresenham_lines, 1u);
+    ++lines;
+    const Pixels got = s.covered();
+    for (uint32_t y = 0; y < 32; ++y) {
+      for (uint32_t x = 0; x < 32; ++x) {
+        const double cx = x + 0.5, cy = y + 0.5;
+        auto l1 = [&](double t) {
+          t = std::clamp(t, 0.0, 1.0);
+          return std::fabs(ax + t * (bx - ax) - cx) + std::fabs(ay + t * (by - ay) - cy);
+        };
+        double best = std::min(l1(0), l1(1));
+        if (bx != ax) best = std::min(best, l1((cx - ax) / (bx - ax)));
+        if (by != ay) best = std::min(best, l1((cy - ay) / (by - ay)));
+        const double b_l1 = std::fabs(bx - cx) + std::fabs(by - cy);
+        if (std::fabs(best - 0.5) < 1e-9 || std::fabs(b_l1 - 0.5) < 1e-9) continue;  // ties: the rule's own
+        const bool expected = best < 0.5 && !(b_l1 < 0.5);
+        ++checked;
+        EXPECT_EQ(got.count({x, y}) == 1, expected)
+            << "line " << ax << "," << ay << " -> " << bx << "," << by << " pixel " << x << "," << y;
+      }
+    }
+  }
+  EXPECT_GT(lines, 190);
+  EXPECT_GT(checked, 190 * 1000);
+}
+
+TEST(BresenhamLines, OnePixelPerMajorColumnAndInterpolationAlongTheLine) {
+  Scene s(16, 4, Topology::kLineList, ColorFormat::kR32G32B32A32Sfloat);
+  s.state.draw.line_mode = LineMode::kBresenham;
+  s.state.fragment = FragmentMode::kVaryingColor;
+  s.state.varying_interpolation = Interpolation::kNoPerspective;
+  s.vertices({{0.5f, 1.5f, 0.5f, 1, {0, 0, 0, 1}}, {15.5f, 2.5f, 0.5f, 1, {1, 0, 0, 1}}});
+  DrawResult r = s.draw();
+  ASSERT_FALSE(r.fault) << *r.fault;
+  // Columns 0 .. 14 (b's own pixel holds b inside its diamond: not produced), one row each.
+  EXPECT_EQ(r.counters.merge.fragments_written, 15u);
+  EXPECT_EQ(r.counters.primitive.raster.tiles_visited[0], 0u);  // no tile walk
+  ColorTarget t = s.target();
+  for (uint32_t x = 0; x < 15; ++x) {
+    const uint32_t y = x < 8 ? 1 : 2;  // the line crosses row 2's top edge half-way
+    EXPECT_NE(t.load_bits(x, y)[3], 0u) << x;
+    EXPECT_NEAR(std::bit_cast<float>(t.load_bits(x, y)[0]), x / 15.0, 1e-6) << x;
+  }
+}
+
 TEST(LineClipping, LinesAreClippedNotDropped) {
   Scene s(16, 16, Topology::kLineList);
   // Far off to the left (x = -10000 w, beyond the guard band) into the target; across the near plane; wholly behind it.
@@ -449,7 +511,7 @@ TEST(DrawCountersJson, ParsesBackToEveryCounter) {
       {"clip.outside_guard_band", k.outside_guard_band},
       {"setup.triangles_in", p.triangles_in}, {"setup.culled", p.culled}, {"setup.degenerate", p.degenerate},
       {"setup.outside_guard_band", p.outside_guard_band}, {"setup.point_triangles", p.point_triangles},
-      {"setup.line_triangles", p.line_triangles},
+      {"setup.line_triangles", p.line_triangles}, {"setup.bresenham_lines", p.bresenham_lines},
       {"raster.triangles", ra.triangles}, {"raster.tiles_rejected_by_bbox", ra.tiles_rejected_by_bbox},
       {"raster.blocks_tested", ra.blocks_tested}, {"raster.quads", ra.quads}, {"raster.fragments", ra.fragments},
       {"raster.helper_lanes", ra.helper_lanes},
