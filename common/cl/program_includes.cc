@@ -77,14 +77,16 @@ bool parse_include(std::string_view line, const IncludeMacros& macros, std::stri
   return true;
 }
 
+bool is_pragma_once(const std::string& line) {
+  const size_t i = line.find_first_not_of(" \t");
+  return i != std::string::npos && line[i] == '#' && line.find("pragma") != std::string::npos &&
+         line.find("once") != std::string::npos;
+}
+
 bool has_pragma_once(const std::string& text) {
   std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    const size_t i = line.find_first_not_of(" \t");
-    if (i != std::string::npos && line[i] == '#' && line.find("pragma") != std::string::npos &&
-        line.find("once") != std::string::npos)
-      return true;
-  }
+  for (std::string line; std::getline(in, line);)
+    if (is_pragma_once(line)) return true;
   return false;
 }
 
@@ -111,6 +113,12 @@ class Inliner {
         }
         out += line_marker(line_number + 1, name);
         changed_ = true;
+        continue;
+      }
+      // An inlined header's #pragma once is kept here (once_); left in, clang would warn that it
+      // sits in the main file (PyOpenCL shows every build warning to its user).
+      if (depth > 0 && is_pragma_once(line)) {
+        out += "\n";
         continue;
       }
       out += line + "\n";

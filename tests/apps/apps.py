@@ -11,6 +11,9 @@ Cases:
   hashcat   hashcat cracks an md5 of a 3-letter word with the mask ?l?l?l, as on PoCL.
   ffmpeg    ffmpeg's OpenCL filters on a few small synthetic frames: every frame (framemd5) is
             byte-identical to the frame the same filter chain gives on PoCL.
+  pyopencl  Debian's python3-pyopencl (pyopencl_workload.py): arrays, reductions, clmath, scan,
+            radix sort, a kernel including a header through -I; every result equal to PoCL's,
+            reductions and sin within the float rounding their order and ULP bound allow.
 A case whose application is not installed is skipped (exit 77).
 """
 import argparse
@@ -197,15 +200,45 @@ def case_ffmpeg(args, tmp):
           f"({args.mode}, {args.executor}) and on PoCL")
 
 
+def case_pyopencl(args, tmp):
+    python = "/usr/bin/python3"  # Debian's interpreter, where python3-pyopencl installs
+    if not os.path.exists(python) or subprocess.run([python, "-c", "import pyopencl, numpy"],
+                                                    capture_output=True).returncode != 0:
+        print("SKIP: python3-pyopencl is not installed")
+        sys.exit(77)
+    include_dir = os.path.join(tmp, "include")
+    os.makedirs(include_dir)
+    with open(os.path.join(include_dir, "scale.h"), "w") as f:
+        f.write("#define SCALE(x) ((x) * 3.0f + 1.0f)\n")
+    workload = [python, os.path.join(os.path.dirname(os.path.abspath(__file__)), "pyopencl_workload.py")]
+    paths = {}
+    for name in ("pocl", "gsgpu"):
+        paths[name] = os.path.join(tmp, name + ".npz")
+        cmd = workload + ["run", paths[name], include_dir]
+        if name == "gsgpu":
+            r = run(through_gsvirt(args, cmd), direct_env_home(tmp, name), 600, tmp, args.executor)
+        else:
+            r = run(cmd, direct_env_home(tmp, name), 600, tmp)
+        if r.returncode != 0 or not os.path.exists(paths[name]):
+            fail(f"the PyOpenCL workload on {name} returned {r.returncode}")
+    # numpy lives with Debian's interpreter, not necessarily with the one running this test
+    r = subprocess.run(workload + ["compare", paths["pocl"], paths["gsgpu"]], capture_output=True, text=True)
+    print(r.stdout, r.stderr, flush=True)
+    if r.returncode != 0:
+        fail("PyOpenCL's results through gsvirt differ from PoCL's")
+    print(f"PASS: PyOpenCL gives PoCL's results through gsvirt ({args.mode}, {args.executor})")
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("case", choices=["clpeak", "hashcat", "ffmpeg"])
+    p.add_argument("case", choices=["clpeak", "hashcat", "ffmpeg", "pyopencl"])
     p.add_argument("--gsvirt", required=True)
     p.add_argument("--mode", default="remote", choices=["remote", "native"])
     p.add_argument("--executor", default="gsgpu", choices=["gsgpu", "host"], help="remote mode's executor")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="gsvirt-apps-") as tmp:
-        {"clpeak": case_clpeak, "hashcat": case_hashcat, "ffmpeg": case_ffmpeg}[args.case](args, tmp)
+        {"clpeak": case_clpeak, "hashcat": case_hashcat, "ffmpeg": case_ffmpeg,
+         "pyopencl": case_pyopencl}[args.case](args, tmp)
 
 
 if __name__ == "__main__":

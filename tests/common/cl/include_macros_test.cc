@@ -2,6 +2,10 @@
 #include "common/cl/include_macros.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
 
 #include "common/cl/program_includes.h"
 
@@ -59,6 +63,28 @@ TEST(IncludeMacros, WhatDoesNotExpandToANameIsRefused) {
 TEST(IncludeMacros, DefineOptionsAreCollectedInEitherSpelling) {
   EXPECT_EQ(define_options("-DA=1 -D \"M2S(x)=XM2S(x)\" -I dir -D B -cl-fast-relaxed-math"),
             (std::vector<std::string>{"A=1", "M2S(x)=XM2S(x)", "B"}));
+}
+
+// A header with #pragma once named twice is inlined once, without its #pragma once line (clang
+// warns about one "in main file", and PyOpenCL shows that warning to its user), and the lines
+// after it keep their numbers.
+TEST(InlineIncludes, PragmaOnceHeadersAreInlinedOnceWithoutThePragma) {
+  char dir[] = "/tmp/gsvirt-includes-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string header = std::string(dir) + "/once.h";
+  std::ofstream(header) << "#pragma once\n#define ONCE_VALUE 7\n";
+  bool changed = false;
+  const std::string out = inline_includes("#include \"once.h\"\n#include <once.h>\nint x = ONCE_VALUE;\n",
+                                          {dir}, {}, &changed);
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(out.find("pragma"), std::string::npos) << out;
+  const size_t first = out.find("#define ONCE_VALUE 7");
+  ASSERT_NE(first, std::string::npos) << out;
+  EXPECT_EQ(out.find("#define ONCE_VALUE 7", first + 1), std::string::npos) << out;
+  EXPECT_NE(out.find("#line 1 \"once.h\"\n\n#define ONCE_VALUE 7"), std::string::npos) << out;  // line 2 still
+  EXPECT_NE(out.find("int x = ONCE_VALUE;"), std::string::npos) << out;
+  unlink(header.c_str());
+  rmdir(dir);
 }
 
 }  // namespace
