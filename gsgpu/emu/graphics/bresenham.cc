@@ -60,23 +60,26 @@ void rasterize_bresenham(const std::array<ScreenVertex, 3>& triangle, const Pixe
   if (du == 0) return;
   const int32_t u_lo = x_major ? area.x0 : area.y0, u_hi = x_major ? area.x1 : area.y1;
   const int32_t v_lo = x_major ? area.y0 : area.x0, v_hi = x_major ? area.y1 : area.x1;
-  const int64_t c_first = floor_div(au, kSubpixelOne), c_last = floor_div(bu, kSubpixelOne);
+  // The columns from a's to b's, only those of the render area (a line clipped to the guard band may
+  // be 64000 pixels long: the walk stays within 4096 columns).
+  int64_t c_first = floor_div(au, kSubpixelOne), c_last = floor_div(bu, kSubpixelOne);
+  c_first = sign > 0 ? std::max<int64_t>(c_first, u_lo) : std::min<int64_t>(c_first, u_hi - 1);
+  c_last = sign > 0 ? std::min<int64_t>(c_last, u_hi - 1) : std::max<int64_t>(c_last, u_lo);
+  if ((c_last - c_first) * sign < 0) return;
   QuadBuilder quads(out, counters);
   for (int64_t c = c_first;; c += sign) {
-    if (c >= u_lo && c < u_hi) {
-      const int64_t uc = c * kSubpixelOne + kSubpixelOne / 2;
-      const int64_t ustar = std::clamp(uc, std::min(au, bu), std::max(au, bu));  // nearest to the centre
-      // v(ustar) = N / D exactly, with the signs folded so that D > 0.
-      const int64_t N = (av * du + (ustar - au) * dv) * sign;
-      const int64_t r = floor_div(N, kSubpixelOne * D);
-      const int64_t vc = r * kSubpixelOne + kSubpixelOne / 2;
-      // |u - uc| + |v - vc| at ustar, times D: its minimum over the segment (|dv| <= |du|).
-      const int64_t g = std::llabs(ustar - uc) * D + std::llabs(N - vc * D);
-      const bool meets = g < (kSubpixelOne / 2) * D || (g == (kSubpixelOne / 2) * D && ustar == uc);
-      const bool b_inside = std::llabs(bu - uc) + std::llabs(bv - vc) < kSubpixelOne / 2;
-      if (meets && !b_inside && r >= v_lo && r < v_hi) {
-        quads.add(x_major ? int32_t(c) : int32_t(r), x_major ? int32_t(r) : int32_t(c));
-      }
+    const int64_t uc = c * kSubpixelOne + kSubpixelOne / 2;
+    const int64_t ustar = std::clamp(uc, std::min(au, bu), std::max(au, bu));  // nearest to the centre
+    // v(ustar) = N / D exactly, with the signs folded so that D > 0.
+    const int64_t N = (av * du + (ustar - au) * dv) * sign;
+    const int64_t r = floor_div(N, kSubpixelOne * D);
+    const int64_t vc = r * kSubpixelOne + kSubpixelOne / 2;
+    // |u - uc| + |v - vc| at ustar, times D: its minimum over the segment (|dv| <= |du|).
+    const int64_t g = std::llabs(ustar - uc) * D + std::llabs(N - vc * D);
+    const bool meets = g < (kSubpixelOne / 2) * D || (g == (kSubpixelOne / 2) * D && ustar == uc);
+    const bool b_inside = std::llabs(bu - uc) + std::llabs(bv - vc) < kSubpixelOne / 2;
+    if (meets && !b_inside && r >= v_lo && r < v_hi) {
+      quads.add(x_major ? int32_t(c) : int32_t(r), x_major ? int32_t(r) : int32_t(c));
     }
     if (c == c_last) break;
   }

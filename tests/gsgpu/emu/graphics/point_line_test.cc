@@ -382,22 +382,26 @@ TEST(LineClipping, LinesAreClippedNotDropped) {
 }
 
 TEST(LineClipping, HostileCoordinatesAreDroppedOrBoundedNeverHang) {
-  Scene s(16, 16, Topology::kLineStrip);
-  s.clip_vertices({{kNaN, 0, 0.5f, 1}, {0, 0, 0.5f, 1}, {kInf, 0, 0.5f, 1}, {3e38f, 3e38f, 0.5f, 1},
-                   {-3e38f, -3e38f, 0.5f, 1}, {1e-30f, 0, 0.5f, 1e-30f}, {0, 0, 0.5f, 1}, {0, 0, 0.5f, 1},
-                   {1e6f, 1e6f, 0.5f, 1}, {-1e6f, -1e6f, 0.5f, 1}});
-  DrawResult r = s.draw();
-  ASSERT_FALSE(r.fault) << *r.fault;
-  const ClipCounters& c = r.counters.geometry.clip;
-  EXPECT_EQ(c.lines_in, 9u);
-  // NaN and infinity: dropped; +-3e38: clipped to a point at the origin (t0 = t1 in double); the
-  // zero-length lines: degenerate; w near 0: clipped at w = 10^-6 and the far plane; +-10^6: clipped
-  // to the guard band and drawn.
-  EXPECT_GE(c.lines_rejected, 3u);
-  EXPECT_GE(c.lines_degenerate, 1u);
-  EXPECT_GE(c.lines_out, 1u);
-  EXPECT_EQ(c.lines_in, c.lines_rejected + c.lines_degenerate + c.lines_out + c.outside_guard_band);
-  EXPECT_LE(r.counters.merge.fragments_written, 16u * 16u);
+  // Both line modes: the Bresenham walk is bounded by the render area too.
+  for (LineMode mode : {LineMode::kRectangular, LineMode::kBresenham}) {
+    Scene s(16, 16, Topology::kLineStrip);
+    s.state.draw.line_mode = mode;
+    s.clip_vertices({{kNaN, 0, 0.5f, 1}, {0, 0, 0.5f, 1}, {kInf, 0, 0.5f, 1}, {3e38f, 3e38f, 0.5f, 1},
+                     {-3e38f, -3e38f, 0.5f, 1}, {1e-30f, 0, 0.5f, 1e-30f}, {0, 0, 0.5f, 1}, {0, 0, 0.5f, 1},
+                     {1e6f, 1e6f, 0.5f, 1}, {-1e6f, -1e6f, 0.5f, 1}});
+    DrawResult r = s.draw();
+    ASSERT_FALSE(r.fault) << *r.fault;
+    const ClipCounters& c = r.counters.geometry.clip;
+    EXPECT_EQ(c.lines_in, 9u);
+    // NaN and infinity: dropped; +-3e38: clipped to a point at the origin (t0 = t1 in double); the
+    // zero-length lines: degenerate; w near 0: clipped at w = 10^-6 and the far plane; +-10^6: clipped
+    // to the guard band and drawn.
+    EXPECT_GE(c.lines_rejected, 3u);
+    EXPECT_GE(c.lines_degenerate, 1u);
+    EXPECT_GE(c.lines_out, 1u);
+    EXPECT_EQ(c.lines_in, c.lines_rejected + c.lines_degenerate + c.lines_out + c.outside_guard_band);
+    EXPECT_LE(r.counters.merge.fragments_written, 16u * 16u);
+  }
 }
 
 // The DUMP text names the new counters, and the JSON form holds the same numbers.
