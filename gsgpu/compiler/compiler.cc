@@ -12,6 +12,7 @@
 #include "gsgpu/compiler/emit.h"
 #include "gsgpu/compiler/lower.h"
 #include "gsgpu/compiler/regalloc.h"
+#include "gsgpu/compiler/spirv_names.inc"
 #include "gsgpu/compiler/uniform.h"
 #include "gsgpu/compiler/subprocess.h"
 #include "gsgpu/isa/disassembler.h"
@@ -58,28 +59,38 @@ void dump(std::span<const uint32_t> spirv, const CompiledProgram& program) {
   }
 }
 
+// "kernel k", "vertex shader main", "fragment shader main": how messages name an entry point.
+std::string entry_label(const SpirvEntryPoint& entry) {
+  switch (entry.model) {
+    case spv::ExecutionModel::Vertex: return "vertex shader " + entry.name;
+    case spv::ExecutionModel::Fragment: return "fragment shader " + entry.name;
+    default: return "kernel " + entry.name;
+  }
+}
+
 bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, const CompileOptions& options,
                     CompiledKernel* out, std::string* error) {
   MFunction function;
   LoweredKernel lowered;
   Lowering lowering(module, &function, &lowered, options.max_scalar_registers);
   try {
-    lowering.lower_kernel(entry);
+    if (entry.model == spv::ExecutionModel::Kernel) lowering.lower_kernel(entry);
+    else lowering.lower_shader(entry);
   } catch (const CompileError& e) {
     *error = e.what();
     return false;
   } catch (const std::out_of_range&) {
-    *error = "kernel " + entry.name + ": malformed module (a reference to something that does not exist)";
+    *error = entry_label(entry) + ": malformed module (a reference to something that does not exist)";
     return false;
   } catch (const std::exception& e) {
-    *error = "kernel " + entry.name + ": cannot compile: " + e.what();
+    *error = entry_label(entry) + ": cannot compile: " + e.what();
     return false;
   }
   remove_dead_instructions(&function);
   lowered.scalar_registers = promote_uniform_values(&function, lowered.scalar_registers, options.max_scalar_registers);
   // Liveness keeps four bit sets of all virtual registers per block; bound their size.
   if (static_cast<uint64_t>(function.vreg_bits.size()) * function.blocks.size() > (uint64_t{1} << 28)) {
-    *error = "kernel " + entry.name + ": too large to allocate registers for (" + std::to_string(function.blocks.size()) +
+    *error = entry_label(entry) + ": too large to allocate registers for (" + std::to_string(function.blocks.size()) +
              " blocks, " + std::to_string(function.vreg_bits.size()) + " values)";
     return false;
   }
@@ -87,22 +98,33 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
   const std::vector<uint32_t> reconvergence = immediate_post_dominators(function, layout);
   RegisterAllocation allocation;
   const uint32_t max_registers = std::min(options.max_vector_registers, isa::kNumVectorRegs - 16);
-  if (!allocate_registers(&function, layout, max_registers, lowered.private_bytes, &allocation, error)) {
-    *error = "kernel " + entry.name + ": " + *error;
+  if (!allocate_registers(&function, layout, max_registers, lowered.private_bytes, &allocation, error,
+                          lowered.preloaded_registers)) {
+    *error = entry_label(entry) + ": " + *error;
     return false;
   }
   const uint32_t private_bytes = allocation.spilled > 0 ? allocation.private_end : lowered.private_bytes;
   if (private_bytes > kMaxPrivateBytes) {
-    *error = "kernel " + entry.name + ": needs " + std::to_string(private_bytes) + " bytes of private memory per work-item (" +
+    *error = entry_label(entry) + ": needs " + std::to_string(private_bytes) + " bytes of private memory per work-item (" +
              std::to_string(allocation.spilled) + " values spilled); the limit is " + std::to_string(kMaxPrivateBytes);
+    return false;
+  }
+  if (lowered.stage != ShaderStage::kKernel && private_bytes > 0) {
+    // The draw's vertex and fragment dispatches give a program no private memory.
+    *error = entry_label(entry) + ": needs " + std::to_string(allocation.spilled) +
+             " spilled values in private memory, which vertex and fragment programs do not have";
     return false;
   }
   std::string emit_error;
   if (!emit_code(function, layout, reconvergence, &out->code, &emit_error)) {
-    *error = "kernel " + entry.name + ": code generation produced an invalid instruction: " + emit_error;
+    *error = entry_label(entry) + ": code generation produced an invalid instruction: " + emit_error;
     return false;
   }
   out->name = entry.name;
+  out->stage = lowered.stage;
+  out->vertex_attributes = lowered.vertex_attributes;
+  out->constant_buffer_bytes = lowered.constant_buffer_bytes;
+  out->varying_components = lowered.varying_components;
   out->args = std::move(lowered.args);
   out->arg_buffer_size = lowered.arg_buffer_size;
   out->work_dim_offset = lowered.work_dim_offset;
@@ -156,9 +178,42 @@ bool compile_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::s
   out->kernels.clear();
   prepare_printf(&module);
   for (const SpirvEntryPoint& entry : module.entry_points) {
+    if (entry.model != spv::ExecutionModel::Kernel) continue;  // graphics: compile_shader_spirv
     CompiledKernel kernel;
     if (!compile_kernel(module, entry, options, &kernel, error)) return false;
     out->kernels.push_back(std::move(kernel));
+  }
+  dump(spirv, *out);
+  return true;
+}
+
+bool compile_shader_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::string* error,
+                          const CompileOptions& options) {
+  SpirvModule module;
+  if (!parse_spirv(spirv, &module, error)) {
+    *error = "invalid SPIR-V: " + *error;
+    return false;
+  }
+  out->kernels.clear();
+  if (!module.other_entry_models.empty()) {
+    std::string model = "execution model " + std::to_string(static_cast<unsigned>(module.other_entry_models[0]));
+    for (const auto& entry : generated::kExecutionModelNames)
+      if (entry.code == static_cast<uint32_t>(module.other_entry_models[0])) model = entry.name;
+    *error = "an entry point of execution model " + model + ": only Vertex and Fragment shaders are supported";
+    return false;
+  }
+  for (const SpirvEntryPoint& entry : module.entry_points) {
+    if (entry.model == spv::ExecutionModel::Kernel) {
+      *error = "entry point " + entry.name + " is an OpenCL kernel, not a graphics shader";
+      return false;
+    }
+    CompiledKernel shader;
+    if (!compile_kernel(module, entry, options, &shader, error)) return false;
+    out->kernels.push_back(std::move(shader));
+  }
+  if (out->kernels.empty()) {
+    *error = "the module has no Vertex or Fragment entry point";
+    return false;
   }
   dump(spirv, *out);
   return true;

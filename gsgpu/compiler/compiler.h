@@ -73,8 +73,23 @@ struct PrintfFormat {
   uint32_t record_bytes = 0;    // header (format id, record size) + the arguments
 };
 
+// What a compiled entry point is: an OpenCL kernel or a graphics shader (compile_shader_spirv).
+enum class ShaderStage : uint8_t { kKernel, kVertex, kFragment };
+
 struct CompiledKernel {
   std::string name;
+  ShaderStage stage = ShaderStage::kKernel;
+  // Vertex shaders: the draw's vertex attribute count the program assumes (its inputs are
+  // attributes 0..n-1 by Location; the vertex index arrives in v[4n], the instance index in
+  // v[4n+1], docs/isa.md §8d), so the draw must bind exactly this many attributes.
+  uint32_t vertex_attributes = 0;
+  // Vertex shaders: the varying components it writes (SHADER_STATE VERTEX.OUTPUTS); fragment
+  // shaders: the components it reads (FRAGMENT.VARYINGS). Location L component c is 4L + c.
+  uint32_t varying_components = 0;
+  // Graphics shaders: bytes of the draw's constant buffer (SHADER_STATE CONSTANTS_*) it reads: the
+  // PushConstant block up to its last member, and the uniform-buffer table entries of the
+  // descriptors it uses (docs/compiler.md "Graphics shaders", "Constant buffer"); 0 when none.
+  uint32_t constant_buffer_bytes = 0;
   std::vector<uint32_t> code;  // entry at offset 0
   std::vector<ArgInfo> args;
   uint32_t arg_buffer_size = 0;
@@ -126,6 +141,12 @@ struct CompileOptions {
 // (opcode, extended instruction) or the module's defect (word offset).
 bool compile_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::string* error,
                    const CompileOptions& options = {});
+
+// Vulkan SPIR-V (Shader capability) -> gsgpu vertex and fragment programs, one CompiledKernel per
+// Vertex / Fragment entry point (docs/compiler.md "Graphics shaders"). False with *error naming
+// the entry point and the instruction, capability, storage class or decoration it cannot compile.
+bool compile_shader_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::string* error,
+                          const CompileOptions& options = {});
 
 // OpenCL C -> SPIR-V (frontend.h) -> gsgpu. *log gets clang's diagnostics and, on a code-generator
 // failure, its message. The status says which step failed.

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-# Generates C++ name tables for SPIR-V opcodes and OpenCL.std extended instructions from the
-# grammar files of the spirv-headers package, so that error messages can name what they refuse.
+# Generates C++ name tables for SPIR-V opcodes, OpenCL.std and GLSL.std.450 extended instructions and
+# the enumerants graphics shaders are refused by (capabilities, built-ins, storage classes, execution
+# models and modes) from the grammar files of the spirv-headers package, so that error messages can
+# name what they refuse.
 import json
 import sys
 
-core, opencl, out = sys.argv[1:4]
+core, opencl, glsl, out = sys.argv[1:5]
 with open(core) as f:
-    ops = json.load(f)['instructions']
+    grammar = json.load(f)
+    ops = grammar['instructions']
+with open(glsl) as f:
+    glsl_ops = json.load(f)['instructions']
 with open(opencl) as f:
     ext = json.load(f)['instructions']
 with open(out, 'w') as f:
@@ -25,4 +30,22 @@ with open(out, 'w') as f:
     f.write('inline constexpr NamedCode kOpenClStdNames[] = {\n')
     for op in ext:
         f.write('  {%d, "%s"},\n' % (op['opcode'], op['opname']))
-    f.write('};\n}  // namespace gsgpu::compiler::generated\n')
+    f.write('};\n')
+    f.write('inline constexpr NamedCode kGlslStd450Names[] = {\n')
+    for op in glsl_ops:
+        f.write('  {%d, "%s"},\n' % (op['opcode'], op['opname']))
+    f.write('};\n')
+    tables = {'Capability': 'kCapabilityNames', 'BuiltIn': 'kBuiltInNames', 'StorageClass': 'kStorageClassNames',
+              'ExecutionModel': 'kExecutionModelNames', 'ExecutionMode': 'kExecutionModeNames'}
+    for kind in grammar['operand_kinds']:
+        if kind['kind'] not in tables:
+            continue
+        f.write('inline constexpr NamedCode %s[] = {\n' % tables[kind['kind']])
+        seen = set()
+        for e in kind['enumerants']:
+            if e['value'] in seen:
+                continue
+            seen.add(e['value'])
+            f.write('  {%d, "%s"},\n' % (e['value'], e['enumerant']))
+        f.write('};\n')
+    f.write('}  // namespace gsgpu::compiler::generated\n')

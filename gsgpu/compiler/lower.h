@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -58,6 +59,12 @@ struct LoweredKernel {
   std::vector<PrintfFormat> printf_formats;
   std::vector<std::string> printf_strings;
   uint32_t printf_buffer_offset = 0;
+  // Graphics shaders (lower_shader.cc).
+  ShaderStage stage = ShaderStage::kKernel;
+  uint32_t vertex_attributes = 0;
+  uint32_t varying_components = 0;
+  uint32_t preloaded_registers = 0;  // v0..v(n-1) hold the stage's inputs: the allocator leaves them alone
+  uint32_t constant_buffer_bytes = 0;  // the constant buffer bytes it reads (push constants, descriptor table)
 };
 
 // Before lowering (lower_printf.cc): a float passed to printf is promoted to double by clang
@@ -71,6 +78,8 @@ class Lowering {
       : m_(module), f_(*function), k_(*kernel), scalar_budget_(scalar_registers) {}
   // Throws CompileError.
   void lower_kernel(const SpirvEntryPoint& entry);
+  // lower_shader.cc: a Vertex or Fragment entry point (docs/compiler.md "Graphics shaders").
+  void lower_shader(const SpirvEntryPoint& entry);
 
   // ---- types and layout (lower_types.cc) ----
   const SpirvType& type(uint32_t id) const;
@@ -129,6 +138,64 @@ class Lowering {
   void allocate_static_variables(uint32_t entry_function);
   uint32_t allocate_private(uint32_t size, uint32_t align);
 
+  // lower_shader.cc: graphics shaders keep their variables (Function, Private, Input, Output) in
+  // registers: a variable is a list of virtual registers, one per component, and a pointer to it
+  // the literal index of a RegisterPointer.
+  struct RegisterVariable {
+    uint32_t id = 0;
+    uint32_t type = 0;  // the pointee
+    spv::StorageClass storage = spv::StorageClass::Function;
+    std::vector<uint32_t> regs;
+    std::vector<bool> written;  // per component: some store writes it
+  };
+  struct RegisterPointer {
+    uint32_t variable = 0;  // index into register_variables_
+    uint32_t first = 0;     // first component
+    uint32_t type = 0;      // the pointee
+    // One run-time index (an access chain into an array, matrix or vector with a variable index):
+    // the pointee is element `dynamic_index` of `dynamic_count` elements `dynamic_stride` components apart.
+    MOperand dynamic_index;
+    uint32_t dynamic_count = 0, dynamic_stride = 0;
+  };
+  bool is_register_storage(spv::StorageClass storage) const;
+  Value new_register_variable(uint32_t id, uint32_t pointee, spv::StorageClass storage);
+  const RegisterPointer& register_pointer(uint32_t pointer_id);
+  bool lower_register_access(const SpirvInstruction& inst);
+  Value register_load(const RegisterPointer& p);
+  void register_store(const RegisterPointer& p, const Value& v);
+  MOperand register_access_chain(const SpirvInstruction& inst);
+  void declare_shader_interface(const SpirvEntryPoint& entry);
+  void declare_fragment_input(uint32_t id, const SpirvVariable& var, const SpirvDecorations* d);
+  void declare_vertex_input(uint32_t id, const SpirvVariable& var, const SpirvDecorations* d);
+  void export_shader_outputs();
+  void export_builtin_output(const RegisterVariable& var);
+  void export_located_output(const RegisterVariable& var);
+  void export_components(const RegisterVariable& var, uint32_t first, uint32_t count, uint32_t slot);
+  void check_shader_module(const SpirvEntryPoint& entry) const;
+  // lower_shader_ops.cc: matrices, derivatives and the other shader-only arithmetic.
+  bool lower_shader_arith(const SpirvInstruction& inst);
+  void lower_matrix(const SpirvInstruction& inst);
+  void lower_derivative(const SpirvInstruction& inst);
+  bool lower_glsl_extinst(const SpirvInstruction& inst);
+  std::vector<RegisterVariable> register_variables_;
+  std::vector<RegisterPointer> register_pointers_;
+  std::unordered_map<uint32_t, uint32_t> module_register_pointers_;  // module variable -> its RegisterPointer
+  // Push constants: the draw's constant buffer (SHADER_STATE CONSTANTS_*), whose VA the program
+  // reads with s_special arg_ptr into s[0:1]; each PushConstant variable's pointer is that pair.
+  void check_explicit_layout(uint32_t type_id, unsigned depth) const;
+  MOperand constant_buffer_base();  // s[0:1] = arg_ptr, read once in the prologue
+  MOperand uniform_buffer_address(uint32_t id, const SpirvDecorations* d);
+  void declare_push_constants(uint32_t id, uint32_t pointee);
+  MOperand constants_base_;
+  std::map<uint32_t, MOperand> uniform_buffers_;  // set * 16 + binding -> the scalar pair holding its VA
+  std::unordered_map<uint32_t, MOperand> module_addresses_;  // PushConstant variable -> its address
+  uint32_t epilogue_block_ = 0;
+  uint32_t vertex_index_reg_ = UINT32_MAX;  // vertex shaders: the preloaded register of the vertex index
+ public:
+  bool graphics() const { return stage_ != ShaderStage::kKernel; }
+  ShaderStage stage_ = ShaderStage::kKernel;
+ private:
+
   // lower_arith.cc
   bool lower_arith(const SpirvInstruction& inst);
   bool lower_composite(const SpirvInstruction& inst);
@@ -163,6 +230,11 @@ class Lowering {
 
   // lower_extinst.cc
   bool lower_extinst(const SpirvInstruction& inst);
+ public:
+  // The OpenCL.std instruction `ext` with `inst`'s operands (GLSL.std.450 instructions that mean
+  // the same reuse it).
+  bool lower_opencl_extinst(uint32_t ext, const SpirvInstruction& inst);
+ private:
   MOperand opencl_math(uint32_t ext, uint32_t scalar, const std::vector<MOperand>& args);
   void vload_store(uint32_t ext, const SpirvInstruction& inst);
   MOperand exact_fmod(uint32_t float_type, MOperand x, MOperand y);

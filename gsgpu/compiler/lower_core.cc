@@ -40,7 +40,8 @@ struct Lowering::Frame {
 };
 
 void Lowering::fail(const std::string& reason) const {
-  std::string where = "kernel " + kernel_name_;
+  std::string where = (stage_ == ShaderStage::kVertex ? "vertex shader " : stage_ == ShaderStage::kFragment ? "fragment shader " : "kernel ") +
+                      kernel_name_;
   if (current_ != nullptr)
     where += ": " + opcode_name(current_->opcode) + " at word " + std::to_string(current_->word_offset);
   throw CompileError(where + ": " + reason);
@@ -185,6 +186,9 @@ Value Lowering::value(uint32_t id) {
     scratch = constant_value(id);
     return scratch;
   }
+  if (auto reg = module_register_pointers_.find(id); reg != module_register_pointers_.end())
+    return Value{{MOperand::literal(reg->second)}};
+  if (auto address = module_addresses_.find(id); address != module_addresses_.end()) return Value{{address->second}};
   if (auto var = m_.variables.find(id); var != m_.variables.end()) {
     scratch = Value{};
     switch (var->second.storage) {
@@ -537,6 +541,11 @@ void Lowering::lower_function(const SpirvFunction& fn, const std::vector<Value>&
   for (const SpirvInstruction& var : fn.variables) {
     current_ = &var;
     const SpirvType& ptr = type(var.result_type);
+    if (graphics()) {  // graphics shaders have no private memory: the variable lives in registers
+      define(var.result_id, new_register_variable(var.result_id, ptr.element, spv::StorageClass::Function));
+      if (var.operands.size() > 1) register_store(register_pointers_.back(), value(var.operands[1]));
+      continue;
+    }
     const uint32_t at = allocate_private(size_of(ptr.element), align_of(ptr.element));
     Value pointer;
     pointer.parts.push_back(MOperand::literal(at));
@@ -690,7 +699,13 @@ void Lowering::lower_terminator(const SpirvInstruction& inst) {
       jump(frame.return_block);
       return;
     }
-    case Op::OpUnreachable: case Op::OpKill: jump(f_.exit); return;
+    case Op::OpKill: case Op::OpTerminateInvocation:
+      // In a fragment shader the lanes are discarded: v_kill ends them and nothing is merged.
+      if (stage_ == ShaderStage::kFragment) emit_to(Opcode::v_kill, MOperand{});
+      else if (graphics()) fail("discard outside a fragment shader");
+      jump(f_.exit);
+      return;
+    case Op::OpUnreachable: jump(f_.exit); return;
     default: fail("the block does not end in a terminator");
   }
 }
@@ -820,6 +835,7 @@ void Lowering::lower_instruction(const SpirvInstruction& inst) {
       return;
     default: break;
   }
+  if (graphics() && (lower_register_access(inst) || lower_shader_arith(inst))) return;
   if (lower_arith(inst) || lower_composite(inst) || lower_conversion(inst) || lower_memory(inst) || lower_extinst(inst) ||
       lower_image(inst))
     return;

@@ -502,8 +502,13 @@ bool Lowering::lower_extinst(const SpirvInstruction& inst) {
   const uint32_t set = operand_id(inst, 0);
   const uint32_t ext = operand_id(inst, 1);
   auto name = m_.ext_inst_sets.find(set);
+  if (graphics() && name != m_.ext_inst_sets.end() && name->second == "GLSL.std.450") return lower_glsl_extinst(inst);
   if (name == m_.ext_inst_sets.end() || name->second != "OpenCL.std")
     fail("extended instruction " + std::to_string(ext) + " from a set other than OpenCL.std");
+  return lower_opencl_extinst(ext, inst);
+}
+
+bool Lowering::lower_opencl_extinst(uint32_t ext, const SpirvInstruction& inst) {
   switch (ext) {
     case cl::Vloadn: case cl::Vstoren: case cl::Vload_half: case cl::Vload_halfn: case cl::Vstore_half:
     case cl::Vstore_halfn: case cl::Vloada_halfn: case cl::Vstorea_halfn: case cl::Vstore_half_r:

@@ -22,6 +22,8 @@ MemSpace space_of(spv::StorageClass storage) {
   switch (storage) {
     case spv::StorageClass::CrossWorkgroup: return MemSpace::kGlobal;
     case spv::StorageClass::UniformConstant: return MemSpace::kConstant;
+    case spv::StorageClass::PushConstant: return MemSpace::kConstant;  // graphics: the draw's constant buffer
+    case spv::StorageClass::Uniform: return MemSpace::kConstant;       // graphics: a uniform buffer
     case spv::StorageClass::Workgroup: return MemSpace::kLocal;
     case spv::StorageClass::Function: return MemSpace::kPrivate;
     default: return MemSpace::kNone;
@@ -183,7 +185,9 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
   // p[i] with p in a scalar register: the address is p + i * stride, kept apart (ScalarBased) so
   // that accesses can name p as their scalar base and share the offset.
   const bool wide = base_type.storage == spv::StorageClass::CrossWorkgroup ||
-                    base_type.storage == spv::StorageClass::UniformConstant;
+                    base_type.storage == spv::StorageClass::UniformConstant ||
+                    base_type.storage == spv::StorageClass::PushConstant ||
+                    base_type.storage == spv::StorageClass::Uniform;
   std::optional<ScalarBased> based;
   auto add_index = [&](uint32_t index_id, uint32_t stride) {
     if (auto c = m_.constants.find(index_id); c != m_.constants.end() && c->second.kind != SpirvConstant::Kind::kComposite) {

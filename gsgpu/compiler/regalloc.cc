@@ -72,8 +72,9 @@ void for_each_use(const MInst& inst, F f) {
 
 class Allocator {
  public:
-  Allocator(MFunction& f, const std::vector<uint32_t>& layout, uint32_t max_registers, uint32_t private_base)
-      : f_(f), layout_(layout), max_(max_registers), private_base_(private_base) {}
+  Allocator(MFunction& f, const std::vector<uint32_t>& layout, uint32_t max_registers, uint32_t private_base,
+            uint32_t reserved)
+      : f_(f), layout_(layout), max_(max_registers), private_base_(private_base), reserved_(reserved) {}
 
   void run(RegisterAllocation* out) {
     compute_liveness();
@@ -165,6 +166,8 @@ class Allocator {
     assigned_.assign(f_.vreg_bits.size(), -1);
     slot_.assign(f_.vreg_bits.size(), -1);
     busy_.assign(max_ + 4, false);
+    for (uint32_t r = 0; r < reserved_ && r < busy_.size(); ++r) busy_[r] = true;
+    registers_used_ = std::max(registers_used_, reserved_);
     std::vector<Interval*> order;
     for (Interval& i : intervals_)
       if (i.start != UINT32_MAX) order.push_back(&i);
@@ -278,6 +281,7 @@ class Allocator {
   const std::vector<uint32_t>& layout_;
   uint32_t max_;
   uint32_t private_base_;
+  uint32_t reserved_;
   std::vector<BitSet> use_, def_, live_in_, live_out_;
   std::vector<Interval> intervals_;
   std::vector<int32_t> assigned_, slot_;
@@ -290,14 +294,19 @@ class Allocator {
 }  // namespace
 
 bool allocate_registers(MFunction* f, const std::vector<uint32_t>& layout, uint32_t max_registers,
-                        uint32_t private_base, RegisterAllocation* out, std::string* error) {
+                        uint32_t private_base, RegisterAllocation* out, std::string* error, uint32_t reserved) {
   if (max_registers < 8 || max_registers + kScratchRegisters > isa::kNumVectorRegs) {
     *error = "max_vector_registers " + std::to_string(max_registers) + " is outside 8.." +
              std::to_string(isa::kNumVectorRegs - kScratchRegisters);
     return false;
   }
   // Spill slots are 8 bytes, 8-aligned, after the private variables.
-  Allocator allocator(*f, layout, max_registers, (private_base + 7) / 8 * 8);
+  if (reserved >= max_registers) {
+    *error = "the program's " + std::to_string(reserved) + " preloaded input registers leave none of the " +
+             std::to_string(max_registers) + " to allocate";
+    return false;
+  }
+  Allocator allocator(*f, layout, max_registers, (private_base + 7) / 8 * 8, reserved);
   allocator.run(out);
   return true;
 }

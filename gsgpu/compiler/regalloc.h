@@ -21,7 +21,9 @@ struct RegisterAllocation {
 // at multiples of 4; the 16 registers after them (from the next multiple of 4) are spill scratch.
 // Spill slots (8 bytes, a quad 16) are placed from `private_base` on. False with *error when
 // max_registers is unusable.
+// v0..v(reserved-1) are never assigned (a graphics program's preloaded inputs, which its prologue
+// reads as physical registers) and count as used.
 bool allocate_registers(MFunction* f, const std::vector<uint32_t>& layout, uint32_t max_registers,
-                        uint32_t private_base, RegisterAllocation* out, std::string* error);
+                        uint32_t private_base, RegisterAllocation* out, std::string* error, uint32_t reserved = 0);
 
 }  // namespace gsgpu::compiler

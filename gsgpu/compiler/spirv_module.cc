@@ -219,6 +219,21 @@ class ModuleParser {
         t.storage = static_cast<spv::StorageClass>(ops[0]);
         t.element = ops[1];  // may be a forward reference (OpTypeForwardPointer); checked at use
         break;
+      case Op::OpTypeMatrix: {
+        // Columns of a float vector; held as an array of its columns (SpirvType::matrix).
+        if (auto e = need_ids(inst, 0, 1); !e.empty()) return e;
+        if (auto e = need_words(inst, 2); !e.empty()) return e;
+        if (auto e = known_type(ops[0]); !e.empty()) return e;
+        const SpirvType& column = m_.types[ops[0]];
+        if (column.kind != TypeKind::kVector || m_.types[column.element].kind != TypeKind::kFloat)
+          return "matrix column type is not a float vector";
+        if (ops[1] < 2 || ops[1] > 4) return "matrix of " + std::to_string(ops[1]) + " columns";
+        t.kind = TypeKind::kArray;
+        t.matrix = true;
+        t.element = ops[0];
+        t.count = ops[1];
+        break;
+      }
       case Op::OpTypeFunction:
         if (auto e = need_ids(inst, 0, ops.size()); !e.empty()) return e;
         if (ops.empty()) return "function type without a return type";
@@ -289,8 +304,21 @@ class ModuleParser {
     switch (decoration) {
       case spv::Decoration::BuiltIn:
         if (!has_arg) return "BuiltIn without a value";
-        d.builtin = static_cast<spv::BuiltIn>(value);
+        if (member) d.member_builtins[inst.operands[1]] = static_cast<spv::BuiltIn>(value);
+        else d.builtin = static_cast<spv::BuiltIn>(value);
         break;
+      case spv::Decoration::Location: if (has_arg && !member) d.location = value; break;
+      case spv::Decoration::Index: if (has_arg && !member) d.index = value; break;
+      case spv::Decoration::Component: if (has_arg && !member) d.component = value; break;
+      case spv::Decoration::DescriptorSet: if (has_arg && !member) d.descriptor_set = value; break;
+      case spv::Decoration::Binding: if (has_arg && !member) d.binding = value; break;
+      case spv::Decoration::Flat: if (!member) d.flat = true; break;
+      case spv::Decoration::NoPerspective: if (!member) d.no_perspective = true; break;
+      case spv::Decoration::Block: d.block = true; break;
+      case spv::Decoration::BufferBlock: d.buffer_block = true; break;
+      case spv::Decoration::ArrayStride: d.array_stride = value; break;
+      case spv::Decoration::MatrixStride: if (member) d.member_matrix_strides[inst.operands[1]] = value; break;
+      case spv::Decoration::RowMajor: if (member) d.member_row_major[inst.operands[1]] = true; break;
       case spv::Decoration::Alignment: d.alignment = value; break;
       case spv::Decoration::FPRoundingMode:
         if (!has_arg) return "FPRoundingMode without a value";
@@ -317,7 +345,12 @@ class ModuleParser {
     if (auto e = read_string(inst, 2, &ep.name, &used); !e.empty()) return e;
     if (auto e = need_ids(inst, 2 + used, inst.operands.size() - 2 - used); !e.empty()) return e;
     ep.interface.assign(inst.operands.begin() + static_cast<ptrdiff_t>(2 + used), inst.operands.end());
-    if (static_cast<spv::ExecutionModel>(inst.operands[0]) != spv::ExecutionModel::Kernel) return "";
+    ep.model = static_cast<spv::ExecutionModel>(inst.operands[0]);
+    if (ep.model != spv::ExecutionModel::Kernel && ep.model != spv::ExecutionModel::Vertex &&
+        ep.model != spv::ExecutionModel::Fragment) {
+      m_.other_entry_models.push_back(ep.model);
+      return "";
+    }
     m_.entry_points.push_back(std::move(ep));
     return "";
   }
@@ -326,6 +359,7 @@ class ModuleParser {
     if (auto e = need_ids(inst, 0, 1); !e.empty()) return e;
     if (auto e = need_words(inst, 2); !e.empty()) return e;
     const auto mode = static_cast<spv::ExecutionMode>(inst.operands[1]);
+    pending_modes_.push_back({inst.operands[0], mode});
     if (mode != spv::ExecutionMode::LocalSize && mode != spv::ExecutionMode::LocalSizeHint) return "";
     if (auto e = need_words(inst, 5); !e.empty()) return e;
     auto& pending = mode == spv::ExecutionMode::LocalSize ? pending_local_sizes_ : pending_size_hints_;
@@ -391,7 +425,7 @@ class ModuleParser {
     function_->blocks.back().instructions.push_back(inst);
     switch (inst.opcode) {
       case Op::OpBranch: case Op::OpBranchConditional: case Op::OpSwitch: case Op::OpReturn:
-      case Op::OpReturnValue: case Op::OpKill: case Op::OpUnreachable:
+      case Op::OpReturnValue: case Op::OpKill: case Op::OpUnreachable: case Op::OpTerminateInvocation:
         block_terminated_ = true;
         break;
       default: break;
@@ -432,7 +466,7 @@ class ModuleParser {
       case Op::OpTypeArray: case Op::OpTypeStruct: case Op::OpTypePointer: case Op::OpTypeFunction:
       case Op::OpTypeOpaque: case Op::OpTypeEvent: case Op::OpTypeDeviceEvent: case Op::OpTypeReserveId:
       case Op::OpTypeQueue: case Op::OpTypePipe: case Op::OpTypeSampler: case Op::OpTypeImage:
-      case Op::OpTypeSampledImage: case Op::OpTypeRuntimeArray:
+      case Op::OpTypeSampledImage: case Op::OpTypeRuntimeArray: case Op::OpTypeMatrix:
         if (function_ != nullptr) return "type declared inside a function";
         return handle_type(inst);
       case Op::OpConstantTrue: case Op::OpConstantFalse: case Op::OpConstant: case Op::OpConstantComposite:
@@ -459,6 +493,9 @@ class ModuleParser {
       for (SpirvEntryPoint& ep : m_.entry_points)
         if (ep.function == id) ep.reqd_work_group_size = local;
     }
+    for (const auto& [id, mode] : pending_modes_)
+      for (SpirvEntryPoint& ep : m_.entry_points)
+        if (ep.function == id) ep.modes.push_back(mode);
     for (const auto& [id, hint] : pending_size_hints_) {
       for (SpirvEntryPoint& ep : m_.entry_points)
         if (ep.function == id) ep.work_group_size_hint = hint;
@@ -488,6 +525,7 @@ class ModuleParser {
   bool block_terminated_ = true;
   std::vector<std::pair<uint32_t, std::array<uint32_t, 3>>> pending_local_sizes_;
   std::vector<std::pair<uint32_t, std::array<uint32_t, 3>>> pending_size_hints_;
+  std::vector<std::pair<uint32_t, spv::ExecutionMode>> pending_modes_;
 };
 
 }  // namespace

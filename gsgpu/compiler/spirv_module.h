@@ -41,6 +41,7 @@ struct SpirvType {
   // kOpaque: the declaring instruction's operands after the result id (OpTypeImage: sampled type,
   // Dim, Depth, Arrayed, MS, Sampled, Image Format, Access Qualifier).
   std::vector<uint32_t> opaque_operands;
+  bool matrix = false;          // kArray from OpTypeMatrix: `count` columns of the column vector `element`
 };
 
 struct SpirvConstant {
@@ -65,6 +66,13 @@ struct SpirvDecorations {
   bool packed = false;  // CPacked on a struct
   std::map<uint32_t, uint32_t> member_offsets;  // struct member -> Offset decoration
   std::vector<spv::FunctionParameterAttribute> param_attrs;
+  // Graphics shaders (lower_shader.cc): interface and resource decorations.
+  std::optional<uint32_t> location, index, component, descriptor_set, binding;
+  bool flat = false, no_perspective = false, block = false, buffer_block = false;
+  uint32_t array_stride = 0;                          // ArrayStride
+  std::map<uint32_t, spv::BuiltIn> member_builtins;   // struct member -> BuiltIn (gl_PerVertex)
+  std::map<uint32_t, uint32_t> member_matrix_strides; // struct member -> MatrixStride
+  std::map<uint32_t, bool> member_row_major;          // struct member -> RowMajor
 };
 
 struct SpirvBlock {
@@ -83,11 +91,13 @@ struct SpirvFunction {
 };
 
 struct SpirvEntryPoint {
+  spv::ExecutionModel model = spv::ExecutionModel::Kernel;
   uint32_t function = 0;
   std::string name;
   std::vector<uint32_t> interface;
   std::optional<std::array<uint32_t, 3>> reqd_work_group_size;
   std::optional<std::array<uint32_t, 3>> work_group_size_hint;  // LocalSizeHint
+  std::vector<spv::ExecutionMode> modes;  // every OpExecutionMode naming the entry's function
 };
 
 struct SpirvModule {
@@ -95,7 +105,8 @@ struct SpirvModule {
   uint32_t bound = 0;
   std::vector<spv::Capability> capabilities;
   uint32_t addressing_model = 0;
-  std::vector<SpirvEntryPoint> entry_points;
+  std::vector<SpirvEntryPoint> entry_points;  // Kernel, Vertex and Fragment entry points
+  std::vector<spv::ExecutionModel> other_entry_models;  // entry points of other models (refused by the compilers)
   std::unordered_map<uint32_t, SpirvType> types;
   std::unordered_map<uint32_t, SpirvConstant> constants;
   std::unordered_map<uint32_t, SpirvVariable> variables;  // module scope

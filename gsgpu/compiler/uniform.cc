@@ -6,6 +6,8 @@
 // lanes waiting on the other side still need) needs a second write, and there is none.
 #include "gsgpu/compiler/uniform.h"
 
+#include <string_view>
+
 #include <algorithm>
 #include <optional>
 
@@ -20,7 +22,17 @@ using K = isa::OperandKind;
 // register that is the same in every lane (group id, sizes, ...) is s_special of it.
 std::optional<Opcode> scalar_form(const MInst& inst) {
   const isa::OpInfo& info = isa::op_info(inst.opcode);
-  if (info.op_class == isa::OpClass::kAlu && info.vector) return static_cast<Opcode>(static_cast<size_t>(inst.opcode) + 1);
+  if (info.op_class == isa::OpClass::kAlu && info.vector) {
+    // Only a v_ instruction whose next opcode is its s_ twin: the graphics instructions
+    // (v_interp_*, quad permutes, derivatives, exports) read per-lane state and have none.
+    if (static_cast<size_t>(inst.opcode) + 1 >= isa::kOpcodeCount) return std::nullopt;
+    const auto twin = static_cast<Opcode>(static_cast<size_t>(inst.opcode) + 1);
+    const std::string_view name = info.mnemonic, twin_name = isa::op_info(twin).mnemonic;
+    if (name.size() < 2 || twin_name.size() != name.size() || twin_name.substr(0, 2) != "s_" ||
+        twin_name.substr(2) != name.substr(2))
+      return std::nullopt;
+    return twin;
+  }
   if (inst.opcode == Opcode::v_special && inst.imm >= 0 && inst.imm < static_cast<int32_t>(isa::SpecialReg::kCount) &&
       !isa::special_info(static_cast<isa::SpecialReg>(inst.imm)).per_lane)
     return Opcode::s_special;

@@ -23,6 +23,7 @@ namespace blk = hw::blk;
 // largest fragment program the draw path fetches.
 constexpr uint32_t isa_vector_regs = isa::kNumVectorRegs, isa_scalar_regs = isa::kNumScalarRegs;
 constexpr uint32_t kMaxProgramCodeSize = 1u << 20;
+constexpr uint32_t kMaxConstantsSize = 64u << 10;  // SHADER_STATE CONSTANTS_SIZE
 
 std::string hex(uint32_t v) {
   char b[16];
@@ -419,6 +420,26 @@ bool decode_fragment_stage(BlockWords& w, G::DrawState* s) {
   return true;
 }
 
+// CONSTANTS_*: the constant buffer both programs read (push constants), checked here; its bytes are
+// read through the MMU by the program's loads, so an unmapped buffer is the program's memory fault.
+bool decode_constants(BlockWords& w, G::DrawState* s) {
+  namespace S = blk::SHADER_STATE;
+  const uint64_t va = w.pair(S::CONSTANTS_VA_LO, S::CONSTANTS_VA_HI);
+  const uint32_t size = w.word(S::CONSTANTS_SIZE);
+  if (size % 4 != 0 || size > kMaxConstantsSize)
+    return w.fail("CONSTANTS_SIZE " + std::to_string(size) + " is not a multiple of 4 in 0 .. " + std::to_string(kMaxConstantsSize));
+  if (va % 16 != 0) return w.fail("CONSTANTS_VA " + std::to_string(va) + " is not 16-byte aligned");
+  if (size == 0 && va != 0) return w.fail("CONSTANTS_VA must be 0 when CONSTANTS_SIZE is 0");
+  if (!gsvirt::checked_add<uint64_t>(va, size)) return w.fail("CONSTANTS_VA + CONSTANTS_SIZE overflows");
+  if (size != 0 && s->vertex != G::VertexMode::kProgram && s->fragment != G::FragmentMode::kProgram)
+    return w.fail("CONSTANTS_* must be 0 when neither stage is a program");
+  for (G::ShaderProgram* p : {&s->vertex_program, &s->fragment_program}) {
+    p->constants_va = va;
+    p->constants_size = size;
+  }
+  return true;
+}
+
 bool decode_shader_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStateError* error) {
   namespace S = blk::SHADER_STATE;
   BlockWords w("SHADER_STATE", error);
@@ -429,10 +450,10 @@ bool decode_shader_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawSt
       !w.zero(S::RESERVED_15, "RESERVED_15")) {
     return false;
   }
-  for (uint32_t i = S::RESERVED_21; i <= S::RESERVED_31; ++i) {
+  for (uint32_t i = S::RESERVED_24; i <= S::RESERVED_31; ++i) {
     if (!w.zero(i, ("RESERVED_" + std::to_string(i)).c_str())) return false;
   }
-  return decode_vertex_stage(w, s) && decode_fragment_stage(w, s);
+  return decode_vertex_stage(w, s) && decode_fragment_stage(w, s) && decode_constants(w, s);
 }
 
 #undef FIELD

@@ -23,6 +23,8 @@ std::optional<std::string> BackendProgramRunner::run(const graphics::ShaderProgr
   request.code_va = program.code_va;
   request.code_size = program.code_size;
   request.entry_offset = program.entry_offset;
+  request.arg_va = program.constants_va;  // the draw's constant buffer (push constants)
+  request.arg_size = program.constants_size;
   request.grid_size[0] = warps;
   request.group_size[0] = backend_.warp_width();
   request.instruction_budget = budget_;

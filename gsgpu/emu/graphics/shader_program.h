@@ -19,6 +19,10 @@ struct ShaderProgram {
   // Fragment: v_interp_* may read components below this. Vertex: the components it writes (the
   // varyings the clipper interpolates).
   uint32_t varying_components = 0;
+  // SHADER_STATE CONSTANTS_*: the constant buffer (push constants) the program reads as its
+  // argument buffer (s_special arg_ptr / arg_size); 0 / 0 for none.
+  uint64_t constants_va = 0;
+  uint32_t constants_size = 0;
 };
 
 // How the vertex and fragment stages reach the shader cores (the command processor adapts its

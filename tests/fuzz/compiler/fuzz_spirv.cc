@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary bytes as a SPIR-V module through the reader and the whole code
-// generator (lowering, reconvergence analysis, register allocation, encoding). Every input must end
+// generator (lowering, reconvergence analysis, register allocation, encoding), as an OpenCL module
+// (compile_spirv) and as a graphics one (compile_shader_spirv). Every input must end
 // in a compiled program or an error message; generated code must encode (the encoder validates
 // every instruction). Inputs shorter than the header get a valid header prepended so the fuzzer
 // spends its time past the magic number.
@@ -32,6 +33,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (kernel.code.empty()) __builtin_trap();  // a kernel always ends in s_end
   } else if (error.empty()) {
     __builtin_trap();  // failures must say why
+  }
+  // The same words as a graphics module (vertex / fragment entry points, compile_shader_spirv).
+  gsgpu::compiler::CompiledProgram shaders;
+  error.clear();
+  if (gsgpu::compiler::compile_shader_spirv(words, &shaders, &error, options)) {
+    for (const auto& shader : shaders.kernels)
+      if (shader.code.empty()) __builtin_trap();
+  } else if (error.empty()) {
+    __builtin_trap();
   }
   return 0;
 }

@@ -291,6 +291,33 @@ TEST_F(DrawTest, EveryHostileStateEndsInAFaultAndTheDeviceRecovers) {
        CpFaultCause::kDrawFault, "vertex program code"},
       {"shader reserved", [](DrawBlocks& b, uint64_t&) { b.shader[S::RESERVED_31] = 1; }, CpFaultCause::kBadField,
        "RESERVED_31"},
+      {"constants size",
+       [](DrawBlocks& b, uint64_t&) {
+         fragment_program(b, 0x40000, 8), b.shader[S::CONSTANTS_VA_LO] = 0x40000, b.shader[S::CONSTANTS_SIZE] = 6;
+       },
+       CpFaultCause::kBadField, "CONSTANTS_SIZE 6"},
+      {"constants too large",
+       [](DrawBlocks& b, uint64_t&) {
+         fragment_program(b, 0x40000, 8), b.shader[S::CONSTANTS_VA_LO] = 0x40000, b.shader[S::CONSTANTS_SIZE] = 65540;
+       },
+       CpFaultCause::kBadField, "CONSTANTS_SIZE 65540"},
+      {"constants misaligned",
+       [](DrawBlocks& b, uint64_t&) {
+         fragment_program(b, 0x40000, 8), b.shader[S::CONSTANTS_VA_LO] = 0x40004, b.shader[S::CONSTANTS_SIZE] = 16;
+       },
+       CpFaultCause::kBadField, "16-byte aligned"},
+      {"constants address without size",
+       [](DrawBlocks& b, uint64_t&) { fragment_program(b, 0x40000, 8), b.shader[S::CONSTANTS_VA_LO] = 0x40000; },
+       CpFaultCause::kBadField, "CONSTANTS_VA must be 0"},
+      {"constants wrap",
+       [](DrawBlocks& b, uint64_t&) {
+         fragment_program(b, 0x40000, 8), b.shader[S::CONSTANTS_VA_LO] = 0xFFFFFFF0u;
+         b.shader[S::CONSTANTS_VA_HI] = 0xFFFFFFFFu, b.shader[S::CONSTANTS_SIZE] = 32;
+       },
+       CpFaultCause::kBadField, "CONSTANTS_VA + CONSTANTS_SIZE overflows"},
+      {"constants for the stand-ins",
+       [](DrawBlocks& b, uint64_t&) { b.shader[S::CONSTANTS_VA_LO] = 0x40000, b.shader[S::CONSTANTS_SIZE] = 16; },
+       CpFaultCause::kBadField, "neither stage is a program"},
       {"fragment mode", [](DrawBlocks& b, uint64_t&) { b.shader[S::FRAGMENT] = 3; }, CpFaultCause::kBadField,
        "FRAGMENT.MODE"},
       {"stand-in registers", [](DrawBlocks& b, uint64_t&) { b.shader[S::REGISTERS] = 5; }, CpFaultCause::kBadField,

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "gsgpu/compiler/compiler.h"
 #include "gsgpu/emu/device.h"
 #include "gsgpu/emu/graphics/render_target.h"
 #include "gsgpu/emu/packets.h"
@@ -123,7 +124,10 @@ class GsgpuScene {
     std::vector<uint32_t> info = draw_info(d, index_va, index_bytes);
     std::vector<uint32_t> pipe = pipe_state(d);
     std::vector<uint32_t> shader = shader_state(d);
-    if (shaders_ == GsgpuShaders::kPrograms) {
+    uint32_t attribute_count = 3;
+    if (!d.vertex_spirv.empty()) {
+      if (!compiled_state(d, &shader, &attribute_count, error)) return false;
+    } else if (shaders_ == GsgpuShaders::kPrograms) {
       ProgramCode vertex, fragment;
       if (!upload_program(pass_through_vertex_program(d), &vertex, error) ||
           !upload_program(fragment_program(d), &fragment, error)) {
@@ -138,6 +142,9 @@ class GsgpuScene {
     binding[blk::VERTEX_BINDING::SIZE_HI] = uint32_t(vertex_bytes >> 32);
     binding[blk::VERTEX_BINDING::STRIDE] = sizeof(Vertex);
     binding[blk::VERTEX_BINDING::DIVISOR] = 1;
+    info[blk::DRAW_INFO::COUNTS] = hw::put_field(1, blk::DRAW_INFO::COUNTS_BINDING_COUNT_MASK, blk::DRAW_INFO::COUNTS_BINDING_COUNT_SHIFT) |
+                                   hw::put_field(attribute_count, blk::DRAW_INFO::COUNTS_ATTRIBUTE_COUNT_MASK,
+                                                 blk::DRAW_INFO::COUNTS_ATTRIBUTE_COUNT_SHIFT);
     std::vector<uint32_t> attributes(3 * blk::VERTEX_ATTRIBUTE::SIZE_DWORDS, 0);
     for (uint32_t a = 0; a < 3; ++a) {
       attributes[a * blk::VERTEX_ATTRIBUTE::SIZE_DWORDS + blk::VERTEX_ATTRIBUTE::FORMAT] = kR32G32B32A32Sfloat;
@@ -318,6 +325,68 @@ class GsgpuScene {
     w[P::BLEND_CONSTANT_B] = bits(d.blend_constant[2]);
     w[P::BLEND_CONSTANT_A] = bits(d.blend_constant[3]);
     return w;
+  }
+
+  // Compiles the draw's SPIR-V shaders (gsgpu/compiler) into programs and fills SHADER_STATE with them;
+  // the vertex program fixes how many attributes the draw binds (CompiledKernel::vertex_attributes).
+  bool compiled_state(const Draw& d, std::vector<uint32_t>* shader, uint32_t* attribute_count, std::string* error) {
+    compiler::CompiledProgram vertex, fragment;
+    std::string why;
+    if (!compiler::compile_shader_spirv(d.vertex_spirv, &vertex, &why) ||
+        !compiler::compile_shader_spirv(d.fragment_spirv, &fragment, &why)) {
+      *error = "compiling the scene's shaders failed: " + why;
+      return false;
+    }
+    const compiler::CompiledKernel& vs = vertex.kernels.at(0);
+    const compiler::CompiledKernel& fs = fragment.kernels.at(0);
+    ProgramCode vcode, fcode;
+    if (!upload_words(vs.code, &vcode, error) || !upload_words(fs.code, &fcode, error)) return false;
+    namespace S = blk::SHADER_STATE;
+    std::vector<uint32_t>& w = *shader;
+    std::fill(w.begin(), w.end(), 0u);
+    w[S::VERTEX] = hw::put_field(1, S::VERTEX_MODE_MASK, S::VERTEX_MODE_SHIFT) |
+                   hw::put_field(vs.varying_components, S::VERTEX_OUTPUTS_MASK, S::VERTEX_OUTPUTS_SHIFT);
+    w[S::VERTEX_CODE_VA_LO] = lo(vcode.va);
+    w[S::VERTEX_CODE_VA_HI] = hi(vcode.va);
+    w[S::VERTEX_CODE_SIZE] = vcode.size;
+    w[S::VERTEX_REGISTERS] = hw::put_field(std::max(vs.vector_registers, 1u), S::VERTEX_REGISTERS_VECTOR_MASK, S::VERTEX_REGISTERS_VECTOR_SHIFT) |
+                             hw::put_field(vs.scalar_registers, S::VERTEX_REGISTERS_SCALAR_MASK, S::VERTEX_REGISTERS_SCALAR_SHIFT);
+    w[S::FRAGMENT] = hw::put_field(2, S::FRAGMENT_MODE_MASK, S::FRAGMENT_MODE_SHIFT) |
+                     hw::put_field(fs.varying_components, S::FRAGMENT_VARYINGS_MASK, S::FRAGMENT_VARYINGS_SHIFT);
+    w[S::FRAGMENT_CODE_VA_LO] = lo(fcode.va);
+    w[S::FRAGMENT_CODE_VA_HI] = hi(fcode.va);
+    w[S::FRAGMENT_CODE_SIZE] = fcode.size;
+    w[S::REGISTERS] = hw::put_field(std::max(fs.vector_registers, 1u), S::REGISTERS_VECTOR_MASK, S::REGISTERS_VECTOR_SHIFT) |
+                      hw::put_field(fs.scalar_registers, S::REGISTERS_SCALAR_MASK, S::REGISTERS_SCALAR_SHIFT);
+    *attribute_count = vs.vertex_attributes;
+    // The constant buffer both programs read: push constants in bytes 0..127, then the uniform
+    // buffer's VA as the descriptor table entry of set 0, binding 0 (bytes 128..135).
+    std::vector<uint32_t> constants = d.push_constants;
+    if (!d.uniform_buffer.empty()) {
+      ProgramCode ubo;
+      if (!upload_words(d.uniform_buffer, &ubo, error)) return false;
+      constants.resize(34, 0);
+      constants[32] = lo(ubo.va);
+      constants[33] = hi(ubo.va);
+    }
+    if (!constants.empty()) {
+      ProgramCode buffer;
+      if (!upload_words(constants, &buffer, error)) return false;
+      w[S::CONSTANTS_VA_LO] = lo(buffer.va);
+      w[S::CONSTANTS_VA_HI] = hi(buffer.va);
+      w[S::CONSTANTS_SIZE] = buffer.size;
+    }
+    if (std::max(vs.constant_buffer_bytes, fs.constant_buffer_bytes) > constants.size() * 4) {
+      *error = "the shaders read more of the constant buffer than the draw gives";
+      return false;
+    }
+    return true;
+  }
+
+  bool upload_words(const std::vector<uint32_t>& words, ProgramCode* code, std::string* error) {
+    code->size = uint32_t(words.size() * 4);
+    code->va = device_->create_buffer(code->size, kPermAll, error).value_or(0);
+    return code->va && write(code->va, words.data(), code->size, error);
   }
 
   // Assembles a program into its own executable buffer.

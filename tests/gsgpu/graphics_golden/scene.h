@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,18 @@ struct Draw {
   // gsgpu only (no Vulkan state): the hierarchical rasterizer's bounding-box test, which must not
   // change the image.
   bool gsgpu_bounding_box_test = true;
+
+  // SPIR-V shaders (glslang output of shaders/*.vert / *.frag) that both renders run: lavapipe as the
+  // pipeline's modules, gsgpu compiled by gsgpu/compiler (compile_shader_spirv) into vertex and
+  // fragment programs. The vertex shader reads the Vertex fields as attributes 0..2 by Location.
+  // Empty: the stand-ins below.
+  std::span<const uint32_t> vertex_spirv, fragment_spirv;
+  // Their push constants (at most 128 bytes): vkCmdPushConstants on lavapipe, the constant buffer of
+  // SHADER_STATE CONSTANTS_* on gsgpu.
+  std::vector<uint32_t> push_constants;
+  // A uniform buffer at set 0, binding 0 (std140 words): a descriptor set on lavapipe; on gsgpu a
+  // buffer whose VA is the constant buffer's descriptor table entry (docs/compiler.md "Constant buffer").
+  std::vector<uint32_t> uniform_buffer;
 
   FragmentShading shading = FragmentShading::kConstant;
   bool dual_source = false;  // the fragment stage outputs colour1 as blend source 1

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <vulkan/vulkan.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +44,7 @@ struct LavapipeRenderer::State {
   VkShaderModule vertex = VK_NULL_HANDLE;
   VkShaderModule vertex_points = VK_NULL_HANDLE;  // writes gl_PointSize (point lists)
   VkShaderModule fragment[4][2] = {};  // [shading][dual source]
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;  // set 0: a uniform buffer at binding 0 (Draw::uniform_buffer)
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkCommandPool pool = VK_NULL_HANDLE;
   std::string name;
@@ -54,6 +56,7 @@ struct LavapipeRenderer::State {
       vkDeviceWaitIdle(device);
       vkDestroyCommandPool(device, pool, nullptr);
       vkDestroyPipelineLayout(device, layout, nullptr);
+      vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
       for (auto& pair : fragment)
         for (VkShaderModule m : pair) vkDestroyShaderModule(device, m, nullptr);
       vkDestroyShaderModule(device, vertex, nullptr);
@@ -102,6 +105,14 @@ bool has_bresenham_lines(VkPhysicalDevice physical) {
   features.pNext = &lines;
   vkGetPhysicalDeviceFeatures2(physical, &features);
   return lines.bresenhamLines;
+}
+
+bool make_module(VkDevice device, std::span<const uint32_t> code, VkShaderModule* out, std::string* error) {
+  VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  info.codeSize = code.size_bytes();
+  info.pCode = code.data();
+  VK_OR_FAIL(vkCreateShaderModule(device, &info, nullptr, out));
+  return true;
 }
 
 bool open_device(LavapipeRenderer::State& s, std::string* error) {
@@ -175,8 +186,17 @@ bool make_shared_objects(LavapipeRenderer::State& s, std::string* error) {
       !make_module(s.device, golden_frag_3_1, &s.fragment[3][1], error)) {
     return false;
   }
-  VkPushConstantRange range{VK_SHADER_STAGE_FRAGMENT_BIT, 0, 32};
+  // The stand-ins' constant colours (32 bytes) or a compiled scene's push constants (Draw::push_constants).
+  VkPushConstantRange range{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, 128};
+  VkDescriptorSetLayoutBinding ubo{0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
+                                   VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo set_layout{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_layout.bindingCount = 1;
+  set_layout.pBindings = &ubo;
+  VK_OR_FAIL(vkCreateDescriptorSetLayout(s.device, &set_layout, nullptr, &s.set_layout));
   VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout.setLayoutCount = 1;
+  layout.pSetLayouts = &s.set_layout;
   layout.pushConstantRangeCount = 1;
   layout.pPushConstantRanges = &range;
   VK_OR_FAIL(vkCreatePipelineLayout(s.device, &layout, nullptr, &s.layout));
@@ -389,6 +409,8 @@ class VkScene {
     }
     for (float v : d.viewport) add(v);
     for (int32_t v : d.scissor) add(v);
+    key += std::to_string(reinterpret_cast<uintptr_t>(d.vertex_spirv.data())) + "," +
+           std::to_string(reinterpret_cast<uintptr_t>(d.fragment_spirv.data())) + ",";
     for (float v : d.blend_constant) add(v);
     for (const StencilFace* f : {&d.front, &d.back}) {
       for (uint32_t v :
@@ -440,6 +462,20 @@ class VkScene {
     stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
     stages[1].module = s_.fragment[int(d.shading)][d.dual_source ? 1 : 0];
     stages[1].pName = "main";
+    if (!d.vertex_spirv.empty()) {  // the scene's own shaders
+      VkShaderModule modules[2] = {};
+      const bool made = make_module(s_.device, d.vertex_spirv, &modules[0], error) &&
+                        make_module(s_.device, d.fragment_spirv, &modules[1], error);
+      VkDevice device = s_.device;
+      cleanup_.add([device, modules] {
+        for (VkShaderModule m : modules)
+          if (m) vkDestroyShaderModule(device, m, nullptr);
+      });
+      if (!made) return VK_NULL_HANDLE;
+      stages[0].module = modules[0];
+      stages[0].pSpecializationInfo = nullptr;  // the point-size constant belongs to golden.vert
+      stages[1].module = modules[1];
+    }
     VkVertexInputBindingDescription binding{0, sizeof(Vertex), VK_VERTEX_INPUT_RATE_VERTEX};
     VkVertexInputAttributeDescription attributes[3] = {{0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0},
                                                        {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 16},
@@ -519,7 +555,7 @@ class VkScene {
   }
 
   void record_draws(VkCommandBuffer cb, const std::vector<VkPipeline>& pipelines, const std::vector<VkBuffer>& vertices,
-                    const std::vector<VkBuffer>& indices) {
+                    const std::vector<VkBuffer>& indices, const std::vector<VkDescriptorSet>& sets) {
     VkClearValue clears[2];
     std::memcpy(clears[0].color.float32, scene_.clear_color.data(), 16);
     clears[1].depthStencil = {scene_.clear_depth, scene_.clear_stencil};
@@ -533,10 +569,17 @@ class VkScene {
     for (size_t i = 0; i < scene_.draws.size(); ++i) {
       const Draw& d = scene_.draws[i];
       vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines[i]);
-      float constants[8];
-      std::memcpy(constants, d.constant.data(), 16);
-      std::memcpy(constants + 4, d.constant1.data(), 16);
-      vkCmdPushConstants(cb, s_.layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof constants, constants);
+      const VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+      if (!d.vertex_spirv.empty()) {
+        if (!d.push_constants.empty())
+          vkCmdPushConstants(cb, s_.layout, stages, 0, uint32_t(d.push_constants.size() * 4), d.push_constants.data());
+      } else {
+        float constants[8];
+        std::memcpy(constants, d.constant.data(), 16);
+        std::memcpy(constants + 4, d.constant1.data(), 16);
+        vkCmdPushConstants(cb, s_.layout, stages, 0, sizeof constants, constants);
+      }
+      if (sets[i]) vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, s_.layout, 0, 1, &sets[i], 0, nullptr);
       VkDeviceSize offset = 0;
       vkCmdBindVertexBuffers(cb, 0, 1, &vertices[i], &offset);
       if (d.indices.empty()) {
@@ -547,6 +590,43 @@ class VkScene {
       }
     }
     vkCmdEndRenderPass(cb);
+  }
+
+  // Each draw's uniform buffer (set 0, binding 0) in a descriptor set of its own; null for draws without one.
+  bool uniform_buffers(std::vector<VkDescriptorSet>* sets, std::string* error) {
+    sets->assign(scene_.draws.size(), VK_NULL_HANDLE);
+    const auto n = uint32_t(std::count_if(scene_.draws.begin(), scene_.draws.end(),
+                                          [](const Draw& d) { return !d.uniform_buffer.empty(); }));
+    if (n == 0) return true;
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, n};
+    VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    info.maxSets = n;
+    info.poolSizeCount = 1;
+    info.pPoolSizes = &size;
+    VkDescriptorPool pool;
+    VK_OR_FAIL(vkCreateDescriptorPool(s_.device, &info, nullptr, &pool));
+    VkDevice device = s_.device;
+    cleanup_.add([device, pool] { vkDestroyDescriptorPool(device, pool, nullptr); });
+    for (size_t i = 0; i < scene_.draws.size(); ++i) {
+      const std::vector<uint32_t>& data = scene_.draws[i].uniform_buffer;
+      if (data.empty()) continue;
+      VkBuffer ub;
+      VkDeviceMemory mem;
+      if (!buffer(data.size() * 4, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, data.data(), &ub, &mem, error)) return false;
+      VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+      alloc.descriptorPool = pool;
+      alloc.descriptorSetCount = 1;
+      alloc.pSetLayouts = &s_.set_layout;
+      VK_OR_FAIL(vkAllocateDescriptorSets(s_.device, &alloc, &(*sets)[i]));
+      VkDescriptorBufferInfo range{ub, 0, VK_WHOLE_SIZE};
+      VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      write.dstSet = (*sets)[i];
+      write.descriptorCount = 1;
+      write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+      write.pBufferInfo = &range;
+      vkUpdateDescriptorSets(s_.device, 1, &write, 0, nullptr);
+    }
+    return true;
   }
 
   void copy_out(VkCommandBuffer cb, VkImage image, VkImageAspectFlags aspect, VkBuffer to) {
@@ -576,6 +656,8 @@ class VkScene {
       vertices.push_back(vb);
       indices.push_back(ib);
     }
+    std::vector<VkDescriptorSet> sets;
+    if (!uniform_buffers(&sets, error)) return false;
     const uint64_t pixels = uint64_t{scene_.width} * scene_.height;
     if (!buffer(pixels * color_bytes_per_pixel(scene_.color_format), VK_BUFFER_USAGE_TRANSFER_DST_BIT, nullptr,
                 &color_out_, &color_out_memory_, error) ||
@@ -597,7 +679,7 @@ class VkScene {
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     VK_OR_FAIL(vkBeginCommandBuffer(cb, &begin));
-    record_draws(cb, pipelines, vertices, indices);
+    record_draws(cb, pipelines, vertices, indices, sets);
     copy_out(cb, color_, VK_IMAGE_ASPECT_COLOR_BIT, color_out_);
     if (has_depth()) copy_out(cb, depth_, VK_IMAGE_ASPECT_DEPTH_BIT, depth_out_);
     if (has_stencil()) copy_out(cb, depth_, VK_IMAGE_ASPECT_STENCIL_BIT, stencil_out_);

@@ -1,0 +1,181 @@
+// Graphics shaders in the code generator (lower_shader.cc, lower_shader_ops.cc): GLSL in shaders/,
+// compiled by glslangValidator at build time, becomes vertex and fragment programs with the
+// interface docs/isa.md §8c / §8d gives them; what is not supported fails with a message naming it;
+// mutated modules compile or fail, never crash. The programs run against lavapipe in
+// tests/gsgpu/graphics_golden/shader_test.cc.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gsgpu/compiler/compiler.h"
+#include "gsgpu/compiler/spirv_module.h"
+#include "tests/gsgpu/compiler/cl_harness.h"
+#include "tests/gsgpu/compiler/shader_clip_distance_vert.h"
+#include "tests/gsgpu/compiler/shader_geometry_geom.h"
+#include "tests/gsgpu/compiler/shader_matrix_vert.h"
+#include "tests/gsgpu/compiler/shader_pattern_frag.h"
+#include "tests/gsgpu/compiler/shader_point_coord_frag.h"
+#include "tests/gsgpu/compiler/shader_sample_id_frag.h"
+#include "tests/gsgpu/compiler/shader_storage_buffer_frag.h"
+#include "tests/gsgpu/compiler/shader_texture_frag.h"
+#include "tests/gsgpu/compiler/shader_transform_vert.h"
+#include "tests/gsgpu/compiler/shader_two_targets_frag.h"
+#include "tests/gsgpu/compiler/shader_uniform_scalar_array_vert.h"
+#include "tests/gsgpu/compiler/shader_uniforms_vert.h"
+
+namespace gsgpu::compiler::testing {
+namespace {
+
+const CompiledKernel* compiled(std::span<const uint32_t> spirv, CompiledProgram* program) {
+  std::string error;
+  EXPECT_TRUE(compile_shader_spirv(spirv, program, &error)) << error;
+  if (program->kernels.size() != 1) return nullptr;
+  return &program->kernels[0];
+}
+
+std::string refusal(std::span<const uint32_t> spirv) {
+  CompiledProgram program;
+  std::string error;
+  EXPECT_FALSE(compile_shader_spirv(spirv, &program, &error));
+  return error;
+}
+
+// transform.vert: attributes 0 and 1 in v0..v7, the vertex and instance index after them (v8, v9),
+// the position exported to slots 0..3, varyings at 4 + 4 Location + component.
+TEST(ShaderCodegen, VertexShaderReadsAttributesAndExportsPositionAndVaryings) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_transform_vert, &program);
+  ASSERT_NE(k, nullptr);
+  const std::string& s = k->assembly;
+  EXPECT_EQ(k->stage, ShaderStage::kVertex);
+  EXPECT_EQ(k->vertex_attributes, 2u);
+  EXPECT_EQ(k->varying_components, 9u);  // colour 0..3, uv 4..5, index 8
+  EXPECT_GE(k->vector_registers, 10u);   // the preloaded registers count as used
+  for (int slot : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12})
+    EXPECT_EQ(count_lines(s, "v_export_vertex_f32 v\\d+, " + std::to_string(slot) + " +;"), 1u) << slot << "\n" << s;
+  EXPECT_EQ(count_lines(s, R"(v_export_vertex_f32 \S+, (10|11|13|14|15) +;)"), 0u) << s;
+  EXPECT_EQ(count_lines(s, R"(v_mov_b32 v\d+, v8 +;)"), 1u) << s;  // gl_VertexIndex
+  EXPECT_EQ(count_lines(s, R"(v_mov_b32 v\d+, v9 +;)"), 1u) << s;  // gl_InstanceIndex
+  EXPECT_EQ(count_lines(s, "v_(interp|export_f32|kill)"), 0u) << s;
+  EXPECT_EQ(k->private_bytes, 0u);
+}
+
+// pattern.frag: gl_FragCoord from v0/v1, gl_FrontFacing from v4, each varying with its
+// decoration's interpolation, discard, a derivative, colour and depth exports.
+TEST(ShaderCodegen, FragmentShaderInterpolatesKillsAndExports) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_pattern_frag, &program);
+  ASSERT_NE(k, nullptr);
+  const std::string& s = k->assembly;
+  EXPECT_EQ(k->stage, ShaderStage::kFragment);
+  EXPECT_EQ(k->varying_components, 9u);
+  EXPECT_EQ(count_lines(s, R"(v_interp_persp_f32 v\d+, [0-2] +;)"), 3u) << s;  // color.rgb (a unused)
+  EXPECT_EQ(count_lines(s, R"(v_interp_linear_f32 v\d+, [45] +;)"), 2u) << s;  // uv
+  EXPECT_EQ(count_lines(s, R"(v_interp_flat_f32 v\d+, 8 +;)"), 1u) << s;       // index
+  EXPECT_EQ(count_lines(s, R"(v_mov_b32 v\d+, v[014] +;)"), 3u) << s;          // FragCoord.xy, FrontFacing
+  EXPECT_EQ(count_lines(s, R"(v_kill)"), 1u) << s;
+  EXPECT_EQ(count_lines(s, R"(v_ddx_fine_f32)"), 1u) << s;
+  for (int slot : {0, 1, 2, 3, 8})
+    EXPECT_EQ(count_lines(s, "v_export_f32 v\\d+, " + std::to_string(slot) + " +;"), 1u) << slot << "\n" << s;
+  EXPECT_EQ(count_lines(s, "v_export_vertex_f32"), 0u) << s;
+}
+
+TEST(ShaderCodegen, EveryMatrixInstructionCompiles) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_matrix_vert, &program);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->varying_components, 3u);
+  // n[gl_VertexIndex % 3]: a run-time index into a matrix held in registers is a select chain.
+  EXPECT_GE(count_lines(k->assembly, R"(v_cndmask_b32)"), 6u) << k->assembly;
+}
+
+// The constant buffer (docs/compiler.md "Constant buffer"): s[0:1] = arg_ptr; push constants at their
+// Offsets; each uniform buffer's VA loaded once from the table at 128 + 8 (16 set + binding).
+TEST(ShaderCodegen, PushConstantsAndUniformBuffersReadTheConstantBuffer) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_uniforms_vert, &program);
+  ASSERT_NE(k, nullptr);
+  const std::string& s = k->assembly;
+  EXPECT_EQ(count_lines(s, R"(s_special s\[0:1\], arg_ptr)"), 1u) << s;
+  EXPECT_EQ(count_lines(s, R"(s_load_b64 s\[2:3\], s\[0:1\], 128 +;)"), 1u) << s;             // set 0, binding 0
+  EXPECT_EQ(count_lines(s, R"(s_load_b64 s\[4:5\], s\[0:1\], 280 +;)"), 1u) << s;             // set 1, binding 3
+  EXPECT_EQ(count_lines(s, R"(const_load_b32 v\d+, s\[0:1\], (0x)?[0-9a-f]+ +;)"), 4u) << s;  // scale
+  EXPECT_EQ(count_lines(s, R"(const_load_b32 v\d+, s\[2:3\])"), 16u) << s;                    // transform
+  EXPECT_EQ(count_lines(s, R"(const_load_b32 v\d+, s\[4:5\])"), 4u) << s;                     // offset
+  EXPECT_EQ(k->constant_buffer_bytes, 0x118u + 8);
+}
+
+TEST(ShaderCodegen, UnsupportedFeaturesFailNamingThem) {
+  EXPECT_NE(refusal(shader_texture_frag).find("UniformConstant"), std::string::npos);
+  EXPECT_NE(refusal(shader_uniform_scalar_array_vert).find("array stride 16"), std::string::npos);
+  EXPECT_NE(refusal(shader_storage_buffer_frag).find("BufferBlock"), std::string::npos);
+  EXPECT_NE(refusal(shader_two_targets_frag).find("Location 1"), std::string::npos);
+  EXPECT_NE(refusal(shader_clip_distance_vert).find("ClipDistance"), std::string::npos);
+  EXPECT_NE(refusal(shader_point_coord_frag).find("PointCoord"), std::string::npos);
+  EXPECT_NE(refusal(shader_sample_id_frag).find("SampleRateShading"), std::string::npos);
+  EXPECT_NE(refusal(shader_geometry_geom).find("Geometry"), std::string::npos);
+  // Messages name the stage and entry point.
+  EXPECT_NE(refusal(shader_texture_frag).find("fragment shader main"), std::string::npos);
+}
+
+// OriginLowerLeft (patched in: glslang always writes OriginUpperLeft for Vulkan).
+TEST(ShaderCodegen, LowerLeftOriginIsRefused) {
+  std::vector<uint32_t> words(std::begin(shader_pattern_frag), std::end(shader_pattern_frag));
+  bool patched = false;
+  for (size_t at = 5; at < words.size(); at += words[at] >> 16) {
+    if ((words[at] & 0xffff) == uint32_t(spv::Op::OpExecutionMode) &&
+        words[at + 2] == uint32_t(spv::ExecutionMode::OriginUpperLeft)) {
+      words[at + 2] = uint32_t(spv::ExecutionMode::OriginLowerLeft);
+      patched = true;
+    }
+    if ((words[at] >> 16) == 0) break;
+  }
+  ASSERT_TRUE(patched);
+  EXPECT_NE(refusal(words).find("OriginLowerLeft"), std::string::npos);
+}
+
+TEST(ShaderCodegen, KernelsAndShadersStayApart) {
+  // The OpenCL entry (compile_spirv) compiles no graphics entry point, and the graphics one no kernel.
+  CompiledProgram program;
+  std::string error;
+  ASSERT_TRUE(compile_spirv(std::span<const uint32_t>(shader_pattern_frag), &program, &error)) << error;
+  EXPECT_TRUE(program.kernels.empty());
+}
+
+// Random edits of valid vertex and fragment modules (as ImageCodegen.MutatedImageModulesNeverCrash):
+// each compiles or fails with a message.
+TEST(ShaderCodegen, MutatedShaderModulesNeverCrash) {
+  for (std::span<const uint32_t> base :
+       {std::span<const uint32_t>(shader_transform_vert), std::span<const uint32_t>(shader_pattern_frag),
+        std::span<const uint32_t>(shader_matrix_vert)}) {
+    std::mt19937 rng(97);
+    int rejected = 0;
+    const int rounds = 700;
+    for (int round = 0; round < rounds; ++round) {
+      std::vector<uint32_t> words(base.begin(), base.end());
+      const int edits = 1 + static_cast<int>(rng() % 3);
+      for (int e = 0; e < edits; ++e) {
+        const size_t at = 5 + rng() % (words.size() - 5);
+        switch (rng() % 3) {
+          case 0: words[at] ^= 1u << (rng() % 32); break;
+          case 1: words[at] = rng() % 64; break;
+          default: words[at] = (words[at] & 0xffff0000u) | (rng() % 400); break;
+        }
+      }
+      CompiledProgram program;
+      std::string error;
+      if (!compile_shader_spirv(words, &program, &error)) {
+        ++rejected;
+        EXPECT_FALSE(error.empty());
+      }
+    }
+    EXPECT_GT(rejected, 0);
+    EXPECT_LT(rejected, rounds);  // some edits keep a valid module, which compiles
+  }
+}
+
+}  // namespace
+}  // namespace gsgpu::compiler::testing
