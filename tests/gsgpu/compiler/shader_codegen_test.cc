@@ -121,6 +121,17 @@ TEST(ShaderCodegen, UnsupportedFeaturesFailNamingThem) {
   EXPECT_NE(refusal(shader_texture_frag).find("fragment shader main"), std::string::npos);
 }
 
+// A program that would spill fails: vertex and fragment dispatches have no private memory.
+TEST(ShaderCodegen, SpillingIsRefusedForWantOfPrivateMemory) {
+  CompileOptions options;
+  options.max_vector_registers = 12;  // v0..v4 preloaded: too few left for pattern.frag
+  CompiledProgram program;
+  std::string error;
+  EXPECT_FALSE(compile_shader_spirv(std::span<const uint32_t>(shader_pattern_frag), &program, &error, options));
+  EXPECT_NE(error.find("spilled values in private memory"), std::string::npos) << error;
+  EXPECT_NE(error.find("fragment shader main"), std::string::npos) << error;
+}
+
 // OriginLowerLeft (patched in: glslang always writes OriginUpperLeft for Vulkan).
 TEST(ShaderCodegen, LowerLeftOriginIsRefused) {
   std::vector<uint32_t> words(std::begin(shader_pattern_frag), std::end(shader_pattern_frag));
