@@ -1,0 +1,74 @@
+// VkBuffer: a size, and once bound a range of a memory object mapped at a GPU virtual address of
+// the device's client (va_bind), where shaders will reach it. Memory requirements: page-aligned
+// offset and page-rounded size, because a VA binding is page granular.
+#include <new>
+
+#include "gsgpu/vk/entry_points.h"
+
+namespace gsgpu::vk {
+namespace {
+
+uint64_t round_up(uint64_t value, uint64_t page) { return (value + page - 1) / page * page; }
+
+}  // namespace
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateBuffer(VkDevice handle, const VkBufferCreateInfo* info,
+                                                    const VkAllocationCallbacks*, VkBuffer* out) {
+  Device* device = from_handle<Device>(handle);
+  if (info->flags != 0) return VK_ERROR_FEATURE_NOT_PRESENT;  // sparse and protected buffers
+  // A buffer no allocation could hold: refused here so page rounding cannot overflow later.
+  if (info->size > device->drv->caps().max_bo_size) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  auto* buffer = new (std::nothrow) Buffer;
+  if (buffer == nullptr) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  buffer->size = info->size;
+  *out = to_handle<VkBuffer>(buffer);
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroyBuffer(VkDevice handle, VkBuffer buffer_handle,
+                                                 const VkAllocationCallbacks*) {
+  Buffer* buffer = from_handle<Buffer>(buffer_handle);
+  if (buffer == nullptr) return;
+  Device* device = from_handle<Device>(handle);
+  if (buffer->va != 0) {
+    std::lock_guard lock(device->mutex);
+    // Fails harmlessly when vkFreeMemory already removed the binding with its BO.
+    device->drv->va_unbind(buffer->va, buffer->va_size);
+    device->va->free(buffer->va);
+  }
+  delete buffer;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetBufferMemoryRequirements(VkDevice handle, VkBuffer buffer_handle,
+                                                               VkMemoryRequirements* reqs) {
+  const uint64_t page = from_handle<Device>(handle)->drv->caps().page_size;
+  reqs->size = round_up(from_handle<Buffer>(buffer_handle)->size, page);
+  reqs->alignment = page;
+  reqs->memoryTypeBits = 1u << kMemoryTypeIndex;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkBindBufferMemory(VkDevice handle, VkBuffer buffer_handle,
+                                                        VkDeviceMemory memory_handle, VkDeviceSize offset) {
+  Device* device = from_handle<Device>(handle);
+  Buffer* buffer = from_handle<Buffer>(buffer_handle);
+  DeviceMemory* memory = from_handle<DeviceMemory>(memory_handle);
+  const uint64_t page = device->drv->caps().page_size;
+  const uint64_t bound = round_up(buffer->size, page);
+  if (offset % page != 0 || offset > memory->size || bound > round_up(memory->size, page) - offset) {
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;  // invalid usage; refused rather than bound past the BO
+  }
+  std::lock_guard lock(device->mutex);
+  std::optional<uint64_t> va = device->va->allocate(bound);
+  if (!va) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  if (device->drv->va_bind(memory->bo, offset, *va, bound, drv::kVaRead | drv::kVaWrite) != drv::Status::kOk) {
+    device->va->free(*va);
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  buffer->memory = memory;
+  buffer->memory_offset = offset;
+  buffer->va = *va;
+  buffer->va_size = bound;
+  return VK_SUCCESS;
+}
+
+}  // namespace gsgpu::vk

@@ -1,0 +1,70 @@
+// VkDevice: one gsgpu driver client (gsgpu/drv open_local: its own VA space, BOs and rings) and
+// its one queue on ring 0. Device extensions and features: none can be enabled.
+#include <cstdio>
+#include <new>
+
+#include "gsgpu/vk/entry_points.h"
+
+namespace gsgpu::vk {
+namespace {
+
+bool any_feature_enabled(const VkPhysicalDeviceFeatures* features) {
+  if (features == nullptr) return false;
+  const auto* flags = reinterpret_cast<const VkBool32*>(features);
+  for (size_t i = 0; i < sizeof(*features) / sizeof(VkBool32); ++i) {
+    if (flags[i]) return true;
+  }
+  return false;
+}
+
+VkResult check_queue_requests(const VkDeviceCreateInfo* info) {
+  for (uint32_t i = 0; i < info->queueCreateInfoCount; ++i) {
+    const VkDeviceQueueCreateInfo& q = info->pQueueCreateInfos[i];
+    if (q.queueFamilyIndex != kQueueFamilyIndex || q.queueCount != 1) return VK_ERROR_INITIALIZATION_FAILED;
+  }
+  return VK_SUCCESS;
+}
+
+}  // namespace
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateDevice(VkPhysicalDevice physical_handle, const VkDeviceCreateInfo* info,
+                                                    const VkAllocationCallbacks*, VkDevice* out) {
+  PhysicalDevice* physical = from_handle<PhysicalDevice>(physical_handle);
+  if (info->enabledExtensionCount != 0) return VK_ERROR_EXTENSION_NOT_PRESENT;
+  if (any_feature_enabled(info->pEnabledFeatures)) return VK_ERROR_FEATURE_NOT_PRESENT;
+  if (VkResult r = check_queue_requests(info); r != VK_SUCCESS) return r;
+  auto* device = new (std::nothrow) Device;
+  if (device == nullptr) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  init_loader_data(&device->loader_data);
+  device->physical = physical;
+  std::string error;
+  device->drv = drv::open_local(physical->config, &error);
+  if (!device->drv) {
+    std::fprintf(stderr, "gsgpu-vk: vkCreateDevice: cannot open a gsgpu device: %s\n", error.c_str());
+    delete device;
+    return VK_ERROR_INITIALIZATION_FAILED;
+  }
+  const drv::Caps& caps = device->drv->caps();
+  device->va.emplace(caps.va_base, caps.va_size, caps.page_size);
+  init_loader_data(&device->queue.loader_data);
+  device->queue.device = device;
+  device->queue.ring = 0;
+  *out = to_handle<VkDevice>(device);
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroyDevice(VkDevice handle, const VkAllocationCallbacks*) {
+  // Closing the driver client waits for its submissions and frees its BOs and bindings.
+  delete from_handle<Device>(handle);
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetDeviceQueue(VkDevice handle, uint32_t family, uint32_t index, VkQueue* out) {
+  Device* device = from_handle<Device>(handle);
+  *out = (family == kQueueFamilyIndex && index == 0) ? to_handle<VkQueue>(&device->queue) : VK_NULL_HANDLE;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkDeviceWaitIdle(VkDevice handle) {
+  return gsgpu_vkQueueWaitIdle(to_handle<VkQueue>(&from_handle<Device>(handle)->queue));
+}
+
+}  // namespace gsgpu::vk

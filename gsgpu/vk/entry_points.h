@@ -1,0 +1,74 @@
+// Every Vulkan entry point the driver implements, by scope. Each is declared from the Khronos
+// PFN_vk* type, so a definition whose signature differs does not link. An entry point not listed
+// here is not offered: vkGetInstanceProcAddr / vkGetDeviceProcAddr answer NULL for it.
+#pragma once
+
+#include <type_traits>
+
+#include "gsgpu/vk/objects.h"
+
+// Global commands (instance == NULL).
+#define GSGPU_VK_GLOBAL_ENTRY_POINTS(X) \
+  X(CreateInstance)                     \
+  X(EnumerateInstanceExtensionProperties)
+
+// Instance and physical-device commands.
+#define GSGPU_VK_INSTANCE_ENTRY_POINTS(X)   \
+  X(DestroyInstance)                        \
+  X(EnumeratePhysicalDevices)               \
+  X(GetInstanceProcAddr)                    \
+  X(GetPhysicalDeviceProperties)            \
+  X(GetPhysicalDeviceFeatures)              \
+  X(GetPhysicalDeviceMemoryProperties)      \
+  X(GetPhysicalDeviceQueueFamilyProperties) \
+  X(GetPhysicalDeviceFormatProperties)      \
+  X(GetPhysicalDeviceImageFormatProperties) \
+  X(GetPhysicalDeviceSparseImageFormatProperties) \
+  X(EnumerateDeviceLayerProperties)         \
+  X(EnumerateDeviceExtensionProperties)     \
+  X(CreateDevice)
+
+// Device, queue and command-buffer commands.
+#define GSGPU_VK_DEVICE_ENTRY_POINTS(X) \
+  X(GetDeviceProcAddr)                  \
+  X(DestroyDevice)                      \
+  X(GetDeviceQueue)                     \
+  X(DeviceWaitIdle)                     \
+  X(AllocateMemory)                     \
+  X(FreeMemory)                         \
+  X(MapMemory)                          \
+  X(UnmapMemory)                        \
+  X(FlushMappedMemoryRanges)            \
+  X(InvalidateMappedMemoryRanges)       \
+  X(CreateBuffer)                       \
+  X(DestroyBuffer)                      \
+  X(GetBufferMemoryRequirements)        \
+  X(BindBufferMemory)                   \
+  X(CreateCommandPool)                  \
+  X(DestroyCommandPool)                 \
+  X(ResetCommandPool)                   \
+  X(AllocateCommandBuffers)             \
+  X(FreeCommandBuffers)                 \
+  X(BeginCommandBuffer)                 \
+  X(EndCommandBuffer)                   \
+  X(ResetCommandBuffer)                 \
+  X(CmdCopyBuffer)                      \
+  X(CmdFillBuffer)                      \
+  X(CmdUpdateBuffer)                    \
+  X(QueueSubmit)                        \
+  X(QueueWaitIdle)                      \
+  X(CreateFence)                        \
+  X(DestroyFence)                       \
+  X(ResetFences)                        \
+  X(GetFenceStatus)                     \
+  X(WaitForFences)
+
+namespace gsgpu::vk {
+
+#define GSGPU_VK_DECLARE(name) std::remove_pointer_t<PFN_vk##name> gsgpu_vk##name;
+GSGPU_VK_GLOBAL_ENTRY_POINTS(GSGPU_VK_DECLARE)
+GSGPU_VK_INSTANCE_ENTRY_POINTS(GSGPU_VK_DECLARE)
+GSGPU_VK_DEVICE_ENTRY_POINTS(GSGPU_VK_DECLARE)
+#undef GSGPU_VK_DECLARE
+
+}  // namespace gsgpu::vk

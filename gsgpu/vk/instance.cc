@@ -1,0 +1,58 @@
+// VkInstance: creation checks the asked-for extensions (the driver offers none), opens one local
+// gsgpu device to read its caps for the one physical device, and closes it again; each VkDevice
+// opens its own driver client (device.cc).
+#include <cstdio>
+#include <new>
+
+#include "gsgpu/vk/entry_points.h"
+
+namespace gsgpu::vk {
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkEnumerateInstanceExtensionProperties(const char* layer, uint32_t* count,
+                                                                            VkExtensionProperties*) {
+  if (layer != nullptr) return VK_ERROR_LAYER_NOT_PRESENT;
+  *count = 0;  // no instance extensions (no surfaces yet)
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateInstance(const VkInstanceCreateInfo* info, const VkAllocationCallbacks*,
+                                                      VkInstance* out) {
+  if (info->enabledExtensionCount != 0) return VK_ERROR_EXTENSION_NOT_PRESENT;
+  auto* instance = new (std::nothrow) Instance;
+  if (instance == nullptr) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  init_loader_data(&instance->loader_data);
+  PhysicalDevice& physical = instance->physical_device;
+  init_loader_data(&physical.loader_data);
+  physical.instance = instance;
+  physical.config = drv::local_config_from_env();
+  physical.config.name = "gsgpu-vk";
+  std::string error;
+  std::unique_ptr<drv::LocalDevice> probe = drv::open_local(physical.config, &error);
+  if (!probe) {
+    std::fprintf(stderr, "gsgpu-vk: vkCreateInstance: cannot open a gsgpu device: %s\n", error.c_str());
+    delete instance;
+    return VK_ERROR_INITIALIZATION_FAILED;
+  }
+  physical.caps = probe->caps();
+  *out = to_handle<VkInstance>(instance);
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroyInstance(VkInstance instance, const VkAllocationCallbacks*) {
+  delete from_handle<Instance>(instance);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkEnumeratePhysicalDevices(VkInstance handle, uint32_t* count,
+                                                                VkPhysicalDevice* devices) {
+  Instance* instance = from_handle<Instance>(handle);
+  if (devices == nullptr) {
+    *count = 1;
+    return VK_SUCCESS;
+  }
+  if (*count == 0) return VK_INCOMPLETE;
+  devices[0] = to_handle<VkPhysicalDevice>(&instance->physical_device);
+  *count = 1;
+  return VK_SUCCESS;
+}
+
+}  // namespace gsgpu::vk

@@ -1,0 +1,61 @@
+// VkDeviceMemory over gsgpu/drv buffer objects: vkAllocateMemory is bo_create (zero-filled, page
+// granular), vkMapMemory is the BO's CPU mapping (coherent, so flush and invalidate do nothing).
+#include <cstdio>
+#include <new>
+
+#include "gsgpu/vk/entry_points.h"
+
+namespace gsgpu::vk {
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkAllocateMemory(VkDevice handle, const VkMemoryAllocateInfo* info,
+                                                      const VkAllocationCallbacks*, VkDeviceMemory* out) {
+  Device* device = from_handle<Device>(handle);
+  if (info->memoryTypeIndex != kMemoryTypeIndex) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  // Larger than the heap: the driver refuses before asking (bo_create would say kInvalidArgument).
+  if (info->allocationSize == 0 || info->allocationSize > device->drv->caps().max_bo_size) {
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  auto* memory = new (std::nothrow) DeviceMemory;
+  if (memory == nullptr) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  drv::Status status = device->drv->bo_create(info->allocationSize, 0, &memory->bo);
+  if (status != drv::Status::kOk) {
+    delete memory;
+    return status == drv::Status::kOutOfMemory ? VK_ERROR_OUT_OF_DEVICE_MEMORY : VK_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  memory->size = info->allocationSize;
+  memory->map = static_cast<uint8_t*>(device->drv->bo_map(memory->bo));
+  *out = to_handle<VkDeviceMemory>(memory);
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkFreeMemory(VkDevice handle, VkDeviceMemory memory_handle,
+                                              const VkAllocationCallbacks*) {
+  DeviceMemory* memory = from_handle<DeviceMemory>(memory_handle);
+  if (memory == nullptr) return;
+  // Also removes the VA bindings of buffers still bound to it (the spec lets them outlive it,
+  // unusable); a submission using it keeps the memory until it retires (drv).
+  from_handle<Device>(handle)->drv->bo_free(memory->bo);
+  delete memory;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkMapMemory(VkDevice, VkDeviceMemory memory_handle, VkDeviceSize offset,
+                                                 VkDeviceSize size, VkMemoryMapFlags, void** data) {
+  DeviceMemory* memory = from_handle<DeviceMemory>(memory_handle);
+  if (offset >= memory->size || (size != VK_WHOLE_SIZE && size > memory->size - offset)) {
+    return VK_ERROR_MEMORY_MAP_FAILED;
+  }
+  *data = memory->map + offset;
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkUnmapMemory(VkDevice, VkDeviceMemory) {}  // the mapping lives with the BO
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkFlushMappedMemoryRanges(VkDevice, uint32_t, const VkMappedMemoryRange*) {
+  return VK_SUCCESS;  // the only memory type is host-coherent
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkInvalidateMappedMemoryRanges(VkDevice, uint32_t, const VkMappedMemoryRange*) {
+  return VK_SUCCESS;
+}
+
+}  // namespace gsgpu::vk

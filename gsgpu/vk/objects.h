@@ -1,0 +1,138 @@
+// The objects of the gsgpu Vulkan driver (docs/vulkan-driver.md). Dispatchable objects (instance,
+// physical device, device, queue, command buffer) begin with the loader's dispatch slot, which
+// the driver fills with ICD_LOADER_MAGIC and the Khronos loader overwrites with its table.
+// Non-dispatchable handles are pointers to these structs (64-bit builds only).
+#pragma once
+
+#include <vulkan/vk_icd.h>
+#include <vulkan/vulkan_core.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "gsgpu/drv/drv.h"
+#include "gsgpu/drv/va_allocator.h"
+
+static_assert(sizeof(void*) == 8, "non-dispatchable handles are pointers: a 64-bit build only");
+
+namespace gsgpu::vk {
+
+struct Instance;
+
+struct PhysicalDevice {
+  VK_LOADER_DATA loader_data;  // first: the loader's dispatch slot
+  Instance* instance = nullptr;
+  drv::LocalConfig config;     // the device every VkDevice opens (GSGPU_* environment applied)
+  drv::Caps caps;              // read from a device opened once at vkCreateInstance
+};
+
+struct Instance {
+  VK_LOADER_DATA loader_data;
+  PhysicalDevice physical_device;
+};
+
+struct Device;
+
+struct Queue {
+  VK_LOADER_DATA loader_data;
+  Device* device = nullptr;
+  uint32_t ring = 0;
+  uint64_t last_seqno = 0;  // the newest submission on `ring`; 0 = none
+};
+
+struct Device {
+  VK_LOADER_DATA loader_data;
+  PhysicalDevice* physical = nullptr;
+  std::unique_ptr<drv::LocalDevice> drv;  // one driver client (own VA space, BOs, rings) per VkDevice
+  std::mutex mutex;                        // guards va and the queue's submission state
+  std::optional<drv::VaAllocator> va;
+  Queue queue;
+};
+
+struct DeviceMemory {
+  drv::BoHandle bo = 0;
+  uint64_t size = 0;  // allocationSize as asked
+  uint8_t* map = nullptr;
+};
+
+struct Buffer {
+  uint64_t size = 0;
+  DeviceMemory* memory = nullptr;  // set by vkBindBufferMemory
+  uint64_t memory_offset = 0;
+  uint64_t va = 0;                 // the GPU address of the binding (0 = not bound)
+  uint64_t va_size = 0;
+};
+
+// Recorded commands. gsgpu's command processor has no copy or fill packet (gsgpu.xml: NOP,
+// DISPATCH, SYNC, DUMP, HALT, DRAW), so transfers run on the host at vkQueueSubmit, in queue
+// order, as gsgpu/cl's host commands do (docs/vulkan-driver.md "Transfers").
+struct CopyCommand {
+  Buffer* src;
+  Buffer* dst;
+  std::vector<VkBufferCopy> regions;
+};
+struct FillCommand {
+  Buffer* dst;
+  uint64_t offset;
+  uint64_t size;  // VK_WHOLE_SIZE resolved at execution
+  uint32_t data;
+};
+struct UpdateCommand {
+  Buffer* dst;
+  uint64_t offset;
+  std::vector<uint8_t> data;
+};
+using Command = std::variant<CopyCommand, FillCommand, UpdateCommand>;
+
+struct CommandBuffer;
+
+struct CommandPool {
+  uint32_t queue_family = 0;
+  std::set<CommandBuffer*> buffers;  // allocated and not yet freed
+};
+
+struct CommandBuffer {
+  VK_LOADER_DATA loader_data;
+  Device* device = nullptr;
+  CommandPool* pool = nullptr;
+  enum class State { kInitial, kRecording, kExecutable } state = State::kInitial;
+  std::vector<Command> commands;
+};
+
+struct Fence {
+  bool signaled = false;  // signalled at creation or by a completed wait
+  uint32_t ring = 0;
+  uint64_t seqno = 0;     // the submission that signals it; 0 = none pending
+};
+
+template <typename T, typename H>
+T* from_handle(H handle) {
+  return reinterpret_cast<T*>(handle);
+}
+template <typename H, typename T>
+H to_handle(T* object) {
+  return reinterpret_cast<H>(object);
+}
+
+// Sets the loader's slot of a new dispatchable object.
+inline void init_loader_data(VK_LOADER_DATA* data) { data->loaderMagic = ICD_LOADER_MAGIC; }
+
+// The one memory type / heap / queue family of the device (physical_device.cc).
+inline constexpr uint32_t kMemoryTypeIndex = 0;
+inline constexpr uint32_t kQueueFamilyIndex = 0;
+
+// vkGetInstanceProcAddr / vkGetDeviceProcAddr lookups (icd.cc).
+PFN_vkVoidFunction lookup_instance_proc(const char* name);
+PFN_vkVoidFunction lookup_device_proc(const char* name);
+PFN_vkVoidFunction lookup_physical_device_proc(const char* name);
+
+// Runs a command buffer's transfers on the host (command_buffer.cc).
+void execute_commands(Device* device, const CommandBuffer& cb);
+
+}  // namespace gsgpu::vk

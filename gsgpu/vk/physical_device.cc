@@ -1,0 +1,115 @@
+// The one physical device: a VIRTUAL_GPU named "gsgpu", Vulkan 1.0, no optional features, one
+// memory heap (the device's VRAM, host-visible and coherent: drv BOs are CPU-mapped) and one
+// queue family. The queue family says TRANSFER only: transfers are what the driver executes so
+// far (no pipelines, so neither GRAPHICS nor COMPUTE is honest yet).
+#include <algorithm>
+#include <cstring>
+
+#include "gsgpu/vk/entry_points.h"
+
+namespace gsgpu::vk {
+namespace {
+
+// The ID register's value ("GSGP") as the vendor; no PCI vendor id is ours.
+constexpr uint32_t kDriverVersion = VK_MAKE_VERSION(0, 1, 0);
+
+void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
+  *limits = {};
+  // Buffers only: what the driver checks. Everything about images, descriptors and pipelines is 0
+  // because none of them exists yet.
+  limits->maxMemoryAllocationCount = 65536;  // LocalConfig::max_bos
+  limits->bufferImageGranularity = caps.page_size;
+  limits->nonCoherentAtomSize = 64;
+  limits->minMemoryMapAlignment = caps.page_size;
+  limits->optimalBufferCopyOffsetAlignment = 4;
+  limits->optimalBufferCopyRowPitchAlignment = 4;
+  limits->minUniformBufferOffsetAlignment = 256;
+  limits->minStorageBufferOffsetAlignment = 256;
+  limits->minTexelBufferOffsetAlignment = 256;
+  limits->timestampPeriod = 1.0f;
+  limits->maxPushConstantsSize = 128;  // the spec's minimum; reported, not yet used
+  limits->maxBoundDescriptorSets = 4;
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceProperties(VkPhysicalDevice handle,
+                                                               VkPhysicalDeviceProperties* props) {
+  const PhysicalDevice* physical = from_handle<PhysicalDevice>(handle);
+  *props = {};
+  props->apiVersion = VK_API_VERSION_1_0;
+  props->driverVersion = kDriverVersion;
+  props->vendorID = physical->caps.chip_id;
+  props->deviceID = physical->caps.version;
+  props->deviceType = VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU;
+  std::strncpy(props->deviceName, "gsgpu", VK_MAX_PHYSICAL_DEVICE_NAME_SIZE - 1);
+  std::memcpy(props->pipelineCacheUUID, "gsgpu-vk-0.1\0\0\0", VK_UUID_SIZE);
+  fill_limits(physical->caps, &props->limits);
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFeatures(VkPhysicalDevice, VkPhysicalDeviceFeatures* features) {
+  *features = {};  // robustBufferAccess and every optional feature: not offered yet
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceMemoryProperties(VkPhysicalDevice handle,
+                                                                     VkPhysicalDeviceMemoryProperties* props) {
+  const PhysicalDevice* physical = from_handle<PhysicalDevice>(handle);
+  *props = {};
+  props->memoryHeapCount = 1;
+  props->memoryHeaps[0].size = physical->caps.max_bo_size;
+  props->memoryHeaps[0].flags = VK_MEMORY_HEAP_DEVICE_LOCAL_BIT;
+  props->memoryTypeCount = 1;
+  props->memoryTypes[kMemoryTypeIndex].heapIndex = 0;
+  props->memoryTypes[kMemoryTypeIndex].propertyFlags = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+                                                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice, uint32_t* count,
+                                                                          VkQueueFamilyProperties* props) {
+  if (props == nullptr) {
+    *count = 1;
+    return;
+  }
+  if (*count == 0) return;
+  props[0] = {};
+  props[0].queueFlags = VK_QUEUE_TRANSFER_BIT;
+  props[0].queueCount = 1;
+  props[0].timestampValidBits = 0;  // no timestamp queries
+  props[0].minImageTransferGranularity = {1, 1, 1};
+  *count = 1;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFormatProperties(VkPhysicalDevice, VkFormat,
+                                                                     VkFormatProperties* props) {
+  *props = {};  // no images or texel buffers yet: no format has a feature
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkGetPhysicalDeviceImageFormatProperties(VkPhysicalDevice, VkFormat, VkImageType,
+                                                                              VkImageTiling, VkImageUsageFlags,
+                                                                              VkImageCreateFlags,
+                                                                              VkImageFormatProperties* props) {
+  *props = {};
+  return VK_ERROR_FORMAT_NOT_SUPPORTED;  // no images yet
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceSparseImageFormatProperties(
+    VkPhysicalDevice, VkFormat, VkImageType, VkSampleCountFlagBits, VkImageUsageFlags, VkImageTiling, uint32_t* count,
+    VkSparseImageFormatProperties*) {
+  *count = 0;  // no sparse resources
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkEnumerateDeviceLayerProperties(VkPhysicalDevice, uint32_t* count,
+                                                                      VkLayerProperties*) {
+  *count = 0;
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkEnumerateDeviceExtensionProperties(VkPhysicalDevice, const char* layer,
+                                                                          uint32_t* count, VkExtensionProperties*) {
+  if (layer != nullptr) return VK_ERROR_LAYER_NOT_PRESENT;
+  *count = 0;
+  return VK_SUCCESS;
+}
+
+}  // namespace gsgpu::vk

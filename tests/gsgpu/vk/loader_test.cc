@@ -1,0 +1,72 @@
+// The driver as the loader sees it: the physical device's identity, queue family and memory, and
+// entry points that are absent rather than pretending.
+#include <cstring>
+
+#include "tests/gsgpu/vk/vk_test_util.h"
+
+namespace gsgpu::vk::test {
+namespace {
+
+using VkLoader = VkFixture;
+
+TEST_F(VkLoader, OnePhysicalDeviceNamedGsgpuOfTypeVirtualGpu) {
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(physical_, &props);
+  EXPECT_STREQ(props.deviceName, "gsgpu");
+  EXPECT_EQ(props.deviceType, VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU);
+  EXPECT_EQ(props.apiVersion, VK_API_VERSION_1_0);
+  EXPECT_EQ(props.vendorID, 0x47534750u);  // the ID register, "GSGP"
+  VkPhysicalDeviceFeatures features;
+  vkGetPhysicalDeviceFeatures(physical_, &features);
+  const auto* flags = reinterpret_cast<const VkBool32*>(&features);
+  for (size_t i = 0; i < sizeof(features) / sizeof(VkBool32); ++i) EXPECT_EQ(flags[i], VK_FALSE) << i;
+}
+
+TEST_F(VkLoader, OneTransferQueueFamilyAndOneCoherentDeviceLocalMemoryType) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &count, nullptr);
+  ASSERT_EQ(count, 1u);
+  VkQueueFamilyProperties family;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &count, &family);
+  EXPECT_EQ(family.queueFlags, VkQueueFlags{VK_QUEUE_TRANSFER_BIT});
+  EXPECT_EQ(family.queueCount, 1u);
+  VkPhysicalDeviceMemoryProperties memory;
+  vkGetPhysicalDeviceMemoryProperties(physical_, &memory);
+  ASSERT_EQ(memory.memoryTypeCount, 1u);
+  ASSERT_EQ(memory.memoryHeapCount, 1u);
+  EXPECT_EQ(memory.memoryTypes[0].propertyFlags, VkMemoryPropertyFlags{VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+                                                                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT});
+  EXPECT_EQ(memory.memoryHeaps[0].flags, VkMemoryHeapFlags{VK_MEMORY_HEAP_DEVICE_LOCAL_BIT});
+  // The default device: 256 MiB of VRAM less the driver's ring and fence page.
+  EXPECT_GT(memory.memoryHeaps[0].size, uint64_t{200} << 20);
+  EXPECT_LE(memory.memoryHeaps[0].size, uint64_t{256} << 20);
+}
+
+TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
+  EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCreateImage"), nullptr);
+  EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCmdDraw"), nullptr);
+  EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCreateSemaphore"), nullptr);
+  EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdCopyBuffer"), nullptr);
+  uint32_t count = 7;
+  ASSERT_EQ(vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, nullptr), VK_SUCCESS);
+  EXPECT_EQ(count, 0u);
+}
+
+TEST_F(VkLoader, EnablingAFeatureIsRefused) {
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+  VkPhysicalDeviceFeatures features{};
+  features.robustBufferAccess = VK_TRUE;
+  VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queue_info;
+  info.pEnabledFeatures = &features;
+  VkDevice device = VK_NULL_HANDLE;
+  EXPECT_EQ(vkCreateDevice(physical_, &info, nullptr, &device), VK_ERROR_FEATURE_NOT_PRESENT);
+}
+
+}  // namespace
+}  // namespace gsgpu::vk::test

@@ -1,0 +1,182 @@
+// Memory, buffers and transfers on the queue: allocate and map drv-backed memory, fill and copy
+// through a submitted command buffer, read back after the fence; bad arguments refused.
+#include <cstring>
+#include <vector>
+
+#include "tests/gsgpu/vk/vk_test_util.h"
+
+namespace gsgpu::vk::test {
+namespace {
+
+class VkTransfer : public VkFixture {
+ protected:
+  void SetUp() override {
+    VkFixture::SetUp();
+    VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    ASSERT_EQ(vkCreateCommandPool(device_, &pool_info, nullptr, &pool_), VK_SUCCESS);
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = pool_;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    ASSERT_EQ(vkAllocateCommandBuffers(device_, &alloc, &cb_), VK_SUCCESS);
+  }
+  void TearDown() override {
+    for (VkBuffer b : buffers_) vkDestroyBuffer(device_, b, nullptr);
+    for (VkDeviceMemory m : memories_) vkFreeMemory(device_, m, nullptr);
+    if (pool_) vkDestroyCommandPool(device_, pool_, nullptr);
+    VkFixture::TearDown();
+  }
+
+  // A buffer of `size` bytes bound to memory of its own, mapped at *bytes.
+  VkBuffer make_buffer(VkDeviceSize size, uint8_t** bytes) {
+    VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    info.size = size;
+    info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    VkBuffer buffer = VK_NULL_HANDLE;
+    EXPECT_EQ(vkCreateBuffer(device_, &info, nullptr, &buffer), VK_SUCCESS);
+    buffers_.push_back(buffer);
+    VkMemoryRequirements reqs;
+    vkGetBufferMemoryRequirements(device_, buffer, &reqs);
+    EXPECT_EQ(reqs.memoryTypeBits, 1u);
+    EXPECT_GE(reqs.size, size);
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = reqs.size;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    EXPECT_EQ(vkAllocateMemory(device_, &alloc, nullptr, &memory), VK_SUCCESS);
+    memories_.push_back(memory);
+    EXPECT_EQ(vkBindBufferMemory(device_, buffer, memory, 0), VK_SUCCESS);
+    void* map = nullptr;
+    EXPECT_EQ(vkMapMemory(device_, memory, 0, VK_WHOLE_SIZE, 0, &map), VK_SUCCESS);
+    *bytes = static_cast<uint8_t*>(map);
+    return buffer;
+  }
+
+  void begin() {
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    ASSERT_EQ(vkBeginCommandBuffer(cb_, &begin), VK_SUCCESS);
+  }
+  // Ends the command buffer, submits it with a fence and waits for the fence.
+  void submit_and_wait() {
+    ASSERT_EQ(vkEndCommandBuffer(cb_), VK_SUCCESS);
+    VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFence fence = VK_NULL_HANDLE;
+    ASSERT_EQ(vkCreateFence(device_, &fence_info, nullptr, &fence), VK_SUCCESS);
+    EXPECT_EQ(vkGetFenceStatus(device_, fence), VK_NOT_READY);
+    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &cb_;
+    ASSERT_EQ(vkQueueSubmit(queue_, 1, &submit, fence), VK_SUCCESS);
+    EXPECT_EQ(vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX), VK_SUCCESS);
+    EXPECT_EQ(vkGetFenceStatus(device_, fence), VK_SUCCESS);
+    EXPECT_EQ(vkResetFences(device_, 1, &fence), VK_SUCCESS);
+    EXPECT_EQ(vkGetFenceStatus(device_, fence), VK_NOT_READY);
+    vkDestroyFence(device_, fence, nullptr);
+  }
+
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer cb_ = VK_NULL_HANDLE;
+  std::vector<VkBuffer> buffers_;
+  std::vector<VkDeviceMemory> memories_;
+};
+
+TEST_F(VkTransfer, FillThenCopyOnTheQueueIsReadBackAfterTheFence) {
+  uint8_t* a = nullptr;
+  uint8_t* b = nullptr;
+  VkBuffer src = make_buffer(4096 + 100, &a);
+  VkBuffer dst = make_buffer(8192, &b);
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(b[i], 0) << "memory is zero-filled";
+  begin();
+  vkCmdFillBuffer(cb_, src, 0, 4096, 0xA5A5A5A5u);
+  const uint32_t words[2] = {0x11223344u, 0x55667788u};
+  vkCmdUpdateBuffer(cb_, src, 4096, sizeof(words), words);
+  VkBufferCopy region{};
+  region.srcOffset = 4000;
+  region.dstOffset = 16;
+  region.size = 104;  // 96 filled bytes, then the updated words
+  vkCmdCopyBuffer(cb_, src, dst, 1, &region);
+  submit_and_wait();
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(b[i], 0) << i;
+  for (int i = 16; i < 16 + 96; ++i) EXPECT_EQ(b[i], 0xA5) << i;
+  uint32_t tail[2];
+  std::memcpy(tail, b + 16 + 96, sizeof(tail));
+  EXPECT_EQ(tail[0], words[0]);
+  EXPECT_EQ(tail[1], words[1]);
+  EXPECT_EQ(b[16 + 104], 0);
+  EXPECT_EQ(vkQueueWaitIdle(queue_), VK_SUCCESS);
+  EXPECT_EQ(vkDeviceWaitIdle(device_), VK_SUCCESS);
+}
+
+TEST_F(VkTransfer, FillWholeSizeAndHostWritesAreSeenByTheQueue) {
+  uint8_t* a = nullptr;
+  uint8_t* b = nullptr;
+  VkBuffer src = make_buffer(256, &a);
+  VkBuffer dst = make_buffer(256, &b);
+  for (int i = 0; i < 256; ++i) a[i] = static_cast<uint8_t>(i);
+  begin();
+  vkCmdFillBuffer(cb_, dst, 128, VK_WHOLE_SIZE, 0x01020304u);
+  VkBufferCopy region{0, 0, 128};
+  vkCmdCopyBuffer(cb_, src, dst, 1, &region);
+  submit_and_wait();
+  for (int i = 0; i < 128; ++i) EXPECT_EQ(b[i], i) << i;
+  uint32_t word;
+  std::memcpy(&word, b + 252, 4);
+  EXPECT_EQ(word, 0x01020304u);
+}
+
+TEST_F(VkTransfer, OversizedAllocationIsOutOfDeviceMemory) {
+  VkPhysicalDeviceMemoryProperties props;
+  vkGetPhysicalDeviceMemoryProperties(physical_, &props);
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  alloc.allocationSize = props.memoryHeaps[0].size + 4096;
+  EXPECT_EQ(vkAllocateMemory(device_, &alloc, nullptr, &memory), VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  alloc.allocationSize = UINT64_MAX;
+  EXPECT_EQ(vkAllocateMemory(device_, &alloc, nullptr, &memory), VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  alloc.allocationSize = 4096;
+  alloc.memoryTypeIndex = 1;  // no such type
+  EXPECT_EQ(vkAllocateMemory(device_, &alloc, nullptr, &memory), VK_ERROR_OUT_OF_DEVICE_MEMORY);
+}
+
+// Invalid usage that must not reach past a buffer: the driver checks each region when the
+// command buffer runs, skips the bad ones (with a log line) and runs the good ones.
+TEST_F(VkTransfer, CopyRegionsOutOfRangeAreRefusedByTheDriverAndTheRestRuns) {
+  uint8_t* a = nullptr;
+  uint8_t* b = nullptr;
+  VkBuffer src = make_buffer(4096, &a);
+  VkBuffer dst = make_buffer(4096, &b);
+  std::memset(a, 0x5A, 4096);
+  begin();
+  const VkBufferCopy regions[] = {
+      {4000, 0, 200},              // source past the end
+      {0, 4000, 200},              // destination past the end
+      {UINT64_MAX - 8, 0, 16},     // offset + size overflows
+      {0, 0, UINT64_MAX},          // enormous
+      {0, 1024, 8},                // the good one
+  };
+  vkCmdCopyBuffer(cb_, src, dst, 5, regions);
+  vkCmdFillBuffer(cb_, dst, 4092, 8, 0xFFFFFFFFu);  // past the end
+  vkCmdFillBuffer(cb_, dst, 2, 4, 0xFFFFFFFFu);     // unaligned
+  submit_and_wait();
+  for (int i = 0; i < 4096; ++i) {
+    ASSERT_EQ(b[i], (i >= 1024 && i < 1032) ? 0x5A : 0) << i;
+  }
+}
+
+TEST_F(VkTransfer, BindingPastTheMemoryIsRefused) {
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = 8192;
+  info.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateBuffer(device_, &info, nullptr, &buffer), VK_SUCCESS);
+  buffers_.push_back(buffer);
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = 8192;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  ASSERT_EQ(vkAllocateMemory(device_, &alloc, nullptr, &memory), VK_SUCCESS);
+  memories_.push_back(memory);
+  EXPECT_EQ(vkBindBufferMemory(device_, buffer, memory, 4096), VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  EXPECT_EQ(vkBindBufferMemory(device_, buffer, memory, 0), VK_SUCCESS);
+}
+
+}  // namespace
+}  // namespace gsgpu::vk::test
