@@ -178,5 +178,47 @@ TEST_F(VkTransfer, BindingPastTheMemoryIsRefused) {
   EXPECT_EQ(vkBindBufferMemory(device_, buffer, memory, 0), VK_SUCCESS);
 }
 
+// Two submissions on the one queue run in order; fences: wait-any returns when one submitted
+// fence is done, wait-all including a never-submitted fence times out, an empty submission
+// signals its fence.
+TEST_F(VkTransfer, SubmissionsRunInOrderAndFencesFollowTheRing) {
+  uint8_t* a = nullptr;
+  uint8_t* b = nullptr;
+  VkBuffer src = make_buffer(4096, &a);
+  VkBuffer dst = make_buffer(4096, &b);
+  VkCommandBuffer cbs[2] = {cb_, VK_NULL_HANDLE};
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = pool_;
+  alloc.commandBufferCount = 1;
+  ASSERT_EQ(vkAllocateCommandBuffers(device_, &alloc, &cbs[1]), VK_SUCCESS);
+  VkCommandBufferBeginInfo begin_info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  ASSERT_EQ(vkBeginCommandBuffer(cbs[0], &begin_info), VK_SUCCESS);
+  vkCmdFillBuffer(cbs[0], src, 0, 64, 0x77777777u);
+  ASSERT_EQ(vkEndCommandBuffer(cbs[0]), VK_SUCCESS);
+  ASSERT_EQ(vkBeginCommandBuffer(cbs[1], &begin_info), VK_SUCCESS);
+  VkBufferCopy region{0, 0, 64};
+  vkCmdCopyBuffer(cbs[1], src, dst, 1, &region);
+  ASSERT_EQ(vkEndCommandBuffer(cbs[1]), VK_SUCCESS);
+  VkFence fences[4];
+  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  for (VkFence& f : fences) ASSERT_EQ(vkCreateFence(device_, &fence_info, nullptr, &f), VK_SUCCESS);
+  for (int i = 0; i < 2; ++i) {
+    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &cbs[i];
+    ASSERT_EQ(vkQueueSubmit(queue_, 1, &submit, fences[i]), VK_SUCCESS);
+  }
+  ASSERT_EQ(vkQueueSubmit(queue_, 0, nullptr, fences[3]), VK_SUCCESS);
+  const VkFence second_and_unsubmitted[2] = {fences[1], fences[2]};
+  EXPECT_EQ(vkWaitForFences(device_, 2, second_and_unsubmitted, VK_FALSE, UINT64_MAX), VK_SUCCESS);
+  EXPECT_EQ(vkWaitForFences(device_, 2, second_and_unsubmitted, VK_TRUE, 0), VK_TIMEOUT);
+  EXPECT_EQ(vkWaitForFences(device_, 1, &fences[3], VK_TRUE, UINT64_MAX), VK_SUCCESS);
+  EXPECT_EQ(vkGetFenceStatus(device_, fences[0]), VK_SUCCESS);
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(b[i], 0x77) << i;
+  EXPECT_EQ(b[64], 0);
+  for (VkFence f : fences) vkDestroyFence(device_, f, nullptr);
+  vkFreeCommandBuffers(device_, pool_, 1, &cbs[1]);
+}
+
 }  // namespace
 }  // namespace gsgpu::vk::test
