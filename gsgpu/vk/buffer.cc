@@ -30,11 +30,11 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroyBuffer(VkDevice handle, VkBuffer buffe
   Buffer* buffer = from_handle<Buffer>(buffer_handle);
   if (buffer == nullptr) return;
   Device* device = from_handle<Device>(handle);
-  if (buffer->va != 0) {
-    std::lock_guard lock(device->mutex);
-    // Fails harmlessly when vkFreeMemory already removed the binding with its BO.
+  std::lock_guard lock(device->mutex);
+  if (buffer->memory != nullptr) {
     device->drv->va_unbind(buffer->va, buffer->va_size);
     device->va->free(buffer->va);
+    buffer->memory->bound.erase(buffer);
   }
   delete buffer;
 }
@@ -58,6 +58,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkBindBufferMemory(VkDevice handle, VkBuffe
     return VK_ERROR_OUT_OF_DEVICE_MEMORY;  // invalid usage; refused rather than bound past the BO
   }
   std::lock_guard lock(device->mutex);
+  if (buffer->memory != nullptr) return VK_ERROR_OUT_OF_DEVICE_MEMORY;  // bound already: invalid usage
   std::optional<uint64_t> va = device->va->allocate(bound);
   if (!va) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   if (device->drv->va_bind(memory->bo, offset, *va, bound, drv::kVaRead | drv::kVaWrite) != drv::Status::kOk) {
@@ -65,6 +66,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkBindBufferMemory(VkDevice handle, VkBuffe
     return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   }
   buffer->memory = memory;
+  memory->bound.insert(buffer);
   buffer->memory_offset = offset;
   buffer->va = *va;
   buffer->va_size = bound;

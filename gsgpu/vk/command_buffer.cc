@@ -15,10 +15,14 @@ namespace {
 // The bytes [offset, offset + size) of a bound buffer, or nullptr (with a log line) when the
 // range is not inside it.
 uint8_t* buffer_bytes(const Buffer* buffer, uint64_t offset, uint64_t size, const char* what) {
-  if (buffer->memory == nullptr || offset > buffer->size || size > buffer->size - offset) {
-    std::fprintf(stderr, "gsgpu-vk: %s: range [%llu, +%llu) outside a buffer of %llu bytes%s; skipped\n", what,
+  if (buffer->memory == nullptr) {
+    std::fprintf(stderr, "gsgpu-vk: %s: buffer not bound to memory (or its memory was freed); skipped\n", what);
+    return nullptr;
+  }
+  if (offset > buffer->size || size > buffer->size - offset) {
+    std::fprintf(stderr, "gsgpu-vk: %s: range [%llu, +%llu) outside a buffer of %llu bytes; skipped\n", what,
                  static_cast<unsigned long long>(offset), static_cast<unsigned long long>(size),
-                 static_cast<unsigned long long>(buffer->size), buffer->memory ? "" : " (not bound)");
+                 static_cast<unsigned long long>(buffer->size));
     return nullptr;
   }
   return buffer->memory->map + buffer->memory_offset + offset;

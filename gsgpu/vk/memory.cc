@@ -32,9 +32,18 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkFreeMemory(VkDevice handle, VkDeviceMemory me
                                               const VkAllocationCallbacks*) {
   DeviceMemory* memory = from_handle<DeviceMemory>(memory_handle);
   if (memory == nullptr) return;
-  // Also removes the VA bindings of buffers still bound to it (the spec lets them outlive it,
-  // unusable); a submission using it keeps the memory until it retires (drv).
-  from_handle<Device>(handle)->drv->bo_free(memory->bo);
+  Device* device = from_handle<Device>(handle);
+  std::lock_guard lock(device->mutex);
+  // The spec lets buffers outlive their memory, unusable: they become unbound here. bo_free
+  // removes their VA bindings with the BO; a submission using it keeps the memory until it
+  // retires (drv).
+  for (Buffer* buffer : memory->bound) {
+    device->va->free(buffer->va);
+    buffer->memory = nullptr;
+    buffer->va = 0;
+    buffer->va_size = 0;
+  }
+  device->drv->bo_free(memory->bo);
   delete memory;
 }
 

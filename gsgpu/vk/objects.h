@@ -55,15 +55,20 @@ struct Device {
   Queue queue;
 };
 
+struct Buffer;
+
 struct DeviceMemory {
   drv::BoHandle bo = 0;
   uint64_t size = 0;  // allocationSize as asked
   uint8_t* map = nullptr;
+  // Buffers bound to it: vkFreeMemory unbinds them, so a later transfer finds them unbound
+  // (skipped) instead of writing through a freed mapping. Guarded by Device::mutex.
+  std::set<Buffer*> bound;
 };
 
 struct Buffer {
   uint64_t size = 0;
-  DeviceMemory* memory = nullptr;  // set by vkBindBufferMemory
+  DeviceMemory* memory = nullptr;  // set by vkBindBufferMemory, cleared by vkFreeMemory
   uint64_t memory_offset = 0;
   uint64_t va = 0;                 // the GPU address of the binding (0 = not bound)
   uint64_t va_size = 0;

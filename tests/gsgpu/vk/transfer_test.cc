@@ -220,5 +220,33 @@ TEST_F(VkTransfer, SubmissionsRunInOrderAndFencesFollowTheRing) {
   vkFreeCommandBuffers(device_, pool_, 1, &cbs[1]);
 }
 
+// The spec lets a buffer outlive its memory, unusable: freeing the memory unbinds it, so a
+// transfer recorded on it afterwards is skipped (a log line), not a write through a freed mapping.
+// Binding a buffer twice is refused.
+TEST_F(VkTransfer, BufferWhoseMemoryWasFreedIsUnboundAndNotWritten) {
+  uint8_t* a = nullptr;
+  VkBuffer src = make_buffer(4096, &a);
+  std::memset(a, 0x33, 4096);
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = 4096;
+  info.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  VkBuffer orphan = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateBuffer(device_, &info, nullptr, &orphan), VK_SUCCESS);
+  buffers_.push_back(orphan);
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = 4096;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  ASSERT_EQ(vkAllocateMemory(device_, &alloc, nullptr, &memory), VK_SUCCESS);
+  ASSERT_EQ(vkBindBufferMemory(device_, orphan, memory, 0), VK_SUCCESS);
+  EXPECT_EQ(vkBindBufferMemory(device_, orphan, memory, 0), VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  vkFreeMemory(device_, memory, nullptr);
+  begin();
+  VkBufferCopy region{0, 0, 4096};
+  vkCmdCopyBuffer(cb_, src, orphan, 1, &region);
+  vkCmdFillBuffer(cb_, orphan, 0, VK_WHOLE_SIZE, 0u);
+  submit_and_wait();
+  for (int i = 0; i < 4096; ++i) ASSERT_EQ(a[i], 0x33) << i;
+}
+
 }  // namespace
 }  // namespace gsgpu::vk::test
