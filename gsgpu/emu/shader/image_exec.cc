@@ -150,6 +150,39 @@ Flow image_sample(Warp& w, const DecodedInst& di) {
   return Flow::kNext;
 }
 
+// v_image_sample_implicit (fragment programs): the LOD of each lane is the texture unit's implicit
+// LOD from its quad's coarse derivatives (top row for d/dx, left column for d/dy, as the quad
+// instructions read them: every lane of the quad whatever the execution mask, helper lanes
+// included) plus the lane's bias in channel 3. One LOD per quad for a uniform image and bias.
+Flow image_sample_implicit(Warp& w, const DecodedInst& di) {
+  if (!w.dispatch->params->fragment)
+    return raise_fault(w, di, ShaderFaultKind::kIllegalInstruction,
+                       "v_image_sample_implicit is a fragment-program instruction");
+  TextureUnit unit(*w.dispatch->memory);
+  LaneImages images;
+  if (!load_images(w, di, unit, texture::ImageUse::kRead, &images)) return Flow::kYield;
+  Sampler samplers[kMaxWarpWidth];
+  if (!load_samplers(w, di, samplers)) return Flow::kYield;
+  texture::Texel result[kMaxWarpWidth];
+  const uint16_t coord = di.inst.src[1];
+  const auto at = [&](unsigned c, uint32_t lane) { return std::bit_cast<float>(channel(w, coord, c, lane)); };
+  for (uint32_t l = 0; l < w.width; ++l) {
+    if (!(w.exec >> l & 1)) continue;
+    const uint32_t q = l & ~3u;  // fragment warps are whole quads (the stage checks the width)
+    float xyz[3], ddx[3], ddy[3];
+    for (unsigned c = 0; c < 3; ++c) {
+      xyz[c] = at(c, l);
+      ddx[c] = at(c, q + 1) - at(c, q);
+      ddy[c] = at(c, q + 2) - at(c, q);
+    }
+    const float lod = TextureUnit::implicit_lod(images[l], samplers[l], ddx, ddy) + at(3, l);
+    if (!unit.sample(images[l], samplers[l], xyz, lod, &result[l]))
+      return texture_fault(w, di, unit, "lane " + std::to_string(l));
+  }
+  commit_quad(w, di.inst.dst, result);
+  return Flow::kNext;
+}
+
 // v_image_store: every lane's level is checked before the first texel is written.
 Flow image_store(Warp& w, const DecodedInst& di) {
   TextureUnit unit(*w.dispatch->memory);
@@ -201,6 +234,7 @@ void fill_image_handlers(Handler* table, uint32_t) {
   table[static_cast<size_t>(Opcode::v_image_sample)] = &image_sample;
   table[static_cast<size_t>(Opcode::v_image_store)] = &image_store;
   table[static_cast<size_t>(Opcode::v_image_query)] = &image_query;
+  table[static_cast<size_t>(Opcode::v_image_sample_implicit)] = &image_sample_implicit;
 }
 
 }  // namespace gsgpu::shader

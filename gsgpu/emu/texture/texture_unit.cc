@@ -218,7 +218,6 @@ bool decode_image(std::span<const uint32_t> w, Image* out, std::string* why) {
 }
 
 bool decode_sampler(uint32_t word, Sampler* out, std::string* why) {
-  if (word >> 20) return refuse(why, "SAMPLER_STATE bits 31:20 must be 0");
   Sampler s;
   s.normalized = get_field(word, smp::STATE_NORMALIZED_MASK, smp::STATE_NORMALIZED_SHIFT) != 0;
   const uint32_t shifts[3] = {smp::STATE_ADDRESS_U_SHIFT, smp::STATE_ADDRESS_V_SHIFT, smp::STATE_ADDRESS_W_SHIFT};
@@ -238,6 +237,16 @@ bool decode_sampler(uint32_t word, Sampler* out, std::string* why) {
   if (s.border == smp::STATE_BORDER_CUSTOM) return refuse(why, "SAMPLER_STATE BORDER CUSTOM needs a SAMPLER_DESC");
   if (get_field(word, smp::STATE_COMPARE_MASK, smp::STATE_COMPARE_SHIFT) != 0)
     return refuse(why, "SAMPLER_STATE COMPARE is not supported yet");
+  // LOD clamps in quarter levels; MAX_LOD 0 is "no clamp" so that OpenCL's words keep their meaning.
+  const uint32_t min_quarters = get_field(word, smp::STATE_MIN_LOD_MASK, smp::STATE_MIN_LOD_SHIFT);
+  const uint32_t max_code = get_field(word, smp::STATE_MAX_LOD_MASK, smp::STATE_MAX_LOD_SHIFT);
+  s.min_lod = static_cast<float>(min_quarters) / 4.0f;
+  if (max_code != 0) {
+    if (max_code - 1 < min_quarters)
+      return refuse(why, "SAMPLER_STATE MAX_LOD " + std::to_string(max_code) + " is below MIN_LOD " +
+                             std::to_string(min_quarters));
+    s.max_lod = static_cast<float>(max_code - 1) / 4.0f;
+  }
   *out = s;
   return true;
 }
@@ -430,6 +439,7 @@ bool TextureUnit::sample_level(const Image& image, const Sampler& sampler, bool 
 
 bool TextureUnit::sample(const Image& image, const Sampler& sampler, const float coord[3], float lod, Texel* out) {
   if (std::isnan(lod)) lod = 0.0f;
+  lod = std::clamp(lod, sampler.min_lod, sampler.max_lod);
   const bool minifying = lod > 0.0f;
   const bool linear = minifying ? sampler.min_linear : sampler.mag_linear;
   const uint32_t last = image.mip_levels - 1;
@@ -451,6 +461,21 @@ bool TextureUnit::sample(const Image& image, const Sampler& sampler, const float
   }
   for (int c = 0; c < 4; ++c) out->set_f(c, (1.0f - weight) * t0.f(c) + weight * t1.f(c));
   return true;
+}
+
+float TextureUnit::implicit_lod(const Image& image, const Sampler& sampler, const float ddx[3], const float ddy[3]) {
+  const int axes = coord_use(image.type).spatial_axes;
+  const uint32_t sizes[3] = {image.size.width, image.size.height, image.size.depth};
+  float length_x = 0, length_y = 0;  // squared lengths of the two derivative vectors, in texels
+  for (int axis = 0; axis < axes; ++axis) {
+    const float scale = sampler.normalized ? static_cast<float>(sizes[axis]) : 1.0f;
+    const float dx = ddx[axis] * scale, dy = ddy[axis] * scale;
+    length_x += dx * dx;
+    length_y += dy * dy;
+  }
+  // log2(max(sqrt(a), sqrt(b))) = 0.5 * log2(max(a, b)); 0 gives -inf (clamped later), NaN stays NaN
+  // (sample() reads it as 0).
+  return 0.5f * std::log2(std::max(length_x, length_y));
 }
 
 uint32_t TextureUnit::query(const Image& image, ImageQuery what, uint32_t level) {

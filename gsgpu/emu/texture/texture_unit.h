@@ -53,6 +53,8 @@ struct Sampler {
   bool min_linear = false;
   uint32_t mip_filter = 0;          // 0 none, 1 nearest, 2 linear
   uint32_t border = 0;              // BORDER code
+  float min_lod = 0;                // MIN_LOD: every form's LOD is clamped to [min_lod, max_lod]
+  float max_lod = 1.0e9f;           // MAX_LOD (0 in the word: no clamp)
 };
 
 // What an image instruction is about to do with the image: which access the extent check uses.
@@ -77,8 +79,13 @@ class TextureUnit {
   bool fetch(const Image& image, const int32_t coord[3], uint32_t level, const Sampler* sampler, Texel* out);
   // Writes one texel; out-of-range coordinates write nothing (OpenCL leaves them undefined).
   bool store(const Image& image, const int32_t coord[3], uint32_t level, const Texel& value);
-  // Float coordinates through `sampler` at an explicit `lod`.
+  // Float coordinates through `sampler` at `lod` (explicit, or from implicit_lod), clamped to the
+  // sampler's MIN_LOD / MAX_LOD; lod <= 0 magnifies, above minifies (Vulkan's filter choice).
   bool sample(const Image& image, const Sampler& sampler, const float coord[3], float lod, Texel* out);
+  // Vulkan's implicit LOD without the bias: log2 of the scale factor rho = max(|d/dx|, |d/dy|), the
+  // coordinates' screen-space derivatives scaled to texels of level 0 (normalised samplers) and
+  // measured with the Euclidean length over the image's spatial axes.
+  static float implicit_lod(const Image& image, const Sampler& sampler, const float ddx[3], const float ddy[3]);
   static uint32_t query(const Image& image, ImageQuery what, uint32_t level = 0);
 
   TextureFault fault() const { return fault_; }

@@ -6,6 +6,7 @@
 // (BackendProgramRunner), as the command processor runs them.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -16,7 +17,9 @@
 #include "gsgpu/emu/program_runner.h"
 #include "gsgpu/emu/graphics/graphics_pipeline.h"
 #include "gsgpu/emu/shader/shader_core.h"
+#include "gsgpu/emu/texture/texture_unit.h"
 #include "gsgpu/isa/assembler.h"
+#include "protocol/gsgpu/gsgpu_hw.h"
 #include "tests/gsgpu/flat_memory.h"
 
 namespace gsgpu::graphics {
@@ -401,6 +404,108 @@ TEST(FragmentProgram, FragmentInstructionsFaultInAComputeDispatch) {
     EXPECT_NE(r.fault->message.find("fragment-program instruction"), std::string::npos) << r.fault->message;
   }
 }
+
+
+// v_image_sample_implicit (docs/isa.md §8b): a 64x64 texture whose level L holds L + 1, drawn on
+// the 32x32 target with u, v from 0 to `scale`: the derivatives are 2 * scale texels per pixel, so
+// lambda = log2(2 * scale) (+ the bias in channel 3) picks the level (nearest mipmap mode). With
+// one triangle the diagonal quads have helper lanes, whose coordinates the derivatives use.
+namespace implicit_lod {
+
+namespace desc = hw::blk::IMAGE_DESC;
+namespace smp = hw::blk::SAMPLER_STATE;
+using hw::put_field;
+
+std::vector<float> uv_strip(float scale, bool whole_square) {
+  std::vector<float> v = {-1, -1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0,  //
+                          1, -1, 0, 1, scale, 0, 0, 0, 0, 0, 0, 0,  //
+                          -1, 1, 0, 1, 0, scale, 0, 0, 0, 0, 0, 0,  //
+                          1, 1, 0, 1, scale, scale, 0, 0, 0, 0, 0, 0};
+  if (!whole_square) v.resize(36);
+  return v;
+}
+
+// A 64x64 R32 float image with 7 PACKED levels; level L filled with L + 1. Returns the descriptor VA.
+uint64_t place_mip_chain(FlatMemory& memory) {
+  std::vector<uint32_t> w(desc::SIZE_DWORDS, 0);
+  w[desc::FORMAT] = put_field(desc::FORMAT_CHANNEL_ORDER_R, desc::FORMAT_CHANNEL_ORDER_MASK, desc::FORMAT_CHANNEL_ORDER_SHIFT) |
+                    put_field(desc::FORMAT_DATA_TYPE_FLOAT, desc::FORMAT_DATA_TYPE_MASK, desc::FORMAT_DATA_TYPE_SHIFT) |
+                    put_field(desc::FORMAT_TYPE_IMAGE_2D, desc::FORMAT_TYPE_MASK, desc::FORMAT_TYPE_SHIFT) |
+                    put_field(7, desc::FORMAT_MIP_LEVELS_MASK, desc::FORMAT_MIP_LEVELS_SHIFT) |
+                    put_field(desc::FORMAT_MIP_LAYOUT_PACKED, desc::FORMAT_MIP_LAYOUT_MASK, desc::FORMAT_MIP_LAYOUT_SHIFT);
+  w[desc::WIDTH] = w[desc::HEIGHT] = 64;
+  w[desc::DEPTH] = w[desc::ARRAY_SIZE] = 1;
+  w[desc::ROW_PITCH] = 64 * 4;
+  texture::Image image;
+  std::string why;
+  EXPECT_TRUE(texture::decode_image(w, &image, &why)) << why;
+  const uint64_t base = memory.alloc(image.extent_bytes, 256);
+  for (uint32_t level = 0; level < 7; ++level) {
+    const float value = float(level + 1);
+    const texture::Extent e = image.level_size(level);
+    for (uint32_t y = 0; y < e.height; ++y)
+      for (uint32_t x = 0; x < e.width; ++x)
+        std::memcpy(memory.host(base + image.level_offset[level] + y * image.row_pitch[level] + 4 * x), &value, 4);
+  }
+  w[desc::BASE_VA_LO] = uint32_t(base);
+  w[desc::BASE_VA_HI] = uint32_t(base >> 32);
+  const uint64_t va = memory.alloc(desc::SIZE_DWORDS * 4, 64);
+  std::memcpy(memory.host(va), w.data(), desc::SIZE_DWORDS * 4);
+  return va;
+}
+
+uint32_t nearest_mip_sampler(uint32_t max_lod_code = 0) {
+  return put_field(1, smp::STATE_NORMALIZED_MASK, smp::STATE_NORMALIZED_SHIFT) |
+         put_field(smp::STATE_ADDRESS_U_REPEAT, smp::STATE_ADDRESS_U_MASK, smp::STATE_ADDRESS_U_SHIFT) |
+         put_field(smp::STATE_ADDRESS_U_REPEAT, smp::STATE_ADDRESS_V_MASK, smp::STATE_ADDRESS_V_SHIFT) |
+         put_field(1, smp::STATE_MIP_FILTER_MASK, smp::STATE_MIP_FILTER_SHIFT) |
+         put_field(max_lod_code, smp::STATE_MAX_LOD_MASK, smp::STATE_MAX_LOD_SHIFT);
+}
+
+std::string sample_program(uint64_t desc_va, uint32_t sampler, float bias) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "s_mov_b32 s0, 0x%x\ns_mov_b32 s1, 0x%x\ns_mov_b32 s2, 0x%x\n"
+                "v_interp_linear_f32 v8, 0\nv_interp_linear_f32 v9, 1\nv_mov_b32 v10, 0\nv_mov_b32 v11, 0x%x\n"
+                "v_image_sample_implicit v[12:15], s[0:1], v[8:11], s2\n"
+                "v_export_f32 v12, 0\nv_export_f32 v12, 1\nv_export_f32 v12, 2\nv_export_f32 v12, 3\ns_end\n",
+                uint32_t(desc_va), uint32_t(desc_va >> 32), sampler, std::bit_cast<uint32_t>(bias));
+  return buf;
+}
+
+TEST(FragmentProgram, ImplicitLodSampleChoosesTheLevelFromTheQuadsDerivatives) {
+  struct Case {
+    float scale, bias;
+    uint32_t max_lod_code;
+    float level_value;  // level + 1
+    bool whole_square;
+  };
+  const Case cases[] = {
+      {0.5f, 0, 0, 1, true},   // 1 texel per pixel: lambda 0, level 0
+      {1, 0, 0, 2, true},      // lambda 1
+      {1, 0, 0, 2, false},     // the same through helper lanes
+      {4, 0, 0, 4, true},      // lambda 3
+      {4, -1, 0, 3, true},     // the bias in channel 3
+      {4, 0, 5, 2, true},      // MAX_LOD code 5 = 1.0
+      {64, 0, 0, 7, false},    // lambda 7, clamped to the last level (6)
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "scale " << c.scale << " bias " << c.bias << " max " << c.max_lod_code);
+    ProgramScene s(ColorFormat::kR32G32B32A32Sfloat);
+    const uint64_t desc_va = place_mip_chain(s.memory);
+    s.vertices(uv_strip(c.scale, c.whole_square), Topology::kTriangleStrip);
+    s.program(sample_program(desc_va, nearest_mip_sampler(c.max_lod_code), c.bias), 2, 16, 4);
+    const DrawResult r = s.draw();
+    ASSERT_FALSE(r.fault) << *r.fault;
+    for (int y = 0; y < 32; ++y)
+      for (int x = 0; x < 32; ++x) {
+        if (!c.whole_square && x + y >= 31) continue;
+        ASSERT_EQ(s.pixel(x, y)[0], c.level_value) << x << "," << y;
+      }
+  }
+}
+
+}  // namespace implicit_lod
 
 }  // namespace
 }  // namespace gsgpu::graphics

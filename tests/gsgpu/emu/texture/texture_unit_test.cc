@@ -277,6 +277,16 @@ TEST_F(TextureUnitTest, MipLevelsArePackedAndSelectedByLod) {
   const Sampler no_mip = sampler(true, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, false, 0);
   EXPECT_EQ(sample_r(image, no_mip, 0.5f, 0.5f, 0, 2.0f), 10);
   EXPECT_EQ(TextureUnit::query(image, ImageQuery::kWidth, 1), 2u);
+  // MIN_LOD / MAX_LOD clamp the LOD before the level is chosen (quarter levels: 4 = 1.0, MAX_LOD n = (n-1)/4).
+  Sampler clamped = nearest_mip;
+  std::string why;
+  ASSERT_TRUE(decode_sampler(sampler_word(true, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, false, 1) |
+                                 put_field(4, s::STATE_MIN_LOD_MASK, s::STATE_MIN_LOD_SHIFT) |
+                                 put_field(5, s::STATE_MAX_LOD_MASK, s::STATE_MAX_LOD_SHIFT),
+                             &clamped, &why))
+      << why;
+  EXPECT_EQ(sample_r(image, clamped, 0.5f, 0.5f, 0, -3.0f), 20);  // raised to 1.0
+  EXPECT_EQ(sample_r(image, clamped, 0.5f, 0.5f, 0, 9.0f), 20);   // lowered to 1.0
 }
 
 TEST_F(TextureUnitTest, QueriesReturnTheDescriptorFields) {
@@ -402,11 +412,42 @@ TEST_F(TextureUnitTest, DescriptorsAndExtentsOutsideTheMappingFault) {
   EXPECT_EQ(unit.fault(), TextureFault::kBadDescriptor);
 }
 
+TEST(TextureSampler, ImplicitLodIsLog2OfTheLongerDerivativeInTexels) {
+  Image image;
+  std::string why;
+  DescSpec spec;
+  spec.base = kBase;
+  spec.width = 64, spec.height = 16, spec.row_pitch = 256;
+  ASSERT_TRUE(decode_image(words_of(spec), &image, &why)) << why;
+  const Sampler normalized = sampler(true, s::STATE_ADDRESS_U_REPEAT, false, 1);
+  // d/dx = (2/64, 0) -> 2 texels; d/dy = (0, 1/16) -> 1 texel: rho 2, lambda 1.
+  const float ddx[3] = {2.0f / 64, 0, 0}, ddy[3] = {0, 1.0f / 16, 0};
+  EXPECT_EQ(TextureUnit::implicit_lod(image, normalized, ddx, ddy), 1.0f);
+  // (3, 4) texels along x: length 5.
+  const float diag[3] = {3.0f / 64, 4.0f / 16, 0}, none[3] = {0, 0, 0};
+  EXPECT_FLOAT_EQ(TextureUnit::implicit_lod(image, normalized, diag, none), std::log2(5.0f));
+  // Unnormalised coordinates are texels already; no motion is -inf (clamped by sample()).
+  const Sampler texels = sampler(false, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, false, 1);
+  const float eight[3] = {0, 8, 0};
+  EXPECT_EQ(TextureUnit::implicit_lod(image, texels, none, eight), 3.0f);
+  EXPECT_EQ(TextureUnit::implicit_lod(image, texels, none, none), -INFINITY);
+}
+
 TEST(TextureSampler, BadSamplerWordsAreRefused) {
   Sampler out;
   std::string why;
   EXPECT_TRUE(decode_sampler(0, &out, &why));  // unnormalised, ADDRESS_NONE, nearest
-  EXPECT_FALSE(decode_sampler(1u << 20, &out, &why));
+  // MIN_LOD / MAX_LOD (quarter levels; MAX_LOD 0 = no clamp): MAX_LOD below MIN_LOD is refused.
+  ASSERT_TRUE(decode_sampler(put_field(6, s::STATE_MIN_LOD_MASK, s::STATE_MIN_LOD_SHIFT) |
+                                 put_field(11, s::STATE_MAX_LOD_MASK, s::STATE_MAX_LOD_SHIFT),
+                             &out, &why))
+      << why;
+  EXPECT_EQ(out.min_lod, 1.5f);
+  EXPECT_EQ(out.max_lod, 2.5f);
+  EXPECT_FALSE(decode_sampler(put_field(6, s::STATE_MIN_LOD_MASK, s::STATE_MIN_LOD_SHIFT) |
+                                  put_field(6, s::STATE_MAX_LOD_MASK, s::STATE_MAX_LOD_SHIFT),
+                              &out, &why));
+  EXPECT_NE(why.find("MAX_LOD"), std::string::npos);
   EXPECT_FALSE(decode_sampler(put_field(s::STATE_ADDRESS_U_REPEAT, s::STATE_ADDRESS_U_MASK, s::STATE_ADDRESS_U_SHIFT),
                               &out, &why));
   EXPECT_NE(why.find("NORMALIZED"), std::string::npos);
