@@ -53,6 +53,10 @@ void run(const UpdateCommand& update) {
   if (dst) std::memcpy(dst, update.data.data(), update.data.size());
 }
 
+// A barrier runs nothing: the transfers before it have finished, written through coherent memory,
+// when the ones after it start (sync.cc, docs/vulkan-driver.md "Synchronisation").
+void run(const BarrierCommand&) {}
+
 // Recording into a buffer that is not recording (or out of host memory) marks nothing: the
 // command is dropped, as invalid usage.
 template <typename T>

@@ -55,6 +55,9 @@
   X(CmdCopyBuffer)                      \
   X(CmdFillBuffer)                      \
   X(CmdUpdateBuffer)                    \
+  X(CmdPipelineBarrier)                 \
+  X(CreateSemaphore)                    \
+  X(DestroySemaphore)                   \
   X(QueueSubmit)                        \
   X(QueueWaitIdle)                      \
   X(CreateFence)                        \

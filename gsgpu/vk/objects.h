@@ -93,7 +93,16 @@ struct UpdateCommand {
   uint64_t offset;
   std::vector<uint8_t> data;
 };
-using Command = std::variant<CopyCommand, FillCommand, UpdateCommand>;
+// vkCmdPipelineBarrier: kept (its stages and how many buffer barriers passed validation) but runs
+// nothing. The queue executes its commands one after another on one timeline, each transfer
+// finished and written through coherent memory before the next starts, so every execution and
+// memory dependency a barrier can ask for already holds (docs/vulkan-driver.md "Synchronisation").
+struct BarrierCommand {
+  VkPipelineStageFlags src_stages;
+  VkPipelineStageFlags dst_stages;
+  uint32_t buffer_barriers;
+};
+using Command = std::variant<CopyCommand, FillCommand, UpdateCommand, BarrierCommand>;
 
 struct CommandBuffer;
 
@@ -114,6 +123,14 @@ struct Fence {
   bool signaled = false;  // signalled at creation or by a completed wait
   uint32_t ring = 0;
   uint64_t seqno = 0;     // the submission that signals it; 0 = none pending
+};
+
+// A binary semaphore. Signalled by a submission at its point on the queue's ring (the NOP's seqno),
+// consumed by the next submission that waits on it, which first waits for that point.
+struct Semaphore {
+  enum class State { kUnsignaled, kSignalPending } state = State::kUnsignaled;
+  uint32_t ring = 0;
+  uint64_t seqno = 0;  // the submission that signals it (kSignalPending)
 };
 
 template <typename T, typename H>

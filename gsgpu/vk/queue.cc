@@ -3,6 +3,8 @@
 // queue's drv ring: its seqno is the batch's point on the device timeline, and a fence is that
 // seqno, waited for with drv fence_wait. docs/vulkan-driver.md "Transfers" says why.
 #include <cstdio>
+#include <map>
+#include <vector>
 #include <new>
 
 #include "gsgpu/drv/packets.h"
@@ -30,6 +32,66 @@ VkResult wait_queue_locked(Queue* queue) {
   return to_vk(queue->device->drv->fence_wait(queue->ring, queue->last_seqno, UINT64_MAX));
 }
 
+// Semaphore misuse that would hang the queue or lose a signal is refused before anything runs
+// (a log line, VK_ERROR_UNKNOWN): a wait on a semaphore that neither an earlier submission nor an
+// earlier batch of this one signals (with one queue nothing could ever signal it), or a signal of
+// a semaphore whose signal is still pending. `pending` follows the states batch by batch.
+bool semaphores_valid(uint32_t count, const VkSubmitInfo* submits) {
+  std::map<const Semaphore*, bool> pending;
+  auto signaled = [&](const Semaphore* s) {
+    auto it = pending.find(s);
+    return it != pending.end() ? it->second : s->state == Semaphore::State::kSignalPending;
+  };
+  for (uint32_t i = 0; i < count; ++i) {
+    for (uint32_t j = 0; j < submits[i].waitSemaphoreCount; ++j) {
+      const Semaphore* s = from_handle<Semaphore>(submits[i].pWaitSemaphores[j]);
+      if (s == nullptr || !signaled(s)) {
+        std::fprintf(stderr, "gsgpu-vk: vkQueueSubmit: waits for a semaphore nothing signals; refused\n");
+        return false;
+      }
+      pending[s] = false;
+    }
+    for (uint32_t j = 0; j < submits[i].signalSemaphoreCount; ++j) {
+      const Semaphore* s = from_handle<Semaphore>(submits[i].pSignalSemaphores[j]);
+      if (s == nullptr || signaled(s)) {
+        std::fprintf(stderr, "gsgpu-vk: vkQueueSubmit: signals a semaphore already signalled; refused\n");
+        return false;
+      }
+      pending[s] = true;
+    }
+  }
+  return true;
+}
+
+// Runs one batch: waits for its semaphores' signal points and consumes them, runs its command
+// buffers, and marks its signal semaphores pending at "this submission" (seqno 0 until the NOP
+// gives the point; a later batch of the same call waiting on one has nothing to wait for, the
+// batches run in order). The caller holds the device mutex.
+VkResult run_batch_locked(Queue* queue, const VkSubmitInfo& batch, std::vector<Semaphore*>* signals) {
+  Device* device = queue->device;
+  for (uint32_t j = 0; j < batch.waitSemaphoreCount; ++j) {
+    Semaphore* s = from_handle<Semaphore>(batch.pWaitSemaphores[j]);
+    if (s->seqno != 0) {
+      if (VkResult r = to_vk(device->drv->fence_wait(s->ring, s->seqno, UINT64_MAX)); r != VK_SUCCESS) return r;
+    }
+    *s = Semaphore{};
+  }
+  for (uint32_t j = 0; j < batch.commandBufferCount; ++j) {
+    const CommandBuffer* cb = from_handle<CommandBuffer>(batch.pCommandBuffers[j]);
+    if (cb->state != CommandBuffer::State::kExecutable) {
+      std::fprintf(stderr, "gsgpu-vk: vkQueueSubmit: command buffer not executable; skipped\n");
+      continue;
+    }
+    execute_commands(device, *cb);
+  }
+  for (uint32_t j = 0; j < batch.signalSemaphoreCount; ++j) {
+    Semaphore* s = from_handle<Semaphore>(batch.pSignalSemaphores[j]);
+    *s = Semaphore{Semaphore::State::kSignalPending, queue->ring, 0};
+    signals->push_back(s);
+  }
+  return VK_SUCCESS;
+}
+
 }  // namespace
 
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkQueueSubmit(VkQueue handle, uint32_t count, const VkSubmitInfo* submits,
@@ -37,16 +99,11 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkQueueSubmit(VkQueue handle, uint32_t coun
   Queue* queue = from_handle<Queue>(handle);
   Device* device = queue->device;
   std::lock_guard lock(device->mutex);
+  if (!semaphores_valid(count, submits)) return VK_ERROR_UNKNOWN;
   if (VkResult r = wait_queue_locked(queue); r != VK_SUCCESS) return r;
+  std::vector<Semaphore*> signals;
   for (uint32_t i = 0; i < count; ++i) {
-    for (uint32_t j = 0; j < submits[i].commandBufferCount; ++j) {
-      const CommandBuffer* cb = from_handle<CommandBuffer>(submits[i].pCommandBuffers[j]);
-      if (cb->state != CommandBuffer::State::kExecutable) {
-        std::fprintf(stderr, "gsgpu-vk: vkQueueSubmit: command buffer not executable; skipped\n");
-        continue;
-      }
-      execute_commands(device, *cb);
-    }
+    if (VkResult r = run_batch_locked(queue, submits[i], &signals); r != VK_SUCCESS) return r;
   }
   const std::vector<uint32_t> packets = drv::encode_nop();
   drv::SubmitDesc desc;
@@ -56,6 +113,11 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkQueueSubmit(VkQueue handle, uint32_t coun
   uint64_t seqno = 0;
   if (drv::Status status = device->drv->submit(desc, &seqno); status != drv::Status::kOk) return to_vk(status);
   queue->last_seqno = seqno;
+  // Signals happen at the submission's point: those still pending (not consumed by a later batch
+  // of this call) take its seqno.
+  for (Semaphore* s : signals) {
+    if (s->state == Semaphore::State::kSignalPending && s->seqno == 0) s->seqno = seqno;
+  }
   if (Fence* fence = from_handle<Fence>(fence_handle)) {
     fence->signaled = false;
     fence->ring = queue->ring;

@@ -1,0 +1,67 @@
+// Synchronisation: vkCmdPipelineBarrier and binary semaphores (their objects; vkQueueSubmit in
+// queue.cc signals and waits them). The queue runs its commands in order on one timeline, so a
+// barrier has no work to do; it is validated when recorded and refused (not recorded, a log line)
+// when it names a buffer without memory, a range outside its buffer, or an image (none exist).
+// docs/vulkan-driver.md "Synchronisation" says why no work is needed.
+#include <cstdio>
+#include <new>
+
+#include "gsgpu/vk/entry_points.h"
+
+namespace gsgpu::vk {
+namespace {
+
+// Whether a buffer barrier names a bound buffer and a range inside it (overflow-safe).
+bool buffer_barrier_valid(const VkBufferMemoryBarrier& barrier) {
+  const Buffer* buffer = from_handle<Buffer>(barrier.buffer);
+  if (buffer == nullptr || buffer->memory == nullptr) {
+    std::fprintf(stderr, "gsgpu-vk: vkCmdPipelineBarrier: buffer not bound to memory; barrier refused\n");
+    return false;
+  }
+  const bool whole = barrier.size == VK_WHOLE_SIZE;
+  // offset < size is checked first, so size - offset cannot wrap.
+  const bool outside = barrier.offset >= buffer->size ||
+                       (!whole && (barrier.size == 0 || barrier.size > buffer->size - barrier.offset));
+  if (outside) {
+    std::fprintf(stderr,
+                 "gsgpu-vk: vkCmdPipelineBarrier: range [%llu, +%llu) outside a buffer of %llu bytes; "
+                 "barrier refused\n",
+                 static_cast<unsigned long long>(barrier.offset), static_cast<unsigned long long>(barrier.size),
+                 static_cast<unsigned long long>(buffer->size));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdPipelineBarrier(VkCommandBuffer handle, VkPipelineStageFlags src_stages,
+                                                      VkPipelineStageFlags dst_stages, VkDependencyFlags,
+                                                      uint32_t, const VkMemoryBarrier*, uint32_t buffer_count,
+                                                      const VkBufferMemoryBarrier* buffer_barriers,
+                                                      uint32_t image_count, const VkImageMemoryBarrier*) {
+  CommandBuffer* cb = from_handle<CommandBuffer>(handle);
+  if (cb->state != CommandBuffer::State::kRecording) return;
+  if (image_count != 0) {
+    std::fprintf(stderr, "gsgpu-vk: vkCmdPipelineBarrier: image barriers, but the driver has no images; refused\n");
+    return;
+  }
+  for (uint32_t i = 0; i < buffer_count; ++i) {
+    if (!buffer_barrier_valid(buffer_barriers[i])) return;
+  }
+  cb->commands.emplace_back(BarrierCommand{src_stages, dst_stages, buffer_count});
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateSemaphore(VkDevice, const VkSemaphoreCreateInfo*,
+                                                       const VkAllocationCallbacks*, VkSemaphore* out) {
+  auto* semaphore = new (std::nothrow) Semaphore;
+  if (semaphore == nullptr) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  *out = to_handle<VkSemaphore>(semaphore);
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroySemaphore(VkDevice, VkSemaphore semaphore, const VkAllocationCallbacks*) {
+  delete from_handle<Semaphore>(semaphore);
+}
+
+}  // namespace gsgpu::vk
