@@ -24,9 +24,27 @@
   X(GetPhysicalDeviceFormatProperties)      \
   X(GetPhysicalDeviceImageFormatProperties) \
   X(GetPhysicalDeviceSparseImageFormatProperties) \
+  X(GetPhysicalDeviceProperties2)           \
+  X(GetPhysicalDeviceFeatures2)             \
+  X(GetPhysicalDeviceMemoryProperties2)     \
+  X(GetPhysicalDeviceQueueFamilyProperties2) \
+  X(GetPhysicalDeviceFormatProperties2)     \
+  X(GetPhysicalDeviceImageFormatProperties2) \
+  X(GetPhysicalDeviceSparseImageFormatProperties2) \
   X(EnumerateDeviceLayerProperties)         \
   X(EnumerateDeviceExtensionProperties)     \
   X(CreateDevice)
+
+// The same commands under the names of VK_KHR_get_physical_device_properties2 (the instance
+// extension through which this 1.0 driver offers them; the PFN types are aliases).
+#define GSGPU_VK_KHR_ALIASES(X)                     \
+  X(GetPhysicalDeviceProperties2)                   \
+  X(GetPhysicalDeviceFeatures2)                     \
+  X(GetPhysicalDeviceMemoryProperties2)             \
+  X(GetPhysicalDeviceQueueFamilyProperties2)        \
+  X(GetPhysicalDeviceFormatProperties2)             \
+  X(GetPhysicalDeviceImageFormatProperties2)        \
+  X(GetPhysicalDeviceSparseImageFormatProperties2)
 
 // Device, queue and command-buffer commands.
 #define GSGPU_VK_DEVICE_ENTRY_POINTS(X) \

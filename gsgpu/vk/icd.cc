@@ -19,6 +19,9 @@ const NamedProc kGlobalProcs[] = {GSGPU_VK_GLOBAL_ENTRY_POINTS(GSGPU_VK_ENTRY)};
 const NamedProc kInstanceProcs[] = {GSGPU_VK_INSTANCE_ENTRY_POINTS(GSGPU_VK_ENTRY)};
 const NamedProc kDeviceProcs[] = {GSGPU_VK_DEVICE_ENTRY_POINTS(GSGPU_VK_ENTRY)};
 #undef GSGPU_VK_ENTRY
+#define GSGPU_VK_KHR_ENTRY(name) {"vk" #name "KHR", reinterpret_cast<PFN_vkVoidFunction>(&gsgpu_vk##name)},
+const NamedProc kKhrAliasProcs[] = {GSGPU_VK_KHR_ALIASES(GSGPU_VK_KHR_ENTRY)};
+#undef GSGPU_VK_KHR_ENTRY
 
 template <size_t N>
 PFN_vkVoidFunction find(const NamedProc (&table)[N], const char* name) {
@@ -41,12 +44,14 @@ PFN_vkVoidFunction lookup_physical_device_proc(const char* name) {
       std::strcmp(name, "vkEnumerateDeviceExtensionProperties") != 0) {
     return nullptr;
   }
+  if (PFN_vkVoidFunction proc = find(kKhrAliasProcs, name)) return proc;
   return find(kInstanceProcs, name);
 }
 
 PFN_vkVoidFunction lookup_instance_proc(const char* name) {
   if (PFN_vkVoidFunction proc = find(kGlobalProcs, name)) return proc;
   if (PFN_vkVoidFunction proc = find(kInstanceProcs, name)) return proc;
+  if (PFN_vkVoidFunction proc = find(kKhrAliasProcs, name)) return proc;
   return find(kDeviceProcs, name);
 }
 

@@ -1,23 +1,51 @@
-// VkInstance: creation checks the asked-for extensions (the driver offers none), opens one local
+// VkInstance: creation checks the asked-for extensions (the driver offers one,
+// VK_KHR_get_physical_device_properties2: physical_device2.cc), opens one local
 // gsgpu device to read its caps for the one physical device, and closes it again; each VkDevice
 // opens its own driver client (device.cc).
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <new>
 
 #include "gsgpu/vk/entry_points.h"
 
 namespace gsgpu::vk {
 
+namespace {
+
+// The instance extensions: the extensible physical-device queries (no surfaces yet).
+const VkExtensionProperties kInstanceExtensions[] = {
+    {VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_SPEC_VERSION},
+};
+constexpr uint32_t kInstanceExtensionCount = sizeof(kInstanceExtensions) / sizeof(kInstanceExtensions[0]);
+
+bool instance_extension_offered(const char* name) {
+  for (const VkExtensionProperties& extension : kInstanceExtensions) {
+    if (std::strcmp(extension.extensionName, name) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkEnumerateInstanceExtensionProperties(const char* layer, uint32_t* count,
-                                                                            VkExtensionProperties*) {
+                                                                            VkExtensionProperties* props) {
   if (layer != nullptr) return VK_ERROR_LAYER_NOT_PRESENT;
-  *count = 0;  // no instance extensions (no surfaces yet)
-  return VK_SUCCESS;
+  if (props == nullptr) {
+    *count = kInstanceExtensionCount;
+    return VK_SUCCESS;
+  }
+  const uint32_t written = std::min(*count, kInstanceExtensionCount);
+  for (uint32_t i = 0; i < written; ++i) props[i] = kInstanceExtensions[i];
+  *count = written;
+  return written < kInstanceExtensionCount ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateInstance(const VkInstanceCreateInfo* info, const VkAllocationCallbacks*,
                                                       VkInstance* out) {
-  if (info->enabledExtensionCount != 0) return VK_ERROR_EXTENSION_NOT_PRESENT;
+  for (uint32_t i = 0; i < info->enabledExtensionCount; ++i) {
+    if (!instance_extension_offered(info->ppEnabledExtensionNames[i])) return VK_ERROR_EXTENSION_NOT_PRESENT;
+  }
   auto* instance = new (std::nothrow) Instance;
   if (instance == nullptr) return VK_ERROR_OUT_OF_HOST_MEMORY;
   init_loader_data(&instance->loader_data);

@@ -55,7 +55,9 @@ TEST_F(IcdInterface, GlobalLookupsWithoutAnInstanceOfferOnlyGlobalCommands) {
   ASSERT_NE(gpdpa, nullptr);
   VkInstance not_null = reinterpret_cast<VkInstance>(uintptr_t{1});  // not dereferenced by the lookup
   EXPECT_NE(gpdpa(not_null, "vkGetPhysicalDeviceProperties"), nullptr);
-  EXPECT_EQ(gpdpa(not_null, "vkGetPhysicalDeviceProperties2"), nullptr);
+  EXPECT_NE(gpdpa(not_null, "vkGetPhysicalDeviceProperties2"), nullptr);
+  EXPECT_EQ(gpdpa(not_null, "vkGetPhysicalDeviceProperties2KHR"), gpdpa(not_null, "vkGetPhysicalDeviceProperties2"));
+  EXPECT_EQ(gpdpa(not_null, "vkGetPhysicalDeviceExternalBufferProperties"), nullptr);
   EXPECT_EQ(gpdpa(not_null, "vkCmdCopyBuffer"), nullptr);
 }
 

@@ -1,0 +1,145 @@
+// The extensible physical-device queries (Vulkan 1.1 core names, offered on this 1.0 driver through
+// the instance extension VK_KHR_get_physical_device_properties2): each answers as its 1.0 query and
+// then walks the output pNext chain. The structures Vulkan 1.1 defines are filled honestly (every
+// feature false: none is implemented); a structure the driver does not know is skipped, as the spec
+// requires. docs/vulkan-driver.md "Extensible queries" lists them.
+#include <algorithm>
+#include <cstring>
+
+#include "gsgpu/vk/entry_points.h"
+
+namespace gsgpu::vk {
+namespace {
+
+// Resets a chained output structure to its zero value (every VkBool32 false, every limit 0) and
+// keeps its sType and pNext, so the rest of the chain stays reachable.
+template <typename T>
+T* reset_keeping_chain(VkBaseOutStructure* base) {
+  T* out = reinterpret_cast<T*>(base);
+  VkBaseOutStructure* next = base->pNext;
+  const VkStructureType type = base->sType;
+  *out = T{};
+  out->sType = type;
+  out->pNext = next;
+  return out;
+}
+
+// A UUID of 16 bytes from a text tag and two 32-bit words (stable for one device shape).
+void make_uuid(const char* tag, uint32_t a, uint32_t b, uint8_t* uuid) {
+  std::memset(uuid, 0, VK_UUID_SIZE);
+  std::memcpy(uuid, tag, std::min<size_t>(std::strlen(tag), 8));
+  std::memcpy(uuid + 8, &a, 4);
+  std::memcpy(uuid + 12, &b, 4);
+}
+
+void fill_property(const PhysicalDevice& physical, VkBaseOutStructure* s) {
+  switch (s->sType) {
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES: {
+      auto* id = reset_keeping_chain<VkPhysicalDeviceIDProperties>(s);
+      make_uuid("gsgpu-dv", physical.caps.chip_id, physical.caps.version, id->deviceUUID);
+      make_uuid("gsgpu-vk", 0, 1, id->driverUUID);
+      id->deviceLUIDValid = VK_FALSE;  // no Windows LUID
+      break;
+    }
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES: {
+      auto* m3 = reset_keeping_chain<VkPhysicalDeviceMaintenance3Properties>(s);
+      m3->maxPerSetDescriptors = 0;  // no descriptor sets yet (as the 1.0 descriptor limits)
+      m3->maxMemoryAllocationSize = physical.caps.max_bo_size;  // one allocation is one BO
+      break;
+    }
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES: {
+      auto* sub = reset_keeping_chain<VkPhysicalDeviceSubgroupProperties>(s);
+      sub->subgroupSize = physical.caps.warp_width;  // a warp; no stage runs shaders yet
+      break;
+    }
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES:
+      reset_keeping_chain<VkPhysicalDevicePointClippingProperties>(s)->pointClippingBehavior =
+          VK_POINT_CLIPPING_BEHAVIOR_ALL_CLIP_PLANES;  // the default; nothing draws yet
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES:
+      reset_keeping_chain<VkPhysicalDeviceMultiviewProperties>(s);  // multiview not supported: 0 views
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROTECTED_MEMORY_PROPERTIES:
+      reset_keeping_chain<VkPhysicalDeviceProtectedMemoryProperties>(s);  // protectedNoFault false
+      break;
+    default:
+      break;  // unknown to the driver: left as the application wrote it
+  }
+}
+
+void fill_feature(VkBaseOutStructure* s) {
+  switch (s->sType) {
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES:
+      reset_keeping_chain<VkPhysicalDevice16BitStorageFeatures>(s);
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES:
+      reset_keeping_chain<VkPhysicalDeviceMultiviewFeatures>(s);
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES:
+      reset_keeping_chain<VkPhysicalDeviceVariablePointersFeatures>(s);
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROTECTED_MEMORY_FEATURES:
+      reset_keeping_chain<VkPhysicalDeviceProtectedMemoryFeatures>(s);
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES:
+      reset_keeping_chain<VkPhysicalDeviceSamplerYcbcrConversionFeatures>(s);
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES:
+      reset_keeping_chain<VkPhysicalDeviceShaderDrawParametersFeatures>(s);
+      break;
+    default:
+      break;  // unknown: skipped
+  }
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceProperties2(VkPhysicalDevice handle,
+                                                                VkPhysicalDeviceProperties2* props) {
+  gsgpu_vkGetPhysicalDeviceProperties(handle, &props->properties);
+  const PhysicalDevice& physical = *from_handle<PhysicalDevice>(handle);
+  for (auto* s = static_cast<VkBaseOutStructure*>(props->pNext); s != nullptr; s = s->pNext) fill_property(physical, s);
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFeatures2(VkPhysicalDevice handle,
+                                                              VkPhysicalDeviceFeatures2* features) {
+  gsgpu_vkGetPhysicalDeviceFeatures(handle, &features->features);
+  for (auto* s = static_cast<VkBaseOutStructure*>(features->pNext); s != nullptr; s = s->pNext) fill_feature(s);
+}
+
+// The chains of the remaining queries hold only extension structures (memory budget, queue
+// priorities, DRM format modifiers, ...), none of which the driver offers: skipped.
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceMemoryProperties2(VkPhysicalDevice handle,
+                                                                      VkPhysicalDeviceMemoryProperties2* props) {
+  gsgpu_vkGetPhysicalDeviceMemoryProperties(handle, &props->memoryProperties);
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceQueueFamilyProperties2(VkPhysicalDevice handle, uint32_t* count,
+                                                                           VkQueueFamilyProperties2* props) {
+  if (props == nullptr) {
+    gsgpu_vkGetPhysicalDeviceQueueFamilyProperties(handle, count, nullptr);
+    return;
+  }
+  if (*count == 0) return;
+  uint32_t one = 1;
+  gsgpu_vkGetPhysicalDeviceQueueFamilyProperties(handle, &one, &props[0].queueFamilyProperties);
+  *count = one;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFormatProperties2(VkPhysicalDevice handle, VkFormat format,
+                                                                      VkFormatProperties2* props) {
+  gsgpu_vkGetPhysicalDeviceFormatProperties(handle, format, &props->formatProperties);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkGetPhysicalDeviceImageFormatProperties2(
+    VkPhysicalDevice, const VkPhysicalDeviceImageFormatInfo2*, VkImageFormatProperties2* props) {
+  props->imageFormatProperties = {};
+  return VK_ERROR_FORMAT_NOT_SUPPORTED;  // no images yet
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceSparseImageFormatProperties2(
+    VkPhysicalDevice, const VkPhysicalDeviceSparseImageFormatInfo2*, uint32_t* count, VkSparseImageFormatProperties2*) {
+  *count = 0;  // no sparse resources
+}
+
+}  // namespace gsgpu::vk
