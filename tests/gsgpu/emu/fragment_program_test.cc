@@ -505,6 +505,25 @@ TEST(FragmentProgram, ImplicitLodSampleChoosesTheLevelFromTheQuadsDerivatives) {
   }
 }
 
+TEST(FragmentProgram, ImplicitLodSampleWithABadSamplerOrDescriptorFaultsNamingTheField) {
+  ProgramScene s(ColorFormat::kR32G32B32A32Sfloat);
+  const uint64_t desc_va = place_mip_chain(s.memory);
+  s.vertices(uv_strip(1, true), Topology::kTriangleStrip);
+  // MAX_LOD code 2 (0.25) below MIN_LOD 4 quarters (1.0): a hostile sampler word.
+  const uint32_t bad_sampler = nearest_mip_sampler(2) | put_field(4, smp::STATE_MIN_LOD_MASK, smp::STATE_MIN_LOD_SHIFT);
+  s.program(sample_program(desc_va, bad_sampler, 0), 2, 16, 4);
+  DrawResult r = s.draw();
+  ASSERT_TRUE(r.fault);
+  EXPECT_NE(r.fault->find("MAX_LOD"), std::string::npos) << *r.fault;
+  // A descriptor whose WIDTH is 0.
+  uint32_t zero = 0;
+  std::memcpy(s.memory.host(desc_va + 4 * desc::WIDTH), &zero, 4);
+  s.program(sample_program(desc_va, nearest_mip_sampler(), 0), 2, 16, 4);
+  r = s.draw();
+  ASSERT_TRUE(r.fault);
+  EXPECT_NE(r.fault->find("WIDTH"), std::string::npos) << *r.fault;
+}
+
 }  // namespace implicit_lod
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "tests/gsgpu/graphics_golden/gsgpu_render.h"
+#include "tests/gsgpu/graphics_golden/texture_program.h"
 
 #include <algorithm>
 #include <bit>
@@ -125,7 +126,9 @@ class GsgpuScene {
     std::vector<uint32_t> pipe = pipe_state(d);
     std::vector<uint32_t> shader = shader_state(d);
     uint32_t attribute_count = 3;
-    if (!d.vertex_spirv.empty()) {
+    if (d.texture) {
+      if (!textured_state(d, &shader, error)) return false;
+    } else if (!d.vertex_spirv.empty()) {
       if (!compiled_state(d, &shader, &attribute_count, error)) return false;
     } else if (shaders_ == GsgpuShaders::kPrograms) {
       ProgramCode vertex, fragment;
@@ -387,6 +390,28 @@ class GsgpuScene {
     code->size = uint32_t(words.size() * 4);
     code->va = device_->create_buffer(code->size, kPermAll, error).value_or(0);
     return code->va && write(code->va, words.data(), code->size, error);
+  }
+
+  // A textured draw (texture_program.h): the image in GPU memory, the pass-through vertex program and
+  // the fragment program that samples it, on both the stand-in and the program renders.
+  bool textured_state(const Draw& d, std::vector<uint32_t>* shader, std::string* error) {
+    std::vector<uint32_t> desc_words;
+    std::vector<uint8_t> texels;
+    if (!texture_image(*d.texture, &desc_words, &texels, error)) return false;
+    const uint64_t texels_va = buffer(std::max<uint64_t>(texels.size(), 16), error);
+    const uint64_t desc_va = buffer(desc_words.size() * 4, error);  // buffers are page-aligned
+    if (!texels_va || !desc_va || !write(texels_va, texels.data(), texels.size(), error)) return false;
+    set_image_base(&desc_words, texels_va);
+    if (!write(desc_va, desc_words.data(), desc_words.size() * 4, error)) return false;
+    ProgramCode vertex, fragment;
+    if (!upload_program(pass_through_vertex_program(d), &vertex, error) ||
+        !upload_program(textured_fragment_program(desc_va, sampler_state_word(d.sampler)), &fragment, error)) {
+      return false;
+    }
+    program_state(vertex, fragment, 8, shader);
+    (*shader)[blk::SHADER_STATE::REGISTERS] = hw::put_field(kTexturedProgramVectorRegisters, blk::SHADER_STATE::REGISTERS_VECTOR_MASK,
+                                                            blk::SHADER_STATE::REGISTERS_VECTOR_SHIFT);
+    return true;
   }
 
   // Assembles a program into its own executable buffer.

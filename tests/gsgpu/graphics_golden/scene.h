@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -56,6 +57,24 @@ struct BlendState {
   bool enable = false;
   uint32_t src_color = 1, dst_color = 0, color_op = 0;  // VkBlendFactor one / zero, VkBlendOp add
   uint32_t src_alpha = 1, dst_alpha = 0, alpha_op = 0;
+};
+
+// A sampled 2D texture: RGBA8 texels of each mip level, tightly packed (level L is max(1, w >> L) x
+// max(1, h >> L)). Lavapipe reads it at set 1, binding 0 (a combined image sampler); gsgpu through an
+// IMAGE_DESC whose VA the textured fragment program holds (docs/graphics.md "Texturing").
+struct Texture {
+  uint32_t format = kR8G8B8A8Unorm;  // or kR8G8B8A8Srgb
+  uint32_t width = 0, height = 0;
+  std::vector<std::vector<uint8_t>> levels;
+};
+
+// The VkSamplerCreateInfo fields the scenes vary (Vulkan's values); gsgpu's SAMPLER_STATE word is
+// built from them.
+struct TextureSampler {
+  bool mag_linear = false, min_linear = false, mipmap_linear = false;
+  uint32_t address_u = 0, address_v = 0;  // VkSamplerAddressMode: repeat, mirrored, edge, border
+  uint32_t border = 0;                    // VkBorderColor: 0 / 2 / 4 float transparent / opaque black / white
+  float max_lod = 1000;                   // VK_LOD_CLAMP_NONE
 };
 
 struct Draw {
@@ -110,6 +129,11 @@ struct Draw {
   // A uniform buffer at set 0, binding 0 (std140 words): a descriptor set on lavapipe; on gsgpu a
   // buffer whose VA is the constant buffer's descriptor table entry (docs/compiler.md "Constant buffer").
   std::vector<uint32_t> uniform_buffer;
+
+  // Set: the fragment stage outputs texture(tex, colour.xy) (shaders/texture.frag; on gsgpu a
+  // program around v_image_sample_implicit), the colour interpolated perspective-correct.
+  std::shared_ptr<const Texture> texture;
+  TextureSampler sampler;
 
   FragmentShading shading = FragmentShading::kConstant;
   bool dual_source = false;  // the fragment stage outputs colour1 as blend source 1

@@ -21,6 +21,7 @@
 #include "tests/gsgpu/graphics_golden/golden_frag_3_0.h"
 #include "tests/gsgpu/graphics_golden/golden_frag_3_1.h"
 #include "tests/gsgpu/graphics_golden/golden_vert.h"
+#include "tests/gsgpu/graphics_golden/texture_frag.h"
 #include "tests/gsgpu/graphics_golden/golden_vert_points.h"
 
 namespace gsgpu::golden {
@@ -44,7 +45,9 @@ struct LavapipeRenderer::State {
   VkShaderModule vertex = VK_NULL_HANDLE;
   VkShaderModule vertex_points = VK_NULL_HANDLE;  // writes gl_PointSize (point lists)
   VkShaderModule fragment[4][2] = {};  // [shading][dual source]
+  VkShaderModule texture_fragment = VK_NULL_HANDLE;  // shaders/texture.frag (Draw::texture)
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;  // set 0: a uniform buffer at binding 0 (Draw::uniform_buffer)
+  VkDescriptorSetLayout texture_set_layout = VK_NULL_HANDLE;  // set 1: a texture at binding 0 (Draw::texture)
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkCommandPool pool = VK_NULL_HANDLE;
   std::string name;
@@ -57,9 +60,11 @@ struct LavapipeRenderer::State {
       vkDestroyCommandPool(device, pool, nullptr);
       vkDestroyPipelineLayout(device, layout, nullptr);
       vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
+      vkDestroyDescriptorSetLayout(device, texture_set_layout, nullptr);
       for (auto& pair : fragment)
         for (VkShaderModule m : pair) vkDestroyShaderModule(device, m, nullptr);
       vkDestroyShaderModule(device, vertex, nullptr);
+      vkDestroyShaderModule(device, texture_fragment, nullptr);
       vkDestroyShaderModule(device, vertex_points, nullptr);
       vkDestroyDevice(device, nullptr);
     }
@@ -183,20 +188,28 @@ bool make_shared_objects(LavapipeRenderer::State& s, std::string* error) {
       !make_module(s.device, golden_frag_2_0, &s.fragment[2][0], error) ||
       !make_module(s.device, golden_frag_2_1, &s.fragment[2][1], error) ||
       !make_module(s.device, golden_frag_3_0, &s.fragment[3][0], error) ||
-      !make_module(s.device, golden_frag_3_1, &s.fragment[3][1], error)) {
+      !make_module(s.device, golden_frag_3_1, &s.fragment[3][1], error) ||
+      !make_module(s.device, texture_frag, &s.texture_fragment, error)) {
     return false;
   }
   // The stand-ins' constant colours (32 bytes) or a compiled scene's push constants (Draw::push_constants).
   VkPushConstantRange range{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, 128};
+  // Set 0: a uniform buffer at binding 0 (Draw::uniform_buffer); set 1: a texture at binding 0
+  // (Draw::texture). Separate sets, so that no draw binds a set with an unwritten descriptor.
   VkDescriptorSetLayoutBinding ubo{0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
                                    VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
+  VkDescriptorSetLayoutBinding tex{0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT,
+                                   nullptr};
   VkDescriptorSetLayoutCreateInfo set_layout{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   set_layout.bindingCount = 1;
   set_layout.pBindings = &ubo;
   VK_OR_FAIL(vkCreateDescriptorSetLayout(s.device, &set_layout, nullptr, &s.set_layout));
+  set_layout.pBindings = &tex;
+  VK_OR_FAIL(vkCreateDescriptorSetLayout(s.device, &set_layout, nullptr, &s.texture_set_layout));
+  const VkDescriptorSetLayout set_layouts[2] = {s.set_layout, s.texture_set_layout};
   VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  layout.setLayoutCount = 1;
-  layout.pSetLayouts = &s.set_layout;
+  layout.setLayoutCount = 2;
+  layout.pSetLayouts = set_layouts;
   layout.pushConstantRangeCount = 1;
   layout.pPushConstantRanges = &range;
   VK_OR_FAIL(vkCreatePipelineLayout(s.device, &layout, nullptr, &s.layout));
@@ -404,7 +417,7 @@ class VkScene {
                      double(d.blend.src_alpha), double(d.blend.dst_alpha),   double(d.blend.alpha_op),
                      double(d.logic_op_enable), double(d.logic_op),          double(d.write_mask),
                      double(d.shading),         double(d.dual_source),       double(d.point_size),
-                     double(d.bresenham_lines)}) {
+                     double(d.bresenham_lines),  double(d.texture != nullptr)}) {
       add(v);
     }
     for (float v : d.viewport) add(v);
@@ -462,6 +475,7 @@ class VkScene {
     stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
     stages[1].module = s_.fragment[int(d.shading)][d.dual_source ? 1 : 0];
     stages[1].pName = "main";
+    if (d.texture) stages[1].module = s_.texture_fragment;
     if (!d.vertex_spirv.empty()) {  // the scene's own shaders
       VkShaderModule modules[2] = {};
       const bool made = make_module(s_.device, d.vertex_spirv, &modules[0], error) &&
@@ -555,7 +569,8 @@ class VkScene {
   }
 
   void record_draws(VkCommandBuffer cb, const std::vector<VkPipeline>& pipelines, const std::vector<VkBuffer>& vertices,
-                    const std::vector<VkBuffer>& indices, const std::vector<VkDescriptorSet>& sets) {
+                    const std::vector<VkBuffer>& indices, const std::vector<VkDescriptorSet>& sets,
+                    const std::vector<VkDescriptorSet>& texture_sets) {
     VkClearValue clears[2];
     std::memcpy(clears[0].color.float32, scene_.clear_color.data(), 16);
     clears[1].depthStencil = {scene_.clear_depth, scene_.clear_stencil};
@@ -580,6 +595,9 @@ class VkScene {
         vkCmdPushConstants(cb, s_.layout, stages, 0, sizeof constants, constants);
       }
       if (sets[i]) vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, s_.layout, 0, 1, &sets[i], 0, nullptr);
+      if (texture_sets[i]) {
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, s_.layout, 1, 1, &texture_sets[i], 0, nullptr);
+      }
       VkDeviceSize offset = 0;
       vkCmdBindVertexBuffers(cb, 0, 1, &vertices[i], &offset);
       if (d.indices.empty()) {
@@ -592,30 +610,40 @@ class VkScene {
     vkCmdEndRenderPass(cb);
   }
 
-  // Each draw's uniform buffer (set 0, binding 0) in a descriptor set of its own; null for draws without one.
-  bool uniform_buffers(std::vector<VkDescriptorSet>* sets, std::string* error) {
+  // Each draw's uniform buffer (set 0, binding 0) and texture (set 1, binding 0) in descriptor sets of
+  // their own; null for draws without one.
+  bool descriptor_sets(std::vector<VkDescriptorSet>* sets, std::vector<VkDescriptorSet>* texture_sets,
+                       std::string* error) {
     sets->assign(scene_.draws.size(), VK_NULL_HANDLE);
-    const auto n = uint32_t(std::count_if(scene_.draws.begin(), scene_.draws.end(),
-                                          [](const Draw& d) { return !d.uniform_buffer.empty(); }));
+    texture_sets->assign(scene_.draws.size(), VK_NULL_HANDLE);
+    const auto n = uint32_t(std::count_if(scene_.draws.begin(), scene_.draws.end(), [](const Draw& d) {
+      return !d.uniform_buffer.empty() || d.texture;
+    }));
     if (n == 0) return true;
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, n};
+    VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, n},
+                                     {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, n}};
     VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    info.maxSets = n;
-    info.poolSizeCount = 1;
-    info.pPoolSizes = &size;
+    info.maxSets = 2 * n;
+    info.poolSizeCount = 2;
+    info.pPoolSizes = sizes;
     VkDescriptorPool pool;
     VK_OR_FAIL(vkCreateDescriptorPool(s_.device, &info, nullptr, &pool));
     VkDevice device = s_.device;
     cleanup_.add([device, pool] { vkDestroyDescriptorPool(device, pool, nullptr); });
     for (size_t i = 0; i < scene_.draws.size(); ++i) {
       const std::vector<uint32_t>& data = scene_.draws[i].uniform_buffer;
+      VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+      alloc.descriptorPool = pool;
+      alloc.descriptorSetCount = 1;
+      if (scene_.draws[i].texture) {
+        alloc.pSetLayouts = &s_.texture_set_layout;
+        VK_OR_FAIL(vkAllocateDescriptorSets(s_.device, &alloc, &(*texture_sets)[i]));
+        if (!bind_texture(scene_.draws[i], (*texture_sets)[i], error)) return false;
+      }
       if (data.empty()) continue;
       VkBuffer ub;
       VkDeviceMemory mem;
       if (!buffer(data.size() * 4, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, data.data(), &ub, &mem, error)) return false;
-      VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-      alloc.descriptorPool = pool;
-      alloc.descriptorSetCount = 1;
       alloc.pSetLayouts = &s_.set_layout;
       VK_OR_FAIL(vkAllocateDescriptorSets(s_.device, &alloc, &(*sets)[i]));
       VkDescriptorBufferInfo range{ub, 0, VK_WHOLE_SIZE};
@@ -626,6 +654,94 @@ class VkScene {
       write.pBufferInfo = &range;
       vkUpdateDescriptorSets(s_.device, 1, &write, 0, nullptr);
     }
+    return true;
+  }
+
+  // A draw's texture: a sampled image with its levels, filled from a staging buffer by commands that
+  // record_and_submit records before the render pass (uploads_), and its sampler, in `set` (set 1).
+  bool bind_texture(const Draw& d, VkDescriptorSet set, std::string* error) {
+    const Texture& t = *d.texture;
+    const auto levels = uint32_t(t.levels.size());
+    VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    info.imageType = VK_IMAGE_TYPE_2D;
+    info.format = VkFormat(t.format);
+    info.extent = {t.width, t.height, 1};
+    info.mipLevels = levels;
+    info.arrayLayers = 1;
+    info.samples = VK_SAMPLE_COUNT_1_BIT;
+    info.tiling = VK_IMAGE_TILING_OPTIMAL;
+    info.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    VkImage img;
+    VK_OR_FAIL(vkCreateImage(s_.device, &info, nullptr, &img));
+    VkDevice device = s_.device;
+    cleanup_.add([device, img] { vkDestroyImage(device, img, nullptr); });
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(s_.device, img, &req);
+    VkDeviceMemory memory;
+    if (!allocate(req, 0, &memory, error)) return false;
+    VK_OR_FAIL(vkBindImageMemory(s_.device, img, memory, 0));
+    std::vector<uint8_t> staged;
+    std::vector<VkBufferImageCopy> regions;
+    for (uint32_t level = 0; level < levels; ++level) {
+      VkBufferImageCopy r{};
+      r.bufferOffset = staged.size();
+      r.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
+      r.imageExtent = {std::max(1u, t.width >> level), std::max(1u, t.height >> level), 1};
+      regions.push_back(r);
+      staged.insert(staged.end(), t.levels[level].begin(), t.levels[level].end());
+    }
+    VkBuffer staging;
+    VkDeviceMemory staging_memory;
+    if (!buffer(staged.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT, staged.data(), &staging, &staging_memory, error))
+      return false;
+    uploads_.push_back([img, staging, regions, levels](VkCommandBuffer cb) {
+      VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+      b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+      b.image = img;
+      b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, 1};
+      b.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+      b.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+      b.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                           nullptr, 1, &b);
+      vkCmdCopyBufferToImage(cb, staging, img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, uint32_t(regions.size()),
+                             regions.data());
+      b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+      b.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+      b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+      vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0, nullptr, 0,
+                           nullptr, 1, &b);
+    });
+    VkImageViewCreateInfo v{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    v.image = img;
+    v.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    v.format = info.format;
+    v.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, 1};
+    VkImageView view;
+    VK_OR_FAIL(vkCreateImageView(s_.device, &v, nullptr, &view));
+    cleanup_.add([device, view] { vkDestroyImageView(device, view, nullptr); });
+    const TextureSampler& ts = d.sampler;
+    VkSamplerCreateInfo si{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+    si.magFilter = ts.mag_linear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+    si.minFilter = ts.min_linear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+    si.mipmapMode = ts.mipmap_linear ? VK_SAMPLER_MIPMAP_MODE_LINEAR : VK_SAMPLER_MIPMAP_MODE_NEAREST;
+    si.addressModeU = VkSamplerAddressMode(ts.address_u);
+    si.addressModeV = VkSamplerAddressMode(ts.address_v);
+    si.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    si.borderColor = VkBorderColor(ts.border);
+    si.maxLod = ts.max_lod;
+    VkSampler sampler;
+    VK_OR_FAIL(vkCreateSampler(s_.device, &si, nullptr, &sampler));
+    cleanup_.add([device, sampler] { vkDestroySampler(device, sampler, nullptr); });
+    VkDescriptorImageInfo image_info{sampler, view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    write.dstSet = set;
+    write.dstBinding = 0;
+    write.descriptorCount = 1;
+    write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    write.pImageInfo = &image_info;
+    vkUpdateDescriptorSets(s_.device, 1, &write, 0, nullptr);
     return true;
   }
 
@@ -656,8 +772,8 @@ class VkScene {
       vertices.push_back(vb);
       indices.push_back(ib);
     }
-    std::vector<VkDescriptorSet> sets;
-    if (!uniform_buffers(&sets, error)) return false;
+    std::vector<VkDescriptorSet> sets, texture_sets;
+    if (!descriptor_sets(&sets, &texture_sets, error)) return false;
     const uint64_t pixels = uint64_t{scene_.width} * scene_.height;
     if (!buffer(pixels * color_bytes_per_pixel(scene_.color_format), VK_BUFFER_USAGE_TRANSFER_DST_BIT, nullptr,
                 &color_out_, &color_out_memory_, error) ||
@@ -679,7 +795,8 @@ class VkScene {
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     VK_OR_FAIL(vkBeginCommandBuffer(cb, &begin));
-    record_draws(cb, pipelines, vertices, indices, sets);
+    for (const auto& upload : uploads_) upload(cb);
+    record_draws(cb, pipelines, vertices, indices, sets, texture_sets);
     copy_out(cb, color_, VK_IMAGE_ASPECT_COLOR_BIT, color_out_);
     if (has_depth()) copy_out(cb, depth_, VK_IMAGE_ASPECT_DEPTH_BIT, depth_out_);
     if (has_stencil()) copy_out(cb, depth_, VK_IMAGE_ASPECT_STENCIL_BIT, stencil_out_);
@@ -735,6 +852,7 @@ class VkScene {
   LavapipeRenderer::State& s_;
   const Scene& scene_;
   Cleanup cleanup_;
+  std::vector<std::function<void(VkCommandBuffer)>> uploads_;  // texture uploads, before the render pass
   VkImage color_ = VK_NULL_HANDLE, depth_ = VK_NULL_HANDLE;
   VkImageView color_view_ = VK_NULL_HANDLE, depth_view_ = VK_NULL_HANDLE;
   VkRenderPass render_pass_ = VK_NULL_HANDLE;
