@@ -101,6 +101,28 @@ TEST_F(GoldenTest, TextureWrapModesLinear) {
   EXPECT_EQ(c.over_threshold, 0u);
 }
 
+// Clamp to border with each border colour Vulkan has for float formats (transparent black, opaque
+// black, opaque white), u, v from -0.5 to 1.5 around a 4 x 4 texture, nearest and linear.
+TEST_F(GoldenTest, TextureBorderColours) {
+  Scene s;
+  s.name = "texture_border_colours";
+  s.clear_color = u8(40, 80, 120);
+  const uint32_t borders[3] = {0, 2, kBorderOpaqueWhite};
+  for (int b = 0; b < 3; ++b)
+    for (int linear = 0; linear < 2; ++linear) {
+      TextureSampler sampler;
+      sampler.mag_linear = sampler.min_linear = linear;
+      sampler.address_u = sampler.address_v = kClampToBorder;
+      sampler.border = borders[b];
+      const float x0 = float(20 * b + 2), y0 = float(32 * linear);
+      s.draws.push_back(
+          textured_rect(s, x0, y0, x0 + 16, y0 + 32, -0.5f, -0.5f, 1.5f, 1.5f, pattern_texture(4, 4), sampler));
+    }
+  // Measured: 0 pixels differ, the linear half too (its weights against the border happen to agree).
+  const Comparison c = check(s, {0, 2, false, 0});
+  EXPECT_EQ(c.over_threshold, 0u);
+}
+
 // The 64 x 64 chain minified onto squares of 32, 16, 8 and 4 pixels (LOD 1, 2, 3, 4 exactly) and of
 // 24 and 12 pixels (LOD 1.415, 2.415: between levels), plus a MAX_LOD-clamped square.
 Scene mip_scene(bool linear_mipmaps) {
