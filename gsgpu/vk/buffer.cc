@@ -73,4 +73,31 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkBindBufferMemory(VkDevice handle, VkBuffe
   return VK_SUCCESS;
 }
 
+// Vulkan 1.1: binds each buffer as vkBindBufferMemory does, in order, stopping at the first
+// failure (the spec leaves the bindings' state undefined then; those before it stay bound).
+// VkBindBufferMemoryDeviceGroupInfo in a chain may only name device 0 of a one-device group: the
+// binding is the same.
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkBindBufferMemory2(VkDevice device, uint32_t count,
+                                                         const VkBindBufferMemoryInfo* infos) {
+  for (uint32_t i = 0; i < count; ++i) {
+    VkResult r = gsgpu_vkBindBufferMemory(device, infos[i].buffer, infos[i].memory, infos[i].memoryOffset);
+    if (r != VK_SUCCESS) return r;
+  }
+  return VK_SUCCESS;
+}
+
+// Vulkan 1.1: the 1.0 requirements; VkMemoryDedicatedRequirements in the chain says a dedicated
+// allocation is neither preferred nor required (a buffer is a VA range over any BO).
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetBufferMemoryRequirements2(VkDevice device,
+                                                                const VkBufferMemoryRequirementsInfo2* info,
+                                                                VkMemoryRequirements2* reqs) {
+  gsgpu_vkGetBufferMemoryRequirements(device, info->buffer, &reqs->memoryRequirements);
+  for (auto* s = static_cast<VkBaseOutStructure*>(reqs->pNext); s != nullptr; s = s->pNext) {
+    if (s->sType != VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS) continue;  // unknown: skipped
+    auto* dedicated = reinterpret_cast<VkMemoryDedicatedRequirements*>(s);
+    dedicated->prefersDedicatedAllocation = VK_FALSE;
+    dedicated->requiresDedicatedAllocation = VK_FALSE;
+  }
+}
+
 }  // namespace gsgpu::vk

@@ -166,4 +166,14 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdUpdateBuffer(VkCommandBuffer cb, VkBuffer 
   record(cb, UpdateCommand{from_handle<Buffer>(dst), offset, {bytes, bytes + size}});
 }
 
+// Vulkan 1.1: a pool keeps no memory beyond its command buffers' vectors, which a reset already
+// releases with the commands; nothing to trim.
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkTrimCommandPool(VkDevice, VkCommandPool, VkCommandPoolTrimFlags) {}
+
+// Vulkan 1.1, device groups: the one device is device 0, so the only valid mask is 1 and it is
+// what every command already runs on. Another mask is invalid usage: logged, nothing recorded.
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetDeviceMask(VkCommandBuffer, uint32_t mask) {
+  if (mask != 1) std::fprintf(stderr, "gsgpu-vk: vkCmdSetDeviceMask: mask 0x%x names no device but 0; ignored\n", mask);
+}
+
 }  // namespace gsgpu::vk

@@ -67,4 +67,24 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkDeviceWaitIdle(VkDevice handle) {
   return gsgpu_vkQueueWaitIdle(to_handle<VkQueue>(&from_handle<Device>(handle)->queue));
 }
 
+// Vulkan 1.1: the queue of (family, index) created with these flags. The driver creates no
+// protected queue (protectedMemory is false), so flags other than 0 name no queue: NULL.
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2* info, VkQueue* out) {
+  if (info->flags != 0) {
+    *out = VK_NULL_HANDLE;
+    return;
+  }
+  gsgpu_vkGetDeviceQueue(device, info->queueFamilyIndex, info->queueIndex, out);
+}
+
+// Vulkan 1.1, device groups: one device in the group, so every heap is "peer" to itself only;
+// asking about another device index is invalid usage and answered with no feature.
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetDeviceGroupPeerMemoryFeatures(VkDevice, uint32_t, uint32_t local, uint32_t remote,
+                                                                    VkPeerMemoryFeatureFlags* features) {
+  *features = (local == 0 && remote == 0) ? VK_PEER_MEMORY_FEATURE_COPY_SRC_BIT | VK_PEER_MEMORY_FEATURE_COPY_DST_BIT |
+                                                VK_PEER_MEMORY_FEATURE_GENERIC_SRC_BIT |
+                                                VK_PEER_MEMORY_FEATURE_GENERIC_DST_BIT
+                                          : 0;
+}
+
 }  // namespace gsgpu::vk

@@ -31,6 +31,9 @@
   X(GetPhysicalDeviceFormatProperties2)     \
   X(GetPhysicalDeviceImageFormatProperties2) \
   X(GetPhysicalDeviceSparseImageFormatProperties2) \
+  X(GetPhysicalDeviceExternalBufferProperties) \
+  X(GetPhysicalDeviceExternalFenceProperties) \
+  X(GetPhysicalDeviceExternalSemaphoreProperties) \
   X(EnumerateDeviceLayerProperties)         \
   X(EnumerateDeviceExtensionProperties)     \
   X(CreateDevice)
@@ -62,6 +65,12 @@
   X(DestroyBuffer)                      \
   X(GetBufferMemoryRequirements)        \
   X(BindBufferMemory)                   \
+  X(BindBufferMemory2)                  \
+  X(GetBufferMemoryRequirements2)       \
+  X(GetDeviceQueue2)                    \
+  X(GetDeviceGroupPeerMemoryFeatures)   \
+  X(TrimCommandPool)                    \
+  X(CmdSetDeviceMask)                   \
   X(CreateCommandPool)                  \
   X(DestroyCommandPool)                 \
   X(ResetCommandPool)                   \

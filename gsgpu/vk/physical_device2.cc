@@ -142,4 +142,25 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceSparseImageFormatProperties2
   *count = 0;  // no sparse resources
 }
 
+// No external handle type (fd, dma-buf, ...) is offered: no export, no import, nothing compatible.
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceExternalBufferProperties(
+    VkPhysicalDevice, const VkPhysicalDeviceExternalBufferInfo*, VkExternalBufferProperties* props) {
+  props->externalMemoryProperties = {};
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceExternalFenceProperties(VkPhysicalDevice,
+                                                                            const VkPhysicalDeviceExternalFenceInfo*,
+                                                                            VkExternalFenceProperties* props) {
+  props->exportFromImportedHandleTypes = 0;
+  props->compatibleHandleTypes = 0;
+  props->externalFenceFeatures = 0;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceExternalSemaphoreProperties(
+    VkPhysicalDevice, const VkPhysicalDeviceExternalSemaphoreInfo*, VkExternalSemaphoreProperties* props) {
+  props->exportFromImportedHandleTypes = 0;
+  props->compatibleHandleTypes = 0;
+  props->externalSemaphoreFeatures = 0;
+}
+
 }  // namespace gsgpu::vk

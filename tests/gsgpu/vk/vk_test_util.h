@@ -14,7 +14,7 @@ class VkFixture : public ::testing::Test {
  protected:
   void SetUp() override {
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.apiVersion = VK_API_VERSION_1_0;
+    app.apiVersion = api_version_;
     VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
     info.pApplicationInfo = &app;
     ASSERT_EQ(vkCreateInstance(&info, nullptr, &instance_), VK_SUCCESS);
@@ -38,6 +38,7 @@ class VkFixture : public ::testing::Test {
     if (instance_) vkDestroyInstance(instance_, nullptr);
   }
 
+  uint32_t api_version_ = VK_API_VERSION_1_0;  // the application's; a derived fixture may ask for 1.1
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
