@@ -405,7 +405,7 @@ class GsgpuScene {
     if (!write(desc_va, desc_words.data(), desc_words.size() * 4, error)) return false;
     ProgramCode vertex, fragment;
     if (!upload_program(pass_through_vertex_program(d), &vertex, error) ||
-        !upload_program(textured_fragment_program(desc_va, sampler_state_word(d.sampler)), &fragment, error)) {
+        !upload_program(textured_fragment_program(desc_va, sampler_state_word(d.sampler), d.sampler.lod_bias), &fragment, error)) {
       return false;
     }
     program_state(vertex, fragment, 8, shader);

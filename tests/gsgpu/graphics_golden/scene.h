@@ -74,7 +74,8 @@ struct TextureSampler {
   bool mag_linear = false, min_linear = false, mipmap_linear = false;
   uint32_t address_u = 0, address_v = 0;  // VkSamplerAddressMode: repeat, mirrored, edge, border
   uint32_t border = 0;                    // VkBorderColor: 0 / 2 / 4 float transparent / opaque black / white
-  float max_lod = 1000;                   // VK_LOD_CLAMP_NONE
+  float min_lod = 0, max_lod = 1000;      // 1000: VK_LOD_CLAMP_NONE
+  float lod_bias = 0;                     // mipLodBias (gsgpu: the bias channel of the sample's coordinates)
 };
 
 struct Draw {

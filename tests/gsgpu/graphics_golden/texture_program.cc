@@ -1,5 +1,7 @@
 #include "tests/gsgpu/graphics_golden/texture_program.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -56,6 +58,7 @@ uint32_t sampler_state_word(const TextureSampler& s) {
                           : s.border == 2 ? smp::STATE_BORDER_OPAQUE_BLACK
                                           : smp::STATE_BORDER_TRANSPARENT_BLACK;
   // MAX_LOD in quarter levels plus one; past the 15 levels an image may have: no clamp.
+  const uint32_t min_lod = std::min<uint32_t>(63, uint32_t(std::lround(std::max(0.0f, s.min_lod) * 4)));
   const uint32_t max_lod = s.max_lod >= 15.5f ? 0 : uint32_t(std::lround(std::max(0.0f, s.max_lod) * 4)) + 1;
   return put_field(1, smp::STATE_NORMALIZED_MASK, smp::STATE_NORMALIZED_SHIFT) |
          put_field(address[s.address_u & 3], smp::STATE_ADDRESS_U_MASK, smp::STATE_ADDRESS_U_SHIFT) |
@@ -65,11 +68,13 @@ uint32_t sampler_state_word(const TextureSampler& s) {
          put_field(s.min_linear, smp::STATE_MIN_FILTER_MASK, smp::STATE_MIN_FILTER_SHIFT) |
          put_field(s.mipmap_linear ? 2 : 1, smp::STATE_MIP_FILTER_MASK, smp::STATE_MIP_FILTER_SHIFT) |
          put_field(border, smp::STATE_BORDER_MASK, smp::STATE_BORDER_SHIFT) |
+         put_field(min_lod, smp::STATE_MIN_LOD_MASK, smp::STATE_MIN_LOD_SHIFT) |
          put_field(max_lod, smp::STATE_MAX_LOD_MASK, smp::STATE_MAX_LOD_SHIFT);
 }
 
-std::string textured_fragment_program(uint64_t desc_va, uint32_t sampler_word) {
-  return "v_interp_persp_f32 v12, 0\nv_interp_persp_f32 v13, 1\nv_mov_b32 v14, 0\nv_mov_b32 v15, 0\n"
+std::string textured_fragment_program(uint64_t desc_va, uint32_t sampler_word, float lod_bias) {
+  return "v_interp_persp_f32 v12, 0\nv_interp_persp_f32 v13, 1\nv_mov_b32 v14, 0\nv_mov_b32 v15, " +
+         std::to_string(std::bit_cast<uint32_t>(lod_bias)) + "\n"
          "v_mov_b32 v8, " + std::to_string(uint32_t(desc_va)) + "\nv_mov_b32 v9, " +
          std::to_string(uint32_t(desc_va >> 32)) + "\n"
          "v_image_sample_implicit v[16:19], v[8:9], v[12:15], " + std::to_string(sampler_word) + "\n"

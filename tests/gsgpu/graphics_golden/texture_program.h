@@ -21,7 +21,8 @@ uint32_t sampler_state_word(const TextureSampler& sampler);
 
 // Interpolates varyings 0, 1 (the colour's x, y) perspective-correct, samples the image at desc_va
 // with the implicit LOD and exports the texel as colour 0. Registers: 20 vector.
-std::string textured_fragment_program(uint64_t desc_va, uint32_t sampler_word);
+// `lod_bias` (the sampler's mipLodBias) goes in the coordinates' fourth channel.
+std::string textured_fragment_program(uint64_t desc_va, uint32_t sampler_word, float lod_bias);
 inline constexpr uint32_t kTexturedProgramVectorRegisters = 20;
 
 }  // namespace gsgpu::golden

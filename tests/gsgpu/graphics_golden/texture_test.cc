@@ -124,7 +124,8 @@ TEST_F(GoldenTest, TextureBorderColours) {
 }
 
 // The 64 x 64 chain minified onto squares of 32, 16, 8 and 4 pixels (LOD 1, 2, 3, 4 exactly) and of
-// 24 and 12 pixels (LOD 1.415, 2.415: between levels), plus a MAX_LOD-clamped square.
+// 24 and 12 pixels (LOD 1.415, 2.415: between levels), plus squares with maxLod 1, minLod 3 and
+// mipLodBias -1.
 Scene mip_scene(bool linear_mipmaps) {
   Scene s;
   s.name = linear_mipmaps ? "texture_mip_linear" : "texture_mip_nearest";
@@ -138,6 +139,12 @@ Scene mip_scene(bool linear_mipmaps) {
   TextureSampler clamped = sampler;
   clamped.max_lod = 1;  // a 4-pixel square (LOD 4) reads level 1
   s.draws.push_back(textured_rect(s, 48, 32, 52, 36, 0, 0, 1, 1, chain, clamped));
+  TextureSampler raised = sampler;
+  raised.min_lod = 3;  // a 16-pixel square (LOD 2) reads level 3
+  s.draws.push_back(textured_rect(s, 32, 46, 48, 62, 0, 0, 1, 1, chain, raised));
+  TextureSampler biased = sampler;
+  biased.lod_bias = -1;  // an 8-pixel square (LOD 3) reads level 2
+  s.draws.push_back(textured_rect(s, 52, 46, 60, 54, 0, 0, 1, 1, chain, biased));
   return s;
 }
 

@@ -730,7 +730,9 @@ class VkScene {
     si.addressModeV = VkSamplerAddressMode(ts.address_v);
     si.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
     si.borderColor = VkBorderColor(ts.border);
+    si.minLod = ts.min_lod;
     si.maxLod = ts.max_lod;
+    si.mipLodBias = ts.lod_bias;
     VkSampler sampler;
     VK_OR_FAIL(vkCreateSampler(s_.device, &si, nullptr, &sampler));
     cleanup_.add([device, sampler] { vkDestroySampler(device, sampler, nullptr); });
