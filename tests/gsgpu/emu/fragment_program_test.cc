@@ -428,11 +428,13 @@ std::vector<float> uv_strip(float scale, bool whole_square) {
 // A 64x64 R32 float image with 7 PACKED levels; level L filled with L + 1. Returns the descriptor VA.
 uint64_t place_mip_chain(FlatMemory& memory) {
   std::vector<uint32_t> w(desc::SIZE_DWORDS, 0);
-  w[desc::FORMAT] = put_field(desc::FORMAT_CHANNEL_ORDER_R, desc::FORMAT_CHANNEL_ORDER_MASK, desc::FORMAT_CHANNEL_ORDER_SHIFT) |
+  w[desc::FORMAT] = put_field(desc::FORMAT_CHANNEL_ORDER_R, desc::FORMAT_CHANNEL_ORDER_MASK,
+                              desc::FORMAT_CHANNEL_ORDER_SHIFT) |
                     put_field(desc::FORMAT_DATA_TYPE_FLOAT, desc::FORMAT_DATA_TYPE_MASK, desc::FORMAT_DATA_TYPE_SHIFT) |
                     put_field(desc::FORMAT_TYPE_IMAGE_2D, desc::FORMAT_TYPE_MASK, desc::FORMAT_TYPE_SHIFT) |
                     put_field(7, desc::FORMAT_MIP_LEVELS_MASK, desc::FORMAT_MIP_LEVELS_SHIFT) |
-                    put_field(desc::FORMAT_MIP_LAYOUT_PACKED, desc::FORMAT_MIP_LAYOUT_MASK, desc::FORMAT_MIP_LAYOUT_SHIFT);
+                    put_field(desc::FORMAT_MIP_LAYOUT_PACKED, desc::FORMAT_MIP_LAYOUT_MASK,
+                              desc::FORMAT_MIP_LAYOUT_SHIFT);
   w[desc::WIDTH] = w[desc::HEIGHT] = 64;
   w[desc::DEPTH] = w[desc::ARRAY_SIZE] = 1;
   w[desc::ROW_PITCH] = 64 * 4;

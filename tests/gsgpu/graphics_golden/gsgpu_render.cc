@@ -404,13 +404,15 @@ class GsgpuScene {
     set_image_base(&desc_words, texels_va);
     if (!write(desc_va, desc_words.data(), desc_words.size() * 4, error)) return false;
     ProgramCode vertex, fragment;
+    const std::string program = textured_fragment_program(desc_va, sampler_state_word(d.sampler), d.sampler.lod_bias);
     if (!upload_program(pass_through_vertex_program(d), &vertex, error) ||
-        !upload_program(textured_fragment_program(desc_va, sampler_state_word(d.sampler), d.sampler.lod_bias), &fragment, error)) {
+        !upload_program(program, &fragment, error)) {
       return false;
     }
     program_state(vertex, fragment, 8, shader);
-    (*shader)[blk::SHADER_STATE::REGISTERS] = hw::put_field(kTexturedProgramVectorRegisters, blk::SHADER_STATE::REGISTERS_VECTOR_MASK,
-                                                            blk::SHADER_STATE::REGISTERS_VECTOR_SHIFT);
+    namespace S = blk::SHADER_STATE;
+    (*shader)[S::REGISTERS] =
+        hw::put_field(kTexturedProgramVectorRegisters, S::REGISTERS_VECTOR_MASK, S::REGISTERS_VECTOR_SHIFT);
     return true;
   }
 

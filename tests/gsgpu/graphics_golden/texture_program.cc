@@ -19,8 +19,9 @@ bool texture_image(const Texture& t, std::vector<uint32_t>* words, std::vector<u
   const auto levels = uint32_t(t.levels.size());
   std::vector<uint32_t>& w = *words;
   w.assign(desc::SIZE_DWORDS, 0);
+  const uint32_t unorm8 = desc::FORMAT_DATA_TYPE_UNORM_INT8;
   w[desc::FORMAT] = put_field(order, desc::FORMAT_CHANNEL_ORDER_MASK, desc::FORMAT_CHANNEL_ORDER_SHIFT) |
-                    put_field(desc::FORMAT_DATA_TYPE_UNORM_INT8, desc::FORMAT_DATA_TYPE_MASK, desc::FORMAT_DATA_TYPE_SHIFT) |
+                    put_field(unorm8, desc::FORMAT_DATA_TYPE_MASK, desc::FORMAT_DATA_TYPE_SHIFT) |
                     put_field(desc::FORMAT_TYPE_IMAGE_2D, desc::FORMAT_TYPE_MASK, desc::FORMAT_TYPE_SHIFT) |
                     put_field(levels, desc::FORMAT_MIP_LEVELS_MASK, desc::FORMAT_MIP_LEVELS_SHIFT) |
                     put_field(levels > 1 ? desc::FORMAT_MIP_LAYOUT_PACKED : desc::FORMAT_MIP_LAYOUT_SINGLE,
