@@ -73,14 +73,15 @@ TEST(IcdOpenCL3, DeviceQueriesComeFromTheHostDevice) {
   EXPECT_EQ(device_string(CL_DEVICE_VERSION), "OpenCL 3.0 gsgpu");
   EXPECT_EQ(device_string(CL_DEVICE_OPENCL_C_VERSION), "OpenCL C 1.2 gsgpu");
   const auto features = name_versions(CL_DEVICE_OPENCL_C_FEATURES);
-  // Images (on by default; GSGPU_IMAGES=0 switches them off) add their two features.
+  // Images (on by default; GSGPU_IMAGES=0 switches them off) add their three features.
   const bool images = device_value<cl_bool>(CL_DEVICE_IMAGE_SUPPORT) == CL_TRUE;
-  ASSERT_EQ(features.size(), images ? 4u : 2u);
+  ASSERT_EQ(features.size(), images ? 5u : 2u);
   EXPECT_STREQ(features[0].name, "__opencl_c_int64");
   EXPECT_STREQ(features[1].name, "__opencl_c_fp64");
   if (images) {
     EXPECT_STREQ(features[2].name, "__opencl_c_images");
     EXPECT_STREQ(features[3].name, "__opencl_c_3d_image_writes");
+    EXPECT_STREQ(features[4].name, "__opencl_c_read_write_images");
   }
   EXPECT_EQ(device_string(CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED), "v0000-01-01-00");
   EXPECT_EQ(name_versions(CL_DEVICE_OPENCL_C_ALL_VERSIONS).size(), 4u);
