@@ -162,18 +162,29 @@ cl_int gsvirt_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, si
       return put_value(cl_uint(1), param_value_size, param_value, param_value_size_ret);
     case CL_DEVICE_TYPE:
       return put_value(device->type, param_value_size, param_value, param_value_size_ret);
-    default: {
-      bool answered = false;
-      cl_int err = absent_through_protocol(param_name, param_value_size, param_value, param_value_size_ret, &answered);
-      if (answered) return err;
-      return forward_info(
-          api, param_value_size, param_value, param_value_size_ret,
-          [&](WireWriter& w, bool want, const proto::DataOut& out) {
-            proto::encode_clGetDeviceInfo(w, want, device->guest_id, param_name, out);
-          },
-          proto::decode_reply_clGetDeviceInfo);
-    }
+    default: break;
   }
+  bool answered = false;
+  cl_int err = absent_through_protocol(param_name, param_value_size, param_value, param_value_size_ret, &answered);
+  if (answered) return err;
+  auto from_host = [&](size_t size, void* value, size_t* size_ret) {
+    return forward_info(
+        api, size, value, size_ret,
+        [&](WireWriter& w, bool want, const proto::DataOut& out) {
+          proto::encode_clGetDeviceInfo(w, want, device->guest_id, param_name, out);
+        },
+        proto::decode_reply_clGetDeviceInfo);
+  };
+  if (param_name != CL_DEVICE_EXECUTION_CAPABILITIES)
+    return from_host(param_value_size, param_value, param_value_size_ret);
+  // A native kernel is a function pointer of the application: clEnqueueNativeKernel is refused (the
+  // host never runs a function a guest names), so the capability is never reported, whatever the
+  // host device has (PoCL has it).
+  cl_device_exec_capabilities capabilities = 0;
+  err = from_host(sizeof capabilities, &capabilities, nullptr);
+  if (err != CL_SUCCESS) return err;
+  return put_value(cl_device_exec_capabilities(capabilities & ~cl_device_exec_capabilities(CL_EXEC_NATIVE_KERNEL)),
+                   param_value_size, param_value, param_value_size_ret);
 }
 
 cl_int gsvirt_clRetainDevice(cl_device_id device) {

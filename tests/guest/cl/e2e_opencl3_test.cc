@@ -100,6 +100,12 @@ TEST(IcdOpenCL3, FeaturesTheProtocolDoesNotCarryAreAbsent) {
   for (cl_device_info param : {CL_DEVICE_MAX_PIPE_ARGS, CL_DEVICE_MAX_ON_DEVICE_QUEUES, CL_DEVICE_MAX_NUM_SUB_GROUPS,
                                CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE})
     EXPECT_EQ(device_value<cl_uint>(param), 0u) << param;
+  // PoCL runs native kernels; through the protocol none runs (a function pointer of the guest),
+  // so the capability is absent and clEnqueueNativeKernel refused.
+  EXPECT_EQ(device_value<cl_device_exec_capabilities>(CL_DEVICE_EXECUTION_CAPABILITIES),
+            cl_device_exec_capabilities(CL_EXEC_KERNEL));
+  EXPECT_EQ(clEnqueueNativeKernel(cl_env().queue, [](void*) {}, nullptr, 0, 0, nullptr, nullptr, 0, nullptr, nullptr),
+            CL_INVALID_OPERATION);
 
   cl_int err = CL_SUCCESS;
   EXPECT_EQ(clSVMAlloc(cl_env().context, CL_MEM_READ_WRITE, 64, 0), nullptr);
