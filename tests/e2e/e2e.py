@@ -68,10 +68,13 @@ def device_section(text):
 # points and reports CL_DEVICE_SVM_CAPABILITIES 0 whatever the host device has (guest/cl/device.cc).
 SVM_LINE = re.compile(r"\s+(Coarse-grained buffer sharing|Fine-grained buffer sharing|Fine-grained system sharing|"
                       r"Atomics)\s+No$")
+# Native kernels are functions of the application: the ICD refuses clEnqueueNativeKernel and reports
+# CL_EXEC_NATIVE_KERNEL absent whatever the host device has (guest/cl/device.cc).
+NATIVE_KERNEL_LINE = re.compile(r"\s+Run native kernels\s+No$")
 
 
 def absent_through_gsvirt(line):
-    return SVM_LINE.match(line) is not None
+    return SVM_LINE.match(line) is not None or NATIVE_KERNEL_LINE.match(line) is not None
 
 
 def case_clinfo(args):
