@@ -56,7 +56,6 @@ bool VcompContext::begin_enqueue(uint64_t queue_id, const proto::WireArray<uint6
     return false;
   }
   e->event_id = event_id;
-  e->hold_event = !event_id && !e->waits_on_user.empty();  // hold_while_waiting (user_events.cc)
   return true;
 }
 
@@ -64,7 +63,7 @@ void VcompContext::end_enqueue(Enqueue& e, int32_t result) {
   if (result != CL_SUCCESS) return;
   e.queue_object->waits_on_user = e.waits_on_user;
   if (e.event_id) bind_event(e.event_id, e.event, std::move(e.waits_on_user));
-  else if (e.hold_event && e.event) hold_while_waiting(e.event, std::move(e.waits_on_user));
+  else if (e.hold_event() && e.event) hold_while_waiting(e.event, std::move(e.waits_on_user));
 }
 
 void VcompContext::dispatch_clEnqueueNDRangeKernel(const proto::Args_clEnqueueNDRangeKernel& args,

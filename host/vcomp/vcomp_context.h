@@ -121,8 +121,9 @@ class VcompContext final : public renderer::Context, public proto::Handlers {
     cl_event event = nullptr;
     cl_uint wait_count() const { return cl_uint(waits.size()); }
     const cl_event* wait_events() const { return waits.empty() ? nullptr : waits.data(); }
-    bool hold_event = false;  // no guest event, but the command may wait for an unset user event
-    cl_event* event_out() { return event_id || hold_event ? &event : nullptr; }
+    // No guest event, but the command may wait for an unset user event (hold_while_waiting).
+    bool hold_event() const { return !event_id && !waits_on_user.empty(); }
+    cl_event* event_out() { return event_id || hold_event() ? &event : nullptr; }
   };
   // Resolves the common enqueue arguments; false with *result set on a bad id.
   bool begin_enqueue(uint64_t queue_id, const proto::WireArray<uint64_t>& waits, uint64_t event_id,
