@@ -5,12 +5,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <mutex>
 
 #include "common/cancel.h"
 #include "gsgpu/compiler/build_cache.h"
 #include "gsgpu/compiler/half_builtins.h"
 #include "gsgpu/compiler/opencl_c_support.h"
+#include "gsgpu/compiler/preprocessed_text.h"
 #include "gsgpu/compiler/spirv_module.h"
 #include "gsgpu/compiler/subprocess.h"
 
@@ -211,6 +213,7 @@ constexpr size_t kMaxHeaders = 256;
 constexpr std::string_view kSourceName = "program.cl";
 constexpr std::string_view kHeaderDir = "headers";
 constexpr std::string_view kHalfBuiltinsName = "gsgpu_half_builtins.h";
+constexpr std::string_view kVendorPreludeName = "gsvirt_opencl_macros.h";
 
 bool valid_header_name(const std::string& name) {
   if (name.empty() || name.size() > 255 || name.front() == '/') return false;
@@ -458,30 +461,37 @@ BuildStatus compile_opencl_c(const Toolchain& tools, std::string_view source, st
 
 namespace {
 
-// A line of preprocessed text that a second preprocessor would read as a directive, other than
-// the pragmas OpenCL C programs use: the empty string when there is none.
-std::string first_directive(std::string_view text) {
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    const size_t first = line.find_first_not_of(" \t\f\v\r");
-    if (first == std::string_view::npos) continue;
-    line.remove_prefix(first);
-    const bool hash = line.front() == '#' || line.substr(0, 2) == "%:" || line.substr(0, 3) == "?" "?=";
-    if (!hash) continue;
-    const size_t skip = line.front() == '#' ? 1 : line.front() == '%' ? 2 : 3;
-    std::string_view rest = line.substr(skip);
-    rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
-    for (std::string_view allowed : {"pragma OPENCL ", "pragma unroll", "pragma nounroll", "pragma clang loop "})
-      if (rest.substr(0, allowed.size()) == allowed && line.front() == '#') {
-        rest = {};
-        break;
-      }
-    if (!rest.empty() || line.front() != '#') return std::string(line.substr(0, 200));
+// The macros clang defines for `args` (`clang -E -dM` of an empty program), with clang's OpenCL
+// header or without it. Cached per argument list: the header's macros depend only on the
+// language version and the device's extensions.
+bool list_macros(const Toolchain& tools, const TempDir& dir, const ToolOptions& run,
+                 const std::vector<std::string>& args, bool header, std::string* out) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> listings;
+  std::string key = header ? "1" : "0";
+  for (const std::string& a : args) key += '\0' + a;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = listings.find(key); it != listings.end()) {
+      *out = it->second;
+      return true;
+    }
   }
-  return "";
+  if (!write_file(dir.file("empty.cl"), "", 0)) return false;
+  std::vector<std::string> clang = {tools.clang, "-E", "-dM", "-x", "cl", "-target", "spir64"};
+  if (header) {
+    clang.insert(clang.end(), {"-Xclang", "-finclude-default-header"});
+  } else {
+    clang.push_back("-cl-no-stdinc");
+  }
+  clang.insert(clang.end(), args.begin(), args.end());
+  clang.insert(clang.end(), {"empty.cl", "-o", "macros.txt"});
+  const ToolRun listed = run_tool(clang, run);
+  if (!listed.started || listed.exit_code != 0 || !read_file(dir.file("macros.txt"), out)) return false;
+  std::lock_guard lock(mutex);
+  if (listings.size() >= 16) listings.clear();  // a handful of devices and language versions
+  listings.emplace(std::move(key), *out);
+  return true;
 }
 
 }  // namespace
@@ -517,12 +527,26 @@ BuildStatus preprocess_opencl_c(std::string_view source, std::string_view option
     *log = "cannot write the program source to " + dir.path() + "\n";
     return BuildStatus::kInternalError;
   }
-  // -cl-no-stdinc: clang's OpenCL declarations would clash with the vendor's own.
+  // -cl-no-stdinc: clang's OpenCL declarations would clash with the vendor's own; the prelude
+  // stands for its macros (preprocessed_text.h).
+  std::vector<std::string> macro_args = device_args;
+  macro_args.insert(macro_args.end(), option_args.begin(), option_args.end());
+  std::string with_header, without_header;
+  if (!list_macros(tools, dir, run, macro_args, true, &with_header) ||
+      !list_macros(tools, dir, run, macro_args, false, &without_header)) {
+    *log = "the OpenCL C preprocessor could not list the OpenCL header's macros\n";
+    return BuildStatus::kInternalError;
+  }
+  const std::string prelude = vendor_macro_prelude(with_header, without_header);
+  if (!write_file(dir.file(std::string(kVendorPreludeName)), prelude.data(), prelude.size())) {
+    *log = "cannot write the macro prelude to " + dir.path() + "\n";
+    return BuildStatus::kInternalError;
+  }
   std::vector<std::string> clang = {tools.clang, "-E", "-P", "-x", "cl", "-cl-no-stdinc", "-target", "spir64",
                                     "-fno-color-diagnostics", "-ivfsoverlay", dir.file("overlay.yaml"),
                                     "-I", std::string(kHeaderDir)};
-  clang.insert(clang.end(), device_args.begin(), device_args.end());
-  clang.insert(clang.end(), option_args.begin(), option_args.end());
+  clang.insert(clang.end(), macro_args.begin(), macro_args.end());
+  clang.insert(clang.end(), {"-include", dir.file(std::string(kVendorPreludeName))});
   clang.insert(clang.end(), {std::string(kSourceName), "-o", "program.i"});
   const ToolRun front = run_tool(clang, run);
   *log = name_the_source(front.output);
@@ -531,7 +555,7 @@ BuildStatus preprocess_opencl_c(std::string_view source, std::string_view option
     *log += "the preprocessor wrote no output\n";
     return BuildStatus::kInternalError;
   }
-  if (const std::string line = first_directive(*text); !line.empty()) {
+  if (const std::string line = drop_unknown_pragmas(text); !line.empty()) {
     *log += "error: the preprocessed program holds a line that is a directive again: " + line + "\n";
     text->clear();
     return BuildStatus::kCompileError;

@@ -44,6 +44,10 @@ class Executor {
   // by-value argument of unknown type through (kernel_args.cc); otherwise it refuses pointer-sized
   // bytes for such an argument.
   virtual bool validates_arg_handles() const { return false; }
+  // True when the executor's OpenCL C compiler runs in this process (a vendor ICD such as PoCL), where
+  // a guest's #include could open host files: vcomp then preprocesses each program in the compiler
+  // sandbox first (program.cc). gsgpu runs its compiler in that sandbox itself.
+  virtual bool compiles_in_process() const { return true; }
 };
 
 // Executors are process-wide: loaded once, shared by every context of the process (a vtest server

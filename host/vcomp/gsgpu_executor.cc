@@ -21,6 +21,7 @@ class GsgpuExecutor final : public Executor {
     instance_->set_printf_sink(std::move(sink));
   }
   bool validates_arg_handles() const override { return true; }  // gsgpu::cl looks handles up
+  bool compiles_in_process() const override { return false; }
 
  private:
   std::unique_ptr<gsgpu::cl::Instance> instance_;

@@ -47,6 +47,10 @@ struct ProgramExtra {
   // The options of the last build or compile as the guest gave them, when the host added
   // -cl-kernel-arg-info to them (CL_PROGRAM_BUILD_OPTIONS answers with these).
   std::optional<std::string> guest_options;
+  // The guest's source, kept where the executor's compiler runs in this process: every build
+  // preprocesses it again (the vendor's program holds the text of the last preprocessing, whose
+  // -D macros are already applied), and CL_PROGRAM_SOURCE answers with it.
+  std::optional<std::string> guest_source;
 };
 // User events the guest has not set yet are known by serial (never reused, unlike handles);
 // queues and events record the serials of those that their commands may still wait for, so that

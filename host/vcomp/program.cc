@@ -76,8 +76,6 @@ std::string without_macros(std::string_view options) {
   return out;
 }
 
-bool compiles_in_process(const Executor& executor) { return executor.name().rfind("gsgpu", 0) != 0; }
-
 std::string string_info(const cl_icd_dispatch& api, cl_device_id device, cl_device_info what) {
   size_t size = 0;
   if (api.clGetDeviceInfo(device, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
@@ -129,42 +127,38 @@ std::string failing_program(const std::string& log) {
   return source.empty() ? "#error the program could not be preprocessed\n" : source;
 }
 
-// Replaces *program (a program from source on an in-process executor) with one made from its
-// source preprocessed in the compiler sandbox. A program with kernels keeps its handle (the
+// Replaces *program (a program from source on an in-process executor) with one made from the
+// guest's source preprocessed in the compiler sandbox. A program with kernels keeps its handle (the
 // vendor refuses to build it anyway). CL_SUCCESS, or the OpenCL error to return.
-cl_int preprocess_for_vendor(const cl_icd_dispatch& api, cl_program* program, std::string_view options,
+cl_int preprocess_for_vendor(const cl_icd_dispatch& api, ProgramObject* p, std::string_view options,
                              const gsgpu::compiler::EmbeddedHeaders& headers) {
+  if (!p->guest_source) return CL_SUCCESS;  // from a binary or IL: nothing to preprocess
   cl_uint references = 0;
-  api.clGetProgramInfo(*program, CL_PROGRAM_REFERENCE_COUNT, sizeof references, &references, nullptr);
+  api.clGetProgramInfo(p->handle, CL_PROGRAM_REFERENCE_COUNT, sizeof references, &references, nullptr);
   if (references != 1) return CL_INVALID_OPERATION;
-  size_t size = 0;
-  if (api.clGetProgramInfo(*program, CL_PROGRAM_SOURCE, 0, nullptr, &size) != CL_SUCCESS || size <= 1)
-    return CL_SUCCESS;  // from a binary or IL: nothing to preprocess
-  std::string source(size, '\0');
   cl_context context = nullptr;
   cl_uint device_count = 0;
-  if (api.clGetProgramInfo(*program, CL_PROGRAM_SOURCE, size, source.data(), nullptr) != CL_SUCCESS ||
-      api.clGetProgramInfo(*program, CL_PROGRAM_CONTEXT, sizeof context, &context, nullptr) != CL_SUCCESS ||
-      api.clGetProgramInfo(*program, CL_PROGRAM_NUM_DEVICES, sizeof device_count, &device_count, nullptr) != CL_SUCCESS ||
+  if (api.clGetProgramInfo(p->handle, CL_PROGRAM_CONTEXT, sizeof context, &context, nullptr) != CL_SUCCESS ||
+      api.clGetProgramInfo(p->handle, CL_PROGRAM_NUM_DEVICES, sizeof device_count, &device_count, nullptr) !=
+          CL_SUCCESS ||
       device_count == 0)
     return CL_OUT_OF_RESOURCES;
   std::vector<cl_device_id> devices(device_count);
-  if (api.clGetProgramInfo(*program, CL_PROGRAM_DEVICES, devices.size() * sizeof(cl_device_id), devices.data(),
+  if (api.clGetProgramInfo(p->handle, CL_PROGRAM_DEVICES, devices.size() * sizeof(cl_device_id), devices.data(),
                            nullptr) != CL_SUCCESS)
     return CL_OUT_OF_RESOURCES;
   const cl_device_id device = devices[0];  // the macros of the first device (one device in practice)
-  source.resize(std::strlen(source.c_str()));
   std::string text, log;
-  const auto status =
-      gsgpu::compiler::preprocess_opencl_c(source, options, headers, device_args(api, device), &text, &log);
+  const auto status = gsgpu::compiler::preprocess_opencl_c(*p->guest_source, options, headers,
+                                                           device_args(api, device), &text, &log);
   if (status == gsgpu::compiler::BuildStatus::kInvalidOptions) return CL_INVALID_BUILD_OPTIONS;
   if (status != gsgpu::compiler::BuildStatus::kSuccess) text = failing_program(log);
   const char* lines = text.c_str();
   cl_int err = CL_SUCCESS;
   cl_program replacement = api.clCreateProgramWithSource(context, 1, &lines, nullptr, &err);
   if (err != CL_SUCCESS) return err;
-  api.clReleaseProgram(*program);
-  *program = replacement;
+  api.clReleaseProgram(p->handle);
+  p->handle = replacement;
   return CL_SUCCESS;
 }
 
@@ -179,6 +173,14 @@ std::string with_arg_info(std::string options, std::string_view guest, ProgramOb
   }
   program->guest_options = c_string(guest);
   return options.empty() ? kFlag : options + " " + kFlag;
+}
+
+// An info answer of the string `s`, as an OpenCL query gives it (with its NUL).
+cl_int string_answer(const std::string& s, size_t size, void* value, size_t* ret) {
+  if (ret) *ret = s.size() + 1;
+  if (value && size < s.size() + 1) return CL_INVALID_VALUE;
+  if (value) std::memcpy(value, s.c_str(), s.size() + 1);
+  return CL_SUCCESS;
 }
 
 }  // namespace
@@ -196,7 +198,10 @@ void VcompContext::dispatch_clCreateProgramWithSource(
   cl_int err = CL_SUCCESS;
   cl_program p = api().clCreateProgramWithSource(c->handle, 1, &text, nullptr, &err);
   out.result = err;
-  if (err == CL_SUCCESS) bind(args.program, std::make_unique<ProgramObject>(executor_, p), "program");
+  if (err != CL_SUCCESS) return;
+  auto program = std::make_unique<ProgramObject>(executor_, p);
+  if (executor_->compiles_in_process()) program->guest_source = std::move(source);
+  bind(args.program, std::move(program), "program");
 }
 
 void VcompContext::dispatch_clCreateProgramWithBinary(
@@ -279,8 +284,8 @@ void VcompContext::dispatch_clBuildProgram(const proto::Args_clBuildProgram& arg
     out.result = CL_INVALID_BUILD_OPTIONS;
     return;
   }
-  if (compiles_in_process(*executor_)) {
-    out.result = preprocess_for_vendor(api(), &p->handle, options, {});
+  if (executor_->compiles_in_process()) {
+    out.result = preprocess_for_vendor(api(), p, options, {});
     if (out.result != CL_SUCCESS) return;
     options = without_macros(options);
   }
@@ -319,7 +324,7 @@ void VcompContext::dispatch_clCompileProgram(const proto::Args_clCompileProgram&
     out.result = CL_INVALID_COMPILER_OPTIONS;
     return;
   }
-  if (compiles_in_process(*executor_)) {
+  if (executor_->compiles_in_process()) {
     // The headers become part of the preprocessed source: the vendor gets none to write out.
     gsgpu::compiler::EmbeddedHeaders embedded;
     for (size_t i = 0; i < headers.size(); ++i) {
@@ -332,7 +337,7 @@ void VcompContext::dispatch_clCompileProgram(const proto::Args_clCompileProgram&
       }
       embedded.emplace_back(names[i], std::move(text));
     }
-    out.result = preprocess_for_vendor(api(), &p->handle, options, embedded);
+    out.result = preprocess_for_vendor(api(), p, options, embedded);
     if (out.result == CL_INVALID_BUILD_OPTIONS) out.result = CL_INVALID_COMPILER_OPTIONS;
     if (out.result != CL_SUCCESS) return;
     options = without_macros(options);
@@ -371,14 +376,29 @@ void VcompContext::dispatch_clLinkProgram(const proto::Args_clLinkProgram& args,
     out.result = CL_INVALID_LINKER_OPTIONS;
     return;
   }
+  // A vendor's link needs -cl-kernel-arg-info as well (PoCL drops the compiled objects' metadata
+  // without it); one that refuses it as a link option links without, and its kernels' arguments
+  // are then only as known as its metadata says. gsgpu keeps the metadata and takes OpenCL's
+  // link options only.
+  auto program = std::make_unique<ProgramObject>(executor_, nullptr);
+  const std::string with_flag =
+      executor_->compiles_in_process() ? with_arg_info(options, args.options, program.get()) : options;
+  const auto link = [&](const std::string& link_options, cl_int* err) {
+    return api().clLinkProgram(c->handle, cl_uint(devices.size()), devices.empty() ? nullptr : devices.data(),
+                               link_options.c_str(), cl_uint(inputs.size()),
+                               inputs.empty() ? nullptr : inputs.data(), nullptr, nullptr, err);
+  };
   cl_int err = CL_SUCCESS;
-  cl_program p = api().clLinkProgram(c->handle, cl_uint(devices.size()),
-                                     devices.empty() ? nullptr : devices.data(), options.c_str(),
-                                     cl_uint(inputs.size()), inputs.empty() ? nullptr : inputs.data(),
-                                     nullptr, nullptr, &err);
+  cl_program p = link(with_flag, &err);
+  if (!p && err == CL_INVALID_LINKER_OPTIONS && with_flag != options) {
+    program->guest_options.reset();
+    p = link(options, &err);
+  }
   out.result = err;
   // A failed link may still return a program whose build log the app reads.
-  if (p) bind(args.program, std::make_unique<ProgramObject>(executor_, p), "program");
+  if (!p) return;
+  program->handle = p;
+  bind(args.program, std::move(program), "program");
 }
 
 void VcompContext::dispatch_clGetProgramInfo(const proto::Args_clGetProgramInfo& args,
@@ -387,6 +407,9 @@ void VcompContext::dispatch_clGetProgramInfo(const proto::Args_clGetProgramInfo&
   if (!p) return;
   forward_info(
       InfoKind::kProgram, args.param_name, [&](size_t size, void* value, size_t* ret) {
+        // The vendor's program holds the preprocessed text; the guest asks for its own.
+        if (args.param_name == CL_PROGRAM_SOURCE && p->guest_source)
+          return string_answer(*p->guest_source, size, value, ret);
         return api().clGetProgramInfo(p->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);
@@ -435,12 +458,8 @@ void VcompContext::dispatch_clGetProgramBuildInfo(const proto::Args_clGetProgram
   if (!d) return;
   forward_info(
       InfoKind::kProgramBuild, args.param_name, [&](size_t size, void* value, size_t* ret) -> cl_int {
-        if (args.param_name == CL_PROGRAM_BUILD_OPTIONS && p->guest_options) {
-          const std::string& options = *p->guest_options;  // without the flag the host added
-          if (ret) *ret = options.size() + 1;
-          if (value && size >= options.size() + 1) std::memcpy(value, options.c_str(), options.size() + 1);
-          return CL_SUCCESS;
-        }
+        if (args.param_name == CL_PROGRAM_BUILD_OPTIONS && p->guest_options)
+          return string_answer(*p->guest_options, size, value, ret);  // without the flag the host added
         return api().clGetProgramBuildInfo(p->handle, d->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

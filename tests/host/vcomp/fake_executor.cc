@@ -268,7 +268,7 @@ cl_int CL_API_CALL build_program(cl_program, cl_uint, const cl_device_id*, const
   return CL_SUCCESS;
 }
 
-// Programs keep no source (the host's preprocessing for in-process compilers skips them).
+// Programs keep no source (the fake compiles nothing, so vcomp does not preprocess for it).
 cl_int CL_API_CALL get_program_info(cl_program program, cl_program_info param, size_t size, void* value,
                                     size_t* ret) {
   if (param == CL_PROGRAM_REFERENCE_COUNT) {

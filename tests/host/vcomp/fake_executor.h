@@ -15,6 +15,7 @@ class FakeExecutor final : public Executor {
   const std::string& name() const override { return name_; }
   cl_platform_id platform() const override { return platform_; }
   const cl_icd_dispatch& api() const override { return table_; }
+  bool compiles_in_process() const override { return false; }  // it compiles nothing
 
   // A vendor device parameter whose value is the device handle (a host pointer).
   static constexpr cl_device_info kVendorHandleParam = 0x4fff;
