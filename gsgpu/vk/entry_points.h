@@ -83,6 +83,24 @@
   X(CmdFillBuffer)                      \
   X(CmdUpdateBuffer)                    \
   X(CmdPipelineBarrier)                 \
+  X(CreateImage)                        \
+  X(DestroyImage)                       \
+  X(GetImageMemoryRequirements)         \
+  X(GetImageMemoryRequirements2)        \
+  X(GetImageSparseMemoryRequirements)   \
+  X(GetImageSparseMemoryRequirements2)  \
+  X(BindImageMemory)                    \
+  X(BindImageMemory2)                   \
+  X(GetImageSubresourceLayout)          \
+  X(CreateImageView)                    \
+  X(DestroyImageView)                   \
+  X(CreateSampler)                      \
+  X(DestroySampler)                     \
+  X(CmdCopyBufferToImage)               \
+  X(CmdCopyImageToBuffer)               \
+  X(CmdCopyImage)                       \
+  X(CmdClearColorImage)                 \
+  X(CmdClearDepthStencilImage)          \
   X(CreateSemaphore)                    \
   X(DestroySemaphore)                   \
   X(QueueSubmit)                        \

@@ -34,7 +34,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkFreeMemory(VkDevice handle, VkDeviceMemory me
   if (memory == nullptr) return;
   Device* device = from_handle<Device>(handle);
   std::lock_guard lock(device->mutex);
-  // The spec lets buffers outlive their memory, unusable: they become unbound here. bo_free
+  // The spec lets buffers and images outlive their memory, unusable: they become unbound here. bo_free
   // removes their VA bindings with the BO; a submission using it keeps the memory until it
   // retires (drv).
   for (Buffer* buffer : memory->bound) {
@@ -42,6 +42,12 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkFreeMemory(VkDevice handle, VkDeviceMemory me
     buffer->memory = nullptr;
     buffer->va = 0;
     buffer->va_size = 0;
+  }
+  for (Image* image : memory->bound_images) {
+    device->va->free(image->va);
+    image->memory = nullptr;
+    image->va = 0;
+    image->va_size = 0;
   }
   device->drv->bo_free(memory->bo);
   delete memory;

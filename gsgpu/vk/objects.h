@@ -7,6 +7,7 @@
 #include <vulkan/vk_icd.h>
 #include <vulkan/vulkan_core.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -18,6 +19,8 @@
 
 #include "gsgpu/drv/drv.h"
 #include "gsgpu/drv/va_allocator.h"
+#include "gsgpu/vk/format.h"
+#include "gsgpu/vk/image_layout.h"
 
 static_assert(sizeof(void*) == 8, "non-dispatchable handles are pointers: a 64-bit build only");
 
@@ -56,6 +59,7 @@ struct Device {
 };
 
 struct Buffer;
+struct Image;
 
 struct DeviceMemory {
   drv::BoHandle bo = 0;
@@ -64,6 +68,7 @@ struct DeviceMemory {
   // Buffers bound to it: vkFreeMemory unbinds them, so a later transfer finds them unbound
   // (skipped) instead of writing through a freed mapping. Guarded by Device::mutex.
   std::set<Buffer*> bound;
+  std::set<Image*> bound_images;  // the same for images
 };
 
 struct Buffer {
@@ -72,6 +77,41 @@ struct Buffer {
   uint64_t memory_offset = 0;
   uint64_t va = 0;                 // the GPU address of the binding (0 = not bound)
   uint64_t va_size = 0;
+};
+
+// A VkImage: its format, one linear layout (image_layout.h) whatever the tiling, and once bound a
+// range of a memory object mapped at a GPU VA (read / write), as a buffer's.
+struct Image {
+  const FormatInfo* format = nullptr;
+  VkImageUsageFlags usage = 0;
+  VkImageCreateFlags flags = 0;
+  ImageLayout layout;
+  DeviceMemory* memory = nullptr;  // set by vkBindImageMemory, cleared by vkFreeMemory
+  uint64_t memory_offset = 0;
+  uint64_t va = 0;                 // the GPU address of texel (0, 0, 0) of level 0, layer 0
+  uint64_t va_size = 0;
+};
+
+// A VkImageView: the levels, layers and format of an image it shows, and what the device will be
+// given for it: the IMAGE_DESC words the texture unit reads (when a descriptor can express the
+// view: image_desc_words), and for a one-level 2D view the render target (address and pitch) an
+// output merger writes.
+struct ImageView {
+  Image* image = nullptr;
+  const FormatInfo* format = nullptr;
+  VkImageAspectFlags aspects = 0;
+  ViewShape shape;
+  std::optional<std::array<uint32_t, 16>> image_desc;
+  uint64_t target_va = 0;  // level base_level, layer base_layer
+  uint64_t target_pitch = 0;
+  uint32_t width = 0, height = 0;
+};
+
+// A VkSampler as the texture unit reads it: the SAMPLER_STATE word and the SAMPLER_DESC (8 words:
+// the state, LOD clamps and bias as binary32, custom border colour). image_view.cc translates.
+struct Sampler {
+  uint32_t state = 0;
+  std::array<uint32_t, 8> desc{};
 };
 
 // Recorded commands. gsgpu's command processor has no copy or fill packet (gsgpu.xml: NOP,
@@ -101,8 +141,33 @@ struct BarrierCommand {
   VkPipelineStageFlags src_stages;
   VkPipelineStageFlags dst_stages;
   uint32_t buffer_barriers;
+  uint32_t image_barriers;  // layout transitions: no work, one linear layout for every layout
 };
-using Command = std::variant<CopyCommand, FillCommand, UpdateCommand, BarrierCommand>;
+// Image transfers (image_transfer.cc), run on the host as the buffer ones, every region checked.
+struct BufferImageCopyCommand {
+  Buffer* buffer;
+  Image* image;
+  bool to_image;  // vkCmdCopyBufferToImage; false: vkCmdCopyImageToBuffer
+  std::vector<VkBufferImageCopy> regions;
+};
+struct ImageCopyCommand {
+  Image* src;
+  Image* dst;
+  std::vector<VkImageCopy> regions;
+};
+struct ClearImageCommand {
+  Image* image;
+  bool depth_stencil;  // vkCmdClearDepthStencilImage; false: vkCmdClearColorImage
+  VkClearColorValue color;
+  VkClearDepthStencilValue depth;
+  std::vector<VkImageSubresourceRange> ranges;
+};
+void run(const BufferImageCopyCommand& command);
+void run(const ImageCopyCommand& command);
+void run(const ClearImageCommand& command);
+
+using Command = std::variant<CopyCommand, FillCommand, UpdateCommand, BarrierCommand, BufferImageCopyCommand,
+                             ImageCopyCommand, ClearImageCommand>;
 
 struct CommandBuffer;
 
@@ -153,6 +218,11 @@ inline constexpr uint32_t kQueueFamilyIndex = 0;
 PFN_vkVoidFunction lookup_instance_proc(const char* name);
 PFN_vkVoidFunction lookup_device_proc(const char* name);
 PFN_vkVoidFunction lookup_physical_device_proc(const char* name);
+
+// What vkGetPhysicalDeviceImageFormatProperties answers (image.cc): VK_SUCCESS with *props, or
+// VK_ERROR_FORMAT_NOT_SUPPORTED (props zeroed). vkCreateImage refuses what it refuses.
+VkResult image_format_properties(const drv::Caps& caps, VkFormat format, VkImageType type, VkImageTiling tiling,
+                                 VkImageUsageFlags usage, VkImageCreateFlags flags, VkImageFormatProperties* props);
 
 // Runs a command buffer's transfers on the host (command_buffer.cc).
 void execute_commands(Device* device, const CommandBuffer& cb);

@@ -27,6 +27,19 @@ void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   limits->minStorageBufferOffsetAlignment = 256;
   limits->minTexelBufferOffsetAlignment = 256;
   limits->timestampPeriod = 1.0f;
+  // Images (image_layout.h): the output merger's 4096 x 4096 targets; no cube images (the texture
+  // unit has no IMAGE_CUBE), one sample.
+  limits->maxImageDimension1D = kMaxImageDimension;
+  limits->maxImageDimension2D = kMaxImageDimension;
+  limits->maxImageDimension3D = kMaxImageDimension3D;
+  limits->maxImageDimensionCube = 0;
+  limits->maxImageArrayLayers = kMaxArrayLayers;
+  limits->maxSamplerLodBias = 0.0f;   // the bias is kept in SAMPLER_DESC, which the unit does not read yet
+  limits->maxSamplerAnisotropy = 1.0f;
+  limits->sampledImageColorSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+  limits->sampledImageIntegerSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+  limits->sampledImageDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+  limits->sampledImageStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT;
   limits->maxPushConstantsSize = 128;  // the spec's minimum; reported, not yet used
   limits->maxBoundDescriptorSets = 4;
 }
@@ -80,17 +93,21 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceQueueFamilyProperties(VkPhys
   *count = 1;
 }
 
-VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFormatProperties(VkPhysicalDevice, VkFormat,
+// The formats of format.cc: the same features for both tilings (they share one linear layout); no
+// buffer features (no texel buffers; vertex formats come with pipelines).
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFormatProperties(VkPhysicalDevice, VkFormat format,
                                                                      VkFormatProperties* props) {
-  *props = {};  // no images or texel buffers yet: no format has a feature
+  *props = {};
+  props->optimalTilingFeatures = format_features(find_format(format));
+  props->linearTilingFeatures = props->optimalTilingFeatures;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkGetPhysicalDeviceImageFormatProperties(VkPhysicalDevice, VkFormat, VkImageType,
-                                                                              VkImageTiling, VkImageUsageFlags,
-                                                                              VkImageCreateFlags,
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkGetPhysicalDeviceImageFormatProperties(VkPhysicalDevice handle, VkFormat format,
+                                                                              VkImageType type, VkImageTiling tiling,
+                                                                              VkImageUsageFlags usage,
+                                                                              VkImageCreateFlags flags,
                                                                               VkImageFormatProperties* props) {
-  *props = {};
-  return VK_ERROR_FORMAT_NOT_SUPPORTED;  // no images yet
+  return image_format_properties(from_handle<PhysicalDevice>(handle)->caps, format, type, tiling, usage, flags, props);
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceSparseImageFormatProperties(

@@ -131,10 +131,27 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFormatProperties2(VkPhysical
   gsgpu_vkGetPhysicalDeviceFormatProperties(handle, format, &props->formatProperties);
 }
 
+// The 1.0 answer. No external memory handle type is supported: an
+// VkPhysicalDeviceExternalImageFormatInfo naming one makes the combination unsupported, and
+// VkExternalImageFormatProperties says nothing can be exported or imported. Unknown structures skipped.
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkGetPhysicalDeviceImageFormatProperties2(
-    VkPhysicalDevice, const VkPhysicalDeviceImageFormatInfo2*, VkImageFormatProperties2* props) {
-  props->imageFormatProperties = {};
-  return VK_ERROR_FORMAT_NOT_SUPPORTED;  // no images yet
+    VkPhysicalDevice handle, const VkPhysicalDeviceImageFormatInfo2* info, VkImageFormatProperties2* props) {
+  VkResult result = gsgpu_vkGetPhysicalDeviceImageFormatProperties(handle, info->format, info->type, info->tiling,
+                                                                   info->usage, info->flags,
+                                                                   &props->imageFormatProperties);
+  for (auto* s = static_cast<const VkBaseInStructure*>(info->pNext); s != nullptr; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO &&
+        reinterpret_cast<const VkPhysicalDeviceExternalImageFormatInfo*>(s)->handleType != 0) {
+      props->imageFormatProperties = {};
+      result = VK_ERROR_FORMAT_NOT_SUPPORTED;
+    }
+  }
+  for (auto* s = static_cast<VkBaseOutStructure*>(props->pNext); s != nullptr; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES) {
+      reset_keeping_chain<VkExternalImageFormatProperties>(s);
+    }
+  }
+  return result;
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceSparseImageFormatProperties2(

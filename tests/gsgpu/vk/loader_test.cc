@@ -44,7 +44,9 @@ TEST_F(VkLoader, OneTransferQueueFamilyAndOneCoherentDeviceLocalMemoryType) {
 }
 
 TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
-  EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCreateImage"), nullptr);
+  EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCmdBlitImage"), nullptr);
+  EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCmdResolveImage"), nullptr);
+  EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCreateImage"), nullptr);
   EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCmdDraw"), nullptr);
   EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCreateEvent"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdCopyBuffer"), nullptr);

@@ -158,17 +158,37 @@ TEST_F(VkQuery2, MemoryQueueFormatAndImageQueriesEqualTheOneZeroAnswers) {
   std::memset(&format2.formatProperties, 0xff, sizeof format2.formatProperties);
   proc<PFN_vkGetPhysicalDeviceFormatProperties2KHR>("vkGetPhysicalDeviceFormatProperties2KHR")(
       physical_, VK_FORMAT_R8G8B8A8_UNORM, &format2);
-  EXPECT_EQ(format2.formatProperties.bufferFeatures, 0u);
-  EXPECT_EQ(format2.formatProperties.optimalTilingFeatures, 0u);
+  VkFormatProperties format;
+  vkGetPhysicalDeviceFormatProperties(physical_, VK_FORMAT_R8G8B8A8_UNORM, &format);
+  EXPECT_EQ(std::memcmp(&format2.formatProperties, &format, sizeof format), 0);
+  EXPECT_NE(format.optimalTilingFeatures, 0u);
 
+  // The 1.0 answer; an external memory handle type (none is offered) makes it unsupported, and the
+  // external properties in the output chain are written as zeros.
   VkPhysicalDeviceImageFormatInfo2 image_info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2};
   image_info.format = VK_FORMAT_R8G8B8A8_UNORM;
   image_info.type = VK_IMAGE_TYPE_2D;
   image_info.usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT;
-  VkImageFormatProperties2 image2{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2};
-  EXPECT_EQ(proc<PFN_vkGetPhysicalDeviceImageFormatProperties2KHR>("vkGetPhysicalDeviceImageFormatProperties2KHR")(
-                physical_, &image_info, &image2),
-            VK_ERROR_FORMAT_NOT_SUPPORTED);
+  VkExternalImageFormatProperties external{VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
+  std::memset(&external.externalMemoryProperties, 0xff, sizeof external.externalMemoryProperties);
+  VkImageFormatProperties2 image2{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, &external};
+  auto image_props2 =
+      proc<PFN_vkGetPhysicalDeviceImageFormatProperties2KHR>("vkGetPhysicalDeviceImageFormatProperties2KHR");
+  EXPECT_EQ(image_props2(physical_, &image_info, &image2), VK_SUCCESS);
+  VkImageFormatProperties image;
+  EXPECT_EQ(vkGetPhysicalDeviceImageFormatProperties(physical_, image_info.format, image_info.type,
+                                                     image_info.tiling, image_info.usage, 0, &image),
+            VK_SUCCESS);
+  EXPECT_EQ(std::memcmp(&image2.imageFormatProperties, &image, sizeof image), 0);
+  EXPECT_EQ(external.externalMemoryProperties.externalMemoryFeatures, 0u);
+  EXPECT_EQ(external.externalMemoryProperties.compatibleHandleTypes, 0u);
+  VkPhysicalDeviceExternalImageFormatInfo handle{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO};
+  handle.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  image_info.pNext = &handle;
+  EXPECT_EQ(image_props2(physical_, &image_info, &image2), VK_ERROR_FORMAT_NOT_SUPPORTED);
+  image_info.pNext = nullptr;
+  image_info.format = VK_FORMAT_R8G8B8_UNORM;
+  EXPECT_EQ(image_props2(physical_, &image_info, &image2), VK_ERROR_FORMAT_NOT_SUPPORTED);
 }
 
 // An instance asking for Vulkan 1.1 reaches the driver's core-named query: the loader calls the

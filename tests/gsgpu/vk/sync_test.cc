@@ -89,7 +89,7 @@ TEST_F(VkSync, BarrierBetweenAFillAndACopyIsAcceptedAndTheCopySeesTheFill) {
 }
 
 // An unbound buffer, a range past the end, an offset at the end, a size that would wrap, a size
-// of 0 and an image barrier (no images exist): each refused with a log line when recorded; the
+// of 0 and an image barrier naming no image: each refused with a log line when recorded; the
 // command buffer's transfers still run.
 TEST_F(VkSync, BarriersNamingAnUnboundBufferOrARangePastTheEndAreRefused) {
   uint8_t* a = nullptr;
@@ -116,7 +116,7 @@ TEST_F(VkSync, BarriersNamingAnUnboundBufferOrARangePastTheEndAreRefused) {
   const std::string log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(count(log, "buffer not bound to memory; barrier refused"), 1) << log;
   EXPECT_EQ(count(log, "outside a buffer of 4096 bytes; barrier refused"), 4) << log;
-  EXPECT_EQ(count(log, "no images; refused"), 1) << log;
+  EXPECT_EQ(count(log, "image not bound to memory; barrier refused"), 1) << log;
   VkBufferCopy region{0, 0, 4096};
   vkCmdCopyBuffer(cb_, src, dst, 1, &region);
   submit_and_wait();

@@ -1,0 +1,56 @@
+// The image formats of the gsgpu Vulkan driver: the VkFormats gsgpu's texture unit can read (an
+// IMAGE_DESC channel order and data type, protocol/gsgpu/gsgpu.xml) and which of them its output
+// merger can render to (PIPE_STATE COLOR_FORMAT / DEPTH_FORMAT). Every other VkFormat is
+// unsupported. Also how a texel's components lie in its bytes, for the host-side clears
+// (docs/vulkan-driver.md "Images").
+#pragma once
+
+#include <vulkan/vulkan_core.h>
+
+#include <cstdint>
+
+namespace gsgpu::vk {
+
+// How a format's components are stored.
+enum class NumericKind : uint8_t { kUnorm, kSnorm, kUint, kSint, kSfloat, kSrgb };
+
+// One stored component: which of r, g, b, a (0..3) it holds, at which bit of the texel, how wide.
+struct Component {
+  uint8_t channel;
+  uint8_t bit_offset;
+  uint8_t bits;
+};
+
+struct FormatInfo {
+  VkFormat format;
+  uint32_t element_bytes;    // one texel
+  uint32_t channel_order;    // IMAGE_DESC FORMAT.CHANNEL_ORDER the texture unit reads it as
+  uint32_t data_type;        // IMAGE_DESC FORMAT.DATA_TYPE
+  NumericKind kind;          // colour formats: every component (sRGB: r, g, b; alpha is UNORM)
+  uint8_t component_count;   // colour components in `components`
+  Component components[4];
+  bool color_target;         // PIPE_STATE COLOR_FORMAT accepts it
+  bool depth_target;         // PIPE_STATE DEPTH_FORMAT accepts it
+  VkImageAspectFlags aspects;
+};
+
+// The format's entry, or nullptr when the device does not support it.
+const FormatInfo* find_format(VkFormat format);
+
+// Every supported format (the tests walk it).
+const FormatInfo* supported_formats(uint32_t* count);
+
+// The optimal- and linear-tiling features of a supported format (the same: both tilings share one
+// linear layout); 0 for an unsupported one.
+VkFormatFeatureFlags format_features(const FormatInfo* info);
+
+// Bytes one texel of `aspect` takes in a buffer copy: the element size for colour and D32, 4 for
+// the depth of D24S8 (24 bits in bits 0..23), 1 for its stencil; 0 for an aspect the format lacks.
+uint32_t copy_texel_bytes(const FormatInfo& info, VkImageAspectFlags aspect);
+
+// A clear colour written as one stored texel of a colour format (element_bytes bytes at `out`),
+// with Vulkan's conversions: UNORM / SNORM rounded to nearest and clamped, sRGB encoded for r, g, b,
+// integers truncated to the component's width, floats as binary16 / binary32.
+void encode_clear_color(const FormatInfo& info, const VkClearColorValue& value, uint8_t* out);
+
+}  // namespace gsgpu::vk

@@ -1,0 +1,116 @@
+// VkImageView and VkSampler. A view is checked against its image (bound, levels and layers inside
+// it, a view type of the image's type, the image's format or, with MUTABLE_FORMAT, one of the same
+// texel size, aspects the format has) and keeps what the device will be given for it: the IMAGE_DESC
+// words (image_layout.h) and, for one level, the render-target address and pitch. A sampler keeps
+// its SAMPLER_STATE / SAMPLER_DESC words (sampler_state.h). A refused view or sampler is a log line
+// and an error code (docs/vulkan-driver.md "Images").
+#include <cstdio>
+#include <new>
+
+#include "gsgpu/vk/entry_points.h"
+#include "gsgpu/vk/sampler_state.h"
+
+namespace gsgpu::vk {
+namespace {
+
+bool view_type_fits(VkImageType image, VkImageViewType view, uint32_t layers) {
+  switch (view) {
+    case VK_IMAGE_VIEW_TYPE_1D: return image == VK_IMAGE_TYPE_1D && layers == 1;
+    case VK_IMAGE_VIEW_TYPE_1D_ARRAY: return image == VK_IMAGE_TYPE_1D;
+    case VK_IMAGE_VIEW_TYPE_2D: return image == VK_IMAGE_TYPE_2D && layers == 1;
+    case VK_IMAGE_VIEW_TYPE_2D_ARRAY: return image == VK_IMAGE_TYPE_2D;
+    case VK_IMAGE_VIEW_TYPE_3D: return image == VK_IMAGE_TYPE_3D;
+    default: return false;  // cube views need CUBE_COMPATIBLE images, which are not offered
+  }
+}
+
+// Why the view is invalid, or nullptr; fills *shape with the resolved level and layer counts.
+const char* check_view(const Image& image, const VkImageViewCreateInfo& info, const FormatInfo* format,
+                       ViewShape* shape) {
+  if (image.memory == nullptr) return "image not bound to memory";
+  if (format == nullptr) return "format not supported";
+  if (format != image.format &&
+      (!(image.flags & VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT) || format->element_bytes != image.format->element_bytes ||
+       format->aspects != image.format->aspects)) {
+    return "a format other than the image's (without MUTABLE_FORMAT, or of another texel size)";
+  }
+  const VkImageSubresourceRange& r = info.subresourceRange;
+  if (r.aspectMask == 0 || (r.aspectMask & ~image.format->aspects) != 0) return "aspects the format does not have";
+  const ImageShape& s = image.layout.shape;
+  const uint32_t layers = s.type == VK_IMAGE_TYPE_3D ? 1 : s.array_layers;
+  if (r.baseMipLevel >= s.mip_levels || r.baseArrayLayer >= layers) return "levels or layers outside the image";
+  shape->type = info.viewType;
+  shape->base_level = r.baseMipLevel;
+  shape->level_count = r.levelCount == VK_REMAINING_MIP_LEVELS ? s.mip_levels - r.baseMipLevel : r.levelCount;
+  shape->base_layer = r.baseArrayLayer;
+  shape->layer_count = r.layerCount == VK_REMAINING_ARRAY_LAYERS ? layers - r.baseArrayLayer : r.layerCount;
+  shape->components = info.components;
+  if (shape->level_count == 0 || shape->level_count > s.mip_levels - r.baseMipLevel || shape->layer_count == 0 ||
+      shape->layer_count > layers - r.baseArrayLayer) {
+    return "levels or layers outside the image";
+  }
+  if (!view_type_fits(s.type, info.viewType, shape->layer_count)) return "a view type the image's type cannot have";
+  return nullptr;
+}
+
+}  // namespace
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateImageView(VkDevice, const VkImageViewCreateInfo* info,
+                                                       const VkAllocationCallbacks*, VkImageView* out) {
+  Image* image = from_handle<Image>(info->image);
+  const FormatInfo* format = find_format(info->format);
+  ViewShape shape;
+  const char* why = image == nullptr ? "no image" : check_view(*image, *info, format, &shape);
+  std::string desc_why;
+  std::optional<std::array<uint32_t, 16>> desc;
+  if (why == nullptr) {
+    desc = image_desc_words(image->layout, image->va, *format, shape, &desc_why);
+    // A swizzle the descriptor cannot hold is an invalid view; a layer sub-range of several levels
+    // is valid Vulkan the descriptor cannot express: the view exists, without a descriptor.
+    if (!desc && desc_why.find("swizzle") != std::string::npos) why = "an unknown component swizzle";
+  }
+  if (why != nullptr) {
+    std::fprintf(stderr, "gsgpu-vk: vkCreateImageView: %s; refused\n", why);
+    return VK_ERROR_FORMAT_NOT_SUPPORTED;
+  }
+  auto* view = new (std::nothrow) ImageView;
+  if (view == nullptr) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  view->image = image;
+  view->format = format;
+  view->aspects = info->subresourceRange.aspectMask;
+  view->shape = shape;
+  view->image_desc = desc;
+  const LevelLayout& level = image->layout.levels[shape.base_level];
+  view->target_va = image->va + level.offset + uint64_t{shape.base_layer} * level.slice_pitch;
+  view->target_pitch = level.row_pitch;
+  view->width = level.width;
+  view->height = level.height;
+  *out = to_handle<VkImageView>(view);
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroyImageView(VkDevice, VkImageView view, const VkAllocationCallbacks*) {
+  delete from_handle<ImageView>(view);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateSampler(VkDevice, const VkSamplerCreateInfo* info,
+                                                     const VkAllocationCallbacks*, VkSampler* out) {
+  std::string why;
+  std::optional<std::array<uint32_t, 8>> words = translate_sampler(*info, &why);
+  if (!words) {
+    std::fprintf(stderr, "gsgpu-vk: vkCreateSampler: %s; refused\n", why.c_str());
+    return VK_ERROR_FEATURE_NOT_PRESENT;
+  }
+  auto* sampler = new (std::nothrow) Sampler;
+  if (sampler == nullptr) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  sampler->state = (*words)[0];
+  sampler->desc = *words;
+  *out = to_handle<VkSampler>(sampler);
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroySampler(VkDevice, VkSampler sampler, const VkAllocationCallbacks*) {
+  delete from_handle<Sampler>(sampler);
+}
+
+}  // namespace gsgpu::vk
