@@ -1,0 +1,157 @@
+// The resource-binding model of gsgpu/vk (docs/vulkan-driver.md "Resource binding"), apart from the
+// Vulkan entry points so that it can be tested directly: descriptor set layouts, pipeline layouts,
+// the descriptors a set holds, pool accounting, and the bytes a draw will hand its shaders.
+//
+// The GPU-visible form is the draw's constant buffer (SHADER_STATE CONSTANTS_VA / _SIZE), whose
+// layout the compiler fixes (docs/compiler.md "Graphics shaders", "Constant buffer"):
+//   bytes 0 .. 127                    push constants (vkCmdPushConstants)
+//   bytes 128 + 8 * (16 * set + b)    the 64-bit GPU VA of the buffer bound at (set, binding b),
+//                                     sets 0-3, bindings 0-15, array element 0
+// A descriptor set keeps its 16 table entries ready (VA of the buffer + the descriptor's offset);
+// binding it copies them into its set's 128 bytes, adding the dynamic offsets.
+#pragma once
+
+#include <vulkan/vulkan_core.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gsgpu::vk {
+
+// The constant buffer's shape (the compiler's ABI) and the limits that follow from it.
+inline constexpr uint32_t kMaxBoundSets = 4;          // maxBoundDescriptorSets
+inline constexpr uint32_t kTableBindings = 16;        // bindings 0-15 of each set have a table entry
+inline constexpr uint32_t kPushConstantBytes = 128;   // maxPushConstantsSize
+inline constexpr uint32_t kTableOffset = kPushConstantBytes;
+inline constexpr uint32_t kSetTableBytes = 8 * kTableBindings;
+inline constexpr uint32_t kConstantBufferBytes = kTableOffset + kMaxBoundSets * kSetTableBytes;  // 640
+constexpr uint32_t table_entry_offset(uint32_t set, uint32_t binding) {
+  return kTableOffset + 8 * (kTableBindings * set + binding);
+}
+
+// Buffer descriptor rules, reported in VkPhysicalDeviceLimits (physical_device.cc).
+inline constexpr uint64_t kBufferOffsetAlignment = 256;      // min{Uniform,Storage}BufferOffsetAlignment
+inline constexpr uint64_t kMaxUniformBufferRange = 65536;    // maxUniformBufferRange
+inline constexpr uint64_t kMaxStorageBufferRange = 1u << 27;  // maxStorageBufferRange
+// A bound on what one layout (and so one set) may hold: the driver keeps a record per descriptor.
+inline constexpr uint64_t kMaxDescriptorsPerLayout = 65536;
+// VK_DESCRIPTOR_TYPE_SAMPLER (0) .. VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT (10): the 1.0 types.
+inline constexpr uint32_t kDescriptorTypes = 11;
+
+bool is_buffer_type(VkDescriptorType type);
+bool is_dynamic_type(VkDescriptorType type);
+
+struct LayoutBinding {
+  uint32_t binding = 0;
+  VkDescriptorType type = VK_DESCRIPTOR_TYPE_SAMPLER;
+  uint32_t count = 0;
+  VkShaderStageFlags stages = 0;
+  std::vector<uint64_t> immutable_samplers;  // VkSampler handles (vkimg's objects), kept opaque
+  uint32_t first_descriptor = 0;             // index of its element 0 in DescriptorSetData::descriptors
+  uint32_t first_dynamic = 0;                // index of its element 0 among the set's dynamic offsets
+};
+
+struct SetLayout {
+  std::vector<LayoutBinding> bindings;  // sorted by binding number, numbers unique
+  uint32_t descriptor_count = 0;
+  uint32_t dynamic_count = 0;
+  std::array<uint64_t, kDescriptorTypes> per_type{};  // descriptors of each type (pool accounting)
+  const LayoutBinding* find(uint32_t binding) const;
+  bool same_as(const SetLayout& other) const;  // "identically defined" (compatible)
+};
+
+// False with *error for what Vulkan calls invalid usage (a flag, a type, a repeated binding, …).
+bool build_set_layout(const VkDescriptorSetLayoutCreateInfo& info, SetLayout* out, std::string* error);
+
+struct PipelineLayout {
+  std::vector<std::shared_ptr<const SetLayout>> sets;
+  std::vector<VkPushConstantRange> push_ranges;
+};
+
+// Checks the push-constant ranges and the set count; `sets` are the resolved set layouts.
+bool build_pipeline_layout(std::vector<std::shared_ptr<const SetLayout>> sets,
+                           std::span<const VkPushConstantRange> ranges, PipelineLayout* out, std::string* error);
+
+// One descriptor's record. Buffers are captured at update time (VA, size), as a GPU descriptor
+// would be: the set holds no pointer to the buffer object. Images, views and samplers are the
+// application's handles, opaque here, for vkimg's objects to resolve when draws sample them.
+struct Descriptor {
+  bool written = false;
+  uint64_t buffer_va = 0;    // the buffer's GPU VA (its start)
+  uint64_t buffer_size = 0;
+  uint64_t offset = 0;
+  uint64_t range = 0;        // VK_WHOLE_SIZE resolved
+  uint64_t sampler = 0;      // VkSampler (an immutable one when the layout has it)
+  uint64_t image_view = 0;   // VkImageView
+  VkImageLayout image_layout = VK_IMAGE_LAYOUT_UNDEFINED;
+  uint64_t texel_buffer_view = 0;  // VkBufferView
+  bool operator==(const Descriptor&) const = default;
+};
+
+struct DescriptorSetData {
+  std::shared_ptr<const SetLayout> layout;
+  std::vector<Descriptor> descriptors;              // the layout's bindings, flattened
+  std::array<uint64_t, kTableBindings> table{};     // VA + offset of each binding's element 0 (0: none)
+};
+
+void init_set(std::shared_ptr<const SetLayout> layout, DescriptorSetData* set);
+
+// What the updater knows about a VkBuffer when a descriptor is written: nullopt if the handle is
+// not a buffer; bound = false when the buffer has no memory.
+struct BufferFacts {
+  bool bound = false;
+  uint64_t va = 0;
+  uint64_t size = 0;
+};
+using BufferResolver = std::function<std::optional<BufferFacts>(VkBuffer)>;
+
+// vkUpdateDescriptorSets, one write or one copy: validated whole, then applied (nothing changes
+// when it is refused). `dst` is the write's set, resolved by the caller.
+bool apply_write(const VkWriteDescriptorSet& write, const BufferResolver& buffers, DescriptorSetData* dst,
+                 std::string* error);
+bool apply_copy(const VkCopyDescriptorSet& copy, const DescriptorSetData& src, DescriptorSetData* dst,
+                std::string* error);
+
+// Descriptor pool accounting: sets and descriptors of each type, as VkDescriptorPoolCreateInfo
+// declared them.
+struct PoolAccounting {
+  uint64_t max_sets = 0;
+  uint64_t sets = 0;
+  std::array<uint64_t, kDescriptorTypes> capacity{};
+  std::array<uint64_t, kDescriptorTypes> used{};
+  bool build(const VkDescriptorPoolCreateInfo& info, std::string* error);
+  bool take(const SetLayout& layout);  // false (nothing taken) when the pool has no room
+  void give_back(const SetLayout& layout);
+  void reset();
+};
+
+// The command buffer's binding state, per bind point: what the next draw's (or dispatch's)
+// constant buffer holds.
+struct BoundSets {
+  std::array<std::array<uint64_t, kTableBindings>, kMaxBoundSets> tables{};
+  std::array<std::shared_ptr<const SetLayout>, kMaxBoundSets> layouts;  // what each set was bound with
+};
+struct BindingState {
+  std::array<uint8_t, kPushConstantBytes> push_constants{};
+  std::array<BoundSets, 2> bind_points;  // VK_PIPELINE_BIND_POINT_GRAPHICS (0), _COMPUTE (1)
+  // The constant buffer's bytes (little-endian VAs) for a draw (GRAPHICS) or a dispatch (COMPUTE).
+  std::array<uint8_t, kConstantBufferBytes> constant_buffer(VkPipelineBindPoint point) const;
+};
+
+// vkCmdBindDescriptorSets: validated whole (set range, layouts, dynamic-offset count, alignment
+// and range), then applied; refused, the state is unchanged.
+bool bind_descriptor_sets(const PipelineLayout& layout, VkPipelineBindPoint point, uint32_t first_set,
+                          std::span<const DescriptorSetData* const> sets, std::span<const uint32_t> dynamic_offsets,
+                          BindingState* state, std::string* error);
+
+// vkCmdPushConstants: checked against the layout's ranges, then written.
+bool push_constants(const PipelineLayout& layout, VkShaderStageFlags stages, uint32_t offset, uint32_t size,
+                    const void* data, BindingState* state, std::string* error);
+
+}  // namespace gsgpu::vk

@@ -1,0 +1,172 @@
+// vkUpdateDescriptorSets on the binding model (binding_model.h): one write or copy at a time,
+// validated whole before anything changes, then the set's table of buffer VAs refreshed.
+#include <cstdint>
+
+#include "gsgpu/vk/binding_model.h"
+
+namespace gsgpu::vk {
+namespace {
+
+bool fail(std::string* error, std::string message) {
+  *error = std::move(message);
+  return false;
+}
+
+bool is_image_type(VkDescriptorType type) {
+  return type == VK_DESCRIPTOR_TYPE_SAMPLER || type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER ||
+         type == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || type == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE ||
+         type == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT;
+}
+
+// The flat indices of `count` descriptors from (binding, element), rolling over into the bindings
+// after it as vkUpdateDescriptorSets does (bindings of count 0 skipped); every binding crossed
+// must have the first one's type and stages. *first is the binding the update starts in.
+bool walk_slots(const SetLayout& layout, uint32_t binding, uint32_t element, uint32_t count,
+                std::vector<uint32_t>* slots, const LayoutBinding** first, std::string* error) {
+  const LayoutBinding* b = layout.find(binding);
+  if (b == nullptr) return fail(error, "binding " + std::to_string(binding) + " is not in the set's layout");
+  if (count > layout.descriptor_count) {
+    return fail(error, std::to_string(count) + " descriptors, more than the set's " +
+                           std::to_string(layout.descriptor_count));
+  }
+  *first = b;
+  uint64_t e = element;
+  while (slots->size() < count) {
+    if (e < b->count) {
+      slots->push_back(b->first_descriptor + static_cast<uint32_t>(e++));
+      continue;
+    }
+    e -= b->count;
+    const LayoutBinding* next = b->binding == UINT32_MAX ? nullptr : layout.find(b->binding + 1);
+    if (next == nullptr || (next->count != 0 && (next->type != (*first)->type || next->stages != (*first)->stages))) {
+      return fail(error, "element " + std::to_string(element) + " + " + std::to_string(count) +
+                             " descriptors pass the end of binding " + std::to_string(b->binding) +
+                             " and of the consecutive bindings of its type");
+    }
+    b = next;
+  }
+  return true;
+}
+
+bool read_buffer(const VkDescriptorBufferInfo& info, VkDescriptorType type, const BufferResolver& buffers,
+                 Descriptor* out, std::string* error) {
+  std::optional<BufferFacts> facts = buffers(info.buffer);
+  if (!facts) return fail(error, "the buffer is not a buffer");
+  if (!facts->bound) return fail(error, "the buffer is not bound to memory");
+  if (info.offset % kBufferOffsetAlignment != 0) {
+    return fail(error, "offset " + std::to_string(info.offset) + " is not a multiple of " +
+                           std::to_string(kBufferOffsetAlignment));
+  }
+  if (info.offset >= facts->size) {
+    return fail(error, "offset " + std::to_string(info.offset) + " is not inside a buffer of " +
+                           std::to_string(facts->size) + " bytes");
+  }
+  const uint64_t range = info.range == VK_WHOLE_SIZE ? facts->size - info.offset : info.range;
+  if (range == 0 || range > facts->size - info.offset) {
+    return fail(error, "range [" + std::to_string(info.offset) + ", +" + std::to_string(range) +
+                           ") is empty or outside a buffer of " + std::to_string(facts->size) + " bytes");
+  }
+  const bool uniform = type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
+  const uint64_t max_range = uniform ? kMaxUniformBufferRange : kMaxStorageBufferRange;
+  if (range > max_range) {
+    return fail(error, "range " + std::to_string(range) + " is over the limit of " + std::to_string(max_range));
+  }
+  *out = Descriptor{true, facts->va, facts->size, info.offset, range};
+  return true;
+}
+
+// A write's i-th descriptor, read from the array its type uses. `immutable` keeps the layout's sampler.
+bool read_descriptor(const VkWriteDescriptorSet& write, uint32_t i, const BufferResolver& buffers, bool immutable,
+                     Descriptor* out, std::string* error) {
+  const VkDescriptorType type = write.descriptorType;
+  if (is_buffer_type(type)) {
+    if (write.pBufferInfo == nullptr) return fail(error, "pBufferInfo is null");
+    return read_buffer(write.pBufferInfo[i], type, buffers, out, error);
+  }
+  if (is_image_type(type)) {
+    if (write.pImageInfo == nullptr) return fail(error, "pImageInfo is null");
+    const VkDescriptorImageInfo& info = write.pImageInfo[i];
+    const bool wants_sampler = type == VK_DESCRIPTOR_TYPE_SAMPLER || type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    if (wants_sampler && !immutable && info.sampler == VK_NULL_HANDLE) return fail(error, "the sampler is null");
+    if (type != VK_DESCRIPTOR_TYPE_SAMPLER && info.imageView == VK_NULL_HANDLE) {
+      return fail(error, "the image view is null");
+    }
+    out->written = true;
+    if (wants_sampler && !immutable) out->sampler = reinterpret_cast<uint64_t>(info.sampler);
+    if (type != VK_DESCRIPTOR_TYPE_SAMPLER) out->image_view = reinterpret_cast<uint64_t>(info.imageView);
+    out->image_layout = info.imageLayout;
+    return true;
+  }
+  if (write.pTexelBufferView == nullptr || write.pTexelBufferView[i] == VK_NULL_HANDLE) {
+    return fail(error, "the texel buffer view is null");
+  }
+  *out = Descriptor{};
+  out->written = true;
+  out->texel_buffer_view = reinterpret_cast<uint64_t>(write.pTexelBufferView[i]);
+  return true;
+}
+
+// Bindings 0-15 of buffer types: element 0's VA + offset, what a draw's shaders read (0: none).
+void refresh_table(DescriptorSetData* set) {
+  set->table = {};
+  for (const LayoutBinding& b : set->layout->bindings) {
+    if (b.binding >= kTableBindings || b.count == 0 || !is_buffer_type(b.type)) continue;
+    const Descriptor& d = set->descriptors[b.first_descriptor];
+    if (d.written) set->table[b.binding] = d.buffer_va + d.offset;
+  }
+}
+
+}  // namespace
+
+bool apply_write(const VkWriteDescriptorSet& write, const BufferResolver& buffers, DescriptorSetData* dst,
+                 std::string* error) {
+  std::vector<uint32_t> slots;
+  const LayoutBinding* first = nullptr;
+  const SetLayout& layout = *dst->layout;
+  if (!walk_slots(layout, write.dstBinding, write.dstArrayElement, write.descriptorCount, &slots, &first, error)) {
+    return false;
+  }
+  if (write.descriptorType != first->type) {
+    return fail(error, "type " + std::to_string(write.descriptorType) + " is not binding " +
+                           std::to_string(first->binding) + "'s type " + std::to_string(first->type));
+  }
+  const bool immutable = !first->immutable_samplers.empty();
+  std::vector<Descriptor> values(slots.size());
+  for (uint32_t i = 0; i < slots.size(); ++i) {
+    values[i] = dst->descriptors[slots[i]];
+    if (!read_descriptor(write, i, buffers, immutable, &values[i], error)) {
+      *error = "descriptor " + std::to_string(i) + ": " + *error;
+      return false;
+    }
+  }
+  for (uint32_t i = 0; i < slots.size(); ++i) dst->descriptors[slots[i]] = values[i];
+  refresh_table(dst);
+  return true;
+}
+
+bool apply_copy(const VkCopyDescriptorSet& copy, const DescriptorSetData& src, DescriptorSetData* dst,
+                std::string* error) {
+  std::vector<uint32_t> from, to;
+  const LayoutBinding* src_first = nullptr;
+  const LayoutBinding* dst_first = nullptr;
+  if (!walk_slots(*src.layout, copy.srcBinding, copy.srcArrayElement, copy.descriptorCount, &from, &src_first, error) ||
+      !walk_slots(*dst->layout, copy.dstBinding, copy.dstArrayElement, copy.descriptorCount, &to, &dst_first, error)) {
+    return false;
+  }
+  if (src_first->type != dst_first->type) {
+    return fail(error, "source type " + std::to_string(src_first->type) + " and destination type " +
+                           std::to_string(dst_first->type) + " differ");
+  }
+  std::vector<Descriptor> values;  // read first: a copy within one set may overlap
+  for (uint32_t slot : from) values.push_back(src.descriptors[slot]);
+  const bool immutable = !dst_first->immutable_samplers.empty();
+  for (size_t i = 0; i < to.size(); ++i) {
+    const uint64_t kept_sampler = dst->descriptors[to[i]].sampler;
+    dst->descriptors[to[i]] = values[i];
+    if (immutable) dst->descriptors[to[i]].sampler = kept_sampler;
+  }
+  refresh_table(dst);
+  return true;
+}
+
+}  // namespace gsgpu::vk

@@ -1,0 +1,388 @@
+// The binding model (gsgpu/vk/binding_model.h) without the loader: the bytes of the constant buffer
+// a draw will hand its shaders (docs/compiler.md "Constant buffer": push constants at 0-127, the VA
+// of (set, binding) at 128 + 8 * (16 * set + binding)), dynamic offsets, push-constant ranges,
+// rollover of updates into the next bindings, and pool accounting.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+
+#include "gsgpu/vk/binding_model.h"
+
+namespace gsgpu::vk {
+namespace {
+
+VkDescriptorSetLayoutBinding binding(uint32_t number, VkDescriptorType type, uint32_t count = 1) {
+  return {number, type, count, VK_SHADER_STAGE_ALL_GRAPHICS, nullptr};
+}
+
+std::shared_ptr<const SetLayout> make_layout(std::vector<VkDescriptorSetLayoutBinding> bindings) {
+  VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  info.bindingCount = static_cast<uint32_t>(bindings.size());
+  info.pBindings = bindings.data();
+  auto layout = std::make_shared<SetLayout>();
+  std::string error;
+  EXPECT_TRUE(build_set_layout(info, layout.get(), &error)) << error;
+  return layout;
+}
+
+uint64_t read_u64(const std::array<uint8_t, kConstantBufferBytes>& bytes, uint32_t offset) {
+  uint64_t v = 0;
+  for (int k = 7; k >= 0; --k) v = (v << 8) | bytes[offset + k];  // little-endian, as the shader's s_load_b64
+  return v;
+}
+
+class BindingModel : public ::testing::Test {
+ protected:
+  // Fake buffers: handle value -> facts.
+  std::map<uint64_t, BufferFacts> buffers_ = {
+      {1, {true, 0x10000, 4096}},   // bound, 4 KiB at VA 0x10000
+      {2, {true, 0x200000, 1024}},  // bound, 1 KiB
+      {3, {false, 0, 4096}},        // not bound to memory
+  };
+  BufferResolver resolver_ = [this](VkBuffer handle) -> std::optional<BufferFacts> {
+    auto it = buffers_.find(reinterpret_cast<uint64_t>(handle));
+    if (it == buffers_.end()) return std::nullopt;
+    return it->second;
+  };
+
+  bool write_buffer(DescriptorSetData* set, uint32_t binding, uint32_t element, VkDescriptorType type,
+                    uint64_t buffer, uint64_t offset, uint64_t range, std::string* error) {
+    VkDescriptorBufferInfo info{reinterpret_cast<VkBuffer>(buffer), offset, range};
+    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    write.dstBinding = binding;
+    write.dstArrayElement = element;
+    write.descriptorCount = 1;
+    write.descriptorType = type;
+    write.pBufferInfo = &info;
+    return apply_write(write, resolver_, set, error);
+  }
+};
+
+TEST(BindingModelAbi, ConstantBufferShapeIsTheCompilersAbi) {
+  EXPECT_EQ(kConstantBufferBytes, 640u);
+  EXPECT_EQ(table_entry_offset(0, 0), 128u);
+  EXPECT_EQ(table_entry_offset(0, 15), 128u + 120u);
+  EXPECT_EQ(table_entry_offset(1, 0), 256u);
+  EXPECT_EQ(table_entry_offset(3, 15), 632u);
+}
+
+// Two sets bound at 1 and 2, a uniform buffer at (1, 0), a dynamic one at (1, 15) and a storage
+// buffer at (2, 3); push constants at 16..23. Every other byte of the constant buffer is 0.
+TEST_F(BindingModel, BoundSetsAndPushConstantsLandWhereTheCompilerReadsThem) {
+  auto first = make_layout({binding(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
+                            binding(15, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC),
+                            binding(20, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)});  // no table entry (>= 16)
+  auto second = make_layout({binding(3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)});
+  DescriptorSetData a, b;
+  init_set(first, &a);
+  init_set(second, &b);
+  std::string error;
+  ASSERT_TRUE(write_buffer(&a, 0, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, 256, 64, &error)) << error;
+  ASSERT_TRUE(write_buffer(&a, 15, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, 0, 256, &error)) << error;
+  ASSERT_TRUE(write_buffer(&a, 20, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2, 0, VK_WHOLE_SIZE, &error)) << error;
+  ASSERT_TRUE(write_buffer(&b, 3, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2, 512, VK_WHOLE_SIZE, &error)) << error;
+  EXPECT_EQ(a.table[0], 0x10000u + 256);
+  EXPECT_EQ(a.table[15], 0x10000u);
+  EXPECT_EQ(a.descriptors[2].range, 1024u);  // VK_WHOLE_SIZE resolved
+
+  PipelineLayout layout;
+  const VkPushConstantRange range{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 16, 8};
+  ASSERT_TRUE(build_pipeline_layout({first, first, second}, {&range, 1}, &layout, &error)) << error;
+  BindingState state;
+  const DescriptorSetData* sets[] = {&a, &b};
+  const uint32_t dynamic[] = {512};
+  ASSERT_TRUE(bind_descriptor_sets(layout, VK_PIPELINE_BIND_POINT_GRAPHICS, 1, sets, dynamic, &state, &error))
+      << error;
+  const uint32_t words[2] = {0x3f800000, 0xdeadbeef};
+  ASSERT_TRUE(push_constants(layout, range.stageFlags, 16, 8, words, &state, &error)) << error;
+
+  const auto bytes = state.constant_buffer(VK_PIPELINE_BIND_POINT_GRAPHICS);
+  std::array<uint8_t, kConstantBufferBytes> expected{};
+  std::memcpy(&expected[16], words, 8);
+  auto put = [&](uint32_t set, uint32_t b, uint64_t va) { std::memcpy(&expected[table_entry_offset(set, b)], &va, 8); };
+  put(1, 0, 0x10000 + 256);
+  put(1, 15, 0x10000 + 512);  // the dynamic offset added
+  put(2, 3, 0x200000 + 512);
+  EXPECT_EQ(bytes, expected);
+  EXPECT_EQ(read_u64(bytes, 128 + 8 * 16), 0x10100u);
+  // The compute bind point has its own sets; push constants are shared.
+  const auto compute = state.constant_buffer(VK_PIPELINE_BIND_POINT_COMPUTE);
+  EXPECT_EQ(read_u64(compute, table_entry_offset(1, 0)), 0u);
+  EXPECT_EQ(std::memcmp(compute.data(), bytes.data(), kPushConstantBytes), 0);
+}
+
+TEST_F(BindingModel, DynamicOffsetsAreCheckedBeforeAnythingIsBound) {
+  auto layout_set = make_layout({binding(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC),
+                                 binding(1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC)});
+  DescriptorSetData set;
+  init_set(layout_set, &set);
+  std::string error;
+  ASSERT_TRUE(write_buffer(&set, 0, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 1, 256, 256, &error)) << error;
+  ASSERT_TRUE(write_buffer(&set, 1, 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 1, 0, VK_WHOLE_SIZE, &error));
+  PipelineLayout layout;
+  ASSERT_TRUE(build_pipeline_layout({layout_set}, {}, &layout, &error));
+  BindingState state;
+  const DescriptorSetData* sets[] = {&set};
+  struct Case {
+    std::vector<uint32_t> offsets;
+    const char* message;
+  };
+  const Case cases[] = {
+      {{256}, "1 dynamic offsets for 2"},
+      {{256, 0, 0}, "3 dynamic offsets for 2"},
+      {{100, 0}, "not a multiple of 256"},
+      {{3840, 0}, "passes the end"},        // 256 + 3840 + 256 > 4096
+      {{0xffffff00u, 0}, "passes the end"}, // would wrap a 32-bit sum
+      {{0, 256}, "passes the end"},         // the whole-size storage descriptor has no room to move
+  };
+  for (const Case& c : cases) {
+    error.clear();
+    EXPECT_FALSE(bind_descriptor_sets(layout, VK_PIPELINE_BIND_POINT_GRAPHICS, 0, sets, c.offsets, &state, &error));
+    EXPECT_NE(error.find(c.message), std::string::npos) << error;
+  }
+  EXPECT_EQ(state.bind_points[0].tables[0][0], 0u);  // nothing bound by a refused call
+  const uint32_t good[] = {3584, 0};                 // 256 + 3584 + 256 = 4096: the last that fits
+  ASSERT_TRUE(bind_descriptor_sets(layout, VK_PIPELINE_BIND_POINT_GRAPHICS, 0, sets, good, &state, &error)) << error;
+  EXPECT_EQ(state.bind_points[0].tables[0][0], 0x10000u + 256 + 3584);
+  EXPECT_FALSE(bind_descriptor_sets(layout, VK_PIPELINE_BIND_POINT_GRAPHICS, 1, sets, good, &state, &error));
+  EXPECT_FALSE(bind_descriptor_sets(layout, VK_PIPELINE_BIND_POINT_GRAPHICS, 0xffffffffu, sets, good, &state, &error));
+  EXPECT_FALSE(bind_descriptor_sets(layout, static_cast<VkPipelineBindPoint>(7), 0, sets, good, &state, &error));
+  // A set whose layout is not the pipeline layout's is refused.
+  auto other = make_layout({binding(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)});
+  DescriptorSetData foreign;
+  init_set(other, &foreign);
+  const DescriptorSetData* wrong[] = {&foreign};
+  EXPECT_FALSE(bind_descriptor_sets(layout, VK_PIPELINE_BIND_POINT_GRAPHICS, 0, wrong, {}, &state, &error));
+  EXPECT_NE(error.find("layout that differs"), std::string::npos) << error;
+}
+
+TEST_F(BindingModel, PushConstantsFollowTheLayoutsRanges) {
+  PipelineLayout layout;
+  const VkPushConstantRange ranges[] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 64},
+                                        {VK_SHADER_STAGE_FRAGMENT_BIT, 32, 96}};
+  std::string error;
+  ASSERT_TRUE(build_pipeline_layout({}, ranges, &layout, &error)) << error;
+  BindingState state;
+  std::array<uint8_t, 128> data;
+  for (int i = 0; i < 128; ++i) data[i] = static_cast<uint8_t>(i + 1);
+  EXPECT_TRUE(push_constants(layout, VK_SHADER_STAGE_VERTEX_BIT, 0, 32, data.data(), &state, &error)) << error;
+  EXPECT_TRUE(push_constants(layout, VK_SHADER_STAGE_FRAGMENT_BIT, 64, 64, data.data(), &state, &error)) << error;
+  // Bytes 32..63 are in both ranges: the call must name both stages.
+  EXPECT_FALSE(push_constants(layout, VK_SHADER_STAGE_VERTEX_BIT, 32, 4, data.data(), &state, &error));
+  EXPECT_NE(error.find("does not all name"), std::string::npos) << error;
+  EXPECT_TRUE(push_constants(layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 32, 4, data.data(),
+                             &state, &error)) << error;
+  // Byte 64 is outside the vertex range.
+  EXPECT_FALSE(push_constants(layout, VK_SHADER_STAGE_VERTEX_BIT, 60, 8, data.data(), &state, &error));
+  EXPECT_FALSE(push_constants(layout, VK_SHADER_STAGE_FRAGMENT_BIT, 124, 8, data.data(), &state, &error));
+  EXPECT_FALSE(push_constants(layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0xfffffffcu, 8, data.data(), &state, &error));
+  EXPECT_FALSE(push_constants(layout, VK_SHADER_STAGE_FRAGMENT_BIT, 66, 4, data.data(), &state, &error));
+  EXPECT_FALSE(push_constants(layout, VK_SHADER_STAGE_FRAGMENT_BIT, 64, 0, data.data(), &state, &error));
+  EXPECT_FALSE(push_constants(layout, VK_SHADER_STAGE_COMPUTE_BIT, 64, 4, data.data(), &state, &error));
+  std::array<uint8_t, 128> expected{};
+  std::memcpy(&expected[0], data.data(), 32);
+  std::memcpy(&expected[64], data.data(), 64);
+  std::memcpy(&expected[32], data.data(), 4);
+  EXPECT_EQ(state.push_constants, expected);
+
+  // Layout ranges: past 128 bytes, unaligned, empty, a stage in two ranges.
+  const VkPushConstantRange bad[][1] = {{{VK_SHADER_STAGE_VERTEX_BIT, 64, 68}},
+                                        {{VK_SHADER_STAGE_VERTEX_BIT, 2, 4}},
+                                        {{VK_SHADER_STAGE_VERTEX_BIT, 0, 0}},
+                                        {{VK_SHADER_STAGE_VERTEX_BIT, 128, 4}},
+                                        {{0, 0, 4}}};
+  for (const auto& r : bad) EXPECT_FALSE(build_pipeline_layout({}, r, &layout, &error)) << r[0].offset;
+  const VkPushConstantRange twice[] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 4}, {VK_SHADER_STAGE_ALL, 8, 4}};
+  EXPECT_FALSE(build_pipeline_layout({}, twice, &layout, &error));
+  EXPECT_FALSE(build_pipeline_layout({nullptr, nullptr, nullptr, nullptr, nullptr}, {}, &layout, &error));
+}
+
+TEST_F(BindingModel, WritesRollOverIntoTheNextBindingAndBadWritesChangeNothing) {
+  auto layout = make_layout({binding(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2),
+                             binding(1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 0),
+                             binding(2, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1),
+                             binding(3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1)});
+  DescriptorSetData set;
+  init_set(layout, &set);
+  VkDescriptorBufferInfo infos[3] = {{reinterpret_cast<VkBuffer>(1), 0, 256},
+                                     {reinterpret_cast<VkBuffer>(1), 256, 256},
+                                     {reinterpret_cast<VkBuffer>(2), 0, 256}};
+  VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  write.dstBinding = 0;
+  write.dstArrayElement = 1;
+  write.descriptorCount = 2;  // element 1 of binding 0, then (binding 1 empty) element 0 of binding 2
+  write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+  write.pBufferInfo = infos;
+  std::string error;
+  ASSERT_TRUE(apply_write(write, resolver_, &set, &error)) << error;
+  EXPECT_FALSE(set.descriptors[0].written);
+  EXPECT_EQ(set.descriptors[1].buffer_va + set.descriptors[1].offset, 0x10000u);
+  EXPECT_EQ(set.table[2], 0x10000u + 256);
+  EXPECT_EQ(set.table[0], 0u);  // element 0 of binding 0 not written
+
+  const DescriptorSetData before = set;
+  auto refused = [&](VkWriteDescriptorSet w, const char* message) {
+    error.clear();
+    EXPECT_FALSE(apply_write(w, resolver_, &set, &error)) << message;
+    EXPECT_NE(error.find(message), std::string::npos) << error;
+    EXPECT_EQ(set.table, before.table);
+  };
+  VkWriteDescriptorSet w = write;
+  w.descriptorCount = 3;  // would run into binding 3, another type
+  refused(w, "pass the end of binding 2");
+  w = write;
+  w.dstBinding = 9;
+  refused(w, "binding 9 is not in");
+  w = write;
+  w.dstArrayElement = 0xffffffffu;
+  refused(w, "pass the end");
+  w = write;
+  w.descriptorCount = 0xffffffffu;
+  refused(w, "more than the set's");
+  w = write;
+  w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  refused(w, "is not binding 0's type");
+  w = write;
+  w.pBufferInfo = nullptr;
+  refused(w, "pBufferInfo is null");
+  const VkDescriptorBufferInfo moved{reinterpret_cast<VkBuffer>(1), 512, 256};  // good, but must not land
+  VkDescriptorBufferInfo bad_infos[][2] = {
+      {moved, {reinterpret_cast<VkBuffer>(3), 0, 256}},              // not bound
+      {moved, {reinterpret_cast<VkBuffer>(99), 0, 256}},             // not a buffer
+      {moved, {reinterpret_cast<VkBuffer>(1), 4096, 256}},           // offset at the end
+      {moved, {reinterpret_cast<VkBuffer>(1), 3840, 512}},           // range past the end
+      {moved, {reinterpret_cast<VkBuffer>(1), 100, 16}},             // unaligned
+      {moved, {reinterpret_cast<VkBuffer>(1), 256, 0}},              // empty
+      {moved, {reinterpret_cast<VkBuffer>(1), 256, ~uint64_t{0} - 1}},  // wraps
+  };
+  const char* messages[] = {"not bound", "not a buffer", "not inside", "outside", "not a multiple", "empty",
+                            "outside"};
+  for (size_t i = 0; i < std::size(bad_infos); ++i) {
+    w = write;
+    w.pBufferInfo = bad_infos[i];
+    refused(w, messages[i]);
+    EXPECT_TRUE(set.descriptors == before.descriptors);  // the write's good first descriptor not applied either
+  }
+}
+
+TEST_F(BindingModel, CopiesMoveRecordsAndTablesAndCheckTypes) {
+  auto layout = make_layout({binding(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
+                             binding(1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
+                             binding(2, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE)});
+  DescriptorSetData src, dst;
+  init_set(layout, &src);
+  init_set(layout, &dst);
+  std::string error;
+  ASSERT_TRUE(write_buffer(&src, 0, 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, 512, 64, &error)) << error;
+  VkCopyDescriptorSet copy{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
+  copy.srcBinding = 0;
+  copy.dstBinding = 1;
+  copy.descriptorCount = 1;
+  ASSERT_TRUE(apply_copy(copy, src, &dst, &error)) << error;
+  EXPECT_EQ(dst.table[1], 0x10000u + 512);
+  EXPECT_EQ(dst.table[0], 0u);
+  copy.descriptorCount = 2;  // (0, 1) into (1, 2): binding 2 is an image, not a uniform buffer
+  EXPECT_FALSE(apply_copy(copy, src, &dst, &error));
+  copy.descriptorCount = 1;
+  copy.dstBinding = 2;
+  EXPECT_FALSE(apply_copy(copy, src, &dst, &error));
+  EXPECT_NE(error.find("differ"), std::string::npos) << error;
+  // Within one set: binding 0 onto binding 1.
+  copy.dstBinding = 1;
+  ASSERT_TRUE(apply_copy(copy, src, &src, &error)) << error;
+  EXPECT_EQ(src.table[1], src.table[0]);
+}
+
+TEST_F(BindingModel, ImageDescriptorsKeepOpaqueHandlesAndImmutableSamplers) {
+  const VkSampler immutable[2] = {reinterpret_cast<VkSampler>(0x5a), reinterpret_cast<VkSampler>(0x5b)};
+  VkDescriptorSetLayoutBinding b[2] = {binding(0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2),
+                                       binding(1, VK_DESCRIPTOR_TYPE_SAMPLER)};
+  b[0].pImmutableSamplers = immutable;
+  auto layout = make_layout({b[0], b[1]});
+  DescriptorSetData set;
+  init_set(layout, &set);
+  EXPECT_EQ(set.descriptors[1].sampler, 0x5bu);  // present from allocation
+  const VkDescriptorImageInfo images[2] = {
+      {reinterpret_cast<VkSampler>(0x77), reinterpret_cast<VkImageView>(0x100),
+       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
+      {VK_NULL_HANDLE, reinterpret_cast<VkImageView>(0x101), VK_IMAGE_LAYOUT_GENERAL}};
+  VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  write.descriptorCount = 2;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  write.pImageInfo = images;
+  std::string error;
+  ASSERT_TRUE(apply_write(write, resolver_, &set, &error)) << error;
+  EXPECT_EQ(set.descriptors[0].sampler, 0x5au);  // the immutable one, not the write's 0x77
+  EXPECT_EQ(set.descriptors[0].image_view, 0x100u);
+  EXPECT_EQ(set.descriptors[1].image_layout, VK_IMAGE_LAYOUT_GENERAL);
+  EXPECT_EQ(set.table, (std::array<uint64_t, kTableBindings>{}));  // images have no table entry yet
+  write.dstBinding = 1;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLER;
+  write.pImageInfo = &images[1];  // a null sampler for a mutable sampler binding
+  EXPECT_FALSE(apply_write(write, resolver_, &set, &error));
+  EXPECT_NE(error.find("sampler is null"), std::string::npos) << error;
+}
+
+TEST(BindingModelLayout, HostileLayoutsAreRefused) {
+  SetLayout layout;
+  std::string error;
+  VkDescriptorSetLayoutBinding twice[2] = {{5, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_ALL, nullptr},
+                                           {5, VK_DESCRIPTOR_TYPE_SAMPLER, 1, VK_SHADER_STAGE_ALL, nullptr}};
+  VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  info.bindingCount = 2;
+  info.pBindings = twice;
+  EXPECT_FALSE(build_set_layout(info, &layout, &error));
+  EXPECT_NE(error.find("appears twice"), std::string::npos) << error;
+  twice[1] = {0xffffffffu, static_cast<VkDescriptorType>(1000138000), 1, VK_SHADER_STAGE_ALL, nullptr};  // inline block
+  EXPECT_FALSE(build_set_layout(info, &layout, &error));
+  EXPECT_NE(error.find("not a Vulkan 1.0 type"), std::string::npos) << error;
+  twice[1] = {0xffffffffu, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0xffffffffu, VK_SHADER_STAGE_ALL, nullptr};
+  EXPECT_FALSE(build_set_layout(info, &layout, &error));
+  EXPECT_NE(error.find("more than"), std::string::npos) << error;
+  twice[1] = {0xffffffffu, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, 3, VK_SHADER_STAGE_ALL, nullptr};
+  ASSERT_TRUE(build_set_layout(info, &layout, &error)) << error;  // binding 2^32-1 is a valid number
+  EXPECT_EQ(layout.descriptor_count, 4u);
+  EXPECT_EQ(layout.dynamic_count, 3u);
+  EXPECT_EQ(layout.bindings.back().first_descriptor, 1u);
+  info.flags = 1;  // push descriptors (an extension)
+  EXPECT_FALSE(build_set_layout(info, &layout, &error));
+}
+
+TEST(BindingModelPool, AccountingRefusesPastItsSizesAndGivesBack) {
+  const VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 3},
+                                        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1},
+                                        {VK_DESCRIPTOR_TYPE_SAMPLER, 1}};
+  VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  info.maxSets = 3;
+  info.poolSizeCount = 3;
+  info.pPoolSizes = sizes;
+  PoolAccounting pool;
+  std::string error;
+  ASSERT_TRUE(pool.build(info, &error)) << error;
+  auto two_ubos = make_layout({binding(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2)});
+  auto one_storage = make_layout({binding(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)});
+  auto empty = make_layout({});
+  EXPECT_TRUE(pool.take(*two_ubos));
+  EXPECT_TRUE(pool.take(*two_ubos));   // 4 uniform buffers in all
+  EXPECT_FALSE(pool.take(*two_ubos));  // none left
+  EXPECT_FALSE(pool.take(*one_storage));
+  EXPECT_TRUE(pool.take(*empty));
+  EXPECT_FALSE(pool.take(*empty));  // maxSets
+  pool.give_back(*two_ubos);
+  EXPECT_TRUE(pool.take(*two_ubos));
+  pool.reset();
+  EXPECT_EQ(pool.sets, 0u);
+  EXPECT_TRUE(pool.take(*two_ubos));
+  info.maxSets = 0;
+  EXPECT_FALSE(pool.build(info, &error));
+  info.maxSets = 1;
+  const VkDescriptorPoolSize bad = {static_cast<VkDescriptorType>(99), 1};
+  info.pPoolSizes = &bad;
+  info.poolSizeCount = 1;
+  EXPECT_FALSE(pool.build(info, &error));
+}
+
+}  // namespace
+}  // namespace gsgpu::vk
