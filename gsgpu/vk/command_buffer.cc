@@ -94,6 +94,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroyCommandPool(VkDevice, VkCommandPool ha
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkResetCommandPool(VkDevice, VkCommandPool handle, VkCommandPoolResetFlags) {
   for (CommandBuffer* cb : from_handle<CommandPool>(handle)->buffers) {
     cb->commands.clear();
+    cb->bindings = {};
     cb->state = CommandBuffer::State::kInitial;
   }
   return VK_SUCCESS;
@@ -131,6 +132,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkFreeCommandBuffers(VkDevice, VkCommandPool ha
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkBeginCommandBuffer(VkCommandBuffer handle, const VkCommandBufferBeginInfo*) {
   CommandBuffer* cb = from_handle<CommandBuffer>(handle);
   cb->commands.clear();  // an implicit reset, as the spec allows for a pool's buffers
+  cb->bindings = {};
   cb->state = CommandBuffer::State::kRecording;
   return VK_SUCCESS;
 }
@@ -145,6 +147,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkEndCommandBuffer(VkCommandBuffer handle) 
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkResetCommandBuffer(VkCommandBuffer handle, VkCommandBufferResetFlags) {
   CommandBuffer* cb = from_handle<CommandBuffer>(handle);
   cb->commands.clear();
+  cb->bindings = {};
   cb->state = CommandBuffer::State::kInitial;
   return VK_SUCCESS;
 }

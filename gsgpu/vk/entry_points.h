@@ -111,12 +111,30 @@
   X(GetFenceStatus)                     \
   X(WaitForFences)
 
+// Device commands of the resource-binding model (docs/vulkan-driver.md "Resource binding").
+#define GSGPU_VK_BINDING_ENTRY_POINTS(X) \
+  X(CreateShaderModule)                  \
+  X(DestroyShaderModule)                 \
+  X(CreateDescriptorSetLayout)           \
+  X(DestroyDescriptorSetLayout)          \
+  X(CreatePipelineLayout)                \
+  X(DestroyPipelineLayout)               \
+  X(CreateDescriptorPool)                \
+  X(DestroyDescriptorPool)               \
+  X(ResetDescriptorPool)                 \
+  X(AllocateDescriptorSets)              \
+  X(FreeDescriptorSets)                  \
+  X(UpdateDescriptorSets)                \
+  X(CmdBindDescriptorSets)               \
+  X(CmdPushConstants)
+
 namespace gsgpu::vk {
 
 #define GSGPU_VK_DECLARE(name) std::remove_pointer_t<PFN_vk##name> gsgpu_vk##name;
 GSGPU_VK_GLOBAL_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_INSTANCE_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_DEVICE_ENTRY_POINTS(GSGPU_VK_DECLARE)
+GSGPU_VK_BINDING_ENTRY_POINTS(GSGPU_VK_DECLARE)
 #undef GSGPU_VK_DECLARE
 
 }  // namespace gsgpu::vk

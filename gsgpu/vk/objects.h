@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gsgpu/drv/drv.h"
+#include "gsgpu/vk/binding_model.h"
 #include "gsgpu/drv/va_allocator.h"
 #include "gsgpu/vk/format.h"
 #include "gsgpu/vk/image_layout.h"
@@ -182,6 +183,9 @@ struct CommandBuffer {
   CommandPool* pool = nullptr;
   enum class State { kInitial, kRecording, kExecutable } state = State::kInitial;
   std::vector<Command> commands;
+  // Bound descriptor sets and push constants: what the next draw or dispatch's constant buffer
+  // holds (binding_model.h; vkCmdBindDescriptorSets, vkCmdPushConstants). Cleared by a reset.
+  BindingState bindings;
 };
 
 struct Fence {

@@ -13,18 +13,33 @@ namespace {
 // The ID register's value ("GSGP") as the vendor; no PCI vendor id is ours.
 constexpr uint32_t kDriverVersion = VK_MAKE_VERSION(0, 1, 0);
 
+// What shaders can reach through the draw's constant buffer (binding_model.h, docs/compiler.md
+// "Constant buffer"): 128 bytes of push constants and a VA for each of bindings 0-15 of sets 0-3,
+// which the compiler lets shaders read as uniform buffers only. Storage buffers, images, samplers
+// and input attachments have no shader access yet: 0 (docs/vulkan-driver.md "Resource binding").
+void fill_descriptor_limits(VkPhysicalDeviceLimits* limits) {
+  const uint32_t table_entries = kMaxBoundSets * kTableBindings;  // 64
+  limits->maxBoundDescriptorSets = kMaxBoundSets;
+  limits->maxPushConstantsSize = kPushConstantBytes;
+  limits->maxPerStageDescriptorUniformBuffers = table_entries;
+  limits->maxDescriptorSetUniformBuffers = table_entries;
+  limits->maxDescriptorSetUniformBuffersDynamic = table_entries;
+  limits->maxPerStageResources = table_entries;
+  limits->maxUniformBufferRange = kMaxUniformBufferRange;
+  limits->maxStorageBufferRange = kMaxStorageBufferRange;  // what a descriptor write accepts
+}
+
 void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   *limits = {};
-  // Buffers only: what the driver checks. Everything about images, descriptors and pipelines is 0
-  // because none of them exists yet.
+  // What the driver checks; pipelines do not exist yet, and what they alone need is 0.
   limits->maxMemoryAllocationCount = 65536;  // LocalConfig::max_bos
   limits->bufferImageGranularity = caps.page_size;
   limits->nonCoherentAtomSize = 64;
   limits->minMemoryMapAlignment = caps.page_size;
   limits->optimalBufferCopyOffsetAlignment = 4;
   limits->optimalBufferCopyRowPitchAlignment = 4;
-  limits->minUniformBufferOffsetAlignment = 256;
-  limits->minStorageBufferOffsetAlignment = 256;
+  limits->minUniformBufferOffsetAlignment = kBufferOffsetAlignment;
+  limits->minStorageBufferOffsetAlignment = kBufferOffsetAlignment;
   limits->minTexelBufferOffsetAlignment = 256;
   limits->timestampPeriod = 1.0f;
   // Images (image_layout.h): the output merger's 4096 x 4096 targets; no cube images (the texture
@@ -40,8 +55,7 @@ void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   limits->sampledImageIntegerSampleCounts = VK_SAMPLE_COUNT_1_BIT;
   limits->sampledImageDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT;
   limits->sampledImageStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT;
-  limits->maxPushConstantsSize = 128;  // the spec's minimum; reported, not yet used
-  limits->maxBoundDescriptorSets = 4;
+  fill_descriptor_limits(limits);
 }
 
 }  // namespace

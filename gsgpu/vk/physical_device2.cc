@@ -43,7 +43,7 @@ void fill_property(const PhysicalDevice& physical, VkBaseOutStructure* s) {
     }
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES: {
       auto* m3 = reset_keeping_chain<VkPhysicalDeviceMaintenance3Properties>(s);
-      m3->maxPerSetDescriptors = 0;  // no descriptor sets yet (as the 1.0 descriptor limits)
+      m3->maxPerSetDescriptors = kTableBindings;  // a set's table: bindings 0-15 reach shaders
       m3->maxMemoryAllocationSize = physical.caps.max_bo_size;  // one allocation is one BO
       break;
     }

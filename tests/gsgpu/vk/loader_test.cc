@@ -49,6 +49,10 @@ TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCreateImage"), nullptr);
   EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCmdDraw"), nullptr);
   EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCreateEvent"), nullptr);
+  EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCreateGraphicsPipelines"), nullptr);
+  EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCreateDescriptorUpdateTemplate"), nullptr);
+  EXPECT_NE(vkGetDeviceProcAddr(device_, "vkUpdateDescriptorSets"), nullptr);
+  EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdPushConstants"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdCopyBuffer"), nullptr);
   uint32_t count = 7;
   ASSERT_EQ(vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, nullptr), VK_SUCCESS);
