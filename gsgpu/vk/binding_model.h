@@ -118,6 +118,12 @@ bool apply_write(const VkWriteDescriptorSet& write, const BufferResolver& buffer
 bool apply_copy(const VkCopyDescriptorSet& copy, const DescriptorSetData& src, DescriptorSetData* dst,
                 std::string* error);
 
+// vkUpdateDescriptorSetWithTemplate, one entry: its descriptorCount records read from `data` at
+// offset + i * stride (as VkDescriptorBufferInfo, VkDescriptorImageInfo or VkBufferView by type),
+// then applied as one write. `data` is the application's; the caller has checked nothing in it.
+bool apply_template_entry(const VkDescriptorUpdateTemplateEntry& entry, const void* data,
+                          const BufferResolver& buffers, DescriptorSetData* dst, std::string* error);
+
 // Descriptor pool accounting: sets and descriptors of each type, as VkDescriptorPoolCreateInfo
 // declared them.
 struct PoolAccounting {

@@ -41,6 +41,16 @@ struct DescriptorSet {
   DescriptorSetData data;
 };
 
+// Vulkan 1.1 descriptor update templates: the entries, and the set layout they were made for.
+struct DescriptorUpdateTemplate {
+  std::shared_ptr<const SetLayout> layout;
+  std::vector<VkDescriptorUpdateTemplateEntry> entries;
+};
+
+// What vkUpdateDescriptorSets learns of a VkBuffer (its VA, size, whether bound); call it under
+// Device::mutex, which guards buffers' memory bindings (descriptor_set.cc).
+BufferResolver buffer_resolver();
+
 // Invalid usage the driver refuses: one line on stderr, as the transfers' refusals.
 inline void log_refusal(const char* command, const std::string& what, const char* outcome = "refused") {
   std::fprintf(stderr, "gsgpu-vk: %s: %s; %s\n", command, what.c_str(), outcome);

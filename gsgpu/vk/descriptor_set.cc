@@ -24,6 +24,14 @@ void free_set(DescriptorSet* set) {
 
 }  // namespace
 
+BufferResolver buffer_resolver() {
+  return [](VkBuffer buffer_handle) -> std::optional<BufferFacts> {
+    const Buffer* buffer = from_handle<Buffer>(buffer_handle);
+    if (buffer == nullptr) return std::nullopt;
+    return BufferFacts{buffer->memory != nullptr, buffer->va, buffer->size};
+  };
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateDescriptorPool(VkDevice, const VkDescriptorPoolCreateInfo* info,
                                                             const VkAllocationCallbacks*, VkDescriptorPool* out) {
   if ((info->flags & ~VkDescriptorPoolCreateFlags{VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT}) != 0) {
@@ -120,11 +128,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkUpdateDescriptorSets(VkDevice handle, uint32_
                                                         const VkCopyDescriptorSet* copies) {
   Device* device = from_handle<Device>(handle);
   std::lock_guard lock(device->mutex);
-  const BufferResolver buffers = [](VkBuffer buffer_handle) -> std::optional<BufferFacts> {
-    const Buffer* buffer = from_handle<Buffer>(buffer_handle);
-    if (buffer == nullptr) return std::nullopt;
-    return BufferFacts{buffer->memory != nullptr, buffer->va, buffer->size};
-  };
+  const BufferResolver buffers = buffer_resolver();
   std::string error;
   for (uint32_t i = 0; i < write_count; ++i) {
     auto* set = from_handle<DescriptorSet>(writes[i].dstSet);

@@ -1,6 +1,7 @@
 // vkUpdateDescriptorSets on the binding model (binding_model.h): one write or copy at a time,
 // validated whole before anything changes, then the set's table of buffer VAs refreshed.
 #include <cstdint>
+#include <cstring>
 
 #include "gsgpu/vk/binding_model.h"
 
@@ -142,6 +143,42 @@ bool apply_write(const VkWriteDescriptorSet& write, const BufferResolver& buffer
   for (uint32_t i = 0; i < slots.size(); ++i) dst->descriptors[slots[i]] = values[i];
   refresh_table(dst);
   return true;
+}
+
+bool apply_template_entry(const VkDescriptorUpdateTemplateEntry& entry, const void* data,
+                          const BufferResolver& buffers, DescriptorSetData* dst, std::string* error) {
+  if (static_cast<uint32_t>(entry.descriptorType) >= kDescriptorTypes) {
+    return fail(error, "descriptor type " + std::to_string(entry.descriptorType) + " is not a Vulkan 1.0 type");
+  }
+  if (entry.descriptorCount > dst->layout->descriptor_count) {
+    return fail(error, std::to_string(entry.descriptorCount) + " descriptors, more than the set's " +
+                           std::to_string(dst->layout->descriptor_count));
+  }
+  if (entry.descriptorCount != 0 && data == nullptr) return fail(error, "pData is null");
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  std::vector<VkDescriptorBufferInfo> buffer_infos(entry.descriptorCount);
+  std::vector<VkDescriptorImageInfo> image_infos(entry.descriptorCount);
+  std::vector<VkBufferView> views(entry.descriptorCount);
+  const VkDescriptorType type = entry.descriptorType;
+  for (uint32_t i = 0; i < entry.descriptorCount; ++i) {
+    const uint8_t* record = bytes + entry.offset + uint64_t{i} * entry.stride;  // copied: may be unaligned
+    if (is_buffer_type(type)) {
+      std::memcpy(&buffer_infos[i], record, sizeof buffer_infos[i]);
+    } else if (is_image_type(type)) {
+      std::memcpy(&image_infos[i], record, sizeof image_infos[i]);
+    } else {
+      std::memcpy(&views[i], record, sizeof views[i]);
+    }
+  }
+  VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  write.dstBinding = entry.dstBinding;
+  write.dstArrayElement = entry.dstArrayElement;
+  write.descriptorCount = entry.descriptorCount;
+  write.descriptorType = type;
+  write.pBufferInfo = buffer_infos.data();
+  write.pImageInfo = image_infos.data();
+  write.pTexelBufferView = views.data();
+  return apply_write(write, buffers, dst, error);
 }
 
 bool apply_copy(const VkCopyDescriptorSet& copy, const DescriptorSetData& src, DescriptorSetData* dst,

@@ -126,7 +126,11 @@
   X(FreeDescriptorSets)                  \
   X(UpdateDescriptorSets)                \
   X(CmdBindDescriptorSets)               \
-  X(CmdPushConstants)
+  X(CmdPushConstants)                    \
+  X(CreateDescriptorUpdateTemplate)      \
+  X(DestroyDescriptorUpdateTemplate)     \
+  X(UpdateDescriptorSetWithTemplate)     \
+  X(GetDescriptorSetLayoutSupport)
 
 namespace gsgpu::vk {
 

@@ -325,6 +325,47 @@ TEST_F(BindingModel, ImageDescriptorsKeepOpaqueHandlesAndImmutableSamplers) {
   EXPECT_NE(error.find("sampler is null"), std::string::npos) << error;
 }
 
+// Template entries read their records at offset + i * stride of the application's bytes (here
+// unaligned, with other fields between them), then apply as one write.
+TEST_F(BindingModel, TemplateEntriesReadStridedRecordsAndApplyAsOneWrite) {
+  auto layout = make_layout({binding(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2),
+                             binding(1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER)});
+  DescriptorSetData set;
+  init_set(layout, &set);
+  std::vector<uint8_t> data(200, 0xee);
+  const VkDescriptorBufferInfo first{reinterpret_cast<VkBuffer>(1), 256, 64};
+  const VkDescriptorBufferInfo second{reinterpret_cast<VkBuffer>(2), 512, VK_WHOLE_SIZE};
+  const VkDescriptorImageInfo image{reinterpret_cast<VkSampler>(0x51), reinterpret_cast<VkImageView>(0x61),
+                                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  std::memcpy(&data[5], &first, sizeof first);
+  std::memcpy(&data[5 + 40], &second, sizeof second);
+  std::memcpy(&data[120], &image, sizeof image);
+  const VkDescriptorUpdateTemplateEntry buffers{0, 0, 2, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 5, 40};
+  const VkDescriptorUpdateTemplateEntry images{1, 0, 1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 120, 0};
+  std::string error;
+  ASSERT_TRUE(apply_template_entry(buffers, data.data(), resolver_, &set, &error)) << error;
+  ASSERT_TRUE(apply_template_entry(images, data.data(), resolver_, &set, &error)) << error;
+  EXPECT_EQ(set.table[0], 0x10000u + 256);
+  EXPECT_EQ(set.descriptors[1].buffer_va + set.descriptors[1].offset, 0x200000u + 512);
+  EXPECT_EQ(set.descriptors[1].range, 512u);
+  EXPECT_EQ(set.descriptors[2].image_view, 0x61u);
+  EXPECT_EQ(set.descriptors[2].sampler, 0x51u);
+  const DescriptorSetData before = set;
+  VkDescriptorUpdateTemplateEntry wrong = buffers;
+  wrong.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  EXPECT_FALSE(apply_template_entry(wrong, data.data(), resolver_, &set, &error));
+  wrong = buffers;
+  wrong.descriptorCount = 3;  // runs into the image binding
+  EXPECT_FALSE(apply_template_entry(wrong, data.data(), resolver_, &set, &error));
+  wrong.descriptorCount = 0xffffffffu;
+  EXPECT_FALSE(apply_template_entry(wrong, data.data(), resolver_, &set, &error));
+  wrong = buffers;
+  wrong.descriptorType = static_cast<VkDescriptorType>(1000138000);
+  EXPECT_FALSE(apply_template_entry(wrong, data.data(), resolver_, &set, &error));
+  EXPECT_FALSE(apply_template_entry(buffers, nullptr, resolver_, &set, &error));
+  EXPECT_TRUE(set.descriptors == before.descriptors);
+}
+
 TEST(BindingModelLayout, HostileLayoutsAreRefused) {
   SetLayout layout;
   std::string error;

@@ -2,6 +2,7 @@
 // shader modules, set and pipeline layouts, pools and sets, updates and copies, binding with
 // dynamic offsets and push constants. What the bytes of a bound set are is binding_model_test.cc;
 // here: lifetimes, the results the API returns, and hostile values refused with a log line.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -316,6 +317,107 @@ TEST_F(VkBinding, HostileUpdatesBindsAndPushesAreRefusedWithALogLine) {
   vkCmdPushConstants(cb_, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, 4, data);  // not recording
   log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(count(log, "not recording"), 1) << log;
+}
+
+}  // namespace
+}  // namespace gsgpu::vk::test
+
+namespace gsgpu::vk::test {
+namespace {
+
+// Vulkan 1.1's descriptor commands, reached through the loader from an instance created for 1.1.
+class VkBinding11 : public VkBinding {
+ protected:
+  VkBinding11() { api_version_ = VK_API_VERSION_1_1; }
+  template <typename T>
+  T device_proc(const char* name) {
+    auto proc = reinterpret_cast<T>(vkGetDeviceProcAddr(device_, name));
+    EXPECT_NE(proc, nullptr) << name;
+    return proc;
+  }
+};
+
+// A template writes a uniform buffer and a dynamic one from the application's records. A dynamic
+// offset that a never-written descriptor lets through is refused once the template wrote it: the
+// descriptor landed with its range.
+TEST_F(VkBinding11, UpdateTemplateWritesTheSetAndHostileTemplatesAreRefused) {
+  auto create = device_proc<PFN_vkCreateDescriptorUpdateTemplate>("vkCreateDescriptorUpdateTemplate");
+  auto destroy = device_proc<PFN_vkDestroyDescriptorUpdateTemplate>("vkDestroyDescriptorUpdateTemplate");
+  auto update = device_proc<PFN_vkUpdateDescriptorSetWithTemplate>("vkUpdateDescriptorSetWithTemplate");
+  ASSERT_TRUE(create && destroy && update);
+  VkDescriptorSetLayout set_layout = make_set_layout({kUniform0, kDynamic1});
+  VkPipelineLayout layout = make_pipeline_layout({set_layout});
+  VkDescriptorPool pool = make_pool(2, {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2},
+                                        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 2}}, false);
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  ASSERT_EQ(allocate(pool, {set_layout}, &set), VK_SUCCESS);
+  uint8_t* bytes = nullptr;
+  VkBuffer buffer = make_buffer(4096, &bytes);
+  struct Record {
+    uint32_t tag;
+    VkDescriptorBufferInfo info;
+  };
+  const Record records[2] = {{1, {buffer, 0, 256}}, {2, {buffer, 256, 512}}};
+  const VkDescriptorUpdateTemplateEntry entries[2] = {
+      {0, 0, 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, offsetof(Record, info), sizeof(Record)},
+      {1, 0, 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, sizeof(Record) + offsetof(Record, info), 0}};
+  VkDescriptorUpdateTemplateCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+  info.descriptorUpdateEntryCount = 2;
+  info.pDescriptorUpdateEntries = entries;
+  info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+  info.descriptorSetLayout = set_layout;
+  VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
+  ASSERT_EQ(create(device_, &info, nullptr, &update_template), VK_SUCCESS);
+
+  begin();
+  const uint32_t offset = 3584;  // 256 + 3584 + 512 passes 4096 once the dynamic descriptor is written
+  testing::internal::CaptureStderr();
+  vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 1, &offset);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  update(device_, set, update_template, records);
+  testing::internal::CaptureStderr();
+  vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 1, &offset);
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count(log, "offset 256 + dynamic offset 3584 + range 512 passes the end"), 1) << log;
+  submit_and_wait();
+
+  testing::internal::CaptureStderr();
+  VkDescriptorUpdateTemplate refused = VK_NULL_HANDLE;
+  info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+  EXPECT_EQ(create(device_, &info, nullptr, &refused), VK_ERROR_UNKNOWN);
+  info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+  info.descriptorSetLayout = VK_NULL_HANDLE;
+  EXPECT_EQ(create(device_, &info, nullptr, &refused), VK_ERROR_UNKNOWN);
+  VkDescriptorSetLayout other_layout = make_set_layout({kUniform0});
+  VkDescriptorSet other = VK_NULL_HANDLE;
+  ASSERT_EQ(allocate(pool, {other_layout}, &other), VK_SUCCESS);
+  update(device_, other, update_template, records);  // a set of another layout
+  update(device_, set, update_template, nullptr);     // no data: each entry refused
+  log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count(log, "vkCreateDescriptorUpdateTemplate: "), 2) << log;
+  EXPECT_EQ(count(log, "the set's layout is not the template's"), 1) << log;
+  EXPECT_EQ(count(log, "pData is null; skipped"), 2) << log;
+  destroy(device_, update_template, nullptr);
+  destroy(device_, VK_NULL_HANDLE, nullptr);
+}
+
+TEST_F(VkBinding11, LayoutSupportAnswersWhatCreationWouldDo) {
+  auto support = device_proc<PFN_vkGetDescriptorSetLayoutSupport>("vkGetDescriptorSetLayoutSupport");
+  ASSERT_NE(support, nullptr);
+  VkDescriptorSetLayoutBinding bindings[2] = {kUniform0, kDynamic1};
+  VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  info.bindingCount = 2;
+  info.pBindings = bindings;
+  VkDescriptorSetLayoutSupport answer{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_SUPPORT};
+  support(device_, &info, &answer);
+  EXPECT_EQ(answer.supported, VK_TRUE);
+  bindings[1].binding = 0;  // repeated
+  support(device_, &info, &answer);
+  EXPECT_EQ(answer.supported, VK_FALSE);
+  bindings[1] = {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0xffffffffu, VK_SHADER_STAGE_ALL, nullptr};
+  answer.supported = VK_TRUE;
+  support(device_, &info, &answer);
+  EXPECT_EQ(answer.supported, VK_FALSE);
 }
 
 }  // namespace
