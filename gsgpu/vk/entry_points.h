@@ -99,6 +99,7 @@
   X(CmdCopyBufferToImage)               \
   X(CmdCopyImageToBuffer)               \
   X(CmdCopyImage)                       \
+  X(CmdBlitImage)                       \
   X(CmdClearColorImage)                 \
   X(CmdClearDepthStencilImage)          \
   X(CreateSemaphore)                    \

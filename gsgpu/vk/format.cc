@@ -16,6 +16,8 @@ namespace {
 
 namespace fmt = hw::blk::IMAGE_DESC;
 
+static_assert(std::endian::native == std::endian::little, "byte-aligned components are copied as integers");
+
 constexpr VkImageAspectFlags kColor = VK_IMAGE_ASPECT_COLOR_BIT;
 constexpr VkImageAspectFlags kDepth = VK_IMAGE_ASPECT_DEPTH_BIT;
 constexpr VkImageAspectFlags kDepthStencil = VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
@@ -121,6 +123,23 @@ int64_t normalized(float f, float lo, uint32_t max) {
   return std::lround(static_cast<double>(clamped) * max);
 }
 
+float half_to_float(uint16_t h) {
+  const uint32_t sign = uint32_t{h & 0x8000u} << 16;
+  const uint32_t exponent = (h >> 10) & 0x1fu;
+  const uint32_t mantissa = h & 0x3ffu;
+  if (exponent == 0) {  // zero or subnormal: mantissa x 2^-24
+    const float magnitude = static_cast<float>(mantissa) * (1.0f / 16777216.0f);
+    return sign ? -magnitude : magnitude;
+  }
+  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
+
+float srgb_to_linear(float s) {
+  if (s <= 0.04045f) return s / 12.92f;
+  return static_cast<float>(std::pow((static_cast<double>(s) + 0.055) / 1.055, 2.4));
+}
+
 uint32_t component_bits(const FormatInfo& info, const Component& c, const VkClearColorValue& value) {
   const uint32_t max_unsigned = c.bits >= 32 ? 0xffffffffu : (1u << c.bits) - 1;
   const float f = value.float32[c.channel];
@@ -141,6 +160,30 @@ uint32_t component_bits(const FormatInfo& info, const Component& c, const VkClea
   return 0;
 }
 
+// Component `c`'s bits as the value it stores (float bits or an integer).
+uint32_t component_value(const FormatInfo& info, const Component& c, uint32_t bits) {
+  const uint32_t max = c.bits >= 32 ? 0xffffffffu : (1u << c.bits) - 1;
+  const uint32_t sign_bit = c.bits >= 32 ? 0x80000000u : 1u << (c.bits - 1);
+  const int32_t as_signed = static_cast<int32_t>((bits ^ sign_bit) - sign_bit);  // sign-extended
+  switch (info.kind) {
+    case NumericKind::kUnorm:
+      return std::bit_cast<uint32_t>(static_cast<float>(bits) / static_cast<float>(max));
+    case NumericKind::kSrgb: {
+      const float v = static_cast<float>(bits) / static_cast<float>(max);
+      return std::bit_cast<uint32_t>(c.channel < 3 ? srgb_to_linear(v) : v);
+    }
+    case NumericKind::kSnorm:
+      return std::bit_cast<uint32_t>(std::fmax(-1.0f, static_cast<float>(as_signed) / static_cast<float>(max >> 1)));
+    case NumericKind::kUint:
+      return bits;
+    case NumericKind::kSint:
+      return static_cast<uint32_t>(as_signed);
+    case NumericKind::kSfloat:
+      return c.bits == 16 ? std::bit_cast<uint32_t>(half_to_float(static_cast<uint16_t>(bits))) : bits;
+  }
+  return 0;
+}
+
 }  // namespace
 
 const FormatInfo* find_format(VkFormat format) {
@@ -157,8 +200,11 @@ const FormatInfo* supported_formats(uint32_t* count) {
 
 VkFormatFeatureFlags format_features(const FormatInfo* info) {
   if (info == nullptr) return 0;
-  VkFormatFeatureFlags features =
-      VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+  // Blits run on the host through decode_color / encode_clear_color (depth formats: same format,
+  // nearest, texels copied), so every format can be a blit source and destination.
+  VkFormatFeatureFlags features = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
+                                  VK_FORMAT_FEATURE_TRANSFER_DST_BIT | VK_FORMAT_FEATURE_BLIT_SRC_BIT |
+                                  VK_FORMAT_FEATURE_BLIT_DST_BIT;
   // The texture unit filters every format it returns as floats; integer formats only by nearest.
   if (info->kind != NumericKind::kUint && info->kind != NumericKind::kSint) {
     features |= VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
@@ -179,10 +225,37 @@ void encode_clear_color(const FormatInfo& info, const VkClearColorValue& value, 
   for (uint32_t i = 0; i < info.component_count; ++i) {
     const Component& c = info.components[i];
     const uint32_t bits = component_bits(info, c, value);
+    if (c.bit_offset % 8 == 0 && c.bits % 8 == 0) {  // byte-aligned (little endian host)
+      std::memcpy(out + c.bit_offset / 8, &bits, c.bits / 8);
+      continue;
+    }
     for (uint32_t b = 0; b < c.bits; ++b) {
       if ((bits >> b) & 1u) out[(c.bit_offset + b) / 8] |= static_cast<uint8_t>(1u << ((c.bit_offset + b) % 8));
     }
   }
+}
+
+}  // namespace gsgpu::vk
+
+namespace gsgpu::vk {
+
+VkClearColorValue decode_color(const FormatInfo& info, const uint8_t* texel) {
+  VkClearColorValue value{};
+  const bool integer = info.kind == NumericKind::kUint || info.kind == NumericKind::kSint;
+  value.uint32[3] = integer ? 1u : std::bit_cast<uint32_t>(1.0f);
+  for (uint32_t i = 0; i < info.component_count; ++i) {
+    const Component& c = info.components[i];
+    uint32_t bits = 0;
+    if (c.bit_offset % 8 == 0 && c.bits % 8 == 0) {  // byte-aligned: the bytes themselves (little endian)
+      std::memcpy(&bits, texel + c.bit_offset / 8, c.bits / 8);
+    } else {
+      for (uint32_t b = 0; b < c.bits; ++b) {
+        bits |= static_cast<uint32_t>((texel[(c.bit_offset + b) / 8] >> ((c.bit_offset + b) % 8)) & 1u) << b;
+      }
+    }
+    value.uint32[c.channel] = component_value(info, c, bits);
+  }
+  return value;
 }
 
 }  // namespace gsgpu::vk

@@ -53,4 +53,9 @@ uint32_t copy_texel_bytes(const FormatInfo& info, VkImageAspectFlags aspect);
 // integers truncated to the component's width, floats as binary16 / binary32.
 void encode_clear_color(const FormatInfo& info, const VkClearColorValue& value, uint8_t* out);
 
+// The inverse for colour formats: a stored texel as the values a shader would read (floats for
+// UNORM / SNORM / sRGB (decoded to linear) / SFLOAT, integers for UINT / SINT); channels the format
+// lacks read as 0, alpha as 1. vkCmdBlitImage converts and filters through it.
+VkClearColorValue decode_color(const FormatInfo& info, const uint8_t* texel);
+
 }  // namespace gsgpu::vk

@@ -163,12 +163,19 @@ struct ClearImageCommand {
   VkClearDepthStencilValue depth;
   std::vector<VkImageSubresourceRange> ranges;
 };
+struct BlitImageCommand {
+  Image* src;
+  Image* dst;
+  std::vector<VkImageBlit> regions;
+  VkFilter filter;
+};
 void run(const BufferImageCopyCommand& command);
+void run(const BlitImageCommand& command);
 void run(const ImageCopyCommand& command);
 void run(const ClearImageCommand& command);
 
 using Command = std::variant<CopyCommand, FillCommand, UpdateCommand, BarrierCommand, BufferImageCopyCommand,
-                             ImageCopyCommand, ClearImageCommand>;
+                             ImageCopyCommand, ClearImageCommand, BlitImageCommand>;
 
 struct CommandBuffer;
 

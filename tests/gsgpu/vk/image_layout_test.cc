@@ -4,6 +4,7 @@
 // and layer where the layout stores it. Also the layout's limits (bad shapes refused, not computed).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 
 #include "gsgpu/emu/texture/texel_format.h"
@@ -225,6 +226,41 @@ TEST(ImageLayout, ClearColoursAreEncodedPerFormat) {
   EXPECT_NEAR(t.f(1), 0.5f, 1.0f / 1023);
   EXPECT_FLOAT_EQ(t.f(2), 0.0f);
   EXPECT_NEAR(t.f(3), 0.333f, 0.01f);  // 0.25 of 2 bits rounds to 1 of 3
+}
+
+// decode_color is the inverse of encode_clear_color: a value encoded, decoded and encoded again
+// gives the same bytes, for every colour format; the decoded floats are the texture unit's.
+TEST(ImageLayout, DecodedColoursEncodeToTheSameTexel) {
+  uint32_t count = 0;
+  const FormatInfo* formats = supported_formats(&count);
+  VkClearColorValue values[3]{};
+  for (int c = 0; c < 4; ++c) {
+    values[0].float32[c] = 0.1f + 0.27f * c;
+    values[1].float32[c] = -0.6f + 0.5f * c;
+    values[2].int32[c] = c % 2 ? -(c * 13 + 1) : c * 21 + 3;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    const FormatInfo& f = formats[i];
+    if (!(f.aspects & VK_IMAGE_ASPECT_COLOR_BIT)) continue;
+    texture::TexelFormat texel;
+    ASSERT_TRUE(texture::make_texel_format(f.channel_order, f.data_type, &texel));
+    const bool integer = f.kind == NumericKind::kUint || f.kind == NumericKind::kSint;
+    for (int v = integer ? 2 : 0; v < (integer ? 3 : 2); ++v) {
+      uint8_t first[16], second[16];
+      encode_clear_color(f, values[v], first);
+      const VkClearColorValue decoded = decode_color(f, first);
+      encode_clear_color(f, decoded, second);
+      EXPECT_EQ(std::memcmp(first, second, f.element_bytes), 0) << "VkFormat " << f.format << " value " << v;
+      const texture::Texel unit = texel.decode(first);
+      for (int c = 0; c < 4; ++c) {
+        if (integer) {
+          EXPECT_EQ(unit.v[c], decoded.uint32[c]) << "VkFormat " << f.format << " channel " << c;
+        } else {
+          EXPECT_NEAR(unit.f(c), decoded.float32[c], 1e-6) << "VkFormat " << f.format << " channel " << c;
+        }
+      }
+    }
+  }
 }
 
 VkSamplerCreateInfo sampler_info() {

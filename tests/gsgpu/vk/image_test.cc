@@ -16,7 +16,8 @@ TEST_F(VkImageTest, FormatPropertiesAnswerWhatTheTextureUnitAndOutputMergerDo) {
   const VkFormatFeatureFlags color = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT |
                                      VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT |
                                      VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT |
-                                     VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+                                     VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT |
+                                     VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT;
   EXPECT_EQ(p.optimalTilingFeatures, color);
   EXPECT_EQ(p.linearTilingFeatures, color);
   EXPECT_EQ(p.bufferFeatures, 0u);

@@ -210,6 +210,91 @@ TEST_F(VkImageTransfer, DepthAndStencilAspectsOfD24S8AreClearedAndCopiedApart) {
   }
 }
 
+VkImageBlit blit_region(uint32_t src_level, VkOffset3D s0, VkOffset3D s1, uint32_t dst_level, VkOffset3D d0,
+                        VkOffset3D d1) {
+  VkImageBlit b{};
+  b.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, src_level, 0, 1};
+  b.srcOffsets[0] = s0;
+  b.srcOffsets[1] = s1;
+  b.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, dst_level, 0, 1};
+  b.dstOffsets[0] = d0;
+  b.dstOffsets[1] = d1;
+  return b;
+}
+
+// LINEAR halves a level (each destination texel the mean of a 2 x 2 block: a mip chain), NEAREST
+// mirrors a row (reversed destination offsets) and converts RGBA8 to RGBA32F (byte / 255).
+TEST_F(VkImageTransfer, BlitFiltersMirrorsAndConverts) {
+  VkImage image = make_image(image_info(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, {4, 4, 1}, 1, 2));
+  VkImage floats = make_image(image_info(VK_FORMAT_R32G32B32A32_SFLOAT, VK_IMAGE_TYPE_2D, {4, 1, 1}, 1, 1));
+  uint8_t* up = nullptr;
+  uint8_t* down = nullptr;
+  VkBuffer upload = make_buffer(64, &up);
+  VkBuffer readback = make_buffer(4096, &down);
+  for (int i = 0; i < 64; ++i) up[i] = static_cast<uint8_t>(i * 4);  // even: 2 x 2 means are exact
+  VkBufferImageCopy in = region(VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1, {0, 0, 0}, {4, 4, 1});
+  const VkImageBlit halve = blit_region(0, {0, 0, 0}, {4, 4, 1}, 1, {0, 0, 0}, {2, 2, 1});
+  const VkImageBlit mirror = blit_region(0, {0, 1, 0}, {4, 2, 1}, 0, {4, 0, 0}, {0, 1, 1});
+  VkBufferImageCopy level1 = region(VK_IMAGE_ASPECT_COLOR_BIT, 1, 0, 1, {0, 0, 0}, {2, 2, 1});
+  VkBufferImageCopy row = region(VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1, {0, 0, 0}, {4, 1, 1}, 64);
+  begin();
+  vkCmdCopyBufferToImage(cb_, upload, image, VK_IMAGE_LAYOUT_GENERAL, 1, &in);
+  vkCmdBlitImage(cb_, image, VK_IMAGE_LAYOUT_GENERAL, image, VK_IMAGE_LAYOUT_GENERAL, 1, &halve, VK_FILTER_LINEAR);
+  vkCmdBlitImage(cb_, image, VK_IMAGE_LAYOUT_GENERAL, floats, VK_IMAGE_LAYOUT_GENERAL, 1, &mirror, VK_FILTER_NEAREST);
+  vkCmdCopyImageToBuffer(cb_, image, VK_IMAGE_LAYOUT_GENERAL, readback, 1, &level1);
+  vkCmdCopyImageToBuffer(cb_, floats, VK_IMAGE_LAYOUT_GENERAL, readback, 1, &row);
+  testing::internal::CaptureStderr();
+  submit_and_wait();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  for (int y = 0; y < 2; ++y) {
+    for (int x = 0; x < 2; ++x) {
+      for (int c = 0; c < 4; ++c) {
+        const auto at = [&](int xx, int yy) { return up[(yy * 4 + xx) * 4 + c]; };
+        const int mean = (at(2 * x, 2 * y) + at(2 * x + 1, 2 * y) + at(2 * x, 2 * y + 1) + at(2 * x + 1, 2 * y + 1)) / 4;
+        EXPECT_EQ(down[(y * 2 + x) * 4 + c], mean) << x << "," << y << " channel " << c;
+      }
+    }
+  }
+  for (int x = 0; x < 4; ++x) {
+    float rgba[4];
+    std::memcpy(rgba, down + 64 + x * 16, 16);
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(rgba[c], up[(4 + 3 - x) * 4 + c] / 255.0f) << x << " channel " << c;
+  }
+}
+
+TEST_F(VkImageTransfer, BlitsBreakingTheRulesAreSkipped) {
+  VkImage image = make_image(image_info(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, {8, 8, 1}, 2, 1));
+  VkImage ints = make_image(image_info(VK_FORMAT_R8G8B8A8_UINT, VK_IMAGE_TYPE_2D, {8, 8, 1}, 1, 1));
+  VkImageCreateInfo depth_info = image_info(VK_FORMAT_D32_SFLOAT, VK_IMAGE_TYPE_2D, {8, 8, 1}, 1, 1);
+  VkImage depth = make_image(depth_info);
+  std::vector<VkImageBlit> bad = {
+      blit_region(0, {0, 0, 0}, {9, 8, 1}, 0, {0, 0, 0}, {8, 8, 1}),   // past the source
+      blit_region(0, {0, 0, 0}, {8, 8, 1}, 0, {-1, 0, 0}, {8, 8, 1}),  // negative destination
+      blit_region(1, {0, 0, 0}, {1, 1, 1}, 0, {0, 0, 0}, {1, 1, 1}),   // no level 1
+      blit_region(0, {0, 0, 0}, {8, 8, 2}, 0, {0, 0, 0}, {8, 8, 1}),   // z past a 2D level
+  };
+  bad.push_back(bad[0]);
+  bad.back().srcOffsets[1].x = 8;
+  bad.back().srcSubresource.layerCount = 2;  // 2 layers into 1
+  begin();
+  vkCmdBlitImage(cb_, image, VK_IMAGE_LAYOUT_GENERAL, image, VK_IMAGE_LAYOUT_GENERAL, bad.size(), bad.data(),
+                 VK_FILTER_NEAREST);
+  VkImageBlit whole = blit_region(0, {0, 0, 0}, {8, 8, 1}, 0, {0, 0, 0}, {8, 8, 1});
+  vkCmdBlitImage(cb_, image, VK_IMAGE_LAYOUT_GENERAL, ints, VK_IMAGE_LAYOUT_GENERAL, 1, &whole, VK_FILTER_NEAREST);
+  vkCmdBlitImage(cb_, ints, VK_IMAGE_LAYOUT_GENERAL, ints, VK_IMAGE_LAYOUT_GENERAL, 1, &whole, VK_FILTER_LINEAR);
+  VkImageBlit depth_blit = whole;
+  depth_blit.srcSubresource.aspectMask = depth_blit.dstSubresource.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
+  vkCmdBlitImage(cb_, depth, VK_IMAGE_LAYOUT_GENERAL, depth, VK_IMAGE_LAYOUT_GENERAL, 1, &depth_blit,
+                 VK_FILTER_LINEAR);
+  testing::internal::CaptureStderr();
+  submit_and_wait();
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count(log, "vkCmdBlitImage: "), 8) << log;
+  EXPECT_EQ(count(log, "integer and other formats mixed"), 1) << log;
+  EXPECT_EQ(count(log, "LINEAR on an integer format"), 1) << log;
+  EXPECT_EQ(count(log, "depth / stencil blits need one format and NEAREST"), 1) << log;
+}
+
 // Regions that break the rules are skipped with a log line, never written past an image or buffer;
 // the good region of the same command still runs.
 TEST_F(VkImageTransfer, HostileRegionsAreSkippedAndTheGoodOnesRun) {
