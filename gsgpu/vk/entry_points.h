@@ -96,6 +96,8 @@
   X(DestroyImageView)                   \
   X(CreateSampler)                      \
   X(DestroySampler)                     \
+  X(CreateSamplerYcbcrConversion)       \
+  X(DestroySamplerYcbcrConversion)      \
   X(CmdCopyBufferToImage)               \
   X(CmdCopyImageToBuffer)               \
   X(CmdCopyImage)                       \

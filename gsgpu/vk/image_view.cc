@@ -97,6 +97,12 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateSampler(VkDevice, const VkSamplerCr
                                                      const VkAllocationCallbacks*, VkSampler* out) {
   std::string why;
   std::optional<std::array<uint32_t, 8>> words = translate_sampler(*info, &why);
+  for (auto* s = static_cast<const VkBaseInStructure*>(info->pNext); s != nullptr && words; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_INFO) {
+      why = "a Y'CbCr conversion (samplerYcbcrConversion is not offered)";
+      words.reset();
+    }
+  }
   if (!words) {
     std::fprintf(stderr, "gsgpu-vk: vkCreateSampler: %s; refused\n", why.c_str());
     return VK_ERROR_FEATURE_NOT_PRESENT;
@@ -112,5 +118,22 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateSampler(VkDevice, const VkSamplerCr
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroySampler(VkDevice, VkSampler sampler, const VkAllocationCallbacks*) {
   delete from_handle<Sampler>(sampler);
 }
+
+}  // namespace gsgpu::vk
+
+namespace gsgpu::vk {
+
+// Vulkan 1.1: the entry points exist (1.1 requires them), but the samplerYcbcrConversion feature is
+// false, so no conversion can be created: a call is invalid usage, refused with a log line.
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateSamplerYcbcrConversion(VkDevice, const VkSamplerYcbcrConversionCreateInfo*,
+                                                                    const VkAllocationCallbacks*,
+                                                                    VkSamplerYcbcrConversion* out) {
+  std::fprintf(stderr, "gsgpu-vk: vkCreateSamplerYcbcrConversion: samplerYcbcrConversion is not offered; refused\n");
+  *out = VK_NULL_HANDLE;
+  return VK_ERROR_OUT_OF_HOST_MEMORY;  // the command's only failure codes are the out-of-memory ones
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroySamplerYcbcrConversion(VkDevice, VkSamplerYcbcrConversion,
+                                                                 const VkAllocationCallbacks*) {}  // none exists
 
 }  // namespace gsgpu::vk

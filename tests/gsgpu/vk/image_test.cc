@@ -276,5 +276,30 @@ TEST_F(VkImageTest, ViewsAndSamplersAreCheckedAgainstTheirImage) {
   EXPECT_EQ(count(testing::internal::GetCapturedStderr(), "depth compare"), 1);
 }
 
+// Vulkan 1.1's Y'CbCr entry points exist, but samplerYcbcrConversion is false: creating one is
+// refused, and so is a sampler naming one; destroying VK_NULL_HANDLE is fine.
+TEST_F(VkImageTest, YcbcrConversionsAreRefusedWhileTheFeatureIsOff) {
+  auto create = reinterpret_cast<PFN_vkCreateSamplerYcbcrConversion>(
+      vkGetDeviceProcAddr(device_, "vkCreateSamplerYcbcrConversion"));
+  auto destroy = reinterpret_cast<PFN_vkDestroySamplerYcbcrConversion>(
+      vkGetDeviceProcAddr(device_, "vkDestroySamplerYcbcrConversion"));
+  ASSERT_NE(create, nullptr);
+  ASSERT_NE(destroy, nullptr);
+  VkSamplerYcbcrConversionCreateInfo info{VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_CREATE_INFO};
+  info.format = VK_FORMAT_G8_B8R8_2PLANE_420_UNORM;
+  VkSamplerYcbcrConversion conversion = reinterpret_cast<VkSamplerYcbcrConversion>(uintptr_t{8});
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(create(device_, &info, nullptr, &conversion), VK_ERROR_OUT_OF_HOST_MEMORY);
+  EXPECT_EQ(conversion, VK_NULL_HANDLE);
+  destroy(device_, VK_NULL_HANDLE, nullptr);
+  VkSamplerYcbcrConversionInfo use{VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_INFO};
+  VkSamplerCreateInfo sampler_info{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO, &use};
+  VkSampler sampler = VK_NULL_HANDLE;
+  EXPECT_EQ(vkCreateSampler(device_, &sampler_info, nullptr, &sampler), VK_ERROR_FEATURE_NOT_PRESENT);
+  EXPECT_EQ(sampler, VK_NULL_HANDLE);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count(log, "samplerYcbcrConversion is not offered"), 2) << log;
+}
+
 }  // namespace
 }  // namespace gsgpu::vk::test

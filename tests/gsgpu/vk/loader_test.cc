@@ -49,7 +49,8 @@ TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
   EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCmdDraw"), nullptr);
   EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCreateEvent"), nullptr);
   EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCreateGraphicsPipelines"), nullptr);
-  EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCreateSamplerYcbcrConversion"), nullptr);
+  EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCmdDispatchBase"), nullptr);
+  EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCreateSamplerYcbcrConversion"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCreateDescriptorUpdateTemplate"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkUpdateDescriptorSets"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdPushConstants"), nullptr);
