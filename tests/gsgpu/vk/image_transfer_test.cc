@@ -295,6 +295,45 @@ TEST_F(VkImageTransfer, BlitsBreakingTheRulesAreSkipped) {
   EXPECT_EQ(count(log, "depth / stencil blits need one format and NEAREST"), 1) << log;
 }
 
+// vkFreeMemory unbinds the images bound to it: a later transfer or view finds the image unbound
+// (skipped, refused), nothing is written through the freed mapping, and the image can be destroyed.
+TEST_F(VkImageTransfer, ImageWhoseMemoryWasFreedIsUnboundAndNotWritten) {
+  VkImageCreateInfo info = image_info(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, {16, 16, 1}, 1, 1);
+  VkImage orphan = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateImage(device_, &info, nullptr, &orphan), VK_SUCCESS);
+  images_.push_back(orphan);
+  VkMemoryRequirements reqs;
+  vkGetImageMemoryRequirements(device_, orphan, &reqs);
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = reqs.size;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  ASSERT_EQ(vkAllocateMemory(device_, &alloc, nullptr, &memory), VK_SUCCESS);
+  ASSERT_EQ(vkBindImageMemory(device_, orphan, memory, 0), VK_SUCCESS);
+  vkFreeMemory(device_, memory, nullptr);
+  uint8_t* a = nullptr;
+  VkBuffer buffer = make_buffer(1024, &a);
+  std::memset(a, 0x33, 1024);
+  VkBufferImageCopy r = region(VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1, {0, 0, 0}, {16, 16, 1});
+  const VkClearColorValue colour{};
+  const VkImageSubresourceRange all{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  begin();
+  vkCmdCopyBufferToImage(cb_, buffer, orphan, VK_IMAGE_LAYOUT_GENERAL, 1, &r);
+  vkCmdClearColorImage(cb_, orphan, VK_IMAGE_LAYOUT_GENERAL, &colour, 1, &all);
+  vkCmdCopyImageToBuffer(cb_, orphan, VK_IMAGE_LAYOUT_GENERAL, buffer, 1, &r);
+  testing::internal::CaptureStderr();
+  submit_and_wait();
+  VkImageViewCreateInfo view_info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  view_info.image = orphan;
+  view_info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  view_info.format = info.format;
+  view_info.subresourceRange = all;
+  VkImageView view = VK_NULL_HANDLE;
+  EXPECT_EQ(vkCreateImageView(device_, &view_info, nullptr, &view), VK_ERROR_FORMAT_NOT_SUPPORTED);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count(log, "image not bound to memory"), 4) << log;
+  for (int i = 0; i < 1024; ++i) ASSERT_EQ(a[i], 0x33) << i;
+}
+
 // Regions that break the rules are skipped with a log line, never written past an image or buffer;
 // the good region of the same command still runs.
 TEST_F(VkImageTransfer, HostileRegionsAreSkippedAndTheGoodOnesRun) {
