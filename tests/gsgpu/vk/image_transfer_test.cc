@@ -4,7 +4,9 @@
 // a log line while the good ones run.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -332,6 +334,41 @@ TEST_F(VkImageTransfer, ImageWhoseMemoryWasFreedIsUnboundAndNotWritten) {
   const std::string log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(count(log, "image not bound to memory"), 4) << log;
   for (int i = 0; i < 1024; ++i) ASSERT_EQ(a[i], 0x33) << i;
+}
+
+// Host-side transfer speed on a 4096 x 4096 RGBA8 image (64 MiB), one submission per command.
+// Not part of the suite (disabled): run with --gtest_also_run_disabled_tests --gtest_filter=*Timing*.
+TEST_F(VkImageTransfer, DISABLED_LargeTransferTiming) {
+  const uint32_t n = 4096;
+  VkImage image = make_image(image_info(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, {n, n, 1}, 1, 2));
+  uint8_t* bytes = nullptr;
+  VkBuffer buffer = make_buffer(uint64_t{n} * n * 4, &bytes);
+  for (uint64_t i = 0; i < uint64_t{n} * n * 4; ++i) bytes[i] = static_cast<uint8_t>(i * 7);
+  const VkClearColorValue colour{};
+  const VkImageSubresourceRange level0{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkBufferImageCopy r = region(VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1, {0, 0, 0}, {n, n, 1});
+  VkImageBlit halve{};
+  halve.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  halve.srcOffsets[1] = {static_cast<int32_t>(n), static_cast<int32_t>(n), 1};
+  halve.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 1, 0, 1};
+  halve.dstOffsets[1] = {static_cast<int32_t>(n / 2), static_cast<int32_t>(n / 2), 1};
+  const auto timed = [&](const char* what, auto record) {
+    begin();
+    record();
+    const auto start = std::chrono::steady_clock::now();
+    submit_and_wait();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::printf("%-40s %8.1f ms\n", what, ms);
+  };
+  timed("clear 4096x4096 RGBA8", [&] { vkCmdClearColorImage(cb_, image, VK_IMAGE_LAYOUT_GENERAL, &colour, 1, &level0); });
+  timed("copy buffer -> image 64 MiB", [&] { vkCmdCopyBufferToImage(cb_, buffer, image, VK_IMAGE_LAYOUT_GENERAL, 1, &r); });
+  timed("copy image -> buffer 64 MiB", [&] { vkCmdCopyImageToBuffer(cb_, image, VK_IMAGE_LAYOUT_GENERAL, buffer, 1, &r); });
+  timed("blit LINEAR 4096^2 -> 2048^2", [&] {
+    vkCmdBlitImage(cb_, image, VK_IMAGE_LAYOUT_GENERAL, image, VK_IMAGE_LAYOUT_GENERAL, 1, &halve, VK_FILTER_LINEAR);
+  });
+  timed("blit NEAREST 4096^2 -> 2048^2", [&] {
+    vkCmdBlitImage(cb_, image, VK_IMAGE_LAYOUT_GENERAL, image, VK_IMAGE_LAYOUT_GENERAL, 1, &halve, VK_FILTER_NEAREST);
+  });
 }
 
 // Regions that break the rules are skipped with a log line, never written past an image or buffer;
