@@ -17,7 +17,8 @@ bool takes_sampler(VkDescriptorType type) {
 }
 
 // One binding of a layout, checked; its descriptors are counted into *total (bounded).
-bool read_binding(const VkDescriptorSetLayoutBinding& in, uint64_t* total, LayoutBinding* out, std::string* error) {
+bool read_binding(const VkDescriptorSetLayoutBinding& in, const SamplerResolver& samplers, uint64_t* total,
+                  LayoutBinding* out, std::string* error) {
   const std::string name = "binding " + std::to_string(in.binding);
   if (static_cast<uint32_t>(in.descriptorType) >= kDescriptorTypes) {
     return fail(error, name + ": descriptor type " + std::to_string(in.descriptorType) + " is not a Vulkan 1.0 type");
@@ -35,6 +36,10 @@ bool read_binding(const VkDescriptorSetLayoutBinding& in, uint64_t* total, Layou
     for (uint32_t i = 0; i < in.descriptorCount; ++i) {
       if (in.pImmutableSamplers[i] == VK_NULL_HANDLE) return fail(error, name + ": an immutable sampler is null");
       out->immutable_samplers.push_back(reinterpret_cast<uint64_t>(in.pImmutableSamplers[i]));
+      if (!samplers) continue;
+      std::optional<std::array<uint32_t, 8>> desc = samplers(in.pImmutableSamplers[i]);
+      if (!desc) return fail(error, name + ": immutable sampler " + std::to_string(i) + " is not a sampler");
+      out->immutable_sampler_descs.push_back(*desc);
     }
   }
   return true;
@@ -70,7 +75,8 @@ bool SetLayout::same_as(const SetLayout& other) const {
   return true;
 }
 
-bool build_set_layout(const VkDescriptorSetLayoutCreateInfo& info, SetLayout* out, std::string* error) {
+bool build_set_layout(const VkDescriptorSetLayoutCreateInfo& info, SetLayout* out, std::string* error,
+                      const SamplerResolver& samplers) {
   *out = SetLayout{};
   // Push descriptors and update-after-bind pools are extensions the device does not offer.
   if (info.flags != 0) return fail(error, "flags " + std::to_string(info.flags) + " need extensions not offered");
@@ -78,7 +84,7 @@ bool build_set_layout(const VkDescriptorSetLayoutCreateInfo& info, SetLayout* ou
   uint64_t total = 0;
   for (uint32_t i = 0; i < info.bindingCount; ++i) {
     LayoutBinding binding;
-    if (!read_binding(info.pBindings[i], &total, &binding, error)) return false;
+    if (!read_binding(info.pBindings[i], samplers, &total, &binding, error)) return false;
     out->bindings.push_back(std::move(binding));
   }
   std::sort(out->bindings.begin(), out->bindings.end(),
@@ -132,7 +138,12 @@ void init_set(std::shared_ptr<const SetLayout> layout, DescriptorSetData* set) {
   // Immutable samplers are part of the set from its allocation.
   for (const LayoutBinding& b : layout->bindings) {
     for (size_t i = 0; i < b.immutable_samplers.size(); ++i) {
-      set->descriptors[b.first_descriptor + i].sampler = b.immutable_samplers[i];
+      Descriptor& d = set->descriptors[b.first_descriptor + i];
+      d.sampler = b.immutable_samplers[i];
+      if (i < b.immutable_sampler_descs.size()) {
+        d.has_sampler_desc = true;
+        d.sampler_desc = b.immutable_sampler_descs[i];
+      }
     }
   }
   set->layout = std::move(layout);

@@ -52,7 +52,8 @@ struct LayoutBinding {
   VkDescriptorType type = VK_DESCRIPTOR_TYPE_SAMPLER;
   uint32_t count = 0;
   VkShaderStageFlags stages = 0;
-  std::vector<uint64_t> immutable_samplers;  // VkSampler handles (vkimg's objects), kept opaque
+  std::vector<uint64_t> immutable_samplers;  // VkSampler handles
+  std::vector<std::array<uint32_t, 8>> immutable_sampler_descs;  // their SAMPLER_DESC words, when resolved
   uint32_t first_descriptor = 0;             // index of its element 0 in DescriptorSetData::descriptors
   uint32_t first_dynamic = 0;                // index of its element 0 among the set's dynamic offsets
 };
@@ -66,8 +67,13 @@ struct SetLayout {
   bool same_as(const SetLayout& other) const;  // "identically defined" (compatible)
 };
 
+// A VkSampler's SAMPLER_DESC words (objects.h Sampler::desc), or nullopt when the handle is not a sampler.
+using SamplerResolver = std::function<std::optional<std::array<uint32_t, 8>>(VkSampler)>;
+
 // False with *error for what Vulkan calls invalid usage (a flag, a type, a repeated binding, …).
-bool build_set_layout(const VkDescriptorSetLayoutCreateInfo& info, SetLayout* out, std::string* error);
+// With `samplers`, immutable samplers' words are captured (a handle it does not know is refused).
+bool build_set_layout(const VkDescriptorSetLayoutCreateInfo& info, SetLayout* out, std::string* error,
+                      const SamplerResolver& samplers = {});
 
 struct PipelineLayout {
   std::vector<std::shared_ptr<const SetLayout>> sets;
@@ -79,8 +85,9 @@ bool build_pipeline_layout(std::vector<std::shared_ptr<const SetLayout>> sets,
                            std::span<const VkPushConstantRange> ranges, PipelineLayout* out, std::string* error);
 
 // One descriptor's record. Buffers are captured at update time (VA, size), as a GPU descriptor
-// would be: the set holds no pointer to the buffer object. Images, views and samplers are the
-// application's handles, opaque here, for vkimg's objects to resolve when draws sample them.
+// would be: the set holds no pointer to the buffer object. So are sampled views and samplers when
+// the driver resolves them (the IMAGE_DESC and SAMPLER_DESC words the texture unit reads); the
+// application's handles are kept beside them.
 struct Descriptor {
   bool written = false;
   uint64_t buffer_va = 0;    // the buffer's GPU VA (its start)
@@ -91,6 +98,10 @@ struct Descriptor {
   uint64_t image_view = 0;   // VkImageView
   VkImageLayout image_layout = VK_IMAGE_LAYOUT_UNDEFINED;
   uint64_t texel_buffer_view = 0;  // VkBufferView
+  bool has_image_desc = false;
+  std::array<uint32_t, 16> image_desc{};   // the view's IMAGE_DESC (sampled and combined descriptors)
+  bool has_sampler_desc = false;
+  std::array<uint32_t, 8> sampler_desc{};  // the sampler's SAMPLER_DESC
   bool operator==(const Descriptor&) const = default;
 };
 
@@ -111,9 +122,26 @@ struct BufferFacts {
 };
 using BufferResolver = std::function<std::optional<BufferFacts>(VkBuffer)>;
 
+// What the updater knows about a VkImageView: its image's usage and its IMAGE_DESC words (absent
+// when the texture unit cannot describe the view). nullopt: not an image view.
+struct ImageViewFacts {
+  VkImageUsageFlags usage = 0;
+  std::optional<std::array<uint32_t, 16>> image_desc;
+};
+using ImageViewResolver = std::function<std::optional<ImageViewFacts>(VkImageView)>;
+
+// The handle resolvers of an update. Views and samplers without a resolver stay opaque handles.
+struct HandleResolver {
+  HandleResolver(BufferResolver b, ImageViewResolver v = {}, SamplerResolver s = {})
+      : buffers(std::move(b)), image_views(std::move(v)), samplers(std::move(s)) {}
+  BufferResolver buffers;
+  ImageViewResolver image_views;
+  SamplerResolver samplers;
+};
+
 // vkUpdateDescriptorSets, one write or one copy: validated whole, then applied (nothing changes
 // when it is refused). `dst` is the write's set, resolved by the caller.
-bool apply_write(const VkWriteDescriptorSet& write, const BufferResolver& buffers, DescriptorSetData* dst,
+bool apply_write(const VkWriteDescriptorSet& write, const HandleResolver& handles, DescriptorSetData* dst,
                  std::string* error);
 bool apply_copy(const VkCopyDescriptorSet& copy, const DescriptorSetData& src, DescriptorSetData* dst,
                 std::string* error);
@@ -122,7 +150,7 @@ bool apply_copy(const VkCopyDescriptorSet& copy, const DescriptorSetData& src, D
 // offset + i * stride (as VkDescriptorBufferInfo, VkDescriptorImageInfo or VkBufferView by type),
 // then applied as one write. `data` is the application's; the caller has checked nothing in it.
 bool apply_template_entry(const VkDescriptorUpdateTemplateEntry& entry, const void* data,
-                          const BufferResolver& buffers, DescriptorSetData* dst, std::string* error);
+                          const HandleResolver& handles, DescriptorSetData* dst, std::string* error);
 
 // Descriptor pool accounting: sets and descriptors of each type, as VkDescriptorPoolCreateInfo
 // declared them.

@@ -47,9 +47,11 @@ struct DescriptorUpdateTemplate {
   std::vector<VkDescriptorUpdateTemplateEntry> entries;
 };
 
-// What vkUpdateDescriptorSets learns of a VkBuffer (its VA, size, whether bound); call it under
-// Device::mutex, which guards buffers' memory bindings (descriptor_set.cc).
-BufferResolver buffer_resolver();
+// What updates learn of the application's handles (descriptor_set.cc): a VkBuffer's VA, size and
+// whether it is bound (call under Device::mutex, which guards memory bindings), a VkImageView's
+// image usage and IMAGE_DESC words, a VkSampler's SAMPLER_DESC words (objects.h).
+HandleResolver handle_resolver();
+SamplerResolver sampler_resolver();
 
 // Invalid usage the driver refuses: one line on stderr, as the transfers' refusals.
 inline void log_refusal(const char* command, const std::string& what, const char* outcome = "refused") {

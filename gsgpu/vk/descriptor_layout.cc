@@ -23,7 +23,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateDescriptorSetLayout(VkDevice, const
   }
   auto layout = std::make_shared<SetLayout>();
   std::string error;
-  if (!build_set_layout(*info, layout.get(), &error)) {
+  if (!build_set_layout(*info, layout.get(), &error, sampler_resolver())) {
     log_refusal("vkCreateDescriptorSetLayout", error);
     return VK_ERROR_UNKNOWN;
   }

@@ -24,12 +24,26 @@ void free_set(DescriptorSet* set) {
 
 }  // namespace
 
-BufferResolver buffer_resolver() {
-  return [](VkBuffer buffer_handle) -> std::optional<BufferFacts> {
-    const Buffer* buffer = from_handle<Buffer>(buffer_handle);
+SamplerResolver sampler_resolver() {
+  return [](VkSampler handle) -> std::optional<std::array<uint32_t, 8>> {
+    const Sampler* sampler = from_handle<Sampler>(handle);
+    if (sampler == nullptr) return std::nullopt;
+    return sampler->desc;
+  };
+}
+
+HandleResolver handle_resolver() {
+  BufferResolver buffers = [](VkBuffer handle) -> std::optional<BufferFacts> {
+    const Buffer* buffer = from_handle<Buffer>(handle);
     if (buffer == nullptr) return std::nullopt;
     return BufferFacts{buffer->memory != nullptr, buffer->va, buffer->size};
   };
+  ImageViewResolver views = [](VkImageView handle) -> std::optional<ImageViewFacts> {
+    const ImageView* view = from_handle<ImageView>(handle);
+    if (view == nullptr || view->image == nullptr) return std::nullopt;
+    return ImageViewFacts{view->image->usage, view->image_desc};
+  };
+  return HandleResolver(std::move(buffers), std::move(views), sampler_resolver());
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateDescriptorPool(VkDevice, const VkDescriptorPoolCreateInfo* info,
@@ -128,12 +142,12 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkUpdateDescriptorSets(VkDevice handle, uint32_
                                                         const VkCopyDescriptorSet* copies) {
   Device* device = from_handle<Device>(handle);
   std::lock_guard lock(device->mutex);
-  const BufferResolver buffers = buffer_resolver();
+  const HandleResolver handles = handle_resolver();
   std::string error;
   for (uint32_t i = 0; i < write_count; ++i) {
     auto* set = from_handle<DescriptorSet>(writes[i].dstSet);
     if (set == nullptr) error = "dstSet is null";
-    if (set == nullptr || !apply_write(writes[i], buffers, &set->data, &error)) {
+    if (set == nullptr || !apply_write(writes[i], handles, &set->data, &error)) {
       log_refusal("vkUpdateDescriptorSets", "write " + std::to_string(i) + ": " + error, "skipped");
     }
   }

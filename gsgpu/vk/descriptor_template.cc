@@ -58,10 +58,10 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkUpdateDescriptorSetWithTemplate(VkDevice hand
   }
   Device* device = from_handle<Device>(handle);
   std::lock_guard lock(device->mutex);
-  const BufferResolver buffers = buffer_resolver();
+  const HandleResolver handles = handle_resolver();
   std::string error;
   for (size_t i = 0; i < update_template->entries.size(); ++i) {
-    if (!apply_template_entry(update_template->entries[i], data, buffers, &set->data, &error)) {
+    if (!apply_template_entry(update_template->entries[i], data, handles, &set->data, &error)) {
       log_refusal(command, "entry " + std::to_string(i) + ": " + error, "skipped");
     }
   }
@@ -78,7 +78,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetDescriptorSetLayoutSupport(VkDevice, const
   SetLayout layout;
   std::string error;
   const bool fits = descriptors <= kMaxDescriptorsPerLayout && info->bindingCount <= kMaxDescriptorsPerLayout;
-  support->supported = fits && build_set_layout(*info, &layout, &error) ? VK_TRUE : VK_FALSE;
+  support->supported = fits && build_set_layout(*info, &layout, &error, sampler_resolver()) ? VK_TRUE : VK_FALSE;
   // VkDescriptorSetVariableDescriptorCountLayoutSupport (1.2) and others in the chain: not written.
 }
 

@@ -76,27 +76,69 @@ bool read_buffer(const VkDescriptorBufferInfo& info, VkDescriptorType type, cons
   return true;
 }
 
+// The image usage a view needs for a descriptor of `type` (VkWriteDescriptorSet's rules).
+VkImageUsageFlags needed_usage(VkDescriptorType type) {
+  if (type == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE) return VK_IMAGE_USAGE_STORAGE_BIT;
+  if (type == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT) return VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT;
+  return VK_IMAGE_USAGE_SAMPLED_BIT;
+}
+
+// An image, sampler or combined descriptor. With resolvers the view's IMAGE_DESC and the
+// sampler's SAMPLER_DESC are captured; a sampled view the texture unit cannot describe is refused.
+bool read_image(const VkDescriptorImageInfo& info, VkDescriptorType type, const HandleResolver& handles,
+                bool immutable, Descriptor* out, std::string* error) {
+  const bool wants_sampler = type == VK_DESCRIPTOR_TYPE_SAMPLER || type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  out->has_image_desc = false;  // what an earlier write left is replaced; an immutable sampler stays
+  out->image_desc = {};
+  out->image_view = 0;
+  if (!immutable) {
+    out->sampler = 0;
+    out->has_sampler_desc = false;
+    out->sampler_desc = {};
+  }
+  if (wants_sampler && !immutable) {
+    if (info.sampler == VK_NULL_HANDLE) return fail(error, "the sampler is null");
+    out->sampler = reinterpret_cast<uint64_t>(info.sampler);
+    if (handles.samplers) {
+      std::optional<std::array<uint32_t, 8>> desc = handles.samplers(info.sampler);
+      if (!desc) return fail(error, "the sampler is not a sampler");
+      out->has_sampler_desc = true;
+      out->sampler_desc = *desc;
+    }
+  }
+  if (type != VK_DESCRIPTOR_TYPE_SAMPLER) {
+    if (info.imageView == VK_NULL_HANDLE) return fail(error, "the image view is null");
+    out->image_view = reinterpret_cast<uint64_t>(info.imageView);
+    if (handles.image_views) {
+      std::optional<ImageViewFacts> view = handles.image_views(info.imageView);
+      if (!view) return fail(error, "the image view is not an image view");
+      if ((view->usage & needed_usage(type)) == 0) {
+        return fail(error, "the view's image lacks usage " + std::to_string(needed_usage(type)) +
+                               " for descriptor type " + std::to_string(type));
+      }
+      const bool sampled =
+          type == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+      if (sampled && !view->image_desc) return fail(error, "the texture unit cannot describe the view (no IMAGE_DESC)");
+      out->has_image_desc = view->image_desc.has_value();
+      if (view->image_desc) out->image_desc = *view->image_desc;
+    }
+  }
+  out->written = true;
+  out->image_layout = info.imageLayout;
+  return true;
+}
+
 // A write's i-th descriptor, read from the array its type uses. `immutable` keeps the layout's sampler.
-bool read_descriptor(const VkWriteDescriptorSet& write, uint32_t i, const BufferResolver& buffers, bool immutable,
+bool read_descriptor(const VkWriteDescriptorSet& write, uint32_t i, const HandleResolver& handles, bool immutable,
                      Descriptor* out, std::string* error) {
   const VkDescriptorType type = write.descriptorType;
   if (is_buffer_type(type)) {
     if (write.pBufferInfo == nullptr) return fail(error, "pBufferInfo is null");
-    return read_buffer(write.pBufferInfo[i], type, buffers, out, error);
+    return read_buffer(write.pBufferInfo[i], type, handles.buffers, out, error);
   }
   if (is_image_type(type)) {
     if (write.pImageInfo == nullptr) return fail(error, "pImageInfo is null");
-    const VkDescriptorImageInfo& info = write.pImageInfo[i];
-    const bool wants_sampler = type == VK_DESCRIPTOR_TYPE_SAMPLER || type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-    if (wants_sampler && !immutable && info.sampler == VK_NULL_HANDLE) return fail(error, "the sampler is null");
-    if (type != VK_DESCRIPTOR_TYPE_SAMPLER && info.imageView == VK_NULL_HANDLE) {
-      return fail(error, "the image view is null");
-    }
-    out->written = true;
-    if (wants_sampler && !immutable) out->sampler = reinterpret_cast<uint64_t>(info.sampler);
-    if (type != VK_DESCRIPTOR_TYPE_SAMPLER) out->image_view = reinterpret_cast<uint64_t>(info.imageView);
-    out->image_layout = info.imageLayout;
-    return true;
+    return read_image(write.pImageInfo[i], type, handles, immutable, out, error);
   }
   if (write.pTexelBufferView == nullptr || write.pTexelBufferView[i] == VK_NULL_HANDLE) {
     return fail(error, "the texel buffer view is null");
@@ -119,7 +161,7 @@ void refresh_table(DescriptorSetData* set) {
 
 }  // namespace
 
-bool apply_write(const VkWriteDescriptorSet& write, const BufferResolver& buffers, DescriptorSetData* dst,
+bool apply_write(const VkWriteDescriptorSet& write, const HandleResolver& handles, DescriptorSetData* dst,
                  std::string* error) {
   std::vector<uint32_t> slots;
   const LayoutBinding* first = nullptr;
@@ -135,7 +177,7 @@ bool apply_write(const VkWriteDescriptorSet& write, const BufferResolver& buffer
   std::vector<Descriptor> values(slots.size());
   for (uint32_t i = 0; i < slots.size(); ++i) {
     values[i] = dst->descriptors[slots[i]];
-    if (!read_descriptor(write, i, buffers, immutable, &values[i], error)) {
+    if (!read_descriptor(write, i, handles, immutable, &values[i], error)) {
       *error = "descriptor " + std::to_string(i) + ": " + *error;
       return false;
     }
@@ -146,7 +188,7 @@ bool apply_write(const VkWriteDescriptorSet& write, const BufferResolver& buffer
 }
 
 bool apply_template_entry(const VkDescriptorUpdateTemplateEntry& entry, const void* data,
-                          const BufferResolver& buffers, DescriptorSetData* dst, std::string* error) {
+                          const HandleResolver& handles, DescriptorSetData* dst, std::string* error) {
   if (static_cast<uint32_t>(entry.descriptorType) >= kDescriptorTypes) {
     return fail(error, "descriptor type " + std::to_string(entry.descriptorType) + " is not a Vulkan 1.0 type");
   }
@@ -178,7 +220,7 @@ bool apply_template_entry(const VkDescriptorUpdateTemplateEntry& entry, const vo
   write.pBufferInfo = buffer_infos.data();
   write.pImageInfo = image_infos.data();
   write.pTexelBufferView = views.data();
-  return apply_write(write, buffers, dst, error);
+  return apply_write(write, handles, dst, error);
 }
 
 bool apply_copy(const VkCopyDescriptorSet& copy, const DescriptorSetData& src, DescriptorSetData* dst,
@@ -198,9 +240,14 @@ bool apply_copy(const VkCopyDescriptorSet& copy, const DescriptorSetData& src, D
   for (uint32_t slot : from) values.push_back(src.descriptors[slot]);
   const bool immutable = !dst_first->immutable_samplers.empty();
   for (size_t i = 0; i < to.size(); ++i) {
-    const uint64_t kept_sampler = dst->descriptors[to[i]].sampler;
-    dst->descriptors[to[i]] = values[i];
-    if (immutable) dst->descriptors[to[i]].sampler = kept_sampler;
+    Descriptor& d = dst->descriptors[to[i]];
+    const Descriptor kept = d;
+    d = values[i];
+    if (immutable) {  // the layout's samplers are never replaced
+      d.sampler = kept.sampler;
+      d.has_sampler_desc = kept.has_sampler_desc;
+      d.sampler_desc = kept.sampler_desc;
+    }
   }
   refresh_table(dst);
   return true;

@@ -367,6 +367,91 @@ TEST_F(BindingModel, TemplateEntriesReadStridedRecordsAndApplyAsOneWrite) {
   EXPECT_TRUE(set.descriptors == before.descriptors);
 }
 
+// With resolvers (the driver's objects), a write captures the view's IMAGE_DESC and the sampler's
+// SAMPLER_DESC words, immutable samplers' words come from the layout, and views without the usage
+// or the descriptor a sampled type needs are refused.
+TEST_F(BindingModel, ImageDescriptorsCaptureTheWordsTheTextureUnitReads) {
+  std::array<uint32_t, 16> desc;
+  for (uint32_t i = 0; i < 16; ++i) desc[i] = 0x1000 + i;
+  const std::array<uint32_t, 8> linear = {0xa1, 1, 2, 3, 4, 5, 6, 7}, nearest = {0xb2};
+  SamplerResolver samplers = [&](VkSampler s) -> std::optional<std::array<uint32_t, 8>> {
+    if (s == reinterpret_cast<VkSampler>(0x77)) return linear;
+    if (s == reinterpret_cast<VkSampler>(0x78)) return nearest;
+    return std::nullopt;
+  };
+  ImageViewResolver views = [&](VkImageView v) -> std::optional<ImageViewFacts> {
+    switch (reinterpret_cast<uint64_t>(v)) {
+      case 0x100: return ImageViewFacts{VK_IMAGE_USAGE_SAMPLED_BIT, desc};
+      case 0x101: return ImageViewFacts{VK_IMAGE_USAGE_TRANSFER_DST_BIT, desc};
+      case 0x102: return ImageViewFacts{VK_IMAGE_USAGE_SAMPLED_BIT, std::nullopt};
+      case 0x103: return ImageViewFacts{VK_IMAGE_USAGE_STORAGE_BIT, std::nullopt};
+      default: return std::nullopt;
+    }
+  };
+  const HandleResolver handles(resolver_, views, samplers);
+  const VkSampler immutable = reinterpret_cast<VkSampler>(0x78);
+  VkDescriptorSetLayoutBinding b[3] = {binding(0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER),
+                                       binding(1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER),
+                                       binding(2, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE)};
+  b[1].pImmutableSamplers = &immutable;
+  VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  info.bindingCount = 3;
+  info.pBindings = b;
+  auto layout = std::make_shared<SetLayout>();
+  std::string error;
+  ASSERT_TRUE(build_set_layout(info, layout.get(), &error, samplers)) << error;
+  DescriptorSetData set;
+  init_set(layout, &set);
+  EXPECT_TRUE(set.descriptors[1].has_sampler_desc);
+  EXPECT_EQ(set.descriptors[1].sampler_desc, nearest);
+
+  auto write = [&](uint32_t binding_number, VkDescriptorType type, uint64_t sampler, uint64_t view) {
+    const VkDescriptorImageInfo image{reinterpret_cast<VkSampler>(sampler), reinterpret_cast<VkImageView>(view),
+                                      VK_IMAGE_LAYOUT_GENERAL};
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstBinding = binding_number;
+    w.descriptorCount = 1;
+    w.descriptorType = type;
+    w.pImageInfo = &image;
+    error.clear();
+    return apply_write(w, handles, &set, &error);
+  };
+  const VkDescriptorType combined = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  ASSERT_TRUE(write(0, combined, 0x77, 0x100)) << error;
+  EXPECT_TRUE(set.descriptors[0].has_image_desc && set.descriptors[0].has_sampler_desc);
+  EXPECT_EQ(set.descriptors[0].image_desc, desc);
+  EXPECT_EQ(set.descriptors[0].sampler_desc, linear);
+  ASSERT_TRUE(write(1, combined, 0x77, 0x100)) << error;  // the write's sampler is ignored
+  EXPECT_EQ(set.descriptors[1].sampler_desc, nearest);
+  EXPECT_EQ(set.descriptors[1].sampler, 0x78u);
+  ASSERT_TRUE(write(2, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 0, 0x103)) << error;
+  EXPECT_FALSE(set.descriptors[2].has_image_desc);
+  const DescriptorSetData before = set;
+  EXPECT_FALSE(write(0, combined, 0x77, 0x101));
+  EXPECT_NE(error.find("lacks usage"), std::string::npos) << error;
+  EXPECT_FALSE(write(0, combined, 0x77, 0x102));
+  EXPECT_NE(error.find("cannot describe"), std::string::npos) << error;
+  EXPECT_FALSE(write(0, combined, 0x77, 0x999));
+  EXPECT_NE(error.find("not an image view"), std::string::npos) << error;
+  EXPECT_FALSE(write(0, combined, 0x79, 0x100));
+  EXPECT_NE(error.find("not a sampler"), std::string::npos) << error;
+  EXPECT_FALSE(write(2, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 0, 0x100));
+  EXPECT_TRUE(set.descriptors == before.descriptors);
+  // A copy onto the immutable binding keeps the layout's sampler and its words.
+  VkCopyDescriptorSet copy{VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET};
+  copy.srcBinding = 0;
+  copy.dstBinding = 1;
+  copy.descriptorCount = 1;
+  ASSERT_TRUE(apply_copy(copy, set, &set, &error)) << error;
+  EXPECT_EQ(set.descriptors[1].sampler_desc, nearest);
+  EXPECT_EQ(set.descriptors[1].image_desc, desc);
+  // An immutable sampler the resolver does not know is refused with the layout.
+  const VkSampler unknown = reinterpret_cast<VkSampler>(0x55);
+  b[1].pImmutableSamplers = &unknown;
+  EXPECT_FALSE(build_set_layout(info, layout.get(), &error, samplers));
+  EXPECT_NE(error.find("is not a sampler"), std::string::npos) << error;
+}
+
 TEST(BindingModelLayout, HostileLayoutsAreRefused) {
   SetLayout layout;
   std::string error;
@@ -479,7 +564,8 @@ TEST_F(BindingModel, RandomHostileCallsAreRefusedWholeOrKeepEveryEntryInsideItsB
         VkDescriptorBufferInfo infos[4];
         VkDescriptorImageInfo images[4] = {};
         for (auto& info : infos) {
-          info = {reinterpret_cast<VkBuffer>(next() % 8 ? 1 : 1 + next() % 4), edge(4096), next() % 3 ? 256 : edge(4096)};
+          const uint64_t buffer = next() % 8 ? 1 : 1 + next() % 4;
+          info = {reinterpret_cast<VkBuffer>(buffer), edge(4096), next() % 3 ? 256 : edge(4096)};
         }
         for (auto& image : images) image.imageView = reinterpret_cast<VkImageView>(next() % 2);
         VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -520,7 +606,8 @@ TEST_F(BindingModel, RandomHostileCallsAreRefusedWholeOrKeepEveryEntryInsideItsB
       }
       default: {
         const uint8_t data[128] = {};
-        const auto stages = static_cast<VkShaderStageFlags>(next() % 4 ? uint64_t{VK_SHADER_STAGE_VERTEX_BIT} : next() % 4);
+        const uint64_t stage_bits = next() % 4 ? uint64_t{VK_SHADER_STAGE_VERTEX_BIT} : next() % 4;
+        const auto stages = static_cast<VkShaderStageFlags>(stage_bits);
         const uint32_t offset = static_cast<uint32_t>(next() % 2 ? 16 + 4 * (next() % 16) : edge(128));
         const uint32_t size = static_cast<uint32_t>(next() % 2 ? 4 * (1 + next() % 8) : edge(128));
         ok = push_constants(pipeline, stages, offset, size, data, &state, &error);
