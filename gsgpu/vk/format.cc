@@ -178,10 +178,10 @@ uint32_t component_value(const FormatInfo& info, const Component& c, uint32_t bi
   const uint32_t sign_bit = c.bits >= 32 ? 0x80000000u : 1u << (c.bits - 1);
   const int32_t as_signed = static_cast<int32_t>((bits ^ sign_bit) - sign_bit);  // sign-extended
   switch (info.kind) {
-    case NumericKind::kUnorm:
-      return std::bit_cast<uint32_t>(static_cast<float>(bits) / static_cast<float>(max));
+    case NumericKind::kUnorm:  // times the reciprocal, as the texture unit decodes
+      return std::bit_cast<uint32_t>(static_cast<float>(bits) * (1.0f / static_cast<float>(max)));
     case NumericKind::kSrgb: {
-      const float v = static_cast<float>(bits) / static_cast<float>(max);
+      const float v = static_cast<float>(bits) * (1.0f / static_cast<float>(max));
       return std::bit_cast<uint32_t>(c.channel < 3 ? srgb_to_linear(v) : v);
     }
     case NumericKind::kSnorm:
@@ -258,8 +258,15 @@ VkClearColorValue decode_color(const FormatInfo& info, const uint8_t* texel) {
   for (uint32_t i = 0; i < info.component_count; ++i) {
     const Component& c = info.components[i];
     uint32_t bits = 0;
-    if (c.bit_offset % 8 == 0 && c.bits % 8 == 0) {  // byte-aligned: the bytes themselves (little endian)
-      std::memcpy(&bits, texel + c.bit_offset / 8, c.bits / 8);
+    const uint8_t* at = texel + c.bit_offset / 8;
+    if (c.bit_offset % 8 == 0 && c.bits == 8) {  // byte-aligned: the bytes themselves (little endian)
+      bits = *at;
+    } else if (c.bit_offset % 8 == 0 && c.bits == 16) {
+      uint16_t half;
+      std::memcpy(&half, at, 2);
+      bits = half;
+    } else if (c.bit_offset % 8 == 0 && c.bits == 32) {
+      std::memcpy(&bits, at, 4);
     } else {
       for (uint32_t b = 0; b < c.bits; ++b) {
         bits |= static_cast<uint32_t>((texel[(c.bit_offset + b) / 8] >> ((c.bit_offset + b) % 8)) & 1u) << b;

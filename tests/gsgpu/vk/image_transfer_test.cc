@@ -225,7 +225,7 @@ VkImageBlit blit_region(uint32_t src_level, VkOffset3D s0, VkOffset3D s1, uint32
 }
 
 // LINEAR halves a level (each destination texel the mean of a 2 x 2 block: a mip chain), NEAREST
-// mirrors a row (reversed destination offsets) and converts RGBA8 to RGBA32F (byte / 255).
+// mirrors a row (reversed destination offsets) and converts RGBA8 to RGBA32F (byte x 1/255, as the unit).
 TEST_F(VkImageTransfer, BlitFiltersMirrorsAndConverts) {
   VkImage image = make_image(image_info(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, {4, 4, 1}, 1, 2));
   VkImage floats = make_image(image_info(VK_FORMAT_R32G32B32A32_SFLOAT, VK_IMAGE_TYPE_2D, {4, 1, 1}, 1, 1));
@@ -260,7 +260,8 @@ TEST_F(VkImageTransfer, BlitFiltersMirrorsAndConverts) {
   for (int x = 0; x < 4; ++x) {
     float rgba[4];
     std::memcpy(rgba, down + 64 + x * 16, 16);
-    for (int c = 0; c < 4; ++c) EXPECT_EQ(rgba[c], up[(4 + 3 - x) * 4 + c] / 255.0f) << x << " channel " << c;
+    // byte x (1 / 255), as the texture unit decodes UNORM8
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(rgba[c], up[(4 + 3 - x) * 4 + c] * (1.0f / 255.0f)) << x << " channel " << c;
   }
 }
 
