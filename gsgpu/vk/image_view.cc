@@ -68,6 +68,9 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateImageView(VkDevice, const VkImageVi
     // A swizzle the descriptor cannot hold is an invalid view; a layer sub-range of several levels
     // is valid Vulkan the descriptor cannot express: the view exists, without a descriptor.
     if (!desc && desc_why.find("swizzle") != std::string::npos) why = "an unknown component swizzle";
+    // The texture unit reads D24S8 as its depth: a stencil-only view cannot be sampled (an
+    // attachment view still can be made).
+    if (info->subresourceRange.aspectMask == VK_IMAGE_ASPECT_STENCIL_BIT) desc.reset();
   }
   if (why != nullptr) {
     std::fprintf(stderr, "gsgpu-vk: vkCreateImageView: %s; refused\n", why);

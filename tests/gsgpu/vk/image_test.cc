@@ -301,5 +301,61 @@ TEST_F(VkImageTest, YcbcrConversionsAreRefusedWhileTheFeatureIsOff) {
   EXPECT_EQ(count(log, "samplerYcbcrConversion is not offered"), 2) << log;
 }
 
+// The texture unit reads D24S8 as its depth: a depth view of it can be a sampled image, a
+// stencil-only view cannot (it has no IMAGE_DESC; vkUpdateDescriptorSets refuses it with a log line)
+// but is still a valid view for attachments.
+TEST_F(VkImageTest, StencilOnlyViewsOfD24S8AreNotSampled) {
+  VkImageCreateInfo info = image_info(VK_FORMAT_D24_UNORM_S8_UINT, VK_IMAGE_TYPE_2D, {16, 16, 1}, 1, 1);
+  info.usage |= VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
+  VkImage image = make_image(info);
+  VkImageView views[2] = {};
+  const VkImageAspectFlags aspects[2] = {VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_ASPECT_STENCIL_BIT};
+  for (int i = 0; i < 2; ++i) {
+    VkImageViewCreateInfo view_info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    view_info.image = image;
+    view_info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    view_info.format = info.format;
+    view_info.subresourceRange = {aspects[i], 0, 1, 0, 1};
+    ASSERT_EQ(vkCreateImageView(device_, &view_info, nullptr, &views[i]), VK_SUCCESS);
+    views_.push_back(views[i]);
+  }
+  const VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1, VK_SHADER_STAGE_FRAGMENT_BIT,
+                                             nullptr};
+  VkDescriptorSetLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  layout_info.bindingCount = 1;
+  layout_info.pBindings = &binding;
+  VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateDescriptorSetLayout(device_, &layout_info, nullptr, &layout), VK_SUCCESS);
+  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.maxSets = 1;
+  pool_info.poolSizeCount = 1;
+  pool_info.pPoolSizes = &size;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateDescriptorPool(device_, &pool_info, nullptr, &pool), VK_SUCCESS);
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  ASSERT_EQ(vkAllocateDescriptorSets(device_, &alloc, &set), VK_SUCCESS);
+  std::string logs[2];
+  for (int i = 0; i < 2; ++i) {
+    const VkDescriptorImageInfo image_info{VK_NULL_HANDLE, views[i], VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = set;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    w.pImageInfo = &image_info;
+    testing::internal::CaptureStderr();
+    vkUpdateDescriptorSets(device_, 1, &w, 0, nullptr);
+    logs[i] = testing::internal::GetCapturedStderr();
+  }
+  EXPECT_EQ(logs[0], "");
+  EXPECT_EQ(count(logs[1], "cannot describe the view"), 1) << logs[1];
+  vkDestroyDescriptorPool(device_, pool, nullptr);
+  vkDestroyDescriptorSetLayout(device_, layout, nullptr);
+}
+
 }  // namespace
 }  // namespace gsgpu::vk::test
