@@ -96,6 +96,26 @@ bool bind_descriptor_sets(const PipelineLayout& layout, VkPipelineBindPoint poin
   return true;
 }
 
+bool sets_ready_for_draw(const BindingState& state, VkPipelineBindPoint point, const PipelineLayout& layout,
+                         uint32_t used_sets, std::string* error) {
+  const int index = bind_point_index(point);
+  if (index < 0) return fail(error, "bind point " + std::to_string(point) + " is neither graphics nor compute");
+  for (uint32_t set = 0; set < kMaxBoundSets; ++set) {
+    if ((used_sets & (1u << set)) == 0) continue;
+    if (set >= layout.sets.size()) {
+      return fail(error, "set " + std::to_string(set) + " is read but not in the pipeline layout");
+    }
+    const std::shared_ptr<const SetLayout>& bound = state.bind_points[index].layouts[set];
+    if (bound == nullptr) return fail(error, "set " + std::to_string(set) + " is read but was never bound");
+    if (!bound->same_as(*layout.sets[set])) {
+      return fail(error, "set " + std::to_string(set) + " was bound with a set layout that differs from the "
+                         "pipeline layout's");
+    }
+  }
+  if ((used_sets >> kMaxBoundSets) != 0) return fail(error, "sets above 3 are read");
+  return true;
+}
+
 bool push_constants(const PipelineLayout& layout, VkShaderStageFlags stages, uint32_t offset, uint32_t size,
                     const void* data, BindingState* state, std::string* error) {
   if (offset % 4 != 0 || size % 4 != 0 || size == 0 || stages == 0) {

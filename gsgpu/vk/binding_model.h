@@ -184,6 +184,13 @@ bool bind_descriptor_sets(const PipelineLayout& layout, VkPipelineBindPoint poin
                           std::span<const DescriptorSetData* const> sets, std::span<const uint32_t> dynamic_offsets,
                           BindingState* state, std::string* error);
 
+// For the draw (or dispatch) a later piece records: whether every set in `used_sets` (bit n: set n,
+// the sets its shaders read) is bound at `point` with a set layout identical to `layout`'s set n,
+// Vulkan's condition for a draw to read it ("compatible for set n"; push-constant ranges are not
+// compared here). False with *error naming the first set that is not.
+bool sets_ready_for_draw(const BindingState& state, VkPipelineBindPoint point, const PipelineLayout& layout,
+                         uint32_t used_sets, std::string* error);
+
 // vkCmdPushConstants: checked against the layout's ranges, then written.
 bool push_constants(const PipelineLayout& layout, VkShaderStageFlags stages, uint32_t offset, uint32_t size,
                     const void* data, BindingState* state, std::string* error);

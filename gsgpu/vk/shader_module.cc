@@ -15,6 +15,21 @@
 namespace gsgpu::vk {
 namespace {
 
+// A module for OpenCL (the Kernel capability, physical addressing) is valid SPIR-V but not a Vulkan
+// shader module (the Vulkan environment's rules): refused with the malformed ones.
+std::string vulkan_environment_error(const compiler::SpirvModule& module) {
+  for (spv::Capability c : module.capabilities) {
+    if (c == spv::Capability::Kernel || c == spv::Capability::Addresses || c == spv::Capability::Linkage) {
+      return "capability " + std::to_string(static_cast<uint32_t>(c)) + " (Kernel, Addresses or Linkage) is "
+             "OpenCL's, not Vulkan's";
+    }
+  }
+  if (module.addressing_model != static_cast<uint32_t>(spv::AddressingModel::Logical)) {
+    return "addressing model " + std::to_string(module.addressing_model) + " is not Logical";
+  }
+  return "";
+}
+
 // Far above any real shader (glslang's largest test modules are a few hundred KiB); a bound on
 // what the driver copies and parses for one call.
 constexpr size_t kMaxShaderModuleBytes = size_t{64} << 20;
@@ -38,6 +53,10 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateShaderModule(VkDevice, const VkShad
   std::string error;
   if (!compiler::parse_spirv(words, &parsed, &error)) {
     log_refusal("vkCreateShaderModule", "invalid SPIR-V: " + error);
+    return VK_ERROR_UNKNOWN;
+  }
+  if (std::string why = vulkan_environment_error(parsed); !why.empty()) {
+    log_refusal("vkCreateShaderModule", "not a Vulkan shader module: " + why);
     return VK_ERROR_UNKNOWN;
   }
   auto* module = new (std::nothrow) ShaderModule;

@@ -158,6 +158,32 @@ TEST_F(BindingModel, DynamicOffsetsAreCheckedBeforeAnythingIsBound) {
   EXPECT_NE(error.find("layout that differs"), std::string::npos) << error;
 }
 
+// What a draw will check before it reads the bound sets: each set its shaders use bound, with the
+// pipeline layout's set layout.
+TEST_F(BindingModel, SetsReadyForDrawNeedEachUsedSetBoundWithTheSameLayout) {
+  auto uniform = make_layout({binding(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)});
+  auto storage = make_layout({binding(0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)});
+  PipelineLayout layout, other;
+  std::string error;
+  ASSERT_TRUE(build_pipeline_layout({uniform, uniform, storage}, {}, &layout, &error));
+  ASSERT_TRUE(build_pipeline_layout({uniform, storage}, {}, &other, &error));
+  DescriptorSetData a, b;
+  init_set(uniform, &a);
+  init_set(uniform, &b);
+  BindingState state;
+  const DescriptorSetData* sets[] = {&a, &b};
+  ASSERT_TRUE(bind_descriptor_sets(layout, VK_PIPELINE_BIND_POINT_GRAPHICS, 0, sets, {}, &state, &error)) << error;
+  EXPECT_TRUE(sets_ready_for_draw(state, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0b011, &error)) << error;
+  EXPECT_TRUE(sets_ready_for_draw(state, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, &error)) << error;
+  EXPECT_FALSE(sets_ready_for_draw(state, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0b100, &error));
+  EXPECT_NE(error.find("set 2 is read but was never bound"), std::string::npos) << error;
+  EXPECT_FALSE(sets_ready_for_draw(state, VK_PIPELINE_BIND_POINT_GRAPHICS, other, 0b010, &error));
+  EXPECT_NE(error.find("set 1 was bound with a set layout that differs"), std::string::npos) << error;
+  EXPECT_FALSE(sets_ready_for_draw(state, VK_PIPELINE_BIND_POINT_GRAPHICS, other, 0b1000, &error));
+  EXPECT_FALSE(sets_ready_for_draw(state, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0b001, &error));
+  EXPECT_FALSE(sets_ready_for_draw(state, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0x10, &error));
+}
+
 TEST_F(BindingModel, PushConstantsFollowTheLayoutsRanges) {
   PipelineLayout layout;
   const VkPushConstantRange ranges[] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 64},

@@ -141,10 +141,18 @@ TEST_F(VkBinding, ShaderModuleKeepsValidSpirvAndRefusesMalformedModules) {
   words = kMinimalVertexModule;
   info.codeSize = (words.size() - 1) * 4;  // no OpFunctionEnd
   EXPECT_EQ(vkCreateShaderModule(device_, &info, nullptr, &module), VK_ERROR_UNKNOWN);
+  info.codeSize = words.size() * 4;
+  words[6] = 6;  // OpCapability Kernel: an OpenCL module
+  EXPECT_EQ(vkCreateShaderModule(device_, &info, nullptr, &module), VK_ERROR_UNKNOWN);
+  words = kMinimalVertexModule;
+  words[8] = 2;  // OpMemoryModel Physical64
+  EXPECT_EQ(vkCreateShaderModule(device_, &info, nullptr, &module), VK_ERROR_UNKNOWN);
   const std::string log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(count(log, "vkCreateShaderModule: codeSize"), 2) << log;
   EXPECT_EQ(count(log, "vkCreateShaderModule: invalid SPIR-V"), 4) << log;
   EXPECT_EQ(count(log, "bad magic number"), 1) << log;
+  EXPECT_EQ(count(log, "not a Vulkan shader module: capability 6"), 1) << log;
+  EXPECT_EQ(count(log, "not a Vulkan shader module: addressing model 2"), 1) << log;
 }
 
 // Sets outlive the VkDescriptorSetLayout they were allocated with; a pool hands out at most its
