@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #include "gsgpu/vk/entry_points.h"
 
@@ -68,8 +69,18 @@ void record(VkCommandBuffer handle, T&& command) {
 
 }  // namespace
 
-void execute_commands(Device*, const CommandBuffer& cb) {
-  for (const Command& command : cb.commands) std::visit([](const auto& c) { run(c); }, command);
+void execute_commands(Device* device, const CommandBuffer& cb) {
+  for (const Command& command : cb.commands) {
+    std::visit(
+        [device](const auto& c) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(c)>, DrawCommand>) {
+            run(device, c);
+          } else {
+            run(c);
+          }
+        },
+        command);
+  }
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateCommandPool(VkDevice, const VkCommandPoolCreateInfo* info,
@@ -95,6 +106,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkResetCommandPool(VkDevice, VkCommandPool 
   for (CommandBuffer* cb : from_handle<CommandPool>(handle)->buffers) {
     cb->commands.clear();
     cb->bindings = {};
+    cb->graphics = {};
     cb->state = CommandBuffer::State::kInitial;
   }
   return VK_SUCCESS;
@@ -133,6 +145,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkBeginCommandBuffer(VkCommandBuffer handle
   CommandBuffer* cb = from_handle<CommandBuffer>(handle);
   cb->commands.clear();  // an implicit reset, as the spec allows for a pool's buffers
   cb->bindings = {};
+  cb->graphics = {};
   cb->state = CommandBuffer::State::kRecording;
   return VK_SUCCESS;
 }
@@ -148,6 +161,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkResetCommandBuffer(VkCommandBuffer handle
   CommandBuffer* cb = from_handle<CommandBuffer>(handle);
   cb->commands.clear();
   cb->bindings = {};
+  cb->graphics = {};
   cb->state = CommandBuffer::State::kInitial;
   return VK_SUCCESS;
 }

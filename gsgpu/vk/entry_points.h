@@ -135,6 +135,30 @@
   X(UpdateDescriptorSetWithTemplate)     \
   X(GetDescriptorSetLayoutSupport)
 
+// Render passes, pipelines and draws (docs/vulkan-driver.md "Draws").
+#define GSGPU_VK_DRAW_ENTRY_POINTS(X) \
+  X(CreateRenderPass)                 \
+  X(DestroyRenderPass)                \
+  X(GetRenderAreaGranularity)         \
+  X(CreateFramebuffer)                \
+  X(DestroyFramebuffer)               \
+  X(CreateGraphicsPipelines)          \
+  X(DestroyPipeline)                  \
+  X(CreatePipelineCache)              \
+  X(DestroyPipelineCache)             \
+  X(GetPipelineCacheData)             \
+  X(MergePipelineCaches)              \
+  X(CmdBeginRenderPass)               \
+  X(CmdEndRenderPass)                 \
+  X(CmdBindPipeline)                  \
+  X(CmdBindVertexBuffers)             \
+  X(CmdBindIndexBuffer)               \
+  X(CmdSetViewport)                   \
+  X(CmdSetScissor)                    \
+  X(CmdSetLineWidth)                  \
+  X(CmdDraw)                          \
+  X(CmdDrawIndexed)
+
 namespace gsgpu::vk {
 
 #define GSGPU_VK_DECLARE(name) std::remove_pointer_t<PFN_vk##name> gsgpu_vk##name;
@@ -142,6 +166,7 @@ GSGPU_VK_GLOBAL_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_INSTANCE_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_DEVICE_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_BINDING_ENTRY_POINTS(GSGPU_VK_DECLARE)
+GSGPU_VK_DRAW_ENTRY_POINTS(GSGPU_VK_DECLARE)
 #undef GSGPU_VK_DECLARE
 
 }  // namespace gsgpu::vk

@@ -64,25 +64,6 @@ void fill_range(const Image& image, const Levels& range, const uint8_t* texel, c
   }
 }
 
-// The stored texel of a depth / stencil clear and the bytes it covers for `aspects`.
-void encode_depth_stencil(const FormatInfo& format, const VkClearDepthStencilValue& value,
-                          VkImageAspectFlags aspects, uint8_t texel[4], uint8_t mask[4]) {
-  const float depth = std::isnan(value.depth) ? 0.0f : std::clamp(value.depth, 0.0f, 1.0f);
-  std::memset(texel, 0, 4);
-  std::memset(mask, 0, 4);
-  if (format.format == VK_FORMAT_D32_SFLOAT) {
-    const uint32_t bits = std::bit_cast<uint32_t>(depth);
-    std::memcpy(texel, &bits, 4);
-  } else if (format.format == VK_FORMAT_D16_UNORM) {
-    const auto bits = static_cast<uint16_t>(std::lround(depth * 65535.0));
-    std::memcpy(texel, &bits, 2);
-  } else {  // D24_UNORM_S8_UINT: depth in bits 0..23, stencil in 24..31
-    const auto bits = static_cast<uint32_t>(std::lround(depth * 16777215.0)) | (value.stencil & 0xffu) << 24;
-    std::memcpy(texel, &bits, 4);
-  }
-  if (aspects & VK_IMAGE_ASPECT_DEPTH_BIT) std::memset(mask, 0xff, format.aspects & VK_IMAGE_ASPECT_STENCIL_BIT ? 3 : 4);
-  if (aspects & VK_IMAGE_ASPECT_STENCIL_BIT) mask[3] = 0xff;
-}
 
 void clear(const ClearImageCommand& command, const VkImageSubresourceRange& r) {
   const char* what = command.depth_stencil ? "vkCmdClearDepthStencilImage" : "vkCmdClearColorImage";
@@ -112,6 +93,26 @@ void record(VkCommandBuffer handle, ClearImageCommand&& command) {
 }
 
 }  // namespace
+
+// The stored texel (objects.h) of a depth / stencil clear and the bytes it covers for `aspects`.
+void encode_depth_stencil(const FormatInfo& format, const VkClearDepthStencilValue& value,
+                          VkImageAspectFlags aspects, uint8_t texel[4], uint8_t mask[4]) {
+  const float depth = std::isnan(value.depth) ? 0.0f : std::clamp(value.depth, 0.0f, 1.0f);
+  std::memset(texel, 0, 4);
+  std::memset(mask, 0, 4);
+  if (format.format == VK_FORMAT_D32_SFLOAT) {
+    const uint32_t bits = std::bit_cast<uint32_t>(depth);
+    std::memcpy(texel, &bits, 4);
+  } else if (format.format == VK_FORMAT_D16_UNORM) {
+    const auto bits = static_cast<uint16_t>(std::lround(depth * 65535.0));
+    std::memcpy(texel, &bits, 2);
+  } else {  // D24_UNORM_S8_UINT: depth in bits 0..23, stencil in 24..31
+    const auto bits = static_cast<uint32_t>(std::lround(depth * 16777215.0)) | (value.stencil & 0xffu) << 24;
+    std::memcpy(texel, &bits, 4);
+  }
+  if (aspects & VK_IMAGE_ASPECT_DEPTH_BIT) std::memset(mask, 0xff, format.aspects & VK_IMAGE_ASPECT_STENCIL_BIT ? 3 : 4);
+  if (aspects & VK_IMAGE_ASPECT_STENCIL_BIT) mask[3] = 0xff;
+}
 
 void run(const ClearImageCommand& command) {
   for (const VkImageSubresourceRange& r : command.ranges) clear(command, r);

@@ -19,6 +19,7 @@
 
 #include "gsgpu/drv/drv.h"
 #include "gsgpu/vk/binding_model.h"
+#include "gsgpu/vk/draw_objects.h"
 #include "gsgpu/drv/va_allocator.h"
 #include "gsgpu/vk/format.h"
 #include "gsgpu/vk/image_layout.h"
@@ -173,9 +174,19 @@ void run(const BufferImageCopyCommand& command);
 void run(const BlitImageCommand& command);
 void run(const ImageCopyCommand& command);
 void run(const ClearImageCommand& command);
+// The stored texel of a depth / stencil clear of `format` and the bytes of it that `aspects` cover
+// (image_clear.cc; the render pass's clears use it too).
+void encode_depth_stencil(const FormatInfo& format, const VkClearDepthStencilValue& value,
+                          VkImageAspectFlags aspects, uint8_t texel[4], uint8_t mask[4]);
+
+// Draws run on the device (draw.cc): each is a DRAW packet on the queue's ring, waited for before
+// the next host command runs; the render pass's clears run on the host (render_pass.cc).
+void run(const BeginRenderPassCommand& command);
+void run(Device* device, const DrawCommand& command);
 
 using Command = std::variant<CopyCommand, FillCommand, UpdateCommand, BarrierCommand, BufferImageCopyCommand,
-                             ImageCopyCommand, ClearImageCommand, BlitImageCommand>;
+                             ImageCopyCommand, ClearImageCommand, BlitImageCommand, BeginRenderPassCommand,
+                             DrawCommand>;
 
 struct CommandBuffer;
 
@@ -193,6 +204,8 @@ struct CommandBuffer {
   // Bound descriptor sets and push constants: what the next draw or dispatch's constant buffer
   // holds (binding_model.h; vkCmdBindDescriptorSets, vkCmdPushConstants). Cleared by a reset.
   BindingState bindings;
+  // The bound pipeline, render pass, vertex / index buffers and dynamic state (draw_objects.h).
+  GraphicsRecordState graphics;
 };
 
 struct Fence {

@@ -29,6 +29,36 @@ void fill_descriptor_limits(VkPhysicalDeviceLimits* limits) {
   limits->maxStorageBufferRange = kMaxStorageBufferRange;  // what a descriptor write accepts
 }
 
+// What the DRAW packet's blocks express (protocol/gsgpu/gsgpu.xml): 16 vertex bindings and
+// attributes, attribute offsets up to 2047, strides up to 65535, 64 varying components, one
+// viewport and one colour target of at most 4096 x 4096.
+void fill_draw_limits(VkPhysicalDeviceLimits* limits) {
+  limits->maxVertexInputAttributes = 16;
+  limits->maxVertexInputBindings = 16;
+  limits->maxVertexInputAttributeOffset = 2047;
+  limits->maxVertexInputBindingStride = 65535;
+  limits->maxVertexOutputComponents = 64;
+  limits->maxFragmentInputComponents = 64;
+  limits->maxFragmentOutputAttachments = 1;
+  limits->maxFragmentCombinedOutputResources = 1;
+  limits->maxColorAttachments = 1;
+  limits->maxViewports = 1;
+  limits->maxViewportDimensions[0] = limits->maxViewportDimensions[1] = 4096;
+  limits->viewportBoundsRange[0] = -32768.0f;
+  limits->viewportBoundsRange[1] = 32767.0f;
+  limits->maxFramebufferWidth = limits->maxFramebufferHeight = 4096;
+  limits->maxFramebufferLayers = 1;
+  limits->framebufferColorSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+  limits->framebufferDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+  limits->framebufferStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+  limits->framebufferNoAttachmentsSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+  limits->maxDrawIndexedIndexValue = UINT32_MAX;
+  limits->maxDrawIndirectCount = 1;
+  limits->subPixelPrecisionBits = 8;
+  limits->pointSizeRange[0] = limits->pointSizeRange[1] = 1.0f;
+  limits->lineWidthRange[0] = limits->lineWidthRange[1] = 1.0f;
+}
+
 void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   *limits = {};
   // What the driver checks; pipelines do not exist yet, and what they alone need is 0.
@@ -56,6 +86,7 @@ void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   limits->sampledImageDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT;
   limits->sampledImageStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT;
   fill_descriptor_limits(limits);
+  fill_draw_limits(limits);
 }
 
 }  // namespace
@@ -100,7 +131,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceQueueFamilyProperties(VkPhys
   }
   if (*count == 0) return;
   props[0] = {};
-  props[0].queueFlags = VK_QUEUE_TRANSFER_BIT;
+  props[0].queueFlags = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_TRANSFER_BIT;  // draws run (docs/vulkan-driver.md "Draws")
   props[0].queueCount = 1;
   props[0].timestampValidBits = 0;  // no timestamp queries
   props[0].minImageTransferGranularity = {1, 1, 1};

@@ -1,0 +1,150 @@
+// Recording draws (docs/vulkan-driver.md "Draws"): vkCmdBindPipeline, vkCmdBindVertexBuffers,
+// vkCmdBindIndexBuffer, vkCmdSetViewport / Scissor / LineWidth keep state in the command buffer;
+// vkCmdDraw / vkCmdDrawIndexed snapshot it, with the constant buffer of the bound descriptor sets
+// and push constants, into a DrawCommand that vkQueueSubmit runs (draw_execute.cc). A draw
+// recorded without what it needs (outside a render pass, no pipeline, no dynamic viewport set) is
+// dropped with a log line.
+#include <string>
+
+#include "gsgpu/vk/binding_objects.h"
+#include "gsgpu/vk/entry_points.h"
+
+namespace gsgpu::vk {
+
+namespace {
+
+CommandBuffer* recording(VkCommandBuffer handle, const char* command) {
+  CommandBuffer* cb = from_handle<CommandBuffer>(handle);
+  if (cb->state == CommandBuffer::State::kRecording) return cb;
+  log_refusal(command, "the command buffer is not recording", "not recorded");
+  return nullptr;
+}
+
+// The draw's state, or false with *why.
+bool snapshot(const CommandBuffer& cb, DrawCommand* d, std::string* why) {
+  const GraphicsRecordState& g = cb.graphics;
+  if (g.render_pass == nullptr || g.framebuffer == nullptr) return *why = "outside a render pass", false;
+  if (g.pipeline == nullptr) return *why = "no graphics pipeline bound", false;
+  const GraphicsPipeline& p = *g.pipeline;
+  if (p.dynamic_viewport && !g.viewport_set) return *why = "the pipeline's dynamic viewport was not set", false;
+  if (p.dynamic_scissor && !g.scissor_set) return *why = "the pipeline's dynamic scissor was not set", false;
+  d->pipeline = &p;
+  d->color = g.render_pass->color >= 0 ? g.framebuffer->attachments[g.render_pass->color] : nullptr;
+  d->depth = g.render_pass->depth >= 0 ? g.framebuffer->attachments[g.render_pass->depth] : nullptr;
+  d->width = g.framebuffer->width;
+  d->height = g.framebuffer->height;
+  d->viewport = p.dynamic_viewport ? g.viewport : p.viewport;
+  d->scissor = p.dynamic_scissor ? g.scissor : p.scissor;
+  d->vertex_buffers = g.vertex_buffers;
+  d->index_buffer = g.index_buffer;
+  d->index_offset = g.index_offset;
+  d->index_u32 = g.index_u32;
+  d->constants = cb.bindings.constant_buffer(VK_PIPELINE_BIND_POINT_GRAPHICS);
+  return true;
+}
+
+void record_draw(VkCommandBuffer handle, const char* command, DrawCommand d) {
+  CommandBuffer* cb = recording(handle, command);
+  if (cb == nullptr) return;
+  std::string why;
+  if (!snapshot(*cb, &d, &why)) {
+    log_refusal(command, why, "not recorded");
+    return;
+  }
+  if (d.count == 0 || d.instance_count == 0) return;  // draws nothing
+  cb->commands.emplace_back(std::move(d));
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdBindPipeline(VkCommandBuffer handle, VkPipelineBindPoint point,
+                                                   VkPipeline pipeline) {
+  CommandBuffer* cb = recording(handle, "vkCmdBindPipeline");
+  if (cb == nullptr) return;
+  if (point != VK_PIPELINE_BIND_POINT_GRAPHICS || pipeline == VK_NULL_HANDLE) {
+    log_refusal("vkCmdBindPipeline", "not a graphics pipeline", "not bound");
+    return;
+  }
+  cb->graphics.pipeline = from_handle<GraphicsPipeline>(pipeline);
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdBindVertexBuffers(VkCommandBuffer handle, uint32_t first, uint32_t count,
+                                                        const VkBuffer* buffers, const VkDeviceSize* offsets) {
+  CommandBuffer* cb = recording(handle, "vkCmdBindVertexBuffers");
+  if (cb == nullptr) return;
+  if (first >= kMaxDrawVertexBindings || count > kMaxDrawVertexBindings - first) {
+    log_refusal("vkCmdBindVertexBuffers", "bindings past maxVertexInputBindings (16)", "not bound");
+    return;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    cb->graphics.vertex_buffers[first + i] = {from_handle<Buffer>(buffers[i]), offsets[i]};
+  }
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdBindIndexBuffer(VkCommandBuffer handle, VkBuffer buffer, VkDeviceSize offset,
+                                                      VkIndexType type) {
+  CommandBuffer* cb = recording(handle, "vkCmdBindIndexBuffer");
+  if (cb == nullptr) return;
+  if (type != VK_INDEX_TYPE_UINT16 && type != VK_INDEX_TYPE_UINT32) {
+    log_refusal("vkCmdBindIndexBuffer", "index type " + std::to_string(type), "not bound");
+    return;
+  }
+  cb->graphics.index_buffer = from_handle<Buffer>(buffer);
+  cb->graphics.index_offset = offset;
+  cb->graphics.index_u32 = type == VK_INDEX_TYPE_UINT32;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetViewport(VkCommandBuffer handle, uint32_t first, uint32_t count,
+                                                  const VkViewport* viewports) {
+  CommandBuffer* cb = recording(handle, "vkCmdSetViewport");
+  if (cb == nullptr) return;
+  if (first != 0 || count != 1) {
+    log_refusal("vkCmdSetViewport", "viewports other than 0 (maxViewports is 1)", "not set");
+    return;
+  }
+  cb->graphics.viewport = viewports[0];
+  cb->graphics.viewport_set = true;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetScissor(VkCommandBuffer handle, uint32_t first, uint32_t count,
+                                                 const VkRect2D* scissors) {
+  CommandBuffer* cb = recording(handle, "vkCmdSetScissor");
+  if (cb == nullptr) return;
+  if (first != 0 || count != 1) {
+    log_refusal("vkCmdSetScissor", "scissors other than 0 (maxViewports is 1)", "not set");
+    return;
+  }
+  cb->graphics.scissor = scissors[0];
+  cb->graphics.scissor_set = true;
+}
+
+// wideLines is off: 1.0 is the only width, and lines are drawn 1 pixel wide whatever is set.
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetLineWidth(VkCommandBuffer handle, float width) {
+  if (width != 1.0f) log_refusal("vkCmdSetLineWidth", "width other than 1 (wideLines is off)", "ignored");
+  (void)handle;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdDraw(VkCommandBuffer handle, uint32_t vertex_count, uint32_t instance_count,
+                                           uint32_t first_vertex, uint32_t first_instance) {
+  DrawCommand d;
+  d.count = vertex_count;
+  d.instance_count = instance_count;
+  d.first_vertex = first_vertex;
+  d.first_instance = first_instance;
+  record_draw(handle, "vkCmdDraw", std::move(d));
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdDrawIndexed(VkCommandBuffer handle, uint32_t index_count,
+                                                  uint32_t instance_count, uint32_t first_index, int32_t vertex_offset,
+                                                  uint32_t first_instance) {
+  DrawCommand d;
+  d.indexed = true;
+  d.count = index_count;
+  d.instance_count = instance_count;
+  d.first_index = first_index;
+  d.vertex_offset = vertex_offset;
+  d.first_instance = first_instance;
+  record_draw(handle, "vkCmdDrawIndexed", std::move(d));
+}
+
+}  // namespace gsgpu::vk

@@ -1,0 +1,124 @@
+// Render passes, framebuffers, graphics pipelines and the draw commands recorded against them
+// (docs/vulkan-driver.md "Draws"). A pipeline is translated once, at creation, into the words of
+// gsgpu's state blocks (protocol/gsgpu/gsgpu.xml <blocks>: PIPE_STATE, SHADER_STATE, the vertex
+// input records); a draw snapshots what is bound when it is recorded, and vkQueueSubmit writes the
+// blocks into a BO of the device's VA space and puts a DRAW packet on the queue's ring.
+#pragma once
+
+#include <vulkan/vulkan_core.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "gsgpu/drv/drv.h"
+#include "gsgpu/vk/binding_model.h"
+
+namespace gsgpu::vk {
+
+struct Device;
+struct Buffer;
+struct ImageView;
+struct FormatInfo;
+
+inline constexpr uint32_t kPipeStateDwords = 40;    // blk::PIPE_STATE::SIZE_DWORDS (checked in pipeline.cc)
+inline constexpr uint32_t kShaderStateDwords = 32;  // blk::SHADER_STATE::SIZE_DWORDS
+inline constexpr uint32_t kMaxDrawVertexBindings = 16;
+
+// Bytes of a vertex format the geometry engine fetches (gsgpu/emu/graphics/vertex_fetch.cc's
+// list); 0 for any other format (pipeline.cc).
+uint32_t vertex_format_bytes(VkFormat format);
+
+// One subpass: at most one colour attachment and one depth / stencil attachment.
+struct RenderPassAttachment {
+  const FormatInfo* format = nullptr;
+  VkAttachmentLoadOp load_op = VK_ATTACHMENT_LOAD_OP_LOAD;
+  VkAttachmentLoadOp stencil_load_op = VK_ATTACHMENT_LOAD_OP_LOAD;
+};
+struct RenderPass {
+  std::vector<RenderPassAttachment> attachments;
+  int32_t color = -1;  // attachment index of the subpass's colour attachment, -1 = none
+  int32_t depth = -1;  // of its depth / stencil attachment
+};
+struct Framebuffer {
+  std::vector<ImageView*> attachments;
+  uint32_t width = 0, height = 0;
+};
+
+struct PipelineVertexBinding {
+  uint32_t binding = 0;  // the Vulkan binding number vkCmdBindVertexBuffers fills
+  uint32_t stride = 0;
+  bool per_instance = false;
+};
+struct PipelineVertexAttribute {
+  uint32_t binding = 0;  // index into GraphicsPipeline::bindings
+  uint32_t format = 0;   // VkFormat
+  uint32_t offset = 0;
+};
+
+struct GraphicsPipeline {
+  Device* device = nullptr;
+  drv::BoHandle code_bo = 0;  // both programs' code, mapped read + execute
+  uint64_t code_va = 0, code_va_size = 0;
+  std::array<uint32_t, kShaderStateDwords> shader_state{};  // CONSTANTS_* filled per draw
+  uint32_t constant_bytes = 0;                              // what the programs read of the constant buffer
+  std::array<uint32_t, kPipeStateDwords> pipe_state{};      // targets, viewport, scissor filled per draw
+  std::vector<PipelineVertexBinding> bindings;
+  std::vector<PipelineVertexAttribute> attributes;  // attribute i = Location i
+  uint32_t topology = 0;
+  bool primitive_restart = false;
+  bool dynamic_viewport = false, dynamic_scissor = false;
+  VkViewport viewport{};
+  VkRect2D scissor{};
+  bool uses_depth = false;  // the pipeline's depth / stencil tests want the attachment's memory
+};
+
+// The render pass's load ops, run on the host when vkCmdBeginRenderPass is reached in the queue
+// (before the draws that follow): clears inside the render area, in the attachments' formats.
+struct BeginRenderPassCommand {
+  ImageView* color = nullptr;
+  ImageView* depth = nullptr;
+  bool clear_color = false, clear_depth = false, clear_stencil = false;
+  VkClearColorValue color_value{};
+  VkClearDepthStencilValue depth_value{};
+  VkRect2D area{};
+};
+
+struct DrawVertexBuffer {
+  Buffer* buffer = nullptr;
+  uint64_t offset = 0;
+};
+
+// Everything one DRAW packet needs, captured when vkCmdDraw / vkCmdDrawIndexed is recorded.
+struct DrawCommand {
+  const GraphicsPipeline* pipeline = nullptr;
+  ImageView* color = nullptr;
+  ImageView* depth = nullptr;
+  uint32_t width = 0, height = 0;  // the framebuffer's
+  VkViewport viewport{};
+  VkRect2D scissor{};
+  std::array<DrawVertexBuffer, kMaxDrawVertexBindings> vertex_buffers{};
+  Buffer* index_buffer = nullptr;
+  uint64_t index_offset = 0;
+  bool index_u32 = false;
+  bool indexed = false;
+  uint32_t count = 0, instance_count = 0, first_vertex = 0, first_instance = 0, first_index = 0;
+  int32_t vertex_offset = 0;
+  std::array<uint8_t, kConstantBufferBytes> constants{};
+};
+
+// The graphics state of a command buffer while it records (reset at vkBeginCommandBuffer).
+struct GraphicsRecordState {
+  const GraphicsPipeline* pipeline = nullptr;
+  const Framebuffer* framebuffer = nullptr;  // inside a render pass
+  const RenderPass* render_pass = nullptr;
+  VkViewport viewport{};
+  VkRect2D scissor{};
+  bool viewport_set = false, scissor_set = false;
+  std::array<DrawVertexBuffer, kMaxDrawVertexBindings> vertex_buffers{};
+  Buffer* index_buffer = nullptr;
+  uint64_t index_offset = 0;
+  bool index_u32 = false;
+};
+
+}  // namespace gsgpu::vk

@@ -1,0 +1,296 @@
+// vkCreateGraphicsPipelines (docs/vulkan-driver.md "Draws"): the vertex and fragment modules are
+// compiled by gsgpu's SPIR-V compiler (compile_shader_spirv) into one code BO mapped read +
+// execute, and the fixed-function state is translated once into the words of PIPE_STATE and
+// SHADER_STATE (protocol/gsgpu/gsgpu.xml); a draw adds the targets, viewport, scissor and
+// constant buffer. State the emulator cannot do is refused: VK_ERROR_FEATURE_NOT_PRESENT and a
+// log line naming it. Pipeline caches store nothing (every pipeline is compiled at creation).
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "gsgpu/compiler/compiler.h"
+#include "gsgpu/vk/binding_objects.h"
+#include "gsgpu/vk/entry_points.h"
+#include "protocol/gsgpu/gsgpu_hw.h"
+
+namespace gsgpu::vk {
+
+// The vertex formats the geometry engine fetches (gsgpu/emu/graphics/vertex_fetch.cc), by bytes.
+uint32_t vertex_format_bytes(VkFormat f) {
+  switch (f) {
+    case VK_FORMAT_R8_UNORM: case VK_FORMAT_R8_SNORM: case VK_FORMAT_R8_UINT: case VK_FORMAT_R8_SINT:
+      return 1;
+    case VK_FORMAT_R8G8_UNORM: case VK_FORMAT_R8G8_SNORM: case VK_FORMAT_R8G8_UINT: case VK_FORMAT_R8G8_SINT:
+    case VK_FORMAT_R16_UNORM: case VK_FORMAT_R16_SNORM: case VK_FORMAT_R16_UINT: case VK_FORMAT_R16_SINT:
+    case VK_FORMAT_R16_SFLOAT:
+      return 2;
+    case VK_FORMAT_R8G8B8A8_UNORM: case VK_FORMAT_R8G8B8A8_SNORM: case VK_FORMAT_R8G8B8A8_UINT:
+    case VK_FORMAT_R8G8B8A8_SINT: case VK_FORMAT_R16G16_UNORM: case VK_FORMAT_R16G16_SNORM:
+    case VK_FORMAT_R16G16_UINT: case VK_FORMAT_R16G16_SINT: case VK_FORMAT_R16G16_SFLOAT:
+    case VK_FORMAT_R32_UINT: case VK_FORMAT_R32_SINT: case VK_FORMAT_R32_SFLOAT:
+      return 4;
+    case VK_FORMAT_R16G16B16A16_UNORM: case VK_FORMAT_R16G16B16A16_SNORM: case VK_FORMAT_R16G16B16A16_UINT:
+    case VK_FORMAT_R16G16B16A16_SINT: case VK_FORMAT_R16G16B16A16_SFLOAT: case VK_FORMAT_R32G32_UINT:
+    case VK_FORMAT_R32G32_SINT: case VK_FORMAT_R32G32_SFLOAT:
+      return 8;
+    case VK_FORMAT_R32G32B32_UINT: case VK_FORMAT_R32G32B32_SINT: case VK_FORMAT_R32G32B32_SFLOAT:
+      return 12;
+    case VK_FORMAT_R32G32B32A32_UINT: case VK_FORMAT_R32G32B32A32_SINT: case VK_FORMAT_R32G32B32A32_SFLOAT:
+      return 16;
+    default:
+      return 0;
+  }
+}
+
+namespace {
+
+namespace blk = hw::blk;
+static_assert(blk::PIPE_STATE::SIZE_DWORDS == kPipeStateDwords);
+static_assert(blk::SHADER_STATE::SIZE_DWORDS == kShaderStateDwords);
+
+uint32_t bits(float v) { return std::bit_cast<uint32_t>(v); }
+uint32_t put(uint32_t value, uint32_t mask, uint32_t shift) { return hw::put_field(value, mask, shift); }
+
+
+// Fixed-function state outside what PIPE_STATE expresses; *why names it.
+bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p, std::string* why) {
+  const auto* r = info.pRasterizationState;
+  if (r == nullptr) return *why = "no rasterization state", false;
+  if (r->depthClampEnable || r->rasterizerDiscardEnable || r->depthBiasEnable) {
+    return *why = "depth clamp, rasterizer discard or depth bias", false;
+  }
+  if (r->polygonMode != VK_POLYGON_MODE_FILL) return *why = "polygon mode other than FILL", false;
+  if (info.pTessellationState != nullptr && info.stageCount > 2) return *why = "tessellation", false;
+  if (const auto* m = info.pMultisampleState;
+      m != nullptr && (m->rasterizationSamples != VK_SAMPLE_COUNT_1_BIT || m->sampleShadingEnable ||
+                       m->alphaToCoverageEnable || m->alphaToOneEnable)) {
+    return *why = "multisampling, sample shading or alpha to coverage / one", false;
+  }
+  if (const auto* c = info.pColorBlendState; c != nullptr && (c->attachmentCount > 1 || c->logicOpEnable)) {
+    return *why = "more than one colour attachment or a logic op (the logicOp feature is off)", false;
+  }
+  const auto* v = info.pViewportState;
+  if (v == nullptr || v->viewportCount != 1 || v->scissorCount != 1) return *why = "viewport count other than 1", false;
+  if (const auto* d = info.pDynamicState) {
+    for (uint32_t i = 0; i < d->dynamicStateCount; ++i) {
+      const VkDynamicState s = d->pDynamicStates[i];
+      if (s == VK_DYNAMIC_STATE_VIEWPORT) p->dynamic_viewport = true;
+      else if (s == VK_DYNAMIC_STATE_SCISSOR) p->dynamic_scissor = true;
+      else if (s != VK_DYNAMIC_STATE_LINE_WIDTH) return *why = "dynamic state " + std::to_string(s), false;
+    }
+  }
+  if (!p->dynamic_viewport && v->pViewports != nullptr) p->viewport = v->pViewports[0];
+  if (!p->dynamic_scissor && v->pScissors != nullptr) p->scissor = v->pScissors[0];
+  return true;
+}
+
+uint32_t stencil_ops(const VkStencilOpState& s) {
+  namespace P = blk::PIPE_STATE;
+  return put(s.failOp, P::STENCIL_FRONT_OPS_FAIL_MASK, P::STENCIL_FRONT_OPS_FAIL_SHIFT) |
+         put(s.passOp, P::STENCIL_FRONT_OPS_PASS_MASK, P::STENCIL_FRONT_OPS_PASS_SHIFT) |
+         put(s.depthFailOp, P::STENCIL_FRONT_OPS_DEPTH_FAIL_MASK, P::STENCIL_FRONT_OPS_DEPTH_FAIL_SHIFT) |
+         put(s.compareOp, P::STENCIL_FRONT_OPS_COMPARE_MASK, P::STENCIL_FRONT_OPS_COMPARE_SHIFT);
+}
+uint32_t stencil_masks(const VkStencilOpState& s) {
+  namespace P = blk::PIPE_STATE;
+  return put(s.compareMask & 0xff, P::STENCIL_FRONT_MASKS_COMPARE_MASK_MASK, P::STENCIL_FRONT_MASKS_COMPARE_MASK_SHIFT) |
+         put(s.writeMask & 0xff, P::STENCIL_FRONT_MASKS_WRITE_MASK_MASK, P::STENCIL_FRONT_MASKS_WRITE_MASK_SHIFT) |
+         put(s.reference & 0xff, P::STENCIL_FRONT_MASKS_REFERENCE_MASK, P::STENCIL_FRONT_MASKS_REFERENCE_SHIFT);
+}
+
+// PIPE_STATE's words that the pipeline fixes: rasterizer, depth / stencil, blend, write mask.
+void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p) {
+  namespace P = blk::PIPE_STATE;
+  auto& w = p->pipe_state;
+  const auto* r = info.pRasterizationState;
+  w[P::RASTER] = put(r->cullMode & 3, P::RASTER_CULL_MASK, P::RASTER_CULL_SHIFT) |
+                 (r->frontFace == VK_FRONT_FACE_CLOCKWISE ? P::RASTER_FRONT_FACE_MASK : 0);
+  w[P::POINT_SIZE] = bits(1.0f);
+  if (const auto* d = info.pDepthStencilState) {
+    p->uses_depth = d->depthTestEnable || d->stencilTestEnable;
+    w[P::DEPTH] = (d->depthTestEnable ? P::DEPTH_TEST_MASK : 0) | (d->depthWriteEnable ? P::DEPTH_WRITE_MASK : 0) |
+                  put(d->depthCompareOp & 7, P::DEPTH_COMPARE_MASK, P::DEPTH_COMPARE_SHIFT);
+    w[P::STENCIL] = d->stencilTestEnable ? P::STENCIL_TEST_MASK : 0;
+    w[P::STENCIL_FRONT_OPS] = stencil_ops(d->front);
+    w[P::STENCIL_FRONT_MASKS] = stencil_masks(d->front);
+    w[P::STENCIL_BACK_OPS] = stencil_ops(d->back);
+    w[P::STENCIL_BACK_MASKS] = stencil_masks(d->back);
+  }
+  const auto* c = info.pColorBlendState;
+  if (c == nullptr || c->attachmentCount == 0) return;
+  const VkPipelineColorBlendAttachmentState& b = c->pAttachments[0];
+  w[P::BLEND] = (b.blendEnable ? P::BLEND_ENABLE_MASK : 0) |
+                put(b.srcColorBlendFactor, P::BLEND_SRC_COLOR_MASK, P::BLEND_SRC_COLOR_SHIFT) |
+                put(b.dstColorBlendFactor, P::BLEND_DST_COLOR_MASK, P::BLEND_DST_COLOR_SHIFT) |
+                put(b.colorBlendOp, P::BLEND_COLOR_OP_MASK, P::BLEND_COLOR_OP_SHIFT) |
+                put(b.srcAlphaBlendFactor, P::BLEND_SRC_ALPHA_MASK, P::BLEND_SRC_ALPHA_SHIFT) |
+                put(b.dstAlphaBlendFactor, P::BLEND_DST_ALPHA_MASK, P::BLEND_DST_ALPHA_SHIFT) |
+                put(b.alphaBlendOp, P::BLEND_ALPHA_OP_MASK, P::BLEND_ALPHA_OP_SHIFT);
+  w[P::OUTPUT] = put(b.colorWriteMask & 0xf, P::OUTPUT_WRITE_MASK_MASK, P::OUTPUT_WRITE_MASK_SHIFT);
+  w[P::BLEND_CONSTANT_R] = bits(c->blendConstants[0]);
+  w[P::BLEND_CONSTANT_G] = bits(c->blendConstants[1]);
+  w[P::BLEND_CONSTANT_B] = bits(c->blendConstants[2]);
+  w[P::BLEND_CONSTANT_A] = bits(c->blendConstants[3]);
+}
+
+// Blend factors / ops and compare / stencil ops the output merger does not know (Vulkan's core
+// enums end where PIPE_STATE's fields do, except blend factors past SRC_ALPHA_SATURATE: dual
+// source, and ops from extensions).
+bool check_enums(const VkGraphicsPipelineCreateInfo& info, std::string* why) {
+  if (const auto* c = info.pColorBlendState; c != nullptr && c->attachmentCount == 1) {
+    const auto& b = c->pAttachments[0];
+    for (uint32_t f : {uint32_t(b.srcColorBlendFactor), uint32_t(b.dstColorBlendFactor),
+                       uint32_t(b.srcAlphaBlendFactor), uint32_t(b.dstAlphaBlendFactor)}) {
+      if (b.blendEnable && f > 18) return *why = "blend factor " + std::to_string(f), false;
+    }
+    if (b.blendEnable && (uint32_t(b.colorBlendOp) > 4 || uint32_t(b.alphaBlendOp) > 4)) {
+      return *why = "an extension's blend op", false;
+    }
+  }
+  return info.pInputAssemblyState != nullptr && uint32_t(info.pInputAssemblyState->topology) <= 5
+             ? true
+             : (*why = "a topology other than points, lines or triangles (lists, strips, fans)", false);
+}
+
+// Vertex input: attribute i of the draw is Location i (docs/compiler.md "Graphics shaders"), so the
+// pipeline needs a description for every Location below the vertex program's attribute count.
+bool translate_vertex_input(const VkPipelineVertexInputStateCreateInfo* vi, uint32_t attributes,
+                            GraphicsPipeline* p, std::string* why) {
+  if (attributes == 0) return *why = "a vertex shader without vertex inputs (DRAW_INFO needs one attribute)", false;
+  if (attributes > 16) return *why = "more than 16 vertex attributes", false;
+  if (vi == nullptr) return *why = "no vertex input state", false;
+  p->attributes.resize(attributes);
+  std::vector<bool> seen(attributes, false);
+  for (uint32_t i = 0; i < vi->vertexAttributeDescriptionCount; ++i) {
+    const VkVertexInputAttributeDescription& a = vi->pVertexAttributeDescriptions[i];
+    if (a.location >= attributes) continue;  // the shader does not read it
+    if (vertex_format_bytes(a.format) == 0) return *why = "vertex format " + std::to_string(a.format), false;
+    if (a.offset > 2047) return *why = "attribute offset " + std::to_string(a.offset) + " over 2047", false;
+    uint32_t dense = UINT32_MAX;
+    for (uint32_t b = 0; b < vi->vertexBindingDescriptionCount; ++b) {
+      const VkVertexInputBindingDescription& d = vi->pVertexBindingDescriptions[b];
+      if (d.binding != a.binding) continue;
+      if (d.binding >= kMaxDrawVertexBindings || d.stride > 65535) return *why = "binding number or stride too large", false;
+      auto it = std::find_if(p->bindings.begin(), p->bindings.end(), [&](auto& x) { return x.binding == d.binding; });
+      dense = uint32_t(it - p->bindings.begin());
+      if (it == p->bindings.end()) {
+        p->bindings.push_back({d.binding, d.stride, d.inputRate == VK_VERTEX_INPUT_RATE_INSTANCE});
+      }
+    }
+    if (dense == UINT32_MAX) return *why = "attribute " + std::to_string(a.location) + " names no binding", false;
+    p->attributes[a.location] = {dense, uint32_t(a.format), a.offset};
+    seen[a.location] = true;
+  }
+  for (uint32_t l = 0; l < attributes; ++l) {
+    if (!seen[l]) return *why = "the vertex shader reads Location " + std::to_string(l) + ", which has no attribute", false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// pipeline_stages.cc: compiles the vertex and fragment stages, uploads their code, fills SHADER_STATE.
+bool compile_pipeline_stages(const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p, uint32_t* attributes,
+                             std::string* why);
+
+namespace {
+
+bool build_pipeline(Device* device, const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p, std::string* why) {
+  p->device = device;
+  uint32_t attributes = 0;
+  if (!check_fixed_function(info, p, why) || !check_enums(info, why) ||
+      !compile_pipeline_stages(info, p, &attributes, why) ||
+      !translate_vertex_input(info.pVertexInputState, attributes, p, why)) {
+    return false;
+  }
+  translate_pipe_state(info, p);
+  p->topology = info.pInputAssemblyState->topology;
+  p->primitive_restart = info.pInputAssemblyState->primitiveRestartEnable;
+  return true;
+}
+
+}  // namespace
+
+void destroy_pipeline(GraphicsPipeline* p) {
+  if (p == nullptr) return;
+  if (p->code_bo != 0) {
+    std::lock_guard lock(p->device->mutex);
+    if (p->code_va != 0) {
+      p->device->drv->va_unbind(p->code_va, p->code_va_size);
+      p->device->va->free(p->code_va);
+    }
+    p->device->drv->bo_free(p->code_bo);
+  }
+  delete p;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateGraphicsPipelines(VkDevice handle, VkPipelineCache, uint32_t count,
+                                                               const VkGraphicsPipelineCreateInfo* infos,
+                                                               const VkAllocationCallbacks*, VkPipeline* out) {
+  Device* device = from_handle<Device>(handle);
+  VkResult result = VK_SUCCESS;
+  for (uint32_t i = 0; i < count; ++i) {
+    out[i] = VK_NULL_HANDLE;
+    auto* p = new (std::nothrow) GraphicsPipeline;
+    if (p == nullptr) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    std::string why;
+    if (!build_pipeline(device, infos[i], p, &why)) {
+      destroy_pipeline(p);
+      log_refusal("vkCreateGraphicsPipelines", why);
+      result = VK_ERROR_FEATURE_NOT_PRESENT;
+      continue;
+    }
+    out[i] = to_handle<VkPipeline>(p);
+  }
+  return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroyPipeline(VkDevice, VkPipeline pipeline, const VkAllocationCallbacks*) {
+  destroy_pipeline(from_handle<GraphicsPipeline>(pipeline));
+}
+
+// Pipeline caches hold nothing: a pipeline is compiled when it is created. A cache is a valid
+// handle whose data is the 32-byte header Vulkan requires (no entries).
+struct PipelineCache {};
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreatePipelineCache(VkDevice, const VkPipelineCacheCreateInfo*,
+                                                           const VkAllocationCallbacks*, VkPipelineCache* out) {
+  auto* cache = new (std::nothrow) PipelineCache;
+  if (cache == nullptr) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  *out = to_handle<VkPipelineCache>(cache);
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroyPipelineCache(VkDevice, VkPipelineCache cache, const VkAllocationCallbacks*) {
+  delete from_handle<PipelineCache>(cache);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkGetPipelineCacheData(VkDevice handle, VkPipelineCache, size_t* size,
+                                                            void* data) {
+  const Device* device = from_handle<Device>(handle);
+  uint32_t header[8] = {32, VK_PIPELINE_CACHE_HEADER_VERSION_ONE, 0x47534750, device->physical->caps.version};
+  // pipelineCacheUUID (words 4..7) is the driver's, as vkGetPhysicalDeviceProperties answers it.
+  VkPhysicalDeviceProperties props;
+  gsgpu_vkGetPhysicalDeviceProperties(to_handle<VkPhysicalDevice>(device->physical), &props);
+  std::memcpy(&header[4], props.pipelineCacheUUID, VK_UUID_SIZE);
+  if (data == nullptr) {
+    *size = sizeof header;
+    return VK_SUCCESS;
+  }
+  if (*size < sizeof header) {  // the spec: nothing written, size 0
+    *size = 0;
+    return VK_INCOMPLETE;
+  }
+  std::memcpy(data, header, sizeof header);
+  *size = sizeof header;
+  return VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkMergePipelineCaches(VkDevice, VkPipelineCache, uint32_t, const VkPipelineCache*) {
+  return VK_SUCCESS;
+}
+
+}  // namespace gsgpu::vk

@@ -1,0 +1,118 @@
+// A graphics pipeline's programs: the vertex and fragment stages compiled by compile_shader_spirv
+// (docs/compiler.md "Graphics shaders"), their code in one BO mapped read + execute at a VA of the
+// device, and SHADER_STATE's words naming it (docs/graphics.md "The DRAW packet and the state
+// blocks"). The constant buffer (CONSTANTS_*) is added per draw.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "gsgpu/compiler/compiler.h"
+#include "gsgpu/vk/binding_objects.h"
+#include "gsgpu/vk/entry_points.h"
+#include "protocol/gsgpu/gsgpu_hw.h"
+
+namespace gsgpu::vk {
+namespace {
+
+namespace blk = hw::blk;
+constexpr uint64_t kFragmentCodeAlign = 256;
+constexpr uint64_t kMaxProgramBytes = uint64_t{1} << 20;  // SHADER_STATE *_CODE_SIZE
+
+uint32_t lo(uint64_t v) { return uint32_t(v); }
+uint32_t hi(uint64_t v) { return uint32_t(v >> 32); }
+uint32_t put(uint32_t value, uint32_t mask, uint32_t shift) { return hw::put_field(value, mask, shift); }
+
+// Compiles one stage's module and picks the entry point by name and stage.
+bool compile_stage(const VkPipelineShaderStageCreateInfo& stage, compiler::ShaderStage want,
+                   compiler::CompiledKernel* out, std::string* why) {
+  const auto* module = from_handle<ShaderModule>(stage.module);
+  if (module == nullptr) return *why = "a stage without a module", false;
+  if (stage.pSpecializationInfo != nullptr && stage.pSpecializationInfo->mapEntryCount != 0) {
+    return *why = "specialization constants", false;
+  }
+  compiler::CompiledProgram program;
+  std::string error;
+  if (!compiler::compile_shader_spirv(module->code, &program, &error)) return *why = "compiling: " + error, false;
+  for (compiler::CompiledKernel& k : program.kernels) {
+    if (k.stage == want && k.name == stage.pName) {
+      if (k.code.empty() || k.code.size() * 4 > kMaxProgramBytes) return *why = "program size out of range", false;
+      *out = std::move(k);
+      return true;
+    }
+  }
+  return *why = std::string("no entry point \"") + stage.pName + "\" of the stage", false;
+}
+
+void fill_shader_state(const compiler::CompiledKernel& vs, const compiler::CompiledKernel& fs, uint64_t vs_va,
+                       uint64_t fs_va, GraphicsPipeline* p) {
+  namespace S = blk::SHADER_STATE;
+  auto& w = p->shader_state;
+  w = {};
+  w[S::VERTEX] = put(1, S::VERTEX_MODE_MASK, S::VERTEX_MODE_SHIFT) |
+                 put(vs.varying_components, S::VERTEX_OUTPUTS_MASK, S::VERTEX_OUTPUTS_SHIFT);
+  w[S::VERTEX_CODE_VA_LO] = lo(vs_va);
+  w[S::VERTEX_CODE_VA_HI] = hi(vs_va);
+  w[S::VERTEX_CODE_SIZE] = uint32_t(vs.code.size() * 4);
+  w[S::VERTEX_REGISTERS] = put(std::max(vs.vector_registers, 1u), S::VERTEX_REGISTERS_VECTOR_MASK,
+                               S::VERTEX_REGISTERS_VECTOR_SHIFT) |
+                           put(vs.scalar_registers, S::VERTEX_REGISTERS_SCALAR_MASK, S::VERTEX_REGISTERS_SCALAR_SHIFT);
+  w[S::FRAGMENT] = put(2, S::FRAGMENT_MODE_MASK, S::FRAGMENT_MODE_SHIFT) |
+                   put(fs.varying_components, S::FRAGMENT_VARYINGS_MASK, S::FRAGMENT_VARYINGS_SHIFT);
+  w[S::FRAGMENT_CODE_VA_LO] = lo(fs_va);
+  w[S::FRAGMENT_CODE_VA_HI] = hi(fs_va);
+  w[S::FRAGMENT_CODE_SIZE] = uint32_t(fs.code.size() * 4);
+  w[S::REGISTERS] = put(std::max(fs.vector_registers, 1u), S::REGISTERS_VECTOR_MASK, S::REGISTERS_VECTOR_SHIFT) |
+                    put(fs.scalar_registers, S::REGISTERS_SCALAR_MASK, S::REGISTERS_SCALAR_SHIFT);
+  p->constant_bytes = std::max(vs.constant_buffer_bytes, fs.constant_buffer_bytes);
+}
+
+}  // namespace
+
+// Both programs in one BO: the vertex code at 0, the fragment code at the next 256-byte boundary.
+bool upload_pipeline_code(Device* device, const compiler::CompiledKernel& vs, const compiler::CompiledKernel& fs,
+                          GraphicsPipeline* p, std::string* why) {
+  const uint64_t fs_offset = (vs.code.size() * 4 + kFragmentCodeAlign - 1) / kFragmentCodeAlign * kFragmentCodeAlign;
+  const uint64_t page = device->drv->caps().page_size;
+  const uint64_t size = (fs_offset + fs.code.size() * 4 + page - 1) / page * page;
+  if (device->drv->bo_create(size, 0, &p->code_bo) != drv::Status::kOk) return *why = "no memory for the code", false;
+  auto* map = static_cast<uint8_t*>(device->drv->bo_map(p->code_bo));
+  if (map == nullptr) return *why = "the code BO does not map", false;
+  std::memcpy(map, vs.code.data(), vs.code.size() * 4);
+  std::memcpy(map + fs_offset, fs.code.data(), fs.code.size() * 4);
+  std::lock_guard lock(device->mutex);
+  std::optional<uint64_t> va = device->va->allocate(size);
+  if (!va) return *why = "no GPU address space for the code", false;
+  if (device->drv->va_bind(p->code_bo, 0, *va, size, drv::kVaRead | drv::kVaExecute) != drv::Status::kOk) {
+    device->va->free(*va);
+    return *why = "binding the code failed", false;
+  }
+  p->code_va = *va;
+  p->code_va_size = size;
+  fill_shader_state(vs, fs, *va, *va + fs_offset, p);
+  return true;
+}
+
+bool compile_pipeline_stages(const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p, uint32_t* attributes,
+                             std::string* why) {
+  const VkPipelineShaderStageCreateInfo *vs_info = nullptr, *fs_info = nullptr;
+  for (uint32_t i = 0; i < info.stageCount; ++i) {
+    const VkPipelineShaderStageCreateInfo& s = info.pStages[i];
+    if (s.stage == VK_SHADER_STAGE_VERTEX_BIT && vs_info == nullptr) {
+      vs_info = &s;
+    } else if (s.stage == VK_SHADER_STAGE_FRAGMENT_BIT && fs_info == nullptr) {
+      fs_info = &s;
+    } else {
+      return *why = "shader stage " + std::to_string(s.stage) + " (a vertex and a fragment stage are supported)", false;
+    }
+  }
+  if (vs_info == nullptr || fs_info == nullptr) return *why = "a pipeline needs a vertex and a fragment stage", false;
+  compiler::CompiledKernel vs, fs;
+  if (!compile_stage(*vs_info, compiler::ShaderStage::kVertex, &vs, why) ||
+      !compile_stage(*fs_info, compiler::ShaderStage::kFragment, &fs, why)) {
+    return false;
+  }
+  *attributes = vs.vertex_attributes;
+  return upload_pipeline_code(p->device, vs, fs, p, why);
+}
+
+}  // namespace gsgpu::vk

@@ -1,0 +1,415 @@
+// A small renderer on the Vulkan API for the draw tests: one device of the instance (gsgpu or
+// lavapipe), an offscreen RGBA8 colour image and an optional D32 depth image, a render pass that
+// clears them, one pipeline (shaders/draw_color.*: position + RGBA8 colour, times a push-constant
+// tint; dynamic viewport and scissor), vertex and index buffers in host-visible memory, the draws of
+// a scene, and both images copied into buffers with vkCmdCopyImageToBuffer. The same code runs on
+// both drivers, so any difference in the frames is the drivers'.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "shader_draw_color_frag.h"
+#include "shader_draw_color_vert.h"
+
+namespace gsgpu::vk::test {
+
+struct DrawVertex {
+  float x, y, z;
+  uint8_t rgba[4];
+};
+
+struct DrawCall {
+  bool indexed = false;
+  uint32_t count = 0;
+  uint32_t first = 0;          // first vertex, or first index
+  int32_t vertex_offset = 0;   // indexed draws
+  float tint[4] = {1, 1, 1, 1};
+};
+
+struct DrawScene {
+  uint32_t width = 64, height = 64;
+  bool depth = false;
+  VkCullModeFlags cull = VK_CULL_MODE_NONE;
+  float clear[4] = {0, 0, 0, 1};
+  std::vector<DrawVertex> vertices;
+  std::vector<uint16_t> indices;
+  std::vector<DrawCall> draws;
+};
+
+struct DrawFrame {
+  std::vector<uint8_t> color;  // RGBA8, rows of width * 4
+  std::vector<float> depth;    // D32, when the scene has depth
+};
+
+class DrawSide {
+ public:
+  explicit DrawSide(VkPhysicalDevice physical) : physical_(physical) {
+    vkGetPhysicalDeviceMemoryProperties(physical, &memory_props_);
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    queue_info.queueCount = 1;
+    queue_info.pQueuePriorities = &priority;
+    VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    info.queueCreateInfoCount = 1;
+    info.pQueueCreateInfos = &queue_info;
+    EXPECT_EQ(vkCreateDevice(physical, &info, nullptr, &device_), VK_SUCCESS);
+    vkGetDeviceQueue(device_, 0, 0, &queue_);
+    VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    EXPECT_EQ(vkCreateCommandPool(device_, &pool_info, nullptr, &pool_), VK_SUCCESS);
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = pool_;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    EXPECT_EQ(vkAllocateCommandBuffers(device_, &alloc, &cb_), VK_SUCCESS);
+  }
+  ~DrawSide() {
+    vkDeviceWaitIdle(device_);
+    for (VkPipeline p : pipelines_) vkDestroyPipeline(device_, p, nullptr);
+    if (layout_) vkDestroyPipelineLayout(device_, layout_, nullptr);
+    for (VkShaderModule m : modules_) vkDestroyShaderModule(device_, m, nullptr);
+    for (VkFramebuffer f : framebuffers_) vkDestroyFramebuffer(device_, f, nullptr);
+    for (VkRenderPass r : passes_) vkDestroyRenderPass(device_, r, nullptr);
+    for (VkImageView v : views_) vkDestroyImageView(device_, v, nullptr);
+    for (VkImage i : images_) vkDestroyImage(device_, i, nullptr);
+    for (VkBuffer b : buffers_) vkDestroyBuffer(device_, b, nullptr);
+    for (VkDeviceMemory m : memories_) vkFreeMemory(device_, m, nullptr);
+    vkDestroyCommandPool(device_, pool_, nullptr);
+    vkDestroyDevice(device_, nullptr);
+  }
+
+  VkDevice device() const { return device_; }
+  VkCommandBuffer cb() const { return cb_; }
+
+  VkBuffer buffer(VkDeviceSize size, VkBufferUsageFlags usage, uint8_t** bytes) {
+    VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    info.size = size;
+    info.usage = usage;
+    VkBuffer buffer = VK_NULL_HANDLE;
+    EXPECT_EQ(vkCreateBuffer(device_, &info, nullptr, &buffer), VK_SUCCESS);
+    buffers_.push_back(buffer);
+    VkMemoryRequirements reqs;
+    vkGetBufferMemoryRequirements(device_, buffer, &reqs);
+    EXPECT_EQ(vkBindBufferMemory(device_, buffer, allocate(reqs, bytes), 0), VK_SUCCESS);
+    return buffer;
+  }
+
+  VkImage image(VkFormat format, uint32_t width, uint32_t height, VkImageUsageFlags usage, VkImageView* view) {
+    VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    info.imageType = VK_IMAGE_TYPE_2D;
+    info.format = format;
+    info.extent = {width, height, 1};
+    info.mipLevels = 1;
+    info.arrayLayers = 1;
+    info.samples = VK_SAMPLE_COUNT_1_BIT;
+    info.tiling = VK_IMAGE_TILING_OPTIMAL;
+    info.usage = usage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+    VkImage image = VK_NULL_HANDLE;
+    EXPECT_EQ(vkCreateImage(device_, &info, nullptr, &image), VK_SUCCESS);
+    images_.push_back(image);
+    VkMemoryRequirements reqs;
+    vkGetImageMemoryRequirements(device_, image, &reqs);
+    EXPECT_EQ(vkBindImageMemory(device_, image, allocate(reqs, nullptr), 0), VK_SUCCESS);
+    VkImageViewCreateInfo v{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    v.image = image;
+    v.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    v.format = format;
+    const bool depth = format == VK_FORMAT_D32_SFLOAT;
+    v.subresourceRange = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, 1, 0, 1};
+    EXPECT_EQ(vkCreateImageView(device_, &v, nullptr, view), VK_SUCCESS);
+    views_.push_back(*view);
+    return image;
+  }
+
+  // A render pass with a colour attachment (CLEAR, STORE) and, with `depth`, a D32 one.
+  VkRenderPass render_pass(bool depth) {
+    VkAttachmentDescription a[2] = {};
+    a[0].format = VK_FORMAT_R8G8B8A8_UNORM;
+    a[1].format = VK_FORMAT_D32_SFLOAT;
+    for (VkAttachmentDescription& d : a) {
+      d.samples = VK_SAMPLE_COUNT_1_BIT;
+      d.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+      d.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+      d.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+      d.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+      d.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    }
+    a[0].finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    a[1].finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    VkAttachmentReference color{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription subpass{};
+    subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    subpass.colorAttachmentCount = 1;
+    subpass.pColorAttachments = &color;
+    subpass.pDepthStencilAttachment = depth ? &depth_ref : nullptr;
+    VkSubpassDependency dep{};
+    dep.srcSubpass = 0;
+    dep.dstSubpass = VK_SUBPASS_EXTERNAL;
+    dep.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+    dep.dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    dep.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+    dep.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    VkRenderPassCreateInfo info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+    info.attachmentCount = depth ? 2 : 1;
+    info.pAttachments = a;
+    info.subpassCount = 1;
+    info.pSubpasses = &subpass;
+    info.dependencyCount = 1;
+    info.pDependencies = &dep;
+    VkRenderPass pass = VK_NULL_HANDLE;
+    EXPECT_EQ(vkCreateRenderPass(device_, &info, nullptr, &pass), VK_SUCCESS);
+    passes_.push_back(pass);
+    return pass;
+  }
+
+  VkPipelineLayout layout() {
+    if (layout_) return layout_;
+    VkPushConstantRange range{VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16};
+    VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    info.pushConstantRangeCount = 1;
+    info.pPushConstantRanges = &range;
+    EXPECT_EQ(vkCreatePipelineLayout(device_, &info, nullptr, &layout_), VK_SUCCESS);
+    return layout_;
+  }
+
+  // The pipeline create info the scenes use; `edit` may change it before creation.
+  template <typename Edit>
+  VkResult pipeline(VkRenderPass pass, bool depth, VkCullModeFlags cull, Edit edit, VkPipeline* out) {
+    if (modules_.empty()) {
+      modules_.push_back(module(shader_draw_color_vert, sizeof shader_draw_color_vert));
+      modules_.push_back(module(shader_draw_color_frag, sizeof shader_draw_color_frag));
+    }
+    VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
+                                                 {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
+    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+    stages[0].module = modules_[0];
+    stages[0].pName = "main";
+    stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+    stages[1].module = modules_[1];
+    stages[1].pName = "main";
+    VkVertexInputBindingDescription binding{0, sizeof(DrawVertex), VK_VERTEX_INPUT_RATE_VERTEX};
+    VkVertexInputAttributeDescription attributes[2] = {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
+                                                        {1, 0, VK_FORMAT_R8G8B8A8_UNORM, 12}};
+    VkPipelineVertexInputStateCreateInfo vi{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    vi.vertexBindingDescriptionCount = 1;
+    vi.pVertexBindingDescriptions = &binding;
+    vi.vertexAttributeDescriptionCount = 2;
+    vi.pVertexAttributeDescriptions = attributes;
+    VkPipelineInputAssemblyStateCreateInfo ia{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+    ia.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+    VkPipelineViewportStateCreateInfo vp{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+    vp.viewportCount = 1;
+    vp.scissorCount = 1;
+    VkPipelineRasterizationStateCreateInfo rs{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+    rs.polygonMode = VK_POLYGON_MODE_FILL;
+    rs.cullMode = cull;
+    rs.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+    rs.lineWidth = 1.0f;
+    VkPipelineMultisampleStateCreateInfo ms{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+    ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+    VkPipelineDepthStencilStateCreateInfo ds{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+    ds.depthTestEnable = depth;
+    ds.depthWriteEnable = depth;
+    ds.depthCompareOp = VK_COMPARE_OP_LESS;
+    VkPipelineColorBlendAttachmentState blend{};
+    blend.colorWriteMask = 0xf;
+    VkPipelineColorBlendStateCreateInfo cbs{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+    cbs.attachmentCount = 1;
+    cbs.pAttachments = &blend;
+    VkDynamicState dynamic[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+    VkPipelineDynamicStateCreateInfo dyn{VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
+    dyn.dynamicStateCount = 2;
+    dyn.pDynamicStates = dynamic;
+    VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+    info.stageCount = 2;
+    info.pStages = stages;
+    info.pVertexInputState = &vi;
+    info.pInputAssemblyState = &ia;
+    info.pViewportState = &vp;
+    info.pRasterizationState = &rs;
+    info.pMultisampleState = &ms;
+    info.pDepthStencilState = &ds;
+    info.pColorBlendState = &cbs;
+    info.pDynamicState = &dyn;
+    info.layout = layout();
+    info.renderPass = pass;
+    edit(info);
+    VkResult r = vkCreateGraphicsPipelines(device_, VK_NULL_HANDLE, 1, &info, nullptr, out);
+    if (*out) pipelines_.push_back(*out);
+    return r;
+  }
+
+  // The scene's targets, pass and framebuffer; the colour image and (with depth) the depth image.
+  struct Targets {
+    VkImage color = VK_NULL_HANDLE, depth = VK_NULL_HANDLE;
+    VkRenderPass pass = VK_NULL_HANDLE;
+    VkFramebuffer framebuffer = VK_NULL_HANDLE;
+  };
+  Targets targets(const DrawScene& s) {
+    Targets t;
+    VkImageView views[2] = {};
+    t.color = image(VK_FORMAT_R8G8B8A8_UNORM, s.width, s.height, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, &views[0]);
+    if (s.depth) {
+      t.depth = image(VK_FORMAT_D32_SFLOAT, s.width, s.height, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, &views[1]);
+    }
+    t.pass = render_pass(s.depth);
+    VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+    fb.renderPass = t.pass;
+    fb.attachmentCount = s.depth ? 2 : 1;
+    fb.pAttachments = views;
+    fb.width = s.width;
+    fb.height = s.height;
+    fb.layers = 1;
+    EXPECT_EQ(vkCreateFramebuffer(device_, &fb, nullptr, &t.framebuffer), VK_SUCCESS);
+    framebuffers_.push_back(t.framebuffer);
+    return t;
+  }
+
+  void begin_pass(const DrawScene& s, const Targets& t) {
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    EXPECT_EQ(vkBeginCommandBuffer(cb_, &begin), VK_SUCCESS);
+    VkClearValue clears[2] = {};
+    std::memcpy(clears[0].color.float32, s.clear, sizeof s.clear);
+    clears[1].depthStencil = {1.0f, 0};
+    VkRenderPassBeginInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    rp.renderPass = t.pass;
+    rp.framebuffer = t.framebuffer;
+    rp.renderArea = {{0, 0}, {s.width, s.height}};
+    rp.clearValueCount = 2;
+    rp.pClearValues = clears;
+    vkCmdBeginRenderPass(cb_, &rp, VK_SUBPASS_CONTENTS_INLINE);
+    VkViewport viewport{0, 0, float(s.width), float(s.height), 0, 1};
+    VkRect2D scissor{{0, 0}, {s.width, s.height}};
+    vkCmdSetViewport(cb_, 0, 1, &viewport);
+    vkCmdSetScissor(cb_, 0, 1, &scissor);
+  }
+
+  // Ends the pass, copies the images into host buffers, submits and waits.
+  DrawFrame finish(const DrawScene& s, const Targets& t) {
+    vkCmdEndRenderPass(cb_);
+    const VkDeviceSize pixels = VkDeviceSize{s.width} * s.height;
+    uint8_t *color = nullptr, *depth = nullptr;
+    VkBuffer color_buffer = buffer(pixels * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &color);
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {s.width, s.height, 1};
+    vkCmdCopyImageToBuffer(cb_, t.color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, color_buffer, 1, &region);
+    if (s.depth) {
+      VkBuffer depth_buffer = buffer(pixels * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &depth);
+      region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
+      vkCmdCopyImageToBuffer(cb_, t.depth, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, depth_buffer, 1, &region);
+    }
+    VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(cb_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr,
+                         0, nullptr);
+    submit_and_wait();
+    DrawFrame frame;
+    frame.color.assign(color, color + pixels * 4);
+    if (depth) {
+      frame.depth.resize(pixels);
+      std::memcpy(frame.depth.data(), depth, pixels * 4);
+    }
+    return frame;
+  }
+
+  void submit_and_wait() {
+    EXPECT_EQ(vkEndCommandBuffer(cb_), VK_SUCCESS);
+    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &cb_;
+    EXPECT_EQ(vkQueueSubmit(queue_, 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
+    EXPECT_EQ(vkQueueWaitIdle(queue_), VK_SUCCESS);
+  }
+
+  // Renders the scene: one pipeline, the vertices and indices in buffers, each draw with its tint.
+  DrawFrame render(const DrawScene& s) {
+    Targets t = targets(s);
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    EXPECT_EQ(pipeline_or(t.pass, s), VK_SUCCESS);
+    pipeline = pipelines_.back();
+    uint8_t *vbytes = nullptr, *ibytes = nullptr;
+    VkBuffer vb = buffer(s.vertices.size() * sizeof(DrawVertex), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, &vbytes);
+    std::memcpy(vbytes, s.vertices.data(), s.vertices.size() * sizeof(DrawVertex));
+    VkBuffer ib = VK_NULL_HANDLE;
+    if (!s.indices.empty()) {
+      ib = buffer(s.indices.size() * 2, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, &ibytes);
+      std::memcpy(ibytes, s.indices.data(), s.indices.size() * 2);
+    }
+    begin_pass(s, t);
+    vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+    VkDeviceSize offset = 0;
+    vkCmdBindVertexBuffers(cb_, 0, 1, &vb, &offset);
+    if (ib) vkCmdBindIndexBuffer(cb_, ib, 0, VK_INDEX_TYPE_UINT16);
+    for (const DrawCall& d : s.draws) {
+      vkCmdPushConstants(cb_, layout(), VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16, d.tint);
+      if (d.indexed) {
+        vkCmdDrawIndexed(cb_, d.count, 1, d.first, d.vertex_offset, 0);
+      } else {
+        vkCmdDraw(cb_, d.count, 1, d.first, 0);
+      }
+    }
+    return finish(s, t);
+  }
+
+ private:
+  VkResult pipeline_or(VkRenderPass pass, const DrawScene& s) {
+    VkPipeline p = VK_NULL_HANDLE;
+    return pipeline(pass, s.depth, s.cull, [](VkGraphicsPipelineCreateInfo&) {}, &p);
+  }
+
+  VkShaderModule module(const uint32_t* code, size_t bytes) {
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = bytes;
+    info.pCode = code;
+    VkShaderModule m = VK_NULL_HANDLE;
+    EXPECT_EQ(vkCreateShaderModule(device_, &info, nullptr, &m), VK_SUCCESS);
+    return m;
+  }
+
+  VkDeviceMemory allocate(const VkMemoryRequirements& reqs, uint8_t** bytes) {
+    const VkMemoryPropertyFlags wanted = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    uint32_t type = 0;
+    while (type < memory_props_.memoryTypeCount &&
+           (!(reqs.memoryTypeBits & (1u << type)) || (memory_props_.memoryTypes[type].propertyFlags & wanted) != wanted)) {
+      ++type;
+    }
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = reqs.size;
+    alloc.memoryTypeIndex = type;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    EXPECT_EQ(vkAllocateMemory(device_, &alloc, nullptr, &memory), VK_SUCCESS);
+    memories_.push_back(memory);
+    if (bytes != nullptr) {
+      void* map = nullptr;
+      EXPECT_EQ(vkMapMemory(device_, memory, 0, VK_WHOLE_SIZE, 0, &map), VK_SUCCESS);
+      *bytes = static_cast<uint8_t*>(map);
+    }
+    return memory;
+  }
+
+  VkPhysicalDevice physical_;
+  VkPhysicalDeviceMemoryProperties memory_props_;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer cb_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  std::vector<VkShaderModule> modules_;
+  std::vector<VkPipeline> pipelines_;
+  std::vector<VkRenderPass> passes_;
+  std::vector<VkFramebuffer> framebuffers_;
+  std::vector<VkImageView> views_;
+  std::vector<VkImage> images_;
+  std::vector<VkBuffer> buffers_;
+  std::vector<VkDeviceMemory> memories_;
+};
+
+}  // namespace gsgpu::vk::test

@@ -1,0 +1,155 @@
+// Draws that break Vulkan's rules on gsgpu: each is refused when it is recorded or skipped when the
+// queue reaches it, with one log line, and the device keeps working (a good draw after them renders).
+#include <gtest/gtest.h>
+#include <vulkan/vulkan.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/gsgpu/vk/draw_fixture.h"
+
+namespace gsgpu::vk::test {
+namespace {
+
+int count_lines(const std::string& log, const char* needle) {
+  int n = 0;
+  for (size_t at = log.find(needle); at != std::string::npos; at = log.find(needle, at + 1)) ++n;
+  return n;
+}
+
+class VkDrawHostile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ASSERT_EQ(vkCreateInstance(&info, nullptr, &instance_), VK_SUCCESS);
+    uint32_t count = 0;
+    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, nullptr), VK_SUCCESS);
+    std::vector<VkPhysicalDevice> devices(count);
+    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, devices.data()), VK_SUCCESS);
+    for (VkPhysicalDevice d : devices) {
+      VkPhysicalDeviceProperties p;
+      vkGetPhysicalDeviceProperties(d, &p);
+      if (std::strcmp(p.deviceName, "gsgpu") == 0) side_ = std::make_unique<DrawSide>(d);
+    }
+    ASSERT_TRUE(side_);
+  }
+  void TearDown() override {
+    side_.reset();
+    if (instance_) vkDestroyInstance(instance_, nullptr);
+  }
+  VkInstance instance_ = VK_NULL_HANDLE;
+  std::unique_ptr<DrawSide> side_;
+};
+
+TEST_F(VkDrawHostile, BadDrawsAreSkippedAndAGoodOneStillRenders) {
+  DrawScene s;
+  DrawSide::Targets t = side_->targets(s);
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  ASSERT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, [](VkGraphicsPipelineCreateInfo&) {}, &pipeline),
+            VK_SUCCESS);
+  const DrawVertex tri[3] = {{-1, -1, 0.5f, {255, 255, 255, 255}}, {3, -1, 0.5f, {255, 255, 255, 255}},
+                             {-1, 3, 0.5f, {255, 255, 255, 255}}};
+  uint8_t *good_bytes = nullptr, *short_bytes = nullptr, *index_bytes = nullptr;
+  VkBuffer good = side_->buffer(sizeof tri, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, &good_bytes);
+  std::memcpy(good_bytes, tri, sizeof tri);
+  VkBuffer too_short = side_->buffer(2 * sizeof(DrawVertex), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, &short_bytes);
+  VkBuffer indices = side_->buffer(8, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, &index_bytes);
+  const uint16_t index_values[4] = {0, 1, 60000, 2};
+  std::memcpy(index_bytes, index_values, sizeof index_values);
+  VkCommandBuffer cb = side_->cb();
+  testing::internal::CaptureStderr();
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  ASSERT_EQ(vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
+  vkCmdDraw(cb, 3, 1, 0, 0);  // 1: outside a render pass (not recorded)
+  side_->begin_pass(s, t);    // (begin_pass begins the buffer again: the draw above is gone anyway)
+  vkCmdDraw(cb, 3, 1, 0, 0);  // 2: no pipeline (not recorded)
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  float tint[4] = {1, 1, 1, 1};
+  vkCmdPushConstants(cb, side_->layout(), VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16, tint);
+  vkCmdDraw(cb, 3, 1, 0, 0);  // 3: no vertex buffer (skipped at submission)
+  VkDeviceSize offset = 0;
+  VkBuffer two[2] = {good, good};
+  VkDeviceSize offsets[2] = {0, 0};
+  vkCmdBindVertexBuffers(cb, 15, 2, two, offsets);  // 4: bindings 15 and 16 (not bound)
+  vkCmdBindVertexBuffers(cb, 0, 1, &too_short, &offset);
+  vkCmdDraw(cb, 3, 1, 0, 0);           // 5: the buffer holds two vertices
+  vkCmdBindVertexBuffers(cb, 0, 1, &good, &offset);
+  vkCmdDraw(cb, UINT32_MAX, 1, 0, 0);  // 6: 2^32 - 1 vertices
+  vkCmdDraw(cb, 3, 1, UINT32_MAX - 1, 0);  // 7: first vertex past the buffer (and past 2^32)
+  vkCmdDraw(cb, 3, 2, 0, 0);           // fine: two instances of a per-vertex binding
+  vkCmdDrawIndexed(cb, 3, 1, 0, 0, 0);  // 8: no index buffer
+  vkCmdBindIndexBuffer(cb, indices, 0, VK_INDEX_TYPE_UINT16);
+  vkCmdDrawIndexed(cb, 3, 1, 1, 0, 0);  // 9: index 60000 past the vertex buffer
+  vkCmdDrawIndexed(cb, 5, 1, 0, 0, 0);  // 10: indices past the index buffer
+  vkCmdDrawIndexed(cb, 2, 1, 0, -5, 0);  // 11: index + vertexOffset below 0
+  vkCmdDrawIndexed(cb, 2, 1, 0, 1, 0);   // fine: vertices 1, 2
+  vkCmdDraw(cb, 3, 1, 0, 0);             // fine: covers the target
+  DrawFrame frame = side_->finish(s, t);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(log, "gsgpu-vk:"), 11) << log;
+  EXPECT_EQ(count_lines(log, "draw skipped"), 8) << log;
+  EXPECT_EQ(count_lines(log, "lost"), 0) << log;  // nothing reached the device that it faulted on
+  // The good draws covered every pixel: white over the black clear.
+  for (size_t i = 0; i < frame.color.size(); ++i) ASSERT_EQ(frame.color[i], 255) << i;
+}
+
+TEST_F(VkDrawHostile, PassesFramebuffersAndPipelinesTheEmulatorCannotDoAreRefused) {
+  testing::internal::CaptureStderr();
+  VkAttachmentDescription a{};
+  a.format = VK_FORMAT_R8G8B8A8_UNORM;
+  a.samples = VK_SAMPLE_COUNT_1_BIT;
+  VkAttachmentReference bad{5, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkSubpassDescription subpass{};
+  subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  subpass.colorAttachmentCount = 1;
+  subpass.pColorAttachments = &bad;
+  VkRenderPassCreateInfo info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+  info.attachmentCount = 1;
+  info.pAttachments = &a;
+  info.subpassCount = 1;
+  info.pSubpasses = &subpass;
+  VkRenderPass pass = VK_NULL_HANDLE;
+  EXPECT_EQ(vkCreateRenderPass(side_->device(), &info, nullptr, &pass), VK_ERROR_FEATURE_NOT_PRESENT);
+  EXPECT_EQ(pass, VK_NULL_HANDLE);
+  a.format = VK_FORMAT_R16G16B16A16_SFLOAT;  // sampled, not a render target
+  bad.attachment = 0;
+  EXPECT_EQ(vkCreateRenderPass(side_->device(), &info, nullptr, &pass), VK_ERROR_FEATURE_NOT_PRESENT);
+  DrawScene s;
+  DrawSide::Targets t = side_->targets(s);
+  VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+  fb.renderPass = t.pass;
+  fb.attachmentCount = 0;  // the pass has one
+  fb.width = fb.height = 64;
+  fb.layers = 1;
+  VkFramebuffer framebuffer = VK_NULL_HANDLE;
+  EXPECT_EQ(vkCreateFramebuffer(side_->device(), &fb, nullptr, &framebuffer), VK_ERROR_FEATURE_NOT_PRESENT);
+  VkPipeline p = VK_NULL_HANDLE;
+  auto line_mode = [](VkGraphicsPipelineCreateInfo& i) {
+    const_cast<VkPipelineRasterizationStateCreateInfo*>(i.pRasterizationState)->polygonMode = VK_POLYGON_MODE_LINE;
+  };
+  EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, line_mode, &p), VK_ERROR_FEATURE_NOT_PRESENT);
+  auto depth_bias = [](VkGraphicsPipelineCreateInfo& i) {
+    const_cast<VkPipelineRasterizationStateCreateInfo*>(i.pRasterizationState)->depthBiasEnable = VK_TRUE;
+  };
+  EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, depth_bias, &p), VK_ERROR_FEATURE_NOT_PRESENT);
+  auto no_location_1 = [](VkGraphicsPipelineCreateInfo& i) {
+    const_cast<VkPipelineVertexInputStateCreateInfo*>(i.pVertexInputState)->vertexAttributeDescriptionCount = 1;
+  };
+  EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, no_location_1, &p), VK_ERROR_FEATURE_NOT_PRESENT);
+  auto stencil_dynamic = [](VkGraphicsPipelineCreateInfo& i) {
+    static const VkDynamicState states[] = {VK_DYNAMIC_STATE_STENCIL_REFERENCE};
+    const_cast<VkPipelineDynamicStateCreateInfo*>(i.pDynamicState)->dynamicStateCount = 1;
+    const_cast<VkPipelineDynamicStateCreateInfo*>(i.pDynamicState)->pDynamicStates = states;
+  };
+  EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, stencil_dynamic, &p), VK_ERROR_FEATURE_NOT_PRESENT);
+  EXPECT_EQ(p, VK_NULL_HANDLE);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateRenderPass"), 2) << log;
+  EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateFramebuffer"), 1) << log;
+  EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateGraphicsPipelines"), 4) << log;
+}
+
+}  // namespace
+}  // namespace gsgpu::vk::test
