@@ -26,6 +26,10 @@ bool snapshot(const CommandBuffer& cb, DrawCommand* d, std::string* why) {
   if (g.render_pass == nullptr || g.framebuffer == nullptr) return *why = "outside a render pass", false;
   if (g.pipeline == nullptr) return *why = "no graphics pipeline bound", false;
   const GraphicsPipeline& p = *g.pipeline;
+  if (p.used_sets != 0 &&
+      !sets_ready_for_draw(cb.bindings, VK_PIPELINE_BIND_POINT_GRAPHICS, *p.layout, p.used_sets, why)) {
+    return false;
+  }
   if (p.dynamic_viewport && !g.viewport_set) return *why = "the pipeline's dynamic viewport was not set", false;
   if (p.dynamic_scissor && !g.scissor_set) return *why = "the pipeline's dynamic scissor was not set", false;
   d->pipeline = &p;

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "gsgpu/drv/drv.h"
@@ -71,6 +72,10 @@ struct GraphicsPipeline {
   VkViewport viewport{};
   VkRect2D scissor{};
   bool uses_depth = false;  // the pipeline's depth / stencil tests want the attachment's memory
+  // The pipeline layout and the descriptor sets the shaders read (bit n: set n): a draw is recorded
+  // only when each is bound with the layout's set layout (sets_ready_for_draw).
+  std::shared_ptr<const PipelineLayout> layout;
+  uint32_t used_sets = 0;
 };
 
 // The render pass's load ops, run on the host when vkCmdBeginRenderPass is reached in the queue

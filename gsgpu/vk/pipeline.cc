@@ -200,6 +200,9 @@ namespace {
 
 bool build_pipeline(Device* device, const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p, std::string* why) {
   p->device = device;
+  const auto* layout = from_handle<PipelineLayoutObject>(info.layout);
+  if (layout == nullptr) return *why = "no pipeline layout", false;
+  p->layout = layout->layout;
   uint32_t attributes = 0;
   if (!check_fixed_function(info, p, why) || !check_enums(info, why) ||
       !compile_pipeline_stages(info, p, &attributes, why) ||

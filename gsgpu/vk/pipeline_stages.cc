@@ -22,9 +22,35 @@ uint32_t lo(uint64_t v) { return uint32_t(v); }
 uint32_t hi(uint64_t v) { return uint32_t(v >> 32); }
 uint32_t put(uint32_t value, uint32_t mask, uint32_t shift) { return hw::put_field(value, mask, shift); }
 
+// The descriptor sets a module's uniform buffers are in (bit n: set n): OpVariable in the Uniform
+// storage class with a DescriptorSet decoration (the compiler refuses every other resource), limited
+// to the sets whose table entries the compiled program reads (constant_buffer_bytes).
+uint32_t uniform_sets(const std::vector<uint32_t>& spirv, uint32_t constant_bytes) {
+  constexpr uint32_t kOpDecorate = 71, kOpVariable = 59, kDescriptorSet = 34, kUniform = 2;
+  std::vector<std::pair<uint32_t, uint32_t>> sets;  // id -> set
+  std::vector<uint32_t> uniforms;
+  for (size_t i = 5; i < spirv.size();) {
+    const uint32_t count = spirv[i] >> 16, op = spirv[i] & 0xffff;
+    if (count == 0 || count > spirv.size() - i) break;  // the reader checked the module; be safe anyway
+    if (op == kOpDecorate && count >= 4 && spirv[i + 2] == kDescriptorSet) sets.push_back({spirv[i + 1], spirv[i + 3]});
+    if (op == kOpVariable && count >= 4 && spirv[i + 3] == kUniform) uniforms.push_back(spirv[i + 2]);
+    i += count;
+  }
+  const uint32_t table_end = constant_bytes > kTableOffset ? constant_bytes - kTableOffset : 0;
+  const uint32_t last_set = table_end == 0 ? 0 : (table_end - 1) / kSetTableBytes;
+  uint32_t used = 0;
+  for (auto [id, set] : sets) {
+    if (set < kMaxBoundSets && set <= last_set && table_end != 0 &&
+        std::find(uniforms.begin(), uniforms.end(), id) != uniforms.end()) {
+      used |= 1u << set;
+    }
+  }
+  return used;
+}
+
 // Compiles one stage's module and picks the entry point by name and stage.
 bool compile_stage(const VkPipelineShaderStageCreateInfo& stage, compiler::ShaderStage want,
-                   compiler::CompiledKernel* out, std::string* why) {
+                   compiler::CompiledKernel* out, uint32_t* used_sets, std::string* why) {
   const auto* module = from_handle<ShaderModule>(stage.module);
   if (module == nullptr) return *why = "a stage without a module", false;
   if (stage.pSpecializationInfo != nullptr && stage.pSpecializationInfo->mapEntryCount != 0) {
@@ -36,6 +62,7 @@ bool compile_stage(const VkPipelineShaderStageCreateInfo& stage, compiler::Shade
   for (compiler::CompiledKernel& k : program.kernels) {
     if (k.stage == want && k.name == stage.pName) {
       if (k.code.empty() || k.code.size() * 4 > kMaxProgramBytes) return *why = "program size out of range", false;
+      *used_sets |= uniform_sets(module->code, k.constant_buffer_bytes);
       *out = std::move(k);
       return true;
     }
@@ -107,8 +134,8 @@ bool compile_pipeline_stages(const VkGraphicsPipelineCreateInfo& info, GraphicsP
   }
   if (vs_info == nullptr || fs_info == nullptr) return *why = "a pipeline needs a vertex and a fragment stage", false;
   compiler::CompiledKernel vs, fs;
-  if (!compile_stage(*vs_info, compiler::ShaderStage::kVertex, &vs, why) ||
-      !compile_stage(*fs_info, compiler::ShaderStage::kFragment, &fs, why)) {
+  if (!compile_stage(*vs_info, compiler::ShaderStage::kVertex, &vs, &p->used_sets, why) ||
+      !compile_stage(*fs_info, compiler::ShaderStage::kFragment, &fs, &p->used_sets, why)) {
     return false;
   }
   *attributes = vs.vertex_attributes;

@@ -15,6 +15,7 @@
 
 #include "shader_draw_color_frag.h"
 #include "shader_draw_color_vert.h"
+#include "shader_draw_ubo_vert.h"
 
 namespace gsgpu::vk::test {
 
@@ -39,6 +40,8 @@ struct DrawScene {
   std::vector<DrawVertex> vertices;
   std::vector<uint16_t> indices;
   std::vector<DrawCall> draws;
+  bool uniform_offset = false;  // shaders/draw_ubo.vert: positions moved by `offset` from a uniform buffer
+  float offset[4] = {0, 0, 0, 0};
 };
 
 struct DrawFrame {
@@ -72,6 +75,8 @@ class DrawSide {
     vkDeviceWaitIdle(device_);
     for (VkPipeline p : pipelines_) vkDestroyPipeline(device_, p, nullptr);
     if (layout_) vkDestroyPipelineLayout(device_, layout_, nullptr);
+    if (set_layout_) vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
+    for (VkDescriptorPool p : descriptor_pools_) vkDestroyDescriptorPool(device_, p, nullptr);
     for (VkShaderModule m : modules_) vkDestroyShaderModule(device_, m, nullptr);
     for (VkFramebuffer f : framebuffers_) vkDestroyFramebuffer(device_, f, nullptr);
     for (VkRenderPass r : passes_) vkDestroyRenderPass(device_, r, nullptr);
@@ -84,6 +89,8 @@ class DrawSide {
   }
 
   VkDevice device() const { return device_; }
+  // Whether the next pipelines use draw_ubo.vert (which reads set 0) instead of draw_color.vert.
+  void use_uniform_offset(bool on) { uniform_offset_ = on; }
   VkCommandBuffer cb() const { return cb_; }
 
   VkBuffer buffer(VkDeviceSize size, VkBufferUsageFlags usage, uint8_t** bytes) {
@@ -168,14 +175,53 @@ class DrawSide {
     return pass;
   }
 
+  // The pipeline layout: push constants for the fragment stage and one set layout with a uniform
+  // buffer at binding 0 for the vertex stage (which only draw_ubo.vert reads).
   VkPipelineLayout layout() {
     if (layout_) return layout_;
+    VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, nullptr};
+    VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    set_info.bindingCount = 1;
+    set_info.pBindings = &binding;
+    EXPECT_EQ(vkCreateDescriptorSetLayout(device_, &set_info, nullptr, &set_layout_), VK_SUCCESS);
     VkPushConstantRange range{VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16};
     VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    info.setLayoutCount = 1;
+    info.pSetLayouts = &set_layout_;
     info.pushConstantRangeCount = 1;
     info.pPushConstantRanges = &range;
     EXPECT_EQ(vkCreatePipelineLayout(device_, &info, nullptr, &layout_), VK_SUCCESS);
     return layout_;
+  }
+
+  // A descriptor set whose binding 0 is a uniform buffer holding `offset` (16 bytes).
+  VkDescriptorSet offset_set(const float offset[4]) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1};
+    VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pool_info.maxSets = 1;
+    pool_info.poolSizeCount = 1;
+    pool_info.pPoolSizes = &size;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    EXPECT_EQ(vkCreateDescriptorPool(device_, &pool_info, nullptr, &pool), VK_SUCCESS);
+    descriptor_pools_.push_back(pool);
+    layout();
+    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    alloc.descriptorPool = pool;
+    alloc.descriptorSetCount = 1;
+    alloc.pSetLayouts = &set_layout_;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    EXPECT_EQ(vkAllocateDescriptorSets(device_, &alloc, &set), VK_SUCCESS);
+    uint8_t* bytes = nullptr;
+    VkBuffer ubo = buffer(256, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, &bytes);
+    std::memcpy(bytes, offset, 16);
+    VkDescriptorBufferInfo buffer_info{ubo, 0, 16};
+    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    write.dstSet = set;
+    write.descriptorCount = 1;
+    write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    write.pBufferInfo = &buffer_info;
+    vkUpdateDescriptorSets(device_, 1, &write, 0, nullptr);
+    return set;
   }
 
   // The pipeline create info the scenes use; `edit` may change it before creation.
@@ -184,11 +230,12 @@ class DrawSide {
     if (modules_.empty()) {
       modules_.push_back(module(shader_draw_color_vert, sizeof shader_draw_color_vert));
       modules_.push_back(module(shader_draw_color_frag, sizeof shader_draw_color_frag));
+      modules_.push_back(module(shader_draw_ubo_vert, sizeof shader_draw_ubo_vert));
     }
     VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
                                                  {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
     stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-    stages[0].module = modules_[0];
+    stages[0].module = modules_[uniform_offset_ ? 2 : 0];
     stages[0].pName = "main";
     stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
     stages[1].module = modules_[1];
@@ -348,6 +395,10 @@ class DrawSide {
     VkDeviceSize offset = 0;
     vkCmdBindVertexBuffers(cb_, 0, 1, &vb, &offset);
     if (ib) vkCmdBindIndexBuffer(cb_, ib, 0, VK_INDEX_TYPE_UINT16);
+    if (s.uniform_offset) {
+      VkDescriptorSet set = offset_set(s.offset);
+      vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_GRAPHICS, layout(), 0, 1, &set, 0, nullptr);
+    }
     for (const DrawCall& d : s.draws) {
       vkCmdPushConstants(cb_, layout(), VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16, d.tint);
       if (d.indexed) {
@@ -362,7 +413,10 @@ class DrawSide {
  private:
   VkResult pipeline_or(VkRenderPass pass, const DrawScene& s) {
     VkPipeline p = VK_NULL_HANDLE;
-    return pipeline(pass, s.depth, s.cull, [](VkGraphicsPipelineCreateInfo&) {}, &p);
+    uniform_offset_ = s.uniform_offset;
+    VkResult r = pipeline(pass, s.depth, s.cull, [](VkGraphicsPipelineCreateInfo&) {}, &p);
+    uniform_offset_ = false;
+    return r;
   }
 
   VkShaderModule module(const uint32_t* code, size_t bytes) {
@@ -395,6 +449,7 @@ class DrawSide {
     return memory;
   }
 
+  bool uniform_offset_ = false;  // the next pipeline's vertex shader: draw_ubo.vert
   VkPhysicalDevice physical_;
   VkPhysicalDeviceMemoryProperties memory_props_;
   VkDevice device_ = VK_NULL_HANDLE;
@@ -402,6 +457,8 @@ class DrawSide {
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkCommandBuffer cb_ = VK_NULL_HANDLE;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  std::vector<VkDescriptorPool> descriptor_pools_;
   std::vector<VkShaderModule> modules_;
   std::vector<VkPipeline> pipelines_;
   std::vector<VkRenderPass> passes_;

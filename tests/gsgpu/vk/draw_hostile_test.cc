@@ -151,5 +151,45 @@ TEST_F(VkDrawHostile, PassesFramebuffersAndPipelinesTheEmulatorCannotDoAreRefuse
   EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateGraphicsPipelines"), 4) << log;
 }
 
+// A pipeline whose vertex shader reads set 0 draws only once a set of the layout's set layout is
+// bound there (sets_ready_for_draw); before that the draw is not recorded.
+TEST_F(VkDrawHostile, DrawReadingAnUnboundSetIsNotRecorded) {
+  DrawScene s;
+  DrawSide::Targets t = side_->targets(s);
+  side_->use_uniform_offset(true);
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  ASSERT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, [](VkGraphicsPipelineCreateInfo&) {}, &pipeline),
+            VK_SUCCESS);
+  side_->use_uniform_offset(false);
+  const DrawVertex tri[3] = {{-1, -1, 0.5f, {255, 255, 255, 255}}, {3, -1, 0.5f, {255, 255, 255, 255}},
+                             {-1, 3, 0.5f, {255, 255, 255, 255}}};
+  uint8_t* bytes = nullptr;
+  VkBuffer vb = side_->buffer(sizeof tri, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, &bytes);
+  std::memcpy(bytes, tri, sizeof tri);
+  const float zero[4] = {0, 0, 0, 0};
+  VkDescriptorSet set = side_->offset_set(zero);
+  VkCommandBuffer cb = side_->cb();
+  testing::internal::CaptureStderr();
+  side_->begin_pass(s, t);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  VkDeviceSize offset = 0;
+  vkCmdBindVertexBuffers(cb, 0, 1, &vb, &offset);
+  vkCmdDraw(cb, 3, 1, 0, 0);  // set 0 not bound: not recorded
+  const DrawFrame before = side_->finish(s, t);
+  side_->begin_pass(s, t);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  vkCmdBindVertexBuffers(cb, 0, 1, &vb, &offset);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, side_->layout(), 0, 1, &set, 0, nullptr);
+  float tint[4] = {1, 1, 1, 1};
+  vkCmdPushConstants(cb, side_->layout(), VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16, tint);
+  vkCmdDraw(cb, 3, 1, 0, 0);
+  const DrawFrame after = side_->finish(s, t);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCmdDraw"), 1) << log;
+  EXPECT_EQ(count_lines(log, "gsgpu-vk:"), 1) << log;
+  EXPECT_EQ(before.color[0], 0);    // the clear
+  EXPECT_EQ(after.color[0], 255);   // the draw
+}
+
 }  // namespace
 }  // namespace gsgpu::vk::test

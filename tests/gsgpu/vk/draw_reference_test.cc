@@ -168,5 +168,24 @@ TEST_F(VkDrawReference, CullingFollowsTheFrontFace) {
   EXPECT_EQ(pixel(gs.color, s.width, 44, 44), pixel(ref.color, s.width, 44, 44));
 }
 
+// The vertex shader reads an offset from a uniform buffer (set 0, binding 0; the descriptor set's
+// table entry in the draw's constant buffer): the triangle moves 8 pixels right and 4 up on both.
+TEST_F(VkDrawReference, UniformBufferOffsetMovesTheTriangle) {
+  DrawScene s;
+  s.uniform_offset = true;
+  s.offset[0] = 0.25f;
+  s.offset[1] = -0.125f;
+  s.vertices = {v(-0.8f, -0.6f, 0.5f, 255, 0, 0), v(0.5f, -0.6f, 0.5f, 255, 0, 0), v(-0.8f, 0.6f, 0.5f, 255, 0, 0)};
+  s.draws = {{false, 3, 0, 0, {1, 1, 1, 1}}};
+  const DrawFrame gs = gsgpu_->render(s);
+  const DrawFrame ref = lavapipe_->render(s);
+  const Comparison c = compare(s, gs, ref);
+  EXPECT_EQ(c.over_16, 0u);
+  EXPECT_EQ(c.differing, 0u);
+  // Without the offset x = -0.8 is pixel 6.4; with it, 14.4: pixel 10 is outside, 16 inside.
+  EXPECT_EQ(pixel(gs.color, s.width, 10, 20), 0xff000000u);
+  EXPECT_EQ(pixel(gs.color, s.width, 16, 20), 0xff0000ffu);
+}
+
 }  // namespace
 }  // namespace gsgpu::vk::test
