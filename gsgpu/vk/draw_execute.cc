@@ -156,7 +156,7 @@ void write_vertex_input(const DrawCommand& d, uint8_t* state) {
 
 void write_pipe_state(const DrawCommand& d, uint32_t* w) {
   namespace P = blk::PIPE_STATE;
-  std::copy(d.pipeline->pipe_state.begin(), d.pipeline->pipe_state.end(), w);
+  std::copy(d.pipe_state.begin(), d.pipe_state.end(), w);
   w[P::VIEWPORT_X] = bits(d.viewport.x);
   w[P::VIEWPORT_Y] = bits(d.viewport.y);
   w[P::VIEWPORT_WIDTH] = bits(d.viewport.width);

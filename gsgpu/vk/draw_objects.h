@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gsgpu/drv/drv.h"
@@ -57,6 +58,15 @@ struct PipelineVertexAttribute {
   uint32_t offset = 0;
 };
 
+// Dynamic state beyond viewport and scissor (bits of GraphicsPipeline::dynamic and
+// GraphicsRecordState::dynamic_set): the draw takes these PIPE_STATE fields from the command buffer.
+enum DynamicBits : uint32_t {
+  kDynamicBlendConstants = 1u << 0,
+  kDynamicStencilCompareMask = 1u << 1,
+  kDynamicStencilWriteMask = 1u << 2,
+  kDynamicStencilReference = 1u << 3,
+};
+
 struct GraphicsPipeline {
   Device* device = nullptr;
   drv::BoHandle code_bo = 0;  // both programs' code, mapped read + execute
@@ -69,6 +79,7 @@ struct GraphicsPipeline {
   uint32_t topology = 0;
   bool primitive_restart = false;
   bool dynamic_viewport = false, dynamic_scissor = false;
+  uint32_t dynamic = 0;  // DynamicBits
   VkViewport viewport{};
   VkRect2D scissor{};
   bool uses_depth = false;  // the pipeline's depth / stencil tests want the attachment's memory
@@ -110,6 +121,7 @@ struct DrawCommand {
   uint32_t count = 0, instance_count = 0, first_vertex = 0, first_instance = 0, first_index = 0;
   int32_t vertex_offset = 0;
   std::array<uint8_t, kConstantBufferBytes> constants{};
+  std::array<uint32_t, kPipeStateDwords> pipe_state{};  // the pipeline's, with the dynamic state applied
 };
 
 // The graphics state of a command buffer while it records (reset at vkBeginCommandBuffer).
@@ -120,10 +132,19 @@ struct GraphicsRecordState {
   VkViewport viewport{};
   VkRect2D scissor{};
   bool viewport_set = false, scissor_set = false;
+  // vkCmdSetBlendConstants / vkCmdSetStencil*: PIPE_STATE words as the last calls left them.
+  uint32_t dynamic_set = 0;  // DynamicBits set so far
+  std::array<uint32_t, 4> blend_constants{};   // binary32 bits
+  std::array<uint32_t, 2> stencil_masks{};     // STENCIL_FRONT_MASKS / STENCIL_BACK_MASKS words
   std::array<DrawVertexBuffer, kMaxDrawVertexBindings> vertex_buffers{};
   Buffer* index_buffer = nullptr;
   uint64_t index_offset = 0;
   bool index_u32 = false;
 };
+
+// Writes the command buffer's dynamic state into the pipeline's PIPE_STATE words (draw_dynamic.cc);
+// false with *why when a dynamic state of the pipeline was never set.
+bool apply_dynamic_state(const GraphicsPipeline& pipeline, const GraphicsRecordState& state,
+                         std::array<uint32_t, kPipeStateDwords>* words, std::string* why);
 
 }  // namespace gsgpu::vk

@@ -157,7 +157,14 @@
   X(CmdSetScissor)                    \
   X(CmdSetLineWidth)                  \
   X(CmdDraw)                          \
-  X(CmdDrawIndexed)
+  X(CmdDrawIndexed)                   \
+  X(CmdClearAttachments)              \
+  X(CmdSetBlendConstants)             \
+  X(CmdSetStencilCompareMask)         \
+  X(CmdSetStencilWriteMask)           \
+  X(CmdSetStencilReference)           \
+  X(CmdSetDepthBias)                  \
+  X(CmdSetDepthBounds)
 
 namespace gsgpu::vk {
 

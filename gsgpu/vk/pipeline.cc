@@ -62,6 +62,9 @@ bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
   if (r->depthClampEnable || r->rasterizerDiscardEnable || r->depthBiasEnable) {
     return *why = "depth clamp, rasterizer discard or depth bias", false;
   }
+  if (const auto* d = info.pDepthStencilState; d != nullptr && d->depthBoundsTestEnable) {
+    return *why = "a depth bounds test (the depthBounds feature is off)", false;
+  }
   if (r->polygonMode != VK_POLYGON_MODE_FILL) return *why = "polygon mode other than FILL", false;
   if (info.pTessellationState != nullptr && info.stageCount > 2) return *why = "tessellation", false;
   if (const auto* m = info.pMultisampleState;
@@ -77,9 +80,18 @@ bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
   if (const auto* d = info.pDynamicState) {
     for (uint32_t i = 0; i < d->dynamicStateCount; ++i) {
       const VkDynamicState s = d->pDynamicStates[i];
-      if (s == VK_DYNAMIC_STATE_VIEWPORT) p->dynamic_viewport = true;
-      else if (s == VK_DYNAMIC_STATE_SCISSOR) p->dynamic_scissor = true;
-      else if (s != VK_DYNAMIC_STATE_LINE_WIDTH) return *why = "dynamic state " + std::to_string(s), false;
+      switch (s) {
+        case VK_DYNAMIC_STATE_VIEWPORT: p->dynamic_viewport = true; break;
+        case VK_DYNAMIC_STATE_SCISSOR: p->dynamic_scissor = true; break;
+        case VK_DYNAMIC_STATE_BLEND_CONSTANTS: p->dynamic |= kDynamicBlendConstants; break;
+        case VK_DYNAMIC_STATE_STENCIL_COMPARE_MASK: p->dynamic |= kDynamicStencilCompareMask; break;
+        case VK_DYNAMIC_STATE_STENCIL_WRITE_MASK: p->dynamic |= kDynamicStencilWriteMask; break;
+        case VK_DYNAMIC_STATE_STENCIL_REFERENCE: p->dynamic |= kDynamicStencilReference; break;
+        // Line width is always 1; depth bias and depth bounds tests are off (refused above, and the
+        // depthBounds feature is false), so their values change nothing.
+        case VK_DYNAMIC_STATE_LINE_WIDTH: case VK_DYNAMIC_STATE_DEPTH_BIAS: case VK_DYNAMIC_STATE_DEPTH_BOUNDS: break;
+        default: return *why = "dynamic state " + std::to_string(s), false;
+      }
     }
   }
   if (!p->dynamic_viewport && v->pViewports != nullptr) p->viewport = v->pViewports[0];

@@ -200,6 +200,50 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdBeginRenderPass(VkCommandBuffer handle, co
   cb->commands.emplace_back(c);
 }
 
+// Clears inside the render pass: each (attachment, rectangle) pair becomes a host clear in queue order,
+// as the load ops (the draws before it have finished when it runs: each draw is waited for).
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdClearAttachments(VkCommandBuffer handle, uint32_t count,
+                                                       const VkClearAttachment* attachments, uint32_t rect_count,
+                                                       const VkClearRect* rects) {
+  CommandBuffer* cb = from_handle<CommandBuffer>(handle);
+  const RenderPass* pass = cb->graphics.render_pass;
+  const Framebuffer* fb = cb->graphics.framebuffer;
+  if (cb->state != CommandBuffer::State::kRecording || pass == nullptr) {
+    log_refusal("vkCmdClearAttachments", "not recording inside a render pass", "not recorded");
+    return;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    const VkClearAttachment& a = attachments[i];
+    BeginRenderPassCommand c;
+    if (a.aspectMask & VK_IMAGE_ASPECT_COLOR_BIT) {
+      if (a.colorAttachment != 0 || pass->color < 0) {
+        log_refusal("vkCmdClearAttachments", "colour attachment " + std::to_string(a.colorAttachment) +
+                                                 " is not in the subpass", "skipped");
+        continue;
+      }
+      c.color = fb->attachments[pass->color];
+      c.clear_color = true;
+      c.color_value = a.clearValue.color;
+    } else if (pass->depth >= 0) {
+      c.depth = fb->attachments[pass->depth];
+      c.clear_depth = (a.aspectMask & VK_IMAGE_ASPECT_DEPTH_BIT) != 0;
+      c.clear_stencil = (a.aspectMask & VK_IMAGE_ASPECT_STENCIL_BIT) != 0;
+      c.depth_value = a.clearValue.depthStencil;
+    } else {
+      log_refusal("vkCmdClearAttachments", "the subpass has no depth / stencil attachment", "skipped");
+      continue;
+    }
+    for (uint32_t r = 0; r < rect_count; ++r) {
+      if (rects[r].baseArrayLayer != 0 || rects[r].layerCount != 1) {
+        log_refusal("vkCmdClearAttachments", "layers other than 0 (framebuffers have one)", "rectangle skipped");
+        continue;
+      }
+      c.area = rects[r].rect;
+      cb->commands.emplace_back(c);
+    }
+  }
+}
+
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdEndRenderPass(VkCommandBuffer handle) {
   CommandBuffer* cb = from_handle<CommandBuffer>(handle);
   cb->graphics.render_pass = nullptr;

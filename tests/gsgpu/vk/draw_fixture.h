@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "shader_draw_color_frag.h"
@@ -35,6 +36,7 @@ struct DrawCall {
 struct DrawScene {
   uint32_t width = 64, height = 64;
   bool depth = false;
+  VkFormat depth_format = VK_FORMAT_D32_SFLOAT;  // or D24_UNORM_S8_UINT (its stencil cleared to 0 too)
   VkCullModeFlags cull = VK_CULL_MODE_NONE;
   float clear[4] = {0, 0, 0, 1};
   std::vector<DrawVertex> vertices;
@@ -42,11 +44,15 @@ struct DrawScene {
   std::vector<DrawCall> draws;
   bool uniform_offset = false;  // shaders/draw_ubo.vert: positions moved by `offset` from a uniform buffer
   float offset[4] = {0, 0, 0, 0};
+  std::function<void(VkGraphicsPipelineCreateInfo&)> edit;  // changes the pipeline before creation
+  std::function<void(VkCommandBuffer)> before_draws;       // commands after the binds (dynamic state, clears)
 };
 
 struct DrawFrame {
   std::vector<uint8_t> color;  // RGBA8, rows of width * 4
   std::vector<float> depth;    // D32, when the scene has depth
+  std::vector<uint32_t> depth_bits;  // the depth aspect as copied to a buffer (D24: bits 0..23)
+  std::vector<uint8_t> stencil;      // D24S8's stencil aspect
 };
 
 class DrawSide {
@@ -126,23 +132,26 @@ class DrawSide {
     v.image = image;
     v.viewType = VK_IMAGE_VIEW_TYPE_2D;
     v.format = format;
-    const bool depth = format == VK_FORMAT_D32_SFLOAT;
-    v.subresourceRange = {VkImageAspectFlags(depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT), 0, 1, 0, 1};
+    const VkImageAspectFlags aspects = format == VK_FORMAT_D32_SFLOAT ? VK_IMAGE_ASPECT_DEPTH_BIT
+                                       : format == VK_FORMAT_D24_UNORM_S8_UINT
+                                           ? VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT
+                                           : VK_IMAGE_ASPECT_COLOR_BIT;
+    v.subresourceRange = {aspects, 0, 1, 0, 1};
     EXPECT_EQ(vkCreateImageView(device_, &v, nullptr, view), VK_SUCCESS);
     views_.push_back(*view);
     return image;
   }
 
-  // A render pass with a colour attachment (CLEAR, STORE) and, with `depth`, a D32 one.
-  VkRenderPass render_pass(bool depth) {
+  // A render pass with a colour attachment (CLEAR, STORE) and, with `depth`, a depth one (CLEAR both aspects).
+  VkRenderPass render_pass(bool depth, VkFormat depth_format = VK_FORMAT_D32_SFLOAT) {
     VkAttachmentDescription a[2] = {};
     a[0].format = VK_FORMAT_R8G8B8A8_UNORM;
-    a[1].format = VK_FORMAT_D32_SFLOAT;
+    a[1].format = depth_format;
     for (VkAttachmentDescription& d : a) {
       d.samples = VK_SAMPLE_COUNT_1_BIT;
       d.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
       d.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-      d.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+      d.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
       d.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
       d.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
     }
@@ -303,9 +312,9 @@ class DrawSide {
     VkImageView views[2] = {};
     t.color = image(VK_FORMAT_R8G8B8A8_UNORM, s.width, s.height, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, &views[0]);
     if (s.depth) {
-      t.depth = image(VK_FORMAT_D32_SFLOAT, s.width, s.height, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, &views[1]);
+      t.depth = image(s.depth_format, s.width, s.height, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, &views[1]);
     }
-    t.pass = render_pass(s.depth);
+    t.pass = render_pass(s.depth, s.depth_format);
     VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
     fb.renderPass = t.pass;
     fb.attachmentCount = s.depth ? 2 : 1;
@@ -341,7 +350,7 @@ class DrawSide {
   DrawFrame finish(const DrawScene& s, const Targets& t) {
     vkCmdEndRenderPass(cb_);
     const VkDeviceSize pixels = VkDeviceSize{s.width} * s.height;
-    uint8_t *color = nullptr, *depth = nullptr;
+    uint8_t *color = nullptr, *depth = nullptr, *stencil = nullptr;
     VkBuffer color_buffer = buffer(pixels * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &color);
     VkBufferImageCopy region{};
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
@@ -351,6 +360,11 @@ class DrawSide {
       VkBuffer depth_buffer = buffer(pixels * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &depth);
       region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
       vkCmdCopyImageToBuffer(cb_, t.depth, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, depth_buffer, 1, &region);
+      if (s.depth_format == VK_FORMAT_D24_UNORM_S8_UINT) {
+        VkBuffer stencil_buffer = buffer(pixels, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &stencil);
+        region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_STENCIL_BIT;
+        vkCmdCopyImageToBuffer(cb_, t.depth, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, stencil_buffer, 1, &region);
+      }
     }
     VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -361,9 +375,14 @@ class DrawSide {
     DrawFrame frame;
     frame.color.assign(color, color + pixels * 4);
     if (depth) {
-      frame.depth.resize(pixels);
-      std::memcpy(frame.depth.data(), depth, pixels * 4);
+      frame.depth_bits.resize(pixels);
+      std::memcpy(frame.depth_bits.data(), depth, pixels * 4);
+      if (s.depth_format == VK_FORMAT_D32_SFLOAT) {
+        frame.depth.resize(pixels);
+        std::memcpy(frame.depth.data(), depth, pixels * 4);
+      }
     }
+    if (stencil) frame.stencil.assign(stencil, stencil + pixels);
     return frame;
   }
 
@@ -395,6 +414,7 @@ class DrawSide {
     VkDeviceSize offset = 0;
     vkCmdBindVertexBuffers(cb_, 0, 1, &vb, &offset);
     if (ib) vkCmdBindIndexBuffer(cb_, ib, 0, VK_INDEX_TYPE_UINT16);
+    if (s.before_draws) s.before_draws(cb_);
     if (s.uniform_offset) {
       VkDescriptorSet set = offset_set(s.offset);
       vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_GRAPHICS, layout(), 0, 1, &set, 0, nullptr);
@@ -414,7 +434,9 @@ class DrawSide {
   VkResult pipeline_or(VkRenderPass pass, const DrawScene& s) {
     VkPipeline p = VK_NULL_HANDLE;
     uniform_offset_ = s.uniform_offset;
-    VkResult r = pipeline(pass, s.depth, s.cull, [](VkGraphicsPipelineCreateInfo&) {}, &p);
+    VkResult r = pipeline(pass, s.depth, s.cull, [&s](VkGraphicsPipelineCreateInfo& info) {
+      if (s.edit) s.edit(info);
+    }, &p);
     uniform_offset_ = false;
     return r;
   }

@@ -138,12 +138,12 @@ TEST_F(VkDrawHostile, PassesFramebuffersAndPipelinesTheEmulatorCannotDoAreRefuse
     const_cast<VkPipelineVertexInputStateCreateInfo*>(i.pVertexInputState)->vertexAttributeDescriptionCount = 1;
   };
   EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, no_location_1, &p), VK_ERROR_FEATURE_NOT_PRESENT);
-  auto stencil_dynamic = [](VkGraphicsPipelineCreateInfo& i) {
-    static const VkDynamicState states[] = {VK_DYNAMIC_STATE_STENCIL_REFERENCE};
+  auto cull_dynamic = [](VkGraphicsPipelineCreateInfo& i) {
+    static const VkDynamicState states[] = {VK_DYNAMIC_STATE_CULL_MODE_EXT};  // an extension not offered
     const_cast<VkPipelineDynamicStateCreateInfo*>(i.pDynamicState)->dynamicStateCount = 1;
     const_cast<VkPipelineDynamicStateCreateInfo*>(i.pDynamicState)->pDynamicStates = states;
   };
-  EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, stencil_dynamic, &p), VK_ERROR_FEATURE_NOT_PRESENT);
+  EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, cull_dynamic, &p), VK_ERROR_FEATURE_NOT_PRESENT);
   EXPECT_EQ(p, VK_NULL_HANDLE);
   const std::string log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateRenderPass"), 2) << log;
@@ -189,6 +189,47 @@ TEST_F(VkDrawHostile, DrawReadingAnUnboundSetIsNotRecorded) {
   EXPECT_EQ(count_lines(log, "gsgpu-vk:"), 1) << log;
   EXPECT_EQ(before.color[0], 0);    // the clear
   EXPECT_EQ(after.color[0], 255);   // the draw
+}
+
+// A pipeline's dynamic state must be set before a draw (else not recorded); clears inside a pass name
+// attachments of the subpass and layer 0 (else skipped); a rectangle past the target is clipped.
+TEST_F(VkDrawHostile, UnsetDynamicStateAndBadClearsAreRefused) {
+  DrawScene s;
+  DrawSide::Targets t = side_->targets(s);
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  auto blend_dynamic = [](VkGraphicsPipelineCreateInfo& i) {
+    static const VkDynamicState states[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR,
+                                            VK_DYNAMIC_STATE_BLEND_CONSTANTS};
+    const_cast<VkPipelineDynamicStateCreateInfo*>(i.pDynamicState)->dynamicStateCount = 3;
+    const_cast<VkPipelineDynamicStateCreateInfo*>(i.pDynamicState)->pDynamicStates = states;
+  };
+  ASSERT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, blend_dynamic, &pipeline), VK_SUCCESS);
+  VkCommandBuffer cb = side_->cb();
+  VkClearAttachment white{VK_IMAGE_ASPECT_COLOR_BIT, 0, {}};
+  for (float& f : white.clearValue.color.float32) f = 1.0f;
+  VkClearRect past{{{60, 0}, {100, 1}}, 0, 1};
+  testing::internal::CaptureStderr();
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  ASSERT_EQ(vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
+  vkCmdClearAttachments(cb, 1, &white, 1, &past);  // 1: outside a render pass
+  side_->begin_pass(s, t);
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  vkCmdDraw(cb, 3, 1, 0, 0);  // 2: blend constants not set (and no vertex buffer: never reached)
+  VkClearAttachment third = white;
+  third.colorAttachment = 3;
+  vkCmdClearAttachments(cb, 1, &third, 1, &past);  // 3: colour attachment 3
+  VkClearAttachment depth{VK_IMAGE_ASPECT_DEPTH_BIT, 0, {}};
+  vkCmdClearAttachments(cb, 1, &depth, 1, &past);  // 4: no depth attachment
+  VkClearRect layer1{{{0, 0}, {4, 4}}, 1, 1};
+  vkCmdClearAttachments(cb, 1, &white, 1, &layer1);  // 5: layer 1
+  vkCmdClearAttachments(cb, 1, &white, 1, &past);    // fine: clipped to x 60..63 of row 0
+  const DrawFrame frame = side_->finish(s, t);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCmdClearAttachments"), 4) << log;
+  EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCmdDraw"), 1) << log;
+  EXPECT_EQ(count_lines(log, "gsgpu-vk:"), 5) << log;
+  for (uint32_t x = 0; x < 64; ++x) EXPECT_EQ(frame.color[x * 4], x >= 60 ? 255 : 0) << x;
+  EXPECT_EQ(frame.color[64 * 4 + 63 * 4], 0);  // row 1 untouched
 }
 
 }  // namespace

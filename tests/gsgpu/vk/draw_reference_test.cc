@@ -187,5 +187,65 @@ TEST_F(VkDrawReference, UniformBufferOffsetMovesTheTriangle) {
   EXPECT_EQ(pixel(gs.color, s.width, 16, 20), 0xff0000ffu);
 }
 
+// D24S8, dynamic state and clears inside the pass: vkCmdClearAttachments writes a blue rectangle
+// and stencil 1 over the right half; a full-screen white triangle then draws only where the stencil
+// EQUALs the dynamic reference 1 (dynamic compare mask), blended as src × the dynamic blend constant
+// (1, 0, 0, 1) + dst: red over black, magenta over blue. Every value is fixed by Vulkan: the frames,
+// the stencil and the depth (untouched: the depth test is off) must be equal.
+TEST_F(VkDrawReference, StencilBlendConstantsAndClearAttachmentsMatchLavapipe) {
+  DrawScene s;
+  s.depth = true;
+  s.depth_format = VK_FORMAT_D24_UNORM_S8_UINT;
+  s.vertices = {v(-1, -1, 0.5f, 255, 255, 255), v(3, -1, 0.5f, 255, 255, 255), v(-1, 3, 0.5f, 255, 255, 255)};
+  s.draws = {{false, 3, 0, 0, {1, 1, 1, 1}}};
+  s.edit = [](VkGraphicsPipelineCreateInfo& info) {
+    auto* ds = const_cast<VkPipelineDepthStencilStateCreateInfo*>(info.pDepthStencilState);
+    ds->depthTestEnable = VK_FALSE;
+    ds->depthWriteEnable = VK_FALSE;
+    ds->stencilTestEnable = VK_TRUE;
+    ds->front = {VK_STENCIL_OP_KEEP, VK_STENCIL_OP_INCREMENT_AND_CLAMP, VK_STENCIL_OP_KEEP, VK_COMPARE_OP_EQUAL, 0, 0xff, 0};
+    ds->back = ds->front;
+    auto* blend = const_cast<VkPipelineColorBlendAttachmentState*>(info.pColorBlendState->pAttachments);
+    blend->blendEnable = VK_TRUE;
+    blend->srcColorBlendFactor = blend->srcAlphaBlendFactor = VK_BLEND_FACTOR_CONSTANT_COLOR;
+    blend->dstColorBlendFactor = blend->dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+    blend->colorBlendOp = blend->alphaBlendOp = VK_BLEND_OP_ADD;
+    static const VkDynamicState states[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR,
+                                            VK_DYNAMIC_STATE_BLEND_CONSTANTS, VK_DYNAMIC_STATE_STENCIL_COMPARE_MASK,
+                                            VK_DYNAMIC_STATE_STENCIL_REFERENCE};
+    auto* dyn = const_cast<VkPipelineDynamicStateCreateInfo*>(info.pDynamicState);
+    dyn->dynamicStateCount = 5;
+    dyn->pDynamicStates = states;
+  };
+  s.before_draws = [](VkCommandBuffer cb) {
+    VkClearAttachment clears[2] = {};
+    clears[0].aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    clears[0].clearValue.color.float32[2] = 1.0f;
+    clears[0].clearValue.color.float32[3] = 1.0f;
+    clears[1].aspectMask = VK_IMAGE_ASPECT_STENCIL_BIT;
+    clears[1].clearValue.depthStencil = {0.0f, 1};  // the depth value is not written: stencil aspect only
+    VkClearRect blue{{{24, 8}, {16, 16}}, 0, 1};
+    VkClearRect right{{{32, 0}, {32, 64}}, 0, 1};
+    vkCmdClearAttachments(cb, 1, &clears[0], 1, &blue);
+    vkCmdClearAttachments(cb, 1, &clears[1], 1, &right);
+    const float constants[4] = {1, 0, 0, 1};
+    vkCmdSetBlendConstants(cb, constants);
+    vkCmdSetStencilCompareMask(cb, VK_STENCIL_FACE_FRONT_AND_BACK, 0xff);
+    vkCmdSetStencilReference(cb, VK_STENCIL_FACE_FRONT_AND_BACK, 1);
+  };
+  const DrawFrame gs = gsgpu_->render(s);
+  const DrawFrame ref = lavapipe_->render(s);
+  const Comparison c = compare(s, gs, ref);
+  EXPECT_EQ(c.differing, 0u);
+  EXPECT_EQ(gs.stencil, ref.stencil);
+  EXPECT_EQ(gs.depth_bits, ref.depth_bits);
+  EXPECT_EQ(pixel(gs.color, s.width, 4, 4), 0xff000000u);    // left: stencil 0, not drawn
+  EXPECT_EQ(pixel(gs.color, s.width, 28, 12), 0xffff0000u);  // left part of the blue rectangle
+  EXPECT_EQ(pixel(gs.color, s.width, 36, 12), 0xffff00ffu);  // blue + red
+  EXPECT_EQ(pixel(gs.color, s.width, 50, 50), 0xff0000ffu);  // black + red
+  EXPECT_EQ(gs.stencil[50 * 64 + 50], 2);  // INCREMENT_AND_CLAMP where drawn
+  EXPECT_EQ(gs.stencil[4], 0);
+}
+
 }  // namespace
 }  // namespace gsgpu::vk::test

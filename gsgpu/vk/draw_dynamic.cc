@@ -1,0 +1,92 @@
+// Dynamic state beyond viewport and scissor (docs/vulkan-driver.md "Draws"): blend constants and
+// the stencil compare mask, write mask and reference, recorded as the PIPE_STATE fields they replace
+// and applied to the pipeline's words when a draw is recorded. Depth bias and depth bounds are
+// accepted and change nothing: their tests are off in every pipeline the driver creates.
+#include <bit>
+#include <string>
+
+#include "gsgpu/vk/binding_objects.h"
+#include "gsgpu/vk/entry_points.h"
+#include "protocol/gsgpu/gsgpu_hw.h"
+
+namespace gsgpu::vk {
+namespace {
+
+namespace P = hw::blk::PIPE_STATE;
+
+CommandBuffer* recording(VkCommandBuffer handle, const char* command) {
+  CommandBuffer* cb = from_handle<CommandBuffer>(handle);
+  if (cb->state == CommandBuffer::State::kRecording) return cb;
+  log_refusal(command, "the command buffer is not recording", "not recorded");
+  return nullptr;
+}
+
+// Sets one field (mask, shift) of the front and / or back STENCIL_*_MASKS words.
+void set_stencil_field(VkCommandBuffer handle, const char* command, VkStencilFaceFlags faces, uint32_t value,
+                       uint32_t mask, uint32_t shift, uint32_t bit) {
+  CommandBuffer* cb = recording(handle, command);
+  if (cb == nullptr) return;
+  for (uint32_t face = 0; face < 2; ++face) {
+    if (!(faces & (face == 0 ? VK_STENCIL_FACE_FRONT_BIT : VK_STENCIL_FACE_BACK_BIT))) continue;
+    uint32_t& word = cb->graphics.stencil_masks[face];
+    word = (word & ~mask) | hw::put_field(value & 0xff, mask, shift);
+  }
+  cb->graphics.dynamic_set |= bit;
+}
+
+}  // namespace
+
+bool apply_dynamic_state(const GraphicsPipeline& p, const GraphicsRecordState& g,
+                         std::array<uint32_t, kPipeStateDwords>* words, std::string* why) {
+  if ((p.dynamic & g.dynamic_set) != p.dynamic) return *why = "a dynamic state of the pipeline was not set", false;
+  auto& w = *words;
+  if (p.dynamic & kDynamicBlendConstants) {
+    w[P::BLEND_CONSTANT_R] = g.blend_constants[0];
+    w[P::BLEND_CONSTANT_G] = g.blend_constants[1];
+    w[P::BLEND_CONSTANT_B] = g.blend_constants[2];
+    w[P::BLEND_CONSTANT_A] = g.blend_constants[3];
+  }
+  const std::pair<uint32_t, uint32_t> fields[] = {
+      {kDynamicStencilCompareMask, P::STENCIL_FRONT_MASKS_COMPARE_MASK_MASK},
+      {kDynamicStencilWriteMask, P::STENCIL_FRONT_MASKS_WRITE_MASK_MASK},
+      {kDynamicStencilReference, P::STENCIL_FRONT_MASKS_REFERENCE_MASK}};
+  for (auto [bit, mask] : fields) {
+    if (!(p.dynamic & bit)) continue;
+    w[P::STENCIL_FRONT_MASKS] = (w[P::STENCIL_FRONT_MASKS] & ~mask) | (g.stencil_masks[0] & mask);
+    w[P::STENCIL_BACK_MASKS] = (w[P::STENCIL_BACK_MASKS] & ~mask) | (g.stencil_masks[1] & mask);
+  }
+  return true;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetBlendConstants(VkCommandBuffer handle, const float constants[4]) {
+  CommandBuffer* cb = recording(handle, "vkCmdSetBlendConstants");
+  if (cb == nullptr) return;
+  for (int i = 0; i < 4; ++i) cb->graphics.blend_constants[i] = std::bit_cast<uint32_t>(constants[i]);
+  cb->graphics.dynamic_set |= kDynamicBlendConstants;
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetStencilCompareMask(VkCommandBuffer handle, VkStencilFaceFlags faces,
+                                                            uint32_t mask) {
+  set_stencil_field(handle, "vkCmdSetStencilCompareMask", faces, mask, P::STENCIL_FRONT_MASKS_COMPARE_MASK_MASK,
+                    P::STENCIL_FRONT_MASKS_COMPARE_MASK_SHIFT, kDynamicStencilCompareMask);
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetStencilWriteMask(VkCommandBuffer handle, VkStencilFaceFlags faces,
+                                                          uint32_t mask) {
+  set_stencil_field(handle, "vkCmdSetStencilWriteMask", faces, mask, P::STENCIL_FRONT_MASKS_WRITE_MASK_MASK,
+                    P::STENCIL_FRONT_MASKS_WRITE_MASK_SHIFT, kDynamicStencilWriteMask);
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetStencilReference(VkCommandBuffer handle, VkStencilFaceFlags faces,
+                                                          uint32_t reference) {
+  set_stencil_field(handle, "vkCmdSetStencilReference", faces, reference, P::STENCIL_FRONT_MASKS_REFERENCE_MASK,
+                    P::STENCIL_FRONT_MASKS_REFERENCE_SHIFT, kDynamicStencilReference);
+}
+
+// depthBiasEnable is refused at pipeline creation, so the bias is never applied.
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetDepthBias(VkCommandBuffer, float, float, float) {}
+
+// The depthBounds feature is off: no pipeline tests depth bounds.
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetDepthBounds(VkCommandBuffer, float, float) {}
+
+}  // namespace gsgpu::vk
