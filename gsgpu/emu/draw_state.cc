@@ -147,7 +147,6 @@ bool decode_draw_info(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawState
       !w.at_most(attributes, G::kMaxVertexAttributes, "COUNTS.ATTRIBUTE_COUNT")) {
     return false;
   }
-  if (attributes == 0) return w.fail("COUNTS.ATTRIBUTE_COUNT is 0: the position is attribute 0");
   G::DrawParams& d = s->draw;
   d.topology = G::Topology(topology);
   d.indexed = w.field(D::FLAGS, FIELD(DRAW_INFO, FLAGS, INDEXED)) != 0;
@@ -466,6 +465,12 @@ bool decode_draw_state(GpuMemory& memory, uint64_t draw_info_va, uint64_t pipe_s
   if (!decode_draw_info(memory, draw_info_va, &s, error) || !decode_pipe_state(memory, pipe_state_va, &s, error) ||
       !decode_shader_state(memory, shader_state_va, &s, error)) {
     return false;
+  }
+  // A vertex program may read no attribute (its vertex / instance indices are then v0 / v1, e.g. a
+  // Vulkan shader that reads only gl_VertexIndex); the pass-through stage's position is attribute 0.
+  if (s.input.attribute_count == 0 && s.vertex != G::VertexMode::kProgram) {
+    BlockWords w("DRAW_INFO", error);
+    return w.fail("COUNTS.ATTRIBUTE_COUNT is 0: the pass-through vertex stage reads the position from attribute 0");
   }
   *out = s;
   return true;

@@ -171,8 +171,8 @@ bool check_enums(const VkGraphicsPipelineCreateInfo& info, std::string* why) {
 // pipeline needs a description for every Location below the vertex program's attribute count.
 bool translate_vertex_input(const VkPipelineVertexInputStateCreateInfo* vi, uint32_t attributes,
                             GraphicsPipeline* p, std::string* why) {
-  if (attributes == 0) return *why = "a vertex shader without vertex inputs (DRAW_INFO needs one attribute)", false;
   if (attributes > 16) return *why = "more than 16 vertex attributes", false;
+  if (attributes == 0) return true;  // gl_VertexIndex / gl_InstanceIndex only: no records
   if (vi == nullptr) return *why = "no vertex input state", false;
   p->attributes.resize(attributes);
   std::vector<bool> seen(attributes, false);

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <vulkan/vulkan.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -16,6 +17,7 @@
 
 #include "shader_draw_color_frag.h"
 #include "shader_draw_color_vert.h"
+#include "shader_draw_index_vert.h"
 #include "shader_draw_ubo_vert.h"
 
 namespace gsgpu::vk::test {
@@ -44,6 +46,7 @@ struct DrawScene {
   std::vector<DrawCall> draws;
   bool uniform_offset = false;  // shaders/draw_ubo.vert: positions moved by `offset` from a uniform buffer
   float offset[4] = {0, 0, 0, 0};
+  bool vertex_index_only = false;  // shaders/draw_index.vert: no vertex input, no vertex buffer
   std::function<void(VkGraphicsPipelineCreateInfo&)> edit;  // changes the pipeline before creation
   std::function<void(VkCommandBuffer)> before_draws;       // commands after the binds (dynamic state, clears)
 };
@@ -240,11 +243,12 @@ class DrawSide {
       modules_.push_back(module(shader_draw_color_vert, sizeof shader_draw_color_vert));
       modules_.push_back(module(shader_draw_color_frag, sizeof shader_draw_color_frag));
       modules_.push_back(module(shader_draw_ubo_vert, sizeof shader_draw_ubo_vert));
+      modules_.push_back(module(shader_draw_index_vert, sizeof shader_draw_index_vert));
     }
     VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
                                                  {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
     stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-    stages[0].module = modules_[uniform_offset_ ? 2 : 0];
+    stages[0].module = modules_[vertex_index_only_ ? 3 : uniform_offset_ ? 2 : 0];
     stages[0].pName = "main";
     stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
     stages[1].module = modules_[1];
@@ -253,9 +257,9 @@ class DrawSide {
     VkVertexInputAttributeDescription attributes[2] = {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
                                                         {1, 0, VK_FORMAT_R8G8B8A8_UNORM, 12}};
     VkPipelineVertexInputStateCreateInfo vi{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
-    vi.vertexBindingDescriptionCount = 1;
+    vi.vertexBindingDescriptionCount = vertex_index_only_ ? 0 : 1;
     vi.pVertexBindingDescriptions = &binding;
-    vi.vertexAttributeDescriptionCount = 2;
+    vi.vertexAttributeDescriptionCount = vertex_index_only_ ? 0 : 2;
     vi.pVertexAttributeDescriptions = attributes;
     VkPipelineInputAssemblyStateCreateInfo ia{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
     ia.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
@@ -402,7 +406,8 @@ class DrawSide {
     EXPECT_EQ(pipeline_or(t.pass, s), VK_SUCCESS);
     pipeline = pipelines_.back();
     uint8_t *vbytes = nullptr, *ibytes = nullptr;
-    VkBuffer vb = buffer(s.vertices.size() * sizeof(DrawVertex), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, &vbytes);
+    VkBuffer vb = buffer(std::max<size_t>(s.vertices.size(), 1) * sizeof(DrawVertex), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+                         &vbytes);
     std::memcpy(vbytes, s.vertices.data(), s.vertices.size() * sizeof(DrawVertex));
     VkBuffer ib = VK_NULL_HANDLE;
     if (!s.indices.empty()) {
@@ -412,7 +417,7 @@ class DrawSide {
     begin_pass(s, t);
     vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
     VkDeviceSize offset = 0;
-    vkCmdBindVertexBuffers(cb_, 0, 1, &vb, &offset);
+    if (!s.vertex_index_only) vkCmdBindVertexBuffers(cb_, 0, 1, &vb, &offset);
     if (ib) vkCmdBindIndexBuffer(cb_, ib, 0, VK_INDEX_TYPE_UINT16);
     if (s.before_draws) s.before_draws(cb_);
     if (s.uniform_offset) {
@@ -434,10 +439,12 @@ class DrawSide {
   VkResult pipeline_or(VkRenderPass pass, const DrawScene& s) {
     VkPipeline p = VK_NULL_HANDLE;
     uniform_offset_ = s.uniform_offset;
+    vertex_index_only_ = s.vertex_index_only;
     VkResult r = pipeline(pass, s.depth, s.cull, [&s](VkGraphicsPipelineCreateInfo& info) {
       if (s.edit) s.edit(info);
     }, &p);
     uniform_offset_ = false;
+    vertex_index_only_ = false;
     return r;
   }
 
@@ -472,6 +479,7 @@ class DrawSide {
   }
 
   bool uniform_offset_ = false;  // the next pipeline's vertex shader: draw_ubo.vert
+  bool vertex_index_only_ = false;  // draw_index.vert
   VkPhysicalDevice physical_;
   VkPhysicalDeviceMemoryProperties memory_props_;
   VkDevice device_ = VK_NULL_HANDLE;

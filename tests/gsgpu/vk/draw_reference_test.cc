@@ -247,5 +247,20 @@ TEST_F(VkDrawReference, StencilBlendConstantsAndClearAttachmentsMatchLavapipe) {
   EXPECT_EQ(gs.stencil[4], 0);
 }
 
+// A vertex shader without vertex inputs (DRAW_INFO with 0 attributes: the program's v0 is the vertex
+// index): the triangle comes from gl_VertexIndex, which includes firstVertex (3 here).
+TEST_F(VkDrawReference, VertexIndexOnlyShaderMatchesLavapipe) {
+  DrawScene s;
+  s.vertex_index_only = true;
+  s.draws = {{false, 3, 3, 0, {1, 1, 1, 1}}};
+  const DrawFrame gs = gsgpu_->render(s);
+  const DrawFrame ref = lavapipe_->render(s);
+  const Comparison c = compare(s, gs, ref);
+  EXPECT_EQ(c.over_16, 0u);
+  EXPECT_LE(c.max_diff, 1u);
+  EXPECT_EQ(c.interior_differing, 0u);
+  EXPECT_NE(pixel(gs.color, s.width, 30, 32), 0xff000000u);  // inside the triangle
+}
+
 }  // namespace
 }  // namespace gsgpu::vk::test
