@@ -201,6 +201,9 @@ bool decode_targets(BlockWords& w, G::DrawState* s) {
   switch (depth_format) {
     case 0:
       break;
+    case 124:
+      s->depth.format = G::DepthFormat::kD16Unorm;
+      break;
     case 126:
       s->depth.format = G::DepthFormat::kD32Sfloat;
       break;

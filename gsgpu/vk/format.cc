@@ -94,7 +94,7 @@ constexpr FormatInfo kFormats[] = {
     {VK_FORMAT_R32G32B32A32_SINT, 16, O(RGBA), T(SIGNED_INT32), K(Sint), FOUR(32), false, false, kColor},
     {VK_FORMAT_R32G32B32A32_SFLOAT, 16, O(RGBA), T(FLOAT), K(Sfloat), FOUR(32), true, false, kColor},
     // Depth: the texture unit reads d as (d, 0, 0, 1); the output merger renders D32 and D24S8.
-    {VK_FORMAT_D16_UNORM, 2, O(DEPTH), T(UNORM_INT16), K(Unorm), ONE(16), false, false, kDepth},
+    {VK_FORMAT_D16_UNORM, 2, O(DEPTH), T(UNORM_INT16), K(Unorm), ONE(16), false, true, kDepth},
     {VK_FORMAT_D32_SFLOAT, 4, O(DEPTH), T(FLOAT), K(Sfloat), ONE(32), false, true, kDepth},
     {VK_FORMAT_D24_UNORM_S8_UINT, 4, O(DEPTH_STENCIL), T(UNORM_INT24), K(Unorm), ONE(24), false, true, kDepthStencil},
 };

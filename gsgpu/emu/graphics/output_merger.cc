@@ -163,6 +163,9 @@ bool OutputMerger::depth_stencil_test(const Fragment& f) {
     if (depth_stencil_.format == DepthFormat::kD24UnormS8Uint) {
       uint32_t stored = float_to_unorm24(depth_stencil_.load_depth(x, y));
       depth_pass = compare(ds_.depth_compare, float_to_unorm24(z), stored);
+    } else if (depth_stencil_.format == DepthFormat::kD16Unorm) {  // compared in the format's precision
+      uint32_t stored = float_to_unorm16(depth_stencil_.load_depth(x, y));
+      depth_pass = compare(ds_.depth_compare, float_to_unorm16(z), stored);
     } else {
       depth_pass = compare(ds_.depth_compare, z, depth_stencil_.load_depth(x, y));
     }

@@ -32,7 +32,7 @@ const char* color_format_name(ColorFormat f) {
 }
 
 const char* depth_format_name(DepthFormat f) {
-  return f == DepthFormat::kD32Sfloat ? "D32_SFLOAT" : "D24_UNORM_S8_UINT";
+  return f == DepthFormat::kD32Sfloat ? "D32_SFLOAT" : f == DepthFormat::kD16Unorm ? "D16_UNORM" : "D24_UNORM_S8_UINT";
 }
 
 float srgb_to_linear(float s) {
@@ -50,6 +50,13 @@ uint8_t float_to_unorm8(float c) {
   if (!(c > 0.0f)) return 0;
   if (c >= 1.0f) return 255;
   return static_cast<uint8_t>(std::floor(static_cast<double>(c) * 255.0 + 0.5));
+}
+
+// D16_UNORM: round to nearest, as D24.
+uint32_t float_to_unorm16(float z) {
+  if (!(z > 0.0f)) return 0;
+  if (z >= 1.0f) return 0xFFFF;
+  return static_cast<uint32_t>(std::floor(static_cast<double>(z) * 65535.0 + 0.5));
 }
 
 uint32_t float_to_unorm24(float z) {
@@ -105,6 +112,11 @@ void ColorTarget::store_bits(uint32_t x, uint32_t y, const std::array<uint32_t, 
 }
 
 float DepthStencilTarget::load_depth(uint32_t x, uint32_t y) const {
+  if (format == DepthFormat::kD16Unorm) {
+    uint16_t bits;
+    std::memcpy(&bits, pixel(x, y), 2);
+    return static_cast<float>(static_cast<double>(bits) / 65535.0);
+  }
   uint32_t word;
   std::memcpy(&word, pixel(x, y), 4);
   if (format == DepthFormat::kD32Sfloat) {
@@ -119,6 +131,11 @@ void DepthStencilTarget::store_depth(uint32_t x, uint32_t y, float z) const {
   uint8_t* p = pixel(x, y);
   if (format == DepthFormat::kD32Sfloat) {
     std::memcpy(p, &z, 4);
+    return;
+  }
+  if (format == DepthFormat::kD16Unorm) {
+    const auto bits = static_cast<uint16_t>(float_to_unorm16(z));
+    std::memcpy(p, &bits, 2);
     return;
   }
   uint32_t word;

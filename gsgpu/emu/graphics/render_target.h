@@ -18,12 +18,12 @@
 namespace gsgpu::graphics {
 
 enum class ColorFormat : uint8_t { kR8G8B8A8Unorm, kR8G8B8A8Srgb, kB8G8R8A8Unorm, kB8G8R8A8Srgb, kR32G32B32A32Sfloat };
-enum class DepthFormat : uint8_t { kD32Sfloat, kD24UnormS8Uint };
+enum class DepthFormat : uint8_t { kD32Sfloat, kD24UnormS8Uint, kD16Unorm };
 
 using Color = std::array<float, 4>;  // R, G, B, A
 
 uint32_t bytes_per_pixel(ColorFormat f);
-inline uint32_t bytes_per_pixel(DepthFormat) { return 4; }
+inline uint32_t bytes_per_pixel(DepthFormat f) { return f == DepthFormat::kD16Unorm ? 2 : 4; }
 bool is_srgb(ColorFormat f);
 bool is_unorm(ColorFormat f);  // UNORM or SRGB: fixed point, blend inputs clamped to [0, 1]
 bool has_stencil(DepthFormat f);
@@ -34,6 +34,7 @@ float srgb_to_linear(float s);
 float linear_to_srgb(float c);
 uint8_t float_to_unorm8(float c);
 uint32_t float_to_unorm24(float z);
+uint32_t float_to_unorm16(float z);
 
 struct ColorTarget {
   uint8_t* data = nullptr;
@@ -56,7 +57,7 @@ struct DepthStencilTarget {
   uint64_t row_pitch = 0;
   DepthFormat format = DepthFormat::kD32Sfloat;
 
-  uint8_t* pixel(uint32_t x, uint32_t y) const { return data + y * row_pitch + uint64_t{x} * 4; }
+  uint8_t* pixel(uint32_t x, uint32_t y) const { return data + y * row_pitch + uint64_t{x} * bytes_per_pixel(format); }
   float load_depth(uint32_t x, uint32_t y) const;
   void store_depth(uint32_t x, uint32_t y, float z) const;
   uint8_t load_stencil(uint32_t x, uint32_t y) const;  // 0 for a format without stencil

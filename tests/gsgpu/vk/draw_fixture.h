@@ -38,7 +38,7 @@ struct DrawCall {
 struct DrawScene {
   uint32_t width = 64, height = 64;
   bool depth = false;
-  VkFormat depth_format = VK_FORMAT_D32_SFLOAT;  // or D24_UNORM_S8_UINT (its stencil cleared to 0 too)
+  VkFormat depth_format = VK_FORMAT_D32_SFLOAT;  // or D16_UNORM, D24_UNORM_S8_UINT (its stencil cleared to 0 too)
   VkCullModeFlags cull = VK_CULL_MODE_NONE;
   float clear[4] = {0, 0, 0, 1};
   std::vector<DrawVertex> vertices;
@@ -54,7 +54,7 @@ struct DrawScene {
 struct DrawFrame {
   std::vector<uint8_t> color;  // RGBA8, rows of width * 4
   std::vector<float> depth;    // D32, when the scene has depth
-  std::vector<uint32_t> depth_bits;  // the depth aspect as copied to a buffer (D24: bits 0..23)
+  std::vector<uint32_t> depth_bits;  // the depth aspect as copied to a buffer (D24: bits 0..23; D16: 16 bits)
   std::vector<uint8_t> stencil;      // D24S8's stencil aspect
 };
 
@@ -135,7 +135,8 @@ class DrawSide {
     v.image = image;
     v.viewType = VK_IMAGE_VIEW_TYPE_2D;
     v.format = format;
-    const VkImageAspectFlags aspects = format == VK_FORMAT_D32_SFLOAT ? VK_IMAGE_ASPECT_DEPTH_BIT
+    const VkImageAspectFlags aspects = format == VK_FORMAT_D32_SFLOAT || format == VK_FORMAT_D16_UNORM
+                                           ? VK_IMAGE_ASPECT_DEPTH_BIT
                                        : format == VK_FORMAT_D24_UNORM_S8_UINT
                                            ? VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT
                                            : VK_IMAGE_ASPECT_COLOR_BIT;
@@ -378,7 +379,9 @@ class DrawSide {
     submit_and_wait();
     DrawFrame frame;
     frame.color.assign(color, color + pixels * 4);
-    if (depth) {
+    if (depth && s.depth_format == VK_FORMAT_D16_UNORM) {
+      for (VkDeviceSize i = 0; i < pixels; ++i) frame.depth_bits.push_back(depth[2 * i] | depth[2 * i + 1] << 8);
+    } else if (depth) {
       frame.depth_bits.resize(pixels);
       std::memcpy(frame.depth_bits.data(), depth, pixels * 4);
       if (s.depth_format == VK_FORMAT_D32_SFLOAT) {

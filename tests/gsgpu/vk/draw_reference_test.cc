@@ -262,5 +262,39 @@ TEST_F(VkDrawReference, VertexIndexOnlyShaderMatchesLavapipe) {
   EXPECT_NE(pixel(gs.color, s.width, 30, 32), 0xff000000u);  // inside the triangle
 }
 
+// D16_UNORM as the depth attachment (vkcube's depth buffer): the indexed quads of the depth scene;
+// the colours equal lavapipe's, and the stored 16-bit depth at interior pixels is within one step.
+TEST_F(VkDrawReference, D16DepthAttachmentMatchesLavapipe) {
+  DrawScene s;
+  s.depth = true;
+  s.depth_format = VK_FORMAT_D16_UNORM;
+  s.vertices = {v(-0.7f, -0.7f, 0.25f, 255, 0, 0), v(0.3f, -0.7f, 0.25f, 255, 0, 0),
+                v(-0.7f, 0.3f, 0.25f, 255, 0, 0),  v(0.3f, 0.3f, 0.25f, 255, 0, 0),
+                v(-0.4f, -0.4f, 0.75f, 255, 255, 255), v(0.8f, -0.4f, 0.6f, 255, 255, 255),
+                v(-0.4f, 0.8f, 0.9f, 255, 255, 255), v(0.8f, 0.8f, 0.75f, 255, 255, 255)};
+  s.indices = {0, 1, 2, 2, 1, 3, 0, 1, 2, 2, 1, 3};
+  s.draws = {{true, 6, 0, 0, {1, 1, 1, 1}}, {true, 6, 6, 4, {0, 1, 1, 1}}};
+  const DrawFrame gs = gsgpu_->render(s);
+  const DrawFrame ref = lavapipe_->render(s);
+  const Comparison c = compare(s, gs, ref);
+  EXPECT_EQ(c.over_16, 0u);
+  EXPECT_EQ(c.interior_differing, 0u);
+  ASSERT_EQ(gs.depth_bits.size(), ref.depth_bits.size());
+  uint32_t worst = 0, differing = 0;
+  for (uint32_t y = 1; y + 1 < s.height; ++y) {
+    for (uint32_t x = 1; x + 1 < s.width; ++x) {
+      if (!uniform_neighbourhood(ref.color, s.width, s.height, x, y)) continue;
+      const size_t i = size_t{y} * s.width + x;
+      const uint32_t d = uint32_t(std::abs(int(gs.depth_bits[i]) - int(ref.depth_bits[i])));
+      worst = std::max(worst, d);
+      differing += d != 0;
+    }
+  }
+  std::printf("[vkdraw] D16 interior depth: %u pixels differ, at most %u step(s)\n", differing, worst);
+  EXPECT_LE(worst, 1u);
+  EXPECT_EQ(gs.depth_bits[28 * 64 + 28], 16384u);  // 0.25 × 65535 = 16383.75, rounded to nearest
+  EXPECT_EQ(gs.depth_bits[2], 65535u);             // the clear
+}
+
 }  // namespace
 }  // namespace gsgpu::vk::test

@@ -120,7 +120,7 @@ TEST(GraphicsPipeline, DepthTestKeepsTheNearerTriangleInEitherOrder) {
   // Two full-screen triangles pairs: near (z = 0.25) red, far (z = 0.75) green.
   std::vector<float> near_quad{-1, -1, 0.25f, 1, 1, -1, 0.25f, 1, -1, 1, 0.25f, 1, 1, 1, 0.25f, 1};
   std::vector<float> far_quad{-1, -1, 0.75f, 1, 1, -1, 0.75f, 1, -1, 1, 0.75f, 1, 1, 1, 0.75f, 1};
-  for (DepthFormat df : {DepthFormat::kD32Sfloat, DepthFormat::kD24UnormS8Uint}) {
+  for (DepthFormat df : {DepthFormat::kD32Sfloat, DepthFormat::kD24UnormS8Uint, DepthFormat::kD16Unorm}) {
     for (bool near_first : {false, true}) {
       Scene s(16, 16);
       s.add_depth(df, 1.0f);
@@ -135,7 +135,8 @@ TEST(GraphicsPipeline, DepthTestKeepsTheNearerTriangleInEitherOrder) {
         ASSERT_FALSE(gp.draw(s.state).fault);
       }
       EXPECT_EQ(s.color_target().load_bits(7, 9), (std::array<uint32_t, 4>{255, 0, 0, 255}));
-      EXPECT_NEAR(s.depth_target().load_depth(7, 9), 0.25f, 1e-6);
+      // D16 stores 16384 / 65535 (0.25 rounded to the nearest step), D24 and D32 within 1e-6.
+      EXPECT_NEAR(s.depth_target().load_depth(7, 9), 0.25f, df == DepthFormat::kD16Unorm ? 2e-5 : 1e-6);
     }
   }
 }
