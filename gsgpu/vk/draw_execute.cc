@@ -5,7 +5,8 @@
 // run on the host, so a copy after the draw must see its pixels). Everything the device would
 // fault on is checked first, overflow-safe, and skipped with a log line: a buffer missing or
 // unbound, vertices or indices past their buffers (indices are read on the host to find the
-// highest vertex), a draw larger than kMaxDrawVertices, a non-finite viewport.
+// highest vertex), vertex or instance indices past 32 bits, a draw larger than kMaxDrawVertices, a
+// viewport the device refuses.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -22,8 +23,9 @@ namespace gsgpu::vk {
 namespace {
 
 namespace blk = hw::blk;
-// Vertices times instances of one draw: the emulator shades every one on the host's CPU.
-constexpr uint64_t kMaxDrawVertices = uint64_t{1} << 26;
+// Vertices times instances of one draw: the geometry engine's limit (kDefaultVertexLimit, 2^24; a
+// larger draw faults on the device).
+constexpr uint64_t kMaxDrawVertices = uint64_t{1} << 24;
 // Where each block lies in the draw's state BO (64-byte aligned blocks, a 16-byte aligned
 // constant buffer).
 constexpr uint64_t kDrawInfoAt = 0, kPipeStateAt = 256, kShaderStateAt = 512, kBindingsAt = 768,
@@ -51,7 +53,7 @@ bool highest_indexed_vertex(const DrawCommand& d, uint64_t* highest, std::string
     std::memcpy(&index, bytes + i * size, size);
     if (d.pipeline->primitive_restart && index == restart) continue;
     const int64_t v = int64_t{index} + d.vertex_offset;
-    if (v < 0) return *why = "index + vertexOffset below 0", false;
+    if (v < 0 || v > int64_t{UINT32_MAX}) return *why = "index + vertexOffset outside 0 .. 2^32 - 1", false;
     top = std::max(top, v);
   }
   *highest = top < 0 ? 0 : uint64_t(top);
@@ -85,17 +87,35 @@ bool check_vertex_buffers(const DrawCommand& d, std::string* why) {
   return true;
 }
 
+// Vulkan's rules for a viewport, which the command processor checks too (PIPE_STATE VIEWPORT): finite,
+// a positive width and a non-zero height, inside viewportBoundsRange [-32768, 32767] (the device's
+// bound is 32768), depths in [0, 1].
+bool viewport_valid(const VkViewport& v, std::string* why) {
+  for (float f : {v.x, v.y, v.width, v.height, v.minDepth, v.maxDepth}) {
+    if (!std::isfinite(f)) return *why = "a viewport that is not finite", false;
+  }
+  if (!(v.width > 0) || v.height == 0) return *why = "an empty viewport", false;
+  const double y_lo = std::min<double>(v.y, double{v.y} + v.height), y_hi = std::max<double>(v.y, double{v.y} + v.height);
+  if (v.x < -32768.0f || double{v.x} + v.width > 32768.0 || y_lo < -32768.0 || y_hi > 32768.0) {
+    return *why = "a viewport outside [-32768, 32768]", false;
+  }
+  if (v.minDepth < 0 || v.minDepth > 1 || v.maxDepth < 0 || v.maxDepth > 1) {
+    return *why = "viewport depths outside [0, 1]", false;
+  }
+  return true;
+}
+
 bool check_draw(const DrawCommand& d, std::string* why) {
   if (uint64_t{d.count} * d.instance_count > kMaxDrawVertices) {
-    return *why = std::to_string(d.count) + " x " + std::to_string(d.instance_count) + " vertices, over 2^26", false;
+    return *why = std::to_string(d.count) + " x " + std::to_string(d.instance_count) + " vertices, over 2^24 (the device's limit per draw)", false;
   }
   for (const ImageView* v : {d.color, d.depth}) {
     if (v != nullptr && v->image->memory == nullptr) return *why = "an attachment's memory was freed", false;
   }
-  const VkViewport& vp = d.viewport;
-  for (float f : {vp.x, vp.y, vp.width, vp.height, vp.minDepth, vp.maxDepth}) {
-    if (!std::isfinite(f)) return *why = "a viewport that is not finite", false;
-  }
+  // The device numbers vertices and instances in 32 bits (gl_VertexIndex / gl_InstanceIndex).
+  if (uint64_t{d.first_instance} + d.instance_count - 1 > UINT32_MAX) return *why = "instance indices past 2^32 - 1", false;
+  if (!d.indexed && uint64_t{d.first_vertex} + d.count - 1 > UINT32_MAX) return *why = "vertex indices past 2^32 - 1", false;
+  if (!viewport_valid(d.viewport, why)) return false;
   if (d.scissor.offset.x < 0 || d.scissor.offset.y < 0) return *why = "a negative scissor offset", false;
   return check_vertex_buffers(d, why);
 }
