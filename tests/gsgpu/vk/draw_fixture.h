@@ -411,7 +411,8 @@ class DrawSide {
     uint8_t *vbytes = nullptr, *ibytes = nullptr;
     VkBuffer vb = buffer(std::max<size_t>(s.vertices.size(), 1) * sizeof(DrawVertex), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
                          &vbytes);
-    std::memcpy(vbytes, s.vertices.data(), s.vertices.size() * sizeof(DrawVertex));
+    // A scene of a vertex-index-only shader has no vertices: memcpy from NULL is undefined (UBSan).
+    if (!s.vertices.empty()) std::memcpy(vbytes, s.vertices.data(), s.vertices.size() * sizeof(DrawVertex));
     VkBuffer ib = VK_NULL_HANDLE;
     if (!s.indices.empty()) {
       ib = buffer(s.indices.size() * 2, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, &ibytes);
