@@ -310,11 +310,13 @@ void VcompContext::dispatch_clCompileProgram(const proto::Args_clCompileProgram&
     return;
   }
   std::vector<cl_program> headers;
+  std::vector<const ProgramObject*> header_objects;
   std::vector<std::string> names;
   for (uint64_t i = 0; i < args.input_headers.count; ++i) {
     auto* h = require<ProgramObject>(args.input_headers[i], "input_headers", CL_INVALID_PROGRAM, &out.result);
     if (!h) return;
     headers.push_back(h->handle);
+    header_objects.push_back(h);
     names.push_back(c_string(args.header_include_names[i]));
   }
   std::string options = c_string(args.options);
@@ -325,18 +327,12 @@ void VcompContext::dispatch_clCompileProgram(const proto::Args_clCompileProgram&
     return;
   }
   if (executor_->compiles_in_process()) {
-    // The headers become part of the preprocessed source: the vendor gets none to write out.
+    // The headers become part of the preprocessed source: the vendor gets none to write out. Their
+    // text is the guest's own (a header program built earlier holds preprocessed text at the vendor);
+    // one made from a binary or IL has none.
     gsgpu::compiler::EmbeddedHeaders embedded;
-    for (size_t i = 0; i < headers.size(); ++i) {
-      size_t size = 0;
-      std::string text;
-      if (api().clGetProgramInfo(headers[i], CL_PROGRAM_SOURCE, 0, nullptr, &size) == CL_SUCCESS && size > 0) {
-        text.resize(size);
-        api().clGetProgramInfo(headers[i], CL_PROGRAM_SOURCE, size, text.data(), nullptr);
-        text.resize(std::strlen(text.c_str()));
-      }
-      embedded.emplace_back(names[i], std::move(text));
-    }
+    for (size_t i = 0; i < header_objects.size(); ++i)
+      embedded.emplace_back(names[i], header_objects[i]->guest_source.value_or(std::string()));
     out.result = preprocess_for_vendor(api(), p, options, embedded);
     if (out.result == CL_INVALID_BUILD_OPTIONS) out.result = CL_INVALID_COMPILER_OPTIONS;
     if (out.result != CL_SUCCESS) return;
