@@ -8,7 +8,6 @@
 namespace gsgpu::vk {
 namespace {
 
-uint64_t round_up(uint64_t value, uint64_t page) { return (value + page - 1) / page * page; }
 
 }  // namespace
 
@@ -52,24 +51,14 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkBindBufferMemory(VkDevice handle, VkBuffe
   Device* device = from_handle<Device>(handle);
   Buffer* buffer = from_handle<Buffer>(buffer_handle);
   DeviceMemory* memory = from_handle<DeviceMemory>(memory_handle);
-  const uint64_t page = device->drv->caps().page_size;
-  const uint64_t bound = round_up(buffer->size, page);
-  if (offset % page != 0 || offset > memory->size || bound > round_up(memory->size, page) - offset) {
-    return VK_ERROR_OUT_OF_DEVICE_MEMORY;  // invalid usage; refused rather than bound past the BO
-  }
   std::lock_guard lock(device->mutex);
   if (buffer->memory != nullptr) return VK_ERROR_OUT_OF_DEVICE_MEMORY;  // bound already: invalid usage
-  std::optional<uint64_t> va = device->va->allocate(bound);
-  if (!va) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  if (device->drv->va_bind(memory->bo, offset, *va, bound, drv::kVaRead | drv::kVaWrite) != drv::Status::kOk) {
-    device->va->free(*va);
-    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  }
+  const VkResult bound =
+      bind_memory_range(device, memory, offset, buffer->size, "vkBindBufferMemory", &buffer->va, &buffer->va_size);
+  if (bound != VK_SUCCESS) return bound;
   buffer->memory = memory;
   memory->bound.insert(buffer);
   buffer->memory_offset = offset;
-  buffer->va = *va;
-  buffer->va_size = bound;
   return VK_SUCCESS;
 }
 
@@ -92,12 +81,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetBufferMemoryRequirements2(VkDevice device,
                                                                 const VkBufferMemoryRequirementsInfo2* info,
                                                                 VkMemoryRequirements2* reqs) {
   gsgpu_vkGetBufferMemoryRequirements(device, info->buffer, &reqs->memoryRequirements);
-  for (auto* s = static_cast<VkBaseOutStructure*>(reqs->pNext); s != nullptr; s = s->pNext) {
-    if (s->sType != VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS) continue;  // unknown: skipped
-    auto* dedicated = reinterpret_cast<VkMemoryDedicatedRequirements*>(s);
-    dedicated->prefersDedicatedAllocation = VK_FALSE;
-    dedicated->requiresDedicatedAllocation = VK_FALSE;
-  }
+  answer_no_dedicated_allocation(reqs);
 }
 
 }  // namespace gsgpu::vk

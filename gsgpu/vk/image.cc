@@ -11,7 +11,6 @@
 namespace gsgpu::vk {
 namespace {
 
-uint64_t round_up(uint64_t value, uint64_t page) { return (value + page - 1) / page * page; }
 
 // The format features each usage needs; usages no format supports (storage, input attachments)
 // need a feature no format has.
@@ -127,27 +126,14 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkBindImageMemory(VkDevice handle, VkImage 
   Device* device = from_handle<Device>(handle);
   Image* image = from_handle<Image>(image_handle);
   DeviceMemory* memory = from_handle<DeviceMemory>(memory_handle);
-  const uint64_t page = device->drv->caps().page_size;
-  const uint64_t bound = round_up(image->layout.size, page);
-  if (memory == nullptr || offset % page != 0 || offset > memory->size ||
-      bound > round_up(memory->size, page) - offset) {
-    std::fprintf(stderr, "gsgpu-vk: vkBindImageMemory: offset %llu + %llu bytes outside the memory; refused\n",
-                 static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bound));
-    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  }
   std::lock_guard lock(device->mutex);
   if (image->memory != nullptr) return VK_ERROR_OUT_OF_DEVICE_MEMORY;  // bound already: invalid usage
-  std::optional<uint64_t> va = device->va->allocate(bound);
-  if (!va) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  if (device->drv->va_bind(memory->bo, offset, *va, bound, drv::kVaRead | drv::kVaWrite) != drv::Status::kOk) {
-    device->va->free(*va);
-    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  }
+  const VkResult bound = bind_memory_range(device, memory, offset, image->layout.size, "vkBindImageMemory",
+                                           &image->va, &image->va_size);
+  if (bound != VK_SUCCESS) return bound;
   image->memory = memory;
   memory->bound_images.insert(image);
   image->memory_offset = offset;
-  image->va = *va;
-  image->va_size = bound;
   return VK_SUCCESS;
 }
 
@@ -166,12 +152,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetImageMemoryRequirements2(VkDevice device,
                                                                const VkImageMemoryRequirementsInfo2* info,
                                                                VkMemoryRequirements2* reqs) {
   gsgpu_vkGetImageMemoryRequirements(device, info->image, &reqs->memoryRequirements);
-  for (auto* s = static_cast<VkBaseOutStructure*>(reqs->pNext); s != nullptr; s = s->pNext) {
-    if (s->sType != VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS) continue;  // unknown: skipped
-    auto* dedicated = reinterpret_cast<VkMemoryDedicatedRequirements*>(s);
-    dedicated->prefersDedicatedAllocation = VK_FALSE;
-    dedicated->requiresDedicatedAllocation = VK_FALSE;
-  }
+  answer_no_dedicated_allocation(reqs);
 }
 
 // No sparse images: no requirements.

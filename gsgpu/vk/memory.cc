@@ -2,6 +2,7 @@
 // granular), vkMapMemory is the BO's CPU mapping (coherent, so flush and invalidate do nothing).
 #include <cstdio>
 #include <new>
+#include <optional>
 
 #include "gsgpu/vk/entry_points.h"
 
@@ -71,6 +72,36 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkFlushMappedMemoryRanges(VkDevice, uint32_
 
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkInvalidateMappedMemoryRanges(VkDevice, uint32_t, const VkMappedMemoryRange*) {
   return VK_SUCCESS;
+}
+
+VkResult bind_memory_range(Device* device, DeviceMemory* memory, uint64_t offset, uint64_t size,
+                           const char* command, uint64_t* va, uint64_t* va_size) {
+  const uint64_t page = device->drv->caps().page_size;
+  const uint64_t bound = round_up(size, page);
+  if (memory == nullptr || offset % page != 0 || offset > memory->size ||
+      bound > round_up(memory->size, page) - offset) {
+    std::fprintf(stderr, "gsgpu-vk: %s: offset %llu + %llu bytes outside the memory; refused\n", command,
+                 static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bound));
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  std::optional<uint64_t> at = device->va->allocate(bound);
+  if (!at) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  if (device->drv->va_bind(memory->bo, offset, *at, bound, drv::kVaRead | drv::kVaWrite) != drv::Status::kOk) {
+    device->va->free(*at);
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  *va = *at;
+  *va_size = bound;
+  return VK_SUCCESS;
+}
+
+void answer_no_dedicated_allocation(VkMemoryRequirements2* reqs) {
+  for (auto* s = static_cast<VkBaseOutStructure*>(reqs->pNext); s != nullptr; s = s->pNext) {
+    if (s->sType != VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS) continue;
+    auto* dedicated = reinterpret_cast<VkMemoryDedicatedRequirements*>(s);
+    dedicated->prefersDedicatedAllocation = VK_FALSE;
+    dedicated->requiresDedicatedAllocation = VK_FALSE;
+  }
 }
 
 }  // namespace gsgpu::vk

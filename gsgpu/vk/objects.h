@@ -73,6 +73,20 @@ struct DeviceMemory {
   std::set<Image*> bound_images;  // the same for images
 };
 
+// `value` rounded up to a multiple of `page` (BO and VA ranges are whole pages).
+inline uint64_t round_up(uint64_t value, uint64_t page) { return (value + page - 1) / page * page; }
+
+// The binding that buffers and images both make: `size` bytes (rounded up to pages) of `memory`
+// from `offset`, mapped read/write at a fresh VA of the device (*va, *va_size). A range past the
+// memory or an unaligned offset is refused (invalid usage) with a log line naming `command`:
+// VK_ERROR_OUT_OF_DEVICE_MEMORY, as is a VA space or bind failure. The caller holds device->mutex.
+VkResult bind_memory_range(Device* device, DeviceMemory* memory, uint64_t offset, uint64_t size,
+                           const char* command, uint64_t* va, uint64_t* va_size);
+// Vulkan 1.1: VkMemoryDedicatedRequirements in the chain of `reqs` says a dedicated allocation is
+// neither preferred nor required (a buffer or image is a VA range over any BO); other structures
+// are skipped.
+void answer_no_dedicated_allocation(VkMemoryRequirements2* reqs);
+
 struct Buffer {
   uint64_t size = 0;
   DeviceMemory* memory = nullptr;  // set by vkBindBufferMemory, cleared by vkFreeMemory
