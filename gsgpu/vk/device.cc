@@ -1,8 +1,9 @@
-// VkDevice: one gsgpu driver client (gsgpu/drv open_local: its own VA space, BOs and rings) and
+// VkDevice: one gsgpu driver client (driver_client.h: its own VA space, BOs and rings) and
 // its one queue on ring 0. Device extensions and features: none can be enabled.
 #include <cstdio>
 #include <new>
 
+#include "gsgpu/vk/driver_client.h"
 #include "gsgpu/vk/entry_points.h"
 
 namespace gsgpu::vk {
@@ -38,7 +39,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateDevice(VkPhysicalDevice physical_ha
   init_loader_data(&device->loader_data);
   device->physical = physical;
   std::string error;
-  device->drv = drv::open_local(physical->config, &error);
+  device->drv = open_driver_client(physical->config, &error);
   if (!device->drv) {
     std::fprintf(stderr, "gsgpu-vk: vkCreateDevice: cannot open a gsgpu device: %s\n", error.c_str());
     delete device;

@@ -1,12 +1,13 @@
 // VkInstance: creation checks the asked-for extensions (the driver offers one,
-// VK_KHR_get_physical_device_properties2: physical_device2.cc), opens one local
-// gsgpu device to read its caps for the one physical device, and closes it again; each VkDevice
+// VK_KHR_get_physical_device_properties2: physical_device2.cc), opens one driver client
+// (driver_client.h) to read the device's caps for the one physical device, and closes it again; each VkDevice
 // opens its own driver client (device.cc).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <new>
 
+#include "gsgpu/vk/driver_client.h"
 #include "gsgpu/vk/entry_points.h"
 
 namespace gsgpu::vk {
@@ -55,7 +56,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateInstance(const VkInstanceCreateInfo
   physical.config = drv::local_config_from_env();
   physical.config.name = "gsgpu-vk";
   std::string error;
-  std::unique_ptr<drv::LocalDevice> probe = drv::open_local(physical.config, &error);
+  std::unique_ptr<drv::Device> probe = open_driver_client(physical.config, &error);
   if (!probe) {
     std::fprintf(stderr, "gsgpu-vk: vkCreateInstance: cannot open a gsgpu device: %s\n", error.c_str());
     delete instance;

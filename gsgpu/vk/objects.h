@@ -54,7 +54,7 @@ struct Queue {
 struct Device {
   VK_LOADER_DATA loader_data;
   PhysicalDevice* physical = nullptr;
-  std::unique_ptr<drv::LocalDevice> drv;  // one driver client (own VA space, BOs, rings) per VkDevice
+  std::unique_ptr<drv::Device> drv;  // one driver client (own VA space, BOs, rings) per VkDevice
   std::mutex mutex;                        // guards va and the queue's submission state
   std::optional<drv::VaAllocator> va;
   Queue queue;

@@ -1,4 +1,4 @@
-// gsvirt: run any OpenCL program through the whole gsvirt stack.
+// gsvirt: run any OpenCL or Vulkan program through the whole gsvirt stack.
 //
 //   gsvirt run [--mode remote|native] [--transport vtest|inproc] [--executor host|gsgpu]
 //              [--socket PATH] -- APP ARGS...
@@ -6,7 +6,10 @@
 //
 // The application's OpenCL loader (Debian's ocl-icd) is pointed at one ICD alone through
 // OCL_ICD_VENDORS, so nothing in /etc needs editing: in remote mode the gsvirt ICD (API remoting
-// through vcomp), in native mode the gsgpu OpenCL runtime itself over the gsgpu native context. With vtest (the default) a gsvirt-server is
+// through vcomp), in native mode the gsgpu OpenCL runtime itself over the gsgpu native context.
+// Its Vulkan loader is pointed at the gsgpu Vulkan driver alone (VK_DRIVER_FILES): in remote mode
+// the driver on a local gsgpu device in APP's process (Vulkan has no API remoting yet), in native
+// mode the same driver over the gsgpu native context. With vtest (the default) a gsvirt-server is
 // started on a private socket for the run and stopped with SIGTERM afterwards; with inproc the
 // host renderer runs inside the application's process.
 //
@@ -42,10 +45,12 @@ void usage(FILE* out) {
   std::fprintf(out,
                "usage: gsvirt run [--mode remote|native] [--transport vtest|inproc] [--executor host|gsgpu]\n"
                "                  [--socket PATH] -- APP [ARGS...]\n"
-               "  Runs APP with its OpenCL calls served through gsvirt.\n"
+               "  Runs APP with its OpenCL and Vulkan calls served through gsvirt.\n"
                "  --mode       remote (default): API remoting, the host runs OpenCL (vcomp);\n"
                "               native: the gsgpu OpenCL runtime runs in APP's process and compiles there,\n"
                "               the host only checks and runs its packets (the gsgpu native context)\n"
+               "               Vulkan: the gsgpu Vulkan driver, on a local gsgpu device in APP's process\n"
+               "               (remote) or over the gsgpu native context (native)\n"
                "  --transport  vtest (default: a gsvirt-server process per run) or inproc\n"
                "  --executor   remote mode: where the host runs the work: gsgpu (default: the gsgpu\n"
                "               emulator, OpenCL C compiled to gsgpu ISA) or host (a host OpenCL platform)\n"
@@ -139,6 +144,19 @@ pid_t start_server(const std::string& socket_path) {
   return pid;
 }
 
+// VK_DRIVER_FILES names the one driver the loader may load; VK_LOADER_LAYERS_DISABLE keeps out
+// Mesa's implicit device-select layer, which has nothing to select with one device.
+void point_vulkan_loader_at_gsgpu(const std::string& mode) {
+#if defined(GSVIRT_VK_ICD_PATH) && defined(GSVIRT_NATIVE_VK_ICD_PATH)
+  std::string manifest = mode == "native" ? env_or("GSVIRT_NATIVE_VK_ICD", GSVIRT_NATIVE_VK_ICD_PATH)
+                                          : env_or("GSVIRT_VK_ICD", GSVIRT_VK_ICD_PATH);
+  setenv("VK_DRIVER_FILES", manifest.c_str(), 1);
+  setenv("VK_LOADER_LAYERS_DISABLE", "~all~", 0);
+#else
+  (void)mode;  // built without Vulkan headers: no gsgpu Vulkan driver to point at
+#endif
+}
+
 int exit_code(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
@@ -173,6 +191,7 @@ int run(const Options& o) {
     std::string vendors = o.mode == "native" ? env_or("GSVIRT_NATIVE_ICD_VENDORS", GSVIRT_NATIVE_ICD_VENDORS_DIR)
                                              : env_or("GSVIRT_ICD_VENDORS", GSVIRT_ICD_VENDORS_DIR);
     setenv("OCL_ICD_VENDORS", vendors.c_str(), 1);
+    point_vulkan_loader_at_gsgpu(o.mode);
     execvp(o.command[0], o.command.data());
     std::fprintf(stderr, "gsvirt run: cannot run %s: %s\n", o.command[0], std::strerror(errno));
     _exit(127);
