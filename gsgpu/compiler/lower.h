@@ -185,6 +185,16 @@ class Lowering {
   void check_explicit_layout(uint32_t type_id, unsigned depth) const;
   MOperand constant_buffer_base();  // s[0:1] = arg_ptr, read once in the prologue
   MOperand uniform_buffer_address(uint32_t id, const SpirvDecorations* d);
+  // The table entry of (set, binding), loaded once into a scalar pair in the prologue.
+  MOperand descriptor_table_entry(uint32_t set, uint32_t binding, const char* what);
+  MOperand new_scalar_pair();
+  MOperand new_scalar_register();
+  // lower_shader_texture.cc: images, samplers and sampled images at (set, binding) and the sample
+  // instructions of graphics shaders.
+  Value declare_texture_binding(uint32_t id, const SpirvDecorations* d);
+  void shader_image_sample(const SpirvInstruction& inst);
+  void shader_image_fetch(const SpirvInstruction& inst);
+  std::unordered_map<uint32_t, Value> texture_bindings_;  // UniformConstant variable -> its descriptor's parts
   void declare_push_constants(uint32_t id, uint32_t pointee);
   MOperand constants_base_;
   std::map<uint32_t, MOperand> uniform_buffers_;  // set * 16 + binding -> the scalar pair holding its VA

@@ -189,6 +189,7 @@ Value Lowering::value(uint32_t id) {
   if (auto reg = module_register_pointers_.find(id); reg != module_register_pointers_.end())
     return Value{{MOperand::literal(reg->second)}};
   if (auto address = module_addresses_.find(id); address != module_addresses_.end()) return Value{{address->second}};
+  if (auto texture = texture_bindings_.find(id); texture != texture_bindings_.end()) return texture->second;
   if (auto var = m_.variables.find(id); var != m_.variables.end()) {
     scratch = Value{};
     switch (var->second.storage) {

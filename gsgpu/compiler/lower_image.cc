@@ -229,20 +229,35 @@ bool Lowering::lower_image(const SpirvInstruction& inst) {
     case Op::OpSampledImage: {
       // (image, sampler) -> both parts; only the sample instructions read it (SPIR-V keeps it in
       // the block that made it).
+      // A graphics shader's sampler is two parts (the word and the bias, lower_shader_texture.cc).
       const Value image = value(operand_id(inst, 0)), sampler = value(operand_id(inst, 1));
-      if (image.parts.size() != 1 || sampler.parts.size() != 1) fail("OpSampledImage of something other than an image and a sampler");
+      if (image.parts.size() != 1 || sampler.parts.size() != (graphics() ? 2u : 1u))
+        fail("OpSampledImage of something other than an image and a sampler");
       image_shape(type_of(operand_id(inst, 0)));
-      define(inst.result_id, Value{{image.parts[0], sampler.parts[0]}});
+      Value sampled{{image.parts[0]}};
+      sampled.parts.insert(sampled.parts.end(), sampler.parts.begin(), sampler.parts.end());
+      define(inst.result_id, std::move(sampled));
       return true;
     }
     case Op::OpImage: {
       const Value sampled = value(operand_id(inst, 0));
-      if (sampled.parts.size() != 2) fail("OpImage of something other than a sampled image");
+      if (sampled.parts.size() != (graphics() ? 3u : 2u)) fail("OpImage of something other than a sampled image");
       define(inst.result_id, Value{{sampled.parts[0]}});
       return true;
     }
-    case Op::OpImageRead: case Op::OpImageFetch: image_read(inst); return true;
-    case Op::OpImageSampleExplicitLod: image_sample(inst); return true;
+    case Op::OpImageFetch:
+      if (graphics()) shader_image_fetch(inst);
+      else image_read(inst);
+      return true;
+    case Op::OpImageRead: image_read(inst); return true;
+    case Op::OpImageSampleExplicitLod:
+      if (graphics()) shader_image_sample(inst);
+      else image_sample(inst);
+      return true;
+    case Op::OpImageSampleImplicitLod:
+      if (!graphics()) return false;
+      shader_image_sample(inst);
+      return true;
     case Op::OpImageWrite: image_write(inst); return true;
     case Op::OpImageQuerySizeLod: case Op::OpImageQuerySize: image_size(inst); return true;
     case Op::OpImageQueryOrder: case Op::OpImageQueryFormat: case Op::OpImageQueryLevels:

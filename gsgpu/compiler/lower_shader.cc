@@ -61,7 +61,8 @@ bool capability_allowed(spv::Capability c) {
     case spv::Capability::Int64:
     case spv::Capability::Int16:
     case spv::Capability::Int8:
-    case spv::Capability::DerivativeControl: return true;
+    case spv::Capability::DerivativeControl:
+    case spv::Capability::ImageQuery: return true;
     default: return false;
   }
 }
@@ -209,6 +210,13 @@ bool Lowering::lower_register_access(const SpirvInstruction& inst) {
     const SpirvType& t = type(pointer_type_id);
     return t.kind == TypeKind::kPointer && is_register_storage(t.storage);
   };
+  if (inst.opcode == Op::OpLoad && type(type_of(operand_id(inst, 0))).kind == TypeKind::kPointer &&
+      type(type_of(operand_id(inst, 0))).storage == spv::StorageClass::UniformConstant) {
+    // An image or sampler variable, or a function parameter pointing to one: the "pointer" is the
+    // descriptor's registers (texture_bindings_, read through value()).
+    define(inst.result_id, value(operand_id(inst, 0)));
+    return true;
+  }
   switch (inst.opcode) {
     case Op::OpAccessChain:
     case Op::OpInBoundsAccessChain:
@@ -381,18 +389,34 @@ MOperand Lowering::uniform_buffer_address(uint32_t id, const SpirvDecorations* d
   check_explicit_layout(pointee, 0);
   const uint32_t set = d != nullptr ? d->descriptor_set.value_or(0) : 0,
                  binding = d != nullptr ? d->binding.value_or(0) : 0;
+  return descriptor_table_entry(set, binding, "uniform buffer");
+}
+
+MOperand Lowering::new_scalar_pair() {
+  const uint32_t reg = (std::max(k_.scalar_registers, 2u) + 1) / 2 * 2;
+  k_.scalar_registers = reg + 2;
+  return MOperand::raw(isa::sreg(reg));
+}
+
+MOperand Lowering::new_scalar_register() {
+  const uint32_t reg = std::max(k_.scalar_registers, 2u);
+  k_.scalar_registers = reg + 1;
+  return MOperand::raw(isa::sreg(reg));
+}
+
+// The constant buffer's table entry 128 + 8 (16 set + binding): a uniform buffer's VA or a texture
+// record's (lower_shader_texture.cc), loaded once per warp in the prologue.
+MOperand Lowering::descriptor_table_entry(uint32_t set, uint32_t binding, const char* what) {
   if (set >= kDescriptorSets || binding >= kBindingsPerSet)
-    fail("uniform buffer at set " + std::to_string(set) + ", binding " + std::to_string(binding) +
+    fail(std::string(what) + " at set " + std::to_string(set) + ", binding " + std::to_string(binding) +
          ": the constant buffer's table has sets 0.." + std::to_string(kDescriptorSets - 1) + ", bindings 0.." +
          std::to_string(kBindingsPerSet - 1));
   const uint32_t slot = set * kBindingsPerSet + binding;
   if (auto it = uniform_buffers_.find(slot); it != uniform_buffers_.end()) return it->second;
   const MOperand base = constant_buffer_base();
-  const uint32_t reg = std::max(k_.scalar_registers, 2u + 2 * static_cast<uint32_t>(uniform_buffers_.size()));
-  const MOperand pair = MOperand::raw(isa::sreg((reg + 1) / 2 * 2));
+  const MOperand pair = new_scalar_pair();
   const uint32_t offset = kPushConstantBytes + 8 * slot;
   emit_to(Opcode::s_load_b64, pair, base, {}, {}, static_cast<int32_t>(offset));
-  k_.scalar_registers = (reg + 1) / 2 * 2 + 2;
   k_.constant_buffer_bytes = std::max(k_.constant_buffer_bytes, offset + 8);
   uniform_buffers_[slot] = pair;
   return pair;
@@ -426,14 +450,10 @@ void Lowering::declare_shader_interface(const SpirvEntryPoint& entry) {
       }
       case spv::StorageClass::PushConstant: declare_push_constants(id, pointee); break;
       case spv::StorageClass::Uniform: module_addresses_[id] = uniform_buffer_address(id, d); break;
-      case spv::StorageClass::UniformConstant:
-        fail("variable " + std::to_string(id) +
-             ": images, samplers and other UniformConstant resources are not supported "
-             "in graphics shaders yet");
+      case spv::StorageClass::UniformConstant: texture_bindings_[id] = declare_texture_binding(id, d); break;
       default:
         fail("variable " + std::to_string(id) + " in storage class " + storage_name(var.storage) +
-             " is not supported in graphics shaders (SHADER_STATE binds no descriptors yet; push constants are "
-             "supported)");
+             " is not supported in graphics shaders (push constants, uniform buffers, images and samplers are)");
     }
   }
   if (stage_ != ShaderStage::kVertex) return;

@@ -188,9 +188,6 @@ bool Lowering::lower_shader_arith(const SpirvInstruction& inst) {
     case Op::OpFwidthFine:
     case Op::OpFwidthCoarse: lower_derivative(inst); return true;
     case Op::OpDemoteToHelperInvocation: fail("demote to helper invocation is not supported (docs/isa.md §8c)");
-    case Op::OpImageSampleImplicitLod:
-    case Op::OpImageSampleExplicitLod:
-    case Op::OpSampledImage: fail("texture sampling is not supported in graphics shaders yet");
     default: return false;
   }
 }

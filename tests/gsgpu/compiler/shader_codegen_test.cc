@@ -5,6 +5,9 @@
 // tests/gsgpu/graphics_golden/shader_test.cc.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <span>
 #include <string>
@@ -21,10 +24,19 @@
 #include "tests/gsgpu/compiler/shader_sample_id_frag.h"
 #include "tests/gsgpu/compiler/shader_storage_buffer_frag.h"
 #include "tests/gsgpu/compiler/shader_texture_frag.h"
+#include "tests/gsgpu/compiler/shader_texture_array_frag.h"
+#include "tests/gsgpu/compiler/shader_texture_call_frag.h"
+#include "tests/gsgpu/compiler/shader_texture_cube_frag.h"
+#include "tests/gsgpu/compiler/shader_texture_forms_frag.h"
+#include "tests/gsgpu/compiler/shader_texture_grad_frag.h"
+#include "tests/gsgpu/compiler/shader_texture_offset_frag.h"
+#include "tests/gsgpu/compiler/shader_texture_vertex_vert.h"
 #include "tests/gsgpu/compiler/shader_transform_vert.h"
 #include "tests/gsgpu/compiler/shader_two_targets_frag.h"
 #include "tests/gsgpu/compiler/shader_uniform_scalar_array_vert.h"
 #include "tests/gsgpu/compiler/shader_uniforms_vert.h"
+#include "tests/gsgpu/compiler/shader_vkcube_frag.h"
+#include "tests/gsgpu/compiler/shader_vkcube_vert.h"
 
 namespace gsgpu::compiler::testing {
 namespace {
@@ -109,7 +121,6 @@ TEST(ShaderCodegen, PushConstantsAndUniformBuffersReadTheConstantBuffer) {
 }
 
 TEST(ShaderCodegen, UnsupportedFeaturesFailNamingThem) {
-  EXPECT_NE(refusal(shader_texture_frag).find("UniformConstant"), std::string::npos);
   EXPECT_NE(refusal(shader_uniform_scalar_array_vert).find("array stride 16"), std::string::npos);
   EXPECT_NE(refusal(shader_storage_buffer_frag).find("BufferBlock"), std::string::npos);
   EXPECT_NE(refusal(shader_two_targets_frag).find("Location 1"), std::string::npos);
@@ -118,7 +129,130 @@ TEST(ShaderCodegen, UnsupportedFeaturesFailNamingThem) {
   EXPECT_NE(refusal(shader_sample_id_frag).find("SampleRateShading"), std::string::npos);
   EXPECT_NE(refusal(shader_geometry_geom).find("Geometry"), std::string::npos);
   // Messages name the stage and entry point.
-  EXPECT_NE(refusal(shader_texture_frag).find("fragment shader main"), std::string::npos);
+  EXPECT_NE(refusal(shader_point_coord_frag).find("fragment shader main"), std::string::npos);
+}
+
+// texture.frag (a combined image sampler at set 0, binding 0): the table entry 128 is the VA of the
+// texture record, loaded once into a scalar pair; the SAMPLER_STATE word and the bias come from the
+// record's SAMPLER_DESC (bytes 64 and 76); texture() is the implicit-LOD sample with the bias as
+// its LOD channel.
+TEST(ShaderCodegen, CombinedImageSamplerReadsItsTextureRecord) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_texture_frag, &program);
+  ASSERT_NE(k, nullptr);
+  const std::string& s = k->assembly;
+  EXPECT_EQ(count_lines(s, R"(s_special s\[0:1\], arg_ptr)"), 1u) << s;
+  EXPECT_EQ(count_lines(s, R"(s_load_b64 s\[2:3\], s\[0:1\], 128 +;)"), 1u) << s;
+  EXPECT_EQ(count_lines(s, R"(s_load_b32 s4, s\[2:3\], 64 +;)"), 1u) << s;
+  EXPECT_EQ(count_lines(s, R"(s_load_b32 s5, s\[2:3\], 76 +;)"), 1u) << s;
+  EXPECT_EQ(count_lines(s, R"(v_mov_b32 v\d+, s5 +;)"), 1u) << s;  // the bias into the LOD channel
+  EXPECT_EQ(count_lines(s, R"(v_image_sample_implicit v\[\d+:\d+\], s\[2:3\], v\[\d+:\d+\], s4 +;)"), 1u) << s;
+  EXPECT_EQ(k->constant_buffer_bytes, 136u);
+  EXPECT_EQ(k->varying_components, 2u);
+}
+
+// texture_forms.frag: separate images and samplers (OpSampledImage), textureLod (explicit LOD plus
+// the sampler's bias), texture() with a Bias, a 2D array, textureSize and texelFetch.
+TEST(ShaderCodegen, TextureFormsCompileToTheImageInstructions) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_texture_forms_frag, &program);
+  ASSERT_NE(k, nullptr);
+  const std::string& s = k->assembly;
+  // (1, 2) -> 128 + 8 * 18, (1, 3) -> 280, (0, 1) -> 136: each entry loaded once.
+  for (int offset : {136, 272, 280})
+    EXPECT_EQ(count_lines(s, "s_load_b64 s\\[\\d+:\\d+\\], s\\[0:1\\], " + std::to_string(offset) + " +;"), 1u) << offset << s;
+  EXPECT_EQ(count_lines(s, R"(s_load_b32 s\d+, s\[\d+:\d+\], (64|76) +;)"), 4u) << s;  // two samplers
+  EXPECT_EQ(count_lines(s, R"(v_image_sample v)"), 1u) << s;
+  EXPECT_EQ(count_lines(s, R"(v_image_sample_implicit v)"), 2u) << s;
+  // Lod + the sampler's bias, Bias + the sampler's bias (uniform: scalar adds).
+  EXPECT_EQ(count_lines(s, R"([sv]_add_f32 [sv]\d+, 0x3fc00000, s7 +;)"), 1u) << s;
+  EXPECT_EQ(count_lines(s, R"([sv]_add_f32 [sv]\d+, 0x3e800000, s7 +;)"), 1u) << s;
+  EXPECT_EQ(count_lines(s, R"(v_image_query v\d+, s\[\d+:\d+\], 0x0, (width|height) +;)"), 2u) << s;
+  EXPECT_EQ(count_lines(s, R"(v_image_load v)"), 1u) << s;
+  EXPECT_EQ(k->constant_buffer_bytes, 288u);
+}
+
+// A sampler2D passed to a function (glslang passes the UniformConstant pointer), at set 2,
+// binding 15 (the table's last entry of set 2); textureLod in a vertex shader.
+TEST(ShaderCodegen, TexturesPassThroughCallsAndSampleInVertexShaders) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_texture_call_frag, &program);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(count_lines(k->assembly, R"(s_load_b64 s\[2:3\], s\[0:1\], 504 +;)"), 1u) << k->assembly;
+  EXPECT_EQ(count_lines(k->assembly, R"(v_image_sample_implicit)"), 1u) << k->assembly;
+  CompiledProgram vertex_program;
+  const CompiledKernel* v = compiled(shader_texture_vertex_vert, &vertex_program);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(count_lines(v->assembly, R"(v_image_sample v)"), 1u) << v->assembly;
+  EXPECT_EQ(count_lines(v->assembly, R"(v_image_sample_implicit)"), 0u) << v->assembly;
+}
+
+// What the texture unit cannot do fails the build naming the instruction and the reason.
+TEST(ShaderCodegen, UnsupportedTextureFormsFailNamingThem) {
+  const std::string grad = refusal(shader_texture_grad_frag);
+  EXPECT_NE(grad.find("OpImageSampleExplicitLod"), std::string::npos) << grad;
+  EXPECT_NE(grad.find("Grad"), std::string::npos) << grad;
+  const std::string offset = refusal(shader_texture_offset_frag);
+  EXPECT_NE(offset.find("OpImageSampleImplicitLod"), std::string::npos) << offset;
+  EXPECT_NE(offset.find("image operands mask 8"), std::string::npos) << offset;  // ConstOffset
+  EXPECT_NE(refusal(shader_texture_array_frag).find("arrays of descriptors are not supported"), std::string::npos);
+  EXPECT_NE(refusal(shader_texture_cube_frag).find("image dimension 3"), std::string::npos);
+}
+
+// vkcube's shaders (GLSL as in vulkan-tools): the vertex shader reads the MVP matrix and its
+// position and texture coordinate from the uniform buffer at binding 0 by gl_VertexIndex; the
+// fragment shader samples the combined image sampler at binding 1 (table entry 136).
+TEST(ShaderCodegen, VkcubeShadersCompile) {
+  CompiledProgram vertex_program, fragment_program;
+  const CompiledKernel* v = compiled(shader_vkcube_vert, &vertex_program);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->vertex_attributes, 0u);
+  EXPECT_EQ(v->varying_components, 7u);  // texcoord 0..3, frag_pos 4..6
+  EXPECT_EQ(v->constant_buffer_bytes, 136u);
+  const CompiledKernel* f = compiled(shader_vkcube_frag, &fragment_program);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(count_lines(f->assembly, R"(s_load_b64 s\[2:3\], s\[0:1\], 136 +;)"), 1u) << f->assembly;
+  EXPECT_EQ(count_lines(f->assembly, R"(v_image_sample_implicit)"), 1u) << f->assembly;
+  EXPECT_EQ(f->constant_buffer_bytes, 144u);
+}
+
+// The SPIR-V embedded in the installed vkcube (vulkan-tools; skipped without it): the two modules
+// found by their magic number, each walked instruction by instruction to its end.
+TEST(ShaderCodegen, InstalledVkcubeShadersCompile) {
+  std::ifstream file("/usr/bin/vkcube", std::ios::binary);
+  if (!file) GTEST_SKIP() << "/usr/bin/vkcube (vulkan-tools) is not installed";
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::vector<std::vector<uint32_t>> modules;
+  for (size_t at = 0; at + 20 <= bytes.size(); at += 4) {
+    uint32_t magic = 0;
+    std::memcpy(&magic, &bytes[at], 4);
+    if (magic != 0x07230203u) continue;
+    std::vector<uint32_t> words(5);
+    std::memcpy(words.data(), &bytes[at], 20);
+    for (size_t i = at + 20; i + 4 <= bytes.size();) {
+      uint32_t head = 0;
+      std::memcpy(&head, &bytes[i], 4);
+      const size_t count = head >> 16, opcode = head & 0xffff;
+      if (count == 0 || opcode == 0 || opcode > 5000 || i + 4 * count > bytes.size()) break;
+      const size_t first = words.size();
+      words.resize(first + count);
+      std::memcpy(&words[first], &bytes[i], 4 * count);
+      i += 4 * count;
+    }
+    modules.push_back(std::move(words));
+  }
+  ASSERT_EQ(modules.size(), 2u) << "vkcube embeds a vertex and a fragment module";
+  std::vector<ShaderStage> stages;
+  for (const std::vector<uint32_t>& m : modules) {
+    CompiledProgram program;
+    const CompiledKernel* k = compiled(m, &program);
+    ASSERT_NE(k, nullptr);
+    stages.push_back(k->stage);
+    if (k->stage == ShaderStage::kFragment)
+      EXPECT_EQ(count_lines(k->assembly, R"(v_image_sample_implicit)"), 1u) << k->assembly;
+  }
+  EXPECT_NE(std::find(stages.begin(), stages.end(), ShaderStage::kVertex), stages.end());
+  EXPECT_NE(std::find(stages.begin(), stages.end(), ShaderStage::kFragment), stages.end());
 }
 
 // A program that would spill fails: vertex and fragment dispatches have no private memory.

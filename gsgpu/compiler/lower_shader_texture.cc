@@ -1,0 +1,127 @@
+// Textures in graphics shaders (docs/compiler.md "Graphics shaders", "Textures"): images, samplers
+// and combined image samplers at (set, binding), and GLSL's texture(), textureLod(), texelFetch().
+//
+// The ABI with a Vulkan driver: the constant buffer's table entry for such a binding is the VA of a
+// texture record the driver writes into GPU memory for the draw: the view's IMAGE_DESC (16 dwords,
+// so the record is 64-byte aligned and its VA is the image operand itself), then the sampler's
+// SAMPLER_DESC (8 dwords). The program loads the entry once per warp in the prologue, then the
+// SAMPLER_STATE word and the LOD bias from the record: the word is the instruction's sampler, the
+// bias (mipLodBias, which the packed word has no room for) goes into the LOD channel.
+#include <algorithm>
+#include <bit>
+
+#include "gsgpu/compiler/lower.h"
+#include "protocol/gsgpu/gsgpu_hw.h"
+
+namespace gsgpu::compiler {
+
+using isa::Opcode;
+using spv::Op;
+
+namespace {
+
+namespace image_desc = gsgpu::hw::blk::IMAGE_DESC;
+namespace sampler_desc = gsgpu::hw::blk::SAMPLER_DESC;
+constexpr int32_t kSamplerDescAt = image_desc::SIZE_DWORDS * 4;  // the record's SAMPLER_DESC
+
+// OpTypeImage's Sampled operand (after the result id): 1 sampled, 2 storage.
+constexpr size_t kImageSampledOperand = 5;
+
+constexpr uint32_t kBias = static_cast<uint32_t>(spv::ImageOperandsMask::Bias);
+constexpr uint32_t kLod = static_cast<uint32_t>(spv::ImageOperandsMask::Lod);
+constexpr uint32_t kGrad = static_cast<uint32_t>(spv::ImageOperandsMask::Grad);
+
+}  // namespace
+
+// A UniformConstant variable: an image, a sampler or a sampled image (one descriptor, no arrays).
+// Its value is the record's VA (the image), the SAMPLER_STATE word and the bias (the sampler), or
+// all three (a combined image sampler).
+Value Lowering::declare_texture_binding(uint32_t id, const SpirvDecorations* d) {
+  const uint32_t pointee = type(m_.variables.at(id).pointer_type).element;
+  const SpirvType& t = type(pointee);
+  const bool opaque = t.kind == TypeKind::kOpaque;
+  if (!opaque || (t.opaque != Op::OpTypeImage && t.opaque != Op::OpTypeSampler && t.opaque != Op::OpTypeSampledImage))
+    fail("UniformConstant variable " + std::to_string(id) +
+         " is not an image, a sampler or a sampled image (arrays of descriptors are not supported)");
+  if (t.opaque != Op::OpTypeSampler) {
+    image_shape(pointee);  // dimension and multisampling
+    const SpirvType& image = t.opaque == Op::OpTypeSampledImage ? type(t.opaque_operands.at(0)) : t;
+    if (image.opaque_operands.size() <= kImageSampledOperand || image.opaque_operands[kImageSampledOperand] != 1)
+      fail("image variable " + std::to_string(id) + " is not a sampled image (storage images are not supported)");
+  }
+  const uint32_t set = d != nullptr ? d->descriptor_set.value_or(0) : 0,
+                 binding = d != nullptr ? d->binding.value_or(0) : 0;
+  const MOperand record = descriptor_table_entry(set, binding, "image or sampler");
+  Value v;
+  if (t.opaque != Op::OpTypeSampler) v.parts.push_back(record);
+  if (t.opaque != Op::OpTypeImage) {
+    const MOperand word = new_scalar_register(), bias = new_scalar_register();
+    emit_to(Opcode::s_load_b32, word, record, {}, {}, kSamplerDescAt + 4 * sampler_desc::STATE);
+    emit_to(Opcode::s_load_b32, bias, record, {}, {}, kSamplerDescAt + 4 * sampler_desc::LOD_BIAS);
+    v.parts.push_back(word);
+    v.parts.push_back(bias);
+  }
+  return v;
+}
+
+// OpImageSampleImplicitLod [Bias] / OpImageSampleExplicitLod Lod: float coordinates, the LOD
+// channel the sampler's bias plus the shader's Bias or Lod (Vulkan adds the sampler's mipLodBias
+// to both forms).
+void Lowering::shader_image_sample(const SpirvInstruction& inst) {
+  const bool implicit = inst.opcode == Op::OpImageSampleImplicitLod;
+  if (implicit && stage_ != ShaderStage::kFragment)
+    fail("an implicit-LOD sample outside a fragment shader (it needs the quad's derivatives; use textureLod)");
+  const uint32_t sampled_id = operand_id(inst, 0);
+  const ImageShape shape = image_shape(type_of(sampled_id));
+  check_texel_type(inst.result_type, "the texel sampled");
+  const Value sampled = value(sampled_id);
+  if (sampled.parts.size() != 3) fail("the sampled image does not come from an image and a sampler descriptor");
+  const uint32_t mask = inst.operands.size() > 2 ? inst.operands[2] : 0;
+  if ((mask & kGrad) != 0)
+    fail("explicit gradients (Grad: textureGrad) are not supported: the ISA has no v_image_sample_grad");
+  const uint32_t allowed = implicit ? kBias : kLod;
+  if ((mask & ~allowed) != 0 || (!implicit && mask != kLod))
+    fail("image operands mask " + std::to_string(mask) +
+         (implicit ? " (only Bias is supported with an implicit LOD)" : " (only Lod is supported with an explicit LOD)"));
+  if (inst.operands.size() > 2 && inst.operands.size() != 3u + static_cast<size_t>(std::popcount(mask)))
+    fail("the image operands do not match their mask");
+  MOperand w = sampled.parts[2];
+  if (mask != 0) {
+    const uint32_t lod_id = operand_id(inst, 3);
+    const SpirvType& lod_type = type(type_of(lod_id));
+    if (lod_type.kind != TypeKind::kFloat || lod_type.width != 32) fail("the Bias / Lod operand is not a 32-bit float");
+    w = MOperand::vreg(emit(Opcode::v_add_f32, 32, value(lod_id).parts.at(0), sampled.parts[2]));
+  }
+  bool is_float = false;
+  const MOperand coord = coordinate_quad(operand_id(inst, 1), shape, w, &is_float);
+  if (!is_float) fail("sampling takes float coordinates");
+  const uint32_t quad = emit(implicit ? Opcode::v_image_sample_implicit : Opcode::v_image_sample, 128,
+                             sampled.parts[0], coord, sampled.parts[1]);
+  define(inst.result_id, unpack_quad(quad));
+}
+
+// OpImageFetch (texelFetch): integer coordinates and the level from the Lod operand, no sampler.
+void Lowering::shader_image_fetch(const SpirvInstruction& inst) {
+  const uint32_t image_id = operand_id(inst, 0);
+  const ImageShape shape = image_shape(type_of(image_id));
+  check_texel_type(inst.result_type, "the texel fetched");
+  const uint32_t mask = inst.operands.size() > 2 ? inst.operands[2] : 0;
+  if ((mask & ~kLod) != 0) fail("image operands other than Lod on a fetch are not supported");
+  if (inst.operands.size() > 2 && inst.operands.size() != 3u + static_cast<size_t>(std::popcount(mask)))
+    fail("the image operands do not match their mask");
+  MOperand level = MOperand::literal(0);
+  if (mask == kLod) {
+    const uint32_t lod_id = operand_id(inst, 3);
+    const SpirvType& lod_type = type(type_of(lod_id));
+    if (lod_type.kind != TypeKind::kInt || lod_type.width != 32) fail("the Lod of a fetch is not a 32-bit integer");
+    level = value(lod_id).parts.at(0);
+  }
+  bool is_float = false;
+  const MOperand coord = coordinate_quad(operand_id(inst, 1), shape, level, &is_float);
+  if (is_float) fail("a fetch takes integer coordinates");
+  const Value image = value(image_id);
+  if (image.parts.empty()) fail("the fetched image has no descriptor");
+  define(inst.result_id, unpack_quad(emit(Opcode::v_image_load, 128, image.parts[0], coord)));
+}
+
+}  // namespace gsgpu::compiler
