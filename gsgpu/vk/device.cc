@@ -1,6 +1,7 @@
 // VkDevice: one gsgpu driver client (driver_client.h: its own VA space, BOs and rings) and
-// its one queue on ring 0. Device extensions and features: none can be enabled.
+// its one queue on ring 0. One device extension, VK_KHR_swapchain (wsi.h); no feature can be enabled.
 #include <cstdio>
+#include <cstring>
 #include <new>
 
 #include "gsgpu/vk/driver_client.h"
@@ -31,7 +32,11 @@ VkResult check_queue_requests(const VkDeviceCreateInfo* info) {
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateDevice(VkPhysicalDevice physical_handle, const VkDeviceCreateInfo* info,
                                                     const VkAllocationCallbacks*, VkDevice* out) {
   PhysicalDevice* physical = from_handle<PhysicalDevice>(physical_handle);
-  if (info->enabledExtensionCount != 0) return VK_ERROR_EXTENSION_NOT_PRESENT;
+  for (uint32_t i = 0; i < info->enabledExtensionCount; ++i) {
+    if (std::strcmp(info->ppEnabledExtensionNames[i], VK_KHR_SWAPCHAIN_EXTENSION_NAME) != 0) {
+      return VK_ERROR_EXTENSION_NOT_PRESENT;
+    }
+  }
   if (any_feature_enabled(info->pEnabledFeatures)) return VK_ERROR_FEATURE_NOT_PRESENT;
   if (VkResult r = check_queue_requests(info); r != VK_SUCCESS) return r;
   auto* device = new (std::nothrow) Device;

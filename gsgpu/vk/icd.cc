@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "gsgpu/vk/entry_points.h"
+#include "gsgpu/vk/wsi.h"
 
 namespace gsgpu::vk {
 namespace {
@@ -16,10 +17,13 @@ struct NamedProc {
 
 #define GSGPU_VK_ENTRY(name) {"vk" #name, reinterpret_cast<PFN_vkVoidFunction>(&gsgpu_vk##name)},
 const NamedProc kGlobalProcs[] = {GSGPU_VK_GLOBAL_ENTRY_POINTS(GSGPU_VK_ENTRY)};
-const NamedProc kInstanceProcs[] = {GSGPU_VK_INSTANCE_ENTRY_POINTS(GSGPU_VK_ENTRY)};
+const NamedProc kInstanceProcs[] = {GSGPU_VK_INSTANCE_ENTRY_POINTS(GSGPU_VK_ENTRY)
+                                        GSGPU_VK_WSI_INSTANCE_ENTRY_POINTS(GSGPU_VK_ENTRY)
+                                            GSGPU_VK_WSI_XCB_ENTRY_POINTS(GSGPU_VK_ENTRY)};
 const NamedProc kDeviceProcs[] = {GSGPU_VK_DEVICE_ENTRY_POINTS(GSGPU_VK_ENTRY)
                                       GSGPU_VK_BINDING_ENTRY_POINTS(GSGPU_VK_ENTRY)
-                                      GSGPU_VK_DRAW_ENTRY_POINTS(GSGPU_VK_ENTRY)};
+                                      GSGPU_VK_DRAW_ENTRY_POINTS(GSGPU_VK_ENTRY)
+                                          GSGPU_VK_WSI_DEVICE_ENTRY_POINTS(GSGPU_VK_ENTRY)};
 #undef GSGPU_VK_ENTRY
 #define GSGPU_VK_KHR_ENTRY(name) {"vk" #name "KHR", reinterpret_cast<PFN_vkVoidFunction>(&gsgpu_vk##name)},
 const NamedProc kKhrAliasProcs[] = {GSGPU_VK_KHR_ALIASES(GSGPU_VK_KHR_ENTRY)};

@@ -1,5 +1,5 @@
-// VkInstance: creation checks the asked-for extensions (the driver offers one,
-// VK_KHR_get_physical_device_properties2: physical_device2.cc), opens one driver client
+// VkInstance: creation checks the asked-for extensions (VK_KHR_get_physical_device_properties2:
+// physical_device2.cc; the surface extensions: wsi.h), opens one driver client
 // (driver_client.h) to read the device's caps for the one physical device, and closes it again; each VkDevice
 // opens its own driver client (device.cc).
 #include <algorithm>
@@ -14,9 +14,16 @@ namespace gsgpu::vk {
 
 namespace {
 
-// The instance extensions: the extensible physical-device queries (no surfaces yet).
+// The instance extensions: the extensible physical-device queries and the surfaces (wsi.h; the
+// loader creates the surfaces themselves).
 const VkExtensionProperties kInstanceExtensions[] = {
     {VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_SPEC_VERSION},
+    {VK_KHR_SURFACE_EXTENSION_NAME, VK_KHR_SURFACE_SPEC_VERSION},
+    {VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME, VK_KHR_GET_SURFACE_CAPABILITIES_2_SPEC_VERSION},
+    {VK_EXT_HEADLESS_SURFACE_EXTENSION_NAME, VK_EXT_HEADLESS_SURFACE_SPEC_VERSION},
+#ifdef GSGPU_VK_XCB
+    {VK_KHR_XCB_SURFACE_EXTENSION_NAME, VK_KHR_XCB_SURFACE_SPEC_VERSION},
+#endif
 };
 constexpr uint32_t kInstanceExtensionCount = sizeof(kInstanceExtensions) / sizeof(kInstanceExtensions[0]);
 

@@ -167,10 +167,18 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkEnumerateDeviceLayerProperties(VkPhysical
   return VK_SUCCESS;
 }
 
+// One device extension: VK_KHR_swapchain (wsi.h).
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkEnumerateDeviceExtensionProperties(VkPhysicalDevice, const char* layer,
-                                                                          uint32_t* count, VkExtensionProperties*) {
+                                                                          uint32_t* count,
+                                                                          VkExtensionProperties* props) {
   if (layer != nullptr) return VK_ERROR_LAYER_NOT_PRESENT;
-  *count = 0;
+  if (props == nullptr) {
+    *count = 1;
+    return VK_SUCCESS;
+  }
+  if (*count == 0) return VK_INCOMPLETE;
+  props[0] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME, VK_KHR_SWAPCHAIN_SPEC_VERSION};
+  *count = 1;
   return VK_SUCCESS;
 }
 

@@ -57,7 +57,8 @@ TEST_F(IcdInterface, GlobalLookupsWithoutAnInstanceOfferOnlyGlobalCommands) {
   EXPECT_NE(gpdpa(not_null, "vkGetPhysicalDeviceProperties"), nullptr);
   EXPECT_NE(gpdpa(not_null, "vkGetPhysicalDeviceProperties2"), nullptr);
   EXPECT_EQ(gpdpa(not_null, "vkGetPhysicalDeviceProperties2KHR"), gpdpa(not_null, "vkGetPhysicalDeviceProperties2"));
-  EXPECT_EQ(gpdpa(not_null, "vkGetPhysicalDeviceSurfaceSupportKHR"), nullptr);
+  EXPECT_NE(gpdpa(not_null, "vkGetPhysicalDeviceSurfaceSupportKHR"), nullptr);
+  EXPECT_EQ(gpdpa(not_null, "vkGetPhysicalDeviceWaylandPresentationSupportKHR"), nullptr);  // no Wayland
   EXPECT_EQ(gpdpa(not_null, "vkCmdCopyBuffer"), nullptr);
 }
 

@@ -57,9 +57,13 @@ TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkUpdateDescriptorSets"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdPushConstants"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdCopyBuffer"), nullptr);
+  // One device extension: VK_KHR_swapchain.
   uint32_t count = 7;
   ASSERT_EQ(vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, nullptr), VK_SUCCESS);
-  EXPECT_EQ(count, 0u);
+  ASSERT_EQ(count, 1u);
+  VkExtensionProperties extension{};
+  ASSERT_EQ(vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, &extension), VK_SUCCESS);
+  EXPECT_STREQ(extension.extensionName, VK_KHR_SWAPCHAIN_EXTENSION_NAME);
 }
 
 TEST_F(VkLoader, EnablingAFeatureIsRefused) {
