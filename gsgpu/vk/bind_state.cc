@@ -1,5 +1,7 @@
 // A command buffer's binding state (binding_model.h): descriptor sets bound with their dynamic
 // offsets and push constants, kept as what the next draw's constant buffer will hold.
+#include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "gsgpu/vk/binding_model.h"
@@ -48,6 +50,17 @@ std::array<uint64_t, kTableBindings> bound_table(const DescriptorSetData& set, s
   return table;
 }
 
+// The set's texture bindings (element 0, bindings with a table entry) as records.
+std::array<std::optional<TextureRecord>, kTableBindings> bound_textures(const DescriptorSetData& set) {
+  std::array<std::optional<TextureRecord>, kTableBindings> textures;
+  for (const LayoutBinding& b : set.layout->bindings) {
+    if (b.binding < kTableBindings && b.count != 0 && is_texture_type(b.type)) {
+      textures[b.binding] = texture_record(set.descriptors[b.first_descriptor]);
+    }
+  }
+  return textures;
+}
+
 int bind_point_index(VkPipelineBindPoint point) {
   if (point == VK_PIPELINE_BIND_POINT_GRAPHICS) return 0;
   if (point == VK_PIPELINE_BIND_POINT_COMPUTE) return 1;
@@ -90,6 +103,7 @@ bool bind_descriptor_sets(const PipelineLayout& layout, VkPipelineBindPoint poin
   next = 0;
   for (size_t i = 0; i < sets.size(); ++i) {
     bound.tables[first_set + i] = bound_table(*sets[i], dynamic_offsets.subspan(next, sets[i]->layout->dynamic_count));
+    bound.textures[first_set + i] = bound_textures(*sets[i]);
     bound.layouts[first_set + i] = layout.sets[first_set + i];
     next += sets[i]->layout->dynamic_count;
   }
@@ -160,6 +174,37 @@ std::array<uint8_t, kConstantBufferBytes> BindingState::constant_buffer(VkPipeli
     }
   }
   return bytes;
+}
+
+bool is_texture_type(VkDescriptorType type) {
+  return type == VK_DESCRIPTOR_TYPE_SAMPLER || type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER ||
+         type == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+}
+
+TextureRecord texture_record(const Descriptor& d) {
+  TextureRecord record{};
+  if (d.has_image_desc) std::copy(d.image_desc.begin(), d.image_desc.end(), record.begin());
+  if (d.has_sampler_desc) {
+    std::copy(d.sampler_desc.begin(), d.sampler_desc.end(), record.begin() + kTextureSamplerWord);
+    // SAMPLER_DESC word 3 (LOD_BIAS): Vulkan clamps the bias to maxSamplerLodBias; NaN becomes 0.
+    const float bias = std::bit_cast<float>(d.sampler_desc[3]);
+    const float clamped = bias == bias ? std::clamp(bias, -kMaxSamplerLodBias, kMaxSamplerLodBias) : 0.0f;
+    record[kTextureSamplerWord + 3] = std::bit_cast<uint32_t>(clamped);
+  }
+  return record;
+}
+
+std::vector<std::pair<uint32_t, TextureRecord>> BindingState::texture_records(VkPipelineBindPoint point) const {
+  std::vector<std::pair<uint32_t, TextureRecord>> records;
+  const int index = bind_point_index(point);
+  if (index < 0) return records;
+  for (uint32_t set = 0; set < kMaxBoundSets; ++set) {
+    for (uint32_t b = 0; b < kTableBindings; ++b) {
+      const std::optional<TextureRecord>& t = bind_points[index].textures[set][b];
+      if (t) records.emplace_back(kTableBindings * set + b, *t);
+    }
+  }
+  return records;
 }
 
 }  // namespace gsgpu::vk

@@ -8,7 +8,9 @@
 //   bytes 128 + 8 * (16 * set + b)    the 64-bit GPU VA of the buffer bound at (set, binding b),
 //                                     sets 0-3, bindings 0-15, array element 0
 // A descriptor set keeps its 16 table entries ready (VA of the buffer + the descriptor's offset);
-// binding it copies them into its set's 128 bytes, adding the dynamic offsets.
+// binding it copies them into its set's 128 bytes, adding the dynamic offsets. An image, sampler or
+// combined binding's entry is the VA of a texture record (TextureRecord below) that the draw writes
+// into GPU memory beside its constant buffer.
 #pragma once
 
 #include <vulkan/vulkan_core.h>
@@ -44,7 +46,18 @@ inline constexpr uint64_t kMaxDescriptorsPerLayout = 65536;
 // VK_DESCRIPTOR_TYPE_SAMPLER (0) .. VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT (10): the 1.0 types.
 inline constexpr uint32_t kDescriptorTypes = 11;
 
+// A texture record (docs/compiler.md "Textures"): what the table entry of a sampled-image, sampler
+// or combined binding points to. The view's 16 IMAGE_DESC words, then the sampler's 8 SAMPLER_DESC
+// words (the compiler reads the SAMPLER_STATE word and LOD_BIAS); 64-byte aligned, as IMAGE_DESC
+// must be, so kTextureRecordBytes apart.
+using TextureRecord = std::array<uint32_t, 24>;
+inline constexpr uint32_t kTextureRecordBytes = 128;
+inline constexpr uint32_t kTextureSamplerWord = 16;  // where SAMPLER_DESC starts
+// maxSamplerLodBias: the sampler's mipLodBias is clamped to it when the record is made.
+inline constexpr float kMaxSamplerLodBias = 15.0f;
+
 bool is_buffer_type(VkDescriptorType type);
+bool is_texture_type(VkDescriptorType type);  // SAMPLER, COMBINED_IMAGE_SAMPLER, SAMPLED_IMAGE
 bool is_dynamic_type(VkDescriptorType type);
 
 struct LayoutBinding {
@@ -169,6 +182,8 @@ struct PoolAccounting {
 // constant buffer holds.
 struct BoundSets {
   std::array<std::array<uint64_t, kTableBindings>, kMaxBoundSets> tables{};
+  // Element 0 of each texture binding, captured when the set is bound (as the buffers' VAs are).
+  std::array<std::array<std::optional<TextureRecord>, kTableBindings>, kMaxBoundSets> textures{};
   std::array<std::shared_ptr<const SetLayout>, kMaxBoundSets> layouts;  // what each set was bound with
 };
 struct BindingState {
@@ -176,7 +191,15 @@ struct BindingState {
   std::array<BoundSets, 2> bind_points;  // VK_PIPELINE_BIND_POINT_GRAPHICS (0), _COMPUTE (1)
   // The constant buffer's bytes (little-endian VAs) for a draw (GRAPHICS) or a dispatch (COMPUTE).
   std::array<uint8_t, kConstantBufferBytes> constant_buffer(VkPipelineBindPoint point) const;
+  // The texture records a draw (or dispatch) must place in GPU memory, with the table slot
+  // (16 * set + binding) whose entry is each one's VA.
+  std::vector<std::pair<uint32_t, TextureRecord>> texture_records(VkPipelineBindPoint point) const;
 };
+
+// The record of a texture binding's descriptor: its IMAGE_DESC and SAMPLER_DESC words as captured,
+// zeros where it has none (an unwritten descriptor's zero IMAGE_DESC is a bad descriptor to the
+// texture unit: the draw faults), the LOD bias clamped to kMaxSamplerLodBias.
+TextureRecord texture_record(const Descriptor& d);
 
 // vkCmdBindDescriptorSets: validated whole (set range, layouts, dynamic-offset count, alignment
 // and range), then applied; refused, the state is unchanged.

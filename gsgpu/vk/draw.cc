@@ -44,6 +44,7 @@ bool snapshot(const CommandBuffer& cb, DrawCommand* d, std::string* why) {
   d->index_offset = g.index_offset;
   d->index_u32 = g.index_u32;
   d->constants = cb.bindings.constant_buffer(VK_PIPELINE_BIND_POINT_GRAPHICS);
+  d->textures = cb.bindings.texture_records(VK_PIPELINE_BIND_POINT_GRAPHICS);
   d->pipe_state = p.pipe_state;
   return apply_dynamic_state(p, g, &d->pipe_state, why);
 }

@@ -27,9 +27,10 @@ namespace blk = hw::blk;
 // larger draw faults on the device).
 constexpr uint64_t kMaxDrawVertices = uint64_t{1} << 24;
 // Where each block lies in the draw's state BO (64-byte aligned blocks, a 16-byte aligned
-// constant buffer).
+// constant buffer, then a texture record per table slot at most, 64-byte aligned).
 constexpr uint64_t kDrawInfoAt = 0, kPipeStateAt = 256, kShaderStateAt = 512, kBindingsAt = 768,
-                   kAttributesAt = 1536, kConstantsAt = 2048, kStateBytes = 4096;
+                   kAttributesAt = 1536, kConstantsAt = 2048, kTexturesAt = 4096,
+                   kStateBytes = kTexturesAt + uint64_t{kMaxBoundSets} * kTableBindings * kTextureRecordBytes;
 
 uint32_t lo(uint64_t v) { return uint32_t(v); }
 uint32_t hi(uint64_t v) { return uint32_t(v >> 32); }
@@ -208,6 +209,20 @@ void write_pipe_state(const DrawCommand& d, uint32_t* w) {
   }
 }
 
+// The bound texture records after the constant buffer, each table slot's entry their VA
+// (docs/compiler.md "Textures"). The records hold the IMAGE_DESC captured when the descriptor was
+// written: a view or image destroyed since names texels that are no longer mapped, which the
+// texture unit reports as the draw's memory fault.
+void write_texture_records(const DrawCommand& d, uint64_t state_va, uint8_t* state) {
+  for (size_t i = 0; i < d.textures.size(); ++i) {
+    const auto& [slot, record] = d.textures[i];
+    const uint64_t at = kTexturesAt + i * kTextureRecordBytes;
+    std::memcpy(state + at, record.data(), sizeof record);
+    const uint64_t va = state_va + at;
+    std::memcpy(state + kConstantsAt + kTableOffset + 8 * slot, &va, sizeof va);
+  }
+}
+
 // Writes the blocks into `state` (the BO's mapping at `state_va`).
 void write_blocks(const DrawCommand& d, uint64_t state_va, uint8_t* state) {
   std::memset(state, 0, kStateBytes);
@@ -218,6 +233,7 @@ void write_blocks(const DrawCommand& d, uint64_t state_va, uint8_t* state) {
   if (d.pipeline->constant_bytes != 0) {
     namespace S = blk::SHADER_STATE;
     std::memcpy(state + kConstantsAt, d.constants.data(), d.constants.size());
+    write_texture_records(d, state_va, state);
     shader[S::CONSTANTS_VA_LO] = lo(state_va + kConstantsAt);
     shader[S::CONSTANTS_VA_HI] = hi(state_va + kConstantsAt);
     shader[S::CONSTANTS_SIZE] = uint32_t(d.constants.size());

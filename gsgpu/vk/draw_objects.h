@@ -121,6 +121,9 @@ struct DrawCommand {
   uint32_t count = 0, instance_count = 0, first_vertex = 0, first_instance = 0, first_index = 0;
   int32_t vertex_offset = 0;
   std::array<uint8_t, kConstantBufferBytes> constants{};
+  // The bound texture records and their table slots; the draw places them and points the
+  // constant buffer's entries at them.
+  std::vector<std::pair<uint32_t, TextureRecord>> textures;
   std::array<uint32_t, kPipeStateDwords> pipe_state{};  // the pipeline's, with the dynamic state applied
 };
 

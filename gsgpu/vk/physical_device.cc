@@ -15,8 +15,10 @@ constexpr uint32_t kDriverVersion = VK_MAKE_VERSION(0, 1, 0);
 
 // What shaders can reach through the draw's constant buffer (binding_model.h, docs/compiler.md
 // "Constant buffer"): 128 bytes of push constants and a VA for each of bindings 0-15 of sets 0-3,
-// which the compiler lets shaders read as uniform buffers only. Storage buffers, images, samplers
-// and input attachments have no shader access yet: 0 (docs/vulkan-driver.md "Resource binding").
+// which the compiler lets shaders read as uniform buffers, or as texture records for sampled
+// images, samplers and combined image samplers (element 0 of each binding). Storage buffers,
+// storage images and input attachments have no shader access yet: 0 (docs/vulkan-driver.md
+// "Resource binding").
 void fill_descriptor_limits(VkPhysicalDeviceLimits* limits) {
   const uint32_t table_entries = kMaxBoundSets * kTableBindings;  // 64
   limits->maxBoundDescriptorSets = kMaxBoundSets;
@@ -24,6 +26,10 @@ void fill_descriptor_limits(VkPhysicalDeviceLimits* limits) {
   limits->maxPerStageDescriptorUniformBuffers = table_entries;
   limits->maxDescriptorSetUniformBuffers = table_entries;
   limits->maxDescriptorSetUniformBuffersDynamic = table_entries;
+  limits->maxPerStageDescriptorSamplers = table_entries;
+  limits->maxPerStageDescriptorSampledImages = table_entries;
+  limits->maxDescriptorSetSamplers = table_entries;
+  limits->maxDescriptorSetSampledImages = table_entries;
   limits->maxPerStageResources = table_entries;
   limits->maxUniformBufferRange = kMaxUniformBufferRange;
   limits->maxStorageBufferRange = kMaxStorageBufferRange;  // what a descriptor write accepts
@@ -79,7 +85,7 @@ void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   limits->maxImageDimension3D = kMaxImageDimension3D;
   limits->maxImageDimensionCube = 0;
   limits->maxImageArrayLayers = kMaxArrayLayers;
-  limits->maxSamplerLodBias = 0.0f;   // the bias is kept in SAMPLER_DESC, which the unit does not read yet
+  limits->maxSamplerLodBias = kMaxSamplerLodBias;  // the texture record's bias, added by the compiled shader
   limits->maxSamplerAnisotropy = 1.0f;
   limits->sampledImageColorSampleCounts = VK_SAMPLE_COUNT_1_BIT;
   limits->sampledImageIntegerSampleCounts = VK_SAMPLE_COUNT_1_BIT;

@@ -22,18 +22,21 @@ uint32_t lo(uint64_t v) { return uint32_t(v); }
 uint32_t hi(uint64_t v) { return uint32_t(v >> 32); }
 uint32_t put(uint32_t value, uint32_t mask, uint32_t shift) { return hw::put_field(value, mask, shift); }
 
-// The descriptor sets a module's uniform buffers are in (bit n: set n): OpVariable in the Uniform
-// storage class with a DescriptorSet decoration (the compiler refuses every other resource), limited
-// to the sets whose table entries the compiled program reads (constant_buffer_bytes).
+// The descriptor sets a module's resources are in (bit n: set n): OpVariable in the Uniform (uniform
+// buffers) or UniformConstant (images, samplers) storage class with a DescriptorSet decoration (the
+// compiler refuses every other resource), limited to the sets whose table entries the compiled
+// program reads (constant_buffer_bytes).
 uint32_t uniform_sets(const std::vector<uint32_t>& spirv, uint32_t constant_bytes) {
-  constexpr uint32_t kOpDecorate = 71, kOpVariable = 59, kDescriptorSet = 34, kUniform = 2;
+  constexpr uint32_t kOpDecorate = 71, kOpVariable = 59, kDescriptorSet = 34, kUniform = 2, kUniformConstant = 0;
   std::vector<std::pair<uint32_t, uint32_t>> sets;  // id -> set
   std::vector<uint32_t> uniforms;
   for (size_t i = 5; i < spirv.size();) {
     const uint32_t count = spirv[i] >> 16, op = spirv[i] & 0xffff;
     if (count == 0 || count > spirv.size() - i) break;  // the reader checked the module; be safe anyway
     if (op == kOpDecorate && count >= 4 && spirv[i + 2] == kDescriptorSet) sets.push_back({spirv[i + 1], spirv[i + 3]});
-    if (op == kOpVariable && count >= 4 && spirv[i + 3] == kUniform) uniforms.push_back(spirv[i + 2]);
+    if (op == kOpVariable && count >= 4 && (spirv[i + 3] == kUniform || spirv[i + 3] == kUniformConstant)) {
+      uniforms.push_back(spirv[i + 2]);
+    }
     i += count;
   }
   const uint32_t table_end = constant_bytes > kTableOffset ? constant_bytes - kTableOffset : 0;

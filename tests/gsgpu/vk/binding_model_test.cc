@@ -1,9 +1,12 @@
 // The binding model (gsgpu/vk/binding_model.h) without the loader: the bytes of the constant buffer
 // a draw will hand its shaders (docs/compiler.md "Constant buffer": push constants at 0-127, the VA
 // of (set, binding) at 128 + 8 * (16 * set + binding)), dynamic offsets, push-constant ranges,
-// rollover of updates into the next bindings, and pool accounting.
+// rollover of updates into the next bindings, the texture records of image and sampler bindings,
+// and pool accounting.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -476,6 +479,77 @@ TEST_F(BindingModel, ImageDescriptorsCaptureTheWordsTheTextureUnitReads) {
   b[1].pImmutableSamplers = &unknown;
   EXPECT_FALSE(build_set_layout(info, layout.get(), &error, samplers));
   EXPECT_NE(error.find("is not a sampler"), std::string::npos) << error;
+}
+
+// Binding a set captures each texture binding's element 0 as a texture record (IMAGE_DESC, then
+// SAMPLER_DESC with the LOD bias clamped to maxSamplerLodBias), for the draw to place and point
+// the binding's table entry at; other bindings and bindings past 15 have none.
+TEST_F(BindingModel, BoundTextureBindingsBecomeTextureRecords) {
+  std::array<uint32_t, 16> desc;
+  for (uint32_t i = 0; i < 16; ++i) desc[i] = 0x2000 + i;
+  const float big_bias = 20.0f, nan_bias = std::nanf("");
+  std::array<uint32_t, 8> biased = {0xa1, 0, 0, 0}, nan_sampler = {0xc3, 0, 0, 0};
+  std::memcpy(&biased[3], &big_bias, 4);
+  std::memcpy(&nan_sampler[3], &nan_bias, 4);
+  SamplerResolver samplers = [&](VkSampler s) -> std::optional<std::array<uint32_t, 8>> {
+    if (s == reinterpret_cast<VkSampler>(0x77)) return biased;
+    if (s == reinterpret_cast<VkSampler>(0x78)) return nan_sampler;
+    return std::nullopt;
+  };
+  ImageViewResolver views = [&](VkImageView) -> std::optional<ImageViewFacts> {
+    return ImageViewFacts{VK_IMAGE_USAGE_SAMPLED_BIT, desc};
+  };
+  const HandleResolver handles(resolver_, views, samplers);
+  auto set_layout = make_layout({binding(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
+                                 binding(2, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER),
+                                 binding(5, VK_DESCRIPTOR_TYPE_SAMPLER), binding(6, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE),
+                                 binding(7, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER),  // never written
+                                 binding(17, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER)});
+  DescriptorSetData set;
+  init_set(set_layout, &set);
+  std::string error;
+  auto write = [&](uint32_t number, VkDescriptorType type, uint64_t sampler) {
+    const VkDescriptorImageInfo image{reinterpret_cast<VkSampler>(sampler), reinterpret_cast<VkImageView>(0x100),
+                                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstBinding = number;
+    w.descriptorCount = 1;
+    w.descriptorType = type;
+    w.pImageInfo = &image;
+    return apply_write(w, handles, &set, &error);
+  };
+  ASSERT_TRUE(write(2, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 0x77)) << error;
+  ASSERT_TRUE(write(5, VK_DESCRIPTOR_TYPE_SAMPLER, 0x78)) << error;
+  ASSERT_TRUE(write(6, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 0)) << error;
+  ASSERT_TRUE(write(17, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 0x77)) << error;
+  PipelineLayout layout;
+  ASSERT_TRUE(build_pipeline_layout({set_layout, set_layout}, {}, &layout, &error)) << error;
+  BindingState state;
+  const DescriptorSetData* sets[] = {&set};
+  ASSERT_TRUE(bind_descriptor_sets(layout, VK_PIPELINE_BIND_POINT_GRAPHICS, 1, sets, {}, &state, &error)) << error;
+  const auto records = state.texture_records(VK_PIPELINE_BIND_POINT_GRAPHICS);
+  ASSERT_EQ(records.size(), 4u);
+  EXPECT_EQ(records[0].first, 16u + 2);
+  EXPECT_EQ(records[1].first, 16u + 5);
+  EXPECT_EQ(records[2].first, 16u + 6);
+  EXPECT_EQ(records[3].first, 16u + 7);
+  const TextureRecord& combined = records[0].second;
+  EXPECT_TRUE(std::equal(desc.begin(), desc.end(), combined.begin()));
+  EXPECT_EQ(combined[kTextureSamplerWord], 0xa1u);
+  float bias = 0;
+  std::memcpy(&bias, &combined[kTextureSamplerWord + 3], 4);
+  EXPECT_EQ(bias, kMaxSamplerLodBias);  // 20 clamped
+  const TextureRecord& sampler_only = records[1].second;
+  EXPECT_EQ(sampler_only[0], 0u);  // no IMAGE_DESC
+  EXPECT_EQ(sampler_only[kTextureSamplerWord], 0xc3u);
+  EXPECT_EQ(sampler_only[kTextureSamplerWord + 3], 0u);  // NaN bias -> 0
+  EXPECT_TRUE(std::equal(desc.begin(), desc.end(), records[2].second.begin()));
+  EXPECT_EQ(records[2].second[kTextureSamplerWord], 0u);
+  EXPECT_EQ(records[3].second, TextureRecord{});  // unwritten: a zero IMAGE_DESC the texture unit refuses
+  EXPECT_TRUE(state.texture_records(VK_PIPELINE_BIND_POINT_COMPUTE).empty());
+  // The table entries of texture bindings stay 0 until the draw points them at its records.
+  const auto bytes = state.constant_buffer(VK_PIPELINE_BIND_POINT_GRAPHICS);
+  EXPECT_EQ(read_u64(bytes, table_entry_offset(1, 2)), 0u);
 }
 
 TEST(BindingModelLayout, HostileLayoutsAreRefused) {

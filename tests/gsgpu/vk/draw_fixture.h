@@ -439,6 +439,28 @@ class DrawSide {
     return finish(s, t);
   }
 
+  // Host-visible, coherent memory for `reqs` (mapped into *bytes when it is not null).
+  VkDeviceMemory allocate(const VkMemoryRequirements& reqs, uint8_t** bytes) {
+    const VkMemoryPropertyFlags wanted = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    uint32_t type = 0;
+    while (type < memory_props_.memoryTypeCount &&
+           (!(reqs.memoryTypeBits & (1u << type)) || (memory_props_.memoryTypes[type].propertyFlags & wanted) != wanted)) {
+      ++type;
+    }
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = reqs.size;
+    alloc.memoryTypeIndex = type;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    EXPECT_EQ(vkAllocateMemory(device_, &alloc, nullptr, &memory), VK_SUCCESS);
+    memories_.push_back(memory);
+    if (bytes != nullptr) {
+      void* map = nullptr;
+      EXPECT_EQ(vkMapMemory(device_, memory, 0, VK_WHOLE_SIZE, 0, &map), VK_SUCCESS);
+      *bytes = static_cast<uint8_t*>(map);
+    }
+    return memory;
+  }
+
  private:
   VkResult pipeline_or(VkRenderPass pass, const DrawScene& s) {
     VkPipeline p = VK_NULL_HANDLE;
@@ -459,27 +481,6 @@ class DrawSide {
     VkShaderModule m = VK_NULL_HANDLE;
     EXPECT_EQ(vkCreateShaderModule(device_, &info, nullptr, &m), VK_SUCCESS);
     return m;
-  }
-
-  VkDeviceMemory allocate(const VkMemoryRequirements& reqs, uint8_t** bytes) {
-    const VkMemoryPropertyFlags wanted = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    uint32_t type = 0;
-    while (type < memory_props_.memoryTypeCount &&
-           (!(reqs.memoryTypeBits & (1u << type)) || (memory_props_.memoryTypes[type].propertyFlags & wanted) != wanted)) {
-      ++type;
-    }
-    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    alloc.allocationSize = reqs.size;
-    alloc.memoryTypeIndex = type;
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    EXPECT_EQ(vkAllocateMemory(device_, &alloc, nullptr, &memory), VK_SUCCESS);
-    memories_.push_back(memory);
-    if (bytes != nullptr) {
-      void* map = nullptr;
-      EXPECT_EQ(vkMapMemory(device_, memory, 0, VK_WHOLE_SIZE, 0, &map), VK_SUCCESS);
-      *bytes = static_cast<uint8_t*>(map);
-    }
-    return memory;
   }
 
   bool uniform_offset_ = false;  // the next pipeline's vertex shader: draw_ubo.vert

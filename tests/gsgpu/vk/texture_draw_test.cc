@@ -1,0 +1,479 @@
+// Textured draws through the Vulkan driver: GLSL texture() on a combined image
+// sampler (shaders/texture_draw.*), on gsgpu and on lavapipe in one instance,
+// with the same code (draw_fixture.h for the device, targets and read-back).
+// Each scene is a quad over the whole target whose texture coordinates span
+// [u0, u1] x [v0, v1], sampling an RGBA8 texture (with mip levels where the
+// scene has them) through one sampler. The frames are compared with
+// docs/graphics.md's metric (pixels over 16/255, the largest difference), and
+// bit for bit where Vulkan fixes the result: nearest filtering away from texel
+// edges, one mip level chosen, a solid level filtered. Hostile: an unwritten
+// descriptor and a descriptor whose view and memory are gone end in a reported
+// fault of the draw, and the device draws afterwards.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <vulkan/vulkan.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "shader_texture_draw_frag.h"
+#include "shader_texture_draw_vert.h"
+#include "tests/gsgpu/vk/draw_fixture.h"
+
+namespace gsgpu::vk::test {
+namespace {
+
+using Texel = std::array<uint8_t, 4>;
+
+struct TextureScene {
+  uint32_t size = 64;         // the square target
+  uint32_t texture_size = 8;  // level 0, square
+  uint32_t levels = 1;
+  std::function<Texel(uint32_t level, uint32_t x, uint32_t y)> texel;
+  VkSamplerCreateInfo sampler{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+  float u0 = 0, u1 = 1, v0 = 0, v1 = 1;
+  bool write_descriptor = true;  // false: the set's descriptor is never written
+  bool destroy_texture = false;  // the view, image and memory are destroyed after the write
+};
+
+struct QuadVertex {
+  float x, y, u, v;
+};
+
+// A 2D RGBA8 texture with its levels uploaded, in SHADER_READ_ONLY_OPTIMAL layout.
+struct Texture {
+  VkImage image = VK_NULL_HANDLE;
+  VkImageView view = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+};
+
+Texture make_texture(DrawSide& side, const TextureScene& s) {
+  VkDevice device = side.device();
+  Texture t;
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = VK_FORMAT_R8G8B8A8_UNORM;
+  info.extent = {s.texture_size, s.texture_size, 1};
+  info.mipLevels = s.levels;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+  EXPECT_EQ(vkCreateImage(device, &info, nullptr, &t.image), VK_SUCCESS);
+  VkMemoryRequirements reqs;
+  vkGetImageMemoryRequirements(device, t.image, &reqs);
+  // Owned here (not by the side), so that a hostile scene can free it; never mapped, so any type.
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = reqs.size;
+  alloc.memoryTypeIndex = static_cast<uint32_t>(__builtin_ctz(reqs.memoryTypeBits));
+  EXPECT_EQ(vkAllocateMemory(device, &alloc, nullptr, &t.memory), VK_SUCCESS);
+  EXPECT_EQ(vkBindImageMemory(device, t.image, t.memory, 0), VK_SUCCESS);
+  VkImageViewCreateInfo v{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  v.image = t.image;
+  v.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  v.format = info.format;
+  v.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, s.levels, 0, 1};
+  EXPECT_EQ(vkCreateImageView(device, &v, nullptr, &t.view), VK_SUCCESS);
+
+  // The levels through a staging buffer: UNDEFINED -> TRANSFER_DST, copies, -> SHADER_READ_ONLY.
+  VkDeviceSize bytes = 0;
+  for (uint32_t l = 0; l < s.levels; ++l)
+    bytes += VkDeviceSize{4} * std::max(1u, s.texture_size >> l) * std::max(1u, s.texture_size >> l);
+  uint8_t* staging_bytes = nullptr;
+  VkBuffer staging = side.buffer(bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &staging_bytes);
+  std::vector<VkBufferImageCopy> regions;
+  VkDeviceSize offset = 0;
+  for (uint32_t l = 0; l < s.levels; ++l) {
+    const uint32_t n = std::max(1u, s.texture_size >> l);
+    for (uint32_t y = 0; y < n; ++y)
+      for (uint32_t x = 0; x < n; ++x)
+        std::memcpy(staging_bytes + offset + 4 * (y * n + x), s.texel(l, x, y).data(), 4);
+    VkBufferImageCopy r{};
+    r.bufferOffset = offset;
+    r.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, 0, 1};
+    r.imageExtent = {n, n, 1};
+    regions.push_back(r);
+    offset += VkDeviceSize{4} * n * n;
+  }
+  VkCommandBuffer cb = side.cb();
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  EXPECT_EQ(vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
+  VkImageMemoryBarrier barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  barrier.srcQueueFamilyIndex = barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.image = t.image;
+  barrier.subresourceRange = v.subresourceRange;
+  barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+  barrier.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr,
+                       1, &barrier);
+  vkCmdCopyBufferToImage(cb, staging, t.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, uint32_t(regions.size()),
+                         regions.data());
+  barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+  barrier.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0, nullptr, 0,
+                       nullptr, 1, &barrier);
+  side.submit_and_wait();
+  return t;
+}
+
+VkShaderModule shader_module(VkDevice device, const uint32_t* code, size_t bytes) {
+  VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  info.codeSize = bytes;
+  info.pCode = code;
+  VkShaderModule m = VK_NULL_HANDLE;
+  EXPECT_EQ(vkCreateShaderModule(device, &info, nullptr, &m), VK_SUCCESS);
+  return m;
+}
+
+// The Vulkan objects of one textured draw that the side does not own, destroyed at the end.
+struct TextureObjects {
+  VkDevice device = VK_NULL_HANDLE;
+  Texture texture;
+  VkSampler sampler = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  VkShaderModule modules[2] = {};
+  ~TextureObjects() {
+    vkDeviceWaitIdle(device);
+    for (VkShaderModule m : modules) vkDestroyShaderModule(device, m, nullptr);
+    vkDestroyDescriptorPool(device, pool, nullptr);
+    vkDestroyPipelineLayout(device, layout, nullptr);
+    vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
+    vkDestroySampler(device, sampler, nullptr);
+    vkDestroyImageView(device, texture.view, nullptr);
+    vkDestroyImage(device, texture.image, nullptr);
+    vkFreeMemory(device, texture.memory, nullptr);
+  }
+};
+
+// The descriptor set: binding 1, a combined image sampler for the fragment stage.
+VkDescriptorSet texture_set(const TextureScene& s, TextureObjects* o) {
+  VkDescriptorSetLayoutBinding binding{1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT,
+                                       nullptr};
+  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_info.bindingCount = 1;
+  set_info.pBindings = &binding;
+  EXPECT_EQ(vkCreateDescriptorSetLayout(o->device, &set_info, nullptr, &o->set_layout), VK_SUCCESS);
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &o->set_layout;
+  EXPECT_EQ(vkCreatePipelineLayout(o->device, &layout_info, nullptr, &o->layout), VK_SUCCESS);
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.maxSets = 1;
+  pool_info.poolSizeCount = 1;
+  pool_info.pPoolSizes = &size;
+  EXPECT_EQ(vkCreateDescriptorPool(o->device, &pool_info, nullptr, &o->pool), VK_SUCCESS);
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = o->pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &o->set_layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  EXPECT_EQ(vkAllocateDescriptorSets(o->device, &alloc, &set), VK_SUCCESS);
+  EXPECT_EQ(vkCreateSampler(o->device, &s.sampler, nullptr, &o->sampler), VK_SUCCESS);
+  if (!s.write_descriptor) return set;
+  VkDescriptorImageInfo image{o->sampler, o->texture.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  write.dstSet = set;
+  write.dstBinding = 1;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  write.pImageInfo = &image;
+  vkUpdateDescriptorSets(o->device, 1, &write, 0, nullptr);
+  return set;
+}
+
+// Renders the scene on one side: the texture, the set, the pipeline (the
+// fixture's, with the texture shaders, their vertex input and layout), a quad of two triangles.
+DrawFrame render(DrawSide& side, const TextureScene& s) {
+  TextureObjects o;
+  o.device = side.device();
+  o.texture = make_texture(side, s);
+  const VkDescriptorSet set = texture_set(s, &o);
+  if (s.destroy_texture) {
+    vkDestroyImageView(o.device, o.texture.view, nullptr);
+    vkDestroyImage(o.device, o.texture.image, nullptr);
+    vkFreeMemory(o.device, o.texture.memory, nullptr);
+    o.texture = {};
+  }
+  o.modules[0] = shader_module(o.device, shader_texture_draw_vert, sizeof shader_texture_draw_vert);
+  o.modules[1] = shader_module(o.device, shader_texture_draw_frag, sizeof shader_texture_draw_frag);
+  DrawScene scene;
+  scene.width = scene.height = s.size;
+  scene.clear[0] = 0.2f;  // 51/255
+  DrawSide::Targets t = side.targets(scene);
+  VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
+                                               {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
+  stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+  stages[0].module = o.modules[0];
+  stages[0].pName = "main";
+  stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+  stages[1].module = o.modules[1];
+  stages[1].pName = "main";
+  VkVertexInputBindingDescription binding{0, sizeof(QuadVertex), VK_VERTEX_INPUT_RATE_VERTEX};
+  VkVertexInputAttributeDescription attributes[2] = {{0, 0, VK_FORMAT_R32G32_SFLOAT, 0},
+                                                     {1, 0, VK_FORMAT_R32G32_SFLOAT, 8}};
+  VkPipelineVertexInputStateCreateInfo vi{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+  vi.vertexBindingDescriptionCount = 1;
+  vi.pVertexBindingDescriptions = &binding;
+  vi.vertexAttributeDescriptionCount = 2;
+  vi.pVertexAttributeDescriptions = attributes;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  EXPECT_EQ(side.pipeline(
+                t.pass, false, VK_CULL_MODE_NONE,
+                [&](VkGraphicsPipelineCreateInfo& info) {
+                  info.pStages = stages;
+                  info.pVertexInputState = &vi;
+                  info.layout = o.layout;
+                },
+                &pipeline),
+            VK_SUCCESS);
+  const QuadVertex quad[6] = {{-1, -1, s.u0, s.v0}, {1, -1, s.u1, s.v0}, {1, 1, s.u1, s.v1},
+                              {-1, -1, s.u0, s.v0}, {1, 1, s.u1, s.v1},  {-1, 1, s.u0, s.v1}};
+  uint8_t* vbytes = nullptr;
+  VkBuffer vb = side.buffer(sizeof quad, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, &vbytes);
+  std::memcpy(vbytes, quad, sizeof quad);
+  side.begin_pass(scene, t);
+  VkCommandBuffer cb = side.cb();
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  VkDeviceSize offset = 0;
+  vkCmdBindVertexBuffers(cb, 0, 1, &vb, &offset);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, o.layout, 0, 1, &set, 0, nullptr);
+  vkCmdDraw(cb, 6, 1, 0, 0);
+  return side.finish(scene, t);
+}
+
+VkSamplerCreateInfo sampler(VkFilter filter, VkSamplerAddressMode address,
+                            VkSamplerMipmapMode mip = VK_SAMPLER_MIPMAP_MODE_NEAREST, float max_lod = 0.0f) {
+  VkSamplerCreateInfo info{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+  info.magFilter = info.minFilter = filter;
+  info.mipmapMode = mip;
+  info.addressModeU = info.addressModeV = info.addressModeW = address;
+  info.maxLod = max_lod;
+  info.borderColor = VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE;
+  return info;
+}
+
+// 8 x 8 texels, each its own colour: r and g from x and y, b a checkerboard.
+Texel pattern(uint32_t, uint32_t x, uint32_t y) {
+  return {uint8_t(x * 32 + 16), uint8_t(y * 32 + 16), uint8_t((x + y) % 2 ? 240 : 10), 255};
+}
+
+// Level n solid in its own colour (so any filtering inside one level is exact).
+Texel level_colour(uint32_t level, uint32_t, uint32_t) {
+  static const Texel colours[] = {{255, 0, 0, 255},   {0, 255, 0, 255},   {0, 0, 255, 255},    {255, 255, 0, 255},
+                                  {255, 0, 255, 255}, {0, 255, 255, 255}, {128, 128, 128, 255}};
+  return colours[level % 7];
+}
+
+struct Comparison {
+  uint32_t over_16 = 0, max_diff = 0, differing = 0;
+};
+
+Comparison compare(const TextureScene& s, const DrawFrame& gs, const DrawFrame& ref, const char* name) {
+  Comparison r;
+  for (size_t i = 0; i + 4 <= ref.color.size() && i + 4 <= gs.color.size(); i += 4) {
+    uint32_t d = 0;
+    for (int c = 0; c < 4; ++c) d = std::max<uint32_t>(d, std::abs(int(gs.color[i + c]) - int(ref.color[i + c])));
+    r.max_diff = std::max(r.max_diff, d);
+    r.over_16 += d > 16;
+    r.differing += d != 0;
+  }
+  std::printf("[vktexture] %s: %u pixels: %u over 16/255, max %u/255, %u differing\n", name, s.size * s.size, r.over_16,
+              r.max_diff, r.differing);
+  return r;
+}
+
+Texel frame_pixel(const DrawFrame& f, uint32_t size, uint32_t x, uint32_t y) {
+  Texel t;
+  std::memcpy(t.data(), &f.color[(size_t{y} * size + x) * 4], 4);
+  return t;
+}
+
+class VkTextureDraw : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dlopen("libvulkan_lvp.so",
+           RTLD_NOW | RTLD_NODELETE);  // lavapipe keeps allocations for the process
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.apiVersion = VK_API_VERSION_1_0;
+    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    info.pApplicationInfo = &app;
+    ASSERT_EQ(vkCreateInstance(&info, nullptr, &instance_), VK_SUCCESS);
+    uint32_t count = 0;
+    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, nullptr), VK_SUCCESS);
+    std::vector<VkPhysicalDevice> devices(count);
+    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, devices.data()), VK_SUCCESS);
+    for (VkPhysicalDevice d : devices) {
+      VkPhysicalDeviceProperties p;
+      vkGetPhysicalDeviceProperties(d, &p);
+      if (std::strcmp(p.deviceName, "gsgpu") == 0) {
+        gsgpu_physical_ = d;
+        gsgpu_ = std::make_unique<DrawSide>(d);
+      }
+      if (std::strncmp(p.deviceName, "llvmpipe", 8) == 0) lavapipe_ = std::make_unique<DrawSide>(d);
+    }
+    ASSERT_TRUE(gsgpu_ && lavapipe_) << count << " devices; both gsgpu and lavapipe are needed";
+  }
+  void TearDown() override {
+    gsgpu_.reset();
+    lavapipe_.reset();
+    if (instance_) vkDestroyInstance(instance_, nullptr);
+  }
+
+  // Renders on both; the comparison is printed and returned.
+  Comparison both(const TextureScene& s, const char* name, DrawFrame* gs = nullptr, DrawFrame* ref = nullptr) {
+    DrawFrame g = render(*gsgpu_, s), l = render(*lavapipe_, s);
+    const Comparison c = compare(s, g, l, name);
+    if (gs) *gs = std::move(g);
+    if (ref) *ref = std::move(l);
+    return c;
+  }
+
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkPhysicalDevice gsgpu_physical_ = VK_NULL_HANDLE;
+  std::unique_ptr<DrawSide> gsgpu_, lavapipe_;
+};
+
+// Magnified 8 times with nearest filtering: every pixel centre is a quarter
+// texel or more from a texel edge, so each pixel is its texel, bit for bit, on both drivers.
+TEST_F(VkTextureDraw, NearestMagnificationIsExact) {
+  TextureScene s;
+  s.texel = pattern;
+  s.sampler = sampler(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_REPEAT);
+  DrawFrame gs;
+  const Comparison c = both(s, "nearest", &gs);
+  EXPECT_EQ(c.differing, 0u);
+  for (uint32_t y = 0; y < s.size; y += 5)
+    for (uint32_t x = 0; x < s.size; x += 3)
+      EXPECT_EQ(frame_pixel(gs, s.size, x, y), pattern(0, x / 8, y / 8)) << x << "," << y;
+}
+
+// Bilinear filtering (clamp to edge): the weights' rounding differs between
+// implementations, so the metric: no pixel over 16/255, the largest difference a few steps.
+TEST_F(VkTextureDraw, LinearMagnificationMatchesLavapipe) {
+  TextureScene s;
+  s.texel = pattern;
+  s.sampler = sampler(VK_FILTER_LINEAR, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE);
+  const Comparison c = both(s, "linear");
+  EXPECT_EQ(c.over_16, 0u);
+  EXPECT_LE(c.max_diff, 3u);
+}
+
+// Coordinates from -1 to 2 over 48 pixels (two pixels a texel, centres a
+// quarter texel from the edges) through each addressing mode, nearest: exact.
+TEST_F(VkTextureDraw, AddressingModesMatchLavapipeExactly) {
+  const VkSamplerAddressMode modes[] = {VK_SAMPLER_ADDRESS_MODE_REPEAT, VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT,
+                                        VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER};
+  const char* names[] = {"repeat", "mirrored repeat", "clamp to edge", "clamp to border (opaque white)"};
+  for (int m = 0; m < 4; ++m) {
+    TextureScene s;
+    s.size = 48;
+    s.texel = pattern;
+    s.sampler = sampler(VK_FILTER_NEAREST, modes[m]);
+    s.u0 = s.v0 = -1;
+    s.u1 = s.v1 = 2;
+    DrawFrame gs;
+    const Comparison c = both(s, names[m], &gs);
+    EXPECT_EQ(c.differing, 0u) << names[m];
+    if (modes[m] == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER) {
+      EXPECT_EQ(frame_pixel(gs, s.size, 2, 2), (Texel{255, 255, 255, 255}));
+      EXPECT_EQ(frame_pixel(gs, s.size, 24, 24), pattern(0, 4, 4));
+    }
+  }
+  // Transparent black border: (0, 0, 0, 0) outside.
+  TextureScene s;
+  s.size = 48;
+  s.texel = pattern;
+  s.sampler = sampler(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER);
+  s.sampler.borderColor = VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK;
+  s.u0 = s.v0 = -1;
+  s.u1 = s.v1 = 2;
+  DrawFrame gs;
+  EXPECT_EQ(both(s, "clamp to border (transparent black)", &gs).differing, 0u);
+  EXPECT_EQ(frame_pixel(gs, s.size, 45, 45), (Texel{0, 0, 0, 0}));
+}
+
+// A 64 x 64 texture of 7 solid levels on 64 x 64 pixels: coordinates 0..4 make
+// the LOD 2, so nearest-mipmap sampling reads level 2 everywhere; the sampler's
+// mipLodBias 1 over 0..2 does the same; maxLod 1 clamps 0..4 to level 1;
+// LOD 1.5 with linear mipmaps mixes levels 1 and 2.
+TEST_F(VkTextureDraw, MipmapsChooseTheLevelAsLavapipeDoes) {
+  TextureScene s;
+  s.texture_size = 64;
+  s.levels = 7;
+  s.texel = level_colour;
+  s.sampler = sampler(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_REPEAT, VK_SAMPLER_MIPMAP_MODE_NEAREST, 16.0f);
+  s.u1 = s.v1 = 4;
+  DrawFrame gs;
+  EXPECT_EQ(both(s, "mip level 2", &gs).differing, 0u);
+  EXPECT_EQ(frame_pixel(gs, s.size, 33, 17), level_colour(2, 0, 0));
+
+  s.u1 = s.v1 = 2;
+  s.sampler.mipLodBias = 1.0f;
+  EXPECT_EQ(both(s, "mipLodBias 1", &gs).differing, 0u);
+  EXPECT_EQ(frame_pixel(gs, s.size, 40, 9), level_colour(2, 0, 0));
+
+  s.u1 = s.v1 = 4;
+  s.sampler.mipLodBias = 0.0f;
+  s.sampler.maxLod = 1.0f;
+  EXPECT_EQ(both(s, "maxLod 1", &gs).differing, 0u);
+  EXPECT_EQ(frame_pixel(gs, s.size, 5, 50), level_colour(1, 0, 0));
+
+  s.u1 = s.v1 = 2.0f * std::sqrt(2.0f);
+  s.sampler = sampler(VK_FILTER_LINEAR, VK_SAMPLER_ADDRESS_MODE_REPEAT, VK_SAMPLER_MIPMAP_MODE_LINEAR, 16.0f);
+  const Comparison c = both(s, "linear mipmaps, LOD 1.5", &gs);
+  EXPECT_EQ(c.over_16, 0u);
+  EXPECT_LE(c.max_diff, 4u);
+  const Texel mixed = frame_pixel(gs, s.size, 30, 30);
+  EXPECT_NEAR(mixed[1], 128, 6);  // half level 1 (green), half level 2 (blue)
+  EXPECT_NEAR(mixed[2], 128, 6);
+}
+
+// The draw's limits say what the texture records allow (docs/vulkan-driver.md "Resource binding").
+TEST_F(VkTextureDraw, LimitsReportTheTextureBindings) {
+  VkPhysicalDeviceProperties p;
+  vkGetPhysicalDeviceProperties(gsgpu_physical_, &p);
+  EXPECT_EQ(p.limits.maxPerStageDescriptorSamplers, 64u);
+  EXPECT_EQ(p.limits.maxPerStageDescriptorSampledImages, 64u);
+  EXPECT_EQ(p.limits.maxDescriptorSetSamplers, 64u);
+  EXPECT_EQ(p.limits.maxDescriptorSetSampledImages, 64u);
+  EXPECT_EQ(p.limits.maxSamplerLodBias, 15.0f);
+  VkFormatProperties f;
+  vkGetPhysicalDeviceFormatProperties(gsgpu_physical_, VK_FORMAT_R8G8B8A8_UNORM, &f);
+  EXPECT_NE(f.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT, 0u);
+  EXPECT_NE(f.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT, 0u);
+}
+
+// Hostile: a set whose descriptor was never written (its record's IMAGE_DESC is
+// zero: the texture unit refuses it) and a descriptor whose view, image and
+// memory were destroyed before the draw (its texels are unmapped, or reused).
+// Each draw ends without a crash, the unwritten one drawing nothing (the fault
+// ends the draw), and the device then draws a good textured scene.
+TEST_F(VkTextureDraw, BrokenDescriptorsFaultTheDrawNotTheDevice) {
+  TextureScene s;
+  s.texel = pattern;
+  s.sampler = sampler(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_REPEAT);
+  s.write_descriptor = false;
+  const DrawFrame unwritten = render(*gsgpu_, s);
+  for (uint32_t y = 0; y < s.size; y += 7)
+    for (uint32_t x = 0; x < s.size; x += 7) EXPECT_EQ(frame_pixel(unwritten, s.size, x, y), (Texel{51, 0, 0, 255}));
+  s.write_descriptor = true;
+  s.destroy_texture = true;
+  render(*gsgpu_, s);
+  s.destroy_texture = false;
+  const DrawFrame good = render(*gsgpu_, s);
+  EXPECT_EQ(frame_pixel(good, s.size, 12, 44), pattern(0, 1, 5));
+}
+
+}  // namespace
+}  // namespace gsgpu::vk::test
