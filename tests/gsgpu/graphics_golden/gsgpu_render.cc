@@ -483,8 +483,6 @@ class GsgpuScene {
 
 }  // namespace
 
-uint32_t color_bytes_per_pixel(uint32_t vk_format) { return vk_format == kR32G32B32A32Sfloat ? 16 : 4; }
-
 std::optional<Frame> render_on_gsgpu(const Scene& scene, std::string* error, GsgpuShaders shaders) {
   GsgpuScene gs(shaders);
   if (!gs.init(scene, error)) return std::nullopt;

@@ -166,6 +166,6 @@ struct Frame {
   std::vector<uint8_t> stencil;
 };
 
-uint32_t color_bytes_per_pixel(uint32_t vk_format);
+inline uint32_t color_bytes_per_pixel(uint32_t vk_format) { return vk_format == kR32G32B32A32Sfloat ? 16 : 4; }
 
 }  // namespace gsgpu::golden
