@@ -414,6 +414,9 @@ class Runtime {
   // Blocks (releasing `lock`, which holds `mutex` once) until done() holds.
   // The waiting thread first watches the oldest submission's fence itself (direct_wait): what
   // retires within config().direct_wait_us is retired by this thread, with no wake-up by another.
+  // done() is checked again after every direct_wait that let go of the lock: while it did, the
+  // completion thread may have retired everything and sent its wake-up to nobody (a wait that
+  // then slept on progress_ slept for ever: fuzz_vcomp_gsgpu's clFinish time-outs).
   template <typename Pred>
   void wait_until(std::unique_lock<std::recursive_mutex>& lock, Pred done) {
     if (done()) return;
@@ -467,8 +470,10 @@ class Runtime {
   void retire_submissions();
   void fail_in_flight(const std::string& why);
   // One application thread at a time waits for the oldest submission's fence for at most
-  // direct_wait_us and retires it; false when it did not (nothing in flight, another thread is
-  // watching, the time passed or the device failed: the completion thread takes over).
+  // direct_wait_us and retires it. true when it let go of `lock` (whatever came of the wait: the
+  // caller checks its condition again before sleeping); false when it did not try (nothing in
+  // flight, another thread is watching, or it gave up on this submission before: the completion
+  // thread retires it and wakes the waiters).
   bool direct_wait(std::unique_lock<std::recursive_mutex>& lock);
 
   static constexpr uint32_t kRing = 0;  // every queue's work goes on one ring: in order on the device

@@ -184,8 +184,10 @@ bool Runtime::direct_wait(std::unique_lock<std::recursive_mutex>& lock) {
   lock.lock();
   direct_waiter_ = false;
   if (s != drv::Status::kOk && s != drv::Status::kFaulted) {
+    // Not false: the lock was let go, and the completion thread may have retired the submission
+    // and notified meanwhile, before this thread waits on progress_ (a lost wake-up).
     direct_wait_gave_up_ = target;
-    return false;
+    return true;
   }
   // The completion thread may have retired it meanwhile: then this finds nothing to do.
   retire_submissions();
