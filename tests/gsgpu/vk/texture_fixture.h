@@ -1,0 +1,175 @@
+// Shared by the textured Vulkan draw tests (texture_draw_test.cc, vkcube_scene_test.cc): an RGBA8
+// texture uploaded level by level, shader modules, the comparison of two frames with
+// docs/graphics.md's metric, and a fixture holding gsgpu and lavapipe in one instance.
+#pragma once
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <vulkan/vulkan.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "tests/gsgpu/vk/draw_fixture.h"
+
+namespace gsgpu::vk::test {
+
+using Texel = std::array<uint8_t, 4>;
+
+using TexelFunction = std::function<Texel(uint32_t level, uint32_t x, uint32_t y)>;
+
+// A 2D RGBA8 texture with its levels uploaded, in SHADER_READ_ONLY_OPTIMAL layout.
+struct Texture {
+  VkImage image = VK_NULL_HANDLE;
+  VkImageView view = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+};
+
+inline Texture make_texture(DrawSide& side, uint32_t size, uint32_t levels, const TexelFunction& texel) {
+  VkDevice device = side.device();
+  Texture t;
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = VK_FORMAT_R8G8B8A8_UNORM;
+  info.extent = {size, size, 1};
+  info.mipLevels = levels;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+  EXPECT_EQ(vkCreateImage(device, &info, nullptr, &t.image), VK_SUCCESS);
+  VkMemoryRequirements reqs;
+  vkGetImageMemoryRequirements(device, t.image, &reqs);
+  // Owned here (not by the side), so that a hostile scene can free it; never mapped, so any type.
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = reqs.size;
+  alloc.memoryTypeIndex = static_cast<uint32_t>(__builtin_ctz(reqs.memoryTypeBits));
+  EXPECT_EQ(vkAllocateMemory(device, &alloc, nullptr, &t.memory), VK_SUCCESS);
+  EXPECT_EQ(vkBindImageMemory(device, t.image, t.memory, 0), VK_SUCCESS);
+  VkImageViewCreateInfo v{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  v.image = t.image;
+  v.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  v.format = info.format;
+  v.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, 1};
+  EXPECT_EQ(vkCreateImageView(device, &v, nullptr, &t.view), VK_SUCCESS);
+
+  // The levels through a staging buffer: UNDEFINED -> TRANSFER_DST, copies, -> SHADER_READ_ONLY.
+  VkDeviceSize bytes = 0;
+  for (uint32_t l = 0; l < levels; ++l)
+    bytes += VkDeviceSize{4} * std::max(1u, size >> l) * std::max(1u, size >> l);
+  uint8_t* staging_bytes = nullptr;
+  VkBuffer staging = side.buffer(bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &staging_bytes);
+  std::vector<VkBufferImageCopy> regions;
+  VkDeviceSize offset = 0;
+  for (uint32_t l = 0; l < levels; ++l) {
+    const uint32_t n = std::max(1u, size >> l);
+    for (uint32_t y = 0; y < n; ++y)
+      for (uint32_t x = 0; x < n; ++x)
+        std::memcpy(staging_bytes + offset + 4 * (y * n + x), texel(l, x, y).data(), 4);
+    VkBufferImageCopy r{};
+    r.bufferOffset = offset;
+    r.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, 0, 1};
+    r.imageExtent = {n, n, 1};
+    regions.push_back(r);
+    offset += VkDeviceSize{4} * n * n;
+  }
+  VkCommandBuffer cb = side.cb();
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  EXPECT_EQ(vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
+  VkImageMemoryBarrier barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  barrier.srcQueueFamilyIndex = barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.image = t.image;
+  barrier.subresourceRange = v.subresourceRange;
+  barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+  barrier.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr,
+                       1, &barrier);
+  vkCmdCopyBufferToImage(cb, staging, t.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, uint32_t(regions.size()),
+                         regions.data());
+  barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+  barrier.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0, nullptr, 0,
+                       nullptr, 1, &barrier);
+  side.submit_and_wait();
+  return t;
+}
+
+inline VkShaderModule shader_module(VkDevice device, const uint32_t* code, size_t bytes) {
+  VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  info.codeSize = bytes;
+  info.pCode = code;
+  VkShaderModule m = VK_NULL_HANDLE;
+  EXPECT_EQ(vkCreateShaderModule(device, &info, nullptr, &m), VK_SUCCESS);
+  return m;
+}
+
+struct FrameComparison {
+  uint32_t over_16 = 0, max_diff = 0, differing = 0;
+};
+
+inline FrameComparison compare_frames(uint32_t size, const DrawFrame& gs, const DrawFrame& ref, const char* name) {
+  FrameComparison r;
+  for (size_t i = 0; i + 4 <= ref.color.size() && i + 4 <= gs.color.size(); i += 4) {
+    uint32_t d = 0;
+    for (int c = 0; c < 4; ++c) d = std::max<uint32_t>(d, std::abs(int(gs.color[i + c]) - int(ref.color[i + c])));
+    r.max_diff = std::max(r.max_diff, d);
+    r.over_16 += d > 16;
+    r.differing += d != 0;
+  }
+  std::printf("[vktexture] %s: %u pixels: %u over 16/255, max %u/255, %u differing\n", name, size * size, r.over_16,
+              r.max_diff, r.differing);
+  return r;
+}
+
+inline Texel frame_pixel(const DrawFrame& f, uint32_t size, uint32_t x, uint32_t y) {
+  Texel t;
+  std::memcpy(t.data(), &f.color[(size_t{y} * size + x) * 4], 4);
+  return t;
+}
+
+class BothDrivers : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dlopen("libvulkan_lvp.so",
+           RTLD_NOW | RTLD_NODELETE);  // lavapipe keeps allocations for the process
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.apiVersion = VK_API_VERSION_1_0;
+    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    info.pApplicationInfo = &app;
+    ASSERT_EQ(vkCreateInstance(&info, nullptr, &instance_), VK_SUCCESS);
+    uint32_t count = 0;
+    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, nullptr), VK_SUCCESS);
+    std::vector<VkPhysicalDevice> devices(count);
+    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, devices.data()), VK_SUCCESS);
+    for (VkPhysicalDevice d : devices) {
+      VkPhysicalDeviceProperties p;
+      vkGetPhysicalDeviceProperties(d, &p);
+      if (std::strcmp(p.deviceName, "gsgpu") == 0) {
+        gsgpu_physical_ = d;
+        gsgpu_ = std::make_unique<DrawSide>(d);
+      }
+      if (std::strncmp(p.deviceName, "llvmpipe", 8) == 0) lavapipe_ = std::make_unique<DrawSide>(d);
+    }
+    ASSERT_TRUE(gsgpu_ && lavapipe_) << count << " devices; both gsgpu and lavapipe are needed";
+  }
+  void TearDown() override {
+    gsgpu_.reset();
+    lavapipe_.reset();
+    if (instance_) vkDestroyInstance(instance_, nullptr);
+  }
+
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkPhysicalDevice gsgpu_physical_ = VK_NULL_HANDLE;
+  std::unique_ptr<DrawSide> gsgpu_, lavapipe_;
+};
+
+
+}  // namespace gsgpu::vk::test
