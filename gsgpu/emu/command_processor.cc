@@ -113,13 +113,15 @@ struct CommandProcessor::Packet {
 };
 
 CommandProcessor::CommandProcessor(RegisterFile& registers, InterruptController& irq, Mmu& memory,
-                                   DispatchBackend& backend, CpMode mode, uint64_t max_work_items_per_dispatch)
+                                   DispatchBackend& backend, CpMode mode, uint64_t max_work_items_per_dispatch,
+                                   const DrawLimits& draw_limits)
     : registers_(registers),
       irq_(irq),
       memory_(memory),
       backend_(backend),
       mode_(mode),
-      max_work_items_(max_work_items_per_dispatch) {
+      max_work_items_(max_work_items_per_dispatch),
+      draw_limits_(draw_limits) {
   if (mode_ == CpMode::kThread) thread_ = std::thread([this] { thread_loop(); });
 }
 
@@ -248,7 +250,10 @@ bool CommandProcessor::execute_draw(const Packet& packet) {
     return false;
   }
   graphics::GraphicsPipeline pipeline(memory_);
-  BackendProgramRunner program_runner(backend_, memory_);
+  pipeline.set_vertex_limit(draw_limits_.vertex_invocations);
+  pipeline.set_fragment_budget(draw_limits_.fragments);
+  BackendProgramRunner program_runner(backend_, memory_, draw_limits_.warp_instructions,
+                                      draw_limits_.draw_instructions);
   pipeline.set_program_runner(&program_runner);
   record.result = pipeline.draw(record.state);
   {

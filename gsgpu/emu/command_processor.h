@@ -30,11 +30,23 @@
 #include "gsgpu/emu/graphics/graphics_pipeline.h"
 #include "gsgpu/emu/irq.h"
 #include "gsgpu/emu/mmu.h"
+#include "gsgpu/emu/program_runner.h"
 #include "gsgpu/emu/registers.h"
 
 namespace gsgpu {
 
 enum class CpMode { kThread, kManual };
+
+// What one DRAW may cost, so that a hostile command stream cannot hold the device for hours: vertex
+// invocations (count x instances), fragments, and its vertex and fragment programs' instructions per
+// warp and for the whole draw. A draw past a limit ends in a draw fault. The defaults leave room for
+// real applications; fuzzers set them low so that every input runs in milliseconds.
+struct DrawLimits {
+  uint64_t vertex_invocations = graphics::GeometryEngine::kDefaultVertexLimit;
+  uint64_t fragments = graphics::GraphicsPipeline::kDefaultFragmentBudget;
+  uint64_t warp_instructions = BackendProgramRunner::kDefaultWarpInstructionBudget;
+  uint64_t draw_instructions = BackendProgramRunner::kDefaultDrawInstructionBudget;
+};
 
 // CP_STATUS.STATE values.
 enum class CpState : uint32_t { kIdle = 0, kBusy = 1, kHalted = 2, kFaulted = 3 };
@@ -97,7 +109,8 @@ using DumpSink = std::function<void(std::string_view text)>;
 class CommandProcessor {
  public:
   CommandProcessor(RegisterFile& registers, InterruptController& irq, Mmu& memory,
-                   DispatchBackend& backend, CpMode mode, uint64_t max_work_items_per_dispatch);
+                   DispatchBackend& backend, CpMode mode, uint64_t max_work_items_per_dispatch,
+                   const DrawLimits& draw_limits = {});
   ~CommandProcessor();
   CommandProcessor(const CommandProcessor&) = delete;
   CommandProcessor& operator=(const CommandProcessor&) = delete;
@@ -150,6 +163,7 @@ class CommandProcessor {
   DispatchBackend& backend_;
   const CpMode mode_;
   const uint64_t max_work_items_;
+  const DrawLimits draw_limits_;
 
   std::mutex process_mutex_;  // one batch at a time; reset waits for it
 

@@ -16,6 +16,9 @@ std::string check_config(const DeviceConfig& c) {
   if (c.warp_width == 0 || c.warp_width > 64 || (c.warp_width & (c.warp_width - 1)) != 0)
     return "warp_width " + std::to_string(c.warp_width) + " must be a power of two in 1..64";
   if (c.max_work_items_per_dispatch == 0) return "max_work_items_per_dispatch must not be 0";
+  const DrawLimits& d = c.draw_limits;
+  if (d.vertex_invocations == 0 || d.fragments == 0 || d.warp_instructions == 0 || d.draw_instructions == 0)
+    return "draw_limits must not be 0";
   if (c.clock_mhz == 0) return "clock_mhz must not be 0";
   return Mmu::validate_config(mmu_config(c));
 }
@@ -58,7 +61,7 @@ Device::Device(const DeviceConfig& config, std::unique_ptr<DispatchBackend> back
   registers_.reset([this](const hw::RegisterInfo& r) { return config_register_value(r); });
   mmu_->set_fault_handler([this](const MemoryFault& f) { on_mmu_fault(f); });
   cp_ = std::make_unique<CommandProcessor>(registers_, irq_, *mmu_, *backend_, config.cp_mode,
-                                           config.max_work_items_per_dispatch);
+                                           config.max_work_items_per_dispatch, config.draw_limits);
   install_write_handlers();
   properties_.name = config.name;
   properties_.chip_id = registers_.load(hw::reg::ID);

@@ -37,6 +37,9 @@ struct DeviceConfig {
   // A DISPATCH whose grid x group product exceeds this is refused as a bad field: the host bounds
   // the work a (possibly hostile) command stream can ask for. Fuzzers set it low.
   uint64_t max_work_items_per_dispatch = uint64_t{1} << 40;
+  // What one DRAW may cost (vertex invocations, fragments, program instructions per warp and per
+  // draw); past it the draw faults. Fuzzers set these low too.
+  DrawLimits draw_limits;
   // Nominal shader clock (CFG_CLOCK_MHZ): what turns the functional cycle counts into time.
   uint32_t clock_mhz = 1000;
 };

@@ -12,6 +12,31 @@ struct Clipper::Vertex {
   Varyings varyings;
 };
 
+namespace {
+
+// Puts a new vertex exactly on the plane that made it. Interpolated as a + t (b - a), a coordinate
+// between vertices at 1e30 is only known to about 1e14, far more than the guard band is wide, so the
+// vertex could land anywhere (an enormous triangle then covered a few fragments of a target it
+// encloses). The coordinate the plane bounds (x, y or z; w for the w plane) is recomputed from the
+// others instead; each later plane does the same for its own, so the corners of the guard band come
+// out exact.
+void snap_to_plane(const std::array<double, 5>& plane, std::array<double, 4>& v) {
+  int k = 3;
+  for (int i = 0; i < 3; ++i) {
+    if (plane[i] != 0) {
+      k = i;
+      break;
+    }
+  }
+  double rest = plane[4];
+  for (int j = 0; j < 4; ++j) {
+    if (j != k) rest += plane[j] * v[j];
+  }
+  v[k] = -rest / plane[k];
+}
+
+}  // namespace
+
 std::optional<std::string> validate_viewport(const Viewport& v) {
   for (float f : {v.x, v.y, v.width, v.height, v.min_depth, v.max_depth}) {
     if (!std::isfinite(f)) return std::string("viewport has a value that is not finite");
@@ -110,6 +135,7 @@ void Clipper::clip_triangle(const AssembledPrimitive& tri, Queue<RasterTriangle>
         double t = da / (da - db);
         Vertex v{};
         for (int k = 0; k < 4; ++k) v.position[k] = a.position[k] + t * (b.position[k] - a.position[k]);
+        snap_to_plane(plane, v.position);
         for (uint32_t k = 0; k < varyings_; ++k) {
           v.varyings[k] = float(a.varyings[k] + t * (double(b.varyings[k]) - a.varyings[k]));
         }
@@ -195,12 +221,17 @@ void Clipper::clip_line(const AssembledPrimitive& line, LineMode mode, Queue<Ras
   for (int k = 0; k < 4; ++k) pa[k] = a.position[k], pb[k] = b.position[k];
   // Parametric (Liang-Barsky) clip: the part of a + t (b - a) with t in [t0, t1] inside every plane.
   double t0 = 0, t1 = 1;
+  const std::array<double, 5>*plane0 = nullptr, *plane1 = nullptr;  // the planes that set t0 and t1
   for (const auto& p : planes_) {
     const double da = p[0] * pa[0] + p[1] * pa[1] + p[2] * pa[2] + p[3] * pa[3] + p[4];
     const double db = p[0] * pb[0] + p[1] * pb[1] + p[2] * pb[2] + p[3] * pb[3] + p[4];
-    if (da < 0 && db < 0) t1 = -1;  // wholly outside
-    else if (da < 0) t0 = std::max(t0, da / (da - db));
-    else if (db < 0) t1 = std::min(t1, da / (da - db));
+    if (da < 0 && db < 0) {
+      t1 = -1;  // wholly outside
+    } else if (da < 0 && da / (da - db) > t0) {
+      t0 = da / (da - db), plane0 = &p;
+    } else if (db < 0 && da / (da - db) < t1) {
+      t1 = da / (da - db), plane1 = &p;
+    }
     if (!(t0 <= t1)) {
       counters_.lines_rejected++;
       return;
@@ -214,8 +245,8 @@ void Clipper::clip_line(const AssembledPrimitive& line, LineMode mode, Queue<Ras
   std::array<double, 4> ca = pa, cb = pb;
   if (t0 > 0 || t1 < 1) {
     counters_.lines_clipped++;
-    if (t1 < 1) at(t1, &cb, &vb);
-    if (t0 > 0) at(t0, &ca, &va);
+    if (t1 < 1) at(t1, &cb, &vb), snap_to_plane(*plane1, cb);
+    if (t0 > 0) at(t0, &ca, &va), snap_to_plane(*plane0, ca);
   }
   ExpandedPrimitive e;
   const bool bresenham = mode == LineMode::kBresenham;

@@ -164,6 +164,7 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
     return true;
   };
   GeometryEngine ge(memory_);
+  ge.set_vertex_limit(vertex_limit_);
   std::optional<std::string> geometry_fault = ge.draw(s.draw, s.input, s.viewport, *vertex_stage, sink);
   // What is still queued for the shader cores runs now (also before a geometry fault: what was
   // rasterized before it is drawn, as for the stand-ins).

@@ -83,6 +83,8 @@ class GraphicsPipeline {
 
   explicit GraphicsPipeline(GpuMemory& memory) : memory_(memory) {}
   void set_fragment_budget(uint64_t budget) { fragment_budget_ = budget; }
+  // Vertex invocations (count x instances) a draw may ask for (GeometryEngine::set_vertex_limit).
+  void set_vertex_limit(uint64_t limit) { vertex_limit_ = limit; }
   // Where vertex and fragment programs run; without one such a draw faults. Must outlive the draws.
   void set_program_runner(ShaderProgramRunner* runner) { runner_ = runner; }
   DrawResult draw(const DrawState& state);
@@ -113,6 +115,7 @@ class GraphicsPipeline {
 
   GpuMemory& memory_;
   uint64_t fragment_budget_ = kDefaultFragmentBudget;
+  uint64_t vertex_limit_ = GeometryEngine::kDefaultVertexLimit;
   ShaderProgramRunner* runner_ = nullptr;
 };
 

@@ -1,0 +1,433 @@
+// Hostile draws on the device, each through the ring and the command processor: out-of-range state
+// words, vertex and index fetches past their buffers, an index past the vertex buffer, enormous and
+// degenerate triangles, endless and illegal programs, code outside its mapping, a render target past
+// the end of its memory, and the device's draw limits. Each one either ends in a reported CP fault
+// (the cause in the API and in CP_FAULT_INFO, the field or reason in the log line) or, where Vulkan
+// defines the result (triangles that are not finite, of zero area), draws what the rules say;
+// afterwards the device draws a good triangle again, memory the draw did not name is untouched, and
+// a second device (another context) is untouched and keeps drawing.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "gsgpu/isa/assembler.h"
+#include "protocol/gsgpu/packets.h"
+#include "test_util.h"
+
+namespace gsgpu {
+namespace {
+
+namespace blk = hw::blk;
+using test::LogCapture;
+
+uint32_t f32(float v) { return std::bit_cast<uint32_t>(v); }
+constexpr uint32_t kSize = 32;           // the target: 32 x 32 R8G8B8A8
+constexpr uint32_t kGreen = 0xFF80FF00;  // the constant colour (0, 1, 0.5, 1) as stored
+constexpr uint64_t kTargetVa = 0x800000;  // its own mapping, an unmapped page after it
+
+// One device (one context's GPU) with a ring, state blocks, vertices, indices, code, a target with
+// an unmapped page behind it and a buffer of bytes no draw names.
+struct Context {
+  explicit Context(const DeviceConfig& config) : device(test::make_device(config)) {
+    ring_va = test::must_buffer(*device, 4096);
+    state_va = test::must_buffer(*device, 4096);
+    vertices_va = test::must_buffer(*device, 4096);
+    indices_va = test::must_buffer(*device, 4096);
+    code_va = test::must_buffer(*device, 4096, kPermAll);
+    neighbour_va = test::must_buffer(*device, 4096);
+    std::string error;
+    const auto phys = device->vram_allocator().allocate(4096);
+    EXPECT_TRUE(phys && device->mmu().map(kTargetVa, 4096, *phys, kPermReadWrite, &error)) << error;
+    ring = std::make_unique<RingWriter>(*device, ring_va, 4096);
+    std::vector<uint8_t> pattern(4096);
+    for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = uint8_t(i * 7 + 3);
+    EXPECT_TRUE(device->mmu().write(neighbour_va, pattern.data(), pattern.size()));
+  }
+  std::vector<uint8_t> vram() const {
+    return std::vector<uint8_t>(device->mmu().vram(), device->mmu().vram() + device->properties().config.vram_size);
+  }
+  uint32_t pixel(uint32_t x, uint32_t y) const {
+    uint32_t v = 0;
+    EXPECT_TRUE(device->mmu().read(kTargetVa + (y * kSize + x) * 4, &v, 4));
+    return v;
+  }
+
+  std::unique_ptr<Device> device;
+  std::unique_ptr<RingWriter> ring;
+  uint64_t ring_va = 0, state_va = 0, vertices_va = 0, indices_va = 0, code_va = 0, neighbour_va = 0;
+};
+
+// The state blocks of a good draw: a full-target strip of 4 R32G32B32A32 positions, constant colour.
+struct Blocks {
+  std::vector<uint32_t> draw_info = std::vector<uint32_t>(blk::DRAW_INFO::SIZE_DWORDS, 0);
+  std::vector<uint32_t> binding = std::vector<uint32_t>(blk::VERTEX_BINDING::SIZE_DWORDS, 0);
+  std::vector<uint32_t> attribute = std::vector<uint32_t>(blk::VERTEX_ATTRIBUTE::SIZE_DWORDS, 0);
+  std::vector<uint32_t> pipe = std::vector<uint32_t>(blk::PIPE_STATE::SIZE_DWORDS, 0);
+  std::vector<uint32_t> shader = std::vector<uint32_t>(blk::SHADER_STATE::SIZE_DWORDS, 0);
+  std::vector<float> vertices = {-1, -1, 0, 1, 1, -1, 0, 1, -1, 1, 0, 1, 1, 1, 0, 1};
+  std::vector<uint32_t> indices;
+};
+
+Blocks good_blocks(const Context& c) {
+  namespace D = blk::DRAW_INFO;
+  namespace P = blk::PIPE_STATE;
+  namespace S = blk::SHADER_STATE;
+  namespace VB = blk::VERTEX_BINDING;
+  Blocks b;
+  b.draw_info[D::FLAGS] = hw::put_field(4, D::FLAGS_TOPOLOGY_MASK, D::FLAGS_TOPOLOGY_SHIFT);
+  b.draw_info[D::COUNT] = 4;
+  b.draw_info[D::INSTANCE_COUNT] = 1;
+  b.draw_info[D::COUNTS] = hw::put_field(1, D::COUNTS_BINDING_COUNT_MASK, D::COUNTS_BINDING_COUNT_SHIFT) |
+                           hw::put_field(1, D::COUNTS_ATTRIBUTE_COUNT_MASK, D::COUNTS_ATTRIBUTE_COUNT_SHIFT);
+  b.draw_info[D::INDEX_VA_LO] = uint32_t(c.indices_va);
+  b.draw_info[D::INDEX_SIZE] = 4096;
+  b.binding[VB::VA_LO] = uint32_t(c.vertices_va);
+  b.binding[VB::SIZE_LO] = 64;
+  b.binding[VB::STRIDE] = 16;
+  b.binding[VB::DIVISOR] = 1;
+  b.attribute[blk::VERTEX_ATTRIBUTE::FORMAT] = 109;
+  b.pipe[P::VIEWPORT_WIDTH] = f32(kSize);
+  b.pipe[P::VIEWPORT_HEIGHT] = f32(kSize);
+  b.pipe[P::VIEWPORT_MAX_DEPTH] = f32(1);
+  b.pipe[P::SCISSOR_WIDTH] = kSize;
+  b.pipe[P::SCISSOR_HEIGHT] = kSize;
+  b.pipe[P::TARGET_SIZE] = hw::put_field(kSize, P::TARGET_SIZE_WIDTH_MASK, P::TARGET_SIZE_WIDTH_SHIFT) |
+                           hw::put_field(kSize, P::TARGET_SIZE_HEIGHT_MASK, P::TARGET_SIZE_HEIGHT_SHIFT);
+  b.pipe[P::COLOR_VA_LO] = uint32_t(kTargetVa);
+  b.pipe[P::COLOR_PITCH] = kSize * 4;
+  b.pipe[P::COLOR_FORMAT] = 37;
+  b.pipe[P::OUTPUT] = hw::put_field(0xF, P::OUTPUT_WRITE_MASK_MASK, P::OUTPUT_WRITE_MASK_SHIFT);
+  b.shader[S::CONSTANT_G] = f32(1.0f);
+  b.shader[S::CONSTANT_B] = f32(0.5f);
+  b.shader[S::CONSTANT_A] = f32(1.0f);
+  return b;
+}
+
+// SHADER_STATE of a program stage at the context's code VA (8 vector registers).
+void vertex_program(Blocks& b, const Context& c, uint32_t bytes) {
+  namespace S = blk::SHADER_STATE;
+  b.shader[S::VERTEX] = hw::put_field(1, S::VERTEX_MODE_MASK, S::VERTEX_MODE_SHIFT);
+  b.shader[S::VERTEX_CODE_VA_LO] = uint32_t(c.code_va);
+  b.shader[S::VERTEX_CODE_SIZE] = bytes;
+  b.shader[S::VERTEX_REGISTERS] = hw::put_field(8, S::REGISTERS_VECTOR_MASK, S::REGISTERS_VECTOR_SHIFT);
+}
+void fragment_program(Blocks& b, const Context& c, uint32_t bytes, uint64_t offset = 0) {
+  namespace S = blk::SHADER_STATE;
+  b.shader[S::FRAGMENT] = hw::put_field(2, S::FRAGMENT_MODE_MASK, S::FRAGMENT_MODE_SHIFT);
+  b.shader[S::FRAGMENT_CODE_VA_LO] = uint32_t(c.code_va + offset);
+  b.shader[S::FRAGMENT_CODE_SIZE] = bytes;
+  b.shader[S::REGISTERS] = hw::put_field(8, S::REGISTERS_VECTOR_MASK, S::REGISTERS_VECTOR_SHIFT);
+}
+
+// Writes the blocks at state_va (DRAW_INFO +0, PIPE_STATE +256, SHADER_STATE +512, the binding
+// +768, the attribute +832), the vertices and indices, and runs one DRAW; true when the CP is idle.
+bool draw(Context& c, Blocks b) {
+  namespace D = blk::DRAW_INFO;
+  b.draw_info[D::BINDINGS_VA_LO] = uint32_t(c.state_va + 768);
+  b.draw_info[D::ATTRIBUTES_VA_LO] = uint32_t(c.state_va + 832);
+  Mmu& m = c.device->mmu();
+  EXPECT_TRUE(m.write(c.state_va, b.draw_info.data(), b.draw_info.size() * 4));
+  EXPECT_TRUE(m.write(c.state_va + 256, b.pipe.data(), b.pipe.size() * 4));
+  EXPECT_TRUE(m.write(c.state_va + 512, b.shader.data(), b.shader.size() * 4));
+  EXPECT_TRUE(m.write(c.state_va + 768, b.binding.data(), b.binding.size() * 4));
+  EXPECT_TRUE(m.write(c.state_va + 832, b.attribute.data(), b.attribute.size() * 4));
+  EXPECT_TRUE(m.write(c.vertices_va, b.vertices.data(), b.vertices.size() * 4));
+  if (!b.indices.empty()) EXPECT_TRUE(m.write(c.indices_va, b.indices.data(), b.indices.size() * 4));
+  std::string error;
+  EXPECT_TRUE(c.ring->write(hw::encode_draw(c.state_va, c.state_va + 256, c.state_va + 512), &error)) << error;
+  c.ring->kick();
+  c.device->run_until_idle();
+  return c.device->cp_state() == CpState::kIdle;
+}
+
+std::string fault_text(const Device& d) { return d.cp_fault() ? d.cp_fault()->message : "no fault"; }
+
+std::vector<uint32_t> assemble(const char* source) {
+  std::vector<uint32_t> words;
+  std::string error;
+  EXPECT_TRUE(isa::assemble(source, &words, &error)) << error;
+  return words;
+}
+
+DeviceConfig config() {
+  DeviceConfig c = test::small_config(CpMode::kManual);
+  // Endless programs stop after 2^16 instructions a warp: the same fault as the default 2^20, sooner.
+  c.draw_limits.warp_instructions = uint64_t{1} << 16;
+  return c;
+}
+
+class DrawHostile : public ::testing::Test {
+ protected:
+  DrawHostile() : hostile_(config()), other_(config()) {}
+  void SetUp() override {
+    ASSERT_TRUE(draw(other_, good_blocks(other_)));
+    other_vram_ = other_.vram();
+  }
+
+  // The last draw faulted with `cause`, CP_FAULT_INFO says so, and the log line names `reason`;
+  // then the device recovers and draws, and nothing else changed.
+  void expect_fault(CpFaultCause cause, const std::string& reason, size_t lines_before) {
+    Device& d = *hostile_.device;
+    ASSERT_EQ(d.cp_state(), CpState::kFaulted);
+    ASSERT_TRUE(d.cp_fault());
+    EXPECT_EQ(d.cp_fault()->cause, cause) << d.cp_fault()->message;
+    const uint32_t info = d.read_register(hw::reg::CP_FAULT_INFO);
+    namespace F = hw::field::CP_FAULT_INFO;
+    EXPECT_EQ(hw::get_field(info, F::CAUSE_MASK, F::CAUSE_SHIFT), uint32_t(cause));
+    EXPECT_EQ(hw::get_field(info, F::OPCODE_MASK, F::OPCODE_SHIFT), hw::pkt::DRAW::OPCODE);
+    EXPECT_NE(d.cp_fault()->message.find(reason), std::string::npos) << d.cp_fault()->message;
+    EXPECT_EQ(log_.count(reason), lines_before + 1) << log_.all();
+    expect_survives();
+  }
+
+  // A good draw renders after CP_CONTROL.RESET; the neighbour buffer and the other device are as
+  // they were, and the other device draws too.
+  void expect_survives() {
+    Device& d = *hostile_.device;
+    if (d.cp_state() == CpState::kFaulted) {
+      d.write_register(hw::reg::CP_CONTROL, hw::field::CP_CONTROL::RESET_MASK);
+      hostile_.ring = std::make_unique<RingWriter>(d, hostile_.ring_va, 4096);
+    }
+    ASSERT_TRUE(draw(hostile_, good_blocks(hostile_)));
+    EXPECT_EQ(hostile_.pixel(0, 0), kGreen);
+    EXPECT_EQ(hostile_.pixel(31, 31), kGreen);
+    std::vector<uint8_t> neighbour(4096);
+    ASSERT_TRUE(d.mmu().read(hostile_.neighbour_va, neighbour.data(), neighbour.size()));
+    for (size_t i = 0; i < neighbour.size(); ++i) ASSERT_EQ(neighbour[i], uint8_t(i * 7 + 3)) << i;
+    EXPECT_TRUE(other_.vram() == other_vram_) << "the other device's memory changed";
+    ASSERT_TRUE(draw(other_, good_blocks(other_)));
+    EXPECT_EQ(other_.pixel(16, 16), kGreen);
+    other_vram_ = other_.vram();  // its ring moved on
+  }
+
+  void fault_case(const char* name, const std::function<void(Blocks&)>& mutate, CpFaultCause cause,
+                  const std::string& reason) {
+    SCOPED_TRACE(name);
+    Blocks b = good_blocks(hostile_);
+    mutate(b);
+    const size_t lines_before = log_.count(reason);
+    EXPECT_FALSE(draw(hostile_, b));
+    expect_fault(cause, reason, lines_before);
+  }
+
+  LogCapture log_;
+  Context hostile_, other_;
+  std::vector<uint8_t> other_vram_;
+};
+
+TEST_F(DrawHostile, OutOfRangeStateWordsAreBadFieldsNamedInTheLog) {
+  namespace D = blk::DRAW_INFO;
+  namespace P = blk::PIPE_STATE;
+  namespace S = blk::SHADER_STATE;
+  const CpFaultCause bad = CpFaultCause::kBadField;
+  fault_case("topology", [](Blocks& b) { b.draw_info[D::FLAGS] = 6; }, bad, "FLAGS.TOPOLOGY is 6, above 5");
+  fault_case("bindings", [](Blocks& b) { b.draw_info[D::COUNTS] = 0x111; }, bad, "COUNTS.BINDING_COUNT is 17");
+  fault_case("stride", [](Blocks& b) { b.binding[blk::VERTEX_BINDING::STRIDE] = 65536; }, bad, "[0].STRIDE is 65536");
+  fault_case("offset", [](Blocks& b) { b.attribute[blk::VERTEX_ATTRIBUTE::OFFSET] = 2048; }, bad, "[0].OFFSET is 2048");
+  fault_case("target", [](Blocks& b) { b.pipe[P::TARGET_SIZE] = 4097 | 4097u << 16; }, bad,
+             "TARGET_SIZE 4097 x 4097 outside 1 .. 4096");
+  fault_case("depth range", [](Blocks& b) { b.pipe[P::VIEWPORT_MIN_DEPTH] = f32(2); }, bad, "VIEWPORT:");
+  fault_case("viewport inf", [](Blocks& b) { b.pipe[P::VIEWPORT_X] = f32(INFINITY); }, bad, "VIEWPORT:");
+  fault_case("blend op", [](Blocks& b) { b.pipe[P::BLEND] = 5u << 11; }, bad, "BLEND.COLOR_OP is 5");
+  fault_case("blend constant", [](Blocks& b) { b.pipe[P::BLEND_CONSTANT_A] = f32(NAN); }, bad,
+             "BLEND_CONSTANT is not finite");
+  fault_case("depth format", [](Blocks& b) { b.pipe[P::DEPTH_FORMAT] = 130; }, bad, "DEPTH_FORMAT 130");
+  fault_case("stencil bits", [](Blocks& b) { b.pipe[P::STENCIL_BACK_OPS] = 1u << 12; }, bad,
+             "STENCIL_BACK_OPS has undefined bits set: 0x1000");
+  fault_case("fragment mode", [](Blocks& b) { b.shader[S::FRAGMENT] = 3; }, bad, "FRAGMENT.MODE is 3");
+}
+
+TEST_F(DrawHostile, VertexFetchPastTheBufferFaults) {
+  fault_case("count", [](Blocks& b) { b.draw_info[blk::DRAW_INFO::COUNT] = 5; }, CpFaultCause::kDrawFault,
+             "vertex fetch past the buffer: attribute 0 binding 0 element 4");
+  fault_case("first vertex", [](Blocks& b) { b.draw_info[blk::DRAW_INFO::FIRST_VERTEX] = 0xFFFFFFFF; },
+             CpFaultCause::kDrawFault, "vertex fetch past the buffer");
+}
+
+TEST_F(DrawHostile, IndexFetchPastTheBufferFaults) {
+  namespace D = blk::DRAW_INFO;
+  fault_case("index size",
+             [](Blocks& b) {
+               b.draw_info[D::FLAGS] |= D::FLAGS_INDEXED_MASK | D::FLAGS_INDEX_TYPE_MASK;
+               b.draw_info[D::INDEX_SIZE] = 12;  // 3 of the 4 indices
+               b.indices = {0, 1, 2, 3};
+             },
+             CpFaultCause::kDrawFault, "index fetch past the buffer: index 3 in a buffer of 12 bytes");
+}
+
+TEST_F(DrawHostile, IndexValuePastTheVertexBufferFaults) {
+  namespace D = blk::DRAW_INFO;
+  fault_case("index 1000",
+             [](Blocks& b) {
+               b.draw_info[D::FLAGS] |= D::FLAGS_INDEXED_MASK | D::FLAGS_INDEX_TYPE_MASK;
+               b.indices = {0, 1, 1000, 3};
+             },
+             CpFaultCause::kDrawFault, "vertex fetch past the buffer: attribute 0 binding 0 element 1000");
+  fault_case("vertex offset",
+             [](Blocks& b) {
+               b.draw_info[D::FLAGS] |= D::FLAGS_INDEXED_MASK | D::FLAGS_INDEX_TYPE_MASK;
+               b.draw_info[D::VERTEX_OFFSET] = uint32_t(-5);
+               b.indices = {0, 1, 2, 3};
+             },
+             CpFaultCause::kDrawFault, "vertex index -5 is outside 0 .. 2^32 - 1");
+}
+
+// Vulkan defines these: a triangle with a coordinate that is not finite or enormous is clipped or
+// dropped, one of zero area draws nothing. The draw completes; the good triangle of the same draw
+// is drawn and nothing else is.
+TEST_F(DrawHostile, EnormousAndNonFiniteTrianglesAreClippedOrDroppedNotDrawnWild) {
+  namespace D = blk::DRAW_INFO;
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  Blocks b = good_blocks(hostile_);
+  b.draw_info[D::FLAGS] = hw::put_field(3, D::FLAGS_TOPOLOGY_MASK, D::FLAGS_TOPOLOGY_SHIFT);  // list
+  b.vertices = {-1e30f, -1e30f, 0, 1, 1e30f, -1e30f, 0, 1, 0, 1e30f, 0, 1,  // covers the target after clipping
+                -inf,   0,      0, 1, inf,   0,      0, 1, 0, 1,     0, 1,  // infinite
+                nan,    0,      0, 1, 1,     nan,    0, 1, 0, 1,     0, 1,  // NaN
+                0,      0,      0, nan, 1,   0,      0, inf, 0, 1,   0, 1e-30f};  // w not finite / tiny
+  b.binding[blk::VERTEX_BINDING::SIZE_LO] = uint32_t(b.vertices.size() * 4);
+  b.draw_info[D::COUNT] = 12;
+  b.shader[blk::SHADER_STATE::CONSTANT_R] = f32(1.0f);  // white, to tell it from the good draw's green
+  b.shader[blk::SHADER_STATE::CONSTANT_B] = f32(1.0f);
+  ASSERT_TRUE(draw(hostile_, b)) << fault_text(*hostile_.device);
+  const auto record = hostile_.device->command_processor().last_draw();
+  ASSERT_TRUE(record);
+  const graphics::DrawCounters& n = record->result.counters;
+  EXPECT_EQ(n.geometry.clip.triangles_in, 4u);
+  EXPECT_EQ(n.merge.fragments_written, kSize * kSize) << "the enormous triangle covers the target once";
+  EXPECT_EQ(n.merge.overdraw, 0u) << "the triangles that are not finite draw nothing";
+  EXPECT_EQ(hostile_.pixel(0, 0), 0xFFFFFFFFu);
+  EXPECT_EQ(hostile_.pixel(31, 31), 0xFFFFFFFFu);
+  // Triangles of 10^10 and 10^20 cover it once too; a line from x = -10^30 to 10^30 through the
+  // centres of row 16 draws that row.
+  for (float big : {1e10f, 1e20f}) {
+    b.vertices = {-big, -big, 0, 1, big, -big, 0, 1, 0, big, 0, 1};
+    b.draw_info[D::COUNT] = 3;
+    ASSERT_TRUE(draw(hostile_, b)) << fault_text(*hostile_.device);
+    EXPECT_EQ(hostile_.device->command_processor().last_draw()->result.counters.merge.fragments_written,
+              kSize * kSize)
+        << big;
+  }
+  b.draw_info[D::FLAGS] = hw::put_field(1, D::FLAGS_TOPOLOGY_MASK, D::FLAGS_TOPOLOGY_SHIFT);  // line list
+  b.vertices = {-1e30f, 1.0f / 32, 0, 1, 1e30f, 1.0f / 32, 0, 1};
+  b.draw_info[D::COUNT] = 2;
+  ASSERT_TRUE(draw(hostile_, b)) << fault_text(*hostile_.device);
+  EXPECT_EQ(hostile_.device->command_processor().last_draw()->result.counters.merge.fragments_written, kSize);
+  expect_survives();
+}
+
+TEST_F(DrawHostile, DegenerateTrianglesDrawNothing) {
+  namespace D = blk::DRAW_INFO;
+  Blocks b = good_blocks(hostile_);
+  b.draw_info[D::FLAGS] = hw::put_field(3, D::FLAGS_TOPOLOGY_MASK, D::FLAGS_TOPOLOGY_SHIFT);
+  b.vertices = {0.5f, 0.5f, 0, 1, 0.5f, 0.5f, 0, 1, 0.5f, 0.5f, 0, 1,  // all vertices equal
+                -1,   -1,   0, 1, 0,    0,    0, 1, 1,    1,    0, 1,  // on one line
+                -1,   -1,   0, 1, -1,   -1,   0, 1, 1,    1,    0, 1};  // two equal
+  b.binding[blk::VERTEX_BINDING::SIZE_LO] = uint32_t(b.vertices.size() * 4);
+  b.draw_info[D::COUNT] = 9;
+  ASSERT_TRUE(draw(hostile_, b));
+  const auto record = hostile_.device->command_processor().last_draw();
+  ASSERT_TRUE(record);
+  EXPECT_EQ(record->result.counters.primitive.degenerate, 3u);
+  EXPECT_EQ(record->result.counters.merge.fragments_written, 0u);
+  expect_survives();
+}
+
+TEST_F(DrawHostile, EndlessProgramsEndAtTheWatchdog) {
+  const std::vector<uint32_t> endless = assemble("loop:\ns_jump loop\n");
+  ASSERT_TRUE(hostile_.device->mmu().write(hostile_.code_va, endless.data(), endless.size() * 4));
+  const uint32_t bytes = uint32_t(endless.size() * 4);
+  fault_case("vertex", [&](Blocks& b) { vertex_program(b, hostile_, bytes); }, CpFaultCause::kDrawFault,
+             "vertex program fault watchdog");
+  fault_case("fragment", [&](Blocks& b) { fragment_program(b, hostile_, bytes); }, CpFaultCause::kDrawFault,
+             "fragment program fault watchdog");
+}
+
+TEST_F(DrawHostile, BadShaderBinariesFault) {
+  const std::vector<uint32_t> illegal = {0xFFFFFFFFu, 0xFFFFFFFFu};
+  ASSERT_TRUE(hostile_.device->mmu().write(hostile_.code_va, illegal.data(), illegal.size() * 4));
+  fault_case("illegal vertex word", [&](Blocks& b) { vertex_program(b, hostile_, 8); }, CpFaultCause::kDrawFault,
+             "vertex program fault illegal-instruction");
+  fault_case("illegal fragment word", [&](Blocks& b) { fragment_program(b, hostile_, 8); },
+             CpFaultCause::kDrawFault, "fragment program fault illegal-instruction");
+  // The code's last 8 bytes of its 4 KiB mapping, then 8 bytes of the next buffer (not executable).
+  fault_case("code past its mapping", [&](Blocks& b) { fragment_program(b, hostile_, 16, 4096 - 8); },
+             CpFaultCause::kDrawFault, "is not mapped executable");
+  fault_case("code not executable",
+             [&](Blocks& b) { fragment_program(b, hostile_, 8), b.shader[blk::SHADER_STATE::FRAGMENT_CODE_VA_LO] =
+                                                                    uint32_t(hostile_.vertices_va); },
+             CpFaultCause::kDrawFault, "is not mapped executable");
+  const std::vector<uint32_t> no_end = assemble("v_export_f32 1.0, 3\n");
+  ASSERT_TRUE(hostile_.device->mmu().write(hostile_.code_va, no_end.data(), no_end.size() * 4));
+  fault_case("runs off its code", [&](Blocks& b) { fragment_program(b, hostile_, uint32_t(no_end.size() * 4)); },
+             CpFaultCause::kDrawFault, "ran past the end of the kernel's code");
+}
+
+TEST_F(DrawHostile, RenderTargetPastTheEndOfItsMemoryFaults) {
+  namespace P = blk::PIPE_STATE;
+  fault_case("one row more",
+             [](Blocks& b) {
+               b.pipe[P::TARGET_SIZE] = hw::put_field(kSize, P::TARGET_SIZE_WIDTH_MASK, P::TARGET_SIZE_WIDTH_SHIFT) |
+                                        hw::put_field(kSize + 1, P::TARGET_SIZE_HEIGHT_MASK, P::TARGET_SIZE_HEIGHT_SHIFT);
+             },
+             CpFaultCause::kDrawFault, "colour target is not mapped readable and writable in full");
+  fault_case("pitch", [](Blocks& b) { b.pipe[P::COLOR_PITCH] = kSize * 4 + 4; }, CpFaultCause::kDrawFault,
+             "colour target is not mapped readable and writable in full");
+  fault_case("float format", [](Blocks& b) { b.pipe[P::COLOR_FORMAT] = 109; }, CpFaultCause::kDrawFault,
+             "colour target row pitch 128 is less than a row of 512 bytes");
+  fault_case("depth",
+             [](Blocks& b) {
+               b.pipe[P::DEPTH_FORMAT] = 126;
+               b.pipe[P::DEPTH_VA_LO] = uint32_t(kTargetVa + 4);
+               b.pipe[P::DEPTH_PITCH] = kSize * 4;
+             },
+             CpFaultCause::kDrawFault, "depth target is not mapped readable and writable in full");
+}
+
+// DeviceConfig::draw_limits bounds what one draw may cost; each limit is its own fault.
+TEST_F(DrawHostile, TheDevicesDrawLimitsEndADrawThatAsksForMore) {
+  DeviceConfig c = config();
+  c.draw_limits.vertex_invocations = 3;
+  c.draw_limits.fragments = 100;
+  c.draw_limits.draw_instructions = 1000;
+  Context small(c);
+  Blocks b = good_blocks(small);
+  EXPECT_FALSE(draw(small, b));
+  EXPECT_NE(fault_text(*small.device).find("draw of 4 x 1 vertices exceeds the limit of 3 per draw"),
+            std::string::npos)
+      << fault_text(*small.device);
+  small.device->write_register(hw::reg::CP_CONTROL, hw::field::CP_CONTROL::RESET_MASK);
+  small.ring = std::make_unique<RingWriter>(*small.device, small.ring_va, 4096);
+  b.draw_info[blk::DRAW_INFO::COUNT] = 3;
+  EXPECT_FALSE(draw(small, b));
+  EXPECT_NE(fault_text(*small.device).find("exceeds the fragment budget of 100"), std::string::npos)
+      << fault_text(*small.device);
+  // A counted loop of 400 iterations in every fragment warp (the corner's 3 quads make 2 warps of
+  // 8 lanes): each warp stays under its own watchdog, the draw's warps together pass 1000.
+  const std::vector<uint32_t> loop =
+      assemble("s_mov_b32 s0, 400\nloop:\ns_sub_u32 s0, s0, 1\ns_cbranch_nz s0, loop\nv_export_f32 1.0, 0\ns_end\n");
+  ASSERT_TRUE(small.device->mmu().write(small.code_va, loop.data(), loop.size() * 4));
+  small.device->write_register(hw::reg::CP_CONTROL, hw::field::CP_CONTROL::RESET_MASK);
+  small.ring = std::make_unique<RingWriter>(*small.device, small.ring_va, 4096);
+  b.vertices = {-1, -1, 0, 1, -0.75f, -1, 0, 1, -1, -0.75f, 0, 1};  // a small corner: under 100 fragments
+  fragment_program(b, small, uint32_t(loop.size() * 4));
+  b.shader[blk::SHADER_STATE::REGISTERS] |= 1;  // one scalar register
+  EXPECT_FALSE(draw(small, b));
+  EXPECT_NE(fault_text(*small.device).find("budget of 1000 instructions"), std::string::npos)
+      << fault_text(*small.device);
+}
+
+TEST(DrawLimitsConfig, ZeroLimitsAreRefused) {
+  DeviceConfig c = test::small_config();
+  c.draw_limits.fragments = 0;
+  std::string error;
+  EXPECT_FALSE(Device::create(c, &error));
+  EXPECT_NE(error.find("draw_limits must not be 0"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace gsgpu
