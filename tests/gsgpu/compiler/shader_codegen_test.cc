@@ -295,7 +295,8 @@ TEST(ShaderCodegen, KernelsAndShadersStayApart) {
 TEST(ShaderCodegen, MutatedShaderModulesNeverCrash) {
   for (std::span<const uint32_t> base :
        {std::span<const uint32_t>(shader_transform_vert), std::span<const uint32_t>(shader_pattern_frag),
-        std::span<const uint32_t>(shader_matrix_vert)}) {
+        std::span<const uint32_t>(shader_matrix_vert), std::span<const uint32_t>(shader_texture_forms_frag),
+        std::span<const uint32_t>(shader_vkcube_frag)}) {
     std::mt19937 rng(97);
     int rejected = 0;
     const int rounds = 700;

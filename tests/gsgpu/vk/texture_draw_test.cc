@@ -23,6 +23,7 @@
 
 #include "shader_texture_draw_frag.h"
 #include "shader_texture_draw_vert.h"
+#include "shader_texture_separate_frag.h"
 #include "tests/gsgpu/vk/texture_fixture.h"
 
 namespace gsgpu::vk::test {
@@ -37,6 +38,7 @@ struct TextureScene {
   float u0 = 0, u1 = 1, v0 = 0, v1 = 1;
   bool write_descriptor = true;  // false: the set's descriptor is never written
   bool destroy_texture = false;  // the view, image and memory are destroyed after the write
+  bool separate = false;         // shaders/texture_separate.frag: a sampled image and a sampler binding
 };
 
 struct QuadVertex {
@@ -65,23 +67,30 @@ struct TextureObjects {
   }
 };
 
-// The descriptor set: binding 1, a combined image sampler for the fragment stage.
+// The descriptor set: binding 1, a combined image sampler for the fragment stage, or (separate)
+// binding 1 the sampled image and binding 2 the sampler.
 VkDescriptorSet texture_set(const TextureScene& s, TextureObjects* o) {
-  VkDescriptorSetLayoutBinding binding{1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT,
-                                       nullptr};
+  const VkShaderStageFlags fragment = VK_SHADER_STAGE_FRAGMENT_BIT;
+  const VkDescriptorSetLayoutBinding combined[1] = {
+      {1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, fragment, nullptr}};
+  const VkDescriptorSetLayoutBinding separate[2] = {{1, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1, fragment, nullptr},
+                                                    {2, VK_DESCRIPTOR_TYPE_SAMPLER, 1, fragment, nullptr}};
+  const uint32_t count = s.separate ? 2 : 1;
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  set_info.bindingCount = 1;
-  set_info.pBindings = &binding;
+  set_info.bindingCount = count;
+  set_info.pBindings = s.separate ? separate : combined;
   EXPECT_EQ(vkCreateDescriptorSetLayout(o->device, &set_info, nullptr, &o->set_layout), VK_SUCCESS);
   VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   layout_info.setLayoutCount = 1;
   layout_info.pSetLayouts = &o->set_layout;
   EXPECT_EQ(vkCreatePipelineLayout(o->device, &layout_info, nullptr, &o->layout), VK_SUCCESS);
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1};
+  const VkDescriptorPoolSize sizes[3] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1},
+                                         {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1},
+                                         {VK_DESCRIPTOR_TYPE_SAMPLER, 1}};
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool_info.maxSets = 1;
-  pool_info.poolSizeCount = 1;
-  pool_info.pPoolSizes = &size;
+  pool_info.poolSizeCount = 3;
+  pool_info.pPoolSizes = sizes;
   EXPECT_EQ(vkCreateDescriptorPool(o->device, &pool_info, nullptr, &o->pool), VK_SUCCESS);
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   alloc.descriptorPool = o->pool;
@@ -91,14 +100,16 @@ VkDescriptorSet texture_set(const TextureScene& s, TextureObjects* o) {
   EXPECT_EQ(vkAllocateDescriptorSets(o->device, &alloc, &set), VK_SUCCESS);
   EXPECT_EQ(vkCreateSampler(o->device, &s.sampler, nullptr, &o->sampler), VK_SUCCESS);
   if (!s.write_descriptor) return set;
-  VkDescriptorImageInfo image{o->sampler, o->texture.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-  VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-  write.dstSet = set;
-  write.dstBinding = 1;
-  write.descriptorCount = 1;
-  write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-  write.pImageInfo = &image;
-  vkUpdateDescriptorSets(o->device, 1, &write, 0, nullptr);
+  const VkDescriptorImageInfo image{o->sampler, o->texture.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkWriteDescriptorSet writes[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
+  for (uint32_t i = 0; i < count; ++i) {
+    writes[i].dstSet = set;
+    writes[i].dstBinding = 1 + i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = set_info.pBindings[i].descriptorType;
+    writes[i].pImageInfo = &image;
+  }
+  vkUpdateDescriptorSets(o->device, count, writes, 0, nullptr);
   return set;
 }
 
@@ -116,7 +127,9 @@ DrawFrame render(DrawSide& side, const TextureScene& s) {
     o.texture = {};
   }
   o.modules[0] = shader_module(o.device, shader_texture_draw_vert, sizeof shader_texture_draw_vert);
-  o.modules[1] = shader_module(o.device, shader_texture_draw_frag, sizeof shader_texture_draw_frag);
+  o.modules[1] = s.separate
+                     ? shader_module(o.device, shader_texture_separate_frag, sizeof shader_texture_separate_frag)
+                     : shader_module(o.device, shader_texture_draw_frag, sizeof shader_texture_draw_frag);
   DrawScene scene;
   scene.width = scene.height = s.size;
   scene.clear[0] = 0.2f;  // 51/255
@@ -290,6 +303,26 @@ TEST_F(VkTextureDraw, MipmapsChooseTheLevelAsLavapipeDoes) {
   const Texel mixed = frame_pixel(gs, s.size, 30, 30);
   EXPECT_NEAR(mixed[1], 128, 6);  // half level 1 (green), half level 2 (blue)
   EXPECT_NEAR(mixed[2], 128, 6);
+}
+
+// A sampled image and a sampler in bindings of their own (each its own texture record), joined in
+// the shader: textureLod 2 on the left half reads level 2, texelFetch of level 1 on the right reads
+// level 1 (texel (16 u, 16 v) of the 32 x 32 level), whatever the coordinates' derivatives: exact.
+TEST_F(VkTextureDraw, SeparateImageAndSamplerWithExplicitLodAndFetch) {
+  TextureScene s;
+  s.texture_size = 64;
+  s.levels = 7;
+  s.texel = level_colour;
+  s.separate = true;
+  s.sampler = sampler(VK_FILTER_LINEAR, VK_SAMPLER_ADDRESS_MODE_REPEAT, VK_SAMPLER_MIPMAP_MODE_NEAREST, 16.0f);
+  DrawFrame gs;
+  EXPECT_EQ(both(s, "separate image + sampler, textureLod / texelFetch", &gs).differing, 0u);
+  EXPECT_EQ(frame_pixel(gs, s.size, 10, 20), level_colour(2, 0, 0));
+  EXPECT_EQ(frame_pixel(gs, s.size, 50, 40), level_colour(1, 0, 0));
+  // Vulkan adds the sampler's mipLodBias to an explicit LOD as well: level 3 on the left.
+  s.sampler.mipLodBias = 1.0f;
+  EXPECT_EQ(both(s, "separate, mipLodBias 1", &gs).differing, 0u);
+  EXPECT_EQ(frame_pixel(gs, s.size, 10, 20), level_colour(3, 0, 0));
 }
 
 // The draw's limits say what the texture records allow (docs/vulkan-driver.md "Resource binding").
