@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vulkan/vulkan.h>
 #include <xcb/xcb.h>
 
 #include <chrono>
@@ -61,12 +62,13 @@ struct VkcubeRun {
 };
 
 // Runs `vkcube --c frames` on `display` with the loader pointed at `icd`, up to `limit_s`, until it
-// stops itself where it would destroy its window (vkcube_keep_window.cc). Then `read` runs while
-// the window still shows the last frame, and vkcube is ended. Returns 0 when vkcube got there,
-// its exit status (or 128 + signal) when it ended before, -1 at the time limit.
-template <typename Read>
+// stops itself where it would destroy its window (vkcube_keep_window.cc), calling `poll` every 20 ms
+// meanwhile. Then `read` runs while the window still shows the last frame, and vkcube is ended.
+// Returns 0 when vkcube got there, its exit status (or 128 + signal) when it ended before, -1 at
+// the time limit.
+template <typename Poll, typename Read>
 int run_vkcube(const std::string& vkcube, const std::string& display, const std::string& icd, uint32_t frames,
-               const std::string& log_path, int limit_s, double* seconds, Read read) {
+               const std::string& log_path, int limit_s, double* seconds, Poll poll, Read read) {
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = fork();
   if (pid == 0) {
@@ -88,6 +90,7 @@ int run_vkcube(const std::string& vkcube, const std::string& display, const std:
       waitpid(pid, &status, 0);
       return -1;
     }
+    poll();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -108,28 +111,55 @@ xcb_window_t only_window(xcb_connection_t* connection) {
   return window;
 }
 
-// vkcube's window's 500 x 500 pixels as B, G, R, A bytes (alpha 255: X keeps no alpha at depth 24).
-bool read_window(const std::string& display, golden::Frame* frame) {
-  xcb_connection_t* connection = xcb_connect(display.c_str(), nullptr);
-  if (xcb_connection_has_error(connection)) return false;
+// vkcube's window's pixels as B, G, R, A bytes (alpha 255: X keeps no alpha at depth 24).
+bool read_window(xcb_connection_t* connection, golden::Frame* frame) {
   const xcb_window_t window = only_window(connection);
+  xcb_get_geometry_reply_t* geometry =
+      xcb_get_geometry_reply(connection, xcb_get_geometry(connection, window), nullptr);
+  if (geometry == nullptr) return false;
+  const uint32_t width = geometry->width, height = geometry->height;
+  std::free(geometry);
   xcb_get_image_reply_t* reply = xcb_get_image_reply(
-      connection, xcb_get_image(connection, XCB_IMAGE_FORMAT_Z_PIXMAP, window, 0, 0, kWindowSize, kWindowSize, ~0u),
-      nullptr);
-  bool ok = reply != nullptr && xcb_get_image_data_length(reply) == int(kWindowSize * kWindowSize * 4);
+      connection, xcb_get_image(connection, XCB_IMAGE_FORMAT_Z_PIXMAP, window, 0, 0, width, height, ~0u), nullptr);
+  const bool ok = reply != nullptr && xcb_get_image_data_length(reply) == int(width * height * 4);
   if (ok) {
     const uint8_t* data = xcb_get_image_data(reply);
-    frame->width = frame->height = kWindowSize;
+    frame->width = width;
+    frame->height = height;
     frame->color_format = golden::kB8G8R8A8Unorm;
-    frame->color.assign(data, data + kWindowSize * kWindowSize * 4);
+    frame->color.assign(data, data + width * height * 4);
     for (size_t i = 3; i < frame->color.size(); i += 4) frame->color[i] = 255;
   }
   std::free(reply);
-  xcb_disconnect(connection);
   return ok;
 }
 
-VkcubeRun run_on(const std::string& name, const std::string& icd, uint32_t frames, int limit_s) {
+// Whether vkcube has presented into `window`: its centre is no longer the window's black background.
+bool presented(xcb_connection_t* connection, xcb_window_t window) {
+  xcb_get_image_reply_t* reply = xcb_get_image_reply(
+      connection, xcb_get_image(connection, XCB_IMAGE_FORMAT_Z_PIXMAP, window, kWindowSize / 2, kWindowSize / 2, 1, 1, ~0u),
+      nullptr);
+  const bool shown = reply != nullptr && xcb_get_image_data_length(reply) == 4 &&
+                     (xcb_get_image_data(reply)[0] | xcb_get_image_data(reply)[1] | xcb_get_image_data(reply)[2]) != 0;
+  std::free(reply);
+  return shown;
+}
+
+// Resizes vkcube's window to `size` once it shows a frame (a window manager's or a user's resize
+// while the swapchain is in use: vkcube recreates it when its present or acquire says so); true
+// once done.
+bool resize_window(xcb_connection_t* connection, VkExtent2D size) {
+  const xcb_window_t window = only_window(connection);
+  if (window == 0 || !presented(connection, window)) return false;
+  const uint32_t values[] = {size.width, size.height};
+  xcb_configure_window(connection, window, XCB_CONFIG_WINDOW_WIDTH | XCB_CONFIG_WINDOW_HEIGHT, values);
+  xcb_flush(connection);
+  return true;
+}
+
+// vkcube on `icd` for `frames` frames in an Xvfb of its own; its window resized to `resize` as soon
+// as it appears unless that is 0 x 0.
+VkcubeRun run_on(const std::string& name, const std::string& icd, uint32_t frames, VkExtent2D resize, int limit_s) {
   VkcubeRun run;
   XvfbServer server;
   std::string error;
@@ -137,12 +167,22 @@ VkcubeRun run_on(const std::string& name, const std::string& icd, uint32_t frame
     run.log = "Xvfb: " + error;
     return run;
   }
-  const std::string log_path = output_dir() + "/vkcube-" + name + ".log";
-  bool read = false;
-  run.exit_status = run_vkcube(find_on_path("vkcube"), server.display(), icd, frames, log_path, limit_s, &run.seconds,
-                               [&] { read = read_window(server.display(), &run.frame); });
+  xcb_connection_t* connection = xcb_connect(server.display().c_str(), nullptr);
+  if (xcb_connection_has_error(connection)) {
+    xcb_disconnect(connection);
+    run.log = "cannot connect to Xvfb " + server.display();
+    return run;
+  }
+  const std::string log_path = output_dir() + "/" + name + ".log";
+  bool resized = resize.width == 0, read = false;
+  run.exit_status = run_vkcube(
+      find_on_path("vkcube"), server.display(), icd, frames, log_path, limit_s, &run.seconds,
+      [&] { resized = resized || resize_window(connection, resize); },
+      [&] { read = read_window(connection, &run.frame); });
+  xcb_disconnect(connection);
   std::ifstream log(log_path);
   run.log.assign(std::istreambuf_iterator<char>(log), std::istreambuf_iterator<char>());
+  if (!resized) run.log += "\n(window not resized)";
   if (!read) run.log += "\n(window not read back)";
   return run;
 }
@@ -156,32 +196,42 @@ uint64_t background_pixels(const golden::Frame& frame) {
   return n;
 }
 
-TEST(VkCube, FrameNOnGsgpuMatchesLavapipe) {
+// Runs vkcube on lavapipe and on gsgpu and compares their frame N (the window's last).
+void expect_frame_n_matches_lavapipe(const std::string& name, VkExtent2D resize) {
   if (find_on_path("vkcube").empty()) GTEST_SKIP() << "vkcube is not installed (package vulkan-tools)";
   if (XvfbServer::find_binary().empty()) GTEST_SKIP() << "Xvfb is not installed (package xvfb)";
   const uint32_t frames = frame_count();
-  const VkcubeRun lavapipe = run_on("lavapipe", GSVIRT_LAVAPIPE_ICD, frames, 120);
+  const VkcubeRun lavapipe = run_on(name + "-lavapipe", GSVIRT_LAVAPIPE_ICD, frames, resize, 120);
   ASSERT_EQ(lavapipe.exit_status, 0) << lavapipe.log;
-  const VkcubeRun gsgpu = run_on("gsgpu", GSGPU_VK_ICD, frames, 400);
+  const VkcubeRun gsgpu = run_on(name + "-gsgpu", GSGPU_VK_ICD, frames, resize, 400);
   ASSERT_EQ(gsgpu.exit_status, 0) << gsgpu.log;
   // The driver logged no refused or faulted command.
   EXPECT_EQ(gsgpu.log.find("gsgpu-vk:"), std::string::npos) << gsgpu.log.substr(0, 2000);
   ASSERT_FALSE(lavapipe.frame.color.empty()) << lavapipe.log;
   ASSERT_FALSE(gsgpu.frame.color.empty()) << gsgpu.log;
+  const VkExtent2D size = resize.width != 0 ? resize : VkExtent2D{kWindowSize, kWindowSize};
+  ASSERT_EQ(gsgpu.frame.width, size.width);
+  ASSERT_EQ(gsgpu.frame.height, size.height);
   // vkcube's frame is on the screen (its clear colour around the cube) and a cube was drawn (two
   // blank frames would match): the cube covers 10 % to 70 % of the window.
-  const uint64_t all = uint64_t{kWindowSize} * kWindowSize;
+  const uint64_t all = uint64_t{size.width} * size.height;
   EXPECT_GT(background_pixels(lavapipe.frame), all * 3 / 10);
   EXPECT_LT(background_pixels(lavapipe.frame), all * 9 / 10);
   const golden::Comparison c = golden::compare_frames(gsgpu.frame, lavapipe.frame);
-  const std::string written = golden::write_comparison_pngs(output_dir(), "vkcube", gsgpu.frame, lavapipe.frame);
-  std::printf("vkcube --c %u: gsgpu %.1f s, lavapipe %.1f s; %s; %s\n", frames, gsgpu.seconds, lavapipe.seconds,
-              c.summary().c_str(), written.c_str());
+  const std::string written = golden::write_comparison_pngs(output_dir(), name, gsgpu.frame, lavapipe.frame);
+  std::printf("%s: vkcube --c %u: gsgpu %.1f s, lavapipe %.1f s; %s; %s\n", name.c_str(), frames, gsgpu.seconds,
+              lavapipe.seconds, c.summary().c_str(), written.c_str());
   // Edges differ between rasterizers (at 300 frames: 4 pixels over 16/255, 41 differing); a pixel
   // away from every edge is one texel of the same texture lit by the same face normal.
   EXPECT_LE(c.fraction_over_threshold(), 0.001) << c.summary();
   EXPECT_LE(c.interior_mismatches, c.interior / 1000) << c.summary();
 }
+
+TEST(VkCube, FrameNOnGsgpuMatchesLavapipe) { expect_frame_n_matches_lavapipe("vkcube", {0, 0}); }
+
+// The window resized while vkcube runs: it recreates its swapchain at the new size (gsgpu answers
+// VK_SUBOPTIMAL_KHR), and its last frame fills the new window.
+TEST(VkCube, AfterAResizeFrameNOnGsgpuMatchesLavapipe) { expect_frame_n_matches_lavapipe("vkcube-resized", {320, 240}); }
 
 }  // namespace
 }  // namespace gsgpu::vk::test
