@@ -298,18 +298,21 @@ constexpr uint32_t kGrid = 128;
 void register_device(Gpu* gpu, const std::string& name) {
   VkCommandBuffer fill = gpu->record(full_screen_layers(kFillLayers), flat_frag, sizeof(flat_frag));
   benchmark::RegisterBenchmark(("FlatFill/" + name).c_str(), [gpu, fill](benchmark::State& state) {
+    gpu->run(fill);  // warm-up, untimed: the first frame compiles shaders on some drivers
     for (auto _ : state) gpu->run(fill);
     state.counters["pixels/s"] = benchmark::Counter(double(state.iterations()) * kSize * kSize * kFillLayers,
                                                      benchmark::Counter::kIsRate);
   })->Unit(benchmark::kMillisecond)->UseRealTime();
   VkCommandBuffer shade = gpu->record(full_screen_layers(1), long_frag, sizeof(long_frag));
   benchmark::RegisterBenchmark(("LongFragment/" + name).c_str(), [gpu, shade](benchmark::State& state) {
+    gpu->run(shade);  // warm-up, untimed: the first frame compiles shaders on some drivers
     for (auto _ : state) gpu->run(shade);
     state.counters["pixels/s"] =
         benchmark::Counter(double(state.iterations()) * kSize * kSize, benchmark::Counter::kIsRate);
   })->Unit(benchmark::kMillisecond)->UseRealTime();
   VkCommandBuffer tiny = gpu->record(tiny_triangles(kGrid), flat_frag, sizeof(flat_frag));
   benchmark::RegisterBenchmark(("TinyTriangles/" + name).c_str(), [gpu, tiny](benchmark::State& state) {
+    gpu->run(tiny);  // warm-up, untimed: the first frame compiles shaders on some drivers
     for (auto _ : state) gpu->run(tiny);
     state.counters["triangles/s"] =
         benchmark::Counter(double(state.iterations()) * kGrid * kGrid, benchmark::Counter::kIsRate);
