@@ -23,6 +23,7 @@
 
 #include "shader_texture_draw_frag.h"
 #include "shader_texture_draw_vert.h"
+#include "shader_texture_layers_frag.h"
 #include "shader_texture_separate_frag.h"
 #include "tests/gsgpu/vk/texture_fixture.h"
 
@@ -38,7 +39,10 @@ struct TextureScene {
   float u0 = 0, u1 = 1, v0 = 0, v1 = 1;
   bool write_descriptor = true;  // false: the set's descriptor is never written
   bool destroy_texture = false;  // the view, image and memory are destroyed after the write
-  bool separate = false;         // shaders/texture_separate.frag: a sampled image and a sampler binding
+  // The fragment shader: texture_draw.frag (combined), texture_separate.frag (a sampled image and a
+  // sampler binding), texture_layers.frag (a 2D array of `layers` layers).
+  enum class Shader { kCombined, kSeparate, kLayers } shader = Shader::kCombined;
+  uint32_t layers = 1;
 };
 
 struct QuadVertex {
@@ -73,12 +77,13 @@ VkDescriptorSet texture_set(const TextureScene& s, TextureObjects* o) {
   const VkShaderStageFlags fragment = VK_SHADER_STAGE_FRAGMENT_BIT;
   const VkDescriptorSetLayoutBinding combined[1] = {
       {1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, fragment, nullptr}};
-  const VkDescriptorSetLayoutBinding separate[2] = {{1, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1, fragment, nullptr},
+  const VkDescriptorSetLayoutBinding separate_bindings[2] = {{1, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1, fragment, nullptr},
                                                     {2, VK_DESCRIPTOR_TYPE_SAMPLER, 1, fragment, nullptr}};
-  const uint32_t count = s.separate ? 2 : 1;
+  const bool separate = s.shader == TextureScene::Shader::kSeparate;
+  const uint32_t count = separate ? 2 : 1;
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   set_info.bindingCount = count;
-  set_info.pBindings = s.separate ? separate : combined;
+  set_info.pBindings = separate ? separate_bindings : combined;
   EXPECT_EQ(vkCreateDescriptorSetLayout(o->device, &set_info, nullptr, &o->set_layout), VK_SUCCESS);
   VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   layout_info.setLayoutCount = 1;
@@ -118,7 +123,7 @@ VkDescriptorSet texture_set(const TextureScene& s, TextureObjects* o) {
 DrawFrame render(DrawSide& side, const TextureScene& s) {
   TextureObjects o;
   o.device = side.device();
-  o.texture = make_texture(side, s.texture_size, s.levels, s.texel);
+  o.texture = make_texture(side, s.texture_size, s.levels, s.texel, s.layers);
   const VkDescriptorSet set = texture_set(s, &o);
   if (s.destroy_texture) {
     vkDestroyImageView(o.device, o.texture.view, nullptr);
@@ -127,9 +132,17 @@ DrawFrame render(DrawSide& side, const TextureScene& s) {
     o.texture = {};
   }
   o.modules[0] = shader_module(o.device, shader_texture_draw_vert, sizeof shader_texture_draw_vert);
-  o.modules[1] = s.separate
-                     ? shader_module(o.device, shader_texture_separate_frag, sizeof shader_texture_separate_frag)
-                     : shader_module(o.device, shader_texture_draw_frag, sizeof shader_texture_draw_frag);
+  switch (s.shader) {
+    case TextureScene::Shader::kCombined:
+      o.modules[1] = shader_module(o.device, shader_texture_draw_frag, sizeof shader_texture_draw_frag);
+      break;
+    case TextureScene::Shader::kSeparate:
+      o.modules[1] = shader_module(o.device, shader_texture_separate_frag, sizeof shader_texture_separate_frag);
+      break;
+    case TextureScene::Shader::kLayers:
+      o.modules[1] = shader_module(o.device, shader_texture_layers_frag, sizeof shader_texture_layers_frag);
+      break;
+  }
   DrawScene scene;
   scene.width = scene.height = s.size;
   scene.clear[0] = 0.2f;  // 51/255
@@ -187,12 +200,12 @@ VkSamplerCreateInfo sampler(VkFilter filter, VkSamplerAddressMode address,
 }
 
 // 8 x 8 texels, each its own colour: r and g from x and y, b a checkerboard.
-Texel pattern(uint32_t, uint32_t x, uint32_t y) {
+Texel pattern(uint32_t, uint32_t, uint32_t x, uint32_t y) {
   return {uint8_t(x * 32 + 16), uint8_t(y * 32 + 16), uint8_t((x + y) % 2 ? 240 : 10), 255};
 }
 
 // Level n solid in its own colour (so any filtering inside one level is exact).
-Texel level_colour(uint32_t level, uint32_t, uint32_t) {
+Texel level_colour(uint32_t level, uint32_t, uint32_t, uint32_t) {
   static const Texel colours[] = {{255, 0, 0, 255},   {0, 255, 0, 255},   {0, 0, 255, 255},    {255, 255, 0, 255},
                                   {255, 0, 255, 255}, {0, 255, 255, 255}, {128, 128, 128, 255}};
   return colours[level % 7];
@@ -221,7 +234,7 @@ TEST_F(VkTextureDraw, NearestMagnificationIsExact) {
   EXPECT_EQ(c.differing, 0u);
   for (uint32_t y = 0; y < s.size; y += 5)
     for (uint32_t x = 0; x < s.size; x += 3)
-      EXPECT_EQ(frame_pixel(gs, s.size, x, y), pattern(0, x / 8, y / 8)) << x << "," << y;
+      EXPECT_EQ(frame_pixel(gs, s.size, x, y), pattern(0, 0, x / 8, y / 8)) << x << "," << y;
 }
 
 // Bilinear filtering (clamp to edge): the weights' rounding differs between
@@ -253,7 +266,7 @@ TEST_F(VkTextureDraw, AddressingModesMatchLavapipeExactly) {
     EXPECT_EQ(c.differing, 0u) << names[m];
     if (modes[m] == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER) {
       EXPECT_EQ(frame_pixel(gs, s.size, 2, 2), (Texel{255, 255, 255, 255}));
-      EXPECT_EQ(frame_pixel(gs, s.size, 24, 24), pattern(0, 4, 4));
+      EXPECT_EQ(frame_pixel(gs, s.size, 24, 24), pattern(0, 0, 4, 4));
     }
   }
   // Transparent black border: (0, 0, 0, 0) outside.
@@ -282,18 +295,18 @@ TEST_F(VkTextureDraw, MipmapsChooseTheLevelAsLavapipeDoes) {
   s.u1 = s.v1 = 4;
   DrawFrame gs;
   EXPECT_EQ(both(s, "mip level 2", &gs).differing, 0u);
-  EXPECT_EQ(frame_pixel(gs, s.size, 33, 17), level_colour(2, 0, 0));
+  EXPECT_EQ(frame_pixel(gs, s.size, 33, 17), level_colour(2, 0, 0, 0));
 
   s.u1 = s.v1 = 2;
   s.sampler.mipLodBias = 1.0f;
   EXPECT_EQ(both(s, "mipLodBias 1", &gs).differing, 0u);
-  EXPECT_EQ(frame_pixel(gs, s.size, 40, 9), level_colour(2, 0, 0));
+  EXPECT_EQ(frame_pixel(gs, s.size, 40, 9), level_colour(2, 0, 0, 0));
 
   s.u1 = s.v1 = 4;
   s.sampler.mipLodBias = 0.0f;
   s.sampler.maxLod = 1.0f;
   EXPECT_EQ(both(s, "maxLod 1", &gs).differing, 0u);
-  EXPECT_EQ(frame_pixel(gs, s.size, 5, 50), level_colour(1, 0, 0));
+  EXPECT_EQ(frame_pixel(gs, s.size, 5, 50), level_colour(1, 0, 0, 0));
 
   s.u1 = s.v1 = 2.0f * std::sqrt(2.0f);
   s.sampler = sampler(VK_FILTER_LINEAR, VK_SAMPLER_ADDRESS_MODE_REPEAT, VK_SAMPLER_MIPMAP_MODE_LINEAR, 16.0f);
@@ -313,16 +326,35 @@ TEST_F(VkTextureDraw, SeparateImageAndSamplerWithExplicitLodAndFetch) {
   s.texture_size = 64;
   s.levels = 7;
   s.texel = level_colour;
-  s.separate = true;
+  s.shader = TextureScene::Shader::kSeparate;
   s.sampler = sampler(VK_FILTER_LINEAR, VK_SAMPLER_ADDRESS_MODE_REPEAT, VK_SAMPLER_MIPMAP_MODE_NEAREST, 16.0f);
   DrawFrame gs;
   EXPECT_EQ(both(s, "separate image + sampler, textureLod / texelFetch", &gs).differing, 0u);
-  EXPECT_EQ(frame_pixel(gs, s.size, 10, 20), level_colour(2, 0, 0));
-  EXPECT_EQ(frame_pixel(gs, s.size, 50, 40), level_colour(1, 0, 0));
+  EXPECT_EQ(frame_pixel(gs, s.size, 10, 20), level_colour(2, 0, 0, 0));
+  EXPECT_EQ(frame_pixel(gs, s.size, 50, 40), level_colour(1, 0, 0, 0));
   // Vulkan adds the sampler's mipLodBias to an explicit LOD as well: level 3 on the left.
   s.sampler.mipLodBias = 1.0f;
   EXPECT_EQ(both(s, "separate, mipLodBias 1", &gs).differing, 0u);
-  EXPECT_EQ(frame_pixel(gs, s.size, 10, 20), level_colour(3, 0, 0));
+  EXPECT_EQ(frame_pixel(gs, s.size, 10, 20), level_colour(3, 0, 0, 0));
+}
+
+// A 2D array of three layers, each the pattern with its own blue, nearest: layer 0, 1 and 2 across
+// the thirds of the target, bit for bit.
+TEST_F(VkTextureDraw, ArrayLayersMatchLavapipeExactly) {
+  TextureScene s;
+  s.shader = TextureScene::Shader::kLayers;
+  s.layers = 3;
+  s.texel = [](uint32_t, uint32_t layer, uint32_t x, uint32_t y) {
+    Texel t = pattern(0, 0, x, y);
+    t[2] = uint8_t(40 + 90 * layer);
+    return t;
+  };
+  s.sampler = sampler(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE);
+  DrawFrame gs;
+  EXPECT_EQ(both(s, "2D array, 3 layers", &gs).differing, 0u);
+  EXPECT_EQ(frame_pixel(gs, s.size, 4, 30)[2], 40);
+  EXPECT_EQ(frame_pixel(gs, s.size, 30, 30)[2], 130);
+  EXPECT_EQ(frame_pixel(gs, s.size, 60, 30)[2], 220);
 }
 
 // The draw's limits say what the texture records allow (docs/vulkan-driver.md "Resource binding").
@@ -358,7 +390,7 @@ TEST_F(VkTextureDraw, BrokenDescriptorsFaultTheDrawNotTheDevice) {
   render(*gsgpu_, s);
   s.destroy_texture = false;
   const DrawFrame good = render(*gsgpu_, s);
-  EXPECT_EQ(frame_pixel(good, s.size, 12, 44), pattern(0, 1, 5));
+  EXPECT_EQ(frame_pixel(good, s.size, 12, 44), pattern(0, 0, 1, 5));
 }
 
 }  // namespace

@@ -21,16 +21,18 @@ namespace gsgpu::vk::test {
 
 using Texel = std::array<uint8_t, 4>;
 
-using TexelFunction = std::function<Texel(uint32_t level, uint32_t x, uint32_t y)>;
+using TexelFunction = std::function<Texel(uint32_t level, uint32_t layer, uint32_t x, uint32_t y)>;
 
-// A 2D RGBA8 texture with its levels uploaded, in SHADER_READ_ONLY_OPTIMAL layout.
+// A 2D (or, with several layers, 2D array) RGBA8 texture with its levels and layers uploaded, in
+// SHADER_READ_ONLY_OPTIMAL layout.
 struct Texture {
   VkImage image = VK_NULL_HANDLE;
   VkImageView view = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
 };
 
-inline Texture make_texture(DrawSide& side, uint32_t size, uint32_t levels, const TexelFunction& texel) {
+inline Texture make_texture(DrawSide& side, uint32_t size, uint32_t levels, const TexelFunction& texel,
+                            uint32_t layers = 1) {
   VkDevice device = side.device();
   Texture t;
   VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
@@ -38,7 +40,7 @@ inline Texture make_texture(DrawSide& side, uint32_t size, uint32_t levels, cons
   info.format = VK_FORMAT_R8G8B8A8_UNORM;
   info.extent = {size, size, 1};
   info.mipLevels = levels;
-  info.arrayLayers = 1;
+  info.arrayLayers = layers;
   info.samples = VK_SAMPLE_COUNT_1_BIT;
   info.tiling = VK_IMAGE_TILING_OPTIMAL;
   info.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
@@ -53,30 +55,32 @@ inline Texture make_texture(DrawSide& side, uint32_t size, uint32_t levels, cons
   EXPECT_EQ(vkBindImageMemory(device, t.image, t.memory, 0), VK_SUCCESS);
   VkImageViewCreateInfo v{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
   v.image = t.image;
-  v.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  v.viewType = layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
   v.format = info.format;
-  v.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, 1};
+  v.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, layers};
   EXPECT_EQ(vkCreateImageView(device, &v, nullptr, &t.view), VK_SUCCESS);
 
   // The levels through a staging buffer: UNDEFINED -> TRANSFER_DST, copies, -> SHADER_READ_ONLY.
   VkDeviceSize bytes = 0;
   for (uint32_t l = 0; l < levels; ++l)
-    bytes += VkDeviceSize{4} * std::max(1u, size >> l) * std::max(1u, size >> l);
+    bytes += VkDeviceSize{4} * layers * std::max(1u, size >> l) * std::max(1u, size >> l);
   uint8_t* staging_bytes = nullptr;
   VkBuffer staging = side.buffer(bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &staging_bytes);
   std::vector<VkBufferImageCopy> regions;
   VkDeviceSize offset = 0;
   for (uint32_t l = 0; l < levels; ++l) {
     const uint32_t n = std::max(1u, size >> l);
-    for (uint32_t y = 0; y < n; ++y)
-      for (uint32_t x = 0; x < n; ++x)
-        std::memcpy(staging_bytes + offset + 4 * (y * n + x), texel(l, x, y).data(), 4);
-    VkBufferImageCopy r{};
-    r.bufferOffset = offset;
-    r.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, 0, 1};
-    r.imageExtent = {n, n, 1};
-    regions.push_back(r);
-    offset += VkDeviceSize{4} * n * n;
+    for (uint32_t layer = 0; layer < layers; ++layer) {
+      for (uint32_t y = 0; y < n; ++y)
+        for (uint32_t x = 0; x < n; ++x)
+          std::memcpy(staging_bytes + offset + 4 * (y * n + x), texel(l, layer, x, y).data(), 4);
+      VkBufferImageCopy r{};
+      r.bufferOffset = offset;
+      r.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, layer, 1};
+      r.imageExtent = {n, n, 1};
+      regions.push_back(r);
+      offset += VkDeviceSize{4} * n * n;
+    }
   }
   VkCommandBuffer cb = side.cb();
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};

@@ -106,7 +106,7 @@ CubeUniforms cube_uniforms(float degrees) {
 
 // A 64 x 64 stand-in for LunarG's logo: soft gradients with a ring, so that a texel chosen one
 // step apart differs by a few 1/255 steps, not by the whole range.
-Texel logo(uint32_t, uint32_t x, uint32_t y) {
+Texel logo(uint32_t, uint32_t, uint32_t x, uint32_t y) {
   const float dx = float(x) - 31.5f, dy = float(y) - 31.5f, r = std::sqrt(dx * dx + dy * dy);
   const bool ring = r > 18 && r < 24;
   return {uint8_t(ring ? 230 : 40 + 2 * x), uint8_t(ring ? 230 : 60 + y), uint8_t(ring ? 240 : 150), 255};
