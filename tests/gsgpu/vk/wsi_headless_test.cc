@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "tests/gsgpu/vk/wsi_fixture.h"
 
@@ -107,6 +109,53 @@ TEST_F(VkWsiHeadless, AcquiringMoreImagesThanTheSwapchainHasIsAnErrorNotAHang) {
   EXPECT_EQ(present(swapchain, first, false), VK_SUCCESS);
   EXPECT_EQ(vkAcquireNextImageKHR(device_, swapchain, UINT64_MAX, VK_NULL_HANDLE, VK_NULL_HANDLE, &third), VK_SUCCESS);
   EXPECT_EQ(third, first);
+}
+
+TEST_F(VkWsiHeadless, AnAcquireWaitingWithATimeoutGetsTheImageAnotherThreadPresents) {
+  VkSwapchainKHR swapchain = create_swapchain(swapchain_info(kExtent, 2, VK_FORMAT_B8G8R8A8_UNORM));
+  ASSERT_NE(swapchain, VK_NULL_HANDLE);
+  uint32_t first = UINT32_MAX, second = UINT32_MAX, third = UINT32_MAX;
+  ASSERT_EQ(vkAcquireNextImageKHR(device_, swapchain, 0, VK_NULL_HANDLE, VK_NULL_HANDLE, &first), VK_SUCCESS);
+  ASSERT_EQ(vkAcquireNextImageKHR(device_, swapchain, 0, VK_NULL_HANDLE, VK_NULL_HANDLE, &second), VK_SUCCESS);
+  std::thread presenter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(present(swapchain, second, false), VK_SUCCESS);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(vkAcquireNextImageKHR(device_, swapchain, 10'000'000'000, VK_NULL_HANDLE, VK_NULL_HANDLE, &third),
+            VK_SUCCESS);
+  presenter.join();
+  EXPECT_EQ(third, second);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // woken, not timed out
+}
+
+TEST_F(VkWsiHeadless, OnePresentOfTwoSwapchainsAnswersEach) {
+  auto create = reinterpret_cast<PFN_vkCreateHeadlessSurfaceEXT>(
+      vkGetInstanceProcAddr(instance_, "vkCreateHeadlessSurfaceEXT"));
+  VkHeadlessSurfaceCreateInfoEXT surface_info{VK_STRUCTURE_TYPE_HEADLESS_SURFACE_CREATE_INFO_EXT};
+  VkSurfaceKHR second_surface = VK_NULL_HANDLE;
+  ASSERT_EQ(create(instance_, &surface_info, nullptr, &second_surface), VK_SUCCESS);
+  VkSwapchainCreateInfoKHR info = swapchain_info(kExtent, 2, VK_FORMAT_B8G8R8A8_UNORM);
+  VkSwapchainKHR chains[2] = {create_swapchain(info), VK_NULL_HANDLE};
+  info.surface = second_surface;
+  chains[1] = create_swapchain(info);
+  ASSERT_NE(chains[1], VK_NULL_HANDLE);
+  uint32_t indices[2] = {UINT32_MAX, 1};  // the second swapchain's image 1 is not acquired
+  ASSERT_EQ(vkAcquireNextImageKHR(device_, chains[0], 0, VK_NULL_HANDLE, VK_NULL_HANDLE, &indices[0]), VK_SUCCESS);
+  VkResult results[2] = {VK_RESULT_MAX_ENUM, VK_RESULT_MAX_ENUM};
+  VkPresentInfoKHR present_info{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
+  present_info.swapchainCount = 2;
+  present_info.pSwapchains = chains;
+  present_info.pImageIndices = indices;
+  present_info.pResults = results;
+  EXPECT_EQ(vkQueuePresentKHR(queue_, &present_info), VK_ERROR_UNKNOWN);  // refused whole
+  ASSERT_EQ(vkAcquireNextImageKHR(device_, chains[1], 0, VK_NULL_HANDLE, VK_NULL_HANDLE, &indices[1]), VK_SUCCESS);
+  EXPECT_EQ(vkQueuePresentKHR(queue_, &present_info), VK_SUCCESS);
+  EXPECT_EQ(results[0], VK_SUCCESS);
+  EXPECT_EQ(results[1], VK_SUCCESS);
+  for (VkSwapchainKHR s : chains) vkDestroySwapchainKHR(device_, s, nullptr);
+  swapchains_.clear();
+  vkDestroySurfaceKHR(instance_, second_surface, nullptr);
 }
 
 TEST_F(VkWsiHeadless, PresentingAnImageNotAcquiredIsRefused) {

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 #include "tests/gsgpu/vk/wsi_fixture.h"
 #include "tests/gsgpu/vk/xvfb_server.h"
@@ -22,7 +23,7 @@ class VkWsiXcb : public VkWsiFixture {
     const std::string binary = XvfbServer::find_binary();
     if (binary.empty()) GTEST_SKIP() << "Xvfb is not installed (package xvfb)";
     std::string error;
-    ASSERT_TRUE(server_.start(binary, "320x240x24", {}, &error)) << error;
+    ASSERT_TRUE(server_.start(binary, "320x240x" + std::to_string(depth_), {}, &error)) << error;
     connection_ = xcb_connect(server_.display().c_str(), nullptr);
     ASSERT_EQ(xcb_connection_has_error(connection_), 0);
     create_window(64, 48);
@@ -82,6 +83,7 @@ class VkWsiXcb : public VkWsiFixture {
     return VkClearColorValue{{r / 255.0f, g / 255.0f, b / 255.0f, 1.0f}};
   }
 
+  int depth_ = 24;  // the screen's
   XvfbServer server_;
   xcb_connection_t* connection_ = nullptr;
   xcb_window_t window_ = 0;
@@ -144,6 +146,25 @@ TEST_F(VkWsiXcb, ADestroyedWindowIsALostSurface) {
             VK_ERROR_SURFACE_LOST_KHR);
   VkSurfaceCapabilitiesKHR caps{};
   EXPECT_EQ(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(physical_, surface_, &caps), VK_ERROR_SURFACE_LOST_KHR);
+}
+
+// A 16-bit screen: its windows' pixels are not the swapchain formats' 32-bit B, G, R, X.
+class VkWsiXcbDepth16 : public VkWsiXcb {
+ protected:
+  void SetUp() override {
+    depth_ = 16;
+    VkWsiXcb::SetUp();
+  }
+};
+
+TEST_F(VkWsiXcbDepth16, AWindowOfAnotherPixelLayoutIsNotPresentable) {
+  VkBool32 supported = VK_TRUE;
+  ASSERT_EQ(vkGetPhysicalDeviceSurfaceSupportKHR(physical_, 0, surface_, &supported), VK_SUCCESS);
+  EXPECT_FALSE(supported);
+  VkSwapchainKHR swapchain = VK_NULL_HANDLE;
+  const VkSwapchainCreateInfoKHR info = swapchain_info({64, 48}, 2, VK_FORMAT_B8G8R8A8_UNORM);
+  EXPECT_EQ(vkCreateSwapchainKHR(device_, &info, nullptr, &swapchain), VK_ERROR_INITIALIZATION_FAILED);
+  EXPECT_EQ(swapchain, VK_NULL_HANDLE);
 }
 
 }  // namespace
