@@ -31,6 +31,10 @@ constexpr uint32_t kBias = static_cast<uint32_t>(spv::ImageOperandsMask::Bias);
 constexpr uint32_t kLod = static_cast<uint32_t>(spv::ImageOperandsMask::Lod);
 constexpr uint32_t kGrad = static_cast<uint32_t>(spv::ImageOperandsMask::Grad);
 
+// Vulkan clamps the sum of the sampler's bias and the shader's Bias to maxSamplerLodBias, which
+// gsgpu/vk reports as 15 (and clamps the sampler's bias alone to when it writes the record).
+constexpr float kMaxLodBias = 15.0f;
+
 }  // namespace
 
 // A UniformConstant variable: an image, a sampler or a sampled image (one descriptor, no arrays).
@@ -65,8 +69,8 @@ Value Lowering::declare_texture_binding(uint32_t id, const SpirvDecorations* d) 
 }
 
 // OpImageSampleImplicitLod [Bias] / OpImageSampleExplicitLod Lod: float coordinates, the LOD
-// channel the sampler's bias plus the shader's Bias or Lod (Vulkan adds the sampler's mipLodBias
-// to both forms).
+// channel the sampler's bias plus the shader's Bias (the sum clamped to +-15) or Lod (Vulkan adds
+// the sampler's mipLodBias to both forms).
 void Lowering::shader_image_sample(const SpirvInstruction& inst) {
   const bool implicit = inst.opcode == Op::OpImageSampleImplicitLod;
   if (implicit && stage_ != ShaderStage::kFragment)
@@ -91,6 +95,10 @@ void Lowering::shader_image_sample(const SpirvInstruction& inst) {
     const SpirvType& lod_type = type(type_of(lod_id));
     if (lod_type.kind != TypeKind::kFloat || lod_type.width != 32) fail("the Bias / Lod operand is not a 32-bit float");
     w = MOperand::vreg(emit(Opcode::v_add_f32, 32, value(lod_id).parts.at(0), sampled.parts[2]));
+    if (mask == kBias) {
+      w = MOperand::vreg(emit(Opcode::v_max_f32, 32, w, MOperand::literal(std::bit_cast<uint32_t>(-kMaxLodBias))));
+      w = MOperand::vreg(emit(Opcode::v_min_f32, 32, w, MOperand::literal(std::bit_cast<uint32_t>(kMaxLodBias))));
+    }
   }
   bool is_float = false;
   const MOperand coord = coordinate_quad(operand_id(inst, 1), shape, w, &is_float);

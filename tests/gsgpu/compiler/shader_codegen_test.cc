@@ -167,6 +167,9 @@ TEST(ShaderCodegen, TextureFormsCompileToTheImageInstructions) {
   // Lod + the sampler's bias, Bias + the sampler's bias (uniform: scalar adds).
   EXPECT_EQ(count_lines(s, R"([sv]_add_f32 [sv]\d+, 0x3fc00000, s7 +;)"), 1u) << s;
   EXPECT_EQ(count_lines(s, R"([sv]_add_f32 [sv]\d+, 0x3e800000, s7 +;)"), 1u) << s;
+  // The Bias sum clamped to maxSamplerLodBias (+-15): one max and one min.
+  EXPECT_EQ(count_lines(s, R"([sv]_max_f32 [sv]\d+, [sv]\d+, 0xc1700000 +;)"), 1u) << s;
+  EXPECT_EQ(count_lines(s, R"([sv]_min_f32 [sv]\d+, [sv]\d+, 0x41700000 +;)"), 1u) << s;
   EXPECT_EQ(count_lines(s, R"(v_image_query v\d+, s\[\d+:\d+\], 0x0, (width|height) +;)"), 2u) << s;
   EXPECT_EQ(count_lines(s, R"(v_image_load v)"), 1u) << s;
   EXPECT_EQ(k->constant_buffer_bytes, 288u);
