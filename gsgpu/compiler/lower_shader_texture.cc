@@ -35,6 +35,16 @@ constexpr uint32_t kGrad = static_cast<uint32_t>(spv::ImageOperandsMask::Grad);
 // gsgpu/vk reports as 15 (and clamps the sampler's bias alone to when it writes the record).
 constexpr float kMaxLodBias = 15.0f;
 
+// Whether any instruction of the module names `id` (conservatively: a literal operand of the same
+// value counts too).
+bool referenced(const SpirvModule& m, uint32_t id) {
+  for (const auto& [function_id, function] : m.functions)
+    for (const SpirvBlock& block : function.blocks)
+      for (const SpirvInstruction& inst : block.instructions)
+        if (std::find(inst.operands.begin(), inst.operands.end(), id) != inst.operands.end()) return true;
+  return false;
+}
+
 }  // namespace
 
 // A UniformConstant variable: an image, a sampler or a sampled image (one descriptor, no arrays).
@@ -53,6 +63,9 @@ Value Lowering::declare_texture_binding(uint32_t id, const SpirvDecorations* d) 
     if (image.opaque_operands.size() <= kImageSampledOperand || image.opaque_operands[kImageSampledOperand] != 1)
       fail("image variable " + std::to_string(id) + " is not a sampled image (storage images are not supported)");
   }
+  // Vulkan asks the pipeline layout only for the bindings a shader uses: a texture declared and
+  // never used may have no record, and reading its sampler word would fault.
+  if (!referenced(m_, id)) return Value{};
   const uint32_t set = d != nullptr ? d->descriptor_set.value_or(0) : 0,
                  binding = d != nullptr ? d->binding.value_or(0) : 0;
   const MOperand record = descriptor_table_entry(set, binding, "image or sampler");

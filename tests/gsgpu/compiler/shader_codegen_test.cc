@@ -30,6 +30,7 @@
 #include "tests/gsgpu/compiler/shader_texture_forms_frag.h"
 #include "tests/gsgpu/compiler/shader_texture_grad_frag.h"
 #include "tests/gsgpu/compiler/shader_texture_offset_frag.h"
+#include "tests/gsgpu/compiler/shader_texture_unused_frag.h"
 #include "tests/gsgpu/compiler/shader_texture_vertex_vert.h"
 #include "tests/gsgpu/compiler/shader_transform_vert.h"
 #include "tests/gsgpu/compiler/shader_two_targets_frag.h"
@@ -188,6 +189,16 @@ TEST(ShaderCodegen, TexturesPassThroughCallsAndSampleInVertexShaders) {
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(count_lines(v->assembly, R"(v_image_sample v)"), 1u) << v->assembly;
   EXPECT_EQ(count_lines(v->assembly, R"(v_image_sample_implicit)"), 0u) << v->assembly;
+}
+
+// A texture the shader never uses reads nothing: its binding may be absent from the layout, and a
+// load of its sampler word through a zero table entry would fault.
+TEST(ShaderCodegen, UnusedTexturesReadNothing) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_texture_unused_frag, &program);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(count_lines(k->assembly, R"(s_load)"), 0u) << k->assembly;
+  EXPECT_EQ(k->constant_buffer_bytes, 0u);
 }
 
 // What the texture unit cannot do fails the build naming the instruction and the reason.
