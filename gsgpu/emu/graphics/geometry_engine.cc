@@ -98,6 +98,9 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
                                                 const Viewport& viewport, VertexStage& stage,
                                                 const TriangleSink& sink) {
   if (auto bad = validate(draw, viewport)) return bad;
+  // No vertices: nothing to do, however many instances (the limit above is on their product, and a
+  // loop over 2^32 - 1 empty instances held the device for minutes).
+  if (draw.count == 0) return std::nullopt;
   VertexFetcher fetcher(memory_, input);
   Clipper clipper(viewport, stage.varying_components());
   StreamState stream{stage, PrimitiveAssembler(draw.topology), clipper, sink, draw.point_size, draw.line_mode, {}, {}};

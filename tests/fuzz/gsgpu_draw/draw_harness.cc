@@ -337,7 +337,7 @@ uint32_t build_program(InputReader& r, const std::vector<std::vector<uint32_t>>&
   }
   if (r.byte() < 224) code.insert(code.end(), snippets[0].begin(), snippets[0].end());
   code.resize(std::min<size_t>(code.size(), kCodeBytes / 4));
-  std::memcpy(&image[offset], code.data(), code.size() * 4);
+  if (!code.empty()) std::memcpy(&image[offset], code.data(), code.size() * 4);
   return uint32_t(code.size() * 4);
 }
 

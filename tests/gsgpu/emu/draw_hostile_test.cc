@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -317,6 +318,19 @@ TEST_F(DrawHostile, EnormousAndNonFiniteTrianglesAreClippedOrDroppedNotDrawnWild
   b.draw_info[D::COUNT] = 2;
   ASSERT_TRUE(draw(hostile_, b)) << fault_text(*hostile_.device);
   EXPECT_EQ(hostile_.device->command_processor().last_draw()->result.counters.merge.fragments_written, kSize);
+  expect_survives();
+}
+
+// A draw of no vertices in 2^32 - 1 instances asks for no work (the vertex limit is on the product)
+// and must take none: it looped over the empty instances for minutes (found by fuzz_gsgpu_draw).
+TEST_F(DrawHostile, NoVerticesInCountlessInstancesEndAtOnce) {
+  Blocks b = good_blocks(hostile_);
+  b.draw_info[blk::DRAW_INFO::COUNT] = 0;
+  b.draw_info[blk::DRAW_INFO::INSTANCE_COUNT] = 0xFFFFFFFFu;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(draw(hostile_, b)) << fault_text(*hostile_.device);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_EQ(hostile_.device->command_processor().last_draw()->result.counters.geometry.vertices, 0u);
   expect_survives();
 }
 
