@@ -251,6 +251,10 @@ def hostile_scenes():
                                             patches=[(2, 0, 13, 0x2000)], **base)  # FRAGMENT_CODE_SIZE
     s["fault-undeclared_register"] = Scene(fragment_program=(0, [UNDECLARED_REGISTER], (4, 0)), **base)
     s["fault-target_past_memory"] = Scene(patches=[(1, 0, 11, 32 | 200 << 16)], **base)  # TARGET_SIZE 32 x 200
+    # The same with the viewport (VIEWPORT_HEIGHT 200.0) and scissor (SCISSOR_HEIGHT 200) over all of
+    # it: were the target mapped by its first rows only, the draw would write past its region.
+    s["fault-target_past_memory_drawn"] = Scene(patches=[(1, 0, 11, 32 | 200 << 16), (1, 0, 4, 0x43480000), (1, 0, 10, 200)],
+                                                **base)
     s["fault-bad_topology"] = Scene(patches=[(0, 0, 0, 7)], **base)  # FLAGS.TOPOLOGY
     s["fault-bad_blend_factor"] = Scene(patches=[(1, 0, 26, 25 << 1 | 1)], **base)  # BLEND
     s["fault-bad_color_format"] = Scene(patches=[(1, 0, 15, 12345)], **base)  # COLOR_FORMAT
