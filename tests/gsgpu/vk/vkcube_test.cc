@@ -234,5 +234,31 @@ TEST(VkCube, FrameNOnGsgpuMatchesLavapipe) { expect_frame_n_matches_lavapipe("vk
 // VK_SUBOPTIMAL_KHR), and its last frame fills the new window.
 TEST(VkCube, AfterAResizeFrameNOnGsgpuMatchesLavapipe) { expect_frame_n_matches_lavapipe("vkcube-resized", {320, 240}); }
 
+#ifdef GSGPU_VK_NATIVE_ICD
+// Issue 11 point 5, both routes: vkcube on the driver over the gsgpu native context
+// (libgsgpu_vk_native.so; meson sets GSVIRT_TRANSPORT=inproc, so the host's native context runs in
+// vkcube's process) presents the same frame N as on the local device, bit for bit: the host runs
+// the packets the guest-side driver built on the same emulator.
+TEST(VkCube, NativeRouteFrameNEqualsTheLocalRoute) {
+  if (find_on_path("vkcube").empty()) GTEST_SKIP() << "vkcube is not installed (package vulkan-tools)";
+  if (XvfbServer::find_binary().empty()) GTEST_SKIP() << "Xvfb is not installed (package xvfb)";
+  const uint32_t frames = frame_count();
+  const VkcubeRun local = run_on("vkcube-local", GSGPU_VK_ICD, frames, {0, 0}, 400);
+  ASSERT_EQ(local.exit_status, 0) << local.log;
+  const VkcubeRun native = run_on("vkcube-native", GSGPU_VK_NATIVE_ICD, frames, {0, 0}, 400);
+  ASSERT_EQ(native.exit_status, 0) << native.log;
+  EXPECT_EQ(native.log.find("gsgpu-vk:"), std::string::npos) << native.log.substr(0, 2000);
+  ASSERT_FALSE(local.frame.color.empty()) << local.log;
+  ASSERT_EQ(native.frame.width, local.frame.width);
+  ASSERT_EQ(native.frame.height, local.frame.height);
+  const uint64_t all = uint64_t{local.frame.width} * local.frame.height;
+  EXPECT_LT(background_pixels(local.frame), all * 9 / 10);  // a cube was drawn
+  const golden::Comparison c = golden::compare_frames(native.frame, local.frame);
+  std::printf("vkcube --c %u: local %.1f s, native (in-process transport) %.1f s; %s\n", frames, local.seconds,
+              native.seconds, c.summary().c_str());
+  EXPECT_TRUE(native.frame.color == local.frame.color) << c.summary();
+}
+#endif
+
 }  // namespace
 }  // namespace gsgpu::vk::test
