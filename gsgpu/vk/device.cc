@@ -1,5 +1,6 @@
 // VkDevice: one gsgpu driver client (driver_client.h: its own VA space, BOs and rings) and
-// its one queue on ring 0. One device extension, VK_KHR_swapchain (wsi.h); no feature can be enabled.
+// its one queue on ring 0. The device extensions of physical_device.cc; no VkPhysicalDeviceFeatures
+// feature can be enabled.
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -33,7 +34,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateDevice(VkPhysicalDevice physical_ha
                                                     const VkAllocationCallbacks*, VkDevice* out) {
   PhysicalDevice* physical = from_handle<PhysicalDevice>(physical_handle);
   for (uint32_t i = 0; i < info->enabledExtensionCount; ++i) {
-    if (std::strcmp(info->ppEnabledExtensionNames[i], VK_KHR_SWAPCHAIN_EXTENSION_NAME) != 0) {
+    if (!device_extension_offered(info->ppEnabledExtensionNames[i])) {
       return VK_ERROR_EXTENSION_NOT_PRESENT;
     }
   }

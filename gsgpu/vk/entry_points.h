@@ -49,6 +49,12 @@
   X(GetPhysicalDeviceImageFormatProperties2)        \
   X(GetPhysicalDeviceSparseImageFormatProperties2)
 
+// Device commands under the names of device extensions (VK_KHR_timeline_semaphore).
+#define GSGPU_VK_DEVICE_KHR_ALIASES(X) \
+  X(GetSemaphoreCounterValue)          \
+  X(WaitSemaphores)                    \
+  X(SignalSemaphore)
+
 // Device, queue and command-buffer commands.
 #define GSGPU_VK_DEVICE_ENTRY_POINTS(X) \
   X(GetDeviceProcAddr)                  \
@@ -106,6 +112,9 @@
   X(CmdClearDepthStencilImage)          \
   X(CreateSemaphore)                    \
   X(DestroySemaphore)                   \
+  X(GetSemaphoreCounterValue)           \
+  X(WaitSemaphores)                     \
+  X(SignalSemaphore)                    \
   X(QueueSubmit)                        \
   X(QueueWaitIdle)                      \
   X(CreateFence)                        \

@@ -27,6 +27,7 @@ const NamedProc kDeviceProcs[] = {GSGPU_VK_DEVICE_ENTRY_POINTS(GSGPU_VK_ENTRY)
 #undef GSGPU_VK_ENTRY
 #define GSGPU_VK_KHR_ENTRY(name) {"vk" #name "KHR", reinterpret_cast<PFN_vkVoidFunction>(&gsgpu_vk##name)},
 const NamedProc kKhrAliasProcs[] = {GSGPU_VK_KHR_ALIASES(GSGPU_VK_KHR_ENTRY)};
+const NamedProc kDeviceKhrAliasProcs[] = {GSGPU_VK_DEVICE_KHR_ALIASES(GSGPU_VK_KHR_ENTRY)};
 #undef GSGPU_VK_KHR_ENTRY
 
 template <size_t N>
@@ -43,7 +44,10 @@ constexpr uint32_t kLoaderInterfaceVersion = 5;
 
 }  // namespace
 
-PFN_vkVoidFunction lookup_device_proc(const char* name) { return find(kDeviceProcs, name); }
+PFN_vkVoidFunction lookup_device_proc(const char* name) {
+  if (PFN_vkVoidFunction proc = find(kDeviceKhrAliasProcs, name)) return proc;
+  return find(kDeviceProcs, name);
+}
 
 PFN_vkVoidFunction lookup_physical_device_proc(const char* name) {
   if (std::strncmp(name, "vkGetPhysicalDevice", 19) != 0 && std::strcmp(name, "vkCreateDevice") != 0 &&

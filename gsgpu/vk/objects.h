@@ -8,7 +8,9 @@
 #include <vulkan/vulkan_core.h>
 
 #include <array>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -43,12 +45,36 @@ struct Instance {
 };
 
 struct Device;
+struct CommandBuffer;
+struct Fence;
+struct Semaphore;
+
+// One semaphore operation of a submission: a binary semaphore (value 0) or a timeline value.
+struct SemaphorePoint {
+  Semaphore* semaphore = nullptr;
+  uint64_t value = 0;
+};
+
+// A VkSubmitInfo as the queue keeps it until it runs (queue_submit.cc).
+struct SubmittedBatch {
+  std::vector<SemaphorePoint> waits;
+  std::vector<const CommandBuffer*> command_buffers;
+  std::vector<SemaphorePoint> signals;
+};
+
+// One vkQueueSubmit whose batches have not run: they wait for a timeline value that nothing has
+// signalled yet (wait-before-signal), or behind such a submission.
+struct QueuedSubmission {
+  std::vector<SubmittedBatch> batches;
+  Fence* fence = nullptr;
+};
 
 struct Queue {
   VK_LOADER_DATA loader_data;
   Device* device = nullptr;
   uint32_t ring = 0;
   uint64_t last_seqno = 0;  // the newest submission on `ring`; 0 = none
+  std::deque<QueuedSubmission> waiting;  // in submission order; the queue runs them in that order
 };
 
 struct Device {
@@ -58,6 +84,9 @@ struct Device {
   std::mutex mutex;                        // guards va and the queue's submission state
   std::optional<drv::VaAllocator> va;
   Queue queue;
+  // Notified (under `mutex`) when a timeline value is signalled from the host or a waiting
+  // submission runs: what host waits on timelines and on queued fences sleep on.
+  std::condition_variable progress;
 };
 
 struct Buffer;
@@ -226,14 +255,28 @@ struct Fence {
   bool signaled = false;  // signalled at creation or by a completed wait
   uint32_t ring = 0;
   uint64_t seqno = 0;     // the submission that signals it; 0 = none pending
+  bool queued = false;    // its submission waits in Queue::waiting (no seqno yet)
 };
 
-// A binary semaphore. Signalled by a submission at its point on the queue's ring (the NOP's seqno),
-// consumed by the next submission that waits on it, which first waits for that point.
+// A signal of a timeline semaphore by a submission that has run: `value` is reached when the
+// submission's point on the ring retires.
+struct TimelineSignal {
+  uint64_t value = 0;
+  uint32_t ring = 0;
+  uint64_t seqno = 0;
+};
+
+// A semaphore. Binary: signalled by a submission at its point on the queue's ring (the NOP's
+// seqno), consumed by the next submission that waits on it, which first waits for that point.
+// Timeline (VK_KHR_timeline_semaphore, timeline.cc): a 64-bit value that only grows.
 struct Semaphore {
   enum class State { kUnsignaled, kSignalPending } state = State::kUnsignaled;
   uint32_t ring = 0;
   uint64_t seqno = 0;  // the submission that signals it (kSignalPending)
+  bool timeline = false;
+  uint64_t value = 0;        // timeline: the value reached (host signals, retired submissions)
+  uint64_t last_signal = 0;  // timeline: the highest value any signal operation was issued for
+  std::vector<TimelineSignal> pending;  // timeline: run, not known retired; ascending values
 };
 
 template <typename T, typename H>
@@ -256,6 +299,9 @@ inline constexpr uint32_t kQueueFamilyIndex = 0;
 PFN_vkVoidFunction lookup_instance_proc(const char* name);
 PFN_vkVoidFunction lookup_device_proc(const char* name);
 PFN_vkVoidFunction lookup_physical_device_proc(const char* name);
+
+// Whether vkEnumerateDeviceExtensionProperties lists device extension `name` (physical_device.cc).
+bool device_extension_offered(const char* name);
 
 // What vkGetPhysicalDeviceImageFormatProperties answers (image.cc): VK_SUCCESS with *props, or
 // VK_ERROR_FORMAT_NOT_SUPPORTED (props zeroed). vkCreateImage refuses what it refuses.

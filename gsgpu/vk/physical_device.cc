@@ -173,19 +173,36 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkEnumerateDeviceLayerProperties(VkPhysical
   return VK_SUCCESS;
 }
 
-// One device extension: VK_KHR_swapchain (wsi.h).
+namespace {
+
+// The device extensions: VK_KHR_swapchain (wsi.h), VK_KHR_timeline_semaphore (timeline.cc).
+const VkExtensionProperties kDeviceExtensions[] = {
+    {VK_KHR_SWAPCHAIN_EXTENSION_NAME, VK_KHR_SWAPCHAIN_SPEC_VERSION},
+    {VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME, VK_KHR_TIMELINE_SEMAPHORE_SPEC_VERSION},
+};
+constexpr uint32_t kDeviceExtensionCount = sizeof(kDeviceExtensions) / sizeof(kDeviceExtensions[0]);
+
+}  // namespace
+
+bool device_extension_offered(const char* name) {
+  for (const VkExtensionProperties& extension : kDeviceExtensions) {
+    if (std::strcmp(extension.extensionName, name) == 0) return true;
+  }
+  return false;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkEnumerateDeviceExtensionProperties(VkPhysicalDevice, const char* layer,
                                                                           uint32_t* count,
                                                                           VkExtensionProperties* props) {
   if (layer != nullptr) return VK_ERROR_LAYER_NOT_PRESENT;
   if (props == nullptr) {
-    *count = 1;
+    *count = kDeviceExtensionCount;
     return VK_SUCCESS;
   }
-  if (*count == 0) return VK_INCOMPLETE;
-  props[0] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME, VK_KHR_SWAPCHAIN_SPEC_VERSION};
-  *count = 1;
-  return VK_SUCCESS;
+  const uint32_t written = std::min(*count, kDeviceExtensionCount);
+  std::copy(kDeviceExtensions, kDeviceExtensions + written, props);
+  *count = written;
+  return written < kDeviceExtensionCount ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
 }  // namespace gsgpu::vk

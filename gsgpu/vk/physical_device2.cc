@@ -62,6 +62,11 @@ void fill_property(const PhysicalDevice& physical, VkBaseOutStructure* s) {
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROTECTED_MEMORY_PROPERTIES:
       reset_keeping_chain<VkPhysicalDeviceProtectedMemoryProperties>(s);  // protectedNoFault false
       break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_PROPERTIES:
+      // timeline.cc keeps 64-bit values and bounds no distance between them.
+      reset_keeping_chain<VkPhysicalDeviceTimelineSemaphoreProperties>(s)->maxTimelineSemaphoreValueDifference =
+          UINT64_MAX;
+      break;
     default:
       break;  // unknown to the driver: left as the application wrote it
   }
@@ -86,6 +91,9 @@ void fill_feature(VkBaseOutStructure* s) {
       break;
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES:
       reset_keeping_chain<VkPhysicalDeviceShaderDrawParametersFeatures>(s);
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES:  // timeline.cc
+      reset_keeping_chain<VkPhysicalDeviceTimelineSemaphoreFeatures>(s)->timelineSemaphore = VK_TRUE;
       break;
     default:
       break;  // unknown: skipped

@@ -1,30 +1,16 @@
-// The queue and fences. vkQueueSubmit runs the submitted transfers on the host (after the
-// queue's earlier work has retired, so the queue stays ordered), then submits a NOP packet on the
-// queue's drv ring: its seqno is the batch's point on the device timeline, and a fence is that
-// seqno, waited for with drv fence_wait. docs/vulkan-driver.md "Transfers" says why.
-#include <cstdio>
-#include <map>
-#include <vector>
+// The queue and fences. vkQueueSubmit (queue_submit.cc) runs the submitted work on the host
+// (after the queue's earlier work has retired, so the queue stays ordered), then submits a NOP
+// packet on the queue's drv ring: its seqno is the batch's point on the device timeline, and a
+// fence is that seqno, waited for with drv fence_wait. docs/vulkan-driver.md "Transfers" says why.
+// A fence whose submission is still queued (waiting for a timeline value) has no seqno yet: a
+// wait for it sleeps on Device::progress until the submission runs.
 #include <new>
 
-#include "gsgpu/drv/packets.h"
 #include "gsgpu/vk/entry_points.h"
+#include "gsgpu/vk/timeline.h"
 
 namespace gsgpu::vk {
 namespace {
-
-VkResult to_vk(drv::Status status) {
-  switch (status) {
-    case drv::Status::kOk:
-      return VK_SUCCESS;
-    case drv::Status::kTimeout:
-      return VK_TIMEOUT;
-    case drv::Status::kOutOfMemory:
-      return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-    default:
-      return VK_ERROR_DEVICE_LOST;  // a faulted or cancelled submission, or a lost device
-  }
-}
 
 // Waits for the newest submission of the queue; the caller holds the device mutex.
 VkResult wait_queue_locked(Queue* queue) {
@@ -32,103 +18,14 @@ VkResult wait_queue_locked(Queue* queue) {
   return to_vk(queue->device->drv->fence_wait(queue->ring, queue->last_seqno, UINT64_MAX));
 }
 
-// Semaphore misuse that would hang the queue or lose a signal is refused before anything runs
-// (a log line, VK_ERROR_UNKNOWN): a wait on a semaphore that neither an earlier submission nor an
-// earlier batch of this one signals (with one queue nothing could ever signal it), or a signal of
-// a semaphore whose signal is still pending. `pending` follows the states batch by batch.
-bool semaphores_valid(uint32_t count, const VkSubmitInfo* submits) {
-  std::map<const Semaphore*, bool> pending;
-  auto signaled = [&](const Semaphore* s) {
-    auto it = pending.find(s);
-    return it != pending.end() ? it->second : s->state == Semaphore::State::kSignalPending;
-  };
-  for (uint32_t i = 0; i < count; ++i) {
-    for (uint32_t j = 0; j < submits[i].waitSemaphoreCount; ++j) {
-      const Semaphore* s = from_handle<Semaphore>(submits[i].pWaitSemaphores[j]);
-      if (s == nullptr || !signaled(s)) {
-        std::fprintf(stderr, "gsgpu-vk: vkQueueSubmit: waits for a semaphore nothing signals; refused\n");
-        return false;
-      }
-      pending[s] = false;
-    }
-    for (uint32_t j = 0; j < submits[i].signalSemaphoreCount; ++j) {
-      const Semaphore* s = from_handle<Semaphore>(submits[i].pSignalSemaphores[j]);
-      if (s == nullptr || signaled(s)) {
-        std::fprintf(stderr, "gsgpu-vk: vkQueueSubmit: signals a semaphore already signalled; refused\n");
-        return false;
-      }
-      pending[s] = true;
-    }
-  }
-  return true;
-}
-
-// Runs one batch: waits for its semaphores' signal points and consumes them, runs its command
-// buffers, and marks its signal semaphores pending at "this submission" (seqno 0 until the NOP
-// gives the point; a later batch of the same call waiting on one has nothing to wait for, the
-// batches run in order). The caller holds the device mutex.
-VkResult run_batch_locked(Queue* queue, const VkSubmitInfo& batch, std::vector<Semaphore*>* signals) {
-  Device* device = queue->device;
-  for (uint32_t j = 0; j < batch.waitSemaphoreCount; ++j) {
-    Semaphore* s = from_handle<Semaphore>(batch.pWaitSemaphores[j]);
-    if (s->seqno != 0) {
-      if (VkResult r = to_vk(device->drv->fence_wait(s->ring, s->seqno, UINT64_MAX)); r != VK_SUCCESS) return r;
-    }
-    *s = Semaphore{};
-  }
-  for (uint32_t j = 0; j < batch.commandBufferCount; ++j) {
-    const CommandBuffer* cb = from_handle<CommandBuffer>(batch.pCommandBuffers[j]);
-    if (cb->state != CommandBuffer::State::kExecutable) {
-      std::fprintf(stderr, "gsgpu-vk: vkQueueSubmit: command buffer not executable; skipped\n");
-      continue;
-    }
-    execute_commands(device, *cb);
-  }
-  for (uint32_t j = 0; j < batch.signalSemaphoreCount; ++j) {
-    Semaphore* s = from_handle<Semaphore>(batch.pSignalSemaphores[j]);
-    *s = Semaphore{Semaphore::State::kSignalPending, queue->ring, 0};
-    signals->push_back(s);
-  }
-  return VK_SUCCESS;
-}
-
 }  // namespace
 
-VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkQueueSubmit(VkQueue handle, uint32_t count, const VkSubmitInfo* submits,
-                                                   VkFence fence_handle) {
-  Queue* queue = from_handle<Queue>(handle);
-  Device* device = queue->device;
-  std::lock_guard lock(device->mutex);
-  if (!semaphores_valid(count, submits)) return VK_ERROR_UNKNOWN;
-  if (VkResult r = wait_queue_locked(queue); r != VK_SUCCESS) return r;
-  std::vector<Semaphore*> signals;
-  for (uint32_t i = 0; i < count; ++i) {
-    if (VkResult r = run_batch_locked(queue, submits[i], &signals); r != VK_SUCCESS) return r;
-  }
-  const std::vector<uint32_t> packets = drv::encode_nop();
-  drv::SubmitDesc desc;
-  desc.ring = queue->ring;
-  desc.packets = packets.data();
-  desc.dwords = static_cast<uint32_t>(packets.size());
-  uint64_t seqno = 0;
-  if (drv::Status status = device->drv->submit(desc, &seqno); status != drv::Status::kOk) return to_vk(status);
-  queue->last_seqno = seqno;
-  // Signals happen at the submission's point: those still pending (not consumed by a later batch
-  // of this call) take its seqno.
-  for (Semaphore* s : signals) {
-    if (s->state == Semaphore::State::kSignalPending && s->seqno == 0) s->seqno = seqno;
-  }
-  if (Fence* fence = from_handle<Fence>(fence_handle)) {
-    fence->signaled = false;
-    fence->ring = queue->ring;
-    fence->seqno = seqno;
-  }
-  return VK_SUCCESS;
-}
-
+// Submissions still queued run when their timeline values are signalled from the host; idle
+// is after them.
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkQueueWaitIdle(VkQueue handle) {
   Queue* queue = from_handle<Queue>(handle);
-  std::lock_guard lock(queue->device->mutex);
+  std::unique_lock lock(queue->device->mutex);
+  queue->device->progress.wait(lock, [queue] { return queue->waiting.empty(); });
   return wait_queue_locked(queue);
 }
 
@@ -163,14 +60,31 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkGetFenceStatus(VkDevice handle, VkFence f
 
 // One ring retires in order, so waiting for all fences is waiting for the highest seqno, and
 // waiting for any is waiting for the lowest. A fence never submitted cannot signal: VK_TIMEOUT.
+// Fences whose submissions are still queued are waited for on Device::progress first: for all,
+// until none is queued; for any, until one is not (queued ones run after every submitted one).
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkWaitForFences(VkDevice handle, uint32_t count, const VkFence* fences,
                                                      VkBool32 wait_all, uint64_t timeout_ns) {
   Device* device = from_handle<Device>(handle);
   uint64_t target = 0;
   uint32_t ring = 0;
   bool unsubmitted = false;
+  const Deadline deadline(timeout_ns);
   {
-    std::lock_guard lock(device->mutex);
+    std::unique_lock lock(device->mutex);
+    auto held_back = [&] {
+      bool any_queued = false;
+      bool any_submitted = false;
+      for (uint32_t i = 0; i < count; ++i) {
+        const Fence* fence = from_handle<Fence>(fences[i]);
+        any_queued |= fence->queued;
+        any_submitted |= fence->signaled || fence->seqno != 0;
+      }
+      return wait_all ? any_queued : (any_queued && !any_submitted);
+    };
+    while (held_back()) {
+      if (deadline.passed()) return VK_TIMEOUT;
+      deadline.wait(device, lock);
+    }
     for (uint32_t i = 0; i < count; ++i) {
       const Fence* fence = from_handle<Fence>(fences[i]);
       if (fence->signaled && !wait_all) return VK_SUCCESS;
@@ -184,7 +98,8 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkWaitForFences(VkDevice handle, uint32_t c
     }
   }
   if (target == 0) return unsubmitted ? VK_TIMEOUT : VK_SUCCESS;
-  if (VkResult r = to_vk(device->drv->fence_wait(ring, target, timeout_ns)); r != VK_SUCCESS) return r;
+  const uint64_t remaining = deadline.remaining_ns();
+  if (VkResult r = to_vk(device->drv->fence_wait(ring, target, remaining)); r != VK_SUCCESS) return r;
   std::lock_guard lock(device->mutex);
   for (uint32_t i = 0; i < count; ++i) {
     Fence* fence = from_handle<Fence>(fences[i]);

@@ -1,5 +1,5 @@
-// Synchronisation: vkCmdPipelineBarrier and binary semaphores (their objects; vkQueueSubmit in
-// queue.cc signals and waits them). The queue runs its commands in order on one timeline, so a
+// Synchronisation: vkCmdPipelineBarrier (semaphores: timeline.cc; vkQueueSubmit in queue_submit.cc
+// signals and waits them). The queue runs its commands in order on one timeline, so a
 // barrier has no work to do; it is validated when recorded and refused (not recorded, a log line)
 // when it names a buffer or image without memory, or a range outside its buffer or image. An
 // image layout transition moves no texel: every layout is the same linear one (image_layout.h).
@@ -76,18 +76,6 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdPipelineBarrier(VkCommandBuffer handle, Vk
     if (!image_barrier_valid(image_barriers[i])) return;
   }
   cb->commands.emplace_back(BarrierCommand{src_stages, dst_stages, buffer_count, image_count});
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateSemaphore(VkDevice, const VkSemaphoreCreateInfo*,
-                                                       const VkAllocationCallbacks*, VkSemaphore* out) {
-  auto* semaphore = new (std::nothrow) Semaphore;
-  if (semaphore == nullptr) return VK_ERROR_OUT_OF_HOST_MEMORY;
-  *out = to_handle<VkSemaphore>(semaphore);
-  return VK_SUCCESS;
-}
-
-VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroySemaphore(VkDevice, VkSemaphore semaphore, const VkAllocationCallbacks*) {
-  delete from_handle<Semaphore>(semaphore);
 }
 
 }  // namespace gsgpu::vk

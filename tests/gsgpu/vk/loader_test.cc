@@ -57,13 +57,14 @@ TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkUpdateDescriptorSets"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdPushConstants"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdCopyBuffer"), nullptr);
-  // One device extension: VK_KHR_swapchain.
+  // Two device extensions: VK_KHR_swapchain and VK_KHR_timeline_semaphore, in that order.
   uint32_t count = 7;
   ASSERT_EQ(vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, nullptr), VK_SUCCESS);
-  ASSERT_EQ(count, 1u);
-  VkExtensionProperties extension{};
-  ASSERT_EQ(vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, &extension), VK_SUCCESS);
-  EXPECT_STREQ(extension.extensionName, VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+  ASSERT_EQ(count, 2u);
+  VkExtensionProperties extensions[2]{};
+  ASSERT_EQ(vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, extensions), VK_SUCCESS);
+  EXPECT_STREQ(extensions[0].extensionName, VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+  EXPECT_STREQ(extensions[1].extensionName, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME);
 }
 
 TEST_F(VkLoader, EnablingAFeatureIsRefused) {

@@ -7,6 +7,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace gsgpu::vk::test {
 
@@ -29,6 +30,9 @@ class VkFixture : public ::testing::Test {
     VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     device_info.queueCreateInfoCount = 1;
     device_info.pQueueCreateInfos = &queue_info;
+    device_info.enabledExtensionCount = static_cast<uint32_t>(device_extensions_.size());
+    device_info.ppEnabledExtensionNames = device_extensions_.data();
+    device_info.pNext = device_features_;
     ASSERT_EQ(vkCreateDevice(physical_, &device_info, nullptr, &device_), VK_SUCCESS);
     vkGetDeviceQueue(device_, 0, 0, &queue_);
     ASSERT_NE(queue_, VK_NULL_HANDLE);
@@ -39,6 +43,8 @@ class VkFixture : public ::testing::Test {
   }
 
   uint32_t api_version_ = VK_API_VERSION_1_0;  // the application's; a derived fixture may ask for 1.1
+  std::vector<const char*> device_extensions_;  // a derived fixture's device extensions
+  const void* device_features_ = nullptr;       // and its VkDeviceCreateInfo pNext chain
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
