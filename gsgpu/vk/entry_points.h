@@ -49,11 +49,15 @@
   X(GetPhysicalDeviceImageFormatProperties2)        \
   X(GetPhysicalDeviceSparseImageFormatProperties2)
 
-// Device commands under the names of device extensions (VK_KHR_timeline_semaphore).
+// Device commands under the names of device extensions (VK_KHR_timeline_semaphore,
+// VK_KHR_descriptor_update_template).
 #define GSGPU_VK_DEVICE_KHR_ALIASES(X) \
   X(GetSemaphoreCounterValue)          \
   X(WaitSemaphores)                    \
-  X(SignalSemaphore)
+  X(SignalSemaphore)                   \
+  X(CreateDescriptorUpdateTemplate)    \
+  X(DestroyDescriptorUpdateTemplate)   \
+  X(UpdateDescriptorSetWithTemplate)
 
 // Device, queue and command-buffer commands.
 #define GSGPU_VK_DEVICE_ENTRY_POINTS(X) \
@@ -159,6 +163,7 @@
   X(MergePipelineCaches)              \
   X(CmdBeginRenderPass)               \
   X(CmdEndRenderPass)                 \
+  X(CmdNextSubpass)                   \
   X(CmdBindPipeline)                  \
   X(CmdBindVertexBuffers)             \
   X(CmdBindIndexBuffer)               \

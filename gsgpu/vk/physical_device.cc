@@ -175,10 +175,13 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkEnumerateDeviceLayerProperties(VkPhysical
 
 namespace {
 
-// The device extensions: VK_KHR_swapchain (wsi.h), VK_KHR_timeline_semaphore (timeline.cc).
+// The device extensions: VK_KHR_swapchain (wsi.h), VK_KHR_timeline_semaphore (timeline.cc),
+// VK_KHR_descriptor_update_template (descriptor_template.cc; its push-descriptor command belongs to
+// VK_KHR_push_descriptor, not offered).
 const VkExtensionProperties kDeviceExtensions[] = {
     {VK_KHR_SWAPCHAIN_EXTENSION_NAME, VK_KHR_SWAPCHAIN_SPEC_VERSION},
     {VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME, VK_KHR_TIMELINE_SEMAPHORE_SPEC_VERSION},
+    {VK_KHR_DESCRIPTOR_UPDATE_TEMPLATE_EXTENSION_NAME, VK_KHR_DESCRIPTOR_UPDATE_TEMPLATE_SPEC_VERSION},
 };
 constexpr uint32_t kDeviceExtensionCount = sizeof(kDeviceExtensions) / sizeof(kDeviceExtensions[0]);
 

@@ -244,6 +244,12 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdClearAttachments(VkCommandBuffer handle, u
   }
 }
 
+// Every render pass this driver creates has one subpass, so there is never a next one: the call is
+// invalid usage, refused with a log line (nothing recorded).
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdNextSubpass(VkCommandBuffer, VkSubpassContents) {
+  log_refusal("vkCmdNextSubpass", "render passes have one subpass", "not recorded");
+}
+
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdEndRenderPass(VkCommandBuffer handle) {
   CommandBuffer* cb = from_handle<CommandBuffer>(handle);
   cb->graphics.render_pass = nullptr;

@@ -344,70 +344,90 @@ class VkBinding11 : public VkBinding {
     EXPECT_NE(proc, nullptr) << name;
     return proc;
   }
+
+  // A template writes a uniform buffer and a dynamic one from the application's records. A dynamic
+  // offset that a never-written descriptor lets through is refused once the template wrote it: the
+  // descriptor landed with its range.
+  void update_template_writes_the_set_and_hostile_templates_are_refused() {
+    auto create = device_proc<PFN_vkCreateDescriptorUpdateTemplate>(("vkCreateDescriptorUpdateTemplate" + suffix_).c_str());
+    auto destroy = device_proc<PFN_vkDestroyDescriptorUpdateTemplate>(("vkDestroyDescriptorUpdateTemplate" + suffix_).c_str());
+    auto update = device_proc<PFN_vkUpdateDescriptorSetWithTemplate>(("vkUpdateDescriptorSetWithTemplate" + suffix_).c_str());
+    ASSERT_TRUE(create && destroy && update);
+    VkDescriptorSetLayout set_layout = make_set_layout({kUniform0, kDynamic1});
+    VkPipelineLayout layout = make_pipeline_layout({set_layout});
+    VkDescriptorPool pool = make_pool(2, {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2},
+                                          {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 2}}, false);
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    ASSERT_EQ(allocate(pool, {set_layout}, &set), VK_SUCCESS);
+    uint8_t* bytes = nullptr;
+    VkBuffer buffer = make_buffer(4096, &bytes);
+    struct Record {
+      uint32_t tag;
+      VkDescriptorBufferInfo info;
+    };
+    const Record records[2] = {{1, {buffer, 0, 256}}, {2, {buffer, 256, 512}}};
+    const VkDescriptorUpdateTemplateEntry entries[2] = {
+        {0, 0, 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, offsetof(Record, info), sizeof(Record)},
+        {1, 0, 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, sizeof(Record) + offsetof(Record, info), 0}};
+    VkDescriptorUpdateTemplateCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
+    info.descriptorUpdateEntryCount = 2;
+    info.pDescriptorUpdateEntries = entries;
+    info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+    info.descriptorSetLayout = set_layout;
+    VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
+    ASSERT_EQ(create(device_, &info, nullptr, &update_template), VK_SUCCESS);
+
+    begin();
+    const uint32_t offset = 3584;  // 256 + 3584 + 512 passes 4096 once the dynamic descriptor is written
+    testing::internal::CaptureStderr();
+    vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 1, &offset);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+    update(device_, set, update_template, records);
+    testing::internal::CaptureStderr();
+    vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 1, &offset);
+    std::string log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(count(log, "offset 256 + dynamic offset 3584 + range 512 passes the end"), 1) << log;
+    submit_and_wait();
+
+    testing::internal::CaptureStderr();
+    VkDescriptorUpdateTemplate refused = VK_NULL_HANDLE;
+    info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+    EXPECT_EQ(create(device_, &info, nullptr, &refused), VK_ERROR_UNKNOWN);
+    info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
+    info.descriptorSetLayout = VK_NULL_HANDLE;
+    EXPECT_EQ(create(device_, &info, nullptr, &refused), VK_ERROR_UNKNOWN);
+    VkDescriptorSetLayout other_layout = make_set_layout({kUniform0});
+    VkDescriptorSet other = VK_NULL_HANDLE;
+    ASSERT_EQ(allocate(pool, {other_layout}, &other), VK_SUCCESS);
+    update(device_, other, update_template, records);  // a set of another layout
+    update(device_, set, update_template, nullptr);     // no data: each entry refused
+    log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(count(log, "vkCreateDescriptorUpdateTemplate: "), 2) << log;
+    EXPECT_EQ(count(log, "the set's layout is not the template's"), 1) << log;
+    EXPECT_EQ(count(log, "pData is null; skipped"), 2) << log;
+    destroy(device_, update_template, nullptr);
+    destroy(device_, VK_NULL_HANDLE, nullptr);
+  }
+
+  std::string suffix_;  // "KHR": the names of VK_KHR_descriptor_update_template
 };
 
-// A template writes a uniform buffer and a dynamic one from the application's records. A dynamic
-// offset that a never-written descriptor lets through is refused once the template wrote it: the
-// descriptor landed with its range.
 TEST_F(VkBinding11, UpdateTemplateWritesTheSetAndHostileTemplatesAreRefused) {
-  auto create = device_proc<PFN_vkCreateDescriptorUpdateTemplate>("vkCreateDescriptorUpdateTemplate");
-  auto destroy = device_proc<PFN_vkDestroyDescriptorUpdateTemplate>("vkDestroyDescriptorUpdateTemplate");
-  auto update = device_proc<PFN_vkUpdateDescriptorSetWithTemplate>("vkUpdateDescriptorSetWithTemplate");
-  ASSERT_TRUE(create && destroy && update);
-  VkDescriptorSetLayout set_layout = make_set_layout({kUniform0, kDynamic1});
-  VkPipelineLayout layout = make_pipeline_layout({set_layout});
-  VkDescriptorPool pool = make_pool(2, {{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2},
-                                        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 2}}, false);
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  ASSERT_EQ(allocate(pool, {set_layout}, &set), VK_SUCCESS);
-  uint8_t* bytes = nullptr;
-  VkBuffer buffer = make_buffer(4096, &bytes);
-  struct Record {
-    uint32_t tag;
-    VkDescriptorBufferInfo info;
-  };
-  const Record records[2] = {{1, {buffer, 0, 256}}, {2, {buffer, 256, 512}}};
-  const VkDescriptorUpdateTemplateEntry entries[2] = {
-      {0, 0, 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, offsetof(Record, info), sizeof(Record)},
-      {1, 0, 1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, sizeof(Record) + offsetof(Record, info), 0}};
-  VkDescriptorUpdateTemplateCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO};
-  info.descriptorUpdateEntryCount = 2;
-  info.pDescriptorUpdateEntries = entries;
-  info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
-  info.descriptorSetLayout = set_layout;
-  VkDescriptorUpdateTemplate update_template = VK_NULL_HANDLE;
-  ASSERT_EQ(create(device_, &info, nullptr, &update_template), VK_SUCCESS);
+  update_template_writes_the_set_and_hostile_templates_are_refused();
+}
 
-  begin();
-  const uint32_t offset = 3584;  // 256 + 3584 + 512 passes 4096 once the dynamic descriptor is written
-  testing::internal::CaptureStderr();
-  vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 1, &offset);
-  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
-  update(device_, set, update_template, records);
-  testing::internal::CaptureStderr();
-  vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 1, &offset);
-  std::string log = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(count(log, "offset 256 + dynamic offset 3584 + range 512 passes the end"), 1) << log;
-  submit_and_wait();
+// The same through VK_KHR_descriptor_update_template's names on a 1.0 instance.
+class VkBindingTemplateKhr : public VkBinding11 {
+ protected:
+  VkBindingTemplateKhr() {
+    api_version_ = VK_API_VERSION_1_0;
+    device_extensions_ = {VK_KHR_DESCRIPTOR_UPDATE_TEMPLATE_EXTENSION_NAME};
+    suffix_ = "KHR";
+  }
+};
 
-  testing::internal::CaptureStderr();
-  VkDescriptorUpdateTemplate refused = VK_NULL_HANDLE;
-  info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
-  EXPECT_EQ(create(device_, &info, nullptr, &refused), VK_ERROR_UNKNOWN);
-  info.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET;
-  info.descriptorSetLayout = VK_NULL_HANDLE;
-  EXPECT_EQ(create(device_, &info, nullptr, &refused), VK_ERROR_UNKNOWN);
-  VkDescriptorSetLayout other_layout = make_set_layout({kUniform0});
-  VkDescriptorSet other = VK_NULL_HANDLE;
-  ASSERT_EQ(allocate(pool, {other_layout}, &other), VK_SUCCESS);
-  update(device_, other, update_template, records);  // a set of another layout
-  update(device_, set, update_template, nullptr);     // no data: each entry refused
-  log = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(count(log, "vkCreateDescriptorUpdateTemplate: "), 2) << log;
-  EXPECT_EQ(count(log, "the set's layout is not the template's"), 1) << log;
-  EXPECT_EQ(count(log, "pData is null; skipped"), 2) << log;
-  destroy(device_, update_template, nullptr);
-  destroy(device_, VK_NULL_HANDLE, nullptr);
+TEST_F(VkBindingTemplateKhr, UpdateTemplateWritesTheSetAndHostileTemplatesAreRefused) {
+  update_template_writes_the_set_and_hostile_templates_are_refused();
 }
 
 TEST_F(VkBinding11, LayoutSupportAnswersWhatCreationWouldDo) {

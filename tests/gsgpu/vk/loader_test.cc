@@ -1,6 +1,7 @@
 // The driver as the loader sees it: the physical device's identity, queue family and memory, and
 // entry points that are absent rather than pretending.
 #include <cstring>
+#include <string>
 
 #include "tests/gsgpu/vk/vk_test_util.h"
 
@@ -57,14 +58,34 @@ TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkUpdateDescriptorSets"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdPushConstants"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdCopyBuffer"), nullptr);
-  // Two device extensions: VK_KHR_swapchain and VK_KHR_timeline_semaphore, in that order.
+  // vkCmdNextSubpass exists and refuses with a log line: every render pass has one subpass.
+  EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdNextSubpass"), nullptr);
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  VkCommandPool pool = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateCommandPool(device_, &pool_info, nullptr, &pool), VK_SUCCESS);
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = pool;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  ASSERT_EQ(vkAllocateCommandBuffers(device_, &alloc, &cb), VK_SUCCESS);
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  ASSERT_EQ(vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
+  testing::internal::CaptureStderr();
+  vkCmdNextSubpass(cb, VK_SUBPASS_CONTENTS_INLINE);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("vkCmdNextSubpass: render passes have one subpass"),
+            std::string::npos);
+  EXPECT_EQ(vkEndCommandBuffer(cb), VK_SUCCESS);
+  vkDestroyCommandPool(device_, pool, nullptr);
+  // Three device extensions, in this order.
   uint32_t count = 7;
   ASSERT_EQ(vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, nullptr), VK_SUCCESS);
-  ASSERT_EQ(count, 2u);
-  VkExtensionProperties extensions[2]{};
+  ASSERT_EQ(count, 3u);
+  VkExtensionProperties extensions[3]{};
   ASSERT_EQ(vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, extensions), VK_SUCCESS);
   EXPECT_STREQ(extensions[0].extensionName, VK_KHR_SWAPCHAIN_EXTENSION_NAME);
   EXPECT_STREQ(extensions[1].extensionName, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME);
+  EXPECT_STREQ(extensions[2].extensionName, VK_KHR_DESCRIPTOR_UPDATE_TEMPLATE_EXTENSION_NAME);
 }
 
 TEST_F(VkLoader, EnablingAFeatureIsRefused) {
