@@ -84,6 +84,10 @@ class DispatchBackend {
   virtual std::string disassemble(const uint32_t* words, size_t count) = 0;
   // Lanes per warp of the shader cores; 0 when this backend has none.
   virtual uint32_t warp_width() const { return 0; }
+  // The embedding program asked to stop the running work (ShaderCoreSettings::cancel: a time
+  // budget, a reset). Dispatches stop between warps; a draw's fixed-function blocks ask this
+  // between triangles, so a draw of millions of triangles stops too.
+  virtual bool cancel_requested() const { return false; }
 };
 
 struct ShaderCoreSettings {

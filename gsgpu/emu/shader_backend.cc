@@ -49,7 +49,7 @@ DispatchParams to_params(const DispatchRequest& q) {
 class ShaderCoreBackend final : public DispatchBackend {
  public:
   explicit ShaderCoreBackend(const ShaderCoreSettings& s)
-      : cores_(ShaderConfig{s.num_cores, s.warp_width, s.host_threads, HostSimd::kAuto, s.cancel}) {}
+      : cores_(ShaderConfig{s.num_cores, s.warp_width, s.host_threads, HostSimd::kAuto, s.cancel}), cancel_(s.cancel) {}
 
   const char* name() const override { return "gsgpu shader cores"; }
 
@@ -73,9 +73,11 @@ class ShaderCoreBackend final : public DispatchBackend {
 
   std::string disassemble(const uint32_t* words, size_t count) override { return isa::disassemble(words, count); }
   uint32_t warp_width() const override { return cores_.config().warp_width; }
+  bool cancel_requested() const override { return cancel_ && cancel_->load(std::memory_order_relaxed); }
 
  private:
   ShaderCores cores_;
+  const std::atomic<bool>* cancel_;
 };
 
 }  // namespace

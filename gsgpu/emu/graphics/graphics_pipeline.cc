@@ -55,6 +55,12 @@ std::optional<std::string> GraphicsPipeline::map_targets(const DrawState& s, Col
 }
 
 bool GraphicsPipeline::shade_triangle(const RasterTriangle& t, DrawContext& c) {
+  // Without this a draw of 2^24 vertices in slivers across a large target rasterized for many
+  // minutes whatever the time budget, which stopped only the shader cores.
+  if (cancelled_ && cancelled_()) {
+    c.fault = "draw cancelled by the embedding program (time budget or reset)";
+    return false;
+  }
   TriangleSetup setup;
   if (c.pe.draw_triangle(t.screen, &setup, c.quads, t.kind) != SetupResult::kAccepted) return true;
   const TriangleInterpolator interp(setup);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -85,6 +86,9 @@ class GraphicsPipeline {
   void set_fragment_budget(uint64_t budget) { fragment_budget_ = budget; }
   // Vertex invocations (count x instances) a draw may ask for (GeometryEngine::set_vertex_limit).
   void set_vertex_limit(uint64_t limit) { vertex_limit_ = limit; }
+  // Asked before each triangle is rasterized: true stops the draw with a fault (the embedding
+  // program's time budget or reset; DispatchBackend::cancel_requested).
+  void set_cancel_check(std::function<bool()> cancelled) { cancelled_ = std::move(cancelled); }
   // Where vertex and fragment programs run; without one such a draw faults. Must outlive the draws.
   void set_program_runner(ShaderProgramRunner* runner) { runner_ = runner; }
   DrawResult draw(const DrawState& state);
@@ -116,6 +120,7 @@ class GraphicsPipeline {
   GpuMemory& memory_;
   uint64_t fragment_budget_ = kDefaultFragmentBudget;
   uint64_t vertex_limit_ = GeometryEngine::kDefaultVertexLimit;
+  std::function<bool()> cancelled_;
   ShaderProgramRunner* runner_ = nullptr;
 };
 

@@ -8,6 +8,7 @@
 // a second device (another context) is untouched and keeps drawing.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -34,7 +35,8 @@ constexpr uint64_t kTargetVa = 0x800000;  // its own mapping, an unmapped page a
 // One device (one context's GPU) with a ring, state blocks, vertices, indices, code, a target with
 // an unmapped page behind it and a buffer of bytes no draw names.
 struct Context {
-  explicit Context(const DeviceConfig& config) : device(test::make_device(config)) {
+  explicit Context(const DeviceConfig& config, std::unique_ptr<DispatchBackend> backend = nullptr)
+      : device(test::make_device(config, std::move(backend))) {
     ring_va = test::must_buffer(*device, 4096);
     state_va = test::must_buffer(*device, 4096);
     vertices_va = test::must_buffer(*device, 4096);
@@ -433,6 +435,28 @@ TEST_F(DrawHostile, TheDevicesDrawLimitsEndADrawThatAsksForMore) {
   EXPECT_FALSE(draw(small, b));
   EXPECT_NE(fault_text(*small.device).find("budget of 1000 instructions"), std::string::npos)
       << fault_text(*small.device);
+}
+
+// The embedding program's cancel (its time budget or a reset: the flag the shader cores watch) stops a
+// draw between triangles. Before, it stopped only programs: a draw of millions of fixed-function
+// slivers across a large target ran for many minutes whatever the time budget.
+TEST(DrawCancel, ACancelStopsAFixedFunctionDrawAndTheNextDrawRuns) {
+  std::atomic<bool> cancel{false};
+  const DeviceConfig c = config();
+  Context ctx(c, make_shader_backend(ShaderCoreSettings{c.shader_cores, c.warp_width, 1, &cancel}));
+  ASSERT_TRUE(draw(ctx, good_blocks(ctx)));
+  cancel = true;
+  EXPECT_FALSE(draw(ctx, good_blocks(ctx)));
+  ASSERT_TRUE(ctx.device->cp_fault());
+  EXPECT_EQ(ctx.device->cp_fault()->cause, CpFaultCause::kDrawFault);
+  EXPECT_NE(fault_text(*ctx.device).find("draw cancelled by the embedding program"), std::string::npos)
+      << fault_text(*ctx.device);
+  EXPECT_EQ(ctx.device->command_processor().last_draw()->result.counters.merge.fragments_written, 0u);
+  cancel = false;
+  ctx.device->write_register(hw::reg::CP_CONTROL, hw::field::CP_CONTROL::RESET_MASK);
+  ctx.ring = std::make_unique<RingWriter>(*ctx.device, ctx.ring_va, 4096);
+  ASSERT_TRUE(draw(ctx, good_blocks(ctx))) << fault_text(*ctx.device);
+  EXPECT_EQ(ctx.pixel(5, 5), kGreen);
 }
 
 TEST(DrawLimitsConfig, ZeroLimitsAreRefused) {
