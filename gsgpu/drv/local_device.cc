@@ -68,6 +68,8 @@ class CountingBackend final : public DispatchBackend {
   }
   std::string disassemble(const uint32_t* words, size_t count) override { return inner_->disassemble(words, count); }
   uint32_t warp_width() const override { return inner_->warp_width(); }
+  // The time budgets' and reset's cancel reaches a draw's fixed-function blocks through this.
+  bool cancel_requested() const override { return inner_->cancel_requested(); }
 
  private:
   std::unique_ptr<DispatchBackend> inner_;
