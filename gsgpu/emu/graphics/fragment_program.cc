@@ -32,16 +32,18 @@ void FragmentProgramStage::begin_triangle(const RasterTriangle& t, bool front_fa
 
 bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth) {
   QuadRecord record{quad, static_cast<uint32_t>(primitives_.size() - 1), {}};
+  const uint32_t front_facing = front_facing_.back() ? 1u : 0u;
   for (int i = 0; i < 4; ++i) {
     const int32_t x = quad.x + (i & 1), y = quad.y + (i >> 1);
+    const PixelWeights w = interp.weights(x, y);
     FragmentLane lane;
-    lane.perspective = interp.perspective_barycentrics(x, y);
-    lane.linear = interp.screen_barycentrics(x, y);
+    lane.perspective = w.perspective;
+    lane.linear = w.screen;
     lane.primitive = record.primitive;
-    const float z = interp.depth(x, y);
-    const float inv_w = interp.inverse_w(x, y);
+    const float z = w.depth;
+    const float inv_w = w.inverse_w;
     lane.preload = {std::bit_cast<uint32_t>(float(x) + 0.5f), std::bit_cast<uint32_t>(float(y) + 0.5f),
-                    std::bit_cast<uint32_t>(z), std::bit_cast<uint32_t>(inv_w), front_facing_.back() ? 1u : 0u};
+                    std::bit_cast<uint32_t>(z), std::bit_cast<uint32_t>(inv_w), front_facing};
     lanes_.push_back(lane);
     if (needs_depth && (quad.coverage >> i & 1)) record.depth[i] = z;
   }
@@ -83,6 +85,7 @@ bool FragmentProgramStage::flush() {
 void FragmentProgramStage::merge_batch() {
   for (size_t k = 0; k < quads_.size(); ++k) {
     const QuadRecord& r = quads_[k];
+    const bool front_facing = front_facing_[r.primitive];
     for (int i = 0; i < 4; ++i) {
       if (!(r.quad.coverage >> i & 1)) continue;  // helper lanes write nothing
       const FragmentLaneOutput& out = outputs_[4 * k + i];
@@ -91,7 +94,7 @@ void FragmentProgramStage::merge_batch() {
       f.x = r.quad.x + (i & 1);
       f.y = r.quad.y + (i >> 1);
       f.depth = (out.exported >> 8 & 1) ? out.value[8] : r.depth[i];
-      f.front_facing = front_facing_[r.primitive];
+      f.front_facing = front_facing;
       f.color = {out.value[0], out.value[1], out.value[2], out.value[3]};
       f.color1 = {out.value[4], out.value[5], out.value[6], out.value[7]};
       sink_(f);

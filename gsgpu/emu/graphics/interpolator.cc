@@ -38,6 +38,24 @@ float TriangleInterpolator::inverse_w(int32_t x, int32_t y) const {
   return static_cast<float>(v);
 }
 
+PixelWeights TriangleInterpolator::weights(int32_t x, int32_t y) const {
+  PixelWeights w;
+  w.screen = screen_barycentrics(x, y);
+  // The same operations in the same order as perspective_barycentrics(), depth() and inverse_w().
+  double sum = 0, z = 0;
+  for (int i = 0; i < 3; ++i) {
+    w.perspective[i] = w.screen[i] * static_cast<double>(t_.vertices[i].inv_w);
+    sum += w.perspective[i];
+    z += w.screen[i] * static_cast<double>(t_.vertices[i].z);
+  }
+  if (sum != 0) {
+    for (double& v : w.perspective) v /= sum;
+  }
+  w.depth = static_cast<float>(z);
+  w.inverse_w = static_cast<float>(sum);
+  return w;
+}
+
 void TriangleInterpolator::interpolate(int32_t x, int32_t y, Interpolation mode,
                                        const std::array<const float*, 3>& attribute, size_t count,
                                        float* out) const {

@@ -22,6 +22,14 @@ namespace gsgpu::graphics {
 
 enum class Interpolation : uint8_t { kPerspective, kNoPerspective, kFlat };
 
+// Everything a fragment lane needs at one pixel centre, from one evaluation of the edge functions.
+struct PixelWeights {
+  std::array<double, 3> screen{};       // screen_barycentrics()
+  std::array<double, 3> perspective{};  // perspective_barycentrics()
+  float depth = 0;                      // depth()
+  float inverse_w = 0;                  // inverse_w()
+};
+
 class TriangleInterpolator {
  public:
   explicit TriangleInterpolator(const TriangleSetup& triangle) : t_(triangle) {}
@@ -32,6 +40,9 @@ class TriangleInterpolator {
   float depth(int32_t x, int32_t y) const;
   // 1 / w_clip, linear in screen space (gl_FragCoord.w).
   float inverse_w(int32_t x, int32_t y) const;
+  // All four at once, bit for bit what the separate calls return (the fragment stage's hot path:
+  // sum b_i / w_i is both the perspective normaliser and 1 / w).
+  PixelWeights weights(int32_t x, int32_t y) const;
 
   // out[k] for k < count from per-vertex arrays attribute[i][k] (i = vertex).
   void interpolate(int32_t x, int32_t y, Interpolation mode, const std::array<const float*, 3>& attribute,

@@ -126,14 +126,17 @@ void OutputMerger::begin_draw(const ColorTarget& color, const DepthStencilTarget
   blend_ = blend_state;
   uint64_t w = color.data ? color.width : depth_stencil.width, h = color.data ? color.height : depth_stencil.height;
   written_.assign(w * h, false);
+  written_width_ = w;
+  fixed_point_ = is_unorm(color.format);
+  logic_op_ = blend_.logic_op_enable && fixed_point_ && !is_srgb(color.format);
+  plain_write_ = (blend_.write_mask & 0xF) == 0xF && !logic_op_ && !(blend_.enable && !blend_.logic_op_enable);
 }
 
 void OutputMerger::process(const Fragment& f) {
   counters_.fragments_in++;
   if (!depth_stencil_test(f)) return;
   counters_.fragments_written++;
-  uint64_t w = color_.data ? color_.width : depth_stencil_.width;
-  size_t index = size_t(f.y) * size_t(w) + size_t(f.x);
+  size_t index = size_t(f.y) * size_t(written_width_) + size_t(f.x);
   if (index < written_.size()) {
     if (written_[index]) counters_.overdraw++;
     written_[index] = true;
@@ -181,14 +184,13 @@ bool OutputMerger::depth_stencil_test(const Fragment& f) {
 
 void OutputMerger::write_color(const Fragment& f) {
   const uint32_t x = uint32_t(f.x), y = uint32_t(f.y);
-  const uint8_t mask = blend_.write_mask & 0xF;
-  if (mask == 0) return;
-  const bool fixed_point = is_unorm(color_.format);
-  const bool logic_op = blend_.logic_op_enable && fixed_point && !is_srgb(color_.format);
-  if (mask == 0xF && !logic_op && !(blend_.enable && !blend_.logic_op_enable)) {
+  if (plain_write_) {
     color_.store(x, y, f.color);  // the common case: a plain write
     return;
   }
+  const uint8_t mask = blend_.write_mask & 0xF;
+  if (mask == 0) return;
+  const bool fixed_point = fixed_point_, logic_op = logic_op_;
   const std::array<uint32_t, 4> old_bits = color_.load_bits(x, y);
   if (logic_op) {
     std::array<uint32_t, 4> bits{};

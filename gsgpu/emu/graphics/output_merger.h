@@ -111,6 +111,9 @@ class OutputMerger {
   DepthStencilState ds_;
   BlendState blend_;
   std::vector<bool> written_;
+  uint64_t written_width_ = 0;  // the row length of written_
+  // Decided once per draw from the state (write_color's tests, in the same order).
+  bool fixed_point_ = false, logic_op_ = false, plain_write_ = false;
   MergeCounters counters_;
 };
 

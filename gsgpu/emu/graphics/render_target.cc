@@ -15,11 +15,6 @@ int byte_of(ColorFormat f, int c) { return (is_bgra(f) && c < 3) ? 2 - c : c; }
 
 }  // namespace
 
-uint32_t bytes_per_pixel(ColorFormat f) { return f == ColorFormat::kR32G32B32A32Sfloat ? 16 : 4; }
-bool is_srgb(ColorFormat f) { return f == ColorFormat::kR8G8B8A8Srgb || f == ColorFormat::kB8G8R8A8Srgb; }
-bool is_unorm(ColorFormat f) { return f != ColorFormat::kR32G32B32A32Sfloat; }
-bool has_stencil(DepthFormat f) { return f == DepthFormat::kD24UnormS8Uint; }
-
 const char* color_format_name(ColorFormat f) {
   switch (f) {
     case ColorFormat::kR8G8B8A8Unorm: return "R8G8B8A8_UNORM";
@@ -43,15 +38,6 @@ float srgb_to_linear(float s) {
 float linear_to_srgb(float c) {
   double v = std::clamp(static_cast<double>(c), 0.0, 1.0);
   return static_cast<float>(v <= 0.0031308 ? v * 12.92 : 1.055 * std::pow(v, 1.0 / 2.4) - 0.055);
-}
-
-// Round to nearest as floor(x * max + 0.5); the value is positive there, so the conversion's
-// truncation is that floor (a libm floor call per channel was 13 % of a flat fill's time).
-uint8_t float_to_unorm8(float c) {
-  // NaN becomes 0 (Vulkan leaves it undefined; a fixed choice keeps runs deterministic).
-  if (!(c > 0.0f)) return 0;
-  if (c >= 1.0f) return 255;
-  return static_cast<uint8_t>(static_cast<double>(c) * 255.0 + 0.5);
 }
 
 // D16_UNORM: round to nearest, as D24.
@@ -83,9 +69,16 @@ Color ColorTarget::load(uint32_t x, uint32_t y) const {
 
 void ColorTarget::store(uint32_t x, uint32_t y, const Color& linear) const {
   uint8_t* p = pixel(x, y);
-  if (format == ColorFormat::kR32G32B32A32Sfloat) {
-    std::memcpy(p, linear.data(), 16);
-    return;
+  switch (format) {  // the linear formats without a per-component test; sRGB below
+    case ColorFormat::kR32G32B32A32Sfloat: std::memcpy(p, linear.data(), 16); return;
+    case ColorFormat::kR8G8B8A8Unorm:
+      for (int i = 0; i < 4; ++i) p[i] = float_to_unorm8(linear[i]);
+      return;
+    case ColorFormat::kB8G8R8A8Unorm:
+      for (int i = 0; i < 4; ++i) p[i < 3 ? 2 - i : 3] = float_to_unorm8(linear[i]);
+      return;
+    case ColorFormat::kR8G8B8A8Srgb:
+    case ColorFormat::kB8G8R8A8Srgb: break;
   }
   for (int i = 0; i < 4; ++i) {
     float v = (is_srgb(format) && i < 3) ? linear_to_srgb(linear[i]) : linear[i];

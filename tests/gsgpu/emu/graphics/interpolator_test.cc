@@ -3,7 +3,9 @@
 // plane through the three vertices; flat varyings take the provoking (first) vertex.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "gsgpu/emu/graphics/interpolator.h"
 
@@ -95,6 +97,27 @@ TEST(Interpolator, FlatTakesTheProvokingVertex) {
   double b1 = 5.5 / 16, b2 = 2.5 / 16, b0 = 1 - b1 - b2;
   EXPECT_NEAR(out[0], b0 * 7 + b1 * 100 + b2 * -50, 1e-4);
   EXPECT_NEAR(out[1], b0 * -1 + b1 * 200 + b2 * 3, 1e-4);
+}
+
+// The fragment stage's one-call weights are the separate calls' results, bit for bit, over a
+// triangle with unequal w and z, inside it and on the helper lanes outside it.
+TEST(Interpolator, WeightsEqualTheSeparateCallsBitForBit) {
+  std::array<ScreenVertex, 3> screen{{{1.3f, 2.7f, 0.125f, 1.0f}, {61.1f, 9.4f, 0.9f, 0.25f}, {20.6f, 58.2f, 0.4f, 0.7f}}};
+  TriangleSetup t;
+  ASSERT_EQ(setup_triangle(screen, SetupState{}, &t), SetupResult::kAccepted);
+  TriangleInterpolator interp(t);
+  for (int y = -2; y < 66; ++y) {
+    for (int x = -2; x < 66; ++x) {
+      const PixelWeights w = interp.weights(x, y);
+      const auto screen_b = interp.screen_barycentrics(x, y), perspective_b = interp.perspective_barycentrics(x, y);
+      for (int i = 0; i < 3; ++i) {
+        ASSERT_EQ(std::bit_cast<uint64_t>(w.screen[i]), std::bit_cast<uint64_t>(screen_b[i])) << x << "," << y;
+        ASSERT_EQ(std::bit_cast<uint64_t>(w.perspective[i]), std::bit_cast<uint64_t>(perspective_b[i])) << x << "," << y;
+      }
+      ASSERT_EQ(std::bit_cast<uint32_t>(w.depth), std::bit_cast<uint32_t>(interp.depth(x, y))) << x << "," << y;
+      ASSERT_EQ(std::bit_cast<uint32_t>(w.inverse_w), std::bit_cast<uint32_t>(interp.inverse_w(x, y))) << x << "," << y;
+    }
+  }
 }
 
 }  // namespace
