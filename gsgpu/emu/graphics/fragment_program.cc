@@ -20,13 +20,15 @@ FragmentProgramStage::FragmentProgramStage(const ShaderProgram& program, ShaderP
       runner_(runner),
       sink_(std::move(sink)),
       width_(runner.warp_width()),
-      quads_per_batch_(warps_per_batch * (runner.warp_width() / 4)) {}
+      quads_per_batch_(warps_per_batch * (runner.warp_width() / 4)) {
+  quads_.reserve(quads_per_batch_);
+  lanes_.reserve(size_t{quads_per_batch_} * 4);
+}
 
 void FragmentProgramStage::begin_triangle(const RasterTriangle& t, bool front_facing) {
-  FragmentPrimitive p;
+  FragmentPrimitive& p = primitives_.emplace_back();  // filled in place: a primitive is 1 KiB
   for (int i = 0; i < 3; ++i) std::copy_n(t.varyings[i].begin(), kMaxFragmentVaryings, p.varyings[i].begin());
   std::copy_n(t.flat.begin(), kMaxFragmentVaryings, p.flat.begin());
-  primitives_.push_back(p);
   front_facing_.push_back(front_facing);
 }
 
@@ -36,7 +38,7 @@ bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator
   for (int i = 0; i < 4; ++i) {
     const int32_t x = quad.x + (i & 1), y = quad.y + (i >> 1);
     const PixelWeights w = interp.weights(x, y);
-    FragmentLane lane;
+    FragmentLane& lane = lanes_.emplace_back();  // filled in place: a lane is 80 bytes
     lane.perspective = w.perspective;
     lane.linear = w.screen;
     lane.primitive = record.primitive;
@@ -44,7 +46,6 @@ bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator
     const float inv_w = w.inverse_w;
     lane.preload = {std::bit_cast<uint32_t>(float(x) + 0.5f), std::bit_cast<uint32_t>(float(y) + 0.5f),
                     std::bit_cast<uint32_t>(z), std::bit_cast<uint32_t>(inv_w), front_facing};
-    lanes_.push_back(lane);
     if (needs_depth && (quad.coverage >> i & 1)) record.depth[i] = z;
   }
   quads_.push_back(record);

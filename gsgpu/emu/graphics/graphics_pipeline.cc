@@ -67,7 +67,7 @@ bool GraphicsPipeline::shade_triangle(const RasterTriangle& t, DrawContext& c) {
   if (c.program) c.program->begin_triangle(t, setup.front_facing);
   while (!c.quads.empty()) {
     const Quad q = c.quads.pop();
-    c.fragments += uint64_t(__builtin_popcount(q.coverage));
+    c.fragments += uint64_t(quad_lanes(q.coverage));
     if (c.fragments > fragment_budget_) {
       c.fault = "draw exceeds the fragment budget of " + std::to_string(fragment_budget_) + " fragments";
       c.quads.clear();

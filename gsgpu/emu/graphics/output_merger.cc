@@ -125,7 +125,8 @@ void OutputMerger::begin_draw(const ColorTarget& color, const DepthStencilTarget
   ds_ = ds;
   blend_ = blend_state;
   uint64_t w = color.data ? color.width : depth_stencil.width, h = color.data ? color.height : depth_stencil.height;
-  written_.assign(w * h, false);
+  written_pixels_ = w * h;
+  written_.assign((written_pixels_ + 63) / 64, 0);
   written_width_ = w;
   fixed_point_ = is_unorm(color.format);
   logic_op_ = blend_.logic_op_enable && fixed_point_ && !is_srgb(color.format);
@@ -137,9 +138,11 @@ void OutputMerger::process(const Fragment& f) {
   if (!depth_stencil_test(f)) return;
   counters_.fragments_written++;
   size_t index = size_t(f.y) * size_t(written_width_) + size_t(f.x);
-  if (index < written_.size()) {
-    if (written_[index]) counters_.overdraw++;
-    written_[index] = true;
+  if (index < written_pixels_) {
+    uint64_t& word = written_[index / 64];
+    const uint64_t bit = uint64_t{1} << (index % 64);
+    if (word & bit) counters_.overdraw++;
+    word |= bit;
   }
   if (color_.data) write_color(f);
 }

@@ -110,8 +110,10 @@ class OutputMerger {
   DepthStencilTarget depth_stencil_;
   DepthStencilState ds_;
   BlendState blend_;
-  std::vector<bool> written_;
-  uint64_t written_width_ = 0;  // the row length of written_
+  // One bit per pixel of the target (the overdraw counter), in 64-bit words: tested and set per
+  // fragment (std::vector<bool> took twice the instructions).
+  std::vector<uint64_t> written_;
+  uint64_t written_pixels_ = 0, written_width_ = 0;
   // Decided once per draw from the state (write_color's tests, in the same order).
   bool fixed_point_ = false, logic_op_ = false, plain_write_ = false;
   MergeCounters counters_;

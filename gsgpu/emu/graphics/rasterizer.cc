@@ -137,7 +137,7 @@ void Rasterizer::emit_quad(int32_t x, int32_t y, uint8_t coverage) {
   if (coverage == 0) return;
   Quad q{x, y, coverage, uint8_t(~coverage & 0xF)};
   counters_.quads++;
-  int covered = __builtin_popcount(coverage);
+  const int covered = quad_lanes(coverage);
   counters_.fragments += covered;
   counters_.helper_lanes += 4 - covered;
   out_->push(q);

@@ -37,6 +37,13 @@ struct Quad {
   uint8_t helper = 0;     // bit i: lane i runs as a helper invocation (never written)
 };
 
+// Covered lanes of a 4-bit quad mask (a table: without -mpopcnt __builtin_popcount is a libgcc
+// call, twice per quad).
+inline int quad_lanes(uint8_t mask) {
+  static constexpr int8_t kLanes[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+  return kLanes[mask & 0xF];
+}
+
 struct RasterSettings {
   bool bounding_box_test = true;
 };
