@@ -8,8 +8,9 @@ namespace {
 
 int32_t tile_level_size(int level) { return kTopTileSize >> level; }
 
-// !intersect(a, b).empty(), without building the rectangle (asked several times per tile).
-bool rects_meet(const PixelRect& a, const PixelRect& b) {
+// !intersect(a, b).empty(), without building the rectangle (asked twice per tile visited; g++ -O2
+// left it a call, 5 % of a small-triangle draw).
+[[gnu::always_inline]] inline bool rects_meet(const PixelRect& a, const PixelRect& b) {
   return std::max(a.x0, b.x0) < std::min(a.x1, b.x1) && std::max(a.y0, b.y0) < std::min(a.y1, b.y1);
 }
 
@@ -96,7 +97,7 @@ void Rasterizer::visit_tile(const TriangleSetup& t, int32_t x, int32_t y, int le
   visit_tile(t, x + half, y + half, level + 1);
 }
 
-bool Rasterizer::in_area(int32_t x, int32_t y) const {
+inline bool Rasterizer::in_area(int32_t x, int32_t y) const {  // used only in this file
   return x >= area_.x0 && x < area_.x1 && y >= area_.y0 && y < area_.y1;
 }
 
@@ -117,12 +118,13 @@ void Rasterizer::emit_accepted(int32_t x, int32_t y, int32_t size) {
 
 void Rasterizer::emit_block(const TriangleSetup& t, int32_t x, int32_t y) {
   counters_.blocks_tested++;
+  const bool inside = in_area(x, y) && in_area(x + kBlockSize - 1, y + kBlockSize - 1);  // the usual case
   for (int32_t qy = y; qy < y + kBlockSize; qy += 2) {
     for (int32_t qx = x; qx < x + kBlockSize; qx += 2) {
       uint8_t coverage = 0;
       for (int lane = 0; lane < 4; ++lane) {
         int32_t px = qx + (lane & 1), py = qy + (lane >> 1);
-        if (!in_area(px, py)) continue;
+        if (!inside && !in_area(px, py)) continue;
         int64_t sx = pixel_centre(px), sy = pixel_centre(py);
         if (t.edges[0].covers(sx, sy) && t.edges[1].covers(sx, sy) && t.edges[2].covers(sx, sy)) {
           coverage |= uint8_t(1u << lane);

@@ -1,6 +1,7 @@
 // Vertex and index fetch with checked addresses (see vertex_fetch.h).
 #include "gsgpu/emu/graphics/vertex_fetch.h"
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -42,11 +43,19 @@ constexpr FormatInfo kFormats[] = {
     {108, "R32G32B32A32_SINT", 4, 32, Kind::kSint},  {109, "R32G32B32A32_SFLOAT", 4, 32, Kind::kSfloat},
 };
 
+// kFormats' entry per VkFormat value (-1: none), so that a lookup is one load: fetch looks formats
+// up per vertex and attribute (a linear search was 7 % of a small-triangle draw).
+constexpr uint32_t kFormatTableSize = 110;  // past the largest VkFormat in kFormats
+constexpr std::array<int8_t, kFormatTableSize> kFormatIndex = [] {
+  std::array<int8_t, kFormatTableSize> index{};
+  index.fill(-1);
+  for (size_t i = 0; i < std::size(kFormats); ++i) index[kFormats[i].vk_format] = static_cast<int8_t>(i);
+  return index;
+}();
+
 const FormatInfo* find_format(uint32_t vk_format) {
-  for (const FormatInfo& f : kFormats) {
-    if (f.vk_format == vk_format) return &f;
-  }
-  return nullptr;
+  if (vk_format >= kFormatTableSize || kFormatIndex[vk_format] < 0) return nullptr;
+  return &kFormats[kFormatIndex[vk_format]];
 }
 
 uint32_t read_component(const uint8_t* p, int bits) {
@@ -99,8 +108,10 @@ const char* vertex_format_name(uint32_t vk_format) {
   return f ? f->name : "unsupported";
 }
 
-std::array<uint32_t, 4> decode_vertex_format(uint32_t vk_format, const uint8_t* bytes) {
-  const FormatInfo* f = find_format(vk_format);
+namespace {
+
+// A format's components as 32-bit words (decode_vertex_format, with the format looked up).
+std::array<uint32_t, 4> decode(const FormatInfo* f, const uint8_t* bytes) {
   if (!f) return {0, 0, 0, 0};
   const bool is_float = f->kind == Kind::kUnorm || f->kind == Kind::kSnorm || f->kind == Kind::kSfloat;
   std::array<uint32_t, 4> out{0, 0, 0, is_float ? std::bit_cast<uint32_t>(1.0f) : 1u};
@@ -108,12 +119,19 @@ std::array<uint32_t, 4> decode_vertex_format(uint32_t vk_format, const uint8_t* 
   return out;
 }
 
+}  // namespace
+
+std::array<uint32_t, 4> decode_vertex_format(uint32_t vk_format, const uint8_t* bytes) {
+  return decode(find_format(vk_format), bytes);
+}
+
 std::optional<std::string> VertexFetcher::fetch(uint32_t vertex_index, uint32_t instance_index, FetchedVertex* out) {
   out->vertex_index = vertex_index;
   out->instance_index = instance_index;
   for (uint32_t a = 0; a < state_.attribute_count && a < kMaxVertexAttributes; ++a) {
     const VertexAttribute& attr = state_.attributes[a];
-    const uint32_t size = vertex_format_size(attr.format);
+    const FormatInfo* format = find_format(attr.format);
+    const uint32_t size = format ? uint32_t(format->components) * format->bits / 8 : 0;
     if (size == 0 || attr.binding >= kMaxVertexBindings) {
       return "attribute " + std::to_string(a) + ": bad format " + std::to_string(attr.format) + " or binding " +
              std::to_string(attr.binding);
@@ -132,7 +150,7 @@ std::optional<std::string> VertexFetcher::fetch(uint32_t vertex_index, uint32_t 
     auto address = gsvirt::checked_add<uint64_t>(b.va, *start);
     const uint8_t* p = address ? memory_.translate(*address, size, Access::kRead) : nullptr;
     if (!p) return "vertex fetch from an unmapped address: attribute " + std::to_string(a);
-    out->attributes[a] = decode_vertex_format(attr.format, p);
+    out->attributes[a] = decode(format, p);
   }
   return std::nullopt;
 }
