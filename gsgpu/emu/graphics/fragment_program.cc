@@ -35,9 +35,11 @@ void FragmentProgramStage::begin_triangle(const RasterTriangle& t, bool front_fa
 bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth) {
   QuadRecord record{quad, static_cast<uint32_t>(primitives_.size() - 1), {}};
   const uint32_t front_facing = front_facing_.back() ? 1u : 0u;
+  std::array<PixelWeights, 4> weights;
+  interp.quad_weights(quad.x, quad.y, &weights);
   for (int i = 0; i < 4; ++i) {
     const int32_t x = quad.x + (i & 1), y = quad.y + (i >> 1);
-    const PixelWeights w = interp.weights(x, y);
+    const PixelWeights& w = weights[i];
     FragmentLane& lane = lanes_.emplace_back();  // filled in place: a lane is 80 bytes
     lane.perspective = w.perspective;
     lane.linear = w.screen;

@@ -39,8 +39,29 @@ float TriangleInterpolator::inverse_w(int32_t x, int32_t y) const {
 }
 
 PixelWeights TriangleInterpolator::weights(int32_t x, int32_t y) const {
+  const int64_t sx = pixel_centre(x), sy = pixel_centre(y);
   PixelWeights w;
-  w.screen = screen_barycentrics(x, y);
+  weights_from_edges(t_.edges[0].at(sx, sy), t_.edges[1].at(sx, sy), t_.edges[2].at(sx, sy), &w);
+  return w;
+}
+
+void TriangleInterpolator::quad_weights(int32_t x, int32_t y, std::array<PixelWeights, 4>* out) const {
+  const int64_t sx = pixel_centre(x), sy = pixel_centre(y);
+  const EdgeFunction &e0 = t_.edges[0], &e1 = t_.edges[1], &e2 = t_.edges[2];
+  const int64_t v0 = e0.at(sx, sy), v1 = e1.at(sx, sy), v2 = e2.at(sx, sy);
+  // E is linear: one pixel right adds a * one, one pixel down b * one (exact integers).
+  const int64_t x0 = e0.a * kSubpixelOne, x1 = e1.a * kSubpixelOne, x2 = e2.a * kSubpixelOne;
+  const int64_t y0 = e0.b * kSubpixelOne, y1 = e1.b * kSubpixelOne, y2 = e2.b * kSubpixelOne;
+  weights_from_edges(v0, v1, v2, &(*out)[0]);
+  weights_from_edges(v0 + x0, v1 + x1, v2 + x2, &(*out)[1]);
+  weights_from_edges(v0 + y0, v1 + y1, v2 + y2, &(*out)[2]);
+  weights_from_edges(v0 + x0 + y0, v1 + x1 + y1, v2 + x2 + y2, &(*out)[3]);
+}
+
+void TriangleInterpolator::weights_from_edges(int64_t e0, int64_t e1, int64_t e2, PixelWeights* out) const {
+  PixelWeights& w = *out;
+  const double area = static_cast<double>(t_.twice_area);  // as screen_barycentrics()
+  w.screen = {static_cast<double>(e0) / area, static_cast<double>(e1) / area, static_cast<double>(e2) / area};
   // The same operations in the same order as perspective_barycentrics(), depth() and inverse_w().
   double sum = 0, z = 0;
   for (int i = 0; i < 3; ++i) {
@@ -53,7 +74,6 @@ PixelWeights TriangleInterpolator::weights(int32_t x, int32_t y) const {
   }
   w.depth = static_cast<float>(z);
   w.inverse_w = static_cast<float>(sum);
-  return w;
 }
 
 void TriangleInterpolator::interpolate(int32_t x, int32_t y, Interpolation mode,

@@ -43,12 +43,18 @@ class TriangleInterpolator {
   // All four at once, bit for bit what the separate calls return (the fragment stage's hot path:
   // sum b_i / w_i is both the perspective normaliser and 1 / w).
   PixelWeights weights(int32_t x, int32_t y) const;
+  // weights() of the four lanes of the quad at (x, y) (lane i at (x + (i & 1), y + (i >> 1))): the
+  // edge values of lanes 1..3 are lane 0's plus exact integer steps, the rest as weights().
+  void quad_weights(int32_t x, int32_t y, std::array<PixelWeights, 4>* out) const;
 
   // out[k] for k < count from per-vertex arrays attribute[i][k] (i = vertex).
   void interpolate(int32_t x, int32_t y, Interpolation mode, const std::array<const float*, 3>& attribute,
                    size_t count, float* out) const;
 
  private:
+  // Written in place: returned by value, four copies of 64 bytes per quad cost more than they saved.
+  void weights_from_edges(int64_t e0, int64_t e1, int64_t e2, PixelWeights* w) const;
+
   const TriangleSetup& t_;
 };
 

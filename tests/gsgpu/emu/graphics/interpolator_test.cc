@@ -118,6 +118,22 @@ TEST(Interpolator, WeightsEqualTheSeparateCallsBitForBit) {
       ASSERT_EQ(std::bit_cast<uint32_t>(w.inverse_w), std::bit_cast<uint32_t>(interp.inverse_w(x, y))) << x << "," << y;
     }
   }
+  // quad_weights: the same four lanes, from lane 0's edge values and integer steps.
+  for (int y = -2; y < 66; y += 2) {
+    for (int x = -2; x < 66; x += 2) {
+      std::array<PixelWeights, 4> quad;
+      interp.quad_weights(x, y, &quad);
+      for (int lane = 0; lane < 4; ++lane) {
+        const PixelWeights w = interp.weights(x + (lane & 1), y + (lane >> 1));
+        for (int i = 0; i < 3; ++i) {
+          ASSERT_EQ(std::bit_cast<uint64_t>(quad[lane].screen[i]), std::bit_cast<uint64_t>(w.screen[i]));
+          ASSERT_EQ(std::bit_cast<uint64_t>(quad[lane].perspective[i]), std::bit_cast<uint64_t>(w.perspective[i]));
+        }
+        ASSERT_EQ(std::bit_cast<uint32_t>(quad[lane].depth), std::bit_cast<uint32_t>(w.depth));
+        ASSERT_EQ(std::bit_cast<uint32_t>(quad[lane].inverse_w), std::bit_cast<uint32_t>(w.inverse_w));
+      }
+    }
+  }
 }
 
 }  // namespace
