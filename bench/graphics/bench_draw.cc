@@ -16,13 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "bench/graphics/workloads.h"
 #include "bench_vert.h"
 #include "flat_frag.h"
 #include "long_frag.h"
 
 namespace {
 
-constexpr uint32_t kSize = 256;  // the render target's width and height
+using namespace bench_graphics;
 constexpr VkFormat kFormat = VK_FORMAT_R8G8B8A8_UNORM;
 
 void check(VkResult r, const char* what) {
@@ -31,10 +32,6 @@ void check(VkResult r, const char* what) {
     std::exit(1);
   }
 }
-
-struct Vertex {
-  float x, y;
-};
 
 // One device, its queue, and the objects every workload shares (target, pass, framebuffer).
 class Gpu {
@@ -58,7 +55,7 @@ class Gpu {
   }
 
   // A command buffer that clears the target and draws `vertices` (a triangle list) with `fragment`.
-  VkCommandBuffer record(const std::vector<Vertex>& vertices, const uint32_t* fragment, size_t fragment_bytes) {
+  VkCommandBuffer record(const Positions& vertices, const uint32_t* fragment, size_t fragment_bytes) {
     VkBuffer vb = vertex_buffer(vertices);
     VkPipeline pipeline = make_pipeline(fragment, fragment_bytes);
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
@@ -82,7 +79,7 @@ class Gpu {
     vkCmdBindVertexBuffers(cb, 0, 1, &vb, &offset);
     const float colour[4] = {0.25f, 0.5f, 0.75f, 1.0f};
     vkCmdPushConstants(cb, layout_, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(colour), colour);
-    vkCmdDraw(cb, uint32_t(vertices.size()), 1, 0, 0);
+    vkCmdDraw(cb, uint32_t(vertices.size() / 2), 1, 0, 0);
     vkCmdEndRenderPass(cb);
     check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
     return cb;
@@ -176,9 +173,9 @@ class Gpu {
     check(vkCreatePipelineLayout(device_, &layout, nullptr, &layout_), "vkCreatePipelineLayout");
   }
 
-  VkBuffer vertex_buffer(const std::vector<Vertex>& vertices) {
+  VkBuffer vertex_buffer(const Positions& vertices) {
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-    info.size = vertices.size() * sizeof(Vertex);
+    info.size = vertices.size() * sizeof(float);
     info.usage = VK_BUFFER_USAGE_VERTEX_BUFFER_BIT;
     VkBuffer buffer = VK_NULL_HANDLE;
     check(vkCreateBuffer(device_, &info, nullptr, &buffer), "vkCreateBuffer");
@@ -211,7 +208,7 @@ class Gpu {
     stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
     stages[1].module = module(fragment, fragment_bytes);
     stages[1].pName = "main";
-    VkVertexInputBindingDescription binding{0, sizeof(Vertex), VK_VERTEX_INPUT_RATE_VERTEX};
+    VkVertexInputBindingDescription binding{0, 2 * sizeof(float), VK_VERTEX_INPUT_RATE_VERTEX};
     VkVertexInputAttributeDescription attribute{0, 0, VK_FORMAT_R32G32_SFLOAT, 0};
     VkPipelineVertexInputStateCreateInfo input{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
     input.vertexBindingDescriptionCount = 1;
@@ -268,55 +265,12 @@ class Gpu {
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
 };
 
-// Two triangles covering the axis-aligned rectangle [x0, x1] x [y0, y1] (clip space).
-void add_rectangle(std::vector<Vertex>* v, float x0, float y0, float x1, float y1) {
-  v->insert(v->end(), {{x0, y0}, {x1, y0}, {x0, y1}, {x0, y1}, {x1, y0}, {x1, y1}});
-}
-
-std::vector<Vertex> full_screen_layers(int layers) {
-  std::vector<Vertex> v;
-  for (int i = 0; i < layers; ++i) add_rectangle(&v, -1, -1, 1, 1);
-  return v;
-}
-
-// A grid of cells of 2 x 2 pixels, each with one right triangle of area 2 pixels.
-std::vector<Vertex> tiny_triangles(uint32_t per_side) {
-  std::vector<Vertex> v;
-  const float cell = 2.0f / float(per_side);
-  for (uint32_t y = 0; y < per_side; ++y) {
-    for (uint32_t x = 0; x < per_side; ++x) {
-      const float x0 = -1 + cell * float(x), y0 = -1 + cell * float(y);
-      v.insert(v.end(), {{x0, y0}, {x0 + cell, y0}, {x0, y0 + cell}});
-    }
-  }
-  return v;
-}
-
-constexpr int kFillLayers = 8;
-constexpr uint32_t kGrid = 128;
-
 void register_device(Gpu* gpu, const std::string& name) {
   VkCommandBuffer fill = gpu->record(full_screen_layers(kFillLayers), flat_frag, sizeof(flat_frag));
-  benchmark::RegisterBenchmark(("FlatFill/" + name).c_str(), [gpu, fill](benchmark::State& state) {
-    gpu->run(fill);  // warm-up, untimed: the first frame compiles shaders on some drivers
-    for (auto _ : state) gpu->run(fill);
-    state.counters["pixels/s"] = benchmark::Counter(double(state.iterations()) * kSize * kSize * kFillLayers,
-                                                     benchmark::Counter::kIsRate);
-  })->Unit(benchmark::kMillisecond)->UseRealTime();
   VkCommandBuffer shade = gpu->record(full_screen_layers(1), long_frag, sizeof(long_frag));
-  benchmark::RegisterBenchmark(("LongFragment/" + name).c_str(), [gpu, shade](benchmark::State& state) {
-    gpu->run(shade);  // warm-up, untimed: the first frame compiles shaders on some drivers
-    for (auto _ : state) gpu->run(shade);
-    state.counters["pixels/s"] =
-        benchmark::Counter(double(state.iterations()) * kSize * kSize, benchmark::Counter::kIsRate);
-  })->Unit(benchmark::kMillisecond)->UseRealTime();
   VkCommandBuffer tiny = gpu->record(tiny_triangles(kGrid), flat_frag, sizeof(flat_frag));
-  benchmark::RegisterBenchmark(("TinyTriangles/" + name).c_str(), [gpu, tiny](benchmark::State& state) {
-    gpu->run(tiny);  // warm-up, untimed: the first frame compiles shaders on some drivers
-    for (auto _ : state) gpu->run(tiny);
-    state.counters["triangles/s"] =
-        benchmark::Counter(double(state.iterations()) * kGrid * kGrid, benchmark::Counter::kIsRate);
-  })->Unit(benchmark::kMillisecond)->UseRealTime();
+  register_workloads(name, {[gpu, fill] { gpu->run(fill); }, [gpu, shade] { gpu->run(shade); },
+                            [gpu, tiny] { gpu->run(tiny); }});
 }
 
 // "gsgpu" or "lavapipe"; other devices are not benchmarked.

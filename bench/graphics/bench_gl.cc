@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/graphics/workloads.h"
+
 namespace {
 
-constexpr GLsizei kSize = 256;
-constexpr int kFillLayers = 8;
-constexpr int kGrid = 128;
+using namespace bench_graphics;
 
 [[noreturn]] void fail(const char* what) {
   std::fprintf(stderr, "bench_gl: %s\n", what);
@@ -52,10 +52,10 @@ void make_target() {
   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
   glGenRenderbuffers(1, &colour);
   glBindRenderbuffer(GL_RENDERBUFFER, colour);
-  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8_OES, kSize, kSize);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8_OES, GLsizei(kSize), GLsizei(kSize));
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, colour);
   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) fail("incomplete framebuffer");
-  glViewport(0, 0, kSize, kSize);
+  glViewport(0, 0, GLsizei(kSize), GLsizei(kSize));
 }
 
 GLuint shader(GLenum type, const char* text) {
@@ -121,50 +121,11 @@ void run(const Workload& w) {
   glFinish();
 }
 
-void add_rectangle(std::vector<float>* v, float x0, float y0, float x1, float y1) {
-  v->insert(v->end(), {x0, y0, x1, y0, x0, y1, x0, y1, x1, y0, x1, y1});
-}
-
-std::vector<float> full_screen_layers(int layers) {
-  std::vector<float> v;
-  for (int i = 0; i < layers; ++i) add_rectangle(&v, -1, -1, 1, 1);
-  return v;
-}
-
-std::vector<float> tiny_triangles(int per_side) {
-  std::vector<float> v;
-  const float cell = 2.0f / float(per_side);
-  for (int y = 0; y < per_side; ++y) {
-    for (int x = 0; x < per_side; ++x) {
-      const float x0 = -1 + cell * float(x), y0 = -1 + cell * float(y);
-      v.insert(v.end(), {x0, y0, x0 + cell, y0, x0, y0 + cell});
-    }
-  }
-  return v;
-}
-
 void register_benchmarks(const std::string& name) {
   static const Workload fill = workload(full_screen_layers(kFillLayers), kFlat);
   static const Workload shade = workload(full_screen_layers(1), kLong);
   static const Workload tiny = workload(tiny_triangles(kGrid), kFlat);
-  benchmark::RegisterBenchmark(("FlatFill/" + name).c_str(), [](benchmark::State& state) {
-    run(fill);  // warm-up, untimed: the first frame compiles shaders on some drivers
-    for (auto _ : state) run(fill);
-    state.counters["pixels/s"] =
-        benchmark::Counter(double(state.iterations()) * kSize * kSize * kFillLayers, benchmark::Counter::kIsRate);
-  })->Unit(benchmark::kMillisecond)->UseRealTime();
-  benchmark::RegisterBenchmark(("LongFragment/" + name).c_str(), [](benchmark::State& state) {
-    run(shade);  // warm-up, untimed: the first frame compiles shaders on some drivers
-    for (auto _ : state) run(shade);
-    state.counters["pixels/s"] =
-        benchmark::Counter(double(state.iterations()) * kSize * kSize, benchmark::Counter::kIsRate);
-  })->Unit(benchmark::kMillisecond)->UseRealTime();
-  benchmark::RegisterBenchmark(("TinyTriangles/" + name).c_str(), [](benchmark::State& state) {
-    run(tiny);  // warm-up, untimed: the first frame compiles shaders on some drivers
-    for (auto _ : state) run(tiny);
-    state.counters["triangles/s"] =
-        benchmark::Counter(double(state.iterations()) * kGrid * kGrid, benchmark::Counter::kIsRate);
-  })->Unit(benchmark::kMillisecond)->UseRealTime();
+  register_workloads(name, {[] { run(fill); }, [] { run(shade); }, [] { run(tiny); }});
 }
 
 // "softpipe", "llvmpipe (LLVM 15.0.7, 256 bits)" -> "softpipe", "llvmpipe"; zink's renderer
