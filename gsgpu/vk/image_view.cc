@@ -100,11 +100,9 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateSampler(VkDevice, const VkSamplerCr
                                                      const VkAllocationCallbacks*, VkSampler* out) {
   std::string why;
   std::optional<std::array<uint32_t, 8>> words = translate_sampler(*info, &why);
-  for (auto* s = static_cast<const VkBaseInStructure*>(info->pNext); s != nullptr && words; s = s->pNext) {
-    if (s->sType == VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_INFO) {
-      why = "a Y'CbCr conversion (samplerYcbcrConversion is not offered)";
-      words.reset();
-    }
+  if (words && find_in_chain<VkBaseInStructure>(info->pNext, VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_INFO)) {
+    why = "a Y'CbCr conversion (samplerYcbcrConversion is not offered)";
+    words.reset();
   }
   if (!words) {
     std::fprintf(stderr, "gsgpu-vk: vkCreateSampler: %s; refused\n", why.c_str());

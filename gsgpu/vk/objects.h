@@ -105,6 +105,15 @@ struct DeviceMemory {
 // `value` rounded up to a multiple of `page` (BO and VA ranges are whole pages).
 inline uint64_t round_up(uint64_t value, uint64_t page) { return (value + page - 1) / page * page; }
 
+// The first structure of `type` in an input pNext chain, or null.
+template <typename T>
+const T* find_in_chain(const void* next, VkStructureType type) {
+  for (auto* s = static_cast<const VkBaseInStructure*>(next); s != nullptr; s = s->pNext) {
+    if (s->sType == type) return reinterpret_cast<const T*>(s);
+  }
+  return nullptr;
+}
+
 // The binding that buffers and images both make: `size` bytes (rounded up to pages) of `memory`
 // from `offset`, mapped read/write at a fresh VA of the device (*va, *va_size). A range past the
 // memory or an unaligned offset is refused (invalid usage) with a log line naming `command`:

@@ -16,20 +16,12 @@
 namespace gsgpu::vk {
 namespace {
 
-const VkTimelineSemaphoreSubmitInfo* find_timeline_info(const VkSubmitInfo& submit) {
-  for (auto* s = static_cast<const VkBaseInStructure*>(submit.pNext); s != nullptr; s = s->pNext) {
-    if (s->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO) {
-      return reinterpret_cast<const VkTimelineSemaphoreSubmitInfo*>(s);
-    }
-  }
-  return nullptr;
-}
-
 // The semaphore operations of one VkSubmitInfo with their timeline values. A timeline semaphore
 // without a value in VkTimelineSemaphoreSubmitInfo (no structure, or a count that differs) is
 // refused: the value would be read past its array.
 bool gather_points(const VkSubmitInfo& submit, SubmittedBatch* batch) {
-  const VkTimelineSemaphoreSubmitInfo* values = find_timeline_info(submit);
+  const auto* values = find_in_chain<VkTimelineSemaphoreSubmitInfo>(submit.pNext,
+                                                                   VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
   auto gather = [&](uint32_t count, const VkSemaphore* handles, uint32_t value_count, const uint64_t* value_array,
                     std::vector<SemaphorePoint>* out) {
     for (uint32_t i = 0; i < count; ++i) {

@@ -19,15 +19,6 @@ namespace {
 // one that a running submission may also end watches the ring in slices of this length.
 constexpr uint64_t kMixedWaitSliceNs = 1'000'000;
 
-const VkSemaphoreTypeCreateInfo* find_type_info(const VkSemaphoreCreateInfo* info) {
-  for (auto* s = static_cast<const VkBaseInStructure*>(info->pNext); s != nullptr; s = s->pNext) {
-    if (s->sType == VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO) {
-      return reinterpret_cast<const VkSemaphoreTypeCreateInfo*>(s);
-    }
-  }
-  return nullptr;
-}
-
 Semaphore* timeline_or_log(VkSemaphore handle, const char* command) {
   Semaphore* s = from_handle<Semaphore>(handle);
   if (s == nullptr || !s->timeline) {
@@ -111,7 +102,7 @@ void Deadline::wait(Device* device, std::unique_lock<std::mutex>& lock) const {
 
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateSemaphore(VkDevice, const VkSemaphoreCreateInfo* info,
                                                        const VkAllocationCallbacks*, VkSemaphore* out) {
-  const VkSemaphoreTypeCreateInfo* type = find_type_info(info);
+  const auto* type = find_in_chain<VkSemaphoreTypeCreateInfo>(info->pNext, VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
   const bool timeline = type != nullptr && type->semaphoreType == VK_SEMAPHORE_TYPE_TIMELINE;
   if (type != nullptr && !timeline && type->initialValue != 0) {
     std::fprintf(stderr, "gsgpu-vk: vkCreateSemaphore: a binary semaphore with initial value %llu; refused\n",
