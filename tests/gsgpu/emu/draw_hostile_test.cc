@@ -140,7 +140,9 @@ bool draw(Context& c, Blocks b) {
   EXPECT_TRUE(m.write(c.state_va + 768, b.binding.data(), b.binding.size() * 4));
   EXPECT_TRUE(m.write(c.state_va + 832, b.attribute.data(), b.attribute.size() * 4));
   EXPECT_TRUE(m.write(c.vertices_va, b.vertices.data(), b.vertices.size() * 4));
-  if (!b.indices.empty()) EXPECT_TRUE(m.write(c.indices_va, b.indices.data(), b.indices.size() * 4));
+  if (!b.indices.empty()) {
+    EXPECT_TRUE(m.write(c.indices_va, b.indices.data(), b.indices.size() * 4));
+  }
   std::string error;
   EXPECT_TRUE(c.ring->write(hw::encode_draw(c.state_va, c.state_va + 256, c.state_va + 512), &error)) << error;
   c.ring->kick();
