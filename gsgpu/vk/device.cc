@@ -1,6 +1,6 @@
 // VkDevice: one gsgpu driver client (driver_client.h: its own VA space, BOs and rings) and
-// its one queue on ring 0. The device extensions of physical_device.cc; no VkPhysicalDeviceFeatures
-// feature can be enabled.
+// its one queue on ring 0. The device extensions of physical_device.cc; the VkPhysicalDeviceFeatures
+// features it reports, and no other, can be enabled.
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -11,13 +11,26 @@
 namespace gsgpu::vk {
 namespace {
 
-bool any_feature_enabled(const VkPhysicalDeviceFeatures* features) {
+// Whether `features` asks for a 1.0 feature the physical device does not report. The structure is
+// an array of VkBool32, compared member by member with the reported one.
+bool unoffered_feature_enabled(VkPhysicalDevice physical, const VkPhysicalDeviceFeatures* features) {
   if (features == nullptr) return false;
-  const auto* flags = reinterpret_cast<const VkBool32*>(features);
+  VkPhysicalDeviceFeatures offered;
+  gsgpu_vkGetPhysicalDeviceFeatures(physical, &offered);
+  const auto* wanted = reinterpret_cast<const VkBool32*>(features);
+  const auto* have = reinterpret_cast<const VkBool32*>(&offered);
   for (size_t i = 0; i < sizeof(*features) / sizeof(VkBool32); ++i) {
-    if (flags[i]) return true;
+    if (wanted[i] && !have[i]) return true;
   }
   return false;
+}
+
+// The 1.0 features asked for: pEnabledFeatures, or a VkPhysicalDeviceFeatures2 in the chain (the
+// form applications of VK_KHR_get_physical_device_properties2 use, zink among them).
+const VkPhysicalDeviceFeatures* requested_features(const VkDeviceCreateInfo* info) {
+  if (info->pEnabledFeatures != nullptr) return info->pEnabledFeatures;
+  const auto* f2 = find_in_chain<VkPhysicalDeviceFeatures2>(info->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  return f2 != nullptr ? &f2->features : nullptr;
 }
 
 VkResult check_queue_requests(const VkDeviceCreateInfo* info) {
@@ -38,7 +51,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateDevice(VkPhysicalDevice physical_ha
       return VK_ERROR_EXTENSION_NOT_PRESENT;
     }
   }
-  if (any_feature_enabled(info->pEnabledFeatures)) return VK_ERROR_FEATURE_NOT_PRESENT;
+  if (unoffered_feature_enabled(physical_handle, requested_features(info))) return VK_ERROR_FEATURE_NOT_PRESENT;
   if (VkResult r = check_queue_requests(info); r != VK_SUCCESS) return r;
   auto* device = new (std::nothrow) Device;
   if (device == nullptr) return VK_ERROR_OUT_OF_HOST_MEMORY;

@@ -111,8 +111,11 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceProperties(VkPhysicalDevice 
   fill_limits(physical->caps, &props->limits);
 }
 
+// The optional features that are implemented (docs/vulkan-driver.md "What the device reports");
+// vkCreateDevice refuses any other.
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFeatures(VkPhysicalDevice, VkPhysicalDeviceFeatures* features) {
-  *features = {};  // robustBufferAccess and every optional feature: not offered yet
+  *features = {};
+  features->logicOp = VK_TRUE;  // the output merger's 16 ops on UNORM targets (PIPE_STATE OUTPUT.LOGIC_OP)
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceMemoryProperties(VkPhysicalDevice handle,
@@ -182,6 +185,8 @@ const VkExtensionProperties kDeviceExtensions[] = {
     {VK_KHR_SWAPCHAIN_EXTENSION_NAME, VK_KHR_SWAPCHAIN_SPEC_VERSION},
     {VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME, VK_KHR_TIMELINE_SEMAPHORE_SPEC_VERSION},
     {VK_KHR_DESCRIPTOR_UPDATE_TEMPLATE_EXTENSION_NAME, VK_KHR_DESCRIPTOR_UPDATE_TEMPLATE_SPEC_VERSION},
+    {VK_EXT_CUSTOM_BORDER_COLOR_EXTENSION_NAME, VK_EXT_CUSTOM_BORDER_COLOR_SPEC_VERSION},  // sampler_state.cc
+    {VK_KHR_SAMPLER_MIRROR_CLAMP_TO_EDGE_EXTENSION_NAME, VK_KHR_SAMPLER_MIRROR_CLAMP_TO_EDGE_SPEC_VERSION},
 };
 constexpr uint32_t kDeviceExtensionCount = sizeof(kDeviceExtensions) / sizeof(kDeviceExtensions[0]);
 

@@ -11,6 +11,8 @@
 namespace gsgpu::vk {
 namespace {
 
+constexpr uint32_t kMaxCustomBorderColorSamplers = 65536;
+
 // Resets a chained output structure to its zero value (every VkBool32 false, every limit 0) and
 // keeps its sType and pNext, so the rest of the chain stays reachable.
 template <typename T>
@@ -67,6 +69,12 @@ void fill_property(const PhysicalDevice& physical, VkBaseOutStructure* s) {
       reset_keeping_chain<VkPhysicalDeviceTimelineSemaphoreProperties>(s)->maxTimelineSemaphoreValueDifference =
           UINT64_MAX;
       break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_PROPERTIES_EXT:
+      // Each sampler carries its colour in its own SAMPLER_DESC: no table to run out of. The
+      // number is what the driver promises, not a count it keeps.
+      reset_keeping_chain<VkPhysicalDeviceCustomBorderColorPropertiesEXT>(s)->maxCustomBorderColorSamplers =
+          kMaxCustomBorderColorSamplers;
+      break;
     default:
       break;  // unknown to the driver: left as the application wrote it
   }
@@ -92,6 +100,13 @@ void fill_feature(VkBaseOutStructure* s) {
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES:
       reset_keeping_chain<VkPhysicalDeviceShaderDrawParametersFeatures>(s);
       break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_FEATURES_EXT: {
+      // The texture unit returns the colour's words as given, so no format is needed.
+      auto* border = reset_keeping_chain<VkPhysicalDeviceCustomBorderColorFeaturesEXT>(s);
+      border->customBorderColors = VK_TRUE;
+      border->customBorderColorWithoutFormat = VK_TRUE;
+      break;
+    }
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES:  // timeline.cc
       reset_keeping_chain<VkPhysicalDeviceTimelineSemaphoreFeatures>(s)->timelineSemaphore = VK_TRUE;
       break;

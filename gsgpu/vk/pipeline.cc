@@ -72,8 +72,12 @@ bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
                        m->alphaToCoverageEnable || m->alphaToOneEnable)) {
     return *why = "multisampling, sample shading or alpha to coverage / one", false;
   }
-  if (const auto* c = info.pColorBlendState; c != nullptr && (c->attachmentCount > 1 || c->logicOpEnable)) {
-    return *why = "more than one colour attachment or a logic op (the logicOp feature is off)", false;
+  if (const auto* c = info.pColorBlendState; c != nullptr && c->attachmentCount > 1) {
+    return *why = "more than one colour attachment", false;
+  }
+  // PIPE_STATE OUTPUT.LOGIC_OP holds VkLogicOp's 16 values; a larger one is an invalid enum.
+  if (const auto* c = info.pColorBlendState; c != nullptr && c->logicOpEnable && uint32_t(c->logicOp) > 15) {
+    return *why = "logic op " + std::to_string(uint32_t(c->logicOp)), false;
   }
   const auto* v = info.pViewportState;
   if (v == nullptr || v->viewportCount != 1 || v->scissorCount != 1) return *why = "viewport count other than 1", false;
@@ -141,7 +145,11 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
                 put(b.srcAlphaBlendFactor, P::BLEND_SRC_ALPHA_MASK, P::BLEND_SRC_ALPHA_SHIFT) |
                 put(b.dstAlphaBlendFactor, P::BLEND_DST_ALPHA_MASK, P::BLEND_DST_ALPHA_SHIFT) |
                 put(b.alphaBlendOp, P::BLEND_ALPHA_OP_MASK, P::BLEND_ALPHA_OP_SHIFT);
-  w[P::OUTPUT] = put(b.colorWriteMask & 0xf, P::OUTPUT_WRITE_MASK_MASK, P::OUTPUT_WRITE_MASK_SHIFT);
+  // A logic op replaces blending on UNORM targets; the output merger leaves float and sRGB targets
+  // to blending, as Vulkan says (docs/graphics.md "Output merger").
+  w[P::OUTPUT] = put(b.colorWriteMask & 0xf, P::OUTPUT_WRITE_MASK_MASK, P::OUTPUT_WRITE_MASK_SHIFT) |
+                 (c->logicOpEnable ? P::OUTPUT_LOGIC_OP_ENABLE_MASK : 0) |
+                 put(c->logicOpEnable ? uint32_t(c->logicOp) : 0, P::OUTPUT_LOGIC_OP_MASK, P::OUTPUT_LOGIC_OP_SHIFT);
   w[P::BLEND_CONSTANT_R] = bits(c->blendConstants[0]);
   w[P::BLEND_CONSTANT_G] = bits(c->blendConstants[1]);
   w[P::BLEND_CONSTANT_B] = bits(c->blendConstants[2]);

@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 
 #include "protocol/gsgpu/gsgpu_hw.h"
 
@@ -26,7 +27,8 @@ uint32_t address_code(VkSamplerAddressMode mode) {
     case VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT: return smp::STATE_ADDRESS_U_MIRRORED_REPEAT;
     case VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE: return smp::STATE_ADDRESS_U_CLAMP_TO_EDGE;
     case VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER: return smp::STATE_ADDRESS_U_CLAMP_TO_BORDER;
-    default: return 0;  // MIRROR_CLAMP_TO_EDGE (reserved in the unit) and unknown values
+    case VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE: return smp::STATE_ADDRESS_U_MIRROR_CLAMP_TO_EDGE;
+    default: return 0;  // unknown values
   }
 }
 
@@ -39,8 +41,20 @@ bool border_code(VkBorderColor colour, uint32_t* code) {
     case VK_BORDER_COLOR_INT_OPAQUE_BLACK: *code = smp::STATE_BORDER_OPAQUE_BLACK; return true;
     case VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE:
     case VK_BORDER_COLOR_INT_OPAQUE_WHITE: *code = smp::STATE_BORDER_OPAQUE_WHITE; return true;
-    default: return false;  // custom border colours (VK_EXT_custom_border_color) are not offered
+    // VK_EXT_custom_border_color: the colour's words go into SAMPLER_DESC BORDER_R..A.
+    case VK_BORDER_COLOR_FLOAT_CUSTOM_EXT:
+    case VK_BORDER_COLOR_INT_CUSTOM_EXT: *code = smp::STATE_BORDER_CUSTOM; return true;
+    default: return false;
   }
+}
+
+const VkSamplerCustomBorderColorCreateInfoEXT* find_custom_border(const void* next) {
+  for (auto* s = static_cast<const VkBaseInStructure*>(next); s != nullptr; s = s->pNext) {
+    if (s->sType == VK_STRUCTURE_TYPE_SAMPLER_CUSTOM_BORDER_COLOR_CREATE_INFO_EXT) {
+      return reinterpret_cast<const VkSamplerCustomBorderColorCreateInfoEXT*>(s);
+    }
+  }
+  return nullptr;
 }
 
 uint32_t quarters(float lod) {
@@ -58,13 +72,21 @@ std::optional<std::array<uint32_t, 8>> translate_sampler(const VkSamplerCreateIn
                              address_code(info.addressModeW)};
   const bool normalized = !info.unnormalizedCoordinates;
   for (uint32_t mode : modes) {
-    if (mode == 0) return refuse(why, "an addressing mode the texture unit does not have (MIRROR_CLAMP_TO_EDGE)");
-    if (!normalized && (mode == smp::STATE_ADDRESS_U_REPEAT || mode == smp::STATE_ADDRESS_U_MIRRORED_REPEAT)) {
-      return refuse(why, "repeat addressing with unnormalised coordinates");
+    if (mode == 0) return refuse(why, "an unknown addressing mode");
+    if (!normalized && (mode == smp::STATE_ADDRESS_U_REPEAT || mode == smp::STATE_ADDRESS_U_MIRRORED_REPEAT ||
+                        mode == smp::STATE_ADDRESS_U_MIRROR_CLAMP_TO_EDGE)) {
+      return refuse(why, "repeat or mirror addressing with unnormalised coordinates");
     }
   }
   uint32_t border = 0;
-  if (!border_code(info.borderColor, &border)) return refuse(why, "a custom border colour");
+  if (!border_code(info.borderColor, &border)) return refuse(why, "an unknown border colour");
+  uint32_t border_words[4] = {0, 0, 0, 0};
+  if (border == smp::STATE_BORDER_CUSTOM) {
+    const auto* custom = find_custom_border(info.pNext);
+    if (custom == nullptr) return refuse(why, "a custom border colour without VkSamplerCustomBorderColorCreateInfoEXT");
+    // Kept as given (float or integer bits) whatever the format: customBorderColorWithoutFormat.
+    std::memcpy(border_words, custom->customBorderColor.uint32, sizeof border_words);
+  }
   if (info.maxLod < info.minLod) return refuse(why, "maxLod below minLod");
   const uint32_t min_lod = quarters(info.minLod);
   const uint32_t max_lod = info.maxLod >= 15.5f ? 0u : quarters(info.maxLod) + 1;
@@ -80,7 +102,7 @@ std::optional<std::array<uint32_t, 8>> translate_sampler(const VkSamplerCreateIn
                                  std::bit_cast<uint32_t>(info.minLod),
                                  std::bit_cast<uint32_t>(info.maxLod),
                                  std::bit_cast<uint32_t>(info.mipLodBias),
-                                 0, 0, 0, 0};
+                                 border_words[0], border_words[1], border_words[2], border_words[3]};
 }
 
 }  // namespace gsgpu::vk

@@ -13,6 +13,7 @@
 
 #include "gsgpu/emu/shader/warp.h"
 #include "gsgpu/emu/texture/texture_unit.h"
+#include "protocol/gsgpu/gsgpu_hw.h"
 
 namespace gsgpu::shader {
 namespace {
@@ -44,6 +45,7 @@ Flow texture_fault(Warp& w, const DecodedInst& di, const TextureUnit& unit, cons
 // The checked descriptor of every active lane: images[of_lane[l]].
 struct LaneImages {
   std::vector<Image> images;
+  std::vector<uint64_t> vas;  // each image's descriptor VA (a texture record's start)
   uint8_t of_lane[kMaxWarpWidth] = {};
   const Image& operator[](uint32_t lane) const { return images[of_lane[lane]]; }
 };
@@ -68,26 +70,38 @@ bool load_images(Warp& w, const DecodedInst& di, TextureUnit& unit, texture::Ima
       }
       seen.push_back(va[l]);
       out->images.push_back(image);
+      out->vas.push_back(va[l]);
     }
     out->of_lane[l] = static_cast<uint8_t>(i);
   }
   return true;
 }
 
-// The SAMPLER_STATE word of every active lane (source 2), decoded and checked.
-bool load_samplers(Warp& w, const DecodedInst& di, Sampler* out) {
+// The SAMPLER_STATE word of every active lane (source 2), decoded and checked. A word whose BORDER
+// is CUSTOM takes its colour from the lane's texture record (TextureUnit::load_record_sampler).
+bool load_samplers(Warp& w, const DecodedInst& di, TextureUnit& unit, const LaneImages& images, Sampler* out) {
+  namespace smp = hw::blk::SAMPLER_STATE;
   const uint32_t* word = lanes32<0>(w, di.inst.src[2], di.inst.literal, w.scratch[2]);
   for (uint32_t l = 0; l < w.width; ++l) {
     if (!(w.exec >> l & 1)) continue;
-    if (l > 0 && (w.exec >> (l - 1) & 1) && word[l] == word[l - 1]) {
+    const bool custom = hw::get_field(word[l], smp::STATE_BORDER_MASK, smp::STATE_BORDER_SHIFT) == smp::STATE_BORDER_CUSTOM;
+    if (l > 0 && (w.exec >> (l - 1) & 1) && word[l] == word[l - 1] &&
+        (!custom || images.of_lane[l] == images.of_lane[l - 1])) {
       out[l] = out[l - 1];
+      continue;
+    }
+    const std::string what = "sampler (source 2) " + hex(word[l]) + " of lane " + std::to_string(l);
+    if (custom) {
+      if (!unit.load_record_sampler(images.vas[images.of_lane[l]], word[l], &out[l])) {
+        texture_fault(w, di, unit, what);
+        return false;
+      }
       continue;
     }
     std::string why;
     if (!texture::decode_sampler(word[l], &out[l], &why)) {
       raise_fault(w, di, ShaderFaultKind::kBadDescriptor,
-                  std::string(isa::op_info(di.inst.opcode).mnemonic) + ": sampler (source 2) " + hex(word[l]) +
-                      " of lane " + std::to_string(l) + ": " + why);
+                  std::string(isa::op_info(di.inst.opcode).mnemonic) + ": " + what + ": " + why);
       return false;
     }
   }
@@ -114,7 +128,7 @@ Flow image_fetch(Warp& w, const DecodedInst& di) {
   LaneImages images;
   if (!load_images(w, di, unit, texture::ImageUse::kRead, &images)) return Flow::kYield;
   Sampler samplers[kMaxWarpWidth];
-  if (WithSampler && !load_samplers(w, di, samplers)) return Flow::kYield;
+  if (WithSampler && !load_samplers(w, di, unit, images, samplers)) return Flow::kYield;
   texture::Texel result[kMaxWarpWidth];
   const uint16_t coord = di.inst.src[1];
   for (uint32_t l = 0; l < w.width; ++l) {
@@ -135,7 +149,7 @@ Flow image_sample(Warp& w, const DecodedInst& di) {
   LaneImages images;
   if (!load_images(w, di, unit, texture::ImageUse::kRead, &images)) return Flow::kYield;
   Sampler samplers[kMaxWarpWidth];
-  if (!load_samplers(w, di, samplers)) return Flow::kYield;
+  if (!load_samplers(w, di, unit, images, samplers)) return Flow::kYield;
   texture::Texel result[kMaxWarpWidth];
   const uint16_t coord = di.inst.src[1];
   for (uint32_t l = 0; l < w.width; ++l) {
@@ -162,7 +176,7 @@ Flow image_sample_implicit(Warp& w, const DecodedInst& di) {
   LaneImages images;
   if (!load_images(w, di, unit, texture::ImageUse::kRead, &images)) return Flow::kYield;
   Sampler samplers[kMaxWarpWidth];
-  if (!load_samplers(w, di, samplers)) return Flow::kYield;
+  if (!load_samplers(w, di, unit, images, samplers)) return Flow::kYield;
   texture::Texel result[kMaxWarpWidth];
   const uint16_t coord = di.inst.src[1];
   const auto at = [&](unsigned c, uint32_t lane) { return std::bit_cast<float>(channel(w, coord, c, lane)); };

@@ -11,6 +11,7 @@ namespace {
 
 namespace desc = hw::blk::IMAGE_DESC;
 namespace smp = hw::blk::SAMPLER_STATE;
+namespace sdesc = hw::blk::SAMPLER_DESC;
 using hw::get_field;
 
 constexpr uint32_t kMaxDimension = 1u << 28;
@@ -105,6 +106,10 @@ bool lay_out_levels(std::span<const uint32_t> w, uint32_t row_align_log2, Image*
   return true;
 }
 
+// Vulkan's mirror clamp to edge of a texel index: mirror(i) = i for i >= 0, -(1 + i) below, then
+// clamped to the last texel.
+int64_t mirror_once(int64_t i, uint32_t size) { return std::min<int64_t>(i >= 0 ? i : -(1 + i), int64_t{size} - 1); }
+
 // Nearest index of one axis (OpenCL C 1.2 section 8.2); *border when the texel is outside.
 int64_t nearest_index(float s, uint32_t size, uint32_t mode, bool normalized, bool* border) {
   const float n = static_cast<float>(size);
@@ -123,6 +128,7 @@ int64_t nearest_index(float s, uint32_t size, uint32_t mode, bool normalized, bo
     return std::clamp<int64_t>(to_int(mirrored * n), 0, size - 1);
   }
   const int64_t i = to_int(normalized ? s * n : s);
+  if (mode == smp::STATE_ADDRESS_U_MIRROR_CLAMP_TO_EDGE) return mirror_once(i, size);
   if (mode == smp::STATE_ADDRESS_U_CLAMP_TO_BORDER) {
     *border = i < 0 || i > int64_t{size} - 1;
     return std::clamp<int64_t>(i, -1, size);
@@ -157,6 +163,9 @@ LinearAxis linear_axis(float s, uint32_t size, uint32_t mode, bool normalized) {
     if (r.i1 > last) r.i1 -= size;
     r.i0 = std::clamp<int64_t>(r.i0, 0, last);  // only NaN coordinates need it
     r.i1 = std::clamp<int64_t>(r.i1, 0, last);
+  } else if (mode == smp::STATE_ADDRESS_U_MIRROR_CLAMP_TO_EDGE) {
+    r.i0 = mirror_once(r.i0, size);
+    r.i1 = mirror_once(r.i1, size);
   } else if (mode == smp::STATE_ADDRESS_U_CLAMP_TO_BORDER) {
     r.i0 = std::clamp<int64_t>(r.i0, -1, size);
     r.i1 = std::clamp<int64_t>(r.i1, -1, size);
@@ -217,24 +226,29 @@ bool decode_image(std::span<const uint32_t> w, Image* out, std::string* why) {
   return true;
 }
 
-bool decode_sampler(uint32_t word, Sampler* out, std::string* why) {
+namespace {
+
+// The STATE word's fields; BORDER CUSTOM only where the caller has the SAMPLER_DESC's colour.
+bool decode_state_word(uint32_t word, bool custom_allowed, Sampler* out, std::string* why) {
   Sampler s;
   s.normalized = get_field(word, smp::STATE_NORMALIZED_MASK, smp::STATE_NORMALIZED_SHIFT) != 0;
   const uint32_t shifts[3] = {smp::STATE_ADDRESS_U_SHIFT, smp::STATE_ADDRESS_V_SHIFT, smp::STATE_ADDRESS_W_SHIFT};
   for (int axis = 0; axis < 3; ++axis) {
     s.address[axis] = (word >> shifts[axis]) & 7u;
-    if (s.address[axis] > smp::STATE_ADDRESS_U_MIRRORED_REPEAT)
+    if (s.address[axis] > smp::STATE_ADDRESS_U_MIRROR_CLAMP_TO_EDGE)
       return refuse(why, "SAMPLER_STATE addressing mode " + std::to_string(s.address[axis]) + " is not supported");
     if (!s.normalized && (s.address[axis] == smp::STATE_ADDRESS_U_REPEAT ||
-                          s.address[axis] == smp::STATE_ADDRESS_U_MIRRORED_REPEAT))
-      return refuse(why, "SAMPLER_STATE repeat addressing needs NORMALIZED coordinates");
+                          s.address[axis] == smp::STATE_ADDRESS_U_MIRRORED_REPEAT ||
+                          s.address[axis] == smp::STATE_ADDRESS_U_MIRROR_CLAMP_TO_EDGE))
+      return refuse(why, "SAMPLER_STATE repeat and mirror addressing need NORMALIZED coordinates");
   }
   s.mag_linear = get_field(word, smp::STATE_MAG_FILTER_MASK, smp::STATE_MAG_FILTER_SHIFT) != 0;
   s.min_linear = get_field(word, smp::STATE_MIN_FILTER_MASK, smp::STATE_MIN_FILTER_SHIFT) != 0;
   s.mip_filter = get_field(word, smp::STATE_MIP_FILTER_MASK, smp::STATE_MIP_FILTER_SHIFT);
   if (s.mip_filter > 2) return refuse(why, "SAMPLER_STATE MIP_FILTER 3 is not valid");
   s.border = get_field(word, smp::STATE_BORDER_MASK, smp::STATE_BORDER_SHIFT);
-  if (s.border == smp::STATE_BORDER_CUSTOM) return refuse(why, "SAMPLER_STATE BORDER CUSTOM needs a SAMPLER_DESC");
+  if (s.border == smp::STATE_BORDER_CUSTOM && !custom_allowed)
+    return refuse(why, "SAMPLER_STATE BORDER CUSTOM needs a SAMPLER_DESC");
   if (get_field(word, smp::STATE_COMPARE_MASK, smp::STATE_COMPARE_SHIFT) != 0)
     return refuse(why, "SAMPLER_STATE COMPARE is not supported yet");
   // LOD clamps in quarter levels; MAX_LOD 0 is "no clamp" so that OpenCL's words keep their meaning.
@@ -248,6 +262,35 @@ bool decode_sampler(uint32_t word, Sampler* out, std::string* why) {
     s.max_lod = static_cast<float>(max_code - 1) / 4.0f;
   }
   *out = s;
+  return true;
+}
+
+}  // namespace
+
+bool decode_sampler(uint32_t word, Sampler* out, std::string* why) { return decode_state_word(word, false, out, why); }
+
+bool decode_sampler_desc(std::span<const uint32_t> words, Sampler* out, std::string* why) {
+  if (words.size() < sdesc::SIZE_DWORDS) return refuse(why, "SAMPLER_DESC is 8 words");
+  if (!decode_state_word(words[sdesc::STATE], true, out, why)) return false;
+  // The colour is kept as stored: binary32 for float and normalised formats, integers for integer
+  // ones, so one record serves either (customBorderColorWithoutFormat).
+  for (int c = 0; c < 4; ++c) out->custom_border.v[c] = words[sdesc::BORDER_R + c];
+  return true;
+}
+
+bool TextureUnit::load_record_sampler(uint64_t image_desc_va, uint32_t word, Sampler* out) {
+  const uint64_t offset = desc::SIZE_DWORDS * 4;  // the SAMPLER_DESC follows the IMAGE_DESC
+  const uint64_t va = image_desc_va + offset;
+  if (va < image_desc_va) return fail(TextureFault::kBadDescriptor, "texture record VA + 64 wraps around");
+  const uint8_t* host = memory_.translate(va, sdesc::SIZE_DWORDS * 4, Access::kRead);
+  if (host == nullptr)
+    return fail_memory({va, sdesc::SIZE_DWORDS * 4, Access::kRead}, "the record's SAMPLER_DESC is not mapped readable");
+  uint32_t words[sdesc::SIZE_DWORDS];
+  std::memcpy(words, host, sizeof(words));
+  if (words[sdesc::STATE] != word)
+    return fail(TextureFault::kBadDescriptor, "BORDER CUSTOM: the record's SAMPLER_DESC STATE is not the sampler word");
+  std::string why;
+  if (!decode_sampler_desc(words, out, &why)) return fail(TextureFault::kBadDescriptor, "SAMPLER_DESC: " + why);
   return true;
 }
 
@@ -292,6 +335,7 @@ Texel TextureUnit::swizzled(const Image& image, const Texel& t) const {
 }
 
 Texel TextureUnit::border_colour(const Image& image, const Sampler& sampler) const {
+  if (sampler.border == smp::STATE_BORDER_CUSTOM) return sampler.custom_border;
   if (sampler.border == smp::STATE_BORDER_TRANSPARENT_BLACK) return image.format.transparent_black();
   const uint32_t one = image.format.value_class == ValueClass::kFloat ? 0x3f800000u : 1u;
   Texel t;

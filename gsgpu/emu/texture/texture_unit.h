@@ -55,6 +55,7 @@ struct Sampler {
   uint32_t border = 0;              // BORDER code
   float min_lod = 0;                // MIN_LOD: every form's LOD is clamped to [min_lod, max_lod]
   float max_lod = 1.0e9f;           // MAX_LOD (0 in the word: no clamp)
+  Texel custom_border;              // BORDER CUSTOM: SAMPLER_DESC BORDER_R..A as stored (bits)
 };
 
 // What an image instruction is about to do with the image: which access the extent check uses.
@@ -63,7 +64,10 @@ enum class ImageUse : uint8_t { kQuery, kRead, kWrite };
 enum class ImageQuery : uint8_t { kWidth, kHeight, kDepth, kArraySize, kChannelOrder, kDataType, kMipLevels };
 
 bool decode_image(std::span<const uint32_t> words, Image* out, std::string* why);
+// The packed word alone: BORDER CUSTOM is refused (its colour lives in a SAMPLER_DESC).
 bool decode_sampler(uint32_t word, Sampler* out, std::string* why);
+// A SAMPLER_DESC (8 words): its STATE word, where BORDER CUSTOM takes BORDER_R..A as the colour.
+bool decode_sampler_desc(std::span<const uint32_t> words, Sampler* out, std::string* why);
 
 class TextureUnit {
  public:
@@ -72,6 +76,11 @@ class TextureUnit {
   // Reads and checks the descriptor at `desc_va`; for kRead / kWrite also that its whole extent
   // is mapped for that access.
   bool load_image(uint64_t desc_va, ImageUse use, Image* out);
+
+  // The sampler of a texture record (docs/compiler.md "Textures"): the SAMPLER_DESC 64 bytes after
+  // the IMAGE_DESC at `image_desc_va`, whose STATE must equal the instruction's sampler `word`
+  // (a sampler from another record is a bad descriptor, not a silently wrong colour).
+  bool load_record_sampler(uint64_t image_desc_va, uint32_t word, Sampler* out);
 
   // Texel at integer coordinates (x, y, z; the layer is y for 1D arrays, z for 2D arrays) of
   // `level`, no filtering. With a sampler its addressing applies (CLAMP_TO_EDGE clamps, the others

@@ -58,9 +58,17 @@ struct DrawFrame {
   std::vector<uint8_t> stencil;      // D24S8's stencil aspect
 };
 
+// What a test asks of the device beyond the defaults: 1.0 features, extensions and a
+// VkDeviceCreateInfo pNext chain (an extension's feature structures).
+struct DeviceRequest {
+  VkPhysicalDeviceFeatures features{};
+  std::vector<const char*> extensions;
+  const void* next = nullptr;
+};
+
 class DrawSide {
  public:
-  explicit DrawSide(VkPhysicalDevice physical) : physical_(physical) {
+  explicit DrawSide(VkPhysicalDevice physical, const DeviceRequest& request = {}) : physical_(physical) {
     vkGetPhysicalDeviceMemoryProperties(physical, &memory_props_);
     float priority = 1.0f;
     VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -69,6 +77,10 @@ class DrawSide {
     VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     info.queueCreateInfoCount = 1;
     info.pQueueCreateInfos = &queue_info;
+    info.pEnabledFeatures = &request.features;
+    info.enabledExtensionCount = uint32_t(request.extensions.size());
+    info.ppEnabledExtensionNames = request.extensions.data();
+    info.pNext = request.next;
     EXPECT_EQ(vkCreateDevice(physical, &info, nullptr, &device_), VK_SUCCESS);
     vkGetDeviceQueue(device_, 0, 0, &queue_);
     VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};

@@ -323,7 +323,9 @@ TEST(SamplerState, WhatTheUnitCannotDoIsRefused) {
   info.anisotropyEnable = VK_TRUE;
   EXPECT_FALSE(translate_sampler(info, &why));
   info = sampler_info();
-  info.addressModeV = VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE;
+  info.unnormalizedCoordinates = VK_TRUE;
+  info.addressModeU = info.addressModeV = info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  info.addressModeV = VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE;  // unnormalised
   EXPECT_FALSE(translate_sampler(info, &why));
   info = sampler_info();
   info.unnormalizedCoordinates = VK_TRUE;  // with REPEAT
@@ -332,8 +334,36 @@ TEST(SamplerState, WhatTheUnitCannotDoIsRefused) {
   info.maxLod = 1.0f;  // below minLod 1.3
   EXPECT_FALSE(translate_sampler(info, &why));
   info = sampler_info();
-  info.borderColor = static_cast<VkBorderColor>(1000287003);  // VK_BORDER_COLOR_FLOAT_CUSTOM_EXT
+  info.borderColor = VK_BORDER_COLOR_FLOAT_CUSTOM_EXT;  // without its create info
   EXPECT_FALSE(translate_sampler(info, &why));
+  info.borderColor = static_cast<VkBorderColor>(7);  // not a border colour
+  EXPECT_FALSE(translate_sampler(info, &why));
+}
+
+// VK_EXT_custom_border_color: BORDER CUSTOM with the colour's words in SAMPLER_DESC BORDER_R..A,
+// which the texture unit decodes from the descriptor (and refuses in the word alone);
+// MIRROR_CLAMP_TO_EDGE is ADDRESS code 5.
+TEST(SamplerState, CustomBorderColourAndMirrorClampReachTheDescriptor) {
+  std::string why;
+  VkSamplerCustomBorderColorCreateInfoEXT custom{VK_STRUCTURE_TYPE_SAMPLER_CUSTOM_BORDER_COLOR_CREATE_INFO_EXT};
+  custom.customBorderColor.int32[0] = -5;
+  custom.customBorderColor.int32[1] = 7;
+  custom.customBorderColor.int32[2] = 0;
+  custom.customBorderColor.int32[3] = 255;
+  VkSamplerCreateInfo info = sampler_info();
+  info.pNext = &custom;
+  info.borderColor = VK_BORDER_COLOR_INT_CUSTOM_EXT;
+  info.addressModeU = VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE;
+  auto words = translate_sampler(info, &why);
+  ASSERT_TRUE(words) << why;
+  texture::Sampler s;
+  EXPECT_FALSE(texture::decode_sampler((*words)[0], &s, &why));
+  ASSERT_TRUE(texture::decode_sampler_desc(*words, &s, &why)) << why;
+  EXPECT_EQ(s.border, 3u);
+  EXPECT_EQ(s.address[0], 5u);
+  EXPECT_EQ(s.custom_border.v[0], uint32_t(-5));
+  EXPECT_EQ(s.custom_border.v[1], 7u);
+  EXPECT_EQ(s.custom_border.v[3], 255u);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // entry points that are absent rather than pretending.
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "tests/gsgpu/vk/vk_test_util.h"
 
@@ -17,10 +18,14 @@ TEST_F(VkLoader, OnePhysicalDeviceNamedGsgpuOfTypeVirtualGpu) {
   EXPECT_EQ(props.deviceType, VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU);
   EXPECT_EQ(props.apiVersion, VK_API_VERSION_1_0);
   EXPECT_EQ(props.vendorID, 0x47534750u);  // the ID register, "GSGP"
+  // The implemented optional features, and no other (docs/vulkan-driver.md "What the device reports").
   VkPhysicalDeviceFeatures features;
   vkGetPhysicalDeviceFeatures(physical_, &features);
+  VkPhysicalDeviceFeatures expected{};
+  expected.logicOp = VK_TRUE;
   const auto* flags = reinterpret_cast<const VkBool32*>(&features);
-  for (size_t i = 0; i < sizeof(features) / sizeof(VkBool32); ++i) EXPECT_EQ(flags[i], VK_FALSE) << i;
+  const auto* expected_flags = reinterpret_cast<const VkBool32*>(&expected);
+  for (size_t i = 0; i < sizeof(features) / sizeof(VkBool32); ++i) EXPECT_EQ(flags[i], expected_flags[i]) << i;
 }
 
 TEST_F(VkLoader, OneGraphicsQueueFamilyAndOneCoherentDeviceLocalMemoryType) {
@@ -77,18 +82,27 @@ TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
             std::string::npos);
   EXPECT_EQ(vkEndCommandBuffer(cb), VK_SUCCESS);
   vkDestroyCommandPool(device_, pool, nullptr);
-  // Three device extensions, in this order.
-  uint32_t count = 7;
+  // The device extensions: the first three in this order, and the samplers' two.
+  uint32_t count = 0;
   ASSERT_EQ(vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, nullptr), VK_SUCCESS);
-  ASSERT_EQ(count, 3u);
-  VkExtensionProperties extensions[3]{};
-  ASSERT_EQ(vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, extensions), VK_SUCCESS);
+  ASSERT_GE(count, 5u);
+  std::vector<VkExtensionProperties> extensions(count);
+  ASSERT_EQ(vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, extensions.data()), VK_SUCCESS);
+  const auto offered = [&](const char* name) {
+    for (const VkExtensionProperties& e : extensions)
+      if (std::strcmp(e.extensionName, name) == 0) return true;
+    return false;
+  };
+  EXPECT_TRUE(offered(VK_EXT_CUSTOM_BORDER_COLOR_EXTENSION_NAME));
+  EXPECT_TRUE(offered(VK_KHR_SAMPLER_MIRROR_CLAMP_TO_EDGE_EXTENSION_NAME));
   EXPECT_STREQ(extensions[0].extensionName, VK_KHR_SWAPCHAIN_EXTENSION_NAME);
   EXPECT_STREQ(extensions[1].extensionName, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME);
   EXPECT_STREQ(extensions[2].extensionName, VK_KHR_DESCRIPTOR_UPDATE_TEMPLATE_EXTENSION_NAME);
 }
 
-TEST_F(VkLoader, EnablingAFeatureIsRefused) {
+// A feature the device does not report is refused, in pEnabledFeatures or in a
+// VkPhysicalDeviceFeatures2 of the chain; a reported one (logicOp) is accepted either way.
+TEST_F(VkLoader, EnablingAnUnofferedFeatureIsRefused) {
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue_info.queueCount = 1;
@@ -101,6 +115,19 @@ TEST_F(VkLoader, EnablingAFeatureIsRefused) {
   info.pEnabledFeatures = &features;
   VkDevice device = VK_NULL_HANDLE;
   EXPECT_EQ(vkCreateDevice(physical_, &info, nullptr, &device), VK_ERROR_FEATURE_NOT_PRESENT);
+  VkPhysicalDeviceFeatures2 features2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features2.features.robustBufferAccess = VK_TRUE;
+  info.pEnabledFeatures = nullptr;
+  info.pNext = &features2;
+  EXPECT_EQ(vkCreateDevice(physical_, &info, nullptr, &device), VK_ERROR_FEATURE_NOT_PRESENT);
+  features2.features = {};
+  features2.features.logicOp = VK_TRUE;
+  ASSERT_EQ(vkCreateDevice(physical_, &info, nullptr, &device), VK_SUCCESS);
+  vkDestroyDevice(device, nullptr);
+  info.pNext = nullptr;
+  info.pEnabledFeatures = &features2.features;
+  ASSERT_EQ(vkCreateDevice(physical_, &info, nullptr, &device), VK_SUCCESS);
+  vkDestroyDevice(device, nullptr);
 }
 
 }  // namespace

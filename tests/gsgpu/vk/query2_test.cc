@@ -117,8 +117,9 @@ TEST_F(VkQuery2, Features2AreAllFalseAndAnUnknownStructureIsSkipped) {
   std::memset(&features2.features, 0xff, sizeof features2.features);
   features2_(physical_, &features2);
 
-  VkPhysicalDeviceFeatures zero{};
-  EXPECT_EQ(std::memcmp(&features2.features, &zero, sizeof zero), 0);
+  VkPhysicalDeviceFeatures one_zero;  // the 1.0 answer, which the chain's structure repeats
+  vkGetPhysicalDeviceFeatures(physical_, &one_zero);
+  EXPECT_EQ(std::memcmp(&features2.features, &one_zero, sizeof one_zero), 0);
   EXPECT_FALSE(storage.storageBuffer16BitAccess);
   EXPECT_FALSE(storage.storagePushConstant16);
   EXPECT_FALSE(multiview.multiview);
@@ -129,6 +130,21 @@ TEST_F(VkQuery2, Features2AreAllFalseAndAnUnknownStructureIsSkipped) {
   EXPECT_FALSE(protected_memory.protectedMemory);
   EXPECT_FALSE(ycbcr.samplerYcbcrConversion);
   EXPECT_FALSE(draw.shaderDrawParameters);
+}
+
+// VK_EXT_custom_border_color: both features, and a limit of at least the spec's 32 samplers.
+TEST_F(VkQuery2, CustomBorderColourFeaturesAndLimit) {
+  VkPhysicalDeviceCustomBorderColorFeaturesEXT features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_FEATURES_EXT};
+  VkPhysicalDeviceFeatures2 features2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &features};
+  features2_(physical_, &features2);
+  EXPECT_TRUE(features.customBorderColors);
+  EXPECT_TRUE(features.customBorderColorWithoutFormat);
+  VkPhysicalDeviceCustomBorderColorPropertiesEXT props{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_PROPERTIES_EXT};
+  VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &props};
+  properties2_(physical_, &props2);
+  EXPECT_GE(props.maxCustomBorderColorSamplers, 32u);
 }
 
 TEST_F(VkQuery2, MemoryQueueFormatAndImageQueriesEqualTheOneZeroAnswers) {

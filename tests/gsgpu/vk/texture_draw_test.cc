@@ -25,6 +25,7 @@
 #include "shader_texture_draw_vert.h"
 #include "shader_texture_layers_frag.h"
 #include "shader_texture_separate_frag.h"
+#include "shader_texture_uint_frag.h"
 #include "tests/gsgpu/vk/texture_fixture.h"
 
 namespace gsgpu::vk::test {
@@ -41,7 +42,8 @@ struct TextureScene {
   bool destroy_texture = false;  // the view, image and memory are destroyed after the write
   // The fragment shader: texture_draw.frag (combined), texture_separate.frag (a sampled image and a
   // sampler binding), texture_layers.frag (a 2D array of `layers` layers).
-  enum class Shader { kCombined, kSeparate, kLayers } shader = Shader::kCombined;
+  // texture_uint.frag (kUnsigned): a usampler2D of an R8G8B8A8_UINT texture, written as n / 255.
+  enum class Shader { kCombined, kSeparate, kLayers, kUnsigned } shader = Shader::kCombined;
   uint32_t layers = 1;
 };
 
@@ -123,7 +125,9 @@ VkDescriptorSet texture_set(const TextureScene& s, TextureObjects* o) {
 DrawFrame render(DrawSide& side, const TextureScene& s) {
   TextureObjects o;
   o.device = side.device();
-  o.texture = make_texture(side, s.texture_size, s.levels, s.texel, s.layers);
+  o.texture = make_texture(side, s.texture_size, s.levels, s.texel, s.layers,
+                           s.shader == TextureScene::Shader::kUnsigned ? VK_FORMAT_R8G8B8A8_UINT
+                                                                       : VK_FORMAT_R8G8B8A8_UNORM);
   const VkDescriptorSet set = texture_set(s, &o);
   if (s.destroy_texture) {
     vkDestroyImageView(o.device, o.texture.view, nullptr);
@@ -141,6 +145,9 @@ DrawFrame render(DrawSide& side, const TextureScene& s) {
       break;
     case TextureScene::Shader::kLayers:
       o.modules[1] = shader_module(o.device, shader_texture_layers_frag, sizeof shader_texture_layers_frag);
+      break;
+    case TextureScene::Shader::kUnsigned:
+      o.modules[1] = shader_module(o.device, shader_texture_uint_frag, sizeof shader_texture_uint_frag);
       break;
   }
   DrawScene scene;
@@ -280,6 +287,81 @@ TEST_F(VkTextureDraw, AddressingModesMatchLavapipeExactly) {
   DrawFrame gs;
   EXPECT_EQ(both(s, "clamp to border (transparent black)", &gs).differing, 0u);
   EXPECT_EQ(frame_pixel(gs, s.size, 45, 45), (Texel{0, 0, 0, 0}));
+}
+
+// VK_KHR_sampler_mirror_clamp_to_edge and the six built-in border colours, nearest over -1..2 as
+// above: exact. The integer colours on an R8G8B8A8_UINT texture through a usampler2D.
+TEST_F(VkTextureDraw, MirrorClampAndEveryBuiltInBorderColourMatchLavapipeExactly) {
+  TextureScene s;
+  s.size = 48;
+  s.texel = pattern;
+  s.u0 = s.v0 = -1;
+  s.u1 = s.v1 = 2;
+  s.sampler = sampler(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE);
+  DrawFrame gs;
+  EXPECT_EQ(both(s, "mirror clamp to edge", &gs).differing, 0u);
+  // Pixel 2's centre is at u = v = -0.84375, texel coordinate -6.75: texel -7, mirrored to 6.
+  EXPECT_EQ(frame_pixel(gs, s.size, 2, 2), pattern(0, 0, 6, 6));
+  EXPECT_EQ(frame_pixel(gs, s.size, 17, 17), pattern(0, 0, 0, 0));  // u = v = 0.09375
+  EXPECT_EQ(frame_pixel(gs, s.size, 46, 46), pattern(0, 0, 7, 7));  // past 1: clamped to the edge
+  s.sampler = sampler(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER);
+  const VkBorderColor floats[] = {VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK, VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK,
+                                  VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE};
+  for (VkBorderColor colour : floats) {
+    s.sampler.borderColor = colour;
+    EXPECT_EQ(both(s, "float border", &gs).differing, 0u) << colour;
+  }
+  s.shader = TextureScene::Shader::kUnsigned;
+  const VkBorderColor integers[] = {VK_BORDER_COLOR_INT_TRANSPARENT_BLACK, VK_BORDER_COLOR_INT_OPAQUE_BLACK,
+                                    VK_BORDER_COLOR_INT_OPAQUE_WHITE};
+  for (VkBorderColor colour : integers) {
+    s.sampler.borderColor = colour;
+    EXPECT_EQ(both(s, "integer border", &gs).differing, 0u) << colour;
+  }
+  EXPECT_EQ(frame_pixel(gs, s.size, 2, 2), (Texel{1, 1, 1, 1}));  // opaque white (1, 1, 1, 1) written as n / 255
+}
+
+// VK_EXT_custom_border_color on both devices (customBorderColors, customBorderColorWithoutFormat):
+// a float colour on RGBA8 UNORM with nearest and linear filtering, an integer one on RGBA8 UINT.
+class VkCustomBorder : public VkTextureDraw {
+ protected:
+  VkCustomBorder() {
+    features_.customBorderColors = VK_TRUE;
+    features_.customBorderColorWithoutFormat = VK_TRUE;
+    device_request_.extensions = {VK_EXT_CUSTOM_BORDER_COLOR_EXTENSION_NAME};
+    device_request_.next = &features_;
+  }
+  VkPhysicalDeviceCustomBorderColorFeaturesEXT features_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_FEATURES_EXT};
+};
+
+TEST_F(VkCustomBorder, FloatAndIntegerColoursMatchLavapipe) {
+  VkSamplerCustomBorderColorCreateInfoEXT custom{VK_STRUCTURE_TYPE_SAMPLER_CUSTOM_BORDER_COLOR_CREATE_INFO_EXT};
+  const float colour[4] = {0.2f, 0.6f, 1.0f, 0.4f};  // 51, 153, 255, 102 in 1/255 steps
+  std::memcpy(custom.customBorderColor.float32, colour, sizeof colour);
+  custom.format = VK_FORMAT_UNDEFINED;  // customBorderColorWithoutFormat
+  TextureScene s;
+  s.size = 48;
+  s.texel = pattern;
+  s.u0 = s.v0 = -1;
+  s.u1 = s.v1 = 2;
+  s.sampler = sampler(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER);
+  s.sampler.borderColor = VK_BORDER_COLOR_FLOAT_CUSTOM_EXT;
+  s.sampler.pNext = &custom;
+  DrawFrame gs;
+  EXPECT_EQ(both(s, "custom float border", &gs).differing, 0u);
+  EXPECT_EQ(frame_pixel(gs, s.size, 2, 40), (Texel{51, 153, 255, 102}));
+  s.sampler.magFilter = s.sampler.minFilter = VK_FILTER_LINEAR;  // the border mixed into the edge texels
+  const FrameComparison linear = both(s, "custom float border, linear", &gs);
+  EXPECT_EQ(linear.over_16, 0u);
+  EXPECT_LE(linear.max_diff, 1u);
+
+  const int32_t integers[4] = {200, 100, 50, 255};
+  std::memcpy(custom.customBorderColor.int32, integers, sizeof integers);
+  s.shader = TextureScene::Shader::kUnsigned;
+  s.sampler.magFilter = s.sampler.minFilter = VK_FILTER_NEAREST;
+  s.sampler.borderColor = VK_BORDER_COLOR_INT_CUSTOM_EXT;
+  EXPECT_EQ(both(s, "custom integer border", &gs).differing, 0u);
+  EXPECT_EQ(frame_pixel(gs, s.size, 45, 3), (Texel{200, 100, 50, 255}));
 }
 
 // A 64 x 64 texture of 7 solid levels on 64 x 64 pixels: coordinates 0..4 make

@@ -23,7 +23,7 @@ using Texel = std::array<uint8_t, 4>;
 
 using TexelFunction = std::function<Texel(uint32_t level, uint32_t layer, uint32_t x, uint32_t y)>;
 
-// A 2D (or, with several layers, 2D array) RGBA8 texture with its levels and layers uploaded, in
+// A 2D (or, with several layers, 2D array) RGBA8 texture (or another 4-byte format) with its levels and layers uploaded, in
 // SHADER_READ_ONLY_OPTIMAL layout.
 struct Texture {
   VkImage image = VK_NULL_HANDLE;
@@ -32,12 +32,12 @@ struct Texture {
 };
 
 inline Texture make_texture(DrawSide& side, uint32_t size, uint32_t levels, const TexelFunction& texel,
-                            uint32_t layers = 1) {
+                            uint32_t layers = 1, VkFormat format = VK_FORMAT_R8G8B8A8_UNORM) {
   VkDevice device = side.device();
   Texture t;
   VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
   info.imageType = VK_IMAGE_TYPE_2D;
-  info.format = VK_FORMAT_R8G8B8A8_UNORM;
+  info.format = format;  // a format of 4 bytes a texel: the texel function's bytes
   info.extent = {size, size, 1};
   info.mipLevels = levels;
   info.arrayLayers = layers;
@@ -158,9 +158,9 @@ class BothDrivers : public ::testing::Test {
       vkGetPhysicalDeviceProperties(d, &p);
       if (std::strcmp(p.deviceName, "gsgpu") == 0) {
         gsgpu_physical_ = d;
-        gsgpu_ = std::make_unique<DrawSide>(d);
+        gsgpu_ = std::make_unique<DrawSide>(d, device_request_);
       }
-      if (std::strncmp(p.deviceName, "llvmpipe", 8) == 0) lavapipe_ = std::make_unique<DrawSide>(d);
+      if (std::strncmp(p.deviceName, "llvmpipe", 8) == 0) lavapipe_ = std::make_unique<DrawSide>(d, device_request_);
     }
     ASSERT_TRUE(gsgpu_ && lavapipe_) << count << " devices; both gsgpu and lavapipe are needed";
   }
@@ -170,6 +170,7 @@ class BothDrivers : public ::testing::Test {
     if (instance_) vkDestroyInstance(instance_, nullptr);
   }
 
+  DeviceRequest device_request_;  // what a derived fixture's constructor asks of both devices
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice gsgpu_physical_ = VK_NULL_HANDLE;
   std::unique_ptr<DrawSide> gsgpu_, lavapipe_;

@@ -155,6 +155,51 @@ TEST_F(TextureUnitTest, NearestAddressingModesFollowTheSpec) {
   EXPECT_EQ(sample_r(image, mirror, NAN), 10);       // deterministic for NaN
 }
 
+// Vulkan's mirror clamp to edge on the texel index: i for i >= 0, -(1 + i) below, clamped to the last.
+TEST_F(TextureUnitTest, MirrorClampToEdgeMirrorsOnceThenClamps) {
+  const Image image = float_image(image_1d(4), {10, 11, 12, 13});
+  const Sampler mirror_clamp = sampler(true, s::STATE_ADDRESS_U_MIRROR_CLAMP_TO_EDGE, false);
+  EXPECT_EQ(sample_r(image, mirror_clamp, 0.3f), 11);    // u 1.2
+  EXPECT_EQ(sample_r(image, mirror_clamp, -0.3f), 11);   // u -1.2: i -2 -> 1
+  EXPECT_EQ(sample_r(image, mirror_clamp, -0.1f), 10);   // i -1 -> 0
+  EXPECT_EQ(sample_r(image, mirror_clamp, -5.0f), 13);   // i -20 -> 19 -> clamped to 3
+  EXPECT_EQ(sample_r(image, mirror_clamp, 7.0f), 13);
+  EXPECT_EQ(sample_r(image, mirror_clamp, NAN), 10);
+  // Linear at u = -0.75 (s = -0.1875): i0 = -2 -> 1, i1 = -1 -> 0, weight 0.75 of i1.
+  const Sampler linear = sampler(true, s::STATE_ADDRESS_U_MIRROR_CLAMP_TO_EDGE, true);
+  EXPECT_FLOAT_EQ(sample_r(image, linear, -0.1875f), 0.25f * 11 + 0.75f * 10);
+}
+
+// BORDER CUSTOM: the colour comes from the SAMPLER_DESC 64 bytes after the IMAGE_DESC (a texture
+// record), whose STATE must be the instruction's word; an unmapped record or another word faults.
+TEST_F(TextureUnitTest, CustomBorderColourIsReadFromTheTextureRecord) {
+  const uint64_t texels = memory.alloc(16, 64);
+  const float values[4] = {10, 11, 12, 13};
+  std::memcpy(memory.host(texels), values, sizeof values);
+  DescSpec spec = image_1d(4);
+  spec.base = texels;
+  const uint64_t record = memory.alloc(96, 64);
+  const std::vector<uint32_t> w = words_of(spec);
+  std::memcpy(memory.host(record), w.data(), 64);
+  const uint32_t word = sampler_word(false, s::STATE_ADDRESS_U_CLAMP_TO_BORDER, false) |
+                        put_field(s::STATE_BORDER_CUSTOM, s::STATE_BORDER_MASK, s::STATE_BORDER_SHIFT);
+  const float border = 42.5f;
+  uint32_t desc[8] = {word, 0, 0, 0, 0, 0, 0, 0};
+  std::memcpy(&desc[4], &border, 4);
+  std::memcpy(memory.host(record + 64), desc, sizeof desc);
+  Image image;
+  ASSERT_TRUE(unit.load_image(record, ImageUse::kRead, &image)) << unit.fault_reason();
+  Sampler smp;
+  ASSERT_TRUE(unit.load_record_sampler(record, word, &smp)) << unit.fault_reason();
+  EXPECT_EQ(sample_r(image, smp, -1.0f), 42.5f);
+  EXPECT_EQ(sample_r(image, smp, 2.5f), 12);
+  EXPECT_FALSE(unit.load_record_sampler(record, word ^ 1u, &smp));  // another sampler's word
+  EXPECT_EQ(unit.fault(), TextureFault::kBadDescriptor);
+  EXPECT_FALSE(unit.load_record_sampler(kBase + (1 << 20) - 64, word, &smp));  // the record past the mapping
+  EXPECT_EQ(unit.fault(), TextureFault::kMemory);
+  EXPECT_FALSE(unit.load_record_sampler(~uint64_t{0} - 63, word, &smp));  // VA + 64 wraps
+}
+
 TEST_F(TextureUnitTest, LinearFilteringUsesTheSpecWeights) {
   const Image image = float_image(image_1d(4), {100, 200, 300, 400});
   const Sampler edge = sampler(false, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, true);
