@@ -122,8 +122,11 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
   namespace P = blk::PIPE_STATE;
   auto& w = p->pipe_state;
   const auto* r = info.pRasterizationState;
+  // The bounding-box test is on, as the emulator's default: it changes no pixel, only the
+  // rasterizer's walk (docs/graphics.md "Hierarchical rasterizer"; small triangles skip the levels
+  // above the tile holding their box).
   w[P::RASTER] = put(r->cullMode & 3, P::RASTER_CULL_MASK, P::RASTER_CULL_SHIFT) |
-                 (r->frontFace == VK_FRONT_FACE_CLOCKWISE ? P::RASTER_FRONT_FACE_MASK : 0);
+                 (r->frontFace == VK_FRONT_FACE_CLOCKWISE ? P::RASTER_FRONT_FACE_MASK : 0) | P::RASTER_BBOX_TEST_MASK;
   w[P::POINT_SIZE] = bits(1.0f);
   if (const auto* d = info.pDepthStencilState) {
     p->uses_depth = d->depthTestEnable || d->stencilTestEnable;

@@ -4,11 +4,14 @@
 // here has no clock yet, so a Queue is an unbounded FIFO: a block pushes what it produced and the next
 // block pops it. Keeping the blocks' only contact a Queue (or a plain call interface) lets the timing
 // model later bound the depth and clock each side without changing the blocks.
+//
+// Storage is a vector read from a head index and emptied (capacity kept) when the reader catches up:
+// a std::deque of 1 KiB triangles allocated a node per element, a malloc and free per triangle.
 #pragma once
 
 #include <cstddef>
-#include <deque>
 #include <utility>
+#include <vector>
 
 namespace gsgpu::graphics {
 
@@ -16,18 +19,22 @@ template <typename T>
 class Queue {
  public:
   void push(T item) { items_.push_back(std::move(item)); }
-  bool empty() const { return items_.empty(); }
-  size_t size() const { return items_.size(); }
+  bool empty() const { return head_ == items_.size(); }
+  size_t size() const { return items_.size() - head_; }
   T pop() {
-    T item = std::move(items_.front());
-    items_.pop_front();
+    T item = std::move(items_[head_++]);
+    if (head_ == items_.size()) clear();
     return item;
   }
-  const T& front() const { return items_.front(); }
-  void clear() { items_.clear(); }
+  const T& front() const { return items_[head_]; }
+  void clear() {
+    items_.clear();
+    head_ = 0;
+  }
 
  private:
-  std::deque<T> items_;
+  std::vector<T> items_;
+  size_t head_ = 0;  // items_[head_] is the front
 };
 
 }  // namespace gsgpu::graphics

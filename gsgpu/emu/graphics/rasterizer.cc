@@ -16,6 +16,15 @@ int32_t tile_level_size(int level) { return kTopTileSize >> level; }
 
 int32_t align_down(int32_t v, int32_t to) { return v - (v % to); }
 
+bool contains(const PixelRect& outer, const PixelRect& inner) {
+  return inner.x0 >= outer.x0 && inner.y0 >= outer.y0 && inner.x1 <= outer.x1 && inner.y1 <= outer.y1;
+}
+
+// Whether the non-empty box, with non-negative coordinates, lies in one aligned tile of `size`.
+bool in_one_tile(const PixelRect& box, int32_t size) {
+  return (box.x0 & -size) == ((box.x1 - 1) & -size) && (box.y0 & -size) == ((box.y1 - 1) & -size);
+}
+
 }  // namespace
 
 void RasterCounters::add(const RasterCounters& o) {
@@ -37,6 +46,7 @@ void Rasterizer::rasterize(const TriangleSetup& triangle, const PixelRect& rende
   area_ = render_area;
   out_ = &out;
   if (render_area.empty()) return;
+  if (settings_.bounding_box_test && !full_descent_ && start_at_fitting_level(triangle)) return;
   // Which top-level tiles are walked: all of the render area, or only those the box meets.
   PixelRect walk = settings_.bounding_box_test ? intersect(render_area, triangle.bbox) : render_area;
   if (walk.empty()) return;
@@ -75,7 +85,12 @@ void Rasterizer::visit_tile(const TriangleSetup& t, int32_t x, int32_t y, int le
     counters_.tiles_rejected_by_bbox++;
     return;
   }
-  switch (classify(t, x, y, size)) {
+  descend(t, x, y, level, classify(t, x, y, size));
+}
+
+void Rasterizer::descend(const TriangleSetup& t, int32_t x, int32_t y, int level, Coverage coverage) {
+  const int32_t size = tile_level_size(level);
+  switch (coverage) {
     case Coverage::kRejected:
       counters_.tiles_rejected[level]++;
       return;
@@ -95,6 +110,53 @@ void Rasterizer::visit_tile(const TriangleSetup& t, int32_t x, int32_t y, int le
   visit_tile(t, x + half, y, level + 1);
   visit_tile(t, x, y + half, level + 1);
   visit_tile(t, x + half, y + half, level + 1);
+}
+
+bool Rasterizer::start_at_fitting_level(const TriangleSetup& t) {
+  const PixelRect& box = t.bbox;
+  // Inside the render area the box's coordinates are non-negative and every tile meeting it is
+  // walked; a box across top-level tiles is walked from the top.
+  if (box.empty() || !contains(area_, box) || !in_one_tile(box, kTopTileSize)) return false;
+  int level = 0;
+  while (level + 1 < kTileLevels && in_one_tile(box, tile_level_size(level + 1))) ++level;
+  if (level == 0) return false;
+  const int32_t size = tile_level_size(level);
+  const int32_t x = box.x0 & -size, y = box.y0 & -size;
+  const Coverage coverage = classify(t, x, y, size);
+  // A rejected tile's ancestors may be rejected too (their counts would differ): walk from the top.
+  // Otherwise no ancestor is rejected (its samples include this tile's) or accepted (it has samples
+  // outside the box, which no covered sample leaves).
+  if (coverage == Coverage::kRejected) return false;
+  count_enclosing_tiles(box, level);
+  descend(t, x, y, level, coverage);
+  return true;
+}
+
+// The full walk's counts above `level`: each tile holding the box is visited (and found partial);
+// its other children that meet the render area are visited and rejected by the box.
+void Rasterizer::count_enclosing_tiles(const PixelRect& box, int level) {
+  const int32_t top_x = box.x0 & -kTopTileSize, top_y = box.y0 & -kTopTileSize;
+  if (contains(area_, PixelRect{top_x, top_y, top_x + kTopTileSize, top_y + kTopTileSize})) {
+    // The usual case: every tile under the top-level one meets the area, so below the top each
+    // level has the tile holding the box and its three siblings.
+    counters_.tiles_visited[0]++;
+    for (int l = 1; l <= level; ++l) counters_.tiles_visited[l] += 4;
+    counters_.tiles_rejected_by_bbox += 3 * uint64_t(level);
+    return;
+  }
+  for (int l = 0; l < level; ++l) {
+    const int32_t size = tile_level_size(l), half = size / 2;
+    const int32_t x = box.x0 & -size, y = box.y0 & -size;
+    const int32_t next_x = box.x0 & -half, next_y = box.y0 & -half;
+    counters_.tiles_visited[l]++;
+    for (int child = 0; child < 4; ++child) {
+      const int32_t cx = x + (child & 1) * half, cy = y + (child >> 1) * half;
+      if ((cx == next_x && cy == next_y) || !rects_meet(PixelRect{cx, cy, cx + half, cy + half}, area_)) continue;
+      counters_.tiles_visited[l + 1]++;
+      counters_.tiles_rejected_by_bbox++;
+    }
+  }
+  counters_.tiles_visited[level]++;
 }
 
 inline bool Rasterizer::in_area(int32_t x, int32_t y) const {  // used only in this file
@@ -118,21 +180,48 @@ void Rasterizer::emit_accepted(int32_t x, int32_t y, int32_t size) {
 
 void Rasterizer::emit_block(const TriangleSetup& t, int32_t x, int32_t y) {
   counters_.blocks_tested++;
-  const bool inside = in_area(x, y) && in_area(x + kBlockSize - 1, y + kBlockSize - 1);  // the usual case
-  for (int32_t qy = y; qy < y + kBlockSize; qy += 2) {
-    for (int32_t qx = x; qx < x + kBlockSize; qx += 2) {
-      uint8_t coverage = 0;
-      for (int lane = 0; lane < 4; ++lane) {
-        int32_t px = qx + (lane & 1), py = qy + (lane >> 1);
-        if (!inside && !in_area(px, py)) continue;
-        int64_t sx = pixel_centre(px), sy = pixel_centre(py);
-        if (t.edges[0].covers(sx, sy) && t.edges[1].covers(sx, sy) && t.edges[2].covers(sx, sy)) {
-          coverage |= uint8_t(1u << lane);
-        }
-      }
-      emit_quad(qx, qy, coverage);
+  const uint16_t covered = block_coverage(t, x, y) & block_area_mask(x, y);
+  for (int32_t qy = 0; qy < kBlockSize; qy += 2) {
+    for (int32_t qx = 0; qx < kBlockSize; qx += 2) {
+      const int bit = qy * kBlockSize + qx;  // lane 0; lane i at bit + (i & 1) + (i >> 1) * kBlockSize
+      const uint8_t coverage = uint8_t((covered >> bit & 3) | (covered >> (bit + kBlockSize) & 3) << 2);
+      emit_quad(x + qx, y + qy, coverage);
     }
   }
+}
+
+// Bit (py * 4 + px): the centre of pixel (x + px, y + py) is covered. The edge values at the block's
+// first centre plus exact integer steps (E is linear) are the values E has at each centre.
+uint16_t Rasterizer::block_coverage(const TriangleSetup& t, int32_t x, int32_t y) {
+  std::array<int64_t, 3> row, step_x, step_y;
+  for (int i = 0; i < 3; ++i) {
+    const EdgeFunction& e = t.edges[i];
+    row[i] = e.at(pixel_centre(x), pixel_centre(y)) + e.bias;
+    step_x[i] = e.a * kSubpixelOne;
+    step_y[i] = e.b * kSubpixelOne;
+  }
+  uint16_t covered = 0;
+  for (int py = 0; py < kBlockSize; ++py) {
+    int64_t v0 = row[0], v1 = row[1], v2 = row[2];
+    for (int px = 0; px < kBlockSize; ++px) {
+      if ((v0 | v1 | v2) >= 0) covered |= uint16_t(1u << (py * kBlockSize + px));  // no sign bit set
+      v0 += step_x[0], v1 += step_x[1], v2 += step_x[2];
+    }
+    for (int i = 0; i < 3; ++i) row[i] += step_y[i];
+  }
+  return covered;
+}
+
+// The pixels of the block at (x, y) inside the render area, as block_coverage's bits.
+uint16_t Rasterizer::block_area_mask(int32_t x, int32_t y) const {
+  if (in_area(x, y) && in_area(x + kBlockSize - 1, y + kBlockSize - 1)) return 0xFFFF;  // the usual case
+  uint16_t mask = 0;
+  for (int py = 0; py < kBlockSize; ++py) {
+    for (int px = 0; px < kBlockSize; ++px) {
+      if (in_area(x + px, y + py)) mask |= uint16_t(1u << (py * kBlockSize + px));
+    }
+  }
+  return mask;
 }
 
 void Rasterizer::emit_quad(int32_t x, int32_t y, uint8_t coverage) {

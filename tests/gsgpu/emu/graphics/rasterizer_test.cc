@@ -290,6 +290,49 @@ TEST(Rasterizer, BoundingBoxTestRejectsTilesTheEdgeTestsCannot) {
   EXPECT_EQ(ca.fragments, cb.fragments);
 }
 
+void expect_same_counters(const RasterCounters& a, const RasterCounters& b, int triangle) {
+  EXPECT_EQ(a.triangles, b.triangles) << triangle;
+  EXPECT_EQ(a.tiles_visited, b.tiles_visited) << triangle;
+  EXPECT_EQ(a.tiles_rejected, b.tiles_rejected) << triangle;
+  EXPECT_EQ(a.tiles_accepted, b.tiles_accepted) << triangle;
+  EXPECT_EQ(a.tiles_rejected_by_bbox, b.tiles_rejected_by_bbox) << triangle;
+  EXPECT_EQ(a.blocks_tested, b.blocks_tested) << triangle;
+  EXPECT_EQ(a.quads, b.quads) << triangle;
+  EXPECT_EQ(a.fragments, b.fragments) << triangle;
+  EXPECT_EQ(a.helper_lanes, b.helper_lanes) << triangle;
+}
+
+TEST(Rasterizer, SmallTrianglesStartingBelowTheTopGiveTheFullWalksQuadsAndCounters) {
+  // Triangles of 0.1 .. 40 pixels anywhere around odd-sized areas (some with a scissor), slivers
+  // between centres (empty or nearly empty boxes) among them; each against the walk from the top.
+  std::mt19937 rng(2002);
+  std::uniform_real_distribution<float> where(-12.0f, 312.0f), unit(0.0f, 1.0f);
+  const float extents[] = {0.1f, 0.6f, 2.0f, 5.0f, 40.0f};
+  uint64_t started_below = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const float size = extents[i % 5] * (0.25f + unit(rng));
+    const float x = where(rng), y = where(rng);
+    Tri tri{sv(x, y), sv(x + size * unit(rng), y + size * unit(rng)), sv(x + size * unit(rng), y - size * unit(rng))};
+    PrimitiveState state = full_target(300, 290);
+    if (i % 4 == 1) state.scissor = PixelRect{13, 21, 250, 203};
+    if (i % 4 == 2) state = full_target(100, 75);
+    PrimitiveEngine reference(RasterSettings{true}), fast(RasterSettings{true});
+    reference.rasterizer().set_full_descent(true);
+    CoverageImage a = rasterize_all(reference, state, {tri});
+    CoverageImage b = rasterize_all(fast, state, {tri});
+    ASSERT_EQ(a.quads.size(), b.quads.size()) << "triangle " << i;
+    for (size_t k = 0; k < a.quads.size(); ++k) {
+      ASSERT_TRUE(a.quads[k].x == b.quads[k].x && a.quads[k].y == b.quads[k].y &&
+                  a.quads[k].coverage == b.quads[k].coverage && a.quads[k].helper == b.quads[k].helper)
+          << "triangle " << i << " quad " << k;
+    }
+    const RasterCounters ca = reference.counters().raster, cb = fast.counters().raster;
+    expect_same_counters(ca, cb, i);
+    if (ca.tiles_visited[0] == 1 && ca.tiles_visited[1] > 0) started_below++;
+  }
+  EXPECT_GT(started_below, 600u);  // walks that went below one top tile: many took the short way
+}
+
 TEST(PrimitiveEngine, CountsEveryOutcome) {
   PrimitiveEngine engine;
   rasterize_all(engine, full_target(16, 16, CullMode::kBack),
