@@ -77,6 +77,7 @@ struct GraphicsPipeline {
   std::vector<PipelineVertexBinding> bindings;
   std::vector<PipelineVertexAttribute> attributes;  // attribute i = Location i
   uint32_t topology = 0;
+  uint32_t line_mode = 0;  // PIPE_STATE RASTER.LINE_MODE (VK_EXT_line_rasterization)
   bool primitive_restart = false;
   bool dynamic_viewport = false, dynamic_scissor = false;
   uint32_t dynamic = 0;  // DynamicBits

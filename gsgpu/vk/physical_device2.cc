@@ -75,6 +75,10 @@ void fill_property(const PhysicalDevice& physical, VkBaseOutStructure* s) {
       reset_keeping_chain<VkPhysicalDeviceCustomBorderColorPropertiesEXT>(s)->maxCustomBorderColorSamplers =
           kMaxCustomBorderColorSamplers;
       break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LINE_RASTERIZATION_PROPERTIES_EXT:
+      // Line endpoints are snapped as every vertex: 8 sub-pixel bits.
+      reset_keeping_chain<VkPhysicalDeviceLineRasterizationPropertiesEXT>(s)->lineSubPixelPrecisionBits = 8;
+      break;
     default:
       break;  // unknown to the driver: left as the application wrote it
   }
@@ -105,6 +109,14 @@ void fill_feature(VkBaseOutStructure* s) {
       auto* border = reset_keeping_chain<VkPhysicalDeviceCustomBorderColorFeaturesEXT>(s);
       border->customBorderColors = VK_TRUE;
       border->customBorderColorWithoutFormat = VK_TRUE;
+      break;
+    }
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_EXT: {
+      // The rasterizer's rectangular and Bresenham lines (docs/graphics.md "Points and lines");
+      // no smooth lines, no stipple.
+      auto* lines = reset_keeping_chain<VkPhysicalDeviceLineRasterizationFeaturesEXT>(s);
+      lines->rectangularLines = VK_TRUE;
+      lines->bresenhamLines = VK_TRUE;
       break;
     }
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES:  // timeline.cc

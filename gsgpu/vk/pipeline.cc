@@ -55,6 +55,22 @@ uint32_t bits(float v) { return std::bit_cast<uint32_t>(v); }
 uint32_t put(uint32_t value, uint32_t mask, uint32_t shift) { return hw::put_field(value, mask, shift); }
 
 
+// VK_EXT_line_rasterization: the line mode of PIPE_STATE RASTER.LINE_MODE (0 rectangular, which
+// DEFAULT also draws, 1 Bresenham). Smooth and stippled lines are not built: refused with *why.
+bool line_mode(const VkPipelineRasterizationStateCreateInfo& r, uint32_t* mode, std::string* why) {
+  *mode = 0;
+  const auto* line = find_in_chain<VkPipelineRasterizationLineStateCreateInfoEXT>(
+      r.pNext, VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_EXT);
+  if (line == nullptr) return true;
+  if (line->stippledLineEnable) return *why = "stippled lines (the stippled*Lines features are off)", false;
+  switch (line->lineRasterizationMode) {
+    case VK_LINE_RASTERIZATION_MODE_DEFAULT_EXT:
+    case VK_LINE_RASTERIZATION_MODE_RECTANGULAR_EXT: return true;
+    case VK_LINE_RASTERIZATION_MODE_BRESENHAM_EXT: *mode = 1; return true;
+    default: return *why = "line rasterization mode " + std::to_string(line->lineRasterizationMode), false;
+  }
+}
+
 // Fixed-function state outside what PIPE_STATE expresses; *why names it.
 bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p, std::string* why) {
   const auto* r = info.pRasterizationState;
@@ -66,6 +82,7 @@ bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
     return *why = "a depth bounds test (the depthBounds feature is off)", false;
   }
   if (r->polygonMode != VK_POLYGON_MODE_FILL) return *why = "polygon mode other than FILL", false;
+  if (!line_mode(*r, &p->line_mode, why)) return false;
   if (info.pTessellationState != nullptr && info.stageCount > 2) return *why = "tessellation", false;
   if (const auto* m = info.pMultisampleState;
       m != nullptr && (m->rasterizationSamples != VK_SAMPLE_COUNT_1_BIT || m->sampleShadingEnable ||
@@ -126,7 +143,8 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
   // rasterizer's walk (docs/graphics.md "Hierarchical rasterizer"; small triangles skip the levels
   // above the tile holding their box).
   w[P::RASTER] = put(r->cullMode & 3, P::RASTER_CULL_MASK, P::RASTER_CULL_SHIFT) |
-                 (r->frontFace == VK_FRONT_FACE_CLOCKWISE ? P::RASTER_FRONT_FACE_MASK : 0) | P::RASTER_BBOX_TEST_MASK;
+                 (r->frontFace == VK_FRONT_FACE_CLOCKWISE ? P::RASTER_FRONT_FACE_MASK : 0) | P::RASTER_BBOX_TEST_MASK |
+                 put(p->line_mode, P::RASTER_LINE_MODE_MASK, P::RASTER_LINE_MODE_SHIFT);
   w[P::POINT_SIZE] = bits(1.0f);
   if (const auto* d = info.pDepthStencilState) {
     p->uses_depth = d->depthTestEnable || d->stencilTestEnable;

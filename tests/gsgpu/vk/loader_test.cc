@@ -82,7 +82,7 @@ TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
             std::string::npos);
   EXPECT_EQ(vkEndCommandBuffer(cb), VK_SUCCESS);
   vkDestroyCommandPool(device_, pool, nullptr);
-  // The device extensions: the first three in this order, and the samplers' two.
+  // The device extensions: the first two in this order, and those of samplers and lines.
   uint32_t count = 0;
   ASSERT_EQ(vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, nullptr), VK_SUCCESS);
   ASSERT_GE(count, 5u);
@@ -95,6 +95,7 @@ TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
   };
   EXPECT_TRUE(offered(VK_EXT_CUSTOM_BORDER_COLOR_EXTENSION_NAME));
   EXPECT_TRUE(offered(VK_KHR_SAMPLER_MIRROR_CLAMP_TO_EDGE_EXTENSION_NAME));
+  EXPECT_TRUE(offered(VK_EXT_LINE_RASTERIZATION_EXTENSION_NAME));
   EXPECT_STREQ(extensions[0].extensionName, VK_KHR_SWAPCHAIN_EXTENSION_NAME);
   EXPECT_STREQ(extensions[1].extensionName, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME);
   EXPECT_STREQ(extensions[2].extensionName, VK_KHR_DESCRIPTOR_UPDATE_TEMPLATE_EXTENSION_NAME);

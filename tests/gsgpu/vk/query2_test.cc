@@ -147,6 +147,26 @@ TEST_F(VkQuery2, CustomBorderColourFeaturesAndLimit) {
   EXPECT_GE(props.maxCustomBorderColorSamplers, 32u);
 }
 
+// VK_EXT_line_rasterization: rectangular and Bresenham lines, no smooth or stippled ones; 8 bits.
+TEST_F(VkQuery2, LineRasterizationFeaturesAndPrecision) {
+  VkPhysicalDeviceLineRasterizationFeaturesEXT features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_EXT};
+  std::memset(&features.rectangularLines, 0xff, 6 * sizeof(VkBool32));  // every flag must be written
+  VkPhysicalDeviceFeatures2 features2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &features};
+  features2_(physical_, &features2);
+  EXPECT_TRUE(features.rectangularLines);
+  EXPECT_TRUE(features.bresenhamLines);
+  EXPECT_FALSE(features.smoothLines);
+  EXPECT_FALSE(features.stippledRectangularLines);
+  EXPECT_FALSE(features.stippledBresenhamLines);
+  EXPECT_FALSE(features.stippledSmoothLines);
+  VkPhysicalDeviceLineRasterizationPropertiesEXT props{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LINE_RASTERIZATION_PROPERTIES_EXT};
+  VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &props};
+  properties2_(physical_, &props2);
+  EXPECT_EQ(props.lineSubPixelPrecisionBits, 8u);
+}
+
 TEST_F(VkQuery2, MemoryQueueFormatAndImageQueriesEqualTheOneZeroAnswers) {
   VkPhysicalDeviceMemoryProperties memory;
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory);
