@@ -36,7 +36,13 @@ bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator
   QuadRecord record{quad, static_cast<uint32_t>(primitives_.size() - 1), {}};
   const uint32_t front_facing = front_facing_.back() ? 1u : 0u;
   std::array<PixelWeights, 4> weights;
-  interp.quad_weights(quad.x, quad.y, &weights);
+  // Barycentrics are read only by v_interp_*, which faults on a program that declares no varyings:
+  // then the lanes carry zeros there and only FragCoord's z and 1 / w are computed.
+  if (program_.varying_components == 0) {
+    interp.quad_depth_and_inverse_w(quad.x, quad.y, &weights);
+  } else {
+    interp.quad_weights(quad.x, quad.y, &weights);
+  }
   for (int i = 0; i < 4; ++i) {
     const int32_t x = quad.x + (i & 1), y = quad.y + (i >> 1);
     const PixelWeights& w = weights[i];

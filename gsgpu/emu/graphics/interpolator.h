@@ -32,7 +32,7 @@ struct PixelWeights {
 
 class TriangleInterpolator {
  public:
-  explicit TriangleInterpolator(const TriangleSetup& triangle) : t_(triangle) {}
+  explicit TriangleInterpolator(const TriangleSetup& triangle);
 
   std::array<double, 3> screen_barycentrics(int32_t x, int32_t y) const;
   // Perspective-corrected weights: b_i / w_i normalised to sum to 1.
@@ -46,6 +46,10 @@ class TriangleInterpolator {
   // weights() of the four lanes of the quad at (x, y) (lane i at (x + (i & 1), y + (i >> 1))): the
   // edge values of lanes 1..3 are lane 0's plus exact integer steps, the rest as weights().
   void quad_weights(int32_t x, int32_t y, std::array<PixelWeights, 4>* out) const;
+  // Only the depth and 1 / w of quad_weights() (bit for bit), for programs that read no varyings.
+  // Where a triangle's three vertices share z (or 1 / w) the value is that z without a division
+  // when the lane's weights are small enough that the sum of b_i z rounds back to z (see .cc).
+  void quad_depth_and_inverse_w(int32_t x, int32_t y, std::array<PixelWeights, 4>* out) const;
 
   // out[k] for k < count from per-vertex arrays attribute[i][k] (i = vertex).
   void interpolate(int32_t x, int32_t y, Interpolation mode, const std::array<const float*, 3>& attribute,
@@ -54,8 +58,11 @@ class TriangleInterpolator {
  private:
   // Written in place: returned by value, four copies of 64 bytes per quad cost more than they saved.
   void weights_from_edges(int64_t e0, int64_t e1, int64_t e2, PixelWeights* w) const;
+  void depth_from_edges(int64_t e0, int64_t e1, int64_t e2, PixelWeights* w) const;
 
   const TriangleSetup& t_;
+  // The vertices' shared z / 1 / w (equal bits, finite, not zero), when they share one.
+  bool uniform_z_ = false, uniform_inverse_w_ = false;
 };
 
 }  // namespace gsgpu::graphics

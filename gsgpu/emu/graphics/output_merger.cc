@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 namespace gsgpu::graphics {
 namespace {
@@ -131,6 +132,23 @@ void OutputMerger::begin_draw(const ColorTarget& color, const DepthStencilTarget
   fixed_point_ = is_unorm(color.format);
   logic_op_ = blend_.logic_op_enable && fixed_point_ && !is_srgb(color.format);
   plain_write_ = (blend_.write_mask & 0xF) == 0xF && !logic_op_ && !(blend_.enable && !blend_.logic_op_enable);
+  last_valid_ = false;
+}
+
+void OutputMerger::store_plain(uint32_t x, uint32_t y, const Color& color) {
+  uint8_t* p = color_.pixel(x, y);
+  if (bytes_per_pixel(color_.format) != 4) {
+    color_.store(x, y, color);
+    return;
+  }
+  if (last_valid_ && std::memcmp(&color, &last_color_, sizeof color) == 0) {
+    std::memcpy(p, last_bytes_, 4);  // store() is a function of the colour's bits alone
+    return;
+  }
+  color_.store(x, y, color);
+  last_color_ = color;
+  std::memcpy(last_bytes_, p, 4);
+  last_valid_ = true;
 }
 
 void OutputMerger::process(const Fragment& f) {
@@ -188,7 +206,7 @@ bool OutputMerger::depth_stencil_test(const Fragment& f) {
 void OutputMerger::write_color(const Fragment& f) {
   const uint32_t x = uint32_t(f.x), y = uint32_t(f.y);
   if (plain_write_) {
-    color_.store(x, y, f.color);  // the common case: a plain write
+    store_plain(x, y, f.color);  // the common case: a plain write
     return;
   }
   const uint8_t mask = blend_.write_mask & 0xF;

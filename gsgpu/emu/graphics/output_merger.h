@@ -116,6 +116,12 @@ class OutputMerger {
   uint64_t written_pixels_ = 0, written_width_ = 0;
   // Decided once per draw from the state (write_color's tests, in the same order).
   bool fixed_point_ = false, logic_op_ = false, plain_write_ = false;
+  // Plain writes to a 4-byte format: the last colour stored and its bytes, reused while the colour's
+  // bits repeat (a flat colour converts once per draw instead of four channels per pixel).
+  void store_plain(uint32_t x, uint32_t y, const Color& color);
+  bool last_valid_ = false;
+  Color last_color_{};
+  uint8_t last_bytes_[4] = {};
   MergeCounters counters_;
 };
 

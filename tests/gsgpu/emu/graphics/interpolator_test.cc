@@ -6,6 +6,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <random>
 
 #include "gsgpu/emu/graphics/interpolator.h"
 
@@ -131,6 +133,44 @@ TEST(Interpolator, WeightsEqualTheSeparateCallsBitForBit) {
         }
         ASSERT_EQ(std::bit_cast<uint32_t>(quad[lane].depth), std::bit_cast<uint32_t>(w.depth));
         ASSERT_EQ(std::bit_cast<uint32_t>(quad[lane].inverse_w), std::bit_cast<uint32_t>(w.inverse_w));
+      }
+    }
+  }
+}
+
+// Programs without varyings take depth and 1 / w alone; where the vertices share them no division is
+// done (interpolator.cc's rounding bound). Bit for bit quad_weights()'s values, over triangles from
+// slivers to large ones, shared values from subnormal to huge (and signed zeros, which take the
+// sums), on lanes inside and far outside (where the bound sends the lane to the sums).
+TEST(Interpolator, SharedDepthAndInverseWAreTheSumsBitForBit) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> where(-20.0f, 84.0f), unit(0.0f, 1.0f);
+  const float shared[] = {0.5f, 1.0f, 0.1f, 0.999999f, 3e38f, 1e-40f, 0.0f, -0.0f, 7.0f / 3.0f, 1e-6f};
+  for (int i = 0; i < 400; ++i) {
+    std::array<ScreenVertex, 3> v;
+    const float size = (i % 4 == 0) ? 0.05f : (i % 4 == 1) ? 3.0f : 60.0f;
+    const float x = where(rng), y = where(rng);
+    v[0] = {x, y, 0, 1};
+    v[1] = {x + size * unit(rng), y + size * unit(rng), 0, 1};
+    v[2] = {x + size * unit(rng), y - size * unit(rng), 0, 1};
+    if (i % 7 == 0) v[2] = {v[0].x + 0.01f, v[0].y + 50.0f, 0, 1};  // a sliver: huge weights off it
+    const float z = shared[i % 10], inv_w = shared[(i / 10) % 10];
+    for (auto& p : v) p.z = z, p.inv_w = (inv_w == 0.0f || inv_w < 0) ? 1.0f : inv_w;
+    if (i % 5 == 4) v[1].z = std::nextafter(z, 2.0f);  // not shared: the sums
+    TriangleSetup t;
+    if (setup_triangle(v, SetupState{}, &t) != SetupResult::kAccepted) continue;
+    TriangleInterpolator interp(t);
+    for (int qy = -40; qy < 100; qy += 6) {
+      for (int qx = -40; qx < 100; qx += 6) {
+        std::array<PixelWeights, 4> full, fast;
+        interp.quad_weights(qx, qy, &full);
+        interp.quad_depth_and_inverse_w(qx, qy, &fast);
+        for (int lane = 0; lane < 4; ++lane) {
+          ASSERT_EQ(std::bit_cast<uint32_t>(fast[lane].depth), std::bit_cast<uint32_t>(full[lane].depth))
+              << "triangle " << i << " quad " << qx << "," << qy << " lane " << lane;
+          ASSERT_EQ(std::bit_cast<uint32_t>(fast[lane].inverse_w), std::bit_cast<uint32_t>(full[lane].inverse_w))
+              << "triangle " << i << " quad " << qx << "," << qy << " lane " << lane;
+        }
       }
     }
   }
