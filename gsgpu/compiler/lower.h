@@ -85,6 +85,7 @@ class Lowering {
   const SpirvType& type(uint32_t id) const;
   uint32_t size_of(uint32_t type_id) const;
   uint32_t align_of(uint32_t type_id) const;
+  uint32_t array_stride(uint32_t array_type_id) const;  // ArrayStride, else the element size
   void leaves(uint32_t type_id, uint32_t base, std::vector<Leaf>* out) const;
   uint32_t component_count(uint32_t type_id) const;
   // Register width (32 or 64) of a scalar or pointer type.

@@ -236,7 +236,7 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
       constant_offset = gsvirt::wrapping_add(constant_offset, all[first_component].offset);
       current = member_type;
     } else if (t.kind == TypeKind::kArray || t.kind == TypeKind::kVector) {
-      add_index(index_id, size_of(t.element));
+      add_index(index_id, t.kind == TypeKind::kArray ? array_stride(current) : size_of(t.element));
       current = t.element;
     } else {
       fail("access chain indexes into a scalar");

@@ -323,16 +323,14 @@ void Lowering::declare_vertex_input(uint32_t id, const SpirvVariable& var, const
 }
 
 // Push-constant and uniform blocks are laid out by their Offset, ArrayStride and MatrixStride
-// decorations; the loads follow the compiler's natural layout with the Offsets, so any other stride
-// is refused.
+// decorations. Loads follow the Offsets and ArrayStrides whatever their alignment (std140, std430,
+// the scalar layout: array_stride, leaves); a matrix's columns follow the column's natural size, so
+// another MatrixStride is refused.
 void Lowering::check_explicit_layout(uint32_t type_id, unsigned depth) const {
   if (depth > 16) fail("a block type nests too deeply");
   const SpirvType& t = type(type_id);
   const SpirvDecorations* d = m_.decoration(type_id);
   if (t.kind == TypeKind::kArray && !t.matrix) {
-    if (d != nullptr && d->array_stride != 0 && d->array_stride != size_of(t.element))
-      fail("block array stride " + std::to_string(d->array_stride) + " differs from its element size " +
-           std::to_string(size_of(t.element)) + " (std140 arrays of scalars are not supported)");
     check_explicit_layout(t.element, depth + 1);
   } else if (t.kind == TypeKind::kStruct) {
     for (uint32_t m = 0; m < t.members.size(); ++m) {

@@ -26,7 +26,7 @@ uint32_t Lowering::size_of(uint32_t id) const {
     case TypeKind::kPointer: case TypeKind::kOpaque: return 8;  // opaque: events, held as 64-bit handles
     case TypeKind::kVector: return size_of(t.element) * (t.count == 3 ? 4 : t.count);
     case TypeKind::kArray: {
-      const uint64_t total = uint64_t{size_of(t.element)} * t.count;
+      const uint64_t total = uint64_t{array_stride(id)} * t.count;
       if (total > (1u << 30)) fail("array type " + std::to_string(id) + " is larger than 1 GiB");
       return static_cast<uint32_t>(total);
     }
@@ -49,6 +49,14 @@ uint32_t Lowering::size_of(uint32_t id) const {
     default:
       fail("type " + std::to_string(id) + " has no size (void, function or opaque type)");
   }
+}
+
+// Bytes between an array's elements: its ArrayStride decoration where it has one (explicitly laid
+// out blocks: std140's 16-byte scalars, the scalar layout's 12-byte vec3), else the element's size.
+uint32_t Lowering::array_stride(uint32_t array_id) const {
+  const SpirvDecorations* d = m_.decoration(array_id);
+  if (d != nullptr && d->array_stride != 0) return d->array_stride;
+  return size_of(type(array_id).element);
 }
 
 uint32_t Lowering::align_of(uint32_t id) const {
@@ -79,7 +87,7 @@ void Lowering::leaves(uint32_t id, uint32_t base, std::vector<Leaf>* out) const 
       return;
     case TypeKind::kArray:
       if (t.count > kMaxComponents) fail("array of " + std::to_string(t.count) + " elements used as a value");
-      for (uint32_t i = 0; i < t.count; ++i) leaves(t.element, base + i * size_of(t.element), out);
+      for (uint32_t i = 0; i < t.count; ++i) leaves(t.element, base + i * array_stride(id), out);
       return;
     case TypeKind::kStruct: {
       const SpirvDecorations* d = m_.decoration(id);

@@ -119,6 +119,11 @@ void fill_feature(VkBaseOutStructure* s) {
       lines->bresenhamLines = VK_TRUE;
       break;
     }
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES:
+      // The compiler reads blocks at their Offset / ArrayStride whatever the alignment (uniform
+      // buffers and push constants; storage buffers are not offered at all).
+      reset_keeping_chain<VkPhysicalDeviceScalarBlockLayoutFeatures>(s)->scalarBlockLayout = VK_TRUE;
+      break;
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES:  // timeline.cc
       reset_keeping_chain<VkPhysicalDeviceTimelineSemaphoreFeatures>(s)->timelineSemaphore = VK_TRUE;
       break;

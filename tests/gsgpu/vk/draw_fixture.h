@@ -47,6 +47,11 @@ struct DrawScene {
   bool uniform_offset = false;  // shaders/draw_ubo.vert: positions moved by `offset` from a uniform buffer
   float offset[4] = {0, 0, 0, 0};
   bool vertex_index_only = false;  // shaders/draw_index.vert: no vertex input, no vertex buffer
+  // With uniform_offset: the uniform buffer's bytes instead of `offset`, and a vertex shader of the
+  // same interface (position, colour, set 0 binding 0) instead of draw_ubo.vert.
+  std::vector<uint8_t> uniform_bytes;
+  const uint32_t* vertex_spirv = nullptr;
+  size_t vertex_spirv_bytes = 0;
   std::function<void(VkGraphicsPipelineCreateInfo&)> edit;  // changes the pipeline before creation
   std::function<void(VkCommandBuffer)> before_draws;       // commands after the binds (dynamic state, clears)
 };
@@ -219,8 +224,8 @@ class DrawSide {
     return layout_;
   }
 
-  // A descriptor set whose binding 0 is a uniform buffer holding `offset` (16 bytes).
-  VkDescriptorSet offset_set(const float offset[4]) {
+  // A descriptor set whose binding 0 is a uniform buffer holding `bytes` (at most 256).
+  VkDescriptorSet offset_set(const std::vector<uint8_t>& bytes) {
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1};
     VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     pool_info.maxSets = 1;
@@ -236,10 +241,11 @@ class DrawSide {
     alloc.pSetLayouts = &set_layout_;
     VkDescriptorSet set = VK_NULL_HANDLE;
     EXPECT_EQ(vkAllocateDescriptorSets(device_, &alloc, &set), VK_SUCCESS);
-    uint8_t* bytes = nullptr;
-    VkBuffer ubo = buffer(256, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, &bytes);
-    std::memcpy(bytes, offset, 16);
-    VkDescriptorBufferInfo buffer_info{ubo, 0, 16};
+    uint8_t* mapped = nullptr;
+    VkBuffer ubo = buffer(256, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, &mapped);
+    const size_t used = std::min<size_t>(bytes.size(), 256);
+    std::memcpy(mapped, bytes.data(), used);
+    VkDescriptorBufferInfo buffer_info{ubo, 0, used};
     VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     write.dstSet = set;
     write.descriptorCount = 1;
@@ -437,7 +443,12 @@ class DrawSide {
     if (ib) vkCmdBindIndexBuffer(cb_, ib, 0, VK_INDEX_TYPE_UINT16);
     if (s.before_draws) s.before_draws(cb_);
     if (s.uniform_offset) {
-      VkDescriptorSet set = offset_set(s.offset);
+      std::vector<uint8_t> bytes = s.uniform_bytes;
+      if (bytes.empty()) {
+        bytes.resize(sizeof s.offset);
+        std::memcpy(bytes.data(), s.offset, sizeof s.offset);
+      }
+      VkDescriptorSet set = offset_set(bytes);
       vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_GRAPHICS, layout(), 0, 1, &set, 0, nullptr);
     }
     for (const DrawCall& d : s.draws) {
@@ -478,7 +489,14 @@ class DrawSide {
     VkPipeline p = VK_NULL_HANDLE;
     uniform_offset_ = s.uniform_offset;
     vertex_index_only_ = s.vertex_index_only;
-    VkResult r = pipeline(pass, s.depth, s.cull, [&s](VkGraphicsPipelineCreateInfo& info) {
+    VkPipelineShaderStageCreateInfo stages[2];
+    VkResult r = pipeline(pass, s.depth, s.cull, [&](VkGraphicsPipelineCreateInfo& info) {
+      if (s.vertex_spirv != nullptr) {  // the scene's vertex shader, on this side's device
+        std::copy(info.pStages, info.pStages + 2, stages);
+        modules_.push_back(module(s.vertex_spirv, s.vertex_spirv_bytes));
+        stages[0].module = modules_.back();
+        info.pStages = stages;
+      }
       if (s.edit) s.edit(info);
     }, &p);
     uniform_offset_ = false;

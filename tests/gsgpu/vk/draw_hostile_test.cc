@@ -169,8 +169,7 @@ TEST_F(VkDrawHostile, DrawReadingAnUnboundSetIsNotRecorded) {
   uint8_t* bytes = nullptr;
   VkBuffer vb = side_->buffer(sizeof tri, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, &bytes);
   std::memcpy(bytes, tri, sizeof tri);
-  const float zero[4] = {0, 0, 0, 0};
-  VkDescriptorSet set = side_->offset_set(zero);
+  VkDescriptorSet set = side_->offset_set(std::vector<uint8_t>(16, 0));  // a zero offset
   VkCommandBuffer cb = side_->cb();
   testing::internal::CaptureStderr();
   side_->begin_pass(s, t);

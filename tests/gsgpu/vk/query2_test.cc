@@ -167,6 +167,13 @@ TEST_F(VkQuery2, LineRasterizationFeaturesAndPrecision) {
   EXPECT_EQ(props.lineSubPixelPrecisionBits, 8u);
 }
 
+TEST_F(VkQuery2, ScalarBlockLayoutFeature) {
+  VkPhysicalDeviceScalarBlockLayoutFeaturesEXT scalar{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES_EXT};
+  VkPhysicalDeviceFeatures2 features2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &scalar};
+  features2_(physical_, &features2);
+  EXPECT_TRUE(scalar.scalarBlockLayout);
+}
+
 TEST_F(VkQuery2, MemoryQueueFormatAndImageQueriesEqualTheOneZeroAnswers) {
   VkPhysicalDeviceMemoryProperties memory;
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory);
