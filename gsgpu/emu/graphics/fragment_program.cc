@@ -1,6 +1,7 @@
 // Fragment programs on the shader cores: quads packed into warps (see fragment_program.h).
 #include "gsgpu/emu/graphics/fragment_program.h"
 
+#include <algorithm>
 #include <bit>
 #include <utility>
 
@@ -26,14 +27,21 @@ FragmentProgramStage::FragmentProgramStage(const ShaderProgram& program, ShaderP
 }
 
 void FragmentProgramStage::begin_triangle(const RasterTriangle& t, bool front_facing) {
-  FragmentPrimitive& p = primitives_.emplace_back();  // filled in place: a primitive is 1 KiB
-  for (int i = 0; i < 3; ++i) std::copy_n(t.varyings[i].begin(), kMaxFragmentVaryings, p.varyings[i].begin());
-  std::copy_n(t.flat.begin(), kMaxFragmentVaryings, p.flat.begin());
+  // Entries are reused from batch to batch (a primitive is 1 KiB) and only the components the program
+  // may read are copied: v_interp_* faults on the others, so what an entry held before is never read.
+  if (primitive_count_ == primitives_.size()) primitives_.emplace_back();
+  copy_varyings(t, &primitives_[primitive_count_++]);
   front_facing_.push_back(front_facing);
 }
 
+void FragmentProgramStage::copy_varyings(const RasterTriangle& t, FragmentPrimitive* p) const {
+  const uint32_t n = std::min(program_.varying_components, kMaxFragmentVaryings);  // the CP checked it too
+  for (int i = 0; i < 3; ++i) std::copy_n(t.varyings[i].begin(), n, p->varyings[i].begin());
+  std::copy_n(t.flat.begin(), n, p->flat.begin());
+}
+
 bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth) {
-  QuadRecord record{quad, static_cast<uint32_t>(primitives_.size() - 1), {}};
+  QuadRecord record{quad, static_cast<uint32_t>(primitive_count_ - 1), {}};
   const uint32_t front_facing = front_facing_.back() ? 1u : 0u;
   std::array<PixelWeights, 4> weights;
   // Barycentrics are read only by v_interp_*, which faults on a program that declares no varyings:
@@ -74,7 +82,7 @@ bool FragmentProgramStage::flush() {
   FragmentWarpIO io;
   io.varying_components = program_.varying_components;
   io.primitives = primitives_.data();
-  io.primitive_count = primitives_.size();
+  io.primitive_count = primitive_count_;
   io.lanes = lanes_.data();
   io.lane_masks = lane_masks_.data();
   io.outputs = outputs_.data();
@@ -82,9 +90,9 @@ bool FragmentProgramStage::flush() {
   fault_ = runner_.run(program_, io, warps);
   if (!fault_) merge_batch();
   // The triangle being rasterized may go on with more quads: keep its primitive as entry 0.
-  FragmentPrimitive current = primitives_.back();
+  if (primitive_count_ > 1) primitives_[0] = primitives_[primitive_count_ - 1];
+  primitive_count_ = 1;
   const bool facing = front_facing_.back();
-  primitives_.assign(1, current);
   front_facing_.assign(1, facing);
   quads_.clear();
   lanes_.clear();

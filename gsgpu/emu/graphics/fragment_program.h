@@ -54,13 +54,15 @@ class FragmentProgramStage {
     std::array<float, 4> depth;
   };
   void merge_batch();
+  void copy_varyings(const RasterTriangle& t, FragmentPrimitive* p) const;
 
   ShaderProgram program_;
   ShaderProgramRunner& runner_;
   FragmentSink sink_;
   uint32_t width_;
   uint32_t quads_per_batch_;
-  std::vector<FragmentPrimitive> primitives_;
+  std::vector<FragmentPrimitive> primitives_;  // the first primitive_count_ are this batch's
+  size_t primitive_count_ = 0;
   std::vector<bool> front_facing_;
   std::vector<QuadRecord> quads_;
   std::vector<FragmentLane> lanes_;

@@ -84,6 +84,14 @@ void TriangleInterpolator::quad_depth_and_inverse_w(int32_t x, int32_t y, std::a
   const int64_t v0 = e0.at(sx, sy), v1 = e1.at(sx, sy), v2 = e2.at(sx, sy);
   const int64_t x0 = e0.a * kSubpixelOne, x1 = e1.a * kSubpixelOne, x2 = e2.a * kSubpixelOne;
   const int64_t y0 = e0.b * kSubpixelOne, y1 = e1.b * kSubpixelOne, y2 = e2.b * kSubpixelOne;
+  // The bound of depth_from_edges() for all four lanes at once: no lane's |e_i| exceeds lane 0's plus
+  // both steps.
+  const int64_t quad_bound = magnitude(v0) + magnitude(v1) + magnitude(v2) + magnitude(x0) + magnitude(x1) +
+                             magnitude(x2) + magnitude(y0) + magnitude(y1) + magnitude(y2);
+  if (uniform_z_ && uniform_inverse_w_ && quad_bound < (t_.twice_area << 12)) {
+    for (PixelWeights& w : *out) w.depth = t_.vertices[0].z, w.inverse_w = t_.vertices[0].inv_w;
+    return;
+  }
   depth_from_edges(v0, v1, v2, &(*out)[0]);
   depth_from_edges(v0 + x0, v1 + x1, v2 + x2, &(*out)[1]);
   depth_from_edges(v0 + y0, v1 + y1, v2 + y2, &(*out)[2]);

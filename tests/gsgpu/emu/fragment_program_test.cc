@@ -187,6 +187,41 @@ std::vector<float> ramp_strip(bool whole_square) {
 float ramp_x(int x) { return float(x) + 0.5f - 16; }
 float ramp_y(int y) { return (float(y) + 0.5f - 16) / 2; }
 
+// Many small triangles with their own varyings in warps of 4 lanes: a batch of 64 quads holds many
+// triangles and a triangle's quads straddle batches, so the stage's reused primitive entries (only
+// the program's components copied) and the one carried into the next batch are all read.
+TEST(FragmentProgram, ManySmallTrianglesAcrossBatchesGiveTheStandInsBytes) {
+  std::vector<float> grid;
+  for (int cy = 0; cy < 12; ++cy) {
+    for (int cx = 0; cx < 12; ++cx) {
+      const float x0 = -1 + cx / 6.0f, y0 = -1 + cy / 6.0f, d = cx % 3 == 0 ? 0.4f : 0.17f;  // some span cells
+      const float corner[3][2] = {{x0, y0}, {x0 + d, y0 + 0.02f}, {x0 + 0.03f, y0 + d}};
+      for (int v = 0; v < 3; ++v) {
+        const float w = 1.0f + 0.5f * float((cx + v) % 3);
+        grid.insert(grid.end(), {corner[v][0] * w, corner[v][1] * w, 0.5f * w, w});
+        for (int k = 0; k < 8; ++k) grid.push_back(float((cx * 7 + cy * 3 + v * 5 + k) % 11) / 10.0f);
+      }
+    }
+  }
+  for (uint32_t width : {4u, 32u}) {
+    SCOPED_TRACE(width);
+    ProgramScene s(ColorFormat::kR32G32B32A32Sfloat, width, 48);
+    s.vertices(grid, Topology::kTriangleList);
+    s.state.fragment = FragmentMode::kVaryingColor;
+    s.state.varying_interpolation = Interpolation::kPerspective;
+    DrawResult fixed = s.draw();
+    ASSERT_FALSE(fixed.fault) << *fixed.fault;
+    const std::vector<uint8_t> expected = s.target();
+    s.clear_target();
+    s.program(varying_program("persp"));
+    DrawResult program = s.draw();
+    ASSERT_FALSE(program.fault) << *program.fault;
+    EXPECT_GT(program.counters.merge.fragments_written, 500u);
+    EXPECT_EQ(program.counters.merge.fragments_written, fixed.counters.merge.fragments_written);
+    EXPECT_EQ(s.target(), expected);
+  }
+}
+
 TEST(FragmentProgram, DerivativesOverTheQuadMatchHandComputedValues) {
   for (bool whole_square : {true, false}) {
     SCOPED_TRACE(whole_square ? "two triangles" : "one triangle with helper lanes");
