@@ -190,6 +190,7 @@ class Lowering {
   MOperand descriptor_table_entry(uint32_t set, uint32_t binding, const char* what);
   MOperand new_scalar_pair();
   MOperand new_scalar_register();
+  void load_view_index(const RegisterVariable& var);
   // lower_shader_texture.cc: images, samplers and sampled images at (set, binding) and the sample
   // instructions of graphics shaders.
   Value declare_texture_binding(uint32_t id, const SpirvDecorations* d);

@@ -28,6 +28,9 @@ constexpr uint32_t kMaxVertexAttributes = 16;   // DRAW_INFO's attribute array
 // 128 bytes, then the VAs of the uniform buffers, 8 bytes per (set, binding).
 constexpr uint32_t kPushConstantBytes = 128;
 constexpr uint32_t kDescriptorSets = 4, kBindingsPerSet = 16;
+// The view index of a multiview render pass, one 32-bit word after the descriptor table
+// (docs/compiler.md "Constant buffer"; gsgpu/vk's kViewIndexOffset).
+constexpr uint32_t kViewIndexOffset = kPushConstantBytes + 8 * kDescriptorSets * kBindingsPerSet;
 
 std::string named(const generated::NamedCode* table, size_t n, uint32_t code, const char* kind) {
   for (size_t i = 0; i < n; ++i)
@@ -62,7 +65,8 @@ bool capability_allowed(spv::Capability c) {
     case spv::Capability::Int16:
     case spv::Capability::Int8:
     case spv::Capability::DerivativeControl:
-    case spv::Capability::ImageQuery: return true;
+    case spv::Capability::ImageQuery:
+    case spv::Capability::MultiView: return true;  // ViewIndex: load_view_index
     default: return false;
   }
 }
@@ -253,6 +257,11 @@ void Lowering::declare_fragment_input(uint32_t id, const SpirvVariable& var, con
   const uint32_t pointee = type(var.pointer_type).element;
   const Value pointer = new_register_variable(id, pointee, spv::StorageClass::Input);
   RegisterVariable& rv = register_variables_.back();
+  if (d != nullptr && d->builtin && *d->builtin == spv::BuiltIn::ViewIndex) {
+    load_view_index(rv);
+    module_register_pointers_[id] = pointer.parts[0].value;
+    return;
+  }
   if (d != nullptr && d->builtin) {
     // docs/isa.md §8c: v0, v1 the pixel centre, v2 the depth, v3 1 / w, v4 the facing.
     uint32_t first = 0, count = 0;
@@ -299,6 +308,10 @@ void Lowering::declare_vertex_input(uint32_t id, const SpirvVariable& var, const
   const uint32_t pointee = type(var.pointer_type).element;
   const Value pointer = new_register_variable(id, pointee, spv::StorageClass::Input);
   module_register_pointers_[id] = pointer.parts[0].value;
+  if (d != nullptr && d->builtin && *d->builtin == spv::BuiltIn::ViewIndex) {
+    load_view_index(register_variables_.back());
+    return;
+  }
   if (d != nullptr && d->builtin) {
     if (*d->builtin != spv::BuiltIn::VertexIndex && *d->builtin != spv::BuiltIn::InstanceIndex)
       fail("built-in input " + builtin_name(*d->builtin) + " is not supported in vertex shaders");
@@ -390,6 +403,17 @@ MOperand Lowering::uniform_buffer_address(uint32_t id, const SpirvDecorations* d
   return descriptor_table_entry(set, binding, "uniform buffer");
 }
 
+// gl_ViewIndex (SPV_KHR_multiview): the driver replays a multiview subpass's draws once per view
+// and writes the view's index into the constant buffer; loaded once per warp in the prologue.
+void Lowering::load_view_index(const RegisterVariable& var) {
+  if (var.regs.size() != 1 || f_.vreg_bits[var.regs[0]] != 32) fail("built-in ViewIndex has the wrong type");
+  const MOperand base = constant_buffer_base();
+  const MOperand word = new_scalar_register();
+  emit_to(Opcode::s_load_b32, word, base, {}, {}, static_cast<int32_t>(kViewIndexOffset));
+  k_.constant_buffer_bytes = std::max(k_.constant_buffer_bytes, kViewIndexOffset + 4);
+  copy(var.regs[0], word);
+}
+
 MOperand Lowering::new_scalar_pair() {
   const uint32_t reg = (std::max(k_.scalar_registers, 2u) + 1) / 2 * 2;
   k_.scalar_registers = reg + 2;
@@ -434,7 +458,7 @@ void Lowering::declare_shader_interface(const SpirvEntryPoint& entry) {
           declare_fragment_input(id, var, d);
         else
           declare_vertex_input(id, var, d);
-        if (d != nullptr && d->builtin) index_builtins.push_back(id);
+        if (d != nullptr && d->builtin && *d->builtin != spv::BuiltIn::ViewIndex) index_builtins.push_back(id);
         break;
       case spv::StorageClass::Output:
         if (!in_interface) continue;

@@ -58,7 +58,10 @@ Value Lowering::declare_texture_binding(uint32_t id, const SpirvDecorations* d) 
     fail("UniformConstant variable " + std::to_string(id) +
          " is not an image, a sampler or a sampled image (arrays of descriptors are not supported)");
   if (t.opaque != Op::OpTypeSampler) {
-    image_shape(pointee);  // dimension and multisampling
+    // Dimension and multisampling; a texel buffer (samplerBuffer, Dim Buffer) has no texture record
+    // in a draw (docs/vulkan-driver.md "Buffer views"): refused by name rather than read wrong.
+    if (image_shape(pointee).buffer)
+      fail("image variable " + std::to_string(id) + " is a texel buffer (Dim Buffer), not supported in graphics shaders");
     const SpirvType& image = t.opaque == Op::OpTypeSampledImage ? type(t.opaque_operands.at(0)) : t;
     if (image.opaque_operands.size() <= kImageSampledOperand || image.opaque_operands[kImageSampledOperand] != 1)
       fail("image variable " + std::to_string(id) + " is not a sampled image (storage images are not supported)");

@@ -7,6 +7,7 @@
 //   bytes 0 .. 127                    push constants (vkCmdPushConstants)
 //   bytes 128 + 8 * (16 * set + b)    the 64-bit GPU VA of the buffer bound at (set, binding b),
 //                                     sets 0-3, bindings 0-15, array element 0
+//   bytes 640 .. 643                  the view index (VK_KHR_multiview; 0 outside multiview)
 // A descriptor set keeps its 16 table entries ready (VA of the buffer + the descriptor's offset);
 // binding it copies them into its set's 128 bytes, adding the dynamic offsets. An image, sampler or
 // combined binding's entry is the VA of a texture record (TextureRecord below) that the draw writes
@@ -32,7 +33,9 @@ inline constexpr uint32_t kTableBindings = 16;        // bindings 0-15 of each s
 inline constexpr uint32_t kPushConstantBytes = 128;   // maxPushConstantsSize
 inline constexpr uint32_t kTableOffset = kPushConstantBytes;
 inline constexpr uint32_t kSetTableBytes = 8 * kTableBindings;
-inline constexpr uint32_t kConstantBufferBytes = kTableOffset + kMaxBoundSets * kSetTableBytes;  // 640
+// After the table: the view index of a multiview subpass's draw (SPIR-V ViewIndex), then padding.
+inline constexpr uint32_t kViewIndexOffset = kTableOffset + kMaxBoundSets * kSetTableBytes;  // 640
+inline constexpr uint32_t kConstantBufferBytes = kViewIndexOffset + 16;                     // 656
 constexpr uint32_t table_entry_offset(uint32_t set, uint32_t binding) {
   return kTableOffset + 8 * (kTableBindings * set + binding);
 }
@@ -41,6 +44,10 @@ constexpr uint32_t table_entry_offset(uint32_t set, uint32_t binding) {
 inline constexpr uint64_t kBufferOffsetAlignment = 256;      // min{Uniform,Storage}BufferOffsetAlignment
 inline constexpr uint64_t kMaxUniformBufferRange = 65536;    // maxUniformBufferRange
 inline constexpr uint64_t kMaxStorageBufferRange = 1u << 27;  // maxStorageBufferRange
+// Buffer views (buffer_view.cc): minTexelBufferOffsetAlignment and maxTexelBufferElements (the
+// spec's minimum).
+inline constexpr uint64_t kMinTexelBufferOffsetAlignment = 256;
+inline constexpr uint64_t kMaxTexelBufferElements = 65536;
 // A bound on what one layout (and so one set) may hold: the driver keeps a record per descriptor.
 inline constexpr uint64_t kMaxDescriptorsPerLayout = 65536;
 // VK_DESCRIPTOR_TYPE_SAMPLER (0) .. VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT (10): the 1.0 types.

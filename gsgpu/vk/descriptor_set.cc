@@ -1,7 +1,7 @@
 // Descriptor pools and sets, and vkUpdateDescriptorSets, over binding_model.h. A pool only counts
 // (sets and descriptors of each type, as its create info declared): each set's records live in the
-// set, so a pool never fragments. Exhaustion is VK_ERROR_FRAGMENTED_POOL while the device reports
-// Vulkan 1.0 (docs/vulkan-driver.md "Resource binding" says why); invalid usage is refused with a
+// set, so a pool never fragments. Exhaustion is VK_ERROR_OUT_OF_POOL_MEMORY (VK_KHR_maintenance1);
+// invalid usage is refused with a
 // log line.
 #include <new>
 
@@ -11,10 +11,9 @@
 namespace gsgpu::vk {
 namespace {
 
-// Vulkan 1.0 without VK_KHR_maintenance1 has no VK_ERROR_OUT_OF_POOL_MEMORY (allocating past a
-// pool's sizes is invalid usage there); FRAGMENTED_POOL is the 1.0 code that tells an application
-// to allocate from another pool. With 1.1 this becomes VK_ERROR_OUT_OF_POOL_MEMORY.
-constexpr VkResult kPoolExhausted = VK_ERROR_FRAGMENTED_POOL;
+// VK_KHR_maintenance1 (offered) makes allocating past a pool's sizes a valid call answered with
+// VK_ERROR_OUT_OF_POOL_MEMORY, which tells the application to allocate from another pool.
+constexpr VkResult kPoolExhausted = VK_ERROR_OUT_OF_POOL_MEMORY;
 
 void free_set(DescriptorSet* set) {
   set->pool->accounting.give_back(*set->data.layout);

@@ -4,6 +4,7 @@
 // and push constants, into a DrawCommand that vkQueueSubmit runs (draw_execute.cc). A draw
 // recorded without what it needs (outside a render pass, no pipeline, no dynamic viewport set) is
 // dropped with a log line.
+#include <cstring>
 #include <string>
 
 #include "gsgpu/vk/binding_objects.h"
@@ -33,8 +34,8 @@ bool snapshot(const CommandBuffer& cb, DrawCommand* d, std::string* why) {
   if (p.dynamic_viewport && !g.viewport_set) return *why = "the pipeline's dynamic viewport was not set", false;
   if (p.dynamic_scissor && !g.scissor_set) return *why = "the pipeline's dynamic scissor was not set", false;
   d->pipeline = &p;
-  d->color = g.render_pass->color >= 0 ? g.framebuffer->attachments[g.render_pass->color] : nullptr;
-  d->depth = g.render_pass->depth >= 0 ? g.framebuffer->attachments[g.render_pass->depth] : nullptr;
+  d->color = g.render_pass->color >= 0 ? g.attachments[g.render_pass->color] : nullptr;
+  d->depth = g.render_pass->depth >= 0 ? g.attachments[g.render_pass->depth] : nullptr;
   d->width = g.framebuffer->width;
   d->height = g.framebuffer->height;
   d->viewport = p.dynamic_viewport ? g.viewport : p.viewport;
@@ -58,7 +59,18 @@ void record_draw(VkCommandBuffer handle, const char* command, DrawCommand d) {
     return;
   }
   if (d.count == 0 || d.instance_count == 0) return;  // draws nothing
-  cb->commands.emplace_back(std::move(d));
+  const uint32_t view_mask = cb->graphics.render_pass->view_mask;
+  if (view_mask == 0) {
+    cb->commands.emplace_back(std::move(d));
+    return;
+  }
+  // Multiview: the same draw once per view, into the view's layer, with its index for ViewIndex.
+  for (uint32_t v = 0; v < kMaxMultiviewViews; ++v) {
+    if (!(view_mask & (1u << v))) continue;
+    d.layer = v;
+    std::memcpy(d.constants.data() + kViewIndexOffset, &v, sizeof v);
+    cb->commands.push_back(d);
+  }
 }
 
 }  // namespace

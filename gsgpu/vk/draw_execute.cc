@@ -191,16 +191,16 @@ void write_pipe_state(const DrawCommand& d, uint32_t* w) {
   w[P::TARGET_SIZE] = put(d.width, P::TARGET_SIZE_WIDTH_MASK, P::TARGET_SIZE_WIDTH_SHIFT) |
                       put(d.height, P::TARGET_SIZE_HEIGHT_MASK, P::TARGET_SIZE_HEIGHT_SHIFT);
   if (d.color != nullptr) {
-    w[P::COLOR_VA_LO] = lo(d.color->target_va);
-    w[P::COLOR_VA_HI] = hi(d.color->target_va);
+    w[P::COLOR_VA_LO] = lo(target_layer_va(*d.color, d.layer));
+    w[P::COLOR_VA_HI] = hi(target_layer_va(*d.color, d.layer));
     w[P::COLOR_PITCH] = uint32_t(d.color->target_pitch);
     w[P::COLOR_FORMAT] = d.color->format->format;
   } else {
     w[P::OUTPUT] = 0;
   }
   if (d.depth != nullptr) {
-    w[P::DEPTH_VA_LO] = lo(d.depth->target_va);
-    w[P::DEPTH_VA_HI] = hi(d.depth->target_va);
+    w[P::DEPTH_VA_LO] = lo(target_layer_va(*d.depth, d.layer));
+    w[P::DEPTH_VA_HI] = hi(target_layer_va(*d.depth, d.layer));
     w[P::DEPTH_PITCH] = uint32_t(d.depth->target_pitch);
     w[P::DEPTH_FORMAT] = d.depth->format->format;
   } else {  // no attachment: the tests pass and nothing is written (Vulkan's rule)

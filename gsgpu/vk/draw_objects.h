@@ -41,9 +41,24 @@ struct RenderPass {
   std::vector<RenderPassAttachment> attachments;
   int32_t color = -1;  // attachment index of the subpass's colour attachment, -1 = none
   int32_t depth = -1;  // of its depth / stencil attachment
+  // VK_KHR_multiview: bit v renders view v into layer v of every attachment (0: no multiview). The
+  // subpass's draws and clears are replayed once per view (render_pass.cc, draw.cc).
+  uint32_t view_mask = 0;
+};
+inline constexpr uint32_t kMaxMultiviewViews = 6;  // maxMultiviewViewCount: view masks of bits 0-5
+
+// What an imageless framebuffer (VK_KHR_imageless_framebuffer) says of attachment i; the views
+// given at vkCmdBeginRenderPass must match it.
+struct FramebufferAttachmentInfo {
+  VkImageCreateFlags flags = 0;
+  VkImageUsageFlags usage = 0;
+  uint32_t width = 0, height = 0, layers = 0;
+  std::vector<VkFormat> view_formats;
 };
 struct Framebuffer {
-  std::vector<ImageView*> attachments;
+  std::vector<ImageView*> attachments;            // empty for an imageless framebuffer
+  std::vector<FramebufferAttachmentInfo> infos;  // only for an imageless framebuffer
+  bool imageless = false;
   uint32_t width = 0, height = 0;
 };
 
@@ -95,6 +110,7 @@ struct GraphicsPipeline {
 struct BeginRenderPassCommand {
   ImageView* color = nullptr;
   ImageView* depth = nullptr;
+  uint32_t layer = 0;  // of the views (multiview: the view index)
   bool clear_color = false, clear_depth = false, clear_stencil = false;
   VkClearColorValue color_value{};
   VkClearDepthStencilValue depth_value{};
@@ -111,6 +127,7 @@ struct DrawCommand {
   const GraphicsPipeline* pipeline = nullptr;
   ImageView* color = nullptr;
   ImageView* depth = nullptr;
+  uint32_t layer = 0;              // of the views the draw renders into (multiview: the view index)
   uint32_t width = 0, height = 0;  // the framebuffer's
   VkViewport viewport{};
   VkRect2D scissor{};
@@ -133,6 +150,7 @@ struct GraphicsRecordState {
   const GraphicsPipeline* pipeline = nullptr;
   const Framebuffer* framebuffer = nullptr;  // inside a render pass
   const RenderPass* render_pass = nullptr;
+  std::vector<ImageView*> attachments;  // the pass's views: the framebuffer's, or the begin info's (imageless)
   VkViewport viewport{};
   VkRect2D scissor{};
   bool viewport_set = false, scissor_set = false;
@@ -145,6 +163,24 @@ struct GraphicsRecordState {
   uint64_t index_offset = 0;
   bool index_u32 = false;
 };
+
+// Builds a render pass from the 1.0 create info (render_pass.cc; vkCreateRenderPass2 translates
+// into it, render_pass2.cc); false with *why for what the device cannot do.
+bool build_render_pass(const VkRenderPassCreateInfo& info, RenderPass* pass, std::string* why);
+// Sets the one subpass's multiview view mask, checked against maxMultiviewViewCount.
+bool set_view_mask(uint32_t mask, RenderPass* pass, std::string* why);
+
+// A framebuffer attachment must be a one-level view of a bound image, at least as large as the
+// framebuffer (framebuffer.cc).
+bool check_attachment(const ImageView* view, uint32_t width, uint32_t height, std::string* why);
+// An imageless framebuffer's attachment given at vkCmdBeginRenderPass: an attachment as above whose
+// image's flags, usage, view extent, layer count and format match what the framebuffer declared.
+bool imageless_view_matches(const ImageView* view, const FramebufferAttachmentInfo& info, uint32_t width,
+                            uint32_t height, std::string* why);
+
+// The GPU address of `layer` of the view's render target (the layer is checked against the view's
+// layer count when the render pass begins).
+uint64_t target_layer_va(const ImageView& view, uint32_t layer);
 
 // Writes the command buffer's dynamic state into the pipeline's PIPE_STATE words (draw_dynamic.cc);
 // false with *why when a dynamic state of the pipeline was never set.

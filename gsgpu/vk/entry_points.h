@@ -50,8 +50,13 @@
   X(GetPhysicalDeviceSparseImageFormatProperties2)
 
 // Device commands under the names of device extensions (VK_KHR_timeline_semaphore,
-// VK_KHR_descriptor_update_template).
+// VK_KHR_descriptor_update_template, VK_KHR_maintenance1, VK_KHR_create_renderpass2).
 #define GSGPU_VK_DEVICE_KHR_ALIASES(X) \
+  X(TrimCommandPool)                   \
+  X(CreateRenderPass2)                 \
+  X(CmdBeginRenderPass2)               \
+  X(CmdNextSubpass2)                   \
+  X(CmdEndRenderPass2)                 \
   X(GetSemaphoreCounterValue)          \
   X(WaitSemaphores)                    \
   X(SignalSemaphore)                   \
@@ -102,7 +107,9 @@
   X(BindImageMemory)                    \
   X(BindImageMemory2)                   \
   X(GetImageSubresourceLayout)          \
-  X(CreateImageView)                    \
+  X(CreateImageView)                   \
+  X(CreateBufferView)                  \
+  X(DestroyBufferView)                 \
   X(DestroyImageView)                   \
   X(CreateSampler)                      \
   X(DestroySampler)                     \
@@ -151,6 +158,10 @@
 // Render passes, pipelines and draws (docs/vulkan-driver.md "Draws").
 #define GSGPU_VK_DRAW_ENTRY_POINTS(X) \
   X(CreateRenderPass)                 \
+  X(CreateRenderPass2)                \
+  X(CmdBeginRenderPass2)              \
+  X(CmdNextSubpass2)                  \
+  X(CmdEndRenderPass2)                \
   X(DestroyRenderPass)                \
   X(GetRenderAreaGranularity)         \
   X(CreateFramebuffer)                \

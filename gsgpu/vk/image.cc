@@ -12,8 +12,10 @@ namespace gsgpu::vk {
 namespace {
 
 
-// The format features each usage needs; usages no format supports (storage, input attachments)
-// need a feature no format has.
+// The format features each usage needs; a usage no format supports (storage) needs a feature no
+// format has. An input attachment needs an attachment format (the spec's rule); the usage may be
+// declared (zink declares it on every render target), while a subpass that reads an input
+// attachment is refused by vkCreateRenderPass.
 VkFormatFeatureFlags features_for(VkImageUsageFlags usage) {
   VkFormatFeatureFlags needed = 0;
   if (usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) needed |= VK_FORMAT_FEATURE_TRANSFER_SRC_BIT;
@@ -25,10 +27,16 @@ VkFormatFeatureFlags features_for(VkImageUsageFlags usage) {
   return needed;
 }
 
+bool input_attachment_format(const FormatInfo& info) { return info.color_target || info.depth_target;
+}
+
 constexpr VkImageUsageFlags kKnownUsage =
     VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
     VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT |
-    VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT;
+    VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT | VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT;
+constexpr VkImageCreateFlags kKnownFlags = VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT |
+                                          VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT |
+                                          VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
 constexpr VkImageUsageFlags kAttachmentUsage =
     VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
 
@@ -39,17 +47,57 @@ const char* unsupported(const FormatInfo* info, VkImageType type, VkImageTiling 
   if (tiling != VK_IMAGE_TILING_OPTIMAL && tiling != VK_IMAGE_TILING_LINEAR) return "tiling not supported";
   if (type != VK_IMAGE_TYPE_1D && type != VK_IMAGE_TYPE_2D && type != VK_IMAGE_TYPE_3D) return "unknown image type";
   // MUTABLE_FORMAT: views in another format of the same texel size (the layout does not change).
-  if ((flags & ~VkImageCreateFlags{VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT}) != 0) {
-    return "create flags other than MUTABLE_FORMAT (sparse, cube, 2D-array views of 3D, ...)";
+  // 2D_ARRAY_COMPATIBLE (VK_KHR_maintenance1): a 3D level's slices viewed as 2D layers, which the
+  // linear layout already places a slice pitch apart. EXTENDED_USAGE (VK_KHR_maintenance2): a usage
+  // that a view format, not the image's, supports.
+  if ((flags & ~kKnownFlags) != 0) return "create flags other than MUTABLE_FORMAT, 2D_ARRAY_COMPATIBLE, EXTENDED_USAGE";
+  if ((flags & VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT) && type != VK_IMAGE_TYPE_3D) {
+    return "2D_ARRAY_COMPATIBLE on an image that is not 3D";
   }
-  if (usage == 0 || (usage & ~kKnownUsage) != 0) return "usage with input attachment or an unknown bit";
+  if ((flags & VK_IMAGE_CREATE_EXTENDED_USAGE_BIT) && !(flags & VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT)) {
+    return "EXTENDED_USAGE without MUTABLE_FORMAT";
+  }
+  // ATTACHMENT_FEEDBACK_LOOP (VK_EXT_attachment_feedback_loop_layout, not offered): Mesa 22.3's zink
+  // sets it on its render targets whatever the device offers (measured: its first context's dummy
+  // surface asks for usage 0x80097). It asks that an attachment be sampled while it is rendered to,
+  // which the device's linear images already allow: the bit is accepted and changes nothing.
+  usage &= ~VkImageUsageFlags{VK_IMAGE_USAGE_ATTACHMENT_FEEDBACK_LOOP_BIT_EXT};
+  if (usage == 0 || (usage & ~kKnownUsage) != 0) return "usage with an unknown bit";
+  if ((usage & VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT) && !input_attachment_format(*info)) {
+    return "input attachment usage on a format that is no attachment format";
+  }
   if ((usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT) && !(usage & kAttachmentUsage)) {
     return "transient without an attachment usage";
   }
   const VkFormatFeatureFlags needed = features_for(usage);
-  if ((format_features(info) & needed) != needed) return "a usage the format does not support";
-  if ((usage & kAttachmentUsage) && type != VK_IMAGE_TYPE_2D) return "attachments are 2D";
+  if (!(flags & VK_IMAGE_CREATE_EXTENDED_USAGE_BIT) && (format_features(info) & needed) != needed) {
+    return "a usage the format does not support";
+  }
+  const bool slices_as_layers = type == VK_IMAGE_TYPE_3D && (flags & VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT);
+  if ((usage & kAttachmentUsage) && type != VK_IMAGE_TYPE_2D && !slices_as_layers) {
+    return "attachments are 2D (or 2D views of a 2D_ARRAY_COMPATIBLE 3D image)";
+  }
   if ((info->aspects & VK_IMAGE_ASPECT_COLOR_BIT) == 0 && type != VK_IMAGE_TYPE_2D) return "depth images are 2D";
+  return nullptr;
+}
+
+// VK_KHR_image_format_list: the formats the image's views will have. Informational for a linear
+// layout, but each must be one a view could have: the image's own, or with MUTABLE_FORMAT a
+// supported format of the same texel size and aspects.
+const char* check_format_list(const VkImageCreateInfo& info, const FormatInfo& format) {
+  const auto* list = find_in_chain<VkImageFormatListCreateInfo>(info.pNext, VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO);
+  if (list == nullptr || list->viewFormatCount == 0) return nullptr;
+  if (list->pViewFormats == nullptr) return "a view format list with a null pViewFormats";
+  const bool mutable_format = (info.flags & VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT) != 0;
+  if (!mutable_format && (list->viewFormatCount != 1 || list->pViewFormats[0] != info.format)) {
+    return "a view format list other than the image's format without MUTABLE_FORMAT";
+  }
+  for (uint32_t i = 0; i < list->viewFormatCount; ++i) {
+    const FormatInfo* view = find_format(list->pViewFormats[i]);
+    if (view == nullptr || view->element_bytes != format.element_bytes || view->aspects != format.aspects) {
+      return "a view format that is unsupported or of another texel size";
+    }
+  }
   return nullptr;
 }
 
@@ -74,6 +122,10 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateImage(VkDevice handle, const VkImag
   const FormatInfo* format = find_format(info->format);
   if (const char* why = unsupported(format, info->imageType, info->tiling, info->usage, info->flags)) {
     std::fprintf(stderr, "gsgpu-vk: vkCreateImage: %s (VkFormat %d); refused\n", why, info->format);
+    return VK_ERROR_FORMAT_NOT_SUPPORTED;
+  }
+  if (const char* why = check_format_list(*info, *format)) {
+    std::fprintf(stderr, "gsgpu-vk: vkCreateImage: %s; refused\n", why);
     return VK_ERROR_FORMAT_NOT_SUPPORTED;
   }
   if (info->samples != VK_SAMPLE_COUNT_1_BIT) {

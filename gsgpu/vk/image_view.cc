@@ -4,6 +4,7 @@
 // words (image_layout.h) and, for one level, the render-target address and pitch. A sampler keeps
 // its SAMPLER_STATE / SAMPLER_DESC words (sampler_state.h). A refused view or sampler is a log line
 // and an error code (docs/vulkan-driver.md "Images").
+#include <algorithm>
 #include <cstdio>
 #include <new>
 
@@ -13,7 +14,12 @@
 namespace gsgpu::vk {
 namespace {
 
-bool view_type_fits(VkImageType image, VkImageViewType view, uint32_t layers) {
+bool view_type_fits(VkImageType image, VkImageViewType view, uint32_t layers, bool slices_as_layers) {
+  // VK_KHR_maintenance1: a 2D_ARRAY_COMPATIBLE 3D image has 2D and 2D-array views of one level.
+  if (slices_as_layers && image == VK_IMAGE_TYPE_3D) {
+    if (view == VK_IMAGE_VIEW_TYPE_2D) return layers == 1;
+    if (view == VK_IMAGE_VIEW_TYPE_2D_ARRAY) return true;
+  }
   switch (view) {
     case VK_IMAGE_VIEW_TYPE_1D: return image == VK_IMAGE_TYPE_1D && layers == 1;
     case VK_IMAGE_VIEW_TYPE_1D_ARRAY: return image == VK_IMAGE_TYPE_1D;
@@ -37,8 +43,15 @@ const char* check_view(const Image& image, const VkImageViewCreateInfo& info, co
   const VkImageSubresourceRange& r = info.subresourceRange;
   if (r.aspectMask == 0 || (r.aspectMask & ~image.format->aspects) != 0) return "aspects the format does not have";
   const ImageShape& s = image.layout.shape;
-  const uint32_t layers = s.type == VK_IMAGE_TYPE_3D ? 1 : s.array_layers;
-  if (r.baseMipLevel >= s.mip_levels || r.baseArrayLayer >= layers) return "levels or layers outside the image";
+  if (r.baseMipLevel >= s.mip_levels) return "levels or layers outside the image";
+  // A 2D / 2D-array view of a 2D_ARRAY_COMPATIBLE 3D image: its layers are the level's slices.
+  const bool slices_as_layers = s.type == VK_IMAGE_TYPE_3D && (image.flags & VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT) &&
+                                (info.viewType == VK_IMAGE_VIEW_TYPE_2D || info.viewType == VK_IMAGE_VIEW_TYPE_2D_ARRAY);
+  const uint32_t layers = slices_as_layers ? std::max(1u, s.depth >> r.baseMipLevel)
+                          : s.type == VK_IMAGE_TYPE_3D ? 1
+                                                       : s.array_layers;
+  if (slices_as_layers && r.levelCount != 1) return "a 2D view of a 3D image with other than one level";
+  if (r.baseArrayLayer >= layers) return "levels or layers outside the image";
   shape->type = info.viewType;
   shape->base_level = r.baseMipLevel;
   shape->level_count = r.levelCount == VK_REMAINING_MIP_LEVELS ? s.mip_levels - r.baseMipLevel : r.levelCount;
@@ -49,7 +62,7 @@ const char* check_view(const Image& image, const VkImageViewCreateInfo& info, co
       shape->layer_count > layers - r.baseArrayLayer) {
     return "levels or layers outside the image";
   }
-  if (!view_type_fits(s.type, info.viewType, shape->layer_count)) return "a view type the image's type cannot have";
+  if (!view_type_fits(s.type, info.viewType, shape->layer_count, slices_as_layers)) return "a view type the image's type cannot have";
   return nullptr;
 }
 
@@ -71,6 +84,15 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateImageView(VkDevice, const VkImageVi
     // The texture unit reads D24S8 as its depth: a stencil-only view cannot be sampled (an
     // attachment view still can be made).
     if (info->subresourceRange.aspectMask == VK_IMAGE_ASPECT_STENCIL_BIT) desc.reset();
+    // 2D views of a 3D image's slices (maintenance1) are render targets; the texture unit's
+    // IMAGE_DESC has no 2D-array form of a 3D level, so they are not sampled.
+    if (image->layout.shape.type == VK_IMAGE_TYPE_3D && info->viewType != VK_IMAGE_VIEW_TYPE_3D) desc.reset();
+  }
+  // VK_KHR_maintenance2: a view may narrow its image's usage (never widen it).
+  VkImageUsageFlags usage = image != nullptr ? image->usage : 0;
+  if (const auto* u = find_in_chain<VkImageViewUsageCreateInfo>(info->pNext, VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO)) {
+    if (why == nullptr && (u->usage == 0 || (u->usage & ~usage) != 0)) why = "a view usage outside its image's usage";
+    usage = u->usage;
   }
   if (why != nullptr) {
     std::fprintf(stderr, "gsgpu-vk: vkCreateImageView: %s; refused\n", why);
@@ -81,11 +103,13 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateImageView(VkDevice, const VkImageVi
   view->image = image;
   view->format = format;
   view->aspects = info->subresourceRange.aspectMask;
+  view->usage = usage;
   view->shape = shape;
   view->image_desc = desc;
   const LevelLayout& level = image->layout.levels[shape.base_level];
   view->target_va = image->va + level.offset + uint64_t{shape.base_layer} * level.slice_pitch;
   view->target_pitch = level.row_pitch;
+  view->layer_pitch = level.slice_pitch;
   view->width = level.width;
   view->height = level.height;
   *out = to_handle<VkImageView>(view);

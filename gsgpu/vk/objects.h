@@ -133,6 +133,14 @@ struct Buffer {
   uint64_t va_size = 0;
 };
 
+// A VkBufferView: a range of a buffer read as texels of `format` (buffer_view.cc). No shader reads
+// one yet (the compiler refuses texel buffers); it exists for descriptor writes.
+struct BufferView {
+  Buffer* buffer = nullptr;
+  const FormatInfo* format = nullptr;
+  uint64_t offset = 0, range = 0;  // range resolved from VK_WHOLE_SIZE at creation
+};
+
 // A VkImage: its format, one linear layout (image_layout.h) whatever the tiling, and once bound a
 // range of a memory object mapped at a GPU VA (read / write), as a buffer's.
 struct Image {
@@ -154,10 +162,12 @@ struct ImageView {
   Image* image = nullptr;
   const FormatInfo* format = nullptr;
   VkImageAspectFlags aspects = 0;
+  VkImageUsageFlags usage = 0;  // the image's, or VkImageViewUsageCreateInfo's
   ViewShape shape;
   std::optional<std::array<uint32_t, 16>> image_desc;
   uint64_t target_va = 0;  // level base_level, layer base_layer
   uint64_t target_pitch = 0;
+  uint64_t layer_pitch = 0;  // from one layer (or 3D slice) of the level to the next
   uint32_t width = 0, height = 0;
 };
 

@@ -76,7 +76,8 @@ void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   limits->optimalBufferCopyRowPitchAlignment = 4;
   limits->minUniformBufferOffsetAlignment = kBufferOffsetAlignment;
   limits->minStorageBufferOffsetAlignment = kBufferOffsetAlignment;
-  limits->minTexelBufferOffsetAlignment = 256;
+  limits->minTexelBufferOffsetAlignment = kMinTexelBufferOffsetAlignment;
+  limits->maxTexelBufferElements = kMaxTexelBufferElements;
   limits->timestampPeriod = 1.0f;
   // Images (image_layout.h): the output merger's 4096 x 4096 targets; no cube images (the texture
   // unit has no IMAGE_CUBE), one sample.
@@ -116,6 +117,10 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceProperties(VkPhysicalDevice 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFeatures(VkPhysicalDevice, VkPhysicalDeviceFeatures* features) {
   *features = {};
   features->logicOp = VK_TRUE;  // the output merger's 16 ops on UNORM targets (PIPE_STATE OUTPUT.LOGIC_OP)
+  // A subpass has at most one colour attachment (maxColorAttachments 1), so its blend state is
+  // trivially independent per attachment; zink gates EXT_blend_equation_separate, and with it
+  // OpenGL 2.0, on this feature.
+  features->independentBlend = VK_TRUE;
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceMemoryProperties(VkPhysicalDevice handle,
@@ -180,7 +185,11 @@ namespace {
 
 // The device extensions: VK_KHR_swapchain (wsi.h), VK_KHR_timeline_semaphore (timeline.cc),
 // VK_KHR_descriptor_update_template (descriptor_template.cc; its push-descriptor command belongs to
-// VK_KHR_push_descriptor, not offered).
+// VK_KHR_push_descriptor, not offered), and what zink requires (docs/vulkan-driver.md "zink"):
+// maintenance1 (image.cc, image_view.cc, descriptor_set.cc, vkTrimCommandPoolKHR), maintenance2
+// (image_view.cc), multiview (render_pass.cc, draw.cc, the compiler's ViewIndex),
+// create_renderpass2 (render_pass2.cc), image_format_list (image.cc), imageless_framebuffer
+// (framebuffer.cc).
 const VkExtensionProperties kDeviceExtensions[] = {
     {VK_KHR_SWAPCHAIN_EXTENSION_NAME, VK_KHR_SWAPCHAIN_SPEC_VERSION},
     {VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME, VK_KHR_TIMELINE_SEMAPHORE_SPEC_VERSION},
@@ -189,6 +198,12 @@ const VkExtensionProperties kDeviceExtensions[] = {
     {VK_KHR_SAMPLER_MIRROR_CLAMP_TO_EDGE_EXTENSION_NAME, VK_KHR_SAMPLER_MIRROR_CLAMP_TO_EDGE_SPEC_VERSION},
     {VK_EXT_LINE_RASTERIZATION_EXTENSION_NAME, VK_EXT_LINE_RASTERIZATION_SPEC_VERSION},  // pipeline.cc line_mode
     {VK_EXT_SCALAR_BLOCK_LAYOUT_EXTENSION_NAME, VK_EXT_SCALAR_BLOCK_LAYOUT_SPEC_VERSION},  // the compiler's ArrayStride
+    {VK_KHR_MAINTENANCE_1_EXTENSION_NAME, VK_KHR_MAINTENANCE_1_SPEC_VERSION},
+    {VK_KHR_MAINTENANCE_2_EXTENSION_NAME, VK_KHR_MAINTENANCE_2_SPEC_VERSION},
+    {VK_KHR_MULTIVIEW_EXTENSION_NAME, VK_KHR_MULTIVIEW_SPEC_VERSION},
+    {VK_KHR_CREATE_RENDERPASS_2_EXTENSION_NAME, VK_KHR_CREATE_RENDERPASS_2_SPEC_VERSION},
+    {VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME, VK_KHR_IMAGE_FORMAT_LIST_SPEC_VERSION},
+    {VK_KHR_IMAGELESS_FRAMEBUFFER_EXTENSION_NAME, VK_KHR_IMAGELESS_FRAMEBUFFER_SPEC_VERSION},
 };
 constexpr uint32_t kDeviceExtensionCount = sizeof(kDeviceExtensions) / sizeof(kDeviceExtensions[0]);
 

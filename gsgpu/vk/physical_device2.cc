@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "gsgpu/vk/draw_objects.h"
 #include "gsgpu/vk/entry_points.h"
 
 namespace gsgpu::vk {
@@ -58,9 +59,14 @@ void fill_property(const PhysicalDevice& physical, VkBaseOutStructure* s) {
       reset_keeping_chain<VkPhysicalDevicePointClippingProperties>(s)->pointClippingBehavior =
           VK_POINT_CLIPPING_BEHAVIOR_ALL_CLIP_PLANES;  // the default; nothing draws yet
       break;
-    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES:
-      reset_keeping_chain<VkPhysicalDeviceMultiviewProperties>(s);  // multiview not supported: 0 views
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES: {
+      // render_pass.cc replays a subpass per view; instances are numbered in 32 bits, the spec's
+      // minimum 2^27 - 1 is reported.
+      auto* mv = reset_keeping_chain<VkPhysicalDeviceMultiviewProperties>(s);
+      mv->maxMultiviewViewCount = kMaxMultiviewViews;
+      mv->maxMultiviewInstanceIndex = (1u << 27) - 1;
       break;
+    }
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROTECTED_MEMORY_PROPERTIES:
       reset_keeping_chain<VkPhysicalDeviceProtectedMemoryProperties>(s);  // protectedNoFault false
       break;
@@ -89,8 +95,11 @@ void fill_feature(VkBaseOutStructure* s) {
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES:
       reset_keeping_chain<VkPhysicalDevice16BitStorageFeatures>(s);
       break;
-    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES:
-      reset_keeping_chain<VkPhysicalDeviceMultiviewFeatures>(s);
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES:  // render passes only: no geometry / tessellation
+      reset_keeping_chain<VkPhysicalDeviceMultiviewFeatures>(s)->multiview = VK_TRUE;
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES:  // framebuffer.cc
+      reset_keeping_chain<VkPhysicalDeviceImagelessFramebufferFeatures>(s)->imagelessFramebuffer = VK_TRUE;
       break;
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VARIABLE_POINTERS_FEATURES:
       reset_keeping_chain<VkPhysicalDeviceVariablePointersFeatures>(s);

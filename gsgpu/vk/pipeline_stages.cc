@@ -39,7 +39,10 @@ uint32_t uniform_sets(const std::vector<uint32_t>& spirv, uint32_t constant_byte
     }
     i += count;
   }
-  const uint32_t table_end = constant_bytes > kTableOffset ? constant_bytes - kTableOffset : 0;
+  // The view index after the table is no table entry: a program reading it reads up to 644 bytes.
+  const uint32_t table_end = std::min(constant_bytes, kViewIndexOffset) > kTableOffset
+                                 ? std::min(constant_bytes, kViewIndexOffset) - kTableOffset
+                                 : 0;
   const uint32_t last_set = table_end == 0 ? 0 : (table_end - 1) / kSetTableBytes;
   uint32_t used = 0;
   for (auto [id, set] : sets) {

@@ -1,5 +1,7 @@
-// Render passes and framebuffers (docs/vulkan-driver.md "Draws"). A render pass has one subpass
-// with at most one colour and one depth / stencil attachment, in formats the output merger writes
+// Render passes (docs/vulkan-driver.md "Draws"; framebuffers: framebuffer.cc, the *2 commands:
+// render_pass2.cc). A render pass has one subpass with at most one colour and one depth / stencil
+// attachment, and with VK_KHR_multiview a view mask: its load ops, clears and draws are replayed
+// once per view into the attachments' layer of that index. Attachments are in formats the output merger writes
 // (PIPE_STATE COLOR_FORMAT / DEPTH_FORMAT). Load ops CLEAR run on the host when the queue reaches
 // vkCmdBeginRenderPass (the targets are linear memory, as the transfers'); LOAD and DONT_CARE do
 // nothing, and every store op keeps the memory (there is no tile memory to write back). What the
@@ -13,6 +15,17 @@
 #include "gsgpu/vk/entry_points.h"
 
 namespace gsgpu::vk {
+
+bool set_view_mask(uint32_t mask, RenderPass* pass, std::string* why) {
+  if (mask >> kMaxMultiviewViews != 0) {
+    return *why = "view mask " + std::to_string(mask) + " names views past maxMultiviewViewCount (" +
+                  std::to_string(kMaxMultiviewViews) + ")",
+           false;
+  }
+  pass->view_mask = mask;
+  return true;
+}
+
 namespace {
 
 // Checks one subpass of a render pass; *why names what is not supported.
@@ -46,7 +59,27 @@ bool check_subpass(const VkRenderPassCreateInfo& info, RenderPass* pass, std::st
   return true;
 }
 
+// VkRenderPassMultiviewCreateInfo (VK_KHR_multiview) in the 1.0 create info's chain: one view
+// mask per subpass (the one subpass's), no correlation masks beyond it.
+bool read_multiview(const VkRenderPassCreateInfo& info, RenderPass* pass, std::string* why) {
+  const auto* mv = find_in_chain<VkRenderPassMultiviewCreateInfo>(info.pNext,
+                                                                 VK_STRUCTURE_TYPE_RENDER_PASS_MULTIVIEW_CREATE_INFO);
+  if (mv == nullptr || mv->subpassCount == 0) return true;
+  if (mv->subpassCount != info.subpassCount || mv->pViewMasks == nullptr) {
+    return *why = "a multiview subpass count other than the pass's", false;
+  }
+  if (mv->dependencyCount != 0 && mv->dependencyCount != info.dependencyCount) {
+    return *why = "a multiview dependency count other than the pass's", false;
+  }
+  return set_view_mask(mv->pViewMasks[0], pass, why);
+}
+
+}  // namespace
+
 bool build_render_pass(const VkRenderPassCreateInfo& info, RenderPass* pass, std::string* why) {
+  if (info.attachmentCount > 0 && info.pAttachments == nullptr) return *why = "pAttachments is null", false;
+  if (info.subpassCount == 1 && info.pSubpasses == nullptr) return *why = "pSubpasses is null", false;
+  if (!read_multiview(info, pass, why)) return false;
   for (uint32_t i = 0; i < info.attachmentCount; ++i) {
     const VkAttachmentDescription& a = info.pAttachments[i];
     const FormatInfo* format = find_format(a.format);
@@ -57,17 +90,19 @@ bool build_render_pass(const VkRenderPassCreateInfo& info, RenderPass* pass, std
   return check_subpass(info, pass, why);
 }
 
-// The host bytes of the view's render target, or nullptr when its image lost its memory.
-uint8_t* target_bytes(const ImageView* view) {
+namespace {
+
+// The host bytes of `layer` of the view's render target, or nullptr when its image lost its memory.
+uint8_t* target_bytes(const ImageView* view, uint32_t layer) {
   const Image* image = view->image;
   if (image->memory == nullptr) return nullptr;
-  return image->memory->map + image->memory_offset + (view->target_va - image->va);
+  return image->memory->map + image->memory_offset + (target_layer_va(*view, layer) - image->va);
 }
 
-// Writes `texel` over the rectangle of the view (clipped to it); with `mask`, only the bytes whose
-// mask byte is 0xff.
-void fill_rect(const ImageView* view, VkRect2D area, const uint8_t* texel, const uint8_t* mask) {
-  uint8_t* base = target_bytes(view);
+// Writes `texel` over the rectangle of the view's layer (clipped to it); with `mask`, only the bytes
+// whose mask byte is 0xff.
+void fill_rect(const ImageView* view, uint32_t layer, VkRect2D area, const uint8_t* texel, const uint8_t* mask) {
+  uint8_t* base = target_bytes(view, layer);
   if (base == nullptr) {
     std::fprintf(stderr, "gsgpu-vk: vkCmdBeginRenderPass: attachment's image not bound to memory; clear skipped\n");
     return;
@@ -90,44 +125,110 @@ void fill_rect(const ImageView* view, VkRect2D area, const uint8_t* texel, const
   }
 }
 
-// A framebuffer attachment must be a one-level 2D view of a bound image, at least as large as the
-// framebuffer (its render target is what PIPE_STATE names).
-bool check_attachment(const ImageView* view, uint32_t width, uint32_t height, std::string* why) {
-  if (view == nullptr) return *why = "a null attachment", false;
-  if (view->target_va == 0) return *why = "an attachment view that is no render target (one 2D level of a bound image)", false;
-  if (view->width < width || view->height < height) return *why = "an attachment smaller than the framebuffer", false;
+// The layers a command of the subpass touches: each view of the mask, or layer 0 without multiview.
+template <typename F>
+void for_each_view(uint32_t view_mask, F&& f) {
+  if (view_mask == 0) return f(0u);
+  for (uint32_t v = 0; v < kMaxMultiviewViews; ++v) {
+    if (view_mask & (1u << v)) f(v);
+  }
+}
+
+// The attachments of the pass being begun: the framebuffer's views, or for an imageless framebuffer
+// the begin info's VkRenderPassAttachmentBeginInfo, checked against what the framebuffer declared.
+bool pass_attachments(const VkRenderPassBeginInfo& info, const Framebuffer& fb, std::vector<ImageView*>* out,
+                      std::string* why) {
+  if (!fb.imageless) {
+    *out = fb.attachments;
+    return true;
+  }
+  const auto* begin = find_in_chain<VkRenderPassAttachmentBeginInfo>(
+      info.pNext, VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO);
+  if (begin == nullptr) return *why = "an imageless framebuffer without VkRenderPassAttachmentBeginInfo", false;
+  if (begin->attachmentCount != fb.infos.size() || (begin->attachmentCount > 0 && begin->pAttachments == nullptr)) {
+    return *why = "VkRenderPassAttachmentBeginInfo has " + std::to_string(begin->attachmentCount) +
+                  " attachments, the framebuffer " + std::to_string(fb.infos.size()),
+           false;
+  }
+  for (uint32_t i = 0; i < begin->attachmentCount; ++i) {
+    ImageView* view = from_handle<ImageView>(begin->pAttachments[i]);
+    if (!imageless_view_matches(view, fb.infos[i], fb.width, fb.height, why)) {
+      return *why = "attachment " + std::to_string(i) + ": " + *why, false;
+    }
+    out->push_back(view);
+  }
   return true;
 }
 
+// Multiview renders view v into layer v: every attachment needs a layer for the highest view.
+bool views_have_layers(const RenderPass& pass, const std::vector<ImageView*>& views, std::string* why) {
+  if (pass.view_mask == 0) return true;
+  const uint32_t needed = 32 - uint32_t(__builtin_clz(pass.view_mask));
+  for (const ImageView* v : views) {
+    if (v->shape.layer_count < needed) {
+      return *why = "an attachment view of " + std::to_string(v->shape.layer_count) + " layers for view mask " +
+                    std::to_string(pass.view_mask),
+             false;
+    }
+  }
+  return true;
+}
+
+void record_load_ops(CommandBuffer* cb, const RenderPass& pass, const VkRenderPassBeginInfo& info) {
+  const std::vector<ImageView*>& views = cb->graphics.attachments;
+  BeginRenderPassCommand c;
+  c.area = info.renderArea;
+  auto clear_value = [&](int32_t a) {
+    return uint32_t(a) < info.clearValueCount && info.pClearValues != nullptr ? info.pClearValues[a] : VkClearValue{};
+  };
+  if (pass.color >= 0) {
+    c.color = views[pass.color];
+    c.clear_color = pass.attachments[pass.color].load_op == VK_ATTACHMENT_LOAD_OP_CLEAR;
+    c.color_value = clear_value(pass.color).color;
+  }
+  if (pass.depth >= 0) {
+    c.depth = views[pass.depth];
+    c.clear_depth = pass.attachments[pass.depth].load_op == VK_ATTACHMENT_LOAD_OP_CLEAR;
+    c.clear_stencil = pass.attachments[pass.depth].stencil_load_op == VK_ATTACHMENT_LOAD_OP_CLEAR;
+    c.depth_value = clear_value(pass.depth).depthStencil;
+  }
+  for_each_view(pass.view_mask, [&](uint32_t layer) {
+    c.layer = layer;
+    cb->commands.emplace_back(c);
+  });
+}
+
 }  // namespace
+
+uint64_t target_layer_va(const ImageView& view, uint32_t layer) {
+  return view.target_va + uint64_t{layer} * view.layer_pitch;
+}
 
 void run(const BeginRenderPassCommand& c) {
   if (c.color != nullptr && c.clear_color) {
     uint8_t texel[16];
     encode_clear_color(*c.color->format, c.color_value, texel);
-    fill_rect(c.color, c.area, texel, nullptr);
+    fill_rect(c.color, c.layer, c.area, texel, nullptr);
   }
   if (c.depth != nullptr && (c.clear_depth || c.clear_stencil)) {
     const VkImageAspectFlags aspects =
         (c.clear_depth ? VK_IMAGE_ASPECT_DEPTH_BIT : 0) | (c.clear_stencil ? VK_IMAGE_ASPECT_STENCIL_BIT : 0);
     uint8_t texel[4], mask[4];
     encode_depth_stencil(*c.depth->format, c.depth_value, aspects & c.depth->format->aspects, texel, mask);
-    fill_rect(c.depth, c.area, texel, mask);
+    fill_rect(c.depth, c.layer, c.area, texel, mask);
   }
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateRenderPass(VkDevice, const VkRenderPassCreateInfo* info,
                                                         const VkAllocationCallbacks*, VkRenderPass* out) {
   *out = VK_NULL_HANDLE;
-  auto* pass = new (std::nothrow) RenderPass;
-  if (pass == nullptr) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  auto pass = std::make_unique<RenderPass>();
   std::string why;
-  if (!build_render_pass(*info, pass, &why)) {
-    delete pass;
+  if (!build_render_pass(*info, pass.get(), &why)) {
     log_refusal("vkCreateRenderPass", why);
     return VK_ERROR_FEATURE_NOT_PRESENT;
   }
-  *out = to_handle<VkRenderPass>(pass);
+  *out = to_handle<VkRenderPass>(pass.release());
   return VK_SUCCESS;
 }
 
@@ -139,79 +240,43 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetRenderAreaGranularity(VkDevice, VkRenderPa
   *granularity = {1, 1};
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateFramebuffer(VkDevice, const VkFramebufferCreateInfo* info,
-                                                         const VkAllocationCallbacks*, VkFramebuffer* out) {
-  *out = VK_NULL_HANDLE;
-  const auto* pass = from_handle<RenderPass>(info->renderPass);
-  std::string why;
-  if (pass == nullptr || info->attachmentCount != pass->attachments.size()) {
-    why = "attachment count differs from the render pass's";
-  } else if (info->width == 0 || info->height == 0 || info->width > 4096 || info->height > 4096 || info->layers != 1) {
-    why = "size outside 1 .. 4096 or layers other than 1";
-  }
-  auto fb = std::make_unique<Framebuffer>();
-  for (uint32_t i = 0; why.empty() && i < info->attachmentCount; ++i) {
-    auto* view = from_handle<ImageView>(info->pAttachments[i]);
-    if (check_attachment(view, info->width, info->height, &why)) fb->attachments.push_back(view);
-  }
-  if (!why.empty()) {
-    log_refusal("vkCreateFramebuffer", why);
-    return VK_ERROR_FEATURE_NOT_PRESENT;
-  }
-  fb->width = info->width;
-  fb->height = info->height;
-  *out = to_handle<VkFramebuffer>(fb.release());
-  return VK_SUCCESS;
-}
-
-VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroyFramebuffer(VkDevice, VkFramebuffer fb, const VkAllocationCallbacks*) {
-  delete from_handle<Framebuffer>(fb);
-}
-
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdBeginRenderPass(VkCommandBuffer handle, const VkRenderPassBeginInfo* info,
                                                       VkSubpassContents) {
   CommandBuffer* cb = from_handle<CommandBuffer>(handle);
   const auto* pass = from_handle<RenderPass>(info->renderPass);
   const auto* fb = from_handle<Framebuffer>(info->framebuffer);
+  std::string why;
+  std::vector<ImageView*> views;
   if (cb->state != CommandBuffer::State::kRecording || pass == nullptr || fb == nullptr ||
-      fb->attachments.size() != pass->attachments.size() || cb->graphics.render_pass != nullptr) {
-    log_refusal("vkCmdBeginRenderPass", "not recording, a null or mismatched pass / framebuffer, or inside a pass",
-                "not recorded");
+      cb->graphics.render_pass != nullptr) {
+    why = "not recording, a null pass / framebuffer, or inside a pass";
+  } else if (pass_attachments(*info, *fb, &views, &why) && views.size() != pass->attachments.size()) {
+    why = "the framebuffer's attachment count differs from the pass's";
+  }
+  if (why.empty()) views_have_layers(*pass, views, &why);
+  if (!why.empty()) {
+    log_refusal("vkCmdBeginRenderPass", why, "not recorded");
     return;
-  }
-  BeginRenderPassCommand c;
-  c.area = info->renderArea;
-  auto clear_value = [&](int32_t a) {
-    return uint32_t(a) < info->clearValueCount && info->pClearValues != nullptr ? info->pClearValues[a] : VkClearValue{};
-  };
-  if (pass->color >= 0) {
-    c.color = fb->attachments[pass->color];
-    c.clear_color = pass->attachments[pass->color].load_op == VK_ATTACHMENT_LOAD_OP_CLEAR;
-    c.color_value = clear_value(pass->color).color;
-  }
-  if (pass->depth >= 0) {
-    c.depth = fb->attachments[pass->depth];
-    c.clear_depth = pass->attachments[pass->depth].load_op == VK_ATTACHMENT_LOAD_OP_CLEAR;
-    c.clear_stencil = pass->attachments[pass->depth].stencil_load_op == VK_ATTACHMENT_LOAD_OP_CLEAR;
-    c.depth_value = clear_value(pass->depth).depthStencil;
   }
   cb->graphics.render_pass = pass;
   cb->graphics.framebuffer = fb;
-  cb->commands.emplace_back(c);
+  cb->graphics.attachments = std::move(views);
+  record_load_ops(cb, *pass, *info);
 }
 
 // Clears inside the render pass: each (attachment, rectangle) pair becomes a host clear in queue order,
-// as the load ops (the draws before it have finished when it runs: each draw is waited for).
+// as the load ops (the draws before it have finished when it runs: each draw is waited for). With
+// multiview, the rectangle's layers are the subpass's views (baseArrayLayer 0, layerCount 1).
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdClearAttachments(VkCommandBuffer handle, uint32_t count,
                                                        const VkClearAttachment* attachments, uint32_t rect_count,
                                                        const VkClearRect* rects) {
   CommandBuffer* cb = from_handle<CommandBuffer>(handle);
   const RenderPass* pass = cb->graphics.render_pass;
-  const Framebuffer* fb = cb->graphics.framebuffer;
   if (cb->state != CommandBuffer::State::kRecording || pass == nullptr) {
     log_refusal("vkCmdClearAttachments", "not recording inside a render pass", "not recorded");
     return;
   }
+  const std::vector<ImageView*>& views = cb->graphics.attachments;
   for (uint32_t i = 0; i < count; ++i) {
     const VkClearAttachment& a = attachments[i];
     BeginRenderPassCommand c;
@@ -221,11 +286,11 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdClearAttachments(VkCommandBuffer handle, u
                                                  " is not in the subpass", "skipped");
         continue;
       }
-      c.color = fb->attachments[pass->color];
+      c.color = views[pass->color];
       c.clear_color = true;
       c.color_value = a.clearValue.color;
     } else if (pass->depth >= 0) {
-      c.depth = fb->attachments[pass->depth];
+      c.depth = views[pass->depth];
       c.clear_depth = (a.aspectMask & VK_IMAGE_ASPECT_DEPTH_BIT) != 0;
       c.clear_stencil = (a.aspectMask & VK_IMAGE_ASPECT_STENCIL_BIT) != 0;
       c.depth_value = a.clearValue.depthStencil;
@@ -239,7 +304,10 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdClearAttachments(VkCommandBuffer handle, u
         continue;
       }
       c.area = rects[r].rect;
-      cb->commands.emplace_back(c);
+      for_each_view(pass->view_mask, [&](uint32_t layer) {
+        c.layer = layer;
+        cb->commands.emplace_back(c);
+      });
     }
   }
 }
@@ -254,6 +322,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdEndRenderPass(VkCommandBuffer handle) {
   CommandBuffer* cb = from_handle<CommandBuffer>(handle);
   cb->graphics.render_pass = nullptr;
   cb->graphics.framebuffer = nullptr;
+  cb->graphics.attachments.clear();
 }
 
 }  // namespace gsgpu::vk

@@ -25,10 +25,12 @@ namespace gsgpu::vk {
 inline constexpr VkFormat kSwapchainFormats[] = {VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM};
 inline constexpr uint32_t kSwapchainMinImages = 2;
 inline constexpr uint32_t kSwapchainMaxImages = 8;
-// The usages a swapchain image may have: the supported formats' features, no storage.
+// The usages a swapchain image may have: the supported formats' features, no storage; input
+// attachment as any colour-target image (image.cc; zink asks for it on its swapchains).
 inline constexpr VkImageUsageFlags kSwapchainUsage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                                                      VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
-                                                     VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+                                                     VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                                                     VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT;
 
 // What a surface is right now: its size (headless: none, the swapchain decides) and whether it
 // still exists (an X window can be destroyed under the application).

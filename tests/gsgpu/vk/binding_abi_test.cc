@@ -38,7 +38,7 @@ TEST(BindingAbi, CompiledShaderReadsTheTableEntriesTheDriverWrites) {
     EXPECT_EQ(count_lines(s, R"(s_load_b64 s\[\d+:\d+\], s\[0:1\], )" + offset + " +;"), 1u)
         << "(" << set << ", " << binding << ") at " << offset << "\n" << s;
   }
-  EXPECT_EQ(k.constant_buffer_bytes, kConstantBufferBytes);  // the last entry ends the buffer
+  EXPECT_EQ(k.constant_buffer_bytes, kViewIndexOffset);  // the last entry ends the table
 }
 
 }  // namespace

@@ -64,7 +64,8 @@ class BindingModel : public ::testing::Test {
 };
 
 TEST(BindingModelAbi, ConstantBufferShapeIsTheCompilersAbi) {
-  EXPECT_EQ(kConstantBufferBytes, 640u);
+  EXPECT_EQ(kViewIndexOffset, 640u);  // after the table: the multiview view index
+  EXPECT_EQ(kConstantBufferBytes, 656u);
   EXPECT_EQ(table_entry_offset(0, 0), 128u);
   EXPECT_EQ(table_entry_offset(0, 15), 128u + 120u);
   EXPECT_EQ(table_entry_offset(1, 0), 256u);

@@ -157,7 +157,7 @@ TEST_F(VkBinding, ShaderModuleKeepsValidSpirvAndRefusesMalformedModules) {
 }
 
 // Sets outlive the VkDescriptorSetLayout they were allocated with; a pool hands out at most its
-// sizes (VK_ERROR_FRAGMENTED_POOL past them, all or nothing), gives back freed sets, and frees
+// sizes (VK_ERROR_OUT_OF_POOL_MEMORY, VK_KHR_maintenance1 past them, all or nothing), gives back freed sets, and frees
 // every set at reset and destruction.
 TEST_F(VkBinding, PoolsAllocateWithinTheirSizesAndSetsOutliveTheirLayout) {
   VkDescriptorSetLayout set_layout = make_set_layout({kUniform0, kDynamic1});
@@ -167,10 +167,10 @@ TEST_F(VkBinding, PoolsAllocateWithinTheirSizesAndSetsOutliveTheirLayout) {
   VkDescriptorSet sets[3] = {};
   VkDescriptorSet marked[3] = {reinterpret_cast<VkDescriptorSet>(1), reinterpret_cast<VkDescriptorSet>(1),
                                reinterpret_cast<VkDescriptorSet>(1)};
-  EXPECT_EQ(allocate(pool, {set_layout, set_layout, set_layout}, marked), VK_ERROR_FRAGMENTED_POOL);
+  EXPECT_EQ(allocate(pool, {set_layout, set_layout, set_layout}, marked), VK_ERROR_OUT_OF_POOL_MEMORY);
   for (VkDescriptorSet s : marked) EXPECT_EQ(s, VK_NULL_HANDLE);
   ASSERT_EQ(allocate(pool, {set_layout, set_layout}, sets), VK_SUCCESS);  // the failed call took nothing
-  EXPECT_EQ(allocate(pool, {set_layout}, &sets[2]), VK_ERROR_FRAGMENTED_POOL);
+  EXPECT_EQ(allocate(pool, {set_layout}, &sets[2]), VK_ERROR_OUT_OF_POOL_MEMORY);
   ASSERT_EQ(vkFreeDescriptorSets(device_, pool, 1, &sets[0]), VK_SUCCESS);
   ASSERT_EQ(allocate(pool, {set_layout}, &sets[0]), VK_SUCCESS);
 
@@ -207,7 +207,7 @@ TEST_F(VkBinding, PoolsAllocateWithinTheirSizesAndSetsOutliveTheirLayout) {
   const std::string log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(count(log, "without FREE_DESCRIPTOR_SET_BIT"), 1) << log;
   EXPECT_EQ(count(log, "not a live set of this pool"), 1) << log;
-  EXPECT_EQ(allocate(fixed, {small}, &one), VK_ERROR_FRAGMENTED_POOL);
+  EXPECT_EQ(allocate(fixed, {small}, &one), VK_ERROR_OUT_OF_POOL_MEMORY);
   ASSERT_EQ(vkResetDescriptorPool(device_, fixed, 0), VK_SUCCESS);
   EXPECT_EQ(allocate(fixed, {small}, &one), VK_SUCCESS);
   EXPECT_EQ(vkFreeDescriptorSets(device_, pool, 2, sets), VK_SUCCESS);

@@ -1,5 +1,6 @@
 // The driver as the loader sees it: the physical device's identity, queue family and memory, and
 // entry points that are absent rather than pretending.
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ TEST_F(VkLoader, OnePhysicalDeviceNamedGsgpuOfTypeVirtualGpu) {
   vkGetPhysicalDeviceFeatures(physical_, &features);
   VkPhysicalDeviceFeatures expected{};
   expected.logicOp = VK_TRUE;
+  expected.independentBlend = VK_TRUE;  // one colour attachment: trivially independent (zink's GL 2.0)
   const auto* flags = reinterpret_cast<const VkBool32*>(&features);
   const auto* expected_flags = reinterpret_cast<const VkBool32*>(&expected);
   for (size_t i = 0; i < sizeof(features) / sizeof(VkBool32); ++i) EXPECT_EQ(flags[i], expected_flags[i]) << i;
@@ -100,6 +102,11 @@ TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
   EXPECT_STREQ(extensions[0].extensionName, VK_KHR_SWAPCHAIN_EXTENSION_NAME);
   EXPECT_STREQ(extensions[1].extensionName, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME);
   EXPECT_STREQ(extensions[2].extensionName, VK_KHR_DESCRIPTOR_UPDATE_TEMPLATE_EXTENSION_NAME);
+  for (const char* name : {VK_KHR_MAINTENANCE_1_EXTENSION_NAME, VK_KHR_MAINTENANCE_2_EXTENSION_NAME,
+                           VK_KHR_MULTIVIEW_EXTENSION_NAME, VK_KHR_CREATE_RENDERPASS_2_EXTENSION_NAME,
+                           VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME, VK_KHR_IMAGELESS_FRAMEBUFFER_EXTENSION_NAME}) {
+    EXPECT_TRUE(offered(name)) << name;  // what zink requires (docs/vulkan-driver.md "zink")
+  }
 }
 
 // A feature the device does not report is refused, in pEnabledFeatures or in a

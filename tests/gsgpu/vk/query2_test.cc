@@ -91,11 +91,12 @@ TEST_F(VkQuery2, Properties2EqualsTheOneZeroAnswerAndFillsTheOneOneChain) {
   EXPECT_EQ(unknown.marker, 0x5a5a5a5au);
   EXPECT_EQ(unknown.pNext, &clipping);
   EXPECT_EQ(clipping.pointClippingBehavior, VK_POINT_CLIPPING_BEHAVIOR_ALL_CLIP_PLANES);
-  EXPECT_EQ(multiview.maxMultiviewViewCount, 0u);
+  EXPECT_EQ(multiview.maxMultiviewViewCount, 6u);  // VK_KHR_multiview: views 0-5 (the spec's minimum)
+  EXPECT_EQ(multiview.maxMultiviewInstanceIndex, (1u << 27) - 1);
   EXPECT_FALSE(protected_memory.protectedNoFault);
 }
 
-TEST_F(VkQuery2, Features2AreAllFalseAndAnUnknownStructureIsSkipped) {
+TEST_F(VkQuery2, Features2AreTheOfferedOnesAndAnUnknownStructureIsSkipped) {
   VkPhysicalDeviceShaderDrawParametersFeatures draw{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_DRAW_PARAMETERS_FEATURES};
   VkPhysicalDeviceSamplerYcbcrConversionFeatures ycbcr{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SAMPLER_YCBCR_CONVERSION_FEATURES, &draw};
@@ -106,7 +107,7 @@ TEST_F(VkQuery2, Features2AreAllFalseAndAnUnknownStructureIsSkipped) {
                                                     &unknown};
   VkPhysicalDeviceMultiviewFeatures multiview{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES, &pointers};
   VkPhysicalDevice16BitStorageFeatures storage{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES, &multiview};
-  // Every VkBool32 set true first: the driver must write each one false.
+  // Every VkBool32 set true first: the driver must write each one it does not offer false.
   storage.storageBuffer16BitAccess = storage.storagePushConstant16 = VK_TRUE;
   multiview.multiview = multiview.multiviewTessellationShader = VK_TRUE;
   pointers.variablePointers = pointers.variablePointersStorageBuffer = VK_TRUE;
@@ -122,7 +123,7 @@ TEST_F(VkQuery2, Features2AreAllFalseAndAnUnknownStructureIsSkipped) {
   EXPECT_EQ(std::memcmp(&features2.features, &one_zero, sizeof one_zero), 0);
   EXPECT_FALSE(storage.storageBuffer16BitAccess);
   EXPECT_FALSE(storage.storagePushConstant16);
-  EXPECT_FALSE(multiview.multiview);
+  EXPECT_TRUE(multiview.multiview);  // VK_KHR_multiview: render passes (no geometry or tessellation stages)
   EXPECT_FALSE(multiview.multiviewTessellationShader);
   EXPECT_FALSE(pointers.variablePointers);
   EXPECT_FALSE(pointers.variablePointersStorageBuffer);
