@@ -21,8 +21,8 @@ using shader::GroupState;
 using shader::Warp;
 using shader::WarpState;
 
-// Host threads created once; run() hands every worker the same job and waits for all of them. The
-// calling thread is worker 0 (it would only wait otherwise), so a pool of one starts no thread: a
+// Host threads created once; run() offers every worker the same job and waits for those that took it
+// (a job must do all of the work when run by the caller alone). The calling thread is worker 0 (it would only wait otherwise), so a pool of one starts no thread: a
 // one-core device costs no thread beyond its command processor's.
 class WorkerPool {
  public:
@@ -46,12 +46,16 @@ class WorkerPool {
     }
     std::unique_lock lock(mutex_);
     job_ = &job;
-    busy_ = size_ - 1;
+    open_ = true;
     ++generation_;
     lock.unlock();
     wake_.notify_all();
     job(0);
     lock.lock();
+    // The job takes work until none is left, so the caller has done whatever a worker did not start:
+    // close it to late workers and wait only for those that joined. (Waiting for every worker cost a
+    // scheduler wake-up per dispatch, milliseconds on a loaded host, for a batch of 64 warps.)
+    open_ = false;
     done_.wait(lock, [this] { return busy_ == 0; });
     job_ = nullptr;
   }
@@ -63,10 +67,11 @@ class WorkerPool {
       const std::function<void(unsigned)>* job;
       {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return shutting_down_ || generation_ != seen; });
+        wake_.wait(lock, [&] { return shutting_down_ || (generation_ != seen && open_); });
         if (shutting_down_) return;
         seen = generation_;
         job = job_;
+        ++busy_;
       }
       (*job)(index);
       std::lock_guard lock(mutex_);
@@ -79,7 +84,8 @@ class WorkerPool {
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   const std::function<void(unsigned)>* job_ = nullptr;
-  unsigned busy_ = 0;
+  unsigned busy_ = 0;      // workers running the current job
+  bool open_ = false;      // the current job still takes workers
   uint64_t generation_ = 0;
   bool shutting_down_ = false;
 };
