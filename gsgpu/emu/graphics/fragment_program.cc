@@ -46,17 +46,20 @@ bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator
   std::array<PixelWeights, 4> weights;
   // Barycentrics are read only by v_interp_*, which faults on a program that declares no varyings:
   // then the lanes carry zeros there and only FragCoord's z and 1 / w are computed.
-  if (program_.varying_components == 0) {
-    interp.quad_depth_and_inverse_w(quad.x, quad.y, &weights);
-  } else {
+  const bool barycentrics = program_.varying_components != 0;
+  if (barycentrics) {
     interp.quad_weights(quad.x, quad.y, &weights);
+  } else {
+    interp.quad_depth_and_inverse_w(quad.x, quad.y, &weights);
   }
   for (int i = 0; i < 4; ++i) {
     const int32_t x = quad.x + (i & 1), y = quad.y + (i >> 1);
     const PixelWeights& w = weights[i];
     FragmentLane& lane = lanes_.emplace_back();  // filled in place: a lane is 80 bytes
-    lane.perspective = w.perspective;
-    lane.linear = w.screen;
+    if (barycentrics) {  // otherwise the zeros emplace_back gave
+      lane.perspective = w.perspective;
+      lane.linear = w.screen;
+    }
     lane.primitive = record.primitive;
     const float z = w.depth;
     const float inv_w = w.inverse_w;

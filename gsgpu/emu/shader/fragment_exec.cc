@@ -102,11 +102,19 @@ Flow v_export(Warp& w, const DecodedInst& di) {
   const uint32_t* value = lanes32<W>(w, di.inst.src[0], di.inst.literal, w.scratch[0]);
   const size_t base = first_lane(w);
   const uint32_t n = lane_count<W>(w);
+  FragmentLaneOutput* outputs = io->outputs + base;
+  const uint16_t bit = static_cast<uint16_t>(1u << slot);
+  if (w.all_active) {  // the usual case (every lane of the warp carries a fragment): no test per lane
+    for (uint32_t l = 0; l < n; ++l) {
+      outputs[l].value[slot] = std::bit_cast<float>(value[l]);
+      outputs[l].exported = static_cast<uint16_t>(outputs[l].exported | bit);
+    }
+    return Flow::kNext;
+  }
   for (uint32_t l = 0; l < n; ++l) {
     if (!(w.exec >> l & 1)) continue;
-    FragmentLaneOutput& out = io->outputs[base + l];
-    out.value[slot] = std::bit_cast<float>(value[l]);
-    out.exported = static_cast<uint16_t>(out.exported | (1u << slot));
+    outputs[l].value[slot] = std::bit_cast<float>(value[l]);
+    outputs[l].exported = static_cast<uint16_t>(outputs[l].exported | bit);
   }
   return Flow::kNext;
 }

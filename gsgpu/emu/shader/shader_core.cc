@@ -21,9 +21,10 @@ using shader::GroupState;
 using shader::Warp;
 using shader::WarpState;
 
-// Host threads created once; run() offers every worker the same job and waits for those that took it
-// (a job must do all of the work when run by the caller alone). The calling thread is worker 0 (it would only wait otherwise), so a pool of one starts no thread: a
-// one-core device costs no thread beyond its command processor's.
+// Host threads created once; run() offers every worker the same job and waits for those that took
+// it (a job must do all of the work when the caller runs it alone). The calling thread is worker 0
+// (it would only wait otherwise), so a pool of one starts no thread: a one-core device costs no
+// thread beyond its command processor's.
 class WorkerPool {
  public:
   explicit WorkerPool(unsigned count) : size_(std::max(1u, count)) {
@@ -434,10 +435,18 @@ class Cores final : public shader::Backend {
   // A fragment lane's FragCoord and facing (FragmentLane::preload), into the registers the program names.
   static void preload_fragment_warp(const FragmentWarpIO& io, uint64_t g, uint32_t program_regs, Warp* w) {
     const uint32_t regs = std::min(kFragmentPreloadRegs, program_regs);
+    const FragmentLane* lanes = io.lanes + g * w->width;
+    if (regs == kFragmentPreloadRegs) {  // the usual case: a loop the host compiler unrolls
+      for (uint32_t l = 0; l < w->width; ++l) {
+        if (!(w->initial_exec >> l & 1)) continue;
+        for (uint32_t r = 0; r < kFragmentPreloadRegs; ++r)
+          w->v[static_cast<size_t>(r) * w->width + l] = lanes[l].preload[r];
+      }
+      return;
+    }
     for (uint32_t l = 0; l < w->width; ++l) {
       if (!(w->initial_exec >> l & 1)) continue;
-      const FragmentLane& lane = io.lanes[g * w->width + l];
-      for (uint32_t r = 0; r < regs; ++r) w->v[static_cast<size_t>(r) * w->width + l] = lane.preload[r];
+      for (uint32_t r = 0; r < regs; ++r) w->v[static_cast<size_t>(r) * w->width + l] = lanes[l].preload[r];
     }
   }
 
