@@ -105,6 +105,19 @@ ShaderFault bad_dispatch(std::string message) {
 // taking chunks as threads free up keeps both busy when one of them is slowed (another program on
 // the host, or groups of uneven length). The chunk size depends on the dispatch and the core count
 // only, so the counters do not depend on the host: about 8 chunks per core, at most 16 groups.
+// Dispatches of fewer work-items than this run on the calling thread alone: for a vertex program's
+// batch of 256 vertices, waking the pool cost more than the work. Only the host thread differs, so
+// the results and counters are the same.
+bool small_dispatch(const DispatchParams& p) {
+  constexpr uint64_t kSmallDispatchItems = 1024;
+  uint64_t items = 1;
+  for (uint32_t n : {p.grid_size[0], p.grid_size[1], p.grid_size[2], p.group_size[0], p.group_size[1],
+                     p.group_size[2]}) {
+    if (__builtin_mul_overflow(items, uint64_t{n}, &items)) return false;
+  }
+  return items < kSmallDispatchItems;
+}
+
 uint64_t chunk_groups(uint64_t groups, uint32_t cores) {
   return std::clamp<uint64_t>(groups / (uint64_t{cores} * 8), 1, 16);
 }
@@ -156,12 +169,14 @@ class Cores final : public shader::Backend {
     // Per host thread, per core: merged after the pool finishes, so no counter is shared.
     std::vector<std::vector<CoreTotals>> totals(pool_.size(), std::vector<CoreTotals>(config_.num_cores));
     std::atomic<uint64_t> next_chunk{0};
-    pool_.run([&](unsigned thread) {
+    if (small_dispatch(params)) {
+      run_chunks(state, next_chunk, &totals[0]);
+    } else {
       // No more threads than cores (host_thread_count), so a one-core device runs its groups one
       // at a time. (With several cores two chunks of one core may run at once on two threads: cores
       // only say where a chunk's counts go, which keeps the counters independent of the host.)
-      run_chunks(state, next_chunk, &totals[thread]);
-    });
+      pool_.run([&](unsigned thread) { run_chunks(state, next_chunk, &totals[thread]); });
+    }
 
     std::vector<CoreTotals> cores(config_.num_cores);
     for (const std::vector<CoreTotals>& per_thread : totals) {
