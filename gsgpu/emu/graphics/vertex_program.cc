@@ -1,6 +1,8 @@
 // Vertex programs on the shader cores (see vertex_program.h).
 #include "gsgpu/emu/graphics/vertex_program.h"
 
+#include <algorithm>
+
 namespace gsgpu::graphics {
 
 void ProgramVertexStage::shade(const FetchedVertex& in, ShadedVertex* out) {
@@ -34,8 +36,9 @@ std::optional<std::string> ProgramVertexStage::shade_batch(const FetchedVertex* 
   if (auto fault = runner_.run(program_, io, warps)) return fault;
   for (size_t i = 0; i < count; ++i) {
     const VertexLaneOutput& o = outputs_[i];
-    for (int c = 0; c < 4; ++c) out[i].position[c] = o.value[c];
-    for (uint32_t k = 0; k < kMaxVaryingComponents; ++k) out[i].varyings[k] = o.value[4 + k];
+    // Block copies (a loop of 64 single floats was 40 % of a small-triangle draw's vertex stage).
+    std::copy_n(o.value.begin(), 4, out[i].position.begin());
+    std::copy_n(o.value.begin() + 4, kMaxVaryingComponents, out[i].varyings.begin());
     out[i].has_point_size = o.point_size_written;
     out[i].point_size = o.value[kVertexPointSizeSlot];
   }
