@@ -295,7 +295,8 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   BlockWords w("PIPE_STATE", error);
   if (!w.read(memory, va, P::SIZE_DWORDS, P::ALIGN_BYTES)) return false;
   if (!w.only(P::RASTER,
-              P::RASTER_CULL_MASK | P::RASTER_FRONT_FACE_MASK | P::RASTER_BBOX_TEST_MASK | P::RASTER_LINE_MODE_MASK,
+              P::RASTER_CULL_MASK | P::RASTER_FRONT_FACE_MASK | P::RASTER_BBOX_TEST_MASK | P::RASTER_LINE_MODE_MASK |
+                  P::RASTER_POLYGON_MODE_MASK,
               "RASTER")) {
     return false;
   }
@@ -310,6 +311,11 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   s->raster.bounding_box_test = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, BBOX_TEST)) != 0;
   s->draw.line_mode =
       w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, LINE_MODE)) ? G::LineMode::kBresenham : G::LineMode::kRectangular;
+  const uint32_t polygon_mode = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, POLYGON_MODE));
+  if (polygon_mode > 2) return w.fail("RASTER.POLYGON_MODE is " + std::to_string(polygon_mode) + ", above 2");
+  s->draw.polygon_mode = G::PolygonMode(polygon_mode);
+  s->draw.cull = s->setup.cull;
+  s->draw.front_face = s->setup.front_face;
   s->viewport = G::Viewport{w.real(P::VIEWPORT_X),      w.real(P::VIEWPORT_Y),         w.real(P::VIEWPORT_WIDTH),
                             w.real(P::VIEWPORT_HEIGHT), w.real(P::VIEWPORT_MIN_DEPTH), w.real(P::VIEWPORT_MAX_DEPTH)};
   if (auto bad = G::validate_viewport(s->viewport)) return w.fail("VIEWPORT: " + *bad);

@@ -121,6 +121,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFeatures(VkPhysicalDevice, V
   // trivially independent per attachment; zink gates EXT_blend_equation_separate, and with it
   // OpenGL 2.0, on this feature.
   features->independentBlend = VK_TRUE;
+  features->fillModeNonSolid = VK_TRUE;  // polygon modes LINE / POINT (PIPE_STATE RASTER.POLYGON_MODE)
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceMemoryProperties(VkPhysicalDevice handle,

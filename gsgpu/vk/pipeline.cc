@@ -81,7 +81,8 @@ bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
   if (const auto* d = info.pDepthStencilState; d != nullptr && d->depthBoundsTestEnable) {
     return *why = "a depth bounds test (the depthBounds feature is off)", false;
   }
-  if (r->polygonMode != VK_POLYGON_MODE_FILL) return *why = "polygon mode other than FILL", false;
+  // FILL, LINE, POINT (fillModeNonSolid): PIPE_STATE RASTER.POLYGON_MODE holds VkPolygonMode.
+  if (uint32_t(r->polygonMode) > VK_POLYGON_MODE_POINT) return *why = "an extension's polygon mode", false;
   if (!line_mode(*r, &p->line_mode, why)) return false;
   if (info.pTessellationState != nullptr && info.stageCount > 2) return *why = "tessellation", false;
   if (const auto* m = info.pMultisampleState;
@@ -144,7 +145,8 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
   // above the tile holding their box).
   w[P::RASTER] = put(r->cullMode & 3, P::RASTER_CULL_MASK, P::RASTER_CULL_SHIFT) |
                  (r->frontFace == VK_FRONT_FACE_CLOCKWISE ? P::RASTER_FRONT_FACE_MASK : 0) | P::RASTER_BBOX_TEST_MASK |
-                 put(p->line_mode, P::RASTER_LINE_MODE_MASK, P::RASTER_LINE_MODE_SHIFT);
+                 put(p->line_mode, P::RASTER_LINE_MODE_MASK, P::RASTER_LINE_MODE_SHIFT) |
+                 put(uint32_t(r->polygonMode), P::RASTER_POLYGON_MODE_MASK, P::RASTER_POLYGON_MODE_SHIFT);
   w[P::POINT_SIZE] = bits(1.0f);
   if (const auto* d = info.pDepthStencilState) {
     p->uses_depth = d->depthTestEnable || d->stencilTestEnable;

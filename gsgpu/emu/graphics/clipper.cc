@@ -7,13 +7,6 @@
 
 namespace gsgpu::graphics {
 
-struct Clipper::Vertex {
-  std::array<double, 4> position;
-  Varyings varyings;
-};
-
-namespace {
-
 // Puts a new vertex exactly on the plane that made it. Interpolated as a + t (b - a), a coordinate
 // between vertices at 1e30 is only known to about 1e14, far more than the guard band is wide, so the
 // vertex could land anywhere (an enormous triangle then covered a few fragments of a target it
@@ -34,8 +27,6 @@ void snap_to_plane(const std::array<double, 5>& plane, std::array<double, 4>& v)
   }
   v[k] = -rest / plane[k];
 }
-
-}  // namespace
 
 std::optional<std::string> validate_viewport(const Viewport& v) {
   for (float f : {v.x, v.y, v.width, v.height, v.min_depth, v.max_depth}) {
@@ -189,7 +180,8 @@ void Clipper::emit_expanded(PrimitiveKind kind, const ExpandedPrimitive& e, cons
   }
 }
 
-void Clipper::clip_point(const AssembledPrimitive& point, float point_size, Queue<RasterTriangle>& out) {
+void Clipper::clip_point(const AssembledPrimitive& point, float point_size, Queue<RasterTriangle>& out,
+                         const Varyings* flat) {
   counters_.points_in++;
   const ShadedVertex& v = point.vertices[0];
   const double x = v.position[0], y = v.position[1], z = v.position[2], w = v.position[3];
@@ -206,10 +198,11 @@ void Clipper::clip_point(const AssembledPrimitive& point, float point_size, Queu
     return;
   }
   counters_.points_out++;
-  emit_expanded(PrimitiveKind::kPoint, e, {&v.varyings, &v.varyings}, v.varyings, out);
+  emit_expanded(PrimitiveKind::kPoint, e, {&v.varyings, &v.varyings}, flat ? *flat : v.varyings, out);
 }
 
-void Clipper::clip_line(const AssembledPrimitive& line, LineMode mode, Queue<RasterTriangle>& out) {
+void Clipper::clip_line(const AssembledPrimitive& line, LineMode mode, Queue<RasterTriangle>& out,
+                        const Varyings* flat) {
   counters_.lines_in++;
   const ShadedVertex& a = line.vertices[0];
   const ShadedVertex& b = line.vertices[1];
@@ -258,14 +251,14 @@ void Clipper::clip_line(const AssembledPrimitive& line, LineMode mode, Queue<Ras
   }
   counters_.lines_out++;
   if (!bresenham) {
-    emit_expanded(PrimitiveKind::kLine, e, {&va, &vb}, a.varyings, out);
+    emit_expanded(PrimitiveKind::kLine, e, {&va, &vb}, flat ? *flat : a.varyings, out);
     return;
   }
   RasterTriangle t;
   t.kind = PrimitiveKind::kBresenhamLine;
   t.screen = e.triangles[0];
   for (int i = 0; i < 3; ++i) t.varyings[i] = e.endpoint[0][i] ? vb : va;
-  t.flat = a.varyings;
+  t.flat = flat ? *flat : a.varyings;
   out.push(t);
 }
 

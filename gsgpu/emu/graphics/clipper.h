@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gsgpu/emu/graphics/point_line_setup.h"
 #include "gsgpu/emu/graphics/primitive_assembly.h"
@@ -49,6 +50,19 @@ std::optional<std::string> validate_viewport(const Viewport& v);
 // primitive engine computes by the diamond-exit rule.
 enum class PrimitiveKind : uint8_t { kTriangle, kPoint, kLine, kBresenhamLine };
 
+// VkPolygonMode (PIPE_STATE RASTER.POLYGON_MODE): how a triangle is rasterized.
+enum class PolygonMode : uint8_t { kFill, kLine, kPoint };
+
+// fillModeNonSolid: what an outlined triangle needs besides the clipper's viewport. Culling happens
+// here, on the clipped polygon's facing, since points and lines are never culled later.
+struct OutlineState {
+  PolygonMode mode = PolygonMode::kFill;
+  CullMode cull = CullMode::kNone;
+  FrontFace front_face = FrontFace::kCounterClockwise;
+  LineMode line_mode = LineMode::kRectangular;
+  float point_size = 1.0f;
+};
+
 struct RasterTriangle {
   PrimitiveKind kind = PrimitiveKind::kTriangle;
   std::array<ScreenVertex, 3> screen;
@@ -73,20 +87,34 @@ struct ClipCounters {
   void add(const ClipCounters& other);
 };
 
+// Puts a clipped vertex exactly on the plane that made it (clipper.cc).
+void snap_to_plane(const std::array<double, 5>& plane, std::array<double, 4>& v);
+
 class Clipper {
  public:
   // The viewport must have passed validate_viewport.
   Clipper(const Viewport& viewport, uint32_t varying_components);
   void clip_triangle(const AssembledPrimitive& triangle, Queue<RasterTriangle>& out);
   // point_size: PIPE_STATE POINT_SIZE, used unless the vertex stage wrote one (both clamped).
-  void clip_point(const AssembledPrimitive& point, float point_size, Queue<RasterTriangle>& out);
-  void clip_line(const AssembledPrimitive& line, LineMode mode, Queue<RasterTriangle>& out);
+  // `flat`: the flat varyings, when not the primitive's own first vertex's (a polygon's edges).
+  void clip_point(const AssembledPrimitive& point, float point_size, Queue<RasterTriangle>& out,
+                  const Varyings* flat = nullptr);
+  void clip_line(const AssembledPrimitive& line, LineMode mode, Queue<RasterTriangle>& out,
+                 const Varyings* flat = nullptr);
+  // A triangle in polygon mode LINE or POINT (polygon_outline.cc): clipped, culled by its facing,
+  // then its edges drawn as lines (not the edges clipping made) or its vertices as points.
+  void outline_triangle(const AssembledPrimitive& triangle, const OutlineState& state, Queue<RasterTriangle>& out);
   const ClipCounters& counters() const { return counters_; }
 
  private:
-  struct Vertex;
+  struct Vertex {  // a vertex in clip space, in double while it is being clipped
+    std::array<double, 4> position;
+    Varyings varyings;
+  };
   void emit(const Vertex& a, const Vertex& b, const Vertex& c, const Varyings& flat, Queue<RasterTriangle>& out);
   ScreenVertex to_screen(const std::array<double, 4>& clip) const;
+  bool clip_with_edge_flags(const AssembledPrimitive& tri, std::vector<Vertex>* polygon, std::vector<bool>* edges);
+  bool culled(const std::vector<Vertex>& polygon, const OutlineState& state) const;
   void emit_expanded(PrimitiveKind kind, const ExpandedPrimitive& e, const std::array<const Varyings*, 2>& ends,
                      const Varyings& flat, Queue<RasterTriangle>& out);
 

@@ -47,8 +47,10 @@ bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::option
         s.clipper.clip_point(p, s.point_size, s.triangles);
       } else if (p.vertex_count == 2) {
         s.clipper.clip_line(p, s.line_mode, s.triangles);
-      } else {
+      } else if (s.outline.mode == PolygonMode::kFill) {
         s.clipper.clip_triangle(p, s.triangles);
+      } else {
+        s.clipper.outline_triangle(p, s.outline, s.triangles);
       }
     }
     if (!s.triangles.empty() && !s.sink(s.triangles)) {
@@ -103,7 +105,9 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   if (draw.count == 0) return std::nullopt;
   VertexFetcher fetcher(memory_, input);
   Clipper clipper(viewport, stage.varying_components());
-  StreamState stream{stage, PrimitiveAssembler(draw.topology), clipper, sink, draw.point_size, draw.line_mode, {}, {}};
+  const OutlineState outline{draw.polygon_mode, draw.cull, draw.front_face, draw.line_mode, draw.point_size};
+  StreamState stream{stage, PrimitiveAssembler(draw.topology), clipper, sink, draw.point_size, draw.line_mode, outline,
+                     {}, {}};
   std::optional<std::string> fault;
   for (uint32_t inst = 0; inst < draw.instance_count; ++inst) {
     if (!run_instance(draw, inst, fetcher, stream, &fault)) break;

@@ -42,6 +42,11 @@ struct DrawParams {
   // Point size of point lists (PIPE_STATE POINT_SIZE), clamped to [kMinPointSize, kMaxPointSize].
   float point_size = 1.0f;
   LineMode line_mode = LineMode::kRectangular;  // PIPE_STATE RASTER.LINE_MODE
+  // PIPE_STATE RASTER.POLYGON_MODE, and the cull state it needs (a filled triangle is culled by
+  // triangle setup instead).
+  PolygonMode polygon_mode = PolygonMode::kFill;
+  CullMode cull = CullMode::kNone;
+  FrontFace front_face = FrontFace::kCounterClockwise;
 };
 
 struct GeometryCounters {
@@ -101,6 +106,7 @@ class GeometryEngine {
     const TriangleSink& sink;
     float point_size;
     LineMode line_mode;
+    OutlineState outline;  // polygon mode LINE / POINT
     Queue<AssembledPrimitive> primitives;
     Queue<RasterTriangle> triangles;
   };

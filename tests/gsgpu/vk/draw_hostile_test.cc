@@ -129,8 +129,8 @@ TEST_F(VkDrawHostile, PassesFramebuffersAndPipelinesTheEmulatorCannotDoAreRefuse
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
   EXPECT_EQ(vkCreateFramebuffer(side_->device(), &fb, nullptr, &framebuffer), VK_ERROR_FEATURE_NOT_PRESENT);
   VkPipeline p = VK_NULL_HANDLE;
-  auto line_mode = [](VkGraphicsPipelineCreateInfo& i) {
-    const_cast<VkPipelineRasterizationStateCreateInfo*>(i.pRasterizationState)->polygonMode = VK_POLYGON_MODE_LINE;
+  auto line_mode = [](VkGraphicsPipelineCreateInfo& i) {  // VK_POLYGON_MODE_FILL_RECTANGLE_NV
+    const_cast<VkPipelineRasterizationStateCreateInfo*>(i.pRasterizationState)->polygonMode = VkPolygonMode(1000153000);
   };
   EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, line_mode, &p), VK_ERROR_FEATURE_NOT_PRESENT);
   auto depth_bias = [](VkGraphicsPipelineCreateInfo& i) {

@@ -25,6 +25,7 @@ TEST_F(VkLoader, OnePhysicalDeviceNamedGsgpuOfTypeVirtualGpu) {
   VkPhysicalDeviceFeatures expected{};
   expected.logicOp = VK_TRUE;
   expected.independentBlend = VK_TRUE;  // one colour attachment: trivially independent (zink's GL 2.0)
+  expected.fillModeNonSolid = VK_TRUE;
   const auto* flags = reinterpret_cast<const VkBool32*>(&features);
   const auto* expected_flags = reinterpret_cast<const VkBool32*>(&expected);
   for (size_t i = 0; i < sizeof(features) / sizeof(VkBool32); ++i) EXPECT_EQ(flags[i], expected_flags[i]) << i;
