@@ -38,7 +38,13 @@ void set_stencil_field(VkCommandBuffer handle, const char* command, VkStencilFac
 
 bool apply_dynamic_state(const GraphicsPipeline& p, const GraphicsRecordState& g,
                          std::array<uint32_t, kPipeStateDwords>* words, std::string* why) {
-  if ((p.dynamic & g.dynamic_set) != p.dynamic) return *why = "a dynamic state of the pipeline was not set", false;
+  // A pipeline without depth bias ignores vkCmdSetDepthBias: only the other states must be set.
+  const uint32_t needed = p.depth_bias ? p.dynamic : p.dynamic & ~uint32_t{kDynamicDepthBias};
+  if ((needed & g.dynamic_set) != needed) return *why = "a dynamic state of the pipeline was not set", false;
+  if (p.depth_bias) {
+    const std::array<float, 3>& f = (p.dynamic & kDynamicDepthBias) ? g.depth_bias : p.depth_bias_factors;
+    if (f[0] != 0.0f || f[2] != 0.0f) return *why = "a depth bias other than 0 (the output merger has none)", false;
+  }
   auto& w = *words;
   if (p.dynamic & kDynamicBlendConstants) {
     w[P::BLEND_CONSTANT_R] = g.blend_constants[0];
@@ -83,8 +89,13 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetStencilReference(VkCommandBuffer handle
                     P::STENCIL_FRONT_MASKS_REFERENCE_SHIFT, kDynamicStencilReference);
 }
 
-// depthBiasEnable is refused at pipeline creation, so the bias is never applied.
-VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetDepthBias(VkCommandBuffer, float, float, float) {}
+// Kept for the draws of a depthBiasEnable pipeline, which are recorded only while it is zero.
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetDepthBias(VkCommandBuffer handle, float constant, float clamp, float slope) {
+  CommandBuffer* cb = recording(handle, "vkCmdSetDepthBias");
+  if (cb == nullptr) return;
+  cb->graphics.depth_bias = {constant, clamp, slope};
+  cb->graphics.dynamic_set |= kDynamicDepthBias;
+}
 
 // The depthBounds feature is off: no pipeline tests depth bounds.
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetDepthBounds(VkCommandBuffer, float, float) {}

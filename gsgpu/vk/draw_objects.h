@@ -80,6 +80,7 @@ enum DynamicBits : uint32_t {
   kDynamicStencilCompareMask = 1u << 1,
   kDynamicStencilWriteMask = 1u << 2,
   kDynamicStencilReference = 1u << 3,
+  kDynamicDepthBias = 1u << 4,
 };
 
 struct GraphicsPipeline {
@@ -96,6 +97,10 @@ struct GraphicsPipeline {
   bool primitive_restart = false;
   bool dynamic_viewport = false, dynamic_scissor = false;
   uint32_t dynamic = 0;  // DynamicBits
+  // depthBiasEnable: the output merger has no depth bias, so a draw is recorded only while the bias
+  // (the pipeline's factors, or vkCmdSetDepthBias's when dynamic) is zero, which changes no depth.
+  bool depth_bias = false;
+  std::array<float, 3> depth_bias_factors{};  // constant, clamp, slope
   VkViewport viewport{};
   VkRect2D scissor{};
   bool uses_depth = false;  // the pipeline's depth / stencil tests want the attachment's memory
@@ -158,6 +163,7 @@ struct GraphicsRecordState {
   uint32_t dynamic_set = 0;  // DynamicBits set so far
   std::array<uint32_t, 4> blend_constants{};   // binary32 bits
   std::array<uint32_t, 2> stencil_masks{};     // STENCIL_FRONT_MASKS / STENCIL_BACK_MASKS words
+  std::array<float, 3> depth_bias{};           // vkCmdSetDepthBias: constant, clamp, slope
   std::array<DrawVertexBuffer, kMaxDrawVertexBindings> vertex_buffers{};
   Buffer* index_buffer = nullptr;
   uint64_t index_offset = 0;

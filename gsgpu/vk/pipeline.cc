@@ -75,9 +75,11 @@ bool line_mode(const VkPipelineRasterizationStateCreateInfo& r, uint32_t* mode, 
 bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p, std::string* why) {
   const auto* r = info.pRasterizationState;
   if (r == nullptr) return *why = "no rasterization state", false;
-  if (r->depthClampEnable || r->rasterizerDiscardEnable || r->depthBiasEnable) {
-    return *why = "depth clamp, rasterizer discard or depth bias", false;
-  }
+  if (r->depthClampEnable || r->rasterizerDiscardEnable) return *why = "depth clamp or rasterizer discard", false;
+  // Depth bias: accepted, and each draw checks that it is zero (apply_dynamic_state). zink enables it
+  // in every pipeline with a dynamic bias it sets to 0 unless GL's polygon offset is on.
+  p->depth_bias = r->depthBiasEnable;
+  p->depth_bias_factors = {r->depthBiasConstantFactor, r->depthBiasClamp, r->depthBiasSlopeFactor};
   if (const auto* d = info.pDepthStencilState; d != nullptr && d->depthBoundsTestEnable) {
     return *why = "a depth bounds test (the depthBounds feature is off)", false;
   }
@@ -109,9 +111,10 @@ bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
         case VK_DYNAMIC_STATE_STENCIL_COMPARE_MASK: p->dynamic |= kDynamicStencilCompareMask; break;
         case VK_DYNAMIC_STATE_STENCIL_WRITE_MASK: p->dynamic |= kDynamicStencilWriteMask; break;
         case VK_DYNAMIC_STATE_STENCIL_REFERENCE: p->dynamic |= kDynamicStencilReference; break;
-        // Line width is always 1; depth bias and depth bounds tests are off (refused above, and the
-        // depthBounds feature is false), so their values change nothing.
-        case VK_DYNAMIC_STATE_LINE_WIDTH: case VK_DYNAMIC_STATE_DEPTH_BIAS: case VK_DYNAMIC_STATE_DEPTH_BOUNDS: break;
+        case VK_DYNAMIC_STATE_DEPTH_BIAS: p->dynamic |= kDynamicDepthBias; break;
+        // Line width is always 1; depth bounds tests are off (refused above, and the depthBounds
+        // feature is false), so their values change nothing.
+        case VK_DYNAMIC_STATE_LINE_WIDTH: case VK_DYNAMIC_STATE_DEPTH_BOUNDS: break;
         default: return *why = "dynamic state " + std::to_string(s), false;
       }
     }

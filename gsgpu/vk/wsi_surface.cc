@@ -15,7 +15,11 @@ const VkIcdSurfaceBase* surface_record(VkSurfaceKHR surface) {
   return reinterpret_cast<const VkIcdSurfaceBase*>(surface);
 }
 
-constexpr VkPresentModeKHR kPresentModes[] = {VK_PRESENT_MODE_FIFO_KHR};
+// A present puts the whole image into the window when vkQueuePresentKHR runs (no vertical blank to
+// wait for, no tearing), which is what FIFO, IMMEDIATE and MAILBOX each allow; zink asks for
+// IMMEDIATE when the GL swap interval is 0.
+constexpr VkPresentModeKHR kPresentModes[] = {VK_PRESENT_MODE_FIFO_KHR, VK_PRESENT_MODE_IMMEDIATE_KHR,
+                                              VK_PRESENT_MODE_MAILBOX_KHR};
 
 // The Vulkan "fill an array of count" rule: the count alone, or as many as fit and VK_INCOMPLETE
 // when some did not.

@@ -31,7 +31,10 @@ const char* unsupported_swapchain(const VkSwapchainCreateInfoKHR* info) {
   if (info->minImageCount > kSwapchainMaxImages) return "more images than maxImageCount (8)";
   if (info->imageArrayLayers != 1) return "imageArrayLayers is not 1";
   if (info->imageUsage == 0 || (info->imageUsage & ~kSwapchainUsage) != 0) return "usage outside supportedUsageFlags";
-  if (info->presentMode != VK_PRESENT_MODE_FIFO_KHR) return "present mode is not FIFO";
+  if (info->presentMode != VK_PRESENT_MODE_FIFO_KHR && info->presentMode != VK_PRESENT_MODE_IMMEDIATE_KHR &&
+      info->presentMode != VK_PRESENT_MODE_MAILBOX_KHR) {
+    return "present mode other than FIFO, IMMEDIATE, MAILBOX";
+  }
   if (info->preTransform != VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR) return "transform is not IDENTITY";
   if (info->compositeAlpha != VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR) return "composite alpha is not OPAQUE";
   return nullptr;

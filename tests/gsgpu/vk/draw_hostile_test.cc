@@ -133,10 +133,10 @@ TEST_F(VkDrawHostile, PassesFramebuffersAndPipelinesTheEmulatorCannotDoAreRefuse
     const_cast<VkPipelineRasterizationStateCreateInfo*>(i.pRasterizationState)->polygonMode = VkPolygonMode(1000153000);
   };
   EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, line_mode, &p), VK_ERROR_FEATURE_NOT_PRESENT);
-  auto depth_bias = [](VkGraphicsPipelineCreateInfo& i) {
-    const_cast<VkPipelineRasterizationStateCreateInfo*>(i.pRasterizationState)->depthBiasEnable = VK_TRUE;
+  auto depth_clamp = [](VkGraphicsPipelineCreateInfo& i) {
+    const_cast<VkPipelineRasterizationStateCreateInfo*>(i.pRasterizationState)->depthClampEnable = VK_TRUE;
   };
-  EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, depth_bias, &p), VK_ERROR_FEATURE_NOT_PRESENT);
+  EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, depth_clamp, &p), VK_ERROR_FEATURE_NOT_PRESENT);
   auto no_location_1 = [](VkGraphicsPipelineCreateInfo& i) {
     const_cast<VkPipelineVertexInputStateCreateInfo*>(i.pVertexInputState)->vertexAttributeDescriptionCount = 1;
   };
@@ -152,6 +152,29 @@ TEST_F(VkDrawHostile, PassesFramebuffersAndPipelinesTheEmulatorCannotDoAreRefuse
   EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateRenderPass"), 2) << log;
   EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateFramebuffer"), 1) << log;
   EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateGraphicsPipelines"), 4) << log;
+}
+
+// depthBiasEnable (zink sets it in every pipeline): the output merger has no depth bias, so a draw
+// is recorded while the bias is 0 (the frame equals the pipeline without it) and refused with a log
+// line otherwise (the frame keeps its clear colour).
+TEST_F(VkDrawHostile, DepthBiasPipelineDrawsOnlyWhileTheBiasIsZero) {
+  DrawScene s;
+  s.vertices = {{-1, -1, 0.5f, {255, 0, 0, 255}}, {3, -1, 0.5f, {255, 0, 0, 255}}, {-1, 3, 0.5f, {255, 0, 0, 255}}};
+  s.draws = {{false, 3, 0, 0, {1, 1, 1, 1}}};
+  const DrawFrame plain = side_->render(s);
+  float constant = 0.0f;
+  s.edit = [&constant](VkGraphicsPipelineCreateInfo& i) {
+    auto* r = const_cast<VkPipelineRasterizationStateCreateInfo*>(i.pRasterizationState);
+    r->depthBiasEnable = VK_TRUE;
+    r->depthBiasConstantFactor = constant;
+  };
+  EXPECT_EQ(side_->render(s).color, plain.color);
+  constant = 1.0f;
+  testing::internal::CaptureStderr();
+  const DrawFrame biased = side_->render(s);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(log, "vkCmdDraw: a depth bias other than 0"), 1) << log;
+  EXPECT_EQ(std::count(biased.color.begin(), biased.color.end(), uint8_t{255}), 64 * 64);  // alpha only: clear
 }
 
 // A pipeline whose vertex shader reads set 0 draws only once a set of the layout's set layout is
