@@ -390,12 +390,15 @@ void Lowering::declare_push_constants(uint32_t id, uint32_t pointee) {
 // A uniform buffer (a Block in storage class Uniform) at (set, binding): its VA is the constant
 // buffer's descriptor table entry 128 + 8 (16 set + binding), loaded once per warp into a scalar pair
 // in the prologue (docs/compiler.md "Constant buffer").
+// An array of one Block (zink declares each uniform buffer as `ubo[1]`) is the same buffer: its
+// access chains' first index is 0, so the element's offset is 0 whatever the array's stride.
 MOperand Lowering::uniform_buffer_address(uint32_t id, const SpirvDecorations* d) {
-  const uint32_t pointee = type(m_.variables.at(id).pointer_type).element;
+  uint32_t pointee = type(m_.variables.at(id).pointer_type).element;
+  if (const SpirvType& t = type(pointee); t.kind == TypeKind::kArray && !t.matrix && t.count == 1) pointee = t.element;
   const SpirvDecorations* block = m_.decoration(pointee);
   if (type(pointee).kind != TypeKind::kStruct || block == nullptr || !block->block)
     fail("uniform variable " + std::to_string(id) +
-         " is not a Block (arrays of uniform buffers and BufferBlock storage "
+         " is not a Block (arrays of several uniform buffers and BufferBlock storage "
          "buffers are not supported)");
   check_explicit_layout(pointee, 0);
   const uint32_t set = d != nullptr ? d->descriptor_set.value_or(0) : 0,
@@ -545,9 +548,12 @@ void Lowering::export_located_output(const RegisterVariable& var) {
   for (uint32_t c = 0; c < n; ++c)
     if (f_.vreg_bits[var.regs[c]] != 32) fail("output " + std::to_string(var.id) + " is not 32-bit");
   if (stage_ == ShaderStage::kFragment) {
-    if (*d->location != 0 || multi)
-      fail("fragment output at Location " + std::to_string(*d->location) +
-           ": only one colour target (Location 0) is supported");
+    // One colour attachment (maxColorAttachments 1): an output at another Location has no
+    // attachment, and Vulkan discards such writes. zink writes gl_FragColor to all eight of
+    // gl_FragData's Locations.
+    if (*d->location != 0 && !multi) return;
+    if (multi)
+      fail("fragment output " + std::to_string(var.id) + " is an array (one colour target, Location 0, is supported)");
     const uint32_t index = d->index.value_or(0);
     if (index > 1) fail("fragment output Index " + std::to_string(index) + " (dual source has Index 0 and 1)");
     const auto first_slot = static_cast<uint32_t>(index == 0 ? isa::ExportSlot::kColor0R : isa::ExportSlot::kColor1R);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "gsgpu/vk/draw_objects.h"
 #include "gsgpu/vk/entry_points.h"
 
 namespace gsgpu::vk {
@@ -160,6 +161,9 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFormatProperties(VkPhysicalD
   *props = {};
   props->optimalTilingFeatures = format_features(find_format(format));
   props->linearTilingFeatures = props->optimalTilingFeatures;
+  // The formats the geometry engine fetches (pipeline.cc); without this bit zink splits every
+  // attribute into 32-bit scalars. No texel-buffer feature: shaders do not read texel buffers.
+  if (vertex_format_bytes(format) != 0) props->bufferFeatures = VK_FORMAT_FEATURE_VERTEX_BUFFER_BIT;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkGetPhysicalDeviceImageFormatProperties(VkPhysicalDevice handle, VkFormat format,

@@ -38,6 +38,9 @@
 #include "tests/gsgpu/compiler/shader_uniforms_vert.h"
 #include "tests/gsgpu/compiler/shader_vkcube_frag.h"
 #include "tests/gsgpu/compiler/shader_vkcube_vert.h"
+#include "tests/gsgpu/compiler/shader_texel_buffer_frag.h"
+#include "tests/gsgpu/compiler/shader_view_index_vert.h"
+#include "tests/gsgpu/compiler/shader_zink_forms_frag.h"
 
 namespace gsgpu::compiler::testing {
 namespace {
@@ -132,13 +135,42 @@ TEST(ShaderCodegen, BlockArraysFollowTheirArrayStride) {
 
 TEST(ShaderCodegen, UnsupportedFeaturesFailNamingThem) {
   EXPECT_NE(refusal(shader_storage_buffer_frag).find("BufferBlock"), std::string::npos);
-  EXPECT_NE(refusal(shader_two_targets_frag).find("Location 1"), std::string::npos);
+  EXPECT_NE(refusal(shader_texel_buffer_frag).find("SampledBuffer"), std::string::npos);  // texel buffers
   EXPECT_NE(refusal(shader_clip_distance_vert).find("ClipDistance"), std::string::npos);
   EXPECT_NE(refusal(shader_point_coord_frag).find("PointCoord"), std::string::npos);
   EXPECT_NE(refusal(shader_sample_id_frag).find("SampleRateShading"), std::string::npos);
   EXPECT_NE(refusal(shader_geometry_geom).find("Geometry"), std::string::npos);
   // Messages name the stage and entry point.
   EXPECT_NE(refusal(shader_point_coord_frag).find("fragment shader main"), std::string::npos);
+}
+
+// What zink emits for GL 2.1 (zink_forms.frag): a uniform buffer declared as an array of one block
+// reads the table entry of its binding (128) and the member at its offset (16); of the outputs at
+// Locations 0, 1 and 7 only Location 0 has a colour attachment and is exported (Vulkan discards the
+// others). two_targets.frag compiles the same way.
+TEST(ShaderCodegen, ZinkFormsOneBlockArraysAndOutputsWithoutAttachment) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_zink_forms_frag, &program);
+  ASSERT_NE(k, nullptr);
+  const std::string& s = k->assembly;
+  EXPECT_EQ(count_lines(s, R"(s_load_b64 s\[\d+:\d+\], s\[0:1\], 128 +;)"), 1u) << s;
+  EXPECT_EQ(count_lines(s, "v_export_f32"), 4u) << s;  // Location 0's four components
+  for (int slot = 0; slot < 4; ++slot)
+    EXPECT_EQ(count_lines(s, "v_export_f32 v\\d+, " + std::to_string(slot) + " +;"), 1u) << slot << "\n" << s;
+  CompiledProgram two;
+  const CompiledKernel* t = compiled(shader_two_targets_frag, &two);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(count_lines(t->assembly, "v_export_f32"), 4u) << t->assembly;
+}
+
+// gl_ViewIndex (multiview): one s_load_b32 of constant-buffer byte 640, moved into the register the
+// shader reads; the program reads the constant buffer up to 644.
+TEST(ShaderCodegen, ViewIndexIsTheConstantBufferWordAfterTheTable) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_view_index_vert, &program);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(count_lines(k->assembly, R"(s_load_b32 s\d+, s\[0:1\], 640 +;)"), 1u) << k->assembly;
+  EXPECT_EQ(k->constant_buffer_bytes, 644u);
 }
 
 // texture.frag (a combined image sampler at set 0, binding 0): the table entry 128 is the VA of the

@@ -20,6 +20,11 @@ TEST_F(VkImageTest, FormatPropertiesAnswerWhatTheTextureUnitAndOutputMergerDo) {
                                      VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT;
   EXPECT_EQ(p.optimalTilingFeatures, color);
   EXPECT_EQ(p.linearTilingFeatures, color);
+  EXPECT_EQ(p.bufferFeatures, VkFormatFeatureFlags{VK_FORMAT_FEATURE_VERTEX_BUFFER_BIT});  // a vertex format
+  vkGetPhysicalDeviceFormatProperties(physical_, VK_FORMAT_R32G32B32_SFLOAT, &p);  // a vertex format only
+  EXPECT_EQ(p.bufferFeatures, VkFormatFeatureFlags{VK_FORMAT_FEATURE_VERTEX_BUFFER_BIT});
+  EXPECT_EQ(p.optimalTilingFeatures, 0u);
+  vkGetPhysicalDeviceFormatProperties(physical_, VK_FORMAT_B8G8R8A8_UNORM, &p);  // not fetched by the geometry engine
   EXPECT_EQ(p.bufferFeatures, 0u);
   for (VkFormat f : {VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_B8G8R8A8_SRGB,
                      VK_FORMAT_R32G32B32A32_SFLOAT}) {
