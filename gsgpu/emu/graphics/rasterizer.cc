@@ -190,20 +190,23 @@ void Rasterizer::emit_block(const TriangleSetup& t, int32_t x, int32_t y) {
   }
 }
 
-// Bit (py * 4 + px): the centre of pixel (x + px, y + py) is covered. The edge values at the block's
-// first centre plus exact integer steps (E is linear) are the values E has at each centre.
+// Bit (py * 4 + px): the centre of pixel (x + px, y + py) is covered. Only the block's pixels inside
+// the triangle's box are tested (no centre outside it is covered); the edge values at the first of
+// them plus exact integer steps (E is linear) are the values E has at each centre.
 uint16_t Rasterizer::block_coverage(const TriangleSetup& t, int32_t x, int32_t y) {
+  const int32_t px0 = std::max(t.bbox.x0 - x, 0), px1 = std::min(t.bbox.x1 - x, kBlockSize);
+  const int32_t py0 = std::max(t.bbox.y0 - y, 0), py1 = std::min(t.bbox.y1 - y, kBlockSize);
   std::array<int64_t, 3> row, step_x, step_y;
   for (int i = 0; i < 3; ++i) {
     const EdgeFunction& e = t.edges[i];
-    row[i] = e.at(pixel_centre(x), pixel_centre(y)) + e.bias;
+    row[i] = e.at(pixel_centre(x + px0), pixel_centre(y + py0)) + e.bias;
     step_x[i] = e.a * kSubpixelOne;
     step_y[i] = e.b * kSubpixelOne;
   }
   uint16_t covered = 0;
-  for (int py = 0; py < kBlockSize; ++py) {
+  for (int32_t py = py0; py < py1; ++py) {
     int64_t v0 = row[0], v1 = row[1], v2 = row[2];
-    for (int px = 0; px < kBlockSize; ++px) {
+    for (int32_t px = px0; px < px1; ++px) {
       if ((v0 | v1 | v2) >= 0) covered |= uint16_t(1u << (py * kBlockSize + px));  // no sign bit set
       v0 += step_x[0], v1 += step_x[1], v2 += step_x[2];
     }
