@@ -148,11 +148,21 @@ std::optional<std::string> VertexFetcher::fetch(uint32_t vertex_index, uint32_t 
              std::to_string(b.size) + " bytes";
     }
     auto address = gsvirt::checked_add<uint64_t>(b.va, *start);
-    const uint8_t* p = address ? memory_.translate(*address, size, Access::kRead) : nullptr;
+    const uint8_t* p = address ? read_pointer(attr.binding, *address, size) : nullptr;
     if (!p) return "vertex fetch from an unmapped address: attribute " + std::to_string(a);
     out->attributes[a] = decode(format, p);
   }
   return std::nullopt;
+}
+
+const uint8_t* VertexFetcher::read_pointer(uint32_t binding, uint64_t address, uint32_t size) {
+  GpuMemory::Range& m = mappings_[binding];
+  if (address >= m.va_begin && address < m.va_end && size <= m.va_end - address) {
+    return m.host + (address - m.va_begin);  // what translate() returns inside that mapping
+  }
+  const uint8_t* p = memory_.translate(address, size, Access::kRead);
+  if (p && !memory_.lookup_range(address, Access::kRead, &m)) m = {};
+  return p;
 }
 
 std::optional<std::string> VertexFetcher::fetch_index(uint64_t va, uint64_t size, IndexType type, uint64_t i,

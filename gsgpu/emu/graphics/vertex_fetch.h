@@ -10,6 +10,7 @@
 // and goes through GpuMemory (an unmapped address is an MMU fault). Nothing is read unchecked.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -58,8 +59,15 @@ class VertexFetcher {
   std::optional<std::string> fetch_index(uint64_t va, uint64_t size, IndexType type, uint64_t i, uint32_t* out);
 
  private:
+  // The bytes [address, address + size) of binding `binding`'s buffer, through the MMU; nullptr (the
+  // fault recorded) when they are not mapped readable.
+  const uint8_t* read_pointer(uint32_t binding, uint64_t address, uint32_t size);
+
   GpuMemory& memory_;
   const VertexInputState& state_;
+  // Per binding, the mapping its last read lay in (lookup_range): a read inside it needs no MMU
+  // lookup, which took a shared lock per vertex and attribute. Empty until a read succeeds.
+  std::array<GpuMemory::Range, kMaxVertexBindings> mappings_{};
 };
 
 }  // namespace gsgpu::graphics
