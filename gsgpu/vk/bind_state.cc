@@ -43,8 +43,8 @@ bool check_dynamic_offsets(const DescriptorSetData& set, std::span<const uint32_
 std::array<uint64_t, kTableBindings> bound_table(const DescriptorSetData& set, std::span<const uint32_t> offsets) {
   std::array<uint64_t, kTableBindings> table = set.table;
   for (const LayoutBinding& b : set.layout->bindings) {
-    if (b.binding < kTableBindings && b.count != 0 && is_dynamic_type(b.type) && table[b.binding] != 0) {
-      table[b.binding] += offsets[b.first_dynamic];
+    if (b.slot != kNoTableSlot && b.count != 0 && is_dynamic_type(b.type) && table[b.slot] != 0) {
+      table[b.slot] += offsets[b.first_dynamic];
     }
   }
   return table;
@@ -54,8 +54,8 @@ std::array<uint64_t, kTableBindings> bound_table(const DescriptorSetData& set, s
 std::array<std::optional<TextureRecord>, kTableBindings> bound_textures(const DescriptorSetData& set) {
   std::array<std::optional<TextureRecord>, kTableBindings> textures;
   for (const LayoutBinding& b : set.layout->bindings) {
-    if (b.binding < kTableBindings && b.count != 0 && is_texture_type(b.type)) {
-      textures[b.binding] = texture_record(set.descriptors[b.first_descriptor]);
+    if (b.slot != kNoTableSlot && b.count != 0 && is_texture_type(b.type)) {
+      textures[b.slot] = texture_record(set.descriptors[b.first_descriptor]);
     }
   }
   return textures;

@@ -75,6 +75,24 @@ bool SetLayout::same_as(const SetLayout& other) const {
   return true;
 }
 
+// LayoutBinding::slot: bindings below 16 keep their number; the others take the free entries in
+// binding order.
+static void assign_table_slots(SetLayout* layout) {
+  std::array<bool, kTableBindings> used{};
+  for (const LayoutBinding& b : layout->bindings) {
+    if (b.binding < kTableBindings) used[b.binding] = true;
+  }
+  uint32_t next = 0;
+  for (LayoutBinding& b : layout->bindings) {
+    if (b.binding < kTableBindings) {
+      b.slot = b.binding;
+      continue;
+    }
+    while (next < kTableBindings && used[next]) ++next;
+    b.slot = next < kTableBindings ? next++ : kNoTableSlot;
+  }
+}
+
 bool build_set_layout(const VkDescriptorSetLayoutCreateInfo& info, SetLayout* out, std::string* error,
                       const SamplerResolver& samplers) {
   *out = SetLayout{};
@@ -100,6 +118,7 @@ bool build_set_layout(const VkDescriptorSetLayoutCreateInfo& info, SetLayout* ou
     if (is_dynamic_type(b.type)) out->dynamic_count += b.count;
     out->per_type[b.type] += b.count;
   }
+  assign_table_slots(out);
   return true;
 }
 

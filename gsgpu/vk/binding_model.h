@@ -76,7 +76,13 @@ struct LayoutBinding {
   std::vector<std::array<uint32_t, 8>> immutable_sampler_descs;  // their SAMPLER_DESC words, when resolved
   uint32_t first_descriptor = 0;             // index of its element 0 in DescriptorSetData::descriptors
   uint32_t first_dynamic = 0;                // index of its element 0 among the set's dynamic offsets
+  // The set's table entry (0-15) shaders reach it through: its binding number when below 16, else
+  // the next entry no binding below 16 of the layout uses, in binding order (zink numbers its
+  // bindings from 128 per stage); kNoTableSlot past the 16 entries. The driver rewrites the Binding
+  // decorations of the SPIR-V it compiles to these slots (pipeline_stages.cc).
+  uint32_t slot = 0;
 };
+inline constexpr uint32_t kNoTableSlot = UINT32_MAX;
 
 struct SetLayout {
   std::vector<LayoutBinding> bindings;  // sorted by binding number, numbers unique

@@ -153,9 +153,9 @@ bool read_descriptor(const VkWriteDescriptorSet& write, uint32_t i, const Handle
 void refresh_table(DescriptorSetData* set) {
   set->table = {};
   for (const LayoutBinding& b : set->layout->bindings) {
-    if (b.binding >= kTableBindings || b.count == 0 || !is_buffer_type(b.type)) continue;
+    if (b.slot == kNoTableSlot || b.count == 0 || !is_buffer_type(b.type)) continue;
     const Descriptor& d = set->descriptors[b.first_descriptor];
-    if (d.written) set->table[b.binding] = d.buffer_va + d.offset;
+    if (d.written) set->table[b.slot] = d.buffer_va + d.offset;
   }
 }
 

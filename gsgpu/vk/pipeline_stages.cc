@@ -54,17 +54,54 @@ uint32_t uniform_sets(const std::vector<uint32_t>& spirv, uint32_t constant_byte
   return used;
 }
 
+// The module with each resource's Binding decoration replaced by its table slot in the pipeline
+// layout's set layout (LayoutBinding::slot: zink numbers bindings from 128 per stage, the table has
+// 16 entries per set). A binding the layout does not have is left as it is (the compiler refuses
+// one past 15); one without a slot is refused here.
+bool bindings_to_slots(const std::vector<uint32_t>& spirv, const PipelineLayout& layout,
+                       std::vector<uint32_t>* out, std::string* why) {
+  constexpr uint32_t kOpDecorate = 71, kBinding = 33, kDescriptorSet = 34;
+  *out = spirv;
+  std::vector<std::pair<uint32_t, uint32_t>> sets;      // id -> set
+  std::vector<std::pair<uint32_t, size_t>> bindings;    // id -> index of the Binding's value
+  for (size_t i = 5; i < spirv.size();) {
+    const uint32_t count = spirv[i] >> 16, op = spirv[i] & 0xffff;
+    if (count == 0 || count > spirv.size() - i) break;  // the reader checked the module; be safe anyway
+    if (op == kOpDecorate && count >= 4 && spirv[i + 2] == kDescriptorSet) sets.push_back({spirv[i + 1], spirv[i + 3]});
+    if (op == kOpDecorate && count >= 4 && spirv[i + 2] == kBinding) bindings.push_back({spirv[i + 1], i + 3});
+    i += count;
+  }
+  for (auto [id, at] : bindings) {
+    uint32_t set = 0;
+    for (auto [sid, s] : sets) {
+      if (sid == id) set = s;
+    }
+    if (set >= layout.sets.size() || layout.sets[set] == nullptr) continue;
+    const LayoutBinding* b = layout.sets[set]->find(spirv[at]);
+    if (b == nullptr) continue;
+    if (b->slot == kNoTableSlot) {
+      return *why = "set " + std::to_string(set) + ", binding " + std::to_string(b->binding) +
+                    ": more than 16 bindings of the set reach shaders",
+             false;
+    }
+    (*out)[at] = b->slot;
+  }
+  return true;
+}
+
 // Compiles one stage's module and picks the entry point by name and stage.
-bool compile_stage(const VkPipelineShaderStageCreateInfo& stage, compiler::ShaderStage want,
+bool compile_stage(const VkPipelineShaderStageCreateInfo& stage, compiler::ShaderStage want, const PipelineLayout& layout,
                    compiler::CompiledKernel* out, uint32_t* used_sets, std::string* why) {
   const auto* module = from_handle<ShaderModule>(stage.module);
   if (module == nullptr) return *why = "a stage without a module", false;
   if (stage.pSpecializationInfo != nullptr && stage.pSpecializationInfo->mapEntryCount != 0) {
     return *why = "specialization constants", false;
   }
+  std::vector<uint32_t> code;
+  if (!bindings_to_slots(module->code, layout, &code, why)) return false;
   compiler::CompiledProgram program;
   std::string error;
-  if (!compiler::compile_shader_spirv(module->code, &program, &error)) return *why = "compiling: " + error, false;
+  if (!compiler::compile_shader_spirv(code, &program, &error)) return *why = "compiling: " + error, false;
   for (compiler::CompiledKernel& k : program.kernels) {
     if (k.stage == want && k.name == stage.pName) {
       if (k.code.empty() || k.code.size() * 4 > kMaxProgramBytes) return *why = "program size out of range", false;
@@ -140,8 +177,8 @@ bool compile_pipeline_stages(const VkGraphicsPipelineCreateInfo& info, GraphicsP
   }
   if (vs_info == nullptr || fs_info == nullptr) return *why = "a pipeline needs a vertex and a fragment stage", false;
   compiler::CompiledKernel vs, fs;
-  if (!compile_stage(*vs_info, compiler::ShaderStage::kVertex, &vs, &p->used_sets, why) ||
-      !compile_stage(*fs_info, compiler::ShaderStage::kFragment, &fs, &p->used_sets, why)) {
+  if (!compile_stage(*vs_info, compiler::ShaderStage::kVertex, *p->layout, &vs, &p->used_sets, why) ||
+      !compile_stage(*fs_info, compiler::ShaderStage::kFragment, *p->layout, &fs, &p->used_sets, why)) {
     return false;
   }
   *attributes = vs.vertex_attributes;

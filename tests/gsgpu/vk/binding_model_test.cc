@@ -77,7 +77,7 @@ TEST(BindingModelAbi, ConstantBufferShapeIsTheCompilersAbi) {
 TEST_F(BindingModel, BoundSetsAndPushConstantsLandWhereTheCompilerReadsThem) {
   auto first = make_layout({binding(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
                             binding(15, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC),
-                            binding(20, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)});  // no table entry (>= 16)
+                            binding(20, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)});  // slot 1: the first free entry
   auto second = make_layout({binding(3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)});
   DescriptorSetData a, b;
   init_set(first, &a);
@@ -108,6 +108,7 @@ TEST_F(BindingModel, BoundSetsAndPushConstantsLandWhereTheCompilerReadsThem) {
   auto put = [&](uint32_t set, uint32_t b, uint64_t va) { std::memcpy(&expected[table_entry_offset(set, b)], &va, 8); };
   put(1, 0, 0x10000 + 256);
   put(1, 15, 0x10000 + 512);  // the dynamic offset added
+  put(1, 1, 0x200000);        // binding 20 in slot 1
   put(2, 3, 0x200000 + 512);
   EXPECT_EQ(bytes, expected);
   EXPECT_EQ(read_u64(bytes, 128 + 8 * 16), 0x10100u);
@@ -528,8 +529,12 @@ TEST_F(BindingModel, BoundTextureBindingsBecomeTextureRecords) {
   BindingState state;
   const DescriptorSetData* sets[] = {&set};
   ASSERT_TRUE(bind_descriptor_sets(layout, VK_PIPELINE_BIND_POINT_GRAPHICS, 1, sets, {}, &state, &error)) << error;
-  const auto records = state.texture_records(VK_PIPELINE_BIND_POINT_GRAPHICS);
-  ASSERT_EQ(records.size(), 4u);
+  const auto all = state.texture_records(VK_PIPELINE_BIND_POINT_GRAPHICS);
+  // Binding 17 takes the table's first free entry, 1 (LayoutBinding::slot), and sorts first.
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_EQ(all[0].first, 16u + 1);
+  EXPECT_EQ(all[0].second, all[1].second);  // the same view and sampler as binding 2
+  const std::vector<std::pair<uint32_t, TextureRecord>> records(all.begin() + 1, all.end());
   EXPECT_EQ(records[0].first, 16u + 2);
   EXPECT_EQ(records[1].first, 16u + 5);
   EXPECT_EQ(records[2].first, 16u + 6);
@@ -551,6 +556,26 @@ TEST_F(BindingModel, BoundTextureBindingsBecomeTextureRecords) {
   // The table entries of texture bindings stay 0 until the draw points them at its records.
   const auto bytes = state.constant_buffer(VK_PIPELINE_BIND_POINT_GRAPHICS);
   EXPECT_EQ(read_u64(bytes, table_entry_offset(1, 2)), 0u);
+}
+
+// Bindings past 15 (zink numbers them from 128 per stage) take the entries no binding below 16 uses,
+// in binding order; past the 16 entries they have none (kNoTableSlot), and a pipeline whose shader
+// uses such a binding is refused (pipeline_stages.cc).
+TEST(BindingModelLayout, BindingsPast15TakeTheFreeTableEntries) {
+  std::vector<VkDescriptorSetLayoutBinding> list = {binding(3, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
+                                                    binding(129, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER),
+                                                    binding(0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER),
+                                                    binding(128, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)};
+  auto layout = make_layout(list);
+  EXPECT_EQ(layout->find(0)->slot, 0u);
+  EXPECT_EQ(layout->find(3)->slot, 3u);
+  EXPECT_EQ(layout->find(128)->slot, 1u);
+  EXPECT_EQ(layout->find(129)->slot, 2u);
+  for (uint32_t b = 200; b < 214; ++b) list.push_back(binding(b, VK_DESCRIPTOR_TYPE_SAMPLER));
+  auto full = make_layout(list);
+  EXPECT_EQ(full->find(211)->slot, 15u);  // 0 .. 15 all used by now
+  EXPECT_EQ(full->find(212)->slot, kNoTableSlot);
+  EXPECT_EQ(full->find(213)->slot, kNoTableSlot);
 }
 
 TEST(BindingModelLayout, HostileLayoutsAreRefused) {
