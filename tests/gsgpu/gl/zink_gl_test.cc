@@ -2,7 +2,8 @@
 // own: `glxinfo -B` reports zink on gsgpu with OpenGL 2.1, and gl_scene (a GLSL 1.20 scene with a
 // vertex buffer, the depth test, uniforms and blending) draws through zink on gsgpu what it draws
 // through zink on lavapipe, within the golden-image metric (docs/graphics.md): no interior pixel
-// differs and at most 1 % of the pixels, all at edges, differ by over 16/255. Skipped, with the
+// differs and at most 1 % of the pixels, all at edges, differ by over 16/255; through the guest
+// native-context driver it draws the local route's frame byte for byte. Skipped, with the
 // package named, where Xvfb, glxinfo, Mesa's zink or lavapipe is missing (CI installs them).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -26,7 +27,9 @@ using vk::test::XvfbServer;
 constexpr uint32_t kSceneSize = 128;  // gl_scene.cc's window
 constexpr const char* kZinkDri = GSVIRT_ZINK_DRI;  // Mesa's zink, in libgl1-mesa-dri
 
-enum class Driver { kGsgpu, kLavapipe };
+// The local route (libgsgpu_vk.so), the guest native-context route (libgsgpu_vk_native.so over the
+// in-process transport, docs/vulkan-driver.md "Routes") and the reference.
+enum class Driver { kGsgpu, kGsgpuNative, kLavapipe };
 
 // Runs `argv` with DISPLAY set and the environment that puts zink on `driver`; its stdout and stderr
 // go to *output. Returns the exit status (128 + signal when killed).
@@ -40,6 +43,12 @@ int run_through_zink(const std::string& display, Driver driver, const std::vecto
     setenv("VK_LOADER_LAYERS_DISABLE", "~all~", 1);
     if (driver == Driver::kGsgpu) {
       setenv("VK_DRIVER_FILES", GSGPU_VK_ICD, 1);
+      unsetenv("LIBGL_ALWAYS_SOFTWARE");
+    } else if (driver == Driver::kGsgpuNative) {
+#ifdef GSGPU_VK_NATIVE_ICD
+      setenv("VK_DRIVER_FILES", GSGPU_VK_NATIVE_ICD, 1);
+      setenv("GSVIRT_TRANSPORT", "inproc", 1);
+#endif
       unsetenv("LIBGL_ALWAYS_SOFTWARE");
     } else {
       setenv("VK_DRIVER_FILES", GSVIRT_LAVAPIPE_ICD, 1);
@@ -114,6 +123,21 @@ TEST_F(ZinkGl, Glsl120SceneMatchesZinkOnLavapipe) {
   const uint8_t clear[4] = {0x33, 0x66, 0x99, 0xff};  // glClearColor(0.2, 0.4, 0.6, 1)
   for (size_t i = 0; i < gs.color.size(); i += 4) drawn += std::memcmp(&gs.color[i], clear, 4) != 0;
   EXPECT_GT(drawn, 4000u);
+}
+
+// Issue 11 point 5 through OpenGL: the same scene through zink on the native route equals the
+// local route's frame byte for byte.
+TEST_F(ZinkGl, NativeRouteSceneEqualsTheLocalRoute) {
+#ifndef GSGPU_VK_NATIVE_ICD
+  GTEST_SKIP() << "the native-context Vulkan driver is not built (guest/gsgpu)";
+#else
+  std::string local_log, native_log;
+  const golden::Frame local = scene(Driver::kGsgpu, &local_log);
+  const golden::Frame native = scene(Driver::kGsgpuNative, &native_log);
+  EXPECT_NE(native_log.find("GL_RENDERER zink (gsgpu)"), std::string::npos) << native_log;
+  ASSERT_EQ(local.color.size(), size_t{kSceneSize} * kSceneSize * 4);
+  EXPECT_TRUE(local.color == native.color) << golden::compare_frames(native, local).summary();
+#endif
 }
 
 }  // namespace
