@@ -19,6 +19,13 @@ namespace {
 
 using Params = std::span<const uint32_t>;
 
+// cl_nv_device_attribute_query's parameters that Khronos' headers leave out (NVIDIA's driver and
+// clinfo use these values). Every parameter of that extension is a cl_uint or a cl_bool.
+constexpr uint32_t kDeviceAsyncEngineCountNv = 0x4007;
+constexpr uint32_t kDevicePciBusIdNv = 0x4008;
+constexpr uint32_t kDevicePciSlotIdNv = 0x4009;
+constexpr uint32_t kDevicePciDomainIdNv = 0x400A;
+
 constexpr uint32_t kPlatform[] = {
     CL_PLATFORM_PROFILE,    CL_PLATFORM_VERSION, CL_PLATFORM_NAME, CL_PLATFORM_VENDOR, CL_PLATFORM_EXTENSIONS,
     CL_PLATFORM_HOST_TIMER_RESOLUTION, CL_PLATFORM_NUMERIC_VERSION, CL_PLATFORM_EXTENSIONS_WITH_VERSION,
@@ -71,6 +78,13 @@ constexpr uint32_t kDevice[] = {
     CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR, CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR,
     CL_DEVICE_SEMAPHORE_TYPES_KHR, CL_DEVICE_SEMAPHORE_IMPORT_HANDLE_TYPES_KHR,
     CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR, CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR,
+    // cl_nv_device_attribute_query, which NVIDIA's driver reports through the host executor:
+    // applications tune by compute capability and warp size (on an H100: docs/conformance.md,
+    // "Host executor on an NVIDIA GPU").
+    CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, CL_DEVICE_REGISTERS_PER_BLOCK_NV,
+    CL_DEVICE_WARP_SIZE_NV, CL_DEVICE_GPU_OVERLAP_NV, CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV,
+    CL_DEVICE_INTEGRATED_MEMORY_NV, kDeviceAsyncEngineCountNv, kDevicePciBusIdNv, kDevicePciSlotIdNv,
+    kDevicePciDomainIdNv,
 };
 
 // Not CL_QUEUE_CONTEXT, CL_QUEUE_DEVICE, CL_QUEUE_DEVICE_DEFAULT (handles).

@@ -90,6 +90,28 @@ TEST_F(Issue12HostileGuest, InfoParametersOffTheAllowListAreRefused) {
   EXPECT_FALSE(h.context().fatal());
 }
 
+// cl_nv_device_attribute_query's parameters (cl_uint and cl_bool values) are on the allow-list:
+// NVIDIA's driver reports the extension through the host executor, and without them every query
+// an application makes after seeing it failed with CL_INVALID_VALUE (on an H100, 2026-11-28). The
+// parameter after the extension's last one is still refused.
+TEST_F(Issue12HostileGuest, NvidiaDeviceAttributeQueriesAreForwarded) {
+  Harness h(&executor);
+  uint64_t device = 0;
+  h.make_context(&device);
+  proto::DataOut out{proto::kDataInline, 64};
+  for (uint32_t param = 0x4000; param <= 0x400A; ++param) {
+    h.send([&](WireWriter& w) { proto::encode_clGetDeviceInfo(w, true, device, param, out); });
+    proto::Reply_clGetDeviceInfo reply;
+    WireReader r = h.payload();
+    ASSERT_TRUE(proto::decode_reply_clGetDeviceInfo(r, &reply));
+    EXPECT_EQ(reply.result, CL_SUCCESS) << std::hex << param;
+    EXPECT_EQ(reply.size_ret, sizeof(cl_uint)) << std::hex << param;
+  }
+  h.send([&](WireWriter& w) { proto::encode_clGetDeviceInfo(w, true, device, 0x400B, out); });
+  EXPECT_EQ(h.last_result(), CL_INVALID_VALUE);
+  EXPECT_FALSE(h.context().fatal());
+}
+
 // Point 2: the guest's argument kind is checked against the kernel's metadata; guest bytes never
 // reach the executor where it reads a handle, and a host handle never becomes a by-value argument.
 TEST_F(Issue12HostileGuest, KernelArgumentKindsComeFromTheKernelNotTheGuest) {
