@@ -61,7 +61,12 @@ def device_section(text):
     end = next((i for i, l in enumerate(lines) if l.startswith("NULL platform behavior")), len(lines))
     if start is None:
         fail("clinfo printed no device section:\n" + text)
-    return [l for l in lines[start:end] if not re.match(r"\s+Platform Name", l)]
+    section = [l for l in lines[start:end] if not re.match(r"\s+Platform Name", l)]
+    # Without a valid LUID (cl_khr_device_uuid) the LUID's bytes are undefined: NVIDIA's driver
+    # leaves them unwritten and clinfo prints what its buffer held before (H100, 2026-11-28).
+    if any(re.match(r"\s+Valid Device LUID\s+No$", l) for l in section):
+        section = [l for l in section if not re.match(r"\s+Device LUID\s", l)]
+    return section
 
 
 # SVM is an optional OpenCL 3.0 feature the protocol does not carry: the ICD refuses its entry
@@ -83,6 +88,8 @@ def case_clinfo(args):
         sys.exit(77)
     env = dict(os.environ)
     env.pop("OCL_ICD_VENDORS", None)
+    if args.direct_vendors:  # the host platform's ICD folder when it is not the loader's default
+        env["OCL_ICD_VENDORS"] = args.direct_vendors
     def direct():
         return subprocess.run(["clinfo"], capture_output=True, text=True, env=env, timeout=120).stdout
 
@@ -249,6 +256,7 @@ def main():
     ap.add_argument("--vendors", required=True)
     ap.add_argument("--app", required=True)
     ap.add_argument("--printf-app", required=True)
+    ap.add_argument("--direct-vendors", help="ICD folder of the direct clinfo run (default: the loader's)")
     args = ap.parse_args()
     cases = {
         "vector-add-vtest": lambda: case_vector_add(args, "vtest"),
