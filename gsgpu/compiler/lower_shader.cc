@@ -66,7 +66,10 @@ bool capability_allowed(spv::Capability c) {
     case spv::Capability::Int8:
     case spv::Capability::DerivativeControl:
     case spv::Capability::ImageQuery:
-    case spv::Capability::MultiView: return true;  // ViewIndex: load_view_index
+    case spv::Capability::MultiView:  // ViewIndex: load_view_index
+    // zink declares it for any run-time index into its one-block uniform arrays (uniform_buffer_address):
+    // arrays of several uniform buffers are refused, so every in-bounds index is 0.
+    case spv::Capability::UniformBufferArrayDynamicIndexing: return true;
     default: return false;
   }
 }
