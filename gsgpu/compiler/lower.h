@@ -292,6 +292,7 @@ class Lowering {
   MOperand make_quad(const MOperand (&channels)[4]);
   Value unpack_quad(uint32_t quad);
   MOperand coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w, bool* is_float);
+  MOperand projected_coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w);
   void check_texel_type(uint32_t type_id, const char* what) const;
   void image_read(const SpirvInstruction& inst);
   void image_sample(const SpirvInstruction& inst);

@@ -254,7 +254,7 @@ bool Lowering::lower_image(const SpirvInstruction& inst) {
       if (graphics()) shader_image_sample(inst);
       else image_sample(inst);
       return true;
-    case Op::OpImageSampleImplicitLod:
+    case Op::OpImageSampleImplicitLod: case Op::OpImageSampleProjImplicitLod: case Op::OpImageSampleProjExplicitLod:
       if (!graphics()) return false;
       shader_image_sample(inst);
       return true;

@@ -84,11 +84,26 @@ Value Lowering::declare_texture_binding(uint32_t id, const SpirvDecorations* d) 
   return v;
 }
 
-// OpImageSampleImplicitLod [Bias] / OpImageSampleExplicitLod Lod: float coordinates, the LOD
-// channel the sampler's bias plus the shader's Bias (the sum clamped to +-15) or Lod (Vulkan adds
-// the sampler's mipLodBias to both forms).
+// The coordinate of a projective sample (OpImageSampleProj*: texture2DProj, and zink's fixed-function
+// texturing): the image's coordinates each divided by q, the component after them.
+MOperand Lowering::projected_coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w) {
+  if (shape.arrayed || shape.buffer) fail("a projective sample of an arrayed or buffer image");
+  const SpirvType& s = type(scalar_of(type_of(coord_id)));
+  if (s.kind != TypeKind::kFloat || s.width != 32) fail("a projective sample takes 32-bit float coordinates");
+  const Value coord = value(coord_id);
+  if (coord.parts.size() < shape.dims + 1u) fail("a projective coordinate without its q component");
+  const MOperand q = coord.parts[shape.dims];
+  MOperand channels[4] = {MOperand::literal(0), MOperand::literal(0), MOperand::literal(0), w};
+  for (uint32_t i = 0; i < shape.dims; ++i) channels[i] = MOperand::vreg(emit(Opcode::v_div_f32, 32, coord.parts[i], q));
+  return make_quad(channels);
+}
+
+// OpImageSampleImplicitLod [Bias] / OpImageSampleExplicitLod Lod, and their Proj forms: float
+// coordinates, the LOD channel the sampler's bias plus the shader's Bias (the sum clamped to +-15)
+// or Lod (Vulkan adds the sampler's mipLodBias to both forms).
 void Lowering::shader_image_sample(const SpirvInstruction& inst) {
-  const bool implicit = inst.opcode == Op::OpImageSampleImplicitLod;
+  const bool proj = inst.opcode == Op::OpImageSampleProjImplicitLod || inst.opcode == Op::OpImageSampleProjExplicitLod;
+  const bool implicit = inst.opcode == Op::OpImageSampleImplicitLod || inst.opcode == Op::OpImageSampleProjImplicitLod;
   if (implicit && stage_ != ShaderStage::kFragment)
     fail("an implicit-LOD sample outside a fragment shader (it needs the quad's derivatives; use textureLod)");
   const uint32_t sampled_id = operand_id(inst, 0);
@@ -116,8 +131,9 @@ void Lowering::shader_image_sample(const SpirvInstruction& inst) {
       w = MOperand::vreg(emit(Opcode::v_min_f32, 32, w, MOperand::literal(std::bit_cast<uint32_t>(kMaxLodBias))));
     }
   }
-  bool is_float = false;
-  const MOperand coord = coordinate_quad(operand_id(inst, 1), shape, w, &is_float);
+  bool is_float = proj;
+  const MOperand coord = proj ? projected_coordinate_quad(operand_id(inst, 1), shape, w)
+                              : coordinate_quad(operand_id(inst, 1), shape, w, &is_float);
   if (!is_float) fail("sampling takes float coordinates");
   const uint32_t quad = emit(implicit ? Opcode::v_image_sample_implicit : Opcode::v_image_sample, 128,
                              sampled.parts[0], coord, sampled.parts[1]);

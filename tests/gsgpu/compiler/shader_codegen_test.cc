@@ -39,6 +39,7 @@
 #include "tests/gsgpu/compiler/shader_vkcube_frag.h"
 #include "tests/gsgpu/compiler/shader_vkcube_vert.h"
 #include "tests/gsgpu/compiler/shader_texel_buffer_frag.h"
+#include "tests/gsgpu/compiler/shader_texture_proj_frag.h"
 #include "tests/gsgpu/compiler/shader_view_index_vert.h"
 #include "tests/gsgpu/compiler/shader_zink_forms_frag.h"
 
@@ -161,6 +162,16 @@ TEST(ShaderCodegen, ZinkFormsOneBlockArraysAndOutputsWithoutAttachment) {
   const CompiledKernel* t = compiled(shader_two_targets_frag, &two);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(count_lines(t->assembly, "v_export_f32"), 4u) << t->assembly;
+}
+
+// textureProj: the coordinates divided by q (two v_div_f32 for a 2D image), then one implicit-LOD
+// sample.
+TEST(ShaderCodegen, ProjectiveSampleDividesByQ) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_texture_proj_frag, &program);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(count_lines(k->assembly, "v_div_f32"), 2u) << k->assembly;
+  EXPECT_EQ(count_lines(k->assembly, "v_image_sample_implicit"), 1u) << k->assembly;
 }
 
 // gl_ViewIndex (multiview): one s_load_b32 of constant-buffer byte 640, moved into the register the
