@@ -42,7 +42,7 @@ bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::option
     s.assembler.push(batch.shaded[size_t(item)], s.primitives);
     while (!s.primitives.empty()) {
       counters_.primitives++;
-      const AssembledPrimitive p = s.primitives.pop();
+      const AssembledPrimitive& p = s.primitives.front();  // the clipper pushes to s.triangles only
       if (p.vertex_count == 1) {
         s.clipper.clip_point(p, s.point_size, s.triangles);
       } else if (p.vertex_count == 2) {
@@ -52,6 +52,7 @@ bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::option
       } else {
         s.clipper.outline_triangle(p, s.outline, s.triangles);
       }
+      s.primitives.drop_front();
     }
     if (!s.triangles.empty() && !s.sink(s.triangles)) {
       go_on = false;
@@ -86,10 +87,12 @@ bool GeometryEngine::run_instance(const DrawParams& draw, uint32_t inst, VertexF
       *fault = "vertex index " + std::to_string(vertex_index) + " is outside 0 .. 2^32 - 1";
       break;
     }
-    FetchedVertex fetched;
-    if ((*fault = fetcher.fetch(uint32_t(vertex_index), uint32_t(instance_index), &fetched))) break;
-    batch.items.push_back(int32_t(batch.fetched.size()));
-    batch.fetched.push_back(fetched);
+    FetchedVertex& fetched = batch.fetched.emplace_back();  // fetched in place: a vertex is 264 bytes
+    if ((*fault = fetcher.fetch(uint32_t(vertex_index), uint32_t(instance_index), &fetched))) {
+      batch.fetched.pop_back();
+      break;
+    }
+    batch.items.push_back(int32_t(batch.fetched.size() - 1));
     if (batch.fetched.size() == kVertexBatch && !flush_batch(batch, s, fault)) return false;
   }
   // What was fetched before a fault is still drawn, as when vertices were shaded one by one.

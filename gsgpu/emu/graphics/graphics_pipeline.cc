@@ -165,7 +165,10 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   DrawContext context{pe, om, stage.get(), program.get(), {}, 0, std::nullopt, s.depth.enabled};
   TriangleSink sink = [&](Queue<RasterTriangle>& triangles) {
     while (!triangles.empty()) {
-      if (!shade_triangle(triangles.pop(), context)) return false;
+      // Read in place (a triangle is 1 KiB): shading pushes nothing to this queue.
+      const bool go_on = shade_triangle(triangles.front(), context);
+      triangles.drop_front();
+      if (!go_on) return false;
     }
     return true;
   };

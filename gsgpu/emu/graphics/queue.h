@@ -27,6 +27,11 @@ class Queue {
     return item;
   }
   const T& front() const { return items_[head_]; }
+  // pop() without the copy out: for 1 KiB primitives read in place through front(). The reference
+  // front() gave is invalid afterwards, and a push() while it is held may move it.
+  void drop_front() {
+    if (++head_ == items_.size()) clear();
+  }
   void clear() {
     items_.clear();
     head_ = 0;
