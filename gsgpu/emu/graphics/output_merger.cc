@@ -153,7 +153,7 @@ void OutputMerger::store_plain(uint32_t x, uint32_t y, const Color& color) {
 
 void OutputMerger::process(const Fragment& f) {
   counters_.fragments_in++;
-  if (!depth_stencil_test(f)) return;
+  if (depth_stencil_.data && !depth_stencil_test(f)) return;  // no target: passes (no call per fragment)
   counters_.fragments_written++;
   size_t index = size_t(f.y) * size_t(written_width_) + size_t(f.x);
   if (index < written_pixels_) {
@@ -162,7 +162,12 @@ void OutputMerger::process(const Fragment& f) {
     if (word & bit) counters_.overdraw++;
     word |= bit;
   }
-  if (color_.data) write_color(f);
+  if (!color_.data) return;
+  if (plain_write_) {
+    store_plain(uint32_t(f.x), uint32_t(f.y), f.color);  // the common case, without write_color's frame
+  } else {
+    write_color(f);
+  }
 }
 
 bool OutputMerger::depth_stencil_test(const Fragment& f) {
@@ -204,11 +209,7 @@ bool OutputMerger::depth_stencil_test(const Fragment& f) {
 }
 
 void OutputMerger::write_color(const Fragment& f) {
-  const uint32_t x = uint32_t(f.x), y = uint32_t(f.y);
-  if (plain_write_) {
-    store_plain(x, y, f.color);  // the common case: a plain write
-    return;
-  }
+  const uint32_t x = uint32_t(f.x), y = uint32_t(f.y);  // plain writes are process()'s
   const uint8_t mask = blend_.write_mask & 0xF;
   if (mask == 0) return;
   const bool fixed_point = fixed_point_, logic_op = logic_op_;

@@ -104,7 +104,7 @@ class OutputMerger {
 
  private:
   bool depth_stencil_test(const Fragment& f);
-  void write_color(const Fragment& f);
+  void write_color(const Fragment& f);  // blending, logic ops, write masks (not plain writes)
 
   ColorTarget color_;
   DepthStencilTarget depth_stencil_;
