@@ -64,6 +64,7 @@ std::string entry_label(const SpirvEntryPoint& entry) {
   switch (entry.model) {
     case spv::ExecutionModel::Vertex: return "vertex shader " + entry.name;
     case spv::ExecutionModel::Fragment: return "fragment shader " + entry.name;
+    case spv::ExecutionModel::GLCompute: return "compute shader " + entry.name;
     default: return "kernel " + entry.name;
   }
 }
@@ -109,7 +110,8 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
              std::to_string(allocation.spilled) + " values spilled); the limit is " + std::to_string(kMaxPrivateBytes);
     return false;
   }
-  if (lowered.stage != ShaderStage::kKernel && private_bytes > 0) {
+  // A compute program's DISPATCH gives it private memory (PRIVATE_MEM_SIZE), so it may spill.
+  if (lowered.stage != ShaderStage::kKernel && lowered.stage != ShaderStage::kCompute && private_bytes > 0) {
     // The draw's vertex and fragment dispatches give a program no private memory.
     *error = entry_label(entry) + ": needs " + std::to_string(allocation.spilled) +
              " spilled values in private memory, which vertex and fragment programs do not have";
@@ -199,7 +201,7 @@ bool compile_shader_spirv(std::span<const uint32_t> spirv, CompiledProgram* out,
     std::string model = "execution model " + std::to_string(static_cast<unsigned>(module.other_entry_models[0]));
     for (const auto& entry : generated::kExecutionModelNames)
       if (entry.code == static_cast<uint32_t>(module.other_entry_models[0])) model = entry.name;
-    *error = "an entry point of execution model " + model + ": only Vertex and Fragment shaders are supported";
+    *error = "an entry point of execution model " + model + ": only Vertex, Fragment and GLCompute shaders are supported";
     return false;
   }
   for (const SpirvEntryPoint& entry : module.entry_points) {
@@ -212,7 +214,7 @@ bool compile_shader_spirv(std::span<const uint32_t> spirv, CompiledProgram* out,
     out->kernels.push_back(std::move(shader));
   }
   if (out->kernels.empty()) {
-    *error = "the module has no Vertex or Fragment entry point";
+    *error = "the module has no Vertex, Fragment or GLCompute entry point";
     return false;
   }
   dump(spirv, *out);

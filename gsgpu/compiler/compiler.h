@@ -73,8 +73,9 @@ struct PrintfFormat {
   uint32_t record_bytes = 0;    // header (format id, record size) + the arguments
 };
 
-// What a compiled entry point is: an OpenCL kernel or a graphics shader (compile_shader_spirv).
-enum class ShaderStage : uint8_t { kKernel, kVertex, kFragment };
+// What a compiled entry point is: an OpenCL kernel or a Vulkan shader (compile_shader_spirv): a
+// vertex or fragment program of a draw, or a compute program run by a DISPATCH packet.
+enum class ShaderStage : uint8_t { kKernel, kVertex, kFragment, kCompute };
 
 struct CompiledKernel {
   std::string name;
@@ -142,8 +143,9 @@ struct CompileOptions {
 bool compile_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::string* error,
                    const CompileOptions& options = {});
 
-// Vulkan SPIR-V (Shader capability) -> gsgpu vertex and fragment programs, one CompiledKernel per
-// Vertex / Fragment entry point (docs/compiler.md "Graphics shaders"). False with *error naming
+// Vulkan SPIR-V (Shader capability) -> gsgpu vertex, fragment and compute programs, one
+// CompiledKernel per Vertex / Fragment / GLCompute entry point (docs/compiler.md "Graphics shaders",
+// "Compute shaders"). False with *error naming
 // the entry point and the instruction, capability, storage class or decoration it cannot compile.
 bool compile_shader_spirv(std::span<const uint32_t> spirv, CompiledProgram* out, std::string* error,
                           const CompileOptions& options = {});

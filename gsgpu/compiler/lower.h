@@ -173,6 +173,13 @@ class Lowering {
   void export_located_output(const RegisterVariable& var);
   void export_components(const RegisterVariable& var, uint32_t first, uint32_t count, uint32_t slot);
   void check_shader_module(const SpirvEntryPoint& entry) const;
+  // lower_compute.cc: a GLCompute entry point's interface (docs/compiler.md "Compute shaders").
+  void declare_compute_interface(const SpirvEntryPoint& entry);
+  MOperand storage_buffer_address(uint32_t id, const SpirvDecorations* d);
+  Value compute_workgroup_id(const BuiltinRef& ref, uint32_t result_type);
+  void load_dispatch_words(uint32_t offset, MOperand (&out)[3]);
+  MOperand base_group_[3];   // compute: the slab's first work-group in the dispatch, scalar registers
+  MOperand group_count_[3];  // compute: the dispatch's group counts (NumWorkgroups), scalar registers
   // lower_shader_ops.cc: matrices, derivatives and the other shader-only arithmetic.
   bool lower_shader_arith(const SpirvInstruction& inst);
   void lower_matrix(const SpirvInstruction& inst);
@@ -230,6 +237,7 @@ class Lowering {
  private:
   // lower_memory.cc
   bool lower_memory(const SpirvInstruction& inst);
+  isa::MemSpace memory_space(spv::StorageClass storage) const;
   Value load(uint32_t pointer_type, MOperand address, uint32_t result_type, int32_t offset);
   void store(uint32_t pointer_type, MOperand address, const Value& v, uint32_t value_type, int32_t offset);
   MOperand access_chain(const SpirvInstruction& inst, bool has_element);

@@ -40,7 +40,10 @@ struct Lowering::Frame {
 };
 
 void Lowering::fail(const std::string& reason) const {
-  std::string where = (stage_ == ShaderStage::kVertex ? "vertex shader " : stage_ == ShaderStage::kFragment ? "fragment shader " : "kernel ") +
+  std::string where = (stage_ == ShaderStage::kVertex     ? "vertex shader "
+                       : stage_ == ShaderStage::kFragment ? "fragment shader "
+                       : stage_ == ShaderStage::kCompute  ? "compute shader "
+                                                          : "kernel ") +
                       kernel_name_;
   if (current_ != nullptr)
     where += ": " + opcode_name(current_->opcode) + " at word " + std::to_string(current_->word_offset);

@@ -24,6 +24,7 @@ MemSpace space_of(spv::StorageClass storage) {
     case spv::StorageClass::UniformConstant: return MemSpace::kConstant;
     case spv::StorageClass::PushConstant: return MemSpace::kConstant;  // graphics: the draw's constant buffer
     case spv::StorageClass::Uniform: return MemSpace::kConstant;       // graphics: a uniform buffer
+    case spv::StorageClass::StorageBuffer: return MemSpace::kGlobal;   // compute: a storage buffer
     case spv::StorageClass::Workgroup: return MemSpace::kLocal;
     case spv::StorageClass::Function: return MemSpace::kPrivate;
     default: return MemSpace::kNone;
@@ -51,6 +52,17 @@ Opcode store_opcode(MemSpace space, uint32_t bytes) {
   const int row = space == MemSpace::kGlobal ? 0 : space == MemSpace::kLocal ? 1 : 2;
   return table[row][column];
 }
+
+}  // namespace
+
+// A compute shader's Uniform pointers may be BufferBlock storage buffers (SPIR-V 1.0's form), which
+// are written: in compute every Uniform access is global memory (the same mapping, read and write).
+MemSpace Lowering::memory_space(spv::StorageClass storage) const {
+  if (stage_ == ShaderStage::kCompute && storage == spv::StorageClass::Uniform) return MemSpace::kGlobal;
+  return space_of(storage);
+}
+
+namespace {
 
 bool is_wide_space(MemSpace space) { return space == MemSpace::kGlobal || space == MemSpace::kConstant; }
 
@@ -137,7 +149,7 @@ Value Lowering::load(uint32_t pointer_type, MOperand address, uint32_t result_ty
   int64_t offset = offset_in;
   MOperand scalar_base;
   if (!use_scalar_base(&address, &offset, &scalar_base)) fold_address(&address, &offset);
-  const MemSpace space = space_of(type(pointer_type).storage);
+  const MemSpace space = memory_space(type(pointer_type).storage);
   if (space == MemSpace::kNone)
     fail("load through a pointer in storage class " + std::to_string(static_cast<unsigned>(type(pointer_type).storage)) +
          " (generic or other address spaces are not supported)");
@@ -159,7 +171,7 @@ void Lowering::store(uint32_t pointer_type, MOperand address, const Value& v, ui
   int64_t offset = offset_in;
   MOperand scalar_base;
   if (!use_scalar_base(&address, &offset, &scalar_base)) fold_address(&address, &offset);
-  const MemSpace space = space_of(type(pointer_type).storage);
+  const MemSpace space = memory_space(type(pointer_type).storage);
   if (space == MemSpace::kNone || space == MemSpace::kConstant)
     fail("store through a pointer in storage class " + std::to_string(static_cast<unsigned>(type(pointer_type).storage)));
   std::vector<Leaf> layout;
@@ -187,7 +199,8 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
   const bool wide = base_type.storage == spv::StorageClass::CrossWorkgroup ||
                     base_type.storage == spv::StorageClass::UniformConstant ||
                     base_type.storage == spv::StorageClass::PushConstant ||
-                    base_type.storage == spv::StorageClass::Uniform;
+                    base_type.storage == spv::StorageClass::Uniform ||
+                    base_type.storage == spv::StorageClass::StorageBuffer;
   std::optional<ScalarBased> based;
   auto add_index = [&](uint32_t index_id, uint32_t stride) {
     if (auto c = m_.constants.find(index_id); c != m_.constants.end() && c->second.kind != SpirvConstant::Kind::kComposite) {
@@ -228,6 +241,16 @@ MOperand Lowering::access_chain(const SpirvInstruction& inst, bool has_element) 
       if (c == m_.constants.end()) fail("struct member index is not a constant");
       uint32_t member_type = 0;
       component_offset(current, static_cast<uint32_t>(c->second.bits), &member_type);
+      // A block member with an Offset (explicit layout, e.g. a storage buffer's trailing runtime
+      // array, which has no leaves): the decoration is the byte offset.
+      const SpirvDecorations* sd = m_.decoration(current);
+      if (auto off = sd != nullptr ? sd->member_offsets.find(static_cast<uint32_t>(c->second.bits))
+                                   : std::map<uint32_t, uint32_t>::const_iterator{};
+          sd != nullptr && off != sd->member_offsets.end()) {
+        constant_offset = gsvirt::wrapping_add(constant_offset, int64_t{off->second});
+        current = member_type;
+        continue;
+      }
       std::vector<Leaf> all;
       // The member's byte offset: the first leaf of the member within the struct's layout.
       uint32_t first_component = component_offset(current, static_cast<uint32_t>(c->second.bits), &member_type);
@@ -297,6 +320,9 @@ MOperand Lowering::local_linear_id() {
 
 Value Lowering::load_builtin(const BuiltinRef& ref, uint32_t result_type) {
   if (ref.builtin == spv::BuiltIn::WorkDim) return Value{{work_dim_}};
+  if (stage_ == ShaderStage::kCompute &&
+      (ref.builtin == spv::BuiltIn::WorkgroupId || ref.builtin == spv::BuiltIn::NumWorkgroups))
+    return compute_workgroup_id(ref, result_type);
   if (ref.builtin == spv::BuiltIn::GlobalLinearId || ref.builtin == spv::BuiltIn::LocalInvocationIndex) {
     if (ref.component > 0) fail("built-in component out of range");
     const bool global = ref.builtin == spv::BuiltIn::GlobalLinearId;
@@ -335,7 +361,7 @@ Value Lowering::load_builtin(const BuiltinRef& ref, uint32_t result_type) {
 MOperand Lowering::atomic(const SpirvInstruction& inst) {
   const uint32_t pointer_id = operand_id(inst, 0);
   const SpirvType& ptr = type(type_of(pointer_id));
-  const MemSpace space = space_of(ptr.storage);
+  const MemSpace space = memory_space(ptr.storage);
   if (space != MemSpace::kGlobal && space != MemSpace::kLocal) fail("atomic on memory that is neither global nor local");
   const bool wide = reg_bits(inst.result_type) == 64;
   const bool global = space == MemSpace::kGlobal;
@@ -400,7 +426,7 @@ void Lowering::copy_memory(const SpirvInstruction& inst) {
   if (inst.operands.size() > memory_operands + 1 && (inst.operands[memory_operands] & 0x2u))
     align = inst.operands[memory_operands + 1];
   const uint32_t unit = align >= 4 && size % 4 == 0 ? 4 : 1;
-  const MemSpace from = space_of(type(source_type).storage), to = space_of(type(target_type).storage);
+  const MemSpace from = memory_space(type(source_type).storage), to = memory_space(type(target_type).storage);
   if (from == MemSpace::kNone || to == MemSpace::kNone || to == MemSpace::kConstant) fail("memory copy between unsupported address spaces");
   const MOperand src = value(source_id).parts.at(0), dst = value(target_id).parts.at(0);
   const MOperand src_base = is_wide_space(from) ? in_register(src, 64) : low_half(src);

@@ -77,8 +77,10 @@ bool capability_allowed(spv::Capability c) {
 }  // namespace
 
 bool Lowering::is_register_storage(spv::StorageClass storage) const {
+  // A compute shader's inputs are built-ins read from special registers (load_builtin), as a kernel's.
+  if (storage == spv::StorageClass::Input) return stage_ != ShaderStage::kCompute;
   return storage == spv::StorageClass::Function || storage == spv::StorageClass::Private ||
-         storage == spv::StorageClass::Input || storage == spv::StorageClass::Output;
+         storage == spv::StorageClass::Output;
 }
 
 void Lowering::check_shader_module(const SpirvEntryPoint& entry) const {
@@ -92,7 +94,13 @@ void Lowering::check_shader_module(const SpirvEntryPoint& entry) const {
       case spv::ExecutionMode::DepthReplacing:
       case spv::ExecutionMode::DepthGreater:
       case spv::ExecutionMode::DepthLess:
-      case spv::ExecutionMode::DepthUnchanged: break;
+      case spv::ExecutionMode::DepthUnchanged:
+        if (stage_ == ShaderStage::kCompute) fail("execution mode " + mode_name(mode) + " in a compute shader");
+        break;
+      case spv::ExecutionMode::LocalSize:
+      case spv::ExecutionMode::LocalSizeId:
+        if (stage_ != ShaderStage::kCompute) fail("execution mode " + mode_name(mode) + " outside a compute shader");
+        break;
       case spv::ExecutionMode::OriginLowerLeft:
         fail("execution mode OriginLowerLeft is not supported (Vulkan uses OriginUpperLeft)");
       case spv::ExecutionMode::EarlyFragmentTests:
@@ -100,6 +108,8 @@ void Lowering::check_shader_module(const SpirvEntryPoint& entry) const {
       default: fail("execution mode " + mode_name(mode) + " is not supported");
     }
   }
+  if (stage_ == ShaderStage::kCompute && !entry.reqd_work_group_size)
+    fail("a compute shader must declare its work-group size (LocalSize, LocalSizeId or a WorkgroupSize constant)");
   if (entry.model == spv::ExecutionModel::Fragment &&
       std::find(entry.modes.begin(), entry.modes.end(), spv::ExecutionMode::OriginUpperLeft) == entry.modes.end())
     fail("a fragment shader must declare OriginUpperLeft");
@@ -217,6 +227,9 @@ bool Lowering::lower_register_access(const SpirvInstruction& inst) {
     const SpirvType& t = type(pointer_type_id);
     return t.kind == TypeKind::kPointer && is_register_storage(t.storage);
   };
+  // A compute shader's built-in inputs and the chains into them (which have no type of their own)
+  // are the kernels' built-in references (lower_memory.cc).
+  if (!inst.operands.empty() && builtins_.count(inst.operands[0])) return false;
   if (inst.opcode == Op::OpLoad && type(type_of(operand_id(inst, 0))).kind == TypeKind::kPointer &&
       type(type_of(operand_id(inst, 0))).storage == spv::StorageClass::UniformConstant) {
     // An image or sampler variable, or a function parameter pointing to one: the "pointer" is the
@@ -585,7 +598,9 @@ void Lowering::export_shader_outputs() {
 
 void Lowering::lower_shader(const SpirvEntryPoint& entry) {
   kernel_name_ = entry.name;
-  stage_ = entry.model == spv::ExecutionModel::Vertex ? ShaderStage::kVertex : ShaderStage::kFragment;
+  stage_ = entry.model == spv::ExecutionModel::Vertex     ? ShaderStage::kVertex
+           : entry.model == spv::ExecutionModel::Fragment ? ShaderStage::kFragment
+                                                          : ShaderStage::kCompute;
   k_.stage = stage_;
   check_shader_module(entry);
   auto fn = m_.functions.find(entry.function);
@@ -596,7 +611,8 @@ void Lowering::lower_shader(const SpirvEntryPoint& entry) {
   f_.blocks[f_.exit].term.kind = MTerminator::Kind::kEnd;
   epilogue_block_ = f_.new_block("epilogue: exports");
   current_block_ = f_.entry;
-  declare_shader_interface(entry);
+  if (stage_ == ShaderStage::kCompute) declare_compute_interface(entry);
+  else declare_shader_interface(entry);
   lower_function(fn->second, {}, epilogue_block_, nullptr);
   current_ = nullptr;
   current_block_ = epilogue_block_;

@@ -219,6 +219,15 @@ class ModuleParser {
         t.storage = static_cast<spv::StorageClass>(ops[0]);
         t.element = ops[1];  // may be a forward reference (OpTypeForwardPointer); checked at use
         break;
+      case Op::OpTypeRuntimeArray:
+        // A storage buffer's trailing array: its length is the buffer's, unknown to the compiler.
+        if (auto e = need_ids(inst, 0, 1); !e.empty()) return e;
+        if (auto e = known_type(ops[0]); !e.empty()) return e;
+        t.kind = TypeKind::kArray;
+        t.runtime = true;
+        t.element = ops[0];
+        t.count = 0;
+        break;
       case Op::OpTypeMatrix: {
         // Columns of a float vector; held as an array of its columns (SpirvType::matrix).
         if (auto e = need_ids(inst, 0, 1); !e.empty()) return e;
@@ -347,7 +356,7 @@ class ModuleParser {
     ep.interface.assign(inst.operands.begin() + static_cast<ptrdiff_t>(2 + used), inst.operands.end());
     ep.model = static_cast<spv::ExecutionModel>(inst.operands[0]);
     if (ep.model != spv::ExecutionModel::Kernel && ep.model != spv::ExecutionModel::Vertex &&
-        ep.model != spv::ExecutionModel::Fragment) {
+        ep.model != spv::ExecutionModel::Fragment && ep.model != spv::ExecutionModel::GLCompute) {
       m_.other_entry_models.push_back(ep.model);
       return "";
     }
@@ -365,6 +374,59 @@ class ModuleParser {
     auto& pending = mode == spv::ExecutionMode::LocalSize ? pending_local_sizes_ : pending_size_hints_;
     pending.push_back({inst.operands[0], {inst.operands[2], inst.operands[3], inst.operands[4]}});
     return "";
+  }
+
+  // LocalSizeId (a compute shader's work-group size from constant ids, resolved in check_module once
+  // every constant is known); other modes with id operands are kept for the compilers to refuse.
+  std::string handle_execution_mode_id(const SpirvInstruction& inst) {
+    if (auto e = need_ids(inst, 0, 1); !e.empty()) return e;
+    if (auto e = need_words(inst, 2); !e.empty()) return e;
+    const auto mode = static_cast<spv::ExecutionMode>(inst.operands[1]);
+    pending_modes_.push_back({inst.operands[0], mode});
+    if (mode != spv::ExecutionMode::LocalSizeId) return "";
+    if (auto e = need_words(inst, 5); !e.empty()) return e;
+    if (auto e = need_ids(inst, 2, 3); !e.empty()) return e;
+    pending_local_size_ids_.push_back({inst.operands[0], {inst.operands[2], inst.operands[3], inst.operands[4]}});
+    return "";
+  }
+
+  // The value of a 32-bit scalar constant id, for sizes given by id.
+  bool scalar_constant(uint32_t id, uint32_t* value) const {
+    auto c = m_.constants.find(id);
+    if (c == m_.constants.end() || c->second.kind != SpirvConstant::Kind::kScalar || c->second.bits > UINT32_MAX)
+      return false;
+    *value = static_cast<uint32_t>(c->second.bits);
+    return true;
+  }
+
+  // LocalSizeId's constants, then a constant decorated BuiltIn WorkgroupSize, which overrides any
+  // LocalSize of every compute entry point (SPIR-V's rule for the built-in).
+  bool resolve_compute_sizes(std::string* error) {
+    for (const auto& [id, ids] : pending_local_size_ids_) {
+      std::array<uint32_t, 3> local{};
+      for (int d = 0; d < 3; ++d)
+        if (!scalar_constant(ids[d], &local[d])) {
+          *error = "LocalSizeId names " + std::to_string(ids[d]) + ", which is not a 32-bit scalar constant";
+          return false;
+        }
+      for (SpirvEntryPoint& ep : m_.entry_points)
+        if (ep.function == id) ep.reqd_work_group_size = local;
+    }
+    for (const auto& [id, d] : m_.decorations) {
+      if (!d.builtin || *d.builtin != spv::BuiltIn::WorkgroupSize) continue;
+      auto c = m_.constants.find(id);
+      if (c == m_.constants.end()) continue;  // a variable: read through the built-in path
+      std::array<uint32_t, 3> local{};
+      bool ok = c->second.kind == SpirvConstant::Kind::kComposite && c->second.parts.size() == 3;
+      for (int k = 0; ok && k < 3; ++k) ok = scalar_constant(c->second.parts[k], &local[k]);
+      if (!ok) {
+        *error = "the WorkgroupSize constant " + std::to_string(id) + " is not three 32-bit scalar constants";
+        return false;
+      }
+      for (SpirvEntryPoint& ep : m_.entry_points)
+        if (ep.model == spv::ExecutionModel::GLCompute) ep.reqd_work_group_size = local;
+    }
+    return true;
   }
 
   std::string handle_variable(const SpirvInstruction& inst) {
@@ -481,8 +543,9 @@ class ModuleParser {
       case Op::OpSource: case Op::OpSourceContinued: case Op::OpSourceExtension: case Op::OpString:
       case Op::OpMemberName: case Op::OpExtension: case Op::OpLine: case Op::OpNoLine: case Op::OpModuleProcessed:
       case Op::OpDecorationGroup: case Op::OpGroupDecorate: case Op::OpGroupMemberDecorate: case Op::OpNop:
-      case Op::OpTypeForwardPointer: case Op::OpExecutionModeId:
+      case Op::OpTypeForwardPointer:
         return "";
+      case Op::OpExecutionModeId: return handle_execution_mode_id(inst);
       default:
         return handle_function_inst(inst);
     }
@@ -496,6 +559,7 @@ class ModuleParser {
     for (const auto& [id, mode] : pending_modes_)
       for (SpirvEntryPoint& ep : m_.entry_points)
         if (ep.function == id) ep.modes.push_back(mode);
+    if (!resolve_compute_sizes(error)) return false;
     for (const auto& [id, hint] : pending_size_hints_) {
       for (SpirvEntryPoint& ep : m_.entry_points)
         if (ep.function == id) ep.work_group_size_hint = hint;
@@ -526,6 +590,7 @@ class ModuleParser {
   std::vector<std::pair<uint32_t, std::array<uint32_t, 3>>> pending_local_sizes_;
   std::vector<std::pair<uint32_t, std::array<uint32_t, 3>>> pending_size_hints_;
   std::vector<std::pair<uint32_t, spv::ExecutionMode>> pending_modes_;
+  std::vector<std::pair<uint32_t, std::array<uint32_t, 3>>> pending_local_size_ids_;
 };
 
 }  // namespace

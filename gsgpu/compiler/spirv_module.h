@@ -42,6 +42,9 @@ struct SpirvType {
   // Dim, Depth, Arrayed, MS, Sampled, Image Format, Access Qualifier).
   std::vector<uint32_t> opaque_operands;
   bool matrix = false;          // kArray from OpTypeMatrix: `count` columns of the column vector `element`
+  // kArray from OpTypeRuntimeArray (the last member of a storage-buffer block): count 0, the length
+  // is the buffer's; indexing is not bounded by the compiler.
+  bool runtime = false;
 };
 
 struct SpirvConstant {
@@ -105,7 +108,7 @@ struct SpirvModule {
   uint32_t bound = 0;
   std::vector<spv::Capability> capabilities;
   uint32_t addressing_model = 0;
-  std::vector<SpirvEntryPoint> entry_points;  // Kernel, Vertex and Fragment entry points
+  std::vector<SpirvEntryPoint> entry_points;  // Kernel, Vertex, Fragment and GLCompute entry points
   std::vector<spv::ExecutionModel> other_entry_models;  // entry points of other models (refused by the compilers)
   std::unordered_map<uint32_t, SpirvType> types;
   std::unordered_map<uint32_t, SpirvConstant> constants;

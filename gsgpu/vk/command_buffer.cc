@@ -73,7 +73,8 @@ void execute_commands(Device* device, const CommandBuffer& cb) {
   for (const Command& command : cb.commands) {
     std::visit(
         [device](const auto& c) {
-          if constexpr (std::is_same_v<std::decay_t<decltype(c)>, DrawCommand>) {
+          using T = std::decay_t<decltype(c)>;
+          if constexpr (std::is_same_v<T, DrawCommand> || std::is_same_v<T, DispatchCommand>) {
             run(device, c);
           } else {
             run(c);
@@ -107,6 +108,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkResetCommandPool(VkDevice, VkCommandPool 
     cb->commands.clear();
     cb->bindings = {};
     cb->graphics = {};
+    cb->compute_pipeline = nullptr;
     cb->state = CommandBuffer::State::kInitial;
   }
   return VK_SUCCESS;
@@ -146,6 +148,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkBeginCommandBuffer(VkCommandBuffer handle
   cb->commands.clear();  // an implicit reset, as the spec allows for a pool's buffers
   cb->bindings = {};
   cb->graphics = {};
+  cb->compute_pipeline = nullptr;
   cb->state = CommandBuffer::State::kRecording;
   return VK_SUCCESS;
 }
@@ -162,6 +165,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkResetCommandBuffer(VkCommandBuffer handle
   cb->commands.clear();
   cb->bindings = {};
   cb->graphics = {};
+  cb->compute_pipeline = nullptr;
   cb->state = CommandBuffer::State::kInitial;
   return VK_SUCCESS;
 }

@@ -58,7 +58,8 @@ void record_draw(VkCommandBuffer handle, const char* command, DrawCommand d) {
     log_refusal(command, why, "not recorded");
     return;
   }
-  if (d.count == 0 || d.instance_count == 0) return;  // draws nothing
+  // An indirect draw's counts are read when it runs (draw_indirect.cc).
+  if (d.indirect == nullptr && (d.count == 0 || d.instance_count == 0)) return;  // draws nothing
   const uint32_t view_mask = cb->graphics.render_pass->view_mask;
   if (view_mask == 0) {
     cb->commands.emplace_back(std::move(d));
@@ -79,11 +80,14 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdBindPipeline(VkCommandBuffer handle, VkPip
                                                    VkPipeline pipeline) {
   CommandBuffer* cb = recording(handle, "vkCmdBindPipeline");
   if (cb == nullptr) return;
-  if (point != VK_PIPELINE_BIND_POINT_GRAPHICS || pipeline == VK_NULL_HANDLE) {
-    log_refusal("vkCmdBindPipeline", "not a graphics pipeline", "not bound");
+  auto* base = from_handle<PipelineBase>(pipeline);
+  if (base == nullptr || (point != VK_PIPELINE_BIND_POINT_GRAPHICS && point != VK_PIPELINE_BIND_POINT_COMPUTE) ||
+      base->bind_point != point) {
+    log_refusal("vkCmdBindPipeline", "no pipeline of that bind point", "not bound");
     return;
   }
-  cb->graphics.pipeline = from_handle<GraphicsPipeline>(pipeline);
+  if (point == VK_PIPELINE_BIND_POINT_COMPUTE) cb->compute_pipeline = static_cast<const ComputePipeline*>(base);
+  else cb->graphics.pipeline = static_cast<const GraphicsPipeline*>(base);
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdBindVertexBuffers(VkCommandBuffer handle, uint32_t first, uint32_t count,
@@ -163,6 +167,40 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdDrawIndexed(VkCommandBuffer handle, uint32
   d.vertex_offset = vertex_offset;
   d.first_instance = first_instance;
   record_draw(handle, "vkCmdDrawIndexed", std::move(d));
+}
+
+}  // namespace gsgpu::vk
+
+namespace gsgpu::vk {
+namespace {
+
+// vkCmdDraw(Indexed)Indirect: multiDrawIndirect is off and maxDrawIndirectCount is 1, so drawCount is
+// 0 (nothing) or 1; the arguments are read from the buffer when the queue reaches the draw.
+void record_indirect(VkCommandBuffer handle, const char* command, bool indexed, VkBuffer buffer, VkDeviceSize offset,
+                     uint32_t draw_count) {
+  if (draw_count > 1) {
+    log_refusal(command, "drawCount " + std::to_string(draw_count) + " over maxDrawIndirectCount (1)", "not recorded");
+    return;
+  }
+  if (buffer == VK_NULL_HANDLE) return log_refusal(command, "no buffer", "not recorded");
+  if (draw_count == 0) return;
+  DrawCommand d;
+  d.indexed = indexed;
+  d.indirect = from_handle<Buffer>(buffer);
+  d.indirect_offset = offset;
+  record_draw(handle, command, std::move(d));
+}
+
+}  // namespace
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdDrawIndirect(VkCommandBuffer handle, VkBuffer buffer, VkDeviceSize offset,
+                                                   uint32_t draw_count, uint32_t) {
+  record_indirect(handle, "vkCmdDrawIndirect", false, buffer, offset, draw_count);
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdDrawIndexedIndirect(VkCommandBuffer handle, VkBuffer buffer,
+                                                          VkDeviceSize offset, uint32_t draw_count, uint32_t) {
+  record_indirect(handle, "vkCmdDrawIndexedIndirect", true, buffer, offset, draw_count);
 }
 
 }  // namespace gsgpu::vk

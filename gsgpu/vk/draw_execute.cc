@@ -280,12 +280,14 @@ void submit_and_wait(Device* device, const DrawCommand& d) {
 
 }  // namespace
 
-void run(Device* device, const DrawCommand& d) {
+void run(Device* device, const DrawCommand& recorded) {
+  const char* command = recorded.indirect != nullptr ? (recorded.indexed ? "vkCmdDrawIndexedIndirect" : "vkCmdDrawIndirect")
+                                                     : (recorded.indexed ? "vkCmdDrawIndexed" : "vkCmdDraw");
   std::string why;
-  if (!check_draw(d, &why)) {
-    log_refusal(d.indexed ? "vkCmdDrawIndexed" : "vkCmdDraw", why, "draw skipped");
-    return;
-  }
+  DrawCommand d = recorded;
+  if (d.indirect != nullptr && !read_indirect_draw(&d, &why)) return log_refusal(command, why, "draw skipped");
+  if (d.count == 0 || d.instance_count == 0) return;  // an indirect draw of nothing
+  if (!check_draw(d, &why)) return log_refusal(command, why, "draw skipped");
   submit_and_wait(device, d);
 }
 

@@ -15,6 +15,7 @@
 
 #include "gsgpu/drv/drv.h"
 #include "gsgpu/vk/binding_model.h"
+#include "gsgpu/vk/pipeline_base.h"
 
 namespace gsgpu::vk {
 
@@ -83,8 +84,7 @@ enum DynamicBits : uint32_t {
   kDynamicDepthBias = 1u << 4,
 };
 
-struct GraphicsPipeline {
-  Device* device = nullptr;
+struct GraphicsPipeline : PipelineBase {
   drv::BoHandle code_bo = 0;  // both programs' code, mapped read + execute
   uint64_t code_va = 0, code_va_size = 0;
   std::array<uint32_t, kShaderStateDwords> shader_state{};  // CONSTANTS_* filled per draw
@@ -143,6 +143,10 @@ struct DrawCommand {
   bool indexed = false;
   uint32_t count = 0, instance_count = 0, first_vertex = 0, first_instance = 0, first_index = 0;
   int32_t vertex_offset = 0;
+  // vkCmdDraw(Indexed)Indirect: the counts above are read from this buffer when the queue reaches
+  // the draw (draw_indirect.cc), after every earlier command of the queue has finished.
+  Buffer* indirect = nullptr;
+  uint64_t indirect_offset = 0;
   std::array<uint8_t, kConstantBufferBytes> constants{};
   // The bound texture records and their table slots; the draw places them and points the
   // constant buffer's entries at them.
@@ -187,6 +191,10 @@ bool imageless_view_matches(const ImageView* view, const FramebufferAttachmentIn
 // The GPU address of `layer` of the view's render target (the layer is checked against the view's
 // layer count when the render pass begins).
 uint64_t target_layer_va(const ImageView& view, uint32_t layer);
+
+// An indirect draw's arguments (VkDrawIndirectCommand / VkDrawIndexedIndirectCommand) read from its
+// buffer into *d's counts (draw_indirect.cc); false with *why when they are outside the buffer.
+bool read_indirect_draw(DrawCommand* d, std::string* why);
 
 // Writes the command buffer's dynamic state into the pipeline's PIPE_STATE words (draw_dynamic.cc);
 // false with *why when a dynamic state of the pipeline was never set.

@@ -155,7 +155,8 @@
   X(UpdateDescriptorSetWithTemplate)     \
   X(GetDescriptorSetLayoutSupport)
 
-// Render passes, pipelines and draws (docs/vulkan-driver.md "Draws").
+// Render passes, pipelines and draws (docs/vulkan-driver.md "Draws"); compute pipelines and
+// dispatches ("Compute").
 #define GSGPU_VK_DRAW_ENTRY_POINTS(X) \
   X(CreateRenderPass)                 \
   X(CreateRenderPass2)                \
@@ -189,7 +190,13 @@
   X(CmdSetStencilWriteMask)           \
   X(CmdSetStencilReference)           \
   X(CmdSetDepthBias)                  \
-  X(CmdSetDepthBounds)
+  X(CmdSetDepthBounds)                \
+  X(CreateComputePipelines)           \
+  X(CmdDispatch)                      \
+  X(CmdDispatchBase)                  \
+  X(CmdDispatchIndirect)              \
+  X(CmdDrawIndirect)                  \
+  X(CmdDrawIndexedIndirect)
 
 namespace gsgpu::vk {
 

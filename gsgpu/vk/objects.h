@@ -21,6 +21,7 @@
 
 #include "gsgpu/drv/drv.h"
 #include "gsgpu/vk/binding_model.h"
+#include "gsgpu/vk/compute_objects.h"
 #include "gsgpu/vk/draw_objects.h"
 #include "gsgpu/drv/va_allocator.h"
 #include "gsgpu/vk/format.h"
@@ -245,10 +246,12 @@ void encode_depth_stencil(const FormatInfo& format, const VkClearDepthStencilVal
 // the next host command runs; the render pass's clears run on the host (render_pass.cc).
 void run(const BeginRenderPassCommand& command);
 void run(Device* device, const DrawCommand& command);
+// Dispatches run on the device too (dispatch_execute.cc), each waited for like a draw.
+void run(Device* device, const DispatchCommand& command);
 
 using Command = std::variant<CopyCommand, FillCommand, UpdateCommand, BarrierCommand, BufferImageCopyCommand,
                              ImageCopyCommand, ClearImageCommand, BlitImageCommand, BeginRenderPassCommand,
-                             DrawCommand>;
+                             DrawCommand, DispatchCommand>;
 
 struct CommandBuffer;
 
@@ -268,6 +271,7 @@ struct CommandBuffer {
   BindingState bindings;
   // The bound pipeline, render pass, vertex / index buffers and dynamic state (draw_objects.h).
   GraphicsRecordState graphics;
+  const ComputePipeline* compute_pipeline = nullptr;  // the compute bind point's (compute_objects.h)
 };
 
 struct Fence {

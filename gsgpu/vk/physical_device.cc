@@ -17,9 +17,9 @@ constexpr uint32_t kDriverVersion = VK_MAKE_VERSION(0, 1, 0);
 // What shaders can reach through the draw's constant buffer (binding_model.h, docs/compiler.md
 // "Constant buffer"): 128 bytes of push constants and a VA for each of bindings 0-15 of sets 0-3,
 // which the compiler lets shaders read as uniform buffers, or as texture records for sampled
-// images, samplers and combined image samplers (element 0 of each binding). Storage buffers,
-// storage images and input attachments have no shader access yet: 0 (docs/vulkan-driver.md
-// "Resource binding").
+// images, samplers and combined image samplers (element 0 of each binding), and compute shaders as
+// storage buffers too. Storage images and input attachments have no shader access yet: 0
+// (docs/vulkan-driver.md "Resource binding").
 void fill_descriptor_limits(VkPhysicalDeviceLimits* limits) {
   const uint32_t table_entries = kMaxBoundSets * kTableBindings;  // 64
   limits->maxBoundDescriptorSets = kMaxBoundSets;
@@ -27,6 +27,9 @@ void fill_descriptor_limits(VkPhysicalDeviceLimits* limits) {
   limits->maxPerStageDescriptorUniformBuffers = table_entries;
   limits->maxDescriptorSetUniformBuffers = table_entries;
   limits->maxDescriptorSetUniformBuffersDynamic = table_entries;
+  limits->maxPerStageDescriptorStorageBuffers = table_entries;
+  limits->maxDescriptorSetStorageBuffers = table_entries;
+  limits->maxDescriptorSetStorageBuffersDynamic = table_entries;
   limits->maxPerStageDescriptorSamplers = table_entries;
   limits->maxPerStageDescriptorSampledImages = table_entries;
   limits->maxDescriptorSetSamplers = table_entries;
@@ -66,6 +69,16 @@ void fill_draw_limits(VkPhysicalDeviceLimits* limits) {
   limits->lineWidthRange[0] = limits->lineWidthRange[1] = 1.0f;
 }
 
+// What a compute pipeline and a dispatch are checked against (compute_pipeline.cc, dispatch.cc): the
+// device's group size and local memory, Vulkan's minimum group counts (compute_objects.h).
+void fill_compute_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
+  for (uint32_t& count : limits->maxComputeWorkGroupCount) count = kMaxComputeGroupCount;
+  limits->maxComputeWorkGroupSize[0] = limits->maxComputeWorkGroupSize[1] = caps.max_work_group_size;
+  limits->maxComputeWorkGroupSize[2] = std::min(kMaxComputeGroupSizeZ, caps.max_work_group_size);
+  limits->maxComputeWorkGroupInvocations = caps.max_work_group_size;
+  limits->maxComputeSharedMemorySize = caps.max_local_mem_size;
+}
+
 void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   *limits = {};
   // What the driver checks; pipelines do not exist yet, and what they alone need is 0.
@@ -95,6 +108,7 @@ void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   limits->sampledImageStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT;
   fill_descriptor_limits(limits);
   fill_draw_limits(limits);
+  fill_compute_limits(caps, limits);
 }
 
 }  // namespace
@@ -147,7 +161,8 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceQueueFamilyProperties(VkPhys
   }
   if (*count == 0) return;
   props[0] = {};
-  props[0].queueFlags = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_TRANSFER_BIT;  // draws run (docs/vulkan-driver.md "Draws")
+  // Draws and dispatches run (docs/vulkan-driver.md "Draws", "Compute").
+  props[0].queueFlags = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT;
   props[0].queueCount = 1;
   props[0].timestampValidBits = 0;  // no timestamp queries
   props[0].minImageTransferGranularity = {1, 1, 1};

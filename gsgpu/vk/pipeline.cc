@@ -292,13 +292,16 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateGraphicsPipelines(VkDevice handle, 
       result = VK_ERROR_FEATURE_NOT_PRESENT;
       continue;
     }
-    out[i] = to_handle<VkPipeline>(p);
+    out[i] = to_handle<VkPipeline>(static_cast<PipelineBase*>(p));
   }
   return result;
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroyPipeline(VkDevice, VkPipeline pipeline, const VkAllocationCallbacks*) {
-  destroy_pipeline(from_handle<GraphicsPipeline>(pipeline));
+  auto* base = from_handle<PipelineBase>(pipeline);
+  if (base == nullptr) return;
+  if (base->bind_point == VK_PIPELINE_BIND_POINT_COMPUTE) return destroy_compute_pipeline(static_cast<ComputePipeline*>(base));
+  destroy_pipeline(static_cast<GraphicsPipeline*>(base));
 }
 
 // Pipeline caches hold nothing: a pipeline is compiled when it is created. A cache is a valid

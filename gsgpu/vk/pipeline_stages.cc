@@ -22,37 +22,7 @@ uint32_t lo(uint64_t v) { return uint32_t(v); }
 uint32_t hi(uint64_t v) { return uint32_t(v >> 32); }
 uint32_t put(uint32_t value, uint32_t mask, uint32_t shift) { return hw::put_field(value, mask, shift); }
 
-// The descriptor sets a module's resources are in (bit n: set n): OpVariable in the Uniform (uniform
-// buffers) or UniformConstant (images, samplers) storage class with a DescriptorSet decoration (the
-// compiler refuses every other resource), limited to the sets whose table entries the compiled
-// program reads (constant_buffer_bytes).
-uint32_t uniform_sets(const std::vector<uint32_t>& spirv, uint32_t constant_bytes) {
-  constexpr uint32_t kOpDecorate = 71, kOpVariable = 59, kDescriptorSet = 34, kUniform = 2, kUniformConstant = 0;
-  std::vector<std::pair<uint32_t, uint32_t>> sets;  // id -> set
-  std::vector<uint32_t> uniforms;
-  for (size_t i = 5; i < spirv.size();) {
-    const uint32_t count = spirv[i] >> 16, op = spirv[i] & 0xffff;
-    if (count == 0 || count > spirv.size() - i) break;  // the reader checked the module; be safe anyway
-    if (op == kOpDecorate && count >= 4 && spirv[i + 2] == kDescriptorSet) sets.push_back({spirv[i + 1], spirv[i + 3]});
-    if (op == kOpVariable && count >= 4 && (spirv[i + 3] == kUniform || spirv[i + 3] == kUniformConstant)) {
-      uniforms.push_back(spirv[i + 2]);
-    }
-    i += count;
-  }
-  // The view index after the table is no table entry: a program reading it reads up to 644 bytes.
-  const uint32_t table_end = std::min(constant_bytes, kViewIndexOffset) > kTableOffset
-                                 ? std::min(constant_bytes, kViewIndexOffset) - kTableOffset
-                                 : 0;
-  const uint32_t last_set = table_end == 0 ? 0 : (table_end - 1) / kSetTableBytes;
-  uint32_t used = 0;
-  for (auto [id, set] : sets) {
-    if (set < kMaxBoundSets && set <= last_set && table_end != 0 &&
-        std::find(uniforms.begin(), uniforms.end(), id) != uniforms.end()) {
-      used |= 1u << set;
-    }
-  }
-  return used;
-}
+}  // namespace
 
 // The module with each resource's Binding decoration replaced by its table slot in the pipeline
 // layout's set layout (LayoutBinding::slot: zink numbers bindings from 128 per stage, the table has
@@ -89,6 +59,8 @@ bool bindings_to_slots(const std::vector<uint32_t>& spirv, const PipelineLayout&
   return true;
 }
 
+namespace {
+
 // Compiles one stage's module and picks the entry point by name and stage.
 bool compile_stage(const VkPipelineShaderStageCreateInfo& stage, compiler::ShaderStage want, const PipelineLayout& layout,
                    compiler::CompiledKernel* out, uint32_t* used_sets, std::string* why) {
@@ -105,7 +77,7 @@ bool compile_stage(const VkPipelineShaderStageCreateInfo& stage, compiler::Shade
   for (compiler::CompiledKernel& k : program.kernels) {
     if (k.stage == want && k.name == stage.pName) {
       if (k.code.empty() || k.code.size() * 4 > kMaxProgramBytes) return *why = "program size out of range", false;
-      *used_sets |= uniform_sets(module->code, k.constant_buffer_bytes);
+      *used_sets |= resource_sets(module->code, k.constant_buffer_bytes);
       *out = std::move(k);
       return true;
     }
@@ -137,6 +109,40 @@ void fill_shader_state(const compiler::CompiledKernel& vs, const compiler::Compi
 }
 
 }  // namespace
+
+// The descriptor sets a module's resources are in (bit n: set n): OpVariable in the Uniform (uniform
+// buffers, and storage buffers in SPIR-V 1.0), StorageBuffer or UniformConstant (images, samplers)
+// storage class with a DescriptorSet decoration (the compiler refuses every other resource), limited
+// to the sets whose table entries the compiled program reads (constant_buffer_bytes).
+uint32_t resource_sets(const std::vector<uint32_t>& spirv, uint32_t constant_bytes) {
+  constexpr uint32_t kOpDecorate = 71, kOpVariable = 59, kDescriptorSet = 34, kUniform = 2, kUniformConstant = 0,
+                     kStorageBuffer = 12;
+  std::vector<std::pair<uint32_t, uint32_t>> sets;  // id -> set
+  std::vector<uint32_t> uniforms;
+  for (size_t i = 5; i < spirv.size();) {
+    const uint32_t count = spirv[i] >> 16, op = spirv[i] & 0xffff;
+    if (count == 0 || count > spirv.size() - i) break;  // the reader checked the module; be safe anyway
+    if (op == kOpDecorate && count >= 4 && spirv[i + 2] == kDescriptorSet) sets.push_back({spirv[i + 1], spirv[i + 3]});
+    if (op == kOpVariable && count >= 4 && (spirv[i + 3] == kUniform || spirv[i + 3] == kUniformConstant || spirv[i + 3] == kStorageBuffer)) {
+      uniforms.push_back(spirv[i + 2]);
+    }
+    i += count;
+  }
+  // What follows the table (a graphics program's view index, a compute program's dispatch words) is
+  // no table entry: a program reading it reads up to 644 or 664 bytes.
+  const uint32_t table_end = std::min(constant_bytes, kViewIndexOffset) > kTableOffset
+                                 ? std::min(constant_bytes, kViewIndexOffset) - kTableOffset
+                                 : 0;
+  const uint32_t last_set = table_end == 0 ? 0 : (table_end - 1) / kSetTableBytes;
+  uint32_t used = 0;
+  for (auto [id, set] : sets) {
+    if (set < kMaxBoundSets && set <= last_set && table_end != 0 &&
+        std::find(uniforms.begin(), uniforms.end(), id) != uniforms.end()) {
+      used |= 1u << set;
+    }
+  }
+  return used;
+}
 
 // Both programs in one BO: the vertex code at 0, the fragment code at the next 256-byte boundary.
 bool upload_pipeline_code(Device* device, const compiler::CompiledKernel& vs, const compiler::CompiledKernel& fs,

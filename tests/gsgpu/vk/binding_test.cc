@@ -108,7 +108,7 @@ TEST_F(VkBinding, DescriptorLimitsAreWhatTheConstantBufferHolds) {
   EXPECT_EQ(props.limits.maxDescriptorSetUniformBuffers, 64u);
   EXPECT_EQ(props.limits.maxUniformBufferRange, 65536u);
   EXPECT_EQ(props.limits.minUniformBufferOffsetAlignment, 256u);
-  EXPECT_EQ(props.limits.maxPerStageDescriptorStorageBuffers, 0u);  // no shader reads them yet
+  EXPECT_EQ(props.limits.maxPerStageDescriptorStorageBuffers, 64u);  // compute shaders read them from the table
   EXPECT_EQ(props.limits.maxPerStageDescriptorSampledImages, 64u);  // texture records (texture_draw_test.cc)
   EXPECT_EQ(props.limits.maxPerStageDescriptorStorageImages, 0u);
 }

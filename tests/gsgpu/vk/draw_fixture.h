@@ -54,6 +54,7 @@ struct DrawScene {
   size_t vertex_spirv_bytes = 0;
   std::function<void(VkGraphicsPipelineCreateInfo&)> edit;  // changes the pipeline before creation
   std::function<void(VkCommandBuffer)> before_draws;       // commands after the binds (dynamic state, clears)
+  std::function<void(VkCommandBuffer)> before_pass;        // commands before the render pass (dispatches)
 };
 
 struct DrawFrame {
@@ -353,6 +354,7 @@ class DrawSide {
   void begin_pass(const DrawScene& s, const Targets& t) {
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     EXPECT_EQ(vkBeginCommandBuffer(cb_, &begin), VK_SUCCESS);
+    if (s.before_pass) s.before_pass(cb_);
     VkClearValue clears[2] = {};
     std::memcpy(clears[0].color.float32, s.clear, sizeof s.clear);
     clears[1].depthStencil = {1.0f, 0};

@@ -196,7 +196,8 @@ TEST_F(VkQuery2, MemoryQueueFormatAndImageQueriesEqualTheOneZeroAnswers) {
   uint32_t one = 1;
   vkGetPhysicalDeviceQueueFamilyProperties(physical_, &one, &family);
   EXPECT_EQ(std::memcmp(&family2[0].queueFamilyProperties, &family, sizeof family), 0);
-  EXPECT_EQ(family2[0].queueFamilyProperties.queueFlags, VkQueueFlags{VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_TRANSFER_BIT});
+  EXPECT_EQ(family2[0].queueFamilyProperties.queueFlags,
+            VkQueueFlags{VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT});
 
   VkFormatProperties2 format2{VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2};
   std::memset(&format2.formatProperties, 0xff, sizeof format2.formatProperties);

@@ -1,0 +1,157 @@
+// Running a recorded dispatch at vkQueueSubmit (docs/vulkan-driver.md "Compute"). The constant
+// buffer (push constants, descriptor table, then the slab's base group and the dispatch's group
+// counts) is written into a BO mapped read-only, a DISPATCH packet naming it and the pipeline's
+// code goes on the queue's ring, and the queue waits for it before its next command, as for draws.
+//
+// A dispatch larger than the device's work-item limit per DISPATCH (drv::Caps::
+// max_work_items_per_dispatch) runs as slabs of whole groups, each its own packet with the slab's
+// global offset; the program adds the slab's base group to the cores' group id (WorkgroupId) and
+// reads the whole dispatch's counts (NumWorkgroups), so the slabs compute what one packet would.
+//
+// vkCmdDispatchIndirect's counts are read from the buffer's memory here, when the queue reaches the
+// command: every earlier command of the submission has finished (each device packet is waited for),
+// so counts a compute shader or a transfer wrote just before are the ones used. They come from
+// memory the application (or a shader) controls, so they are checked like a direct dispatch's.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "common/checked_math.h"
+#include "gsgpu/vk/binding_objects.h"
+#include "protocol/gsgpu/packets.h"
+
+namespace gsgpu::vk {
+namespace {
+
+// The invocations one vkCmdDispatch may ask for: 2^32 (e.g. 65535 x 65535 groups of 1): the
+// driver's bound, not the device's, so that a dispatch of 65535^3 groups (each dimension within
+// maxComputeWorkGroupCount) is refused instead of holding the queue for days.
+constexpr uint64_t kMaxDispatchInvocations = uint64_t{1} << 32;
+
+// The counts of an indirect dispatch (VkDispatchIndirectCommand, 12 bytes), checked; false with *why.
+bool read_indirect_counts(const DispatchCommand& d, std::array<uint32_t, 3>* count, std::string* why) {
+  const Buffer* b = d.indirect;
+  if (b->memory == nullptr) return *why = "the indirect buffer is not bound to memory", false;
+  if (d.indirect_offset % 4 != 0) return *why = "an indirect offset that is not a multiple of 4", false;
+  if (!gsvirt::range_within(d.indirect_offset, 12, b->size)) {
+    return *why = "VkDispatchIndirectCommand at " + std::to_string(d.indirect_offset) + " past a buffer of " +
+                  std::to_string(b->size) + " bytes",
+           false;
+  }
+  std::memcpy(count->data(), b->memory->map + b->memory_offset + d.indirect_offset, 12);
+  for (int i = 0; i < 3; ++i) {
+    if ((*count)[i] > kMaxComputeGroupCount) {
+      return *why = "group count " + std::to_string((*count)[i]) + " from the buffer, over maxComputeWorkGroupCount",
+             false;
+    }
+  }
+  return true;
+}
+
+struct Slab {
+  std::array<uint32_t, 3> first{}, size{};
+};
+
+// Slabs of whole groups, each at most `max_groups` groups: whole planes when they fit, else rows,
+// else runs of a row. The caller bounds the dispatch, so there are few.
+std::vector<Slab> slabs_of(const std::array<uint32_t, 3>& count, uint64_t max_groups) {
+  const uint64_t x = count[0], y = count[1], z = count[2];
+  const uint64_t sx = std::min(x, max_groups);
+  const uint64_t sy = sx == x ? std::min(y, max_groups / x) : 1;
+  const uint64_t sz = sx == x && sy == y ? std::min(z, max_groups / (x * y)) : 1;
+  std::vector<Slab> slabs;
+  for (uint64_t k = 0; k < z; k += sz)
+    for (uint64_t j = 0; j < y; j += sy)
+      for (uint64_t i = 0; i < x; i += sx)
+        slabs.push_back(Slab{{uint32_t(i), uint32_t(j), uint32_t(k)},
+                             {uint32_t(std::min(sx, x - i)), uint32_t(std::min(sy, y - j)), uint32_t(std::min(sz, z - k))}});
+  return slabs;
+}
+
+// The slab's DISPATCH: its groups, the global offset of its first invocation, the program's memory.
+hw::DispatchPacket slab_packet(const ComputePipeline& p, const std::array<uint32_t, 3>& base, const Slab& s,
+                               uint64_t constants_va) {
+  hw::DispatchPacket packet;
+  packet.code_va = p.code_va;
+  packet.code_size = p.code_size;
+  packet.arg_va = constants_va;
+  packet.arg_size = kComputeConstantBytes;
+  for (int i = 0; i < 3; ++i) {
+    packet.grid_size[i] = s.size[i];
+    packet.group_size[i] = p.group_size[i];
+    packet.global_offset[i] = (uint64_t{base[i]} + s.first[i]) * p.group_size[i];
+  }
+  packet.local_mem_size = p.local_bytes;
+  packet.private_mem_size = p.private_bytes;
+  return packet;
+}
+
+// Submits one packet and waits for it; false (with a log line naming the fault) when the device
+// refused or faulted it. The caller holds the mutex.
+bool submit_slab(Device* device, const ComputePipeline& p, const hw::DispatchPacket& packet, drv::BoHandle bo) {
+  drv::Device& drv = *device->drv;
+  const std::vector<uint32_t> words = hw::encode_dispatch(packet);
+  const drv::BoHandle bos[] = {bo, p.code_bo};
+  drv::SubmitDesc desc{device->queue.ring, words.data(), uint32_t(words.size()), bos, 2};
+  uint64_t seqno = 0;
+  drv::Status status = drv.submit(desc, &seqno);
+  if (status == drv::Status::kOk) {
+    device->queue.last_seqno = seqno;
+    status = drv.fence_wait(device->queue.ring, seqno, UINT64_MAX);
+  }
+  if (status == drv::Status::kOk) return true;
+  std::string what = std::string("the device refused or faulted it (") + drv::status_name(status) + ")";
+  for (const drv::FaultInfo& f : drv.read_faults()) what += ": " + f.message;
+  log_refusal("vkQueueSubmit: dispatch", what, "lost");
+  return false;
+}
+
+// Writes the constant buffer for each slab into one BO and runs the slabs in order.
+void run_slabs(Device* device, const DispatchCommand& d, const std::array<uint32_t, 3>& count) {
+  drv::Device& drv = *device->drv;
+  const ComputePipeline& p = *d.pipeline;
+  const uint64_t size = drv.caps().page_size;
+  drv::BoHandle bo = 0;
+  if (drv.bo_create(size, 0, &bo) != drv::Status::kOk) return log_refusal("vkQueueSubmit: dispatch", "no memory for its constants", "skipped");
+  std::optional<uint64_t> va = device->va->allocate(size);
+  if (!va || drv.va_bind(bo, 0, *va, size, drv::kVaRead) != drv::Status::kOk) {
+    if (va) device->va->free(*va);
+    drv.bo_free(bo);
+    return log_refusal("vkQueueSubmit: dispatch", "no GPU address space for its constants", "skipped");
+  }
+  auto* constants = static_cast<uint8_t*>(drv.bo_map(bo));
+  const uint64_t group = uint64_t{p.group_size[0]} * p.group_size[1] * p.group_size[2];
+  const uint64_t max_groups = std::max<uint64_t>(1, drv.caps().max_work_items_per_dispatch / group);
+  for (const Slab& s : slabs_of(count, max_groups)) {
+    std::memset(constants, 0, kComputeConstantBytes);
+    std::memcpy(constants, d.constants.data(), d.constants.size());
+    for (int i = 0; i < 3; ++i) {
+      const uint32_t first = d.base[i] + s.first[i];  // below 65535: checked at recording / reading
+      std::memcpy(constants + kDispatchBaseAt + 4 * i, &first, 4);
+      std::memcpy(constants + kDispatchCountAt + 4 * i, &count[i], 4);
+    }
+    if (!submit_slab(device, p, slab_packet(p, d.base, s, *va), bo)) break;
+  }
+  drv.va_unbind(*va, size);
+  device->va->free(*va);
+  drv.bo_free(bo);
+}
+
+}  // namespace
+
+void run(Device* device, const DispatchCommand& d) {
+  const char* command = d.indirect != nullptr ? "vkCmdDispatchIndirect" : "vkCmdDispatch";
+  std::array<uint32_t, 3> count = d.count;
+  std::string why;
+  if (d.indirect != nullptr && !read_indirect_counts(d, &count, &why)) return log_refusal(command, why, "dispatch skipped");
+  if (count[0] == 0 || count[1] == 0 || count[2] == 0) return;  // nothing to run
+  const ComputePipeline& p = *d.pipeline;
+  const uint64_t invocations = uint64_t{count[0]} * count[1] * count[2] * p.group_size[0] * p.group_size[1] * p.group_size[2];
+  if (invocations > kMaxDispatchInvocations) {
+    return log_refusal(command, std::to_string(invocations) + " invocations, over the driver's 2^32 per dispatch",
+                       "dispatch skipped");
+  }
+  run_slabs(device, d, count);
+}
+
+}  // namespace gsgpu::vk
