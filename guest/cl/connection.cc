@@ -50,6 +50,20 @@ bool env_flag(const char* name) {
   return v && *v && std::strcmp(v, "0") != 0;
 }
 
+ConnectionLimits limits_from_env(ConnectionLimits limits) {
+  const char* v = std::getenv("GSVIRT_TRANSFER_CHUNK_BYTES");
+  if (!v || !*v) return limits;
+  char* end = nullptr;
+  unsigned long long bytes = std::strtoull(v, &end, 0);
+  if (*end || bytes < kMinTransferChunkBytes || bytes > kMaxTransferChunkBytes) {
+    log_error("gsvirt ICD: GSVIRT_TRANSFER_CHUNK_BYTES=%s is not a number of bytes in [%zu, %zu]; using %zu", v,
+              kMinTransferChunkBytes, kMaxTransferChunkBytes, limits.transfer_chunk_bytes);
+    return limits;
+  }
+  limits.transfer_chunk_bytes = size_t(bytes);
+  return limits;
+}
+
 }  // namespace
 
 bool capset_matches(const std::vector<uint8_t>& capset, std::string* error) {
@@ -117,7 +131,7 @@ void Connection::set_transport_factory_for_testing(TransportFactory factory, Con
 }
 
 Connection::Connection(std::unique_ptr<guest::Transport> transport, ConnectionLimits limits)
-    : transport_(std::move(transport)), limits_(limits), sync_mode_(env_flag("GSVIRT_SYNC")) {}
+    : transport_(std::move(transport)), limits_(limits_from_env(limits)), sync_mode_(env_flag("GSVIRT_SYNC")) {}
 
 Connection::~Connection() {
   if (!lost_ && (!batch_.empty() || unwaited_submit_)) submit(true, "teardown");
@@ -280,6 +294,14 @@ cl_int Connection::take_deferred_error() {
 }
 
 cl_int Connection::reserve_staging(uint64_t size, uint64_t* offset) {
+  if (size > limits_.transfer_chunk_bytes) {
+    // Buffer transfers are split below this size (enqueue.cc); what still asks for more (an image
+    // or rectangle, a buffer created from a host pointer) fails alone, the connection intact.
+    log_error("gsvirt ICD: a transfer of %llu bytes in one piece exceeds the %zu-byte staging limit "
+              "(GSVIRT_TRANSFER_CHUNK_BYTES; the host's client processes allow no larger blob)",
+              (unsigned long long)size, limits_.transfer_chunk_bytes);
+    return CL_OUT_OF_RESOURCES;
+  }
   uint64_t start = (staging_used_ + kStagingAlignment - 1) & ~(kStagingAlignment - 1);
   if (staging_blob_.map && start + size <= staging_blob_.size) {
     *offset = start;
@@ -293,6 +315,7 @@ cl_int Connection::reserve_staging(uint64_t size, uint64_t* offset) {
   if (!staging_blob_.map || size > staging_blob_.size) {
     uint64_t grown = std::max<uint64_t>({size, limits_.staging_min_bytes, staging_blob_.size * 2});
     grown = (grown + 0xfffff) & ~uint64_t{0xfffff};
+    grown = std::max<uint64_t>(size, std::min<uint64_t>(grown, limits_.transfer_chunk_bytes));
     if (staging_blob_.map) transport_->destroy_blob(staging_blob_);
     staging_blob_ = {};
     if (!transport_->create_blob(grown, &staging_blob_) || !staging_blob_.map) {

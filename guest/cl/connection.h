@@ -28,7 +28,15 @@ struct ConnectionLimits {
   size_t inline_bytes = 64 * 1024;    // bulk data up to this size travels inside the command
   size_t reply_bytes = 1024 * 1024;   // the reply blob
   size_t staging_min_bytes = 4 * 1024 * 1024;
+  // The largest staging blob, and so the largest piece of one transfer: a host's client process
+  // may create no file (a blob's memfd) past its RLIMIT_FSIZE (1 GiB by default,
+  // docs/security.md), so reads and writes of buffers move in pieces of at most this size.
+  // GSVIRT_TRANSFER_CHUNK_BYTES replaces it (kMinTransferChunkBytes .. kMaxTransferChunkBytes).
+  size_t transfer_chunk_bytes = 256 * 1024 * 1024;
 };
+
+constexpr size_t kMinTransferChunkBytes = 4096;
+constexpr size_t kMaxTransferChunkBytes = 512 * 1024 * 1024;
 
 // Checks the capset a host reports against this driver's wire version and XML hash; on
 // mismatch returns false with a message naming both sides.

@@ -7,6 +7,7 @@
 
 #include "common/log.h"
 #include "guest/cl/api.h"
+#include "guest/cl/enqueue.h"
 #include "guest/cl/forward.h"
 #include "guest/cl/objects.h"
 #include "guest/cl/user_waits.h"
@@ -35,13 +36,14 @@ bool in_order(cl_command_queue queue) { return !(queue->properties & CL_QUEUE_OU
 
 void release_entry(const PendingRead& read) { release_internal(read.source); }
 
-// The host queue staging buffers are read on: one per context and device, created on first use, in
-// no order with the app's queues (whose later commands may still wait for unset user events); its
-// reads only run once the copy is known to be complete.
-cl_int transfer_queue(const char* api, Connection* connection, cl_command_queue queue, uint64_t* id) {
-  cl_context context = queue->context;
-  for (auto& [device, queue_id] : context->transfer_queues) {
-    if (device != queue->device) continue;
+}  // namespace
+
+// One per context and device. Its reads of a staging buffer only run once the copy into it is known
+// to be complete.
+cl_int transfer_queue(const char* api, Connection* connection, cl_context context, cl_device_id device,
+                      uint64_t* id) {
+  for (auto& [queue_device, queue_id] : context->transfer_queues) {
+    if (queue_device != device) continue;
     *id = queue_id;
     return CL_SUCCESS;
   }
@@ -50,33 +52,26 @@ cl_int transfer_queue(const char* api, Connection* connection, cl_command_queue 
   cl_int err = connection->call(
       api,
       [&](WireWriter& w, bool want) {
-        proto::encode_clCreateCommandQueue(w, want, new_id, context->guest_id, queue->device->guest_id, 0);
+        proto::encode_clCreateCommandQueue(w, want, new_id, context->guest_id, device->guest_id, 0);
       },
       proto::decode_reply_clCreateCommandQueue, &reply);
   if (err != CL_SUCCESS) return err;
-  context->transfer_queues.emplace_back(queue->device, new_id);
+  context->transfer_queues.emplace_back(device, new_id);
   *id = new_id;
   return CL_SUCCESS;
 }
+
+namespace {
 
 // Fetches one staging buffer's bytes (its copy completed) and hands them to the app's memory.
 void deliver(const char* api, const PendingRead& read) {
   Connection* connection = connection_for(api);
   uint64_t queue_id = 0;
-  cl_int err = connection ? transfer_queue(api, connection, read.queue, &queue_id) : CL_OUT_OF_RESOURCES;
+  cl_int err = connection ? transfer_queue(api, connection, read.queue->context, read.queue->device, &queue_id) : CL_OUT_OF_RESOURCES;
   std::vector<uint8_t> bytes(read.bytes);
-  proto::DataOut out;
-  if (err == CL_SUCCESS) err = connection->data_out(read.bytes, &out);
-  if (err == CL_SUCCESS) {
-    proto::Reply_clEnqueueReadBuffer reply;
-    err = connection->call(
-        api,
-        [&](WireWriter& w, bool want) {
-          proto::encode_clEnqueueReadBuffer(w, want, queue_id, read.staging_id, 0, read.bytes, nullptr, 0, 0, out);
-        },
-        proto::decode_reply_clEnqueueReadBuffer, &reply);
-    if (err == CL_SUCCESS) connection->copy_data_out(out, reply.dst, reply.dst_size, bytes.data(), bytes.size());
-  }
+  if (err == CL_SUCCESS)
+    err = read_buffer_in_pieces(api, connection, {queue_id, read.staging_id, 0, read.bytes, nullptr, 0, 0},
+                                bytes.data());
   if (err == CL_SUCCESS)
     read.deliver(bytes.data());
   else

@@ -50,6 +50,10 @@ bool has_undelivered_reads(cl_command_queue queue);
 // it (it has not seen the map complete), so the mapped region's bytes are the staging buffer's.
 // Returns that buffer's id (the caller writes back from it and destroys it) or 0.
 uint64_t take_undelivered_map(const void* mapping);
+// The host queue of `context` on `device` that staging buffers are read (and temporaries and
+// large host data written) on: created on first use, in no order with the app's queues, which may
+// wait for unset user events.
+cl_int transfer_queue(const char* api, Connection* connection, cl_context context, cl_device_id device, uint64_t* id);
 // Tells the host to drop a staging buffer (batched; the host keeps it until commands using it ran).
 void destroy_staging(uint64_t staging_id);
 

@@ -5,6 +5,7 @@
 // complete earlier than the app required, which OpenCL allows.
 #include "guest/cl/enqueue.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -113,27 +114,38 @@ cl_int check_image_region(const char* api, cl_mem image, const size_t origin[3],
 // Uploads `size` bytes into a new host buffer of the queue's context; returns its guest id (0 on
 // failure, with *err set). The caller copies from it and then destroys it: the host's OpenCL keeps
 // it alive until the copy has run.
-uint64_t upload_temporary(const char* api, const EnqueueCommon& common, cl_command_queue queue, const void* src,
-                          size_t size, cl_int* err) {
-  proto::DataIn in;
-  *err = common.connection->data_in(src, size, &in);
-  if (*err != CL_SUCCESS) return 0;
-  uint64_t id = common.connection->allocate_id();
-  proto::Reply_clCreateBuffer reply;
-  *err = common.connection->call(
-      api,
-      [&](WireWriter& w, bool want) {
-        proto::encode_clCreateBuffer(w, want, id, queue->context->guest_id, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                     size, in);
-      },
-      proto::decode_reply_clCreateBuffer, &reply);
-  return *err == CL_SUCCESS ? id : 0;
-}
-
 cl_int destroy_temporary(const EnqueueCommon& common, uint64_t id) {
   return common.connection->send_batched("vcDestroyObject", [id](WireWriter& w, bool want) {
     proto::encode_vcDestroyObject(w, want, id);
   });
+}
+
+uint64_t upload_temporary(const char* api, const EnqueueCommon& common, cl_command_queue queue, const void* src,
+                          size_t size, cl_int* err) {
+  // Bytes beyond one staging piece cannot travel with the creation: the buffer is created empty and
+  // filled piece by piece on the context's transfer queue, which waits for no user event.
+  bool in_pieces = size > common.connection->limits().transfer_chunk_bytes;
+  proto::DataIn in;
+  *err = common.connection->data_in(in_pieces ? nullptr : src, in_pieces ? 0 : size, &in);
+  if (*err != CL_SUCCESS) return 0;
+  uint64_t id = common.connection->allocate_id();
+  cl_mem_flags flags = CL_MEM_READ_ONLY | (in_pieces ? 0 : CL_MEM_COPY_HOST_PTR);
+  proto::Reply_clCreateBuffer reply;
+  *err = common.connection->call(
+      api,
+      [&](WireWriter& w, bool want) {
+        proto::encode_clCreateBuffer(w, want, id, queue->context->guest_id, flags, size, in);
+      },
+      proto::decode_reply_clCreateBuffer, &reply);
+  if (*err != CL_SUCCESS) return 0;
+  if (!in_pieces) return id;
+  uint64_t transfer_queue_id = 0;
+  *err = transfer_queue(api, common.connection, queue->context, queue->device, &transfer_queue_id);
+  if (*err == CL_SUCCESS)
+    *err = write_buffer_in_pieces(api, common.connection, {transfer_queue_id, id, 0, size, nullptr, 0, 0}, src);
+  if (*err == CL_SUCCESS) return id;
+  destroy_temporary(common, id);
+  return 0;
 }
 
 cl_int send_barrier(const char* api, const EnqueueCommon& common, cl_command_queue queue) {
@@ -181,22 +193,55 @@ cl_int enqueue_ndrange(const char* api, cl_command_queue queue, cl_kernel kernel
 
 }  // namespace
 
+cl_int read_buffer_in_pieces(const char* api, Connection* connection, const BufferRange& range, void* dst) {
+  const size_t piece_limit = connection->limits().transfer_chunk_bytes;
+  auto* out_bytes = static_cast<uint8_t*>(dst);
+  for (uint64_t done = 0; done < range.size;) {
+    uint64_t piece = std::min<uint64_t>(piece_limit, range.size - done);
+    bool last = done + piece == range.size;
+    proto::DataOut out;
+    cl_int err = connection->data_out(piece, &out);
+    if (err != CL_SUCCESS) return err;
+    proto::Reply_clEnqueueReadBuffer reply;
+    err = connection->call(
+        api,
+        [&](WireWriter& w, bool want) {
+          proto::encode_clEnqueueReadBuffer(w, want, range.queue_id, range.buffer_id, range.offset + done, piece,
+                                            range.wait_ids, range.wait_count, last ? range.event_id : 0, out);
+        },
+        proto::decode_reply_clEnqueueReadBuffer, &reply);
+    if (err != CL_SUCCESS) return err;
+    connection->copy_data_out(out, reply.dst, reply.dst_size, out_bytes + done, piece);
+    done += piece;
+  }
+  return CL_SUCCESS;
+}
+
+cl_int write_buffer_in_pieces(const char* api, Connection* connection, const BufferRange& range, const void* src) {
+  const size_t piece_limit = connection->limits().transfer_chunk_bytes;
+  const auto* in_bytes = static_cast<const uint8_t*>(src);
+  for (uint64_t done = 0; done < range.size;) {
+    uint64_t piece = std::min<uint64_t>(piece_limit, range.size - done);
+    bool last = done + piece == range.size;
+    proto::DataIn in;
+    cl_int err = connection->data_in(in_bytes + done, piece, &in);
+    if (err != CL_SUCCESS) return err;
+    err = connection->send_batched(api, [&](WireWriter& w, bool want) {
+      proto::encode_clEnqueueWriteBuffer(w, want, range.queue_id, range.buffer_id, 1, range.offset + done, piece, in,
+                                         range.wait_ids, range.wait_count, last ? range.event_id : 0);
+    });
+    if (err != CL_SUCCESS) return err;
+    done += piece;
+  }
+  return CL_SUCCESS;
+}
+
 cl_int read_buffer_bytes(const char* api, const EnqueueCommon& common, cl_command_queue queue, cl_mem buffer,
                          size_t offset, size_t size, void* dst) {
-  Connection* connection = common.connection;
-  proto::DataOut out;
-  cl_int err = connection->data_out(size, &out);
+  BufferRange range{queue->guest_id, buffer->guest_id, offset,          size,
+                    wait_ids(common), common.wait_ids.size(), common.event_id};
+  cl_int err = read_buffer_in_pieces(api, common.connection, range, dst);
   if (err != CL_SUCCESS) return err;
-  proto::Reply_clEnqueueReadBuffer reply;
-  err = connection->call(
-      api,
-      [&](WireWriter& w, bool want) {
-        proto::encode_clEnqueueReadBuffer(w, want, queue->guest_id, buffer->guest_id, offset, size, wait_ids(common),
-                                          common.wait_ids.size(), common.event_id, out);
-      },
-      proto::decode_reply_clEnqueueReadBuffer, &reply);
-  if (err != CL_SUCCESS) return err;
-  connection->copy_data_out(out, reply.dst, reply.dst_size, dst, size);
   mirror_to_host_ptr(buffer, offset, size, dst);
   return CL_SUCCESS;
 }
@@ -215,13 +260,9 @@ cl_int write_buffer_bytes(const char* api, const EnqueueCommon& common, cl_comma
     if (err == CL_SUCCESS) mirror_to_host_ptr(buffer, offset, size, src);
     return err;
   }
-  proto::DataIn in;
-  cl_int err = common.connection->data_in(src, size, &in);
-  if (err != CL_SUCCESS) return err;
-  err = common.connection->send_batched(api, [&](WireWriter& w, bool want) {
-    proto::encode_clEnqueueWriteBuffer(w, want, queue->guest_id, buffer->guest_id, 1, offset, size, in,
-                                       wait_ids(common), common.wait_ids.size(), common.event_id);
-  });
+  BufferRange range{queue->guest_id, buffer->guest_id, offset,          size,
+                    wait_ids(common), common.wait_ids.size(), common.event_id};
+  cl_int err = write_buffer_in_pieces(api, common.connection, range, src);
   if (err == CL_SUCCESS) mirror_to_host_ptr(buffer, offset, size, src);
   return err;
 }

@@ -5,6 +5,24 @@
 
 namespace gsvirt::icd {
 
+// A buffer range a transfer moves, with the command's queue, wait list and event (guest ids).
+struct BufferRange {
+  uint64_t queue_id = 0;
+  uint64_t buffer_id = 0;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  const uint64_t* wait_ids = nullptr;
+  size_t wait_count = 0;
+  uint64_t event_id = 0;  // 0: none
+};
+
+// Reads or writes a buffer range in pieces of at most ConnectionLimits::transfer_chunk_bytes, in
+// order. Every piece carries the wait list; only the last carries the event. The host executes each
+// piece blocking, one after another, so the event completes after every piece did, as one command's
+// would (its profiling times are the last piece's). Writes are batched; reads wait for each piece.
+cl_int read_buffer_in_pieces(const char* api, Connection* connection, const BufferRange& range, void* dst);
+cl_int write_buffer_in_pieces(const char* api, Connection* connection, const BufferRange& range, const void* src);
+
 // Reads [offset, offset + size) of `buffer` into `dst` (blocking on the host).
 cl_int read_buffer_bytes(const char* api, const EnqueueCommon& common, cl_command_queue queue, cl_mem buffer,
                          size_t offset, size_t size, void* dst);

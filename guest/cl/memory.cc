@@ -9,6 +9,8 @@
 #include "common/checked_math.h"
 
 #include "guest/cl/api.h"
+#include "guest/cl/deferred_reads.h"
+#include "guest/cl/enqueue.h"
 #include "guest/cl/forward.h"
 #include "guest/cl/memory.h"
 #include "guest/cl/objects.h"
@@ -56,6 +58,18 @@ cl_mem new_mem(cl_context context, uint64_t id, cl_mem_object_type type, cl_mem_
   return mem;
 }
 
+// Writes a new buffer's host data piece by piece (each piece is copied before this returns, so the
+// app may reuse host_ptr at once). On failure the buffer is destroyed.
+cl_int fill_in_pieces(const char* api, Connection* connection, cl_context context, uint64_t id, size_t size,
+                      const void* host_ptr) {
+  uint64_t queue_id = 0;
+  cl_int err = transfer_queue(api, connection, context, context->devices.front(), &queue_id);
+  if (err == CL_SUCCESS) err = write_buffer_in_pieces(api, connection, {queue_id, id, 0, size, nullptr, 0, 0}, host_ptr);
+  if (err != CL_SUCCESS)
+    connection->send_batched("vcDestroyObject", [id](WireWriter& w, bool want) { proto::encode_vcDestroyObject(w, want, id); });
+  return err;
+}
+
 cl_mem create_buffer(const char* api, cl_context context, cl_mem_flags flags, size_t size, void* host_ptr,
                      cl_int* errcode_ret) {
   if (!live(context)) return refuse_null<cl_mem>(api, "context", CL_INVALID_CONTEXT, errcode_ret);
@@ -64,17 +78,22 @@ cl_mem create_buffer(const char* api, cl_context context, cl_mem_flags flags, si
   if (size == 0) return refuse_null<cl_mem>(api, "size is 0", CL_INVALID_BUFFER_SIZE, errcode_ret);
   Connection* connection = connection_for(api);
   if (!connection) return refuse_null<cl_mem>(api, "no host connection", CL_OUT_OF_RESOURCES, errcode_ret);
+  // Host data beyond one staging piece cannot travel with the creation: the buffer is created
+  // without it and filled piece by piece on the context's transfer queue before this returns.
+  bool in_pieces = host_ptr && size > connection->limits().transfer_chunk_bytes;
   proto::DataIn data;
-  err = connection->data_in(host_ptr, host_ptr ? size : 0, &data);
+  err = connection->data_in(in_pieces ? nullptr : host_ptr, host_ptr && !in_pieces ? size : 0, &data);
   if (err != CL_SUCCESS) return refuse_null<cl_mem>(api, "host_ptr staging", err, errcode_ret);
   uint64_t id = connection->allocate_id();
+  cl_mem_flags flags_sent = in_pieces ? wire_flags(flags) & ~cl_mem_flags(CL_MEM_COPY_HOST_PTR) : wire_flags(flags);
   proto::Reply_clCreateBuffer reply;
   err = connection->call(
       api,
       [&](WireWriter& w, bool want) {
-        proto::encode_clCreateBuffer(w, want, id, context->guest_id, wire_flags(flags), size, data);
+        proto::encode_clCreateBuffer(w, want, id, context->guest_id, flags_sent, size, data);
       },
       proto::decode_reply_clCreateBuffer, &reply);
+  if (err == CL_SUCCESS && in_pieces) err = fill_in_pieces(api, connection, context, id, size, host_ptr);
   if (errcode_ret) *errcode_ret = err;
   if (err != CL_SUCCESS) return nullptr;
   return new_mem(context, id, CL_MEM_OBJECT_BUFFER, flags, size, host_ptr);

@@ -90,6 +90,9 @@ class VtestTransport final : public Transport {
     uint32_t reply[3];
     int fd = -1;
     if (!send_all(msg, sizeof msg) || !read_all(reply, sizeof reply, &fd)) return false;
+    if (reply[0] == 1 && reply[1] == kResourceCreateBlob && reply[2] == 0 && fd < 0)
+      return fail("vtest: the host refused a blob of " + std::to_string(size) +
+                  " bytes (a quota or its file-size limit; its log says which)");
     if (reply[0] != 1 || reply[1] != kResourceCreateBlob || fd < 0) {
       if (fd >= 0) close(fd);
       return fail("vtest: RESOURCE_CREATE_BLOB reply is malformed or carries no fd");

@@ -32,6 +32,8 @@ void usage(FILE* out) {
                "  --client-cpu-seconds N     CPU time of one client process (default 3600)\n"
                "  --client-memory-mib N      data memory of one client process (default: the host's\n"
                "                             physical memory)\n"
+               "  --client-file-mib N        largest file (and so blob) of one client process\n"
+               "                             (default 1024)\n"
                "  --handshake-timeout-ms N   connect to PROTOCOL_VERSION, both modes (default 10000)\n"
                "  --no-sandbox               client processes keep the server's privileges\n"
                "SIGTERM or SIGINT: stop, remove the socket, end every client process.\n");
@@ -47,7 +49,7 @@ long long parse_number(const char* text, long long min, long long max) {
 
 enum Option : int {
   kReadyFd = 'r', kMaxClients = 'm', kMaxPerUser = 1000, kMemoryBudget, kGrace, kCpuSeconds,
-  kClientMemory, kHandshakeTimeout, kNoSandbox, kTrustedGuest
+  kClientMemory, kClientFile, kHandshakeTimeout, kNoSandbox, kTrustedGuest
 };
 
 // Applies a numeric option; false (after a message) when its value is out of range.
@@ -70,6 +72,7 @@ bool apply_number(int option, const char* name, const char* text,
     case kGrace: o.admission.client_grace_ms = int(std::min(n, 1ll << 30)); break;
     case kCpuSeconds: o.sandbox.cpu_seconds = uint64_t(n); break;
     case kClientMemory: o.sandbox.memory_bytes = uint64_t(n) << 20; break;
+    case kClientFile: o.sandbox.file_bytes = uint64_t(n) << 20; break;
     case kHandshakeTimeout: o.handshake_timeout_ms = int(std::min(n, 1ll << 30)); break;
   }
   return true;
@@ -90,6 +93,7 @@ int main(int argc, char** argv) {
       {"client-grace-ms", required_argument, nullptr, kGrace},
       {"client-cpu-seconds", required_argument, nullptr, kCpuSeconds},
       {"client-memory-mib", required_argument, nullptr, kClientMemory},
+      {"client-file-mib", required_argument, nullptr, kClientFile},
       {"handshake-timeout-ms", required_argument, nullptr, kHandshakeTimeout},
       {"no-sandbox", no_argument, nullptr, kNoSandbox},
       {"trusted-guest", no_argument, nullptr, kTrustedGuest},
@@ -105,7 +109,7 @@ int main(int argc, char** argv) {
       case kTrustedGuest: setenv("GSVIRT_TRUSTED_GUEST", "1", 1); break;
       case 'h': usage(stdout); return 0;
       case kReadyFd: case kMaxClients: case kMaxPerUser: case kMemoryBudget: case kGrace:
-      case kCpuSeconds: case kClientMemory: case kHandshakeTimeout: {
+      case kCpuSeconds: case kClientMemory: case kClientFile: case kHandshakeTimeout: {
         // getopt_long sets `index` only for long options; the short forms name theirs here.
         const char* name = c == kReadyFd ? "ready-fd" : c == kMaxClients ? "max-clients"
                                                                           : long_options[index].name;

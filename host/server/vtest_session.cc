@@ -257,9 +257,15 @@ bool VtestSession::resource_create_blob(std::span<const uint8_t> payload) {
   info.blob_flags = flags;
   info.blob_id = blob_id;
   info.size = size;
-  if (renderer_.create_blob(info) < 0)
-    return refuse(kResourceCreateBlob, "size", "%" PRIu64 " (flags 0x%x, blob_id %" PRIu64
-                  "): the renderer refused the blob", size, flags, blob_id);
+  if (renderer_.create_blob(info) < 0) {
+    // A size over a quota or the process's file-size limit is a request the host declines, not a
+    // malformed message: the client gets res_id 0 and no fd, and keeps its connection (the
+    // renderer allocated nothing and logged which limit).
+    log_error("vtest: RESOURCE_CREATE_BLOB: size %" PRIu64 " (flags 0x%x, blob_id %" PRIu64
+              "): the renderer refused the blob; answered with res_id 0", size, flags, blob_id);
+    reply(kResourceCreateBlob, {0});
+    return true;
+  }
   int fd = -1;
   if (renderer_.attach_resource(kContextId, info.res_id) < 0 ||
       renderer_.export_blob(info.res_id, &fd) < 0) {

@@ -7,6 +7,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace gsvirt::icd::test {
 namespace {
@@ -36,7 +39,14 @@ void start_server_if_asked() {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     close(ready[0]);
     std::string fd = std::to_string(ready[1]);
-    execl(server, server, "--socket", socket_path.c_str(), "--ready-fd", fd.c_str(), (char*)nullptr);
+    std::vector<std::string> args = {server, "--socket", socket_path, "--ready-fd", fd};
+    // GSVIRT_TEST_SERVER_ARGS: more options, separated by spaces (a test's server limits).
+    std::istringstream extra(std::getenv("GSVIRT_TEST_SERVER_ARGS") ? std::getenv("GSVIRT_TEST_SERVER_ARGS") : "");
+    for (std::string word; extra >> word;) args.push_back(word);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(server, argv.data());
     _exit(127);
   }
   close(ready[1]);

@@ -224,5 +224,26 @@ TEST(HostileServer, Issue12ClientProcessesRunSandboxedWithLimits) {
   EXPECT_TRUE(client.ping());
 }
 
+// A blob larger than the client process may make a file (its memfd cannot grow: EFBIG) is
+// refused with res_id 0; the client keeps its connection and gets the next, smaller blob.
+TEST(HostileServer, ABlobPastTheClientsFileSizeLimitIsRefusedAndTheClientKept) {
+  TestServer server(server_options([](server::ServerOptions& o) { o.sandbox.file_bytes = 1 << 20; }));
+  RawClient client(server.socket_path());
+  ASSERT_TRUE(client.handshake());
+  ASSERT_TRUE(client.send_words({1, kContextInit, kEchoCapsetId}));
+  uint32_t reply[3] = {};
+  int fd = -1;
+  ASSERT_TRUE(client.send_words({6, kResourceCreateBlob, kBlobTypeHost3d, kBlobFlagMappable, 2u << 20, 0, 0, 0}));
+  ASSERT_TRUE(client.read(reply, sizeof reply, &fd)) << "the client was dropped";
+  EXPECT_EQ(fd, -1);
+  EXPECT_EQ(reply[2], 0u) << "no resource";
+  ASSERT_TRUE(client.send_words({6, kResourceCreateBlob, kBlobTypeHost3d, kBlobFlagMappable, 1u << 20, 0, 0, 0}));
+  ASSERT_TRUE(client.read(reply, sizeof reply, &fd));
+  EXPECT_GE(fd, 0);
+  EXPECT_NE(reply[2], 0u);
+  if (fd >= 0) close(fd);
+  EXPECT_TRUE(client.ping());
+}
+
 }  // namespace
 }  // namespace gsvirt::test

@@ -71,10 +71,6 @@ TEST_P(ServerTest, HostileClientsAreDroppedAndTheServerStaysUp) {
          start_context(c);
          c.send_words({9, kSubmitCmd2, 1, 0, 9, 1000, 0, 0, 0, 0, 0});
        }},
-      {"huge blob", [](RawClient& c) {
-         start_context(c);
-         c.send_words({6, kResourceCreateBlob, kBlobTypeHost3d, kBlobFlagMappable, 0, 0x7fffffff, 0, 0});
-       }},
       {"unref of a resource not owned", [](RawClient& c) {
          start_context(c);
          c.send_words({1, kResourceUnref, 4242});

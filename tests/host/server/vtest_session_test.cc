@@ -288,8 +288,6 @@ TEST_F(SessionTest, HostileMessagesAfterHandshakeAreRefused) {
   EXPECT_FALSE(send({1, kContextInit, test::kEchoCapsetId})) << "second CONTEXT_INIT";
   EXPECT_FALSE(send({2, kProtocolVersionCmd, 3, 3})) << "wrong length";
   EXPECT_FALSE(send({1, kResourceUnref, res + 1})) << "resource not owned";
-  EXPECT_FALSE(send({6, kResourceCreateBlob, kBlobTypeHost3d, kBlobFlagMappable, 0, 0x40000000,
-                     0, 0})) << "huge blob";
   EXPECT_FALSE(send({6, kResourceCreateBlob, kBlobTypeGuest, kBlobFlagMappable, 4096, 0, 0, 0}));
   EXPECT_FALSE(send({6, kResourceCreateBlob, kBlobTypeHost3d, 0, 4096, 0, 0, 0})) << "unmappable";
   EXPECT_FALSE(send({1, kSyncRead, 77})) << "unknown sync";
@@ -309,6 +307,21 @@ TEST_F(SessionTest, HostileMessagesAfterHandshakeAreRefused) {
   std::vector<uint32_t> poison;
   test::echo_poison(poison);
   EXPECT_FALSE(submit(poison)) << "stream rejected by the context";
+}
+
+// A blob past a quota is a request the host declines, not a broken message: res_id 0, no fd, and
+// the session goes on (an application's one oversized transfer must not cost it its connection).
+TEST_F(SessionTest, BlobsPastTheQuotaAreAnsweredWithResourceZeroAndTheSessionGoesOn) {
+  start();
+  EXPECT_TRUE(send({6, kResourceCreateBlob, kBlobTypeHost3d, kBlobFlagMappable, 0, 0x40000000, 0, 0}))
+      << "a 2^62-byte blob";
+  ASSERT_EQ(session.replies().size(), 1u);
+  EXPECT_TRUE(session.replies().at(0).fds.empty());
+  EXPECT_EQ(reply_words(), (std::vector<uint32_t>{1, kResourceCreateBlob, 0}));
+  auto [res, map] = blob(4096);
+  EXPECT_NE(res, 0u) << "the next blob within the quota is created";
+  ASSERT_NE(map, MAP_FAILED);
+  munmap(map, 4096);
 }
 
 TEST_F(SessionTest, ContextInitWithUnknownCapsetIsRefused) {
