@@ -43,7 +43,7 @@ void FragmentProgramStage::copy_varyings(const RasterTriangle& t, FragmentPrimit
 bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth) {
   QuadRecord record{quad, static_cast<uint32_t>(primitive_count_ - 1), {}};
   const uint32_t front_facing = front_facing_.back() ? 1u : 0u;
-  std::array<PixelWeights, 4> weights;
+  std::array<PixelWeights, 4>& weights = quad_weights_;  // a member: not zeroed per quad
   // Barycentrics are read only by v_interp_*, which faults on a program that declares no varyings:
   // then the lanes carry zeros there and only FragCoord's z and 1 / w are computed.
   const bool barycentrics = program_.varying_components != 0;

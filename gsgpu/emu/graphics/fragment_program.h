@@ -12,6 +12,7 @@
 // of the batch merged.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -64,6 +65,8 @@ class FragmentProgramStage {
   std::vector<FragmentPrimitive> primitives_;  // the first primitive_count_ are this batch's
   size_t primitive_count_ = 0;
   std::vector<bool> front_facing_;
+  // add_quad()'s weights; without varyings only depth and 1 / w are written (and read).
+  std::array<PixelWeights, 4> quad_weights_;
   std::vector<QuadRecord> quads_;
   std::vector<FragmentLane> lanes_;
   std::vector<FragmentLaneOutput> outputs_;
