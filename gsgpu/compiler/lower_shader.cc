@@ -69,7 +69,9 @@ bool capability_allowed(spv::Capability c) {
     case spv::Capability::MultiView:  // ViewIndex: load_view_index
     // zink declares it for any run-time index into its one-block uniform arrays (uniform_buffer_address):
     // arrays of several uniform buffers are refused, so every in-bounds index is 0.
-    case spv::Capability::UniformBufferArrayDynamicIndexing: return true;
+    case spv::Capability::UniformBufferArrayDynamicIndexing:
+    case spv::Capability::Sampled1D:  // 1D textures: IMAGE_DESC's 1D type (GL 1.1's glTexImage1D through zink)
+      return true;
     default: return false;
   }
 }

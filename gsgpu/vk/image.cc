@@ -73,9 +73,12 @@ const char* unsupported(const FormatInfo* info, VkImageType type, VkImageTiling 
   if (!(flags & VK_IMAGE_CREATE_EXTENDED_USAGE_BIT) && (format_features(info) & needed) != needed) {
     return "a usage the format does not support";
   }
+  // A 1D level is a render target one row high (zink gives every colour-renderable texture, 1D ones
+  // included, colour-attachment usage; GL 1.1's 1D textures failed with GL_OUT_OF_MEMORY without it).
   const bool slices_as_layers = type == VK_IMAGE_TYPE_3D && (flags & VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT);
-  if ((usage & kAttachmentUsage) && type != VK_IMAGE_TYPE_2D && !slices_as_layers) {
-    return "attachments are 2D (or 2D views of a 2D_ARRAY_COMPATIBLE 3D image)";
+  const bool one_row_target = type == VK_IMAGE_TYPE_1D && !(usage & VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT);
+  if ((usage & kAttachmentUsage) && type != VK_IMAGE_TYPE_2D && !slices_as_layers && !one_row_target) {
+    return "attachments are 2D, 1D colour, or 2D views of a 2D_ARRAY_COMPATIBLE 3D image";
   }
   if ((info->aspects & VK_IMAGE_ASPECT_COLOR_BIT) == 0 && type != VK_IMAGE_TYPE_2D) return "depth images are 2D";
   return nullptr;

@@ -40,6 +40,7 @@
 #include "tests/gsgpu/compiler/shader_vkcube_vert.h"
 #include "tests/gsgpu/compiler/shader_texel_buffer_frag.h"
 #include "tests/gsgpu/compiler/shader_texture_proj_frag.h"
+#include "tests/gsgpu/compiler/shader_texture_1d_frag.h"
 #include "tests/gsgpu/compiler/shader_view_index_vert.h"
 #include "tests/gsgpu/compiler/shader_zink_forms_frag.h"
 
@@ -172,6 +173,10 @@ TEST(ShaderCodegen, ProjectiveSampleDividesByQ) {
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(count_lines(k->assembly, "v_div_f32"), 2u) << k->assembly;
   EXPECT_EQ(count_lines(k->assembly, "v_image_sample_implicit"), 1u) << k->assembly;
+  CompiledProgram one_d;  // a 1D texture (capability Sampled1D): the same sample, one coordinate
+  const CompiledKernel* t = compiled(shader_texture_1d_frag, &one_d);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(count_lines(t->assembly, "v_image_sample_implicit"), 1u) << t->assembly;
 }
 
 // gl_ViewIndex (multiview): one s_load_b32 of constant-buffer byte 640, moved into the register the

@@ -1,7 +1,7 @@
 // The device extensions zink requires (docs/vulkan-driver.md "zink"), their structures' checks on
 // gsgpu: buffer views (offset, range, VK_WHOLE_SIZE, maxTexelBufferElements), the image format list,
 // a view's narrowed usage (maintenance2), 2D views of a 2D_ARRAY_COMPATIBLE 3D image
-// (maintenance1), the counts and indices of multiview, render pass 2 and imageless framebuffer
+// (maintenance1) and 1D colour targets, the counts and indices of multiview, render pass 2 and imageless framebuffer
 // create infos. What these render is compared with lavapipe in render_pass_ext_test.cc.
 #include <gtest/gtest.h>
 #include <vulkan/vulkan.h>
@@ -161,7 +161,7 @@ TEST_F(VkZinkExtensions, ViewUsageMayNarrowTheImageUsageOnly) {
   EXPECT_EQ(view(image, VK_IMAGE_VIEW_TYPE_2D, VK_FORMAT_R8G8B8A8_UNORM, 0, 1, &usage), VK_ERROR_FORMAT_NOT_SUPPORTED);
 }
 
-TEST_F(VkZinkExtensions, TwoDimensionalViewsOfA3DImageNeedArrayCompatibility) {
+TEST_F(VkZinkExtensions, AttachmentShapesBeyond2DImages) {
   VkImageCreateInfo info = image_info(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_3D, {16, 16, 8}, 1, 1);
   VkImage plain = make_image(info);
   EXPECT_EQ(view(plain, VK_IMAGE_VIEW_TYPE_2D, VK_FORMAT_R8G8B8A8_UNORM, 3, 1), VK_ERROR_FORMAT_NOT_SUPPORTED);
@@ -173,6 +173,13 @@ TEST_F(VkZinkExtensions, TwoDimensionalViewsOfA3DImageNeedArrayCompatibility) {
   EXPECT_EQ(view(compatible, VK_IMAGE_VIEW_TYPE_2D_ARRAY, VK_FORMAT_R8G8B8A8_UNORM, 4, 5), VK_ERROR_FORMAT_NOT_SUPPORTED);
   EXPECT_EQ(view(compatible, VK_IMAGE_VIEW_TYPE_2D, VK_FORMAT_R8G8B8A8_UNORM, 8, 1), VK_ERROR_FORMAT_NOT_SUPPORTED);
   EXPECT_EQ(view(compatible, VK_IMAGE_VIEW_TYPE_3D, VK_FORMAT_R8G8B8A8_UNORM, 0, 1), VK_SUCCESS);
+  // A 1D colour image may be an attachment (a target one row high), a 1D depth image not.
+  VkImageCreateInfo row = image_info(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_1D, {16, 1, 1}, 2, 1);
+  row.usage |= VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+  EXPECT_EQ(create_image(row), VK_SUCCESS);
+  row.format = VK_FORMAT_D32_SFLOAT;
+  row.usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
+  EXPECT_EQ(create_image(row), VK_ERROR_FORMAT_NOT_SUPPORTED);
   VkImageCreateInfo flat = image_info(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, {16, 16, 1}, 1, 1);
   flat.flags = VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT;  // only for 3D images
   EXPECT_EQ(create_image(flat), VK_ERROR_FORMAT_NOT_SUPPORTED);
