@@ -115,6 +115,10 @@ std::array<uint32_t, 4> decode(const FormatInfo* f, const uint8_t* bytes) {
   if (!f) return {0, 0, 0, 0};
   const bool is_float = f->kind == Kind::kUnorm || f->kind == Kind::kSnorm || f->kind == Kind::kSfloat;
   std::array<uint32_t, 4> out{0, 0, 0, is_float ? std::bit_cast<uint32_t>(1.0f) : 1u};
+  if (f->bits == 32) {  // UINT, SINT and SFLOAT words are the bytes as they are (to_word of 32 bits)
+    std::memcpy(out.data(), bytes, size_t{f->components} * 4);
+    return out;
+  }
   for (int c = 0; c < f->components; ++c) out[c] = to_word(*f, read_component(bytes + c * f->bits / 8, f->bits));
   return out;
 }
