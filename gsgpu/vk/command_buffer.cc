@@ -127,6 +127,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkAllocateCommandBuffers(VkDevice device, c
     init_loader_data(&cb->loader_data);
     cb->device = from_handle<Device>(device);
     cb->pool = pool;
+    cb->secondary = info->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY;
     pool->buffers.insert(cb);
     out[i] = to_handle<VkCommandBuffer>(cb);
   }
@@ -143,12 +144,14 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkFreeCommandBuffers(VkDevice, VkCommandPool ha
   }
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkBeginCommandBuffer(VkCommandBuffer handle, const VkCommandBufferBeginInfo*) {
+VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkBeginCommandBuffer(VkCommandBuffer handle, const VkCommandBufferBeginInfo* info) {
   CommandBuffer* cb = from_handle<CommandBuffer>(handle);
   cb->commands.clear();  // an implicit reset, as the spec allows for a pool's buffers
   cb->bindings = {};
   cb->graphics = {};
   cb->compute_pipeline = nullptr;
+  cb->continues_pass = false;
+  if (cb->secondary) begin_secondary(cb, info);
   cb->state = CommandBuffer::State::kRecording;
   return VK_SUCCESS;
 }

@@ -24,7 +24,9 @@ CommandBuffer* recording(VkCommandBuffer handle, const char* command) {
 // The draw's state, or false with *why.
 bool snapshot(const CommandBuffer& cb, DrawCommand* d, std::string* why) {
   const GraphicsRecordState& g = cb.graphics;
-  if (g.render_pass == nullptr || g.framebuffer == nullptr) return *why = "outside a render pass", false;
+  if (g.render_pass == nullptr || (g.framebuffer == nullptr && !cb.continues_pass)) {
+    return *why = "outside a render pass", false;
+  }
   if (g.pipeline == nullptr) return *why = "no graphics pipeline bound", false;
   const GraphicsPipeline& p = *g.pipeline;
   if (p.used_sets != 0 &&
@@ -34,10 +36,13 @@ bool snapshot(const CommandBuffer& cb, DrawCommand* d, std::string* why) {
   if (p.dynamic_viewport && !g.viewport_set) return *why = "the pipeline's dynamic viewport was not set", false;
   if (p.dynamic_scissor && !g.scissor_set) return *why = "the pipeline's dynamic scissor was not set", false;
   d->pipeline = &p;
-  d->color = g.render_pass->color >= 0 ? g.attachments[g.render_pass->color] : nullptr;
-  d->depth = g.render_pass->depth >= 0 ? g.attachments[g.render_pass->depth] : nullptr;
-  d->width = g.framebuffer->width;
-  d->height = g.framebuffer->height;
+  // A secondary continuing a pass may not know the framebuffer: vkCmdExecuteCommands aims its draws
+  // at the primary's attachments (secondary.cc).
+  const bool known = !g.attachments.empty();
+  d->color = known && g.render_pass->color >= 0 ? g.attachments[g.render_pass->color] : nullptr;
+  d->depth = known && g.render_pass->depth >= 0 ? g.attachments[g.render_pass->depth] : nullptr;
+  d->width = g.framebuffer != nullptr ? g.framebuffer->width : 0;
+  d->height = g.framebuffer != nullptr ? g.framebuffer->height : 0;
   d->viewport = p.dynamic_viewport ? g.viewport : p.viewport;
   d->scissor = p.dynamic_scissor ? g.scissor : p.scissor;
   d->vertex_buffers = g.vertex_buffers;

@@ -196,7 +196,11 @@
   X(CmdDispatchBase)                  \
   X(CmdDispatchIndirect)              \
   X(CmdDrawIndirect)                  \
-  X(CmdDrawIndexedIndirect)
+  X(CmdDrawIndexedIndirect)           \
+  X(CmdExecuteCommands)               \
+  X(CmdResolveImage)                  \
+  X(GetDeviceMemoryCommitment)        \
+  X(QueueBindSparse)
 
 namespace gsgpu::vk {
 

@@ -272,6 +272,10 @@ struct CommandBuffer {
   // The bound pipeline, render pass, vertex / index buffers and dynamic state (draw_objects.h).
   GraphicsRecordState graphics;
   const ComputePipeline* compute_pipeline = nullptr;  // the compute bind point's (compute_objects.h)
+  // VK_COMMAND_BUFFER_LEVEL_SECONDARY; continues_pass: begun with RENDER_PASS_CONTINUE, its draws and
+  // clears aimed at the executing primary's attachments by vkCmdExecuteCommands (secondary.cc).
+  bool secondary = false;
+  bool continues_pass = false;
 };
 
 struct Fence {
@@ -330,6 +334,9 @@ bool device_extension_offered(const char* name);
 // VK_ERROR_FORMAT_NOT_SUPPORTED (props zeroed). vkCreateImage refuses what it refuses.
 VkResult image_format_properties(const drv::Caps& caps, VkFormat format, VkImageType type, VkImageTiling tiling,
                                  VkImageUsageFlags usage, VkImageCreateFlags flags, VkImageFormatProperties* props);
+
+// A secondary command buffer's inheritance at vkBeginCommandBuffer (secondary.cc).
+void begin_secondary(CommandBuffer* cb, const VkCommandBufferBeginInfo* info);
 
 // Runs a command buffer's transfers on the host (command_buffer.cc).
 void execute_commands(Device* device, const CommandBuffer& cb);

@@ -248,8 +248,8 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdBeginRenderPass(VkCommandBuffer handle, co
   std::string why;
   std::vector<ImageView*> views;
   if (cb->state != CommandBuffer::State::kRecording || pass == nullptr || fb == nullptr ||
-      cb->graphics.render_pass != nullptr) {
-    why = "not recording, a null pass / framebuffer, or inside a pass";
+      cb->graphics.render_pass != nullptr || cb->secondary) {
+    why = "not recording, a null pass / framebuffer, inside a pass, or a secondary command buffer";
   } else if (pass_attachments(*info, *fb, &views, &why) && views.size() != pass->attachments.size()) {
     why = "the framebuffer's attachment count differs from the pass's";
   }
@@ -286,11 +286,13 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdClearAttachments(VkCommandBuffer handle, u
                                                  " is not in the subpass", "skipped");
         continue;
       }
-      c.color = views[pass->color];
+      // A secondary continuing a pass of unknown framebuffer has no views: vkCmdExecuteCommands
+      // aims the clear at the primary's (secondary.cc).
+      c.color = views.empty() ? nullptr : views[pass->color];
       c.clear_color = true;
       c.color_value = a.clearValue.color;
     } else if (pass->depth >= 0) {
-      c.depth = views[pass->depth];
+      c.depth = views.empty() ? nullptr : views[pass->depth];
       c.clear_depth = (a.aspectMask & VK_IMAGE_ASPECT_DEPTH_BIT) != 0;
       c.clear_stencil = (a.aspectMask & VK_IMAGE_ASPECT_STENCIL_BIT) != 0;
       c.depth_value = a.clearValue.depthStencil;

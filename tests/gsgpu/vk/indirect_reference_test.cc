@@ -7,6 +7,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "compute_fixture.h"
@@ -69,6 +70,45 @@ TEST_F(VkIndirectReference, DrawsWithArgumentsAComputeShaderWroteMatchLavapipe) 
   EXPECT_EQ(differing, 0u);
   EXPECT_EQ(red, 24u * 32u);    // 0.75 x 1.0 of 64 x 64: 24 x 32 pixels
   EXPECT_EQ(green, 16u * 40u);  // 0.5 x 1.25: 16 x 40
+}
+
+int count_lines(const std::string& log, const char* needle) {
+  int n = 0;
+  for (size_t at = log.find(needle); at != std::string::npos; at = log.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// Arguments from GPU memory are hostile like any: outside the buffer, unaligned, counts the device
+// cannot draw. Each indirect draw is skipped with a log line on gsgpu; the direct draw after them
+// fills the target.
+TEST_F(VkIndirectReference, HostileIndirectArgumentsAreSkippedOnGsgpu) {
+  ComputeSide& c = *sides_[0];
+  uint8_t* bytes = nullptr;
+  VkBuffer args = c.buffer(64, &bytes);
+  const uint32_t words[16] = {0xffffffffu, 0xffffffffu, 0, 0,   // 2^64 vertices x instances
+                              3, 1, 0xfffffffeu, 0,             // vertex indices past 2^32 - 1
+                              1000, 1, 0, 0, 0,                 // indexed: 1000 indices of a 6-index buffer
+                              0, 0, 0};
+  std::memcpy(bytes, words, sizeof words);
+  DrawScene s;
+  s.vertices = {flat(-1, -1, 9, 9, 9), flat(3, -1, 9, 9, 9), flat(-1, 3, 9, 9, 9)};
+  s.indices = {0, 1, 2, 0, 1, 2};
+  s.draws.push_back(DrawCall{false, 3, 0, 0, {1, 1, 1, 1}});
+  s.before_draws = [&](VkCommandBuffer cb) {
+    vkCmdDrawIndirect(cb, args, 0, 1, 16);
+    vkCmdDrawIndirect(cb, args, 16, 1, 16);
+    vkCmdDrawIndexedIndirect(cb, args, 32, 1, 20);
+    vkCmdDrawIndirect(cb, args, 56, 1, 16);          // 16 bytes from 56: past the 64-byte buffer
+    vkCmdDrawIndirect(cb, args, 1ull << 63, 1, 16);  // far past it
+    vkCmdDrawIndirect(cb, args, 2, 1, 16);           // unaligned
+    vkCmdDrawIndirect(cb, args, 0, 2, 16);           // drawCount 2: over maxDrawIndirectCount
+  };
+  testing::internal::CaptureStderr();
+  DrawFrame f = c.side().render(s);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(log, "draw skipped"), 6) << log;
+  EXPECT_EQ(count_lines(log, "over maxDrawIndirectCount (1); not recorded"), 1) << log;
+  for (size_t p = 0; p < f.color.size(); p += 4) ASSERT_EQ(f.color[p], 9) << p / 4;
 }
 
 }  // namespace
