@@ -78,9 +78,11 @@ bool FragmentProgramStage::flush() {
   lanes_.resize(size_t{warps} * width_);  // the last warp's missing quads: lanes that never run
   outputs_.assign(lanes_.size(), FragmentLaneOutput{});
   lane_masks_.assign(warps, 0);
-  for (size_t k = 0; k < quads_.size(); ++k) {
-    const uint64_t lanes = (quads_[k].quad.coverage | quads_[k].quad.helper) & 0xFu;
-    lane_masks_[k / quads_per_warp] |= lanes << (4 * (k % quads_per_warp));
+  uint32_t warp = 0, slot = 0;  // quad k is slot k % quads_per_warp of warp k / quads_per_warp
+  for (const QuadRecord& r : quads_) {
+    const uint64_t lanes = (r.quad.coverage | r.quad.helper) & 0xFu;
+    lane_masks_[warp] |= lanes << (4 * slot);
+    if (++slot == quads_per_warp) slot = 0, ++warp;
   }
   FragmentWarpIO io;
   io.varying_components = program_.varying_components;
