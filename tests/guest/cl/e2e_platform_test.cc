@@ -1,6 +1,9 @@
 // Platform, device, context and queue as an app sees them through the loader.
 #include <cstring>
+#include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <CL/cl_ext.h>
 
@@ -44,6 +47,40 @@ TEST(IcdDevice, ReportsOurPlatformAndHostValues) {
   cl_device_id parent = reinterpret_cast<cl_device_id>(1);
   ASSERT_EQ(clGetDeviceInfo(cl_env().device, CL_DEVICE_PARENT_DEVICE, sizeof parent, &parent, nullptr), CL_SUCCESS);
   EXPECT_EQ(parent, nullptr);
+}
+
+// What the application sees of the device's extensions: only those gsvirt carries end to end (the
+// host's allow-list, host/vcomp/extension_allow_list.cc), the string and the _WITH_VERSION array
+// naming the same ones, each size query agreeing with its value.
+TEST(IcdDevice, ExtensionsAreOnlyThoseGsvirtCarriesInBothQueries) {
+  const std::set<std::string> carried = {
+      "cl_khr_icd", "cl_khr_byte_addressable_store", "cl_khr_global_int32_base_atomics",
+      "cl_khr_global_int32_extended_atomics", "cl_khr_local_int32_base_atomics", "cl_khr_local_int32_extended_atomics",
+      "cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics", "cl_khr_fp64", "cl_khr_fp16",
+      "cl_khr_3d_image_writes", "cl_khr_image2d_from_buffer", "cl_khr_device_uuid", "cl_khr_pci_bus_info",
+      "cl_nv_device_attribute_query"};
+  size_t size = 0;
+  ASSERT_EQ(clGetDeviceInfo(cl_env().device, CL_DEVICE_EXTENSIONS, 0, nullptr, &size), CL_SUCCESS);
+  std::string list(size, '\0');
+  size_t written = 0;
+  ASSERT_EQ(clGetDeviceInfo(cl_env().device, CL_DEVICE_EXTENSIONS, size, list.data(), &written), CL_SUCCESS);
+  EXPECT_EQ(written, size);
+  std::istringstream words(list.c_str());
+  std::set<std::string> in_string;
+  for (std::string w; words >> w;) {
+    EXPECT_TRUE(carried.count(w)) << w << " is not carried by gsvirt";
+    in_string.insert(w);
+  }
+  EXPECT_TRUE(in_string.count("cl_khr_icd") || in_string.count("cl_khr_fp64")) << list;
+  ASSERT_EQ(clGetDeviceInfo(cl_env().device, CL_DEVICE_EXTENSIONS_WITH_VERSION, 0, nullptr, &size), CL_SUCCESS);
+  ASSERT_EQ(size % sizeof(cl_name_version), 0u);
+  std::vector<cl_name_version> versions(size / sizeof(cl_name_version));
+  ASSERT_EQ(clGetDeviceInfo(cl_env().device, CL_DEVICE_EXTENSIONS_WITH_VERSION, size, versions.data(), &written),
+            CL_SUCCESS);
+  EXPECT_EQ(written, size);
+  std::set<std::string> in_array;
+  for (const auto& v : versions) in_array.emplace(v.name, strnlen(v.name, sizeof v.name));
+  EXPECT_EQ(in_array, in_string) << list;
 }
 
 TEST(IcdDevice, FiltersByTypeLocally) {
