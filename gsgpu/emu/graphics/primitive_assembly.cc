@@ -24,7 +24,7 @@ uint32_t vertices_per_primitive(Topology t) {
   }
 }
 
-void PrimitiveAssembler::restart() { seen_ = 0; }
+void PrimitiveAssembler::restart() { seen_ = 0, slot_ = 0; }
 
 void PrimitiveAssembler::emit(const ShadedVertex& a, const ShadedVertex& b, const ShadedVertex& c, uint32_t n,
                               Queue<AssembledPrimitive>& out) {
@@ -40,8 +40,11 @@ void PrimitiveAssembler::push(const ShadedVertex& v, Queue<AssembledPrimitive>& 
     case Topology::kLineList:
     case Topology::kTriangleList: {
       const uint32_t n = vertices_per_primitive(topology_);
-      held_[i % n] = v;
-      if (i % n == n - 1) emit(held_[0], held_[1], n == 3 ? held_[2] : held_[1], n, out);
+      held_[slot_] = v;
+      if (++slot_ == n) {
+        slot_ = 0;
+        emit(held_[0], held_[1], n == 3 ? held_[2] : held_[1], n, out);
+      }
       return;
     }
     case Topology::kLineStrip:

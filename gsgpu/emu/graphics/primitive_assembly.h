@@ -36,6 +36,7 @@ class PrimitiveAssembler {
             Queue<AssembledPrimitive>& out);
   Topology topology_;
   uint32_t seen_ = 0;   // vertices since the last restart
+  uint32_t slot_ = 0;   // list topologies: seen_ % vertices per primitive, kept without a division
   std::array<ShadedVertex, 3> held_;
 };
 
