@@ -137,11 +137,24 @@ void copy_buffer_image_region(const BufferImageCopyCommand& command, const VkBuf
   }
 }
 
+// VK_KHR_maintenance1: between a 3D image and a 2D (array) one, extent.depth counts the 3D side's
+// slices and the other side's layerCount its layers (checked equal below); the 2D side's region is
+// one slice deep.
+void copy_extents(const ImageCopyCommand& command, const VkImageCopy& c, VkExtent3D* src, VkExtent3D* dst) {
+  *src = *dst = c.extent;
+  const bool src_volume = command.src != nullptr && command.src->layout.shape.type == VK_IMAGE_TYPE_3D;
+  const bool dst_volume = command.dst != nullptr && command.dst->layout.shape.type == VK_IMAGE_TYPE_3D;
+  if (src_volume && !dst_volume) dst->depth = 1;
+  if (dst_volume && !src_volume) src->depth = 1;
+}
+
 void copy_image_region(const ImageCopyCommand& command, const VkImageCopy& c) {
   const char* what = "vkCmdCopyImage";
   ImageRegion src, dst;
-  if (!check_region(command.src, c.srcSubresource, c.srcOffset, c.extent, what, &src)) return;
-  if (!check_region(command.dst, c.dstSubresource, c.dstOffset, c.extent, what, &dst)) return;
+  VkExtent3D src_extent, dst_extent;
+  copy_extents(command, c, &src_extent, &dst_extent);
+  if (!check_region(command.src, c.srcSubresource, c.srcOffset, src_extent, what, &src)) return;
+  if (!check_region(command.dst, c.dstSubresource, c.dstOffset, dst_extent, what, &dst)) return;
   const FormatInfo& sf = *command.src->format;
   const FormatInfo& df = *command.dst->format;
   if (sf.element_bytes != df.element_bytes || sf.aspects != df.aspects) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <vulkan/vulkan.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -183,6 +184,39 @@ TEST_F(VkZinkExtensions, AttachmentShapesBeyond2DImages) {
   VkImageCreateInfo flat = image_info(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, {16, 16, 1}, 1, 1);
   flat.flags = VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT;  // only for 3D images
   EXPECT_EQ(create_image(flat), VK_ERROR_FORMAT_NOT_SUPPORTED);
+}
+
+// VK_KHR_maintenance1: a copy between a 3D image and a 2D array maps extent.depth slices to as many
+// layers; the counts must agree, else the region is skipped (the destination keeps its bytes).
+TEST_F(VkZinkExtensions, CopiesBetween3DSlicesAnd2DArrayLayers) {
+  VkImage volume = make_image(image_info(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_3D, {8, 8, 4}, 1, 1));
+  VkImage array = make_image(image_info(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, {8, 8, 1}, 5, 1));
+  uint8_t *up = nullptr, *down = nullptr;
+  const VkDeviceSize slice = 8 * 8 * 4;
+  VkBuffer upload = make_buffer(4 * slice, &up);
+  VkBuffer readback = make_buffer(5 * slice, &down);
+  for (VkDeviceSize i = 0; i < 4 * slice; ++i) up[i] = static_cast<uint8_t>(i * 7 + 3);
+  std::memset(down, 0xee, 5 * slice);
+  VkImageCopy copy{};
+  copy.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  copy.srcOffset = {0, 0, 1};  // slices 1, 2, 3
+  copy.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 2, 3};  // to layers 2, 3, 4
+  copy.extent = {8, 8, 3};
+  VkImageCopy mismatched = copy;
+  mismatched.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 2};  // 2 layers for 3 slices: skipped
+  begin();
+  const VkBufferImageCopy in = region(VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1, {0, 0, 0}, {8, 8, 4});
+  vkCmdCopyBufferToImage(cb_, upload, volume, VK_IMAGE_LAYOUT_GENERAL, 1, &in);
+  vkCmdCopyImage(cb_, volume, VK_IMAGE_LAYOUT_GENERAL, array, VK_IMAGE_LAYOUT_GENERAL, 1, &copy);
+  vkCmdCopyImage(cb_, volume, VK_IMAGE_LAYOUT_GENERAL, array, VK_IMAGE_LAYOUT_GENERAL, 1, &mismatched);
+  const VkBufferImageCopy out = region(VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 5, {0, 0, 0}, {8, 8, 1});
+  vkCmdCopyImageToBuffer(cb_, array, VK_IMAGE_LAYOUT_GENERAL, readback, 1, &out);
+  submit_and_wait();
+  for (uint32_t layer = 0; layer < 2; ++layer) {  // never written: the image's zero-filled memory
+    EXPECT_TRUE(std::all_of(down + layer * slice, down + (layer + 1) * slice, [](uint8_t b) { return b == 0; }))
+        << "layer " << layer;
+  }
+  EXPECT_EQ(std::memcmp(down + 2 * slice, up + slice, 3 * slice), 0);  // slices 1-3 in layers 2-4
 }
 
 TEST_F(VkZinkExtensions, RenderPass2AndMultiviewCountsAreChecked) {
