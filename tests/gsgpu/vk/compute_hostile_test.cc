@@ -14,6 +14,7 @@
 #include "compute_fixture.h"
 #include "shader_compute_endless_comp.h"
 #include "shader_compute_reduce_comp.h"
+#include "shader_compute_shared_too_big_comp.h"
 
 namespace gsgpu::vk::test {
 namespace {
@@ -175,6 +176,20 @@ TEST_F(VkComputeHostile, WorkGroupSizeOverTheDeviceIsRefused) {
   EXPECT_EQ(p, VK_NULL_HANDLE);
   const std::string log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(count_lines(log, "work-group size 4096 x 1 x 1 outside maxComputeWorkGroupSize"), 1) << log;
+}
+
+// Shared memory over maxComputeSharedMemorySize (the device's 1 MiB per group) is refused at creation.
+TEST_F(VkComputeHostile, SharedMemoryOverTheLimitIsRefused) {
+  ASSERT_EQ(limits_.maxComputeSharedMemorySize, 1u << 20);
+  testing::internal::CaptureStderr();
+  VkPipeline p;
+  EXPECT_EQ(side_->pipeline(shader_compute_shared_too_big_comp, sizeof shader_compute_shared_too_big_comp,
+                            {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, 0, &p),
+            VK_ERROR_FEATURE_NOT_PRESENT);
+  EXPECT_EQ(p, VK_NULL_HANDLE);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(log, "vkCreateComputePipelines: "), 1) << log;
+  EXPECT_NE(log.find("exceed 1 MiB"), std::string::npos) << log;
 }
 
 // A program that loops for ever: the device's watchdog stops it, the driver reports the fault (the
