@@ -57,9 +57,19 @@ std::string resource_dir(const std::string& clang) {
 
 }  // namespace
 
+std::string find_clang() { return find_tool("GSVIRT_CLANG", {"clang-14", "/usr/lib/llvm-14/bin/clang"}); }
+
+std::string clang_missing_message(std::string_view who) {
+  const char* env = std::getenv("GSVIRT_CLANG");
+  std::string where = env && *env ? std::string("GSVIRT_CLANG=") + env + " is not an executable"
+                                  : "neither clang-14 on PATH nor /usr/lib/llvm-14/bin/clang exists";
+  return "the OpenCL C preprocessor clang-14 is not installed on the host (" + where + "); " + std::string(who) +
+         ": install it on the host (Debian and Ubuntu: apt-get install clang-14) or set GSVIRT_CLANG to its path";
+}
+
 Toolchain discover_toolchain() {
   Toolchain t;
-  t.clang = find_tool("GSVIRT_CLANG", {"clang-14", "/usr/lib/llvm-14/bin/clang"});
+  t.clang = find_clang();
   t.llvm_spirv = find_tool("GSVIRT_LLVM_SPIRV", {"llvm-spirv-14", "/usr/lib/llvm-14/bin/llvm-spirv"});
   t.spirv_val = find_tool("GSVIRT_SPIRV_VAL", {"spirv-val"});
   t.spirv_dis = find_tool("GSVIRT_SPIRV_DIS", {"spirv-dis"});
@@ -508,7 +518,8 @@ BuildStatus preprocess_opencl_c(std::string_view source, std::string_view option
     return BuildStatus::kInvalidOptions;
   }
   if (tools.clang.empty()) {
-    *log = "the OpenCL C preprocessor (clang-14, package clang-14) is not available\n";
+    *log = clang_missing_message("gsvirt preprocesses every program with it before the vendor's compiler sees it") +
+           "\n";
     return BuildStatus::kToolMissing;
   }
   TempDir dir;

@@ -39,6 +39,12 @@ struct Toolchain {
 const Toolchain& toolchain();
 // What toolchain() finds, looked up afresh (environment overrides included).
 Toolchain discover_toolchain();
+// Where clang-14 is (GSVIRT_CLANG, else clang-14 on PATH, else /usr/lib/llvm-14/bin/clang), without
+// running it; "" when it is not there.
+std::string find_clang();
+// One line (no newline) saying that clang-14 is missing: where it was looked for and how to install
+// it. `who` names what needs it ("the host executor preprocesses every program with it").
+std::string clang_missing_message(std::string_view who);
 
 // Translates build options into clang arguments. False, with the offending option in *error, for
 // options OpenCL does not define.

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "common/log.h"
+#include "gsgpu/compiler/frontend.h"
 #include "host/capi/builtin_capsets.h"
 #include "host/server/vtest_server.h"
 
@@ -78,6 +80,18 @@ bool apply_number(int option, const char* name, const char* text,
   return true;
 }
 
+// The host executor preprocesses every program with clang-14 before the vendor compiles it: without
+// clang every build from source fails, so the operator hears it once, here, not from each client.
+void warn_if_the_host_executor_cannot_build() {
+  const char* executor = std::getenv("GSVIRT_EXECUTOR");
+  if (!executor || std::strcmp(executor, "host") != 0 || !gsgpu::compiler::find_clang().empty()) return;
+  gsvirt::log_error("gsvirt-server: %s",
+                    gsgpu::compiler::clang_missing_message(
+                        "the host executor (GSVIRT_EXECUTOR=host) preprocesses every program with it, so every "
+                        "clBuildProgram from source will fail until it is installed")
+                        .c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -124,5 +138,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   gsvirt::renderer::register_builtin_capsets();
+  warn_if_the_host_executor_cannot_build();
   return gsvirt::server::run_server(options);
 }

@@ -51,6 +51,9 @@ struct ProgramExtra {
   // preprocesses it again (the vendor's program holds the text of the last preprocessing, whose
   // -D macros are already applied), and CL_PROGRAM_SOURCE answers with it.
   std::optional<std::string> guest_source;
+  // Set when the last build could not even be preprocessed because a tool is missing on the host:
+  // CL_PROGRAM_BUILD_LOG answers with this rather than the vendor's log of the stand-in program.
+  std::optional<std::string> host_build_log;
 };
 // User events the guest has not set yet are known by serial (never reused, unlike handles);
 // queues and events record the serials of those that their commands may still wait for, so that

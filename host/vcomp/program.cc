@@ -153,6 +153,8 @@ cl_int preprocess_for_vendor(const cl_icd_dispatch& api, ProgramObject* p, std::
                                                            device_args(api, device), &text, &log);
   if (status == gsgpu::compiler::BuildStatus::kInvalidOptions) return CL_INVALID_BUILD_OPTIONS;
   if (status != gsgpu::compiler::BuildStatus::kSuccess) text = failing_program(log);
+  p->host_build_log.reset();
+  if (status == gsgpu::compiler::BuildStatus::kToolMissing) p->host_build_log = log;
   const char* lines = text.c_str();
   cl_int err = CL_SUCCESS;
   cl_program replacement = api.clCreateProgramWithSource(context, 1, &lines, nullptr, &err);
@@ -456,6 +458,8 @@ void VcompContext::dispatch_clGetProgramBuildInfo(const proto::Args_clGetProgram
       InfoKind::kProgramBuild, args.param_name, [&](size_t size, void* value, size_t* ret) -> cl_int {
         if (args.param_name == CL_PROGRAM_BUILD_OPTIONS && p->guest_options)
           return string_answer(*p->guest_options, size, value, ret);  // without the flag the host added
+        if (args.param_name == CL_PROGRAM_BUILD_LOG && p->host_build_log)
+          return string_answer(*p->host_build_log, size, value, ret);  // not the stand-in's "1 error"
         return api().clGetProgramBuildInfo(p->handle, d->handle, args.param_name, size, value, ret);
       },
       args.value, &out.value, &out.size_ret, &out.result);

@@ -106,5 +106,51 @@ TEST_F(ServerBinaryTest, BadOptionsAreRefused) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2);
 }
 
+// Runs the binary with `env` added until it is ready, stops it, and returns what it wrote to stderr.
+std::string stderr_of_a_server_run(const std::string& dir, std::initializer_list<const char*> env) {
+  std::string socket = dir + "/server.sock";
+  int ready[2], err[2];
+  if (pipe(ready) != 0 || pipe(err) != 0) return "";
+  pid_t pid = fork();
+  if (pid == 0) {
+    for (const char* assignment : env) putenv(const_cast<char*>(assignment));
+    dup2(ready[1], 3);
+    dup2(err[1], 2);
+    execl(getenv("GSVIRT_SERVER_BINARY"), "gsvirt-server", "--socket", socket.c_str(), "--ready-fd", "3", nullptr);
+    _exit(127);
+  }
+  close(ready[1]);
+  close(err[1]);
+  char byte;
+  bool started = read(ready[0], &byte, 1) == 1;
+  close(ready[0]);
+  kill(pid, SIGTERM);
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = read(err[0], buffer, sizeof buffer)) > 0;) text.append(buffer, size_t(n));
+  close(err[0]);
+  waitpid(pid, nullptr, 0);
+  return started ? text : "(the server did not start)";
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The host executor preprocesses every program with clang-14: a server started for it on a host
+// without clang says so once, at start, with how to install it.
+TEST_F(ServerBinaryTest, HostExecutorWithoutClangIsReportedOnceAtStart) {
+  std::string text =
+      stderr_of_a_server_run(dir_, {"GSVIRT_EXECUTOR=host", "GSVIRT_CLANG=/nonexistent/clang-14"});
+  EXPECT_EQ(count_of(text, "clang-14 is not installed on the host"), 1u) << text;
+  EXPECT_NE(text.find("GSVIRT_CLANG=/nonexistent/clang-14 is not an executable"), std::string::npos) << text;
+  EXPECT_NE(text.find("apt-get install clang-14"), std::string::npos) << text;
+  EXPECT_NE(text.find("every clBuildProgram from source will fail"), std::string::npos) << text;
+  std::string gsgpu = stderr_of_a_server_run(dir_, {"GSVIRT_EXECUTOR=gsgpu", "GSVIRT_CLANG=/nonexistent/clang-14"});
+  EXPECT_EQ(gsgpu.find("clang-14 is not installed"), std::string::npos) << "only for the host executor";
+}
+
 }  // namespace
 }  // namespace gsvirt::test

@@ -12,6 +12,7 @@
 #include <thread>
 #include <cstring>
 
+#include "gsgpu/compiler/frontend.h"
 #include "host/vcomp/extension_allow_list.h"
 #include "tests/host/vcomp/executor_checks.h"
 #include "tests/host/vcomp/vcomp_harness.h"
@@ -157,6 +158,37 @@ TEST_F(HostExecutorTest, OpenCLC30BuildsWithTheDevicesFeatures) {
   ASSERT_EQ(h.last_result(), CL_SUCCESS);
   h.send([&](WireWriter& w) { proto::encode_clBuildProgram(w, true, program, &device, 1, "-cl-std=CL3.0"); });
   EXPECT_EQ(h.last_result(), CL_SUCCESS);
+}
+
+// The host executor preprocesses every program with clang-14. Without it (the meson test
+// vcomp_host_executor_without_clang points GSVIRT_CLANG at nothing) a build fails, and its log tells
+// the application what is missing and how to install it, not only the vendor's "1 error generated".
+TEST_F(HostExecutorTest, WithoutClangTheBuildLogSaysWhatIsMissing) {
+  if (!gsgpu::compiler::find_clang().empty()) GTEST_SKIP() << "clang-14 is installed (GSVIRT_CLANG hides it)";
+  Harness h(executor_);
+  uint64_t device = 0;
+  uint64_t context = h.make_context(&device);
+  uint64_t program = h.next_id();
+  h.send([&](WireWriter& w) {
+    proto::encode_clCreateProgramWithSource(w, true, program, context,
+                                            "__kernel void k(__global float* p) { p[0] = 1.0f; }");
+  });
+  ASSERT_EQ(h.last_result(), CL_SUCCESS);
+  h.send([&](WireWriter& w) { proto::encode_clBuildProgram(w, true, program, &device, 1, ""); });
+  EXPECT_EQ(h.last_result(), CL_BUILD_PROGRAM_FAILURE);
+  cl_int result = CL_SUCCESS;
+  std::string log;
+  build_info(h, program, device, CL_PROGRAM_BUILD_LOG, 4096, &result, &log);
+  ASSERT_EQ(result, CL_SUCCESS);
+  EXPECT_NE(log.find("clang-14 is not installed on the host"), std::string::npos) << log;
+  EXPECT_NE(log.find("apt-get install clang-14"), std::string::npos) << log;
+  EXPECT_NE(log.find("GSVIRT_CLANG"), std::string::npos) << log;
+  cl_int status = CL_BUILD_SUCCESS;
+  std::string status_bytes;
+  build_info(h, program, device, CL_PROGRAM_BUILD_STATUS, sizeof status, &result, &status_bytes);
+  ASSERT_EQ(status_bytes.size(), sizeof status);
+  std::memcpy(&status, status_bytes.data(), sizeof status);
+  EXPECT_EQ(status, CL_BUILD_ERROR);
 }
 
 TEST_F(HostExecutorTest, HandleValuedQueriesAreNeverForwarded) {
