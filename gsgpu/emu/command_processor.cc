@@ -221,6 +221,10 @@ std::string CommandProcessor::dump_text() const {
   if (std::optional<DrawRecord> draw = last_draw()) {
     text += text_printf("\nDRAW #%" PRIu64 " at ring offset 0x%x\n", draw->sequence, draw->ring_offset);
     text += graphics::format_draw(draw->state, draw->result);
+    // What the draws so far have added to the counters that queries read (REPORT).
+    text += text_printf("device counters: SAMPLES_PASSED %" PRIu64 ", CLOCK %" PRIu64 "\n",
+                        registers_.load64(hw::reg::SAMPLES_PASSED_LO, hw::reg::SAMPLES_PASSED_HI),
+                        registers_.load64(hw::reg::CLOCK_LO, hw::reg::CLOCK_HI));
   }
   return text;
 }
@@ -257,6 +261,9 @@ bool CommandProcessor::execute_draw(const Packet& packet) {
                                       draw_limits_.draw_instructions);
   pipeline.set_program_runner(&program_runner);
   record.result = pipeline.draw(record.state);
+  // What the draw did counts even when it faulted part-way (hardware counters do not roll back).
+  const graphics::DrawCounters& dc = record.result.counters;
+  advance_counters(dc.geometry.vertices + dc.merge.fragments_in, dc.merge.fragments_written);
   {
     std::lock_guard lock(state_mutex_);
     record.sequence = ++counters_.draws;
@@ -375,6 +382,7 @@ void CommandProcessor::retire(const Ring& ring, const Packet& packet) {
   registers_.store(hw::reg::RING_HEAD,
                    uint32_t((uint64_t{ring.head} + uint64_t{packet.size_dwords} * 4) % ring.size));
   registers_.increment(hw::reg::CP_PACKETS);
+  advance_counters(1, 0);  // every packet takes a cycle of the command processor
   std::lock_guard lock(state_mutex_);
   ++counters_.packets;
 }
@@ -389,6 +397,7 @@ bool CommandProcessor::execute(const Packet& packet) {
     case hw::pkt::SYNC::OPCODE: return execute_sync(packet);
     case hw::pkt::DRAW::OPCODE: return execute_draw(packet);
     case hw::pkt::DUMP::OPCODE: return execute_dump(packet);
+    case hw::pkt::REPORT::OPCODE: return execute_report(packet);
   }
   // find_packet accepted it, so the XML has a packet this switch does not know.
   enter_fault(CpFaultCause::kUnknownOpcode, packet.head, packet.opcode,
@@ -471,6 +480,7 @@ bool CommandProcessor::execute_dispatch(const Packet& packet) {
   record.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   registers_.increment(hw::reg::DISPATCH_COUNT);
   publish_counters(record.outcome.counters);
+  advance_counters(record.outcome.counters.cycles, 0);
   {
     std::lock_guard lock(state_mutex_);
     ++counters_.dispatches;
@@ -529,6 +539,59 @@ bool CommandProcessor::execute_sync(const Packet& packet) {
     ++counters_.syncs;
   }
   if (flags & P::FLAGS_RAISE_IRQ_MASK) irq_.raise(IrqCause::kFence);
+  return true;
+}
+
+void CommandProcessor::advance_counters(uint64_t ticks, uint64_t samples) {
+  registers_.store64(hw::reg::CLOCK_LO, hw::reg::CLOCK_HI,
+                     registers_.load64(hw::reg::CLOCK_LO, hw::reg::CLOCK_HI) + ticks);
+  if (samples == 0) return;
+  registers_.store64(hw::reg::SAMPLES_PASSED_LO, hw::reg::SAMPLES_PASSED_HI,
+                     registers_.load64(hw::reg::SAMPLES_PASSED_LO, hw::reg::SAMPLES_PASSED_HI) + samples);
+}
+
+// REPORT: every earlier packet has completed (the CP runs packets to completion in order), so the
+// counter holds their work. Both addresses are checked before anything is written, so a fault
+// never leaves a value without its availability or the reverse; the value is written first, so a
+// reader that sees the availability also sees the value.
+bool CommandProcessor::execute_report(const Packet& packet) {
+  namespace P = hw::pkt::REPORT;
+  const uint32_t* d = packet.dwords.data();
+  constexpr uint32_t kKnownFlags = P::FLAGS_COUNTER_MASK | P::FLAGS_WRITE_AVAILABILITY_MASK;
+  const uint32_t flags = d[P::FLAGS];
+  const uint32_t counter = field(flags, P::FLAGS_COUNTER_MASK, P::FLAGS_COUNTER_SHIFT);
+  if ((flags & ~kKnownFlags) || counter > P::FLAGS_COUNTER_CLOCK) {
+    enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode,
+                text_printf("REPORT: FLAGS 0x%08x: unknown bits or COUNTER %u", flags, counter));
+    return false;
+  }
+  const bool avail = flags & P::FLAGS_WRITE_AVAILABILITY_MASK;
+  const uint64_t value_va = uint64_t(d[P::VALUE_VA_LO]) | (uint64_t(d[P::VALUE_VA_HI]) << 32);
+  const uint64_t avail_va = uint64_t(d[P::AVAIL_VA_LO]) | (uint64_t(d[P::AVAIL_VA_HI]) << 32);
+  if (value_va % 8 || (avail && avail_va % 8)) {
+    enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode,
+                text_printf("REPORT: VALUE_VA 0x%" PRIx64 " or AVAIL_VA 0x%" PRIx64 " not 8-byte aligned", value_va,
+                            avail_va));
+    return false;
+  }
+  uint8_t* value_p = memory_.translate(value_va, 8, Access::kWrite);
+  uint8_t* avail_p = avail ? memory_.translate(avail_va, 8, Access::kWrite) : nullptr;
+  if (!value_p || (avail && !avail_p)) {
+    enter_fault(CpFaultCause::kMemoryFault, packet.head, packet.opcode,
+                text_printf("REPORT: %s va 0x%" PRIx64 " (8 bytes) is not mapped writable",
+                            value_p ? "AVAIL" : "VALUE", value_p ? avail_va : value_va));
+    return false;
+  }
+  const uint64_t value = counter == P::FLAGS_COUNTER_CLOCK
+                             ? registers_.load64(hw::reg::CLOCK_LO, hw::reg::CLOCK_HI)
+                             : registers_.load64(hw::reg::SAMPLES_PASSED_LO, hw::reg::SAMPLES_PASSED_HI);
+  std::memcpy(value_p, &value, 8);  // little-endian host: the low dword first
+  if (avail) {
+    const uint64_t avail_value = d[P::AVAIL_VALUE];
+    std::memcpy(avail_p, &avail_value, 8);
+  }
+  std::lock_guard lock(state_mutex_);
+  ++counters_.reports;
   return true;
 }
 

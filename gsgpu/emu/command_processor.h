@@ -81,6 +81,7 @@ struct CpCounters {
   uint64_t syncs = 0;
   uint64_t dumps = 0;
   uint64_t draws = 0;
+  uint64_t reports = 0;
   uint64_t faults = 0;  // CP faults + faulted dispatches
 };
 
@@ -153,6 +154,10 @@ class CommandProcessor {
   bool execute_draw(const Packet& packet);
   bool execute_sync(const Packet& packet);
   bool execute_dump(const Packet& packet);
+  bool execute_report(const Packet& packet);
+  // The device-wide counters REPORT writes: the clock advances by `ticks` nominal cycles, the
+  // samples-passed counter by `samples` (both wrap at 2^64, as 64-bit hardware counters do).
+  void advance_counters(uint64_t ticks, uint64_t samples);
   void enter_fault(CpFaultCause cause, uint32_t head, uint32_t opcode, std::string message);
   void set_state(CpState s);
   void thread_loop();

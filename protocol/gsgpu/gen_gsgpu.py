@@ -383,7 +383,7 @@ def generate(xml_path):
     o.append("};")
     o.append("")
     o.append("// Per packet: opcode, size and the dword index of every named field (0 is the header):")
-    o.append("// pkt::NAME::DWORD, pkt::NAME::DWORD_FIELD_MASK.")
+    o.append("// pkt::NAME::DWORD, pkt::NAME::DWORD_FIELD_MASK, pkt::NAME::DWORD_FIELD_VALUE.")
     o.append("namespace pkt {")
     for p in packets:
         o.append(f"namespace {p['name']} {{  // {p['description']}")
@@ -396,6 +396,9 @@ def generate(xml_path):
                 o.append(f"inline constexpr uint32_t {d['name']}_{f['name']}_SHIFT = {f['shift']};")
                 o.append(f"inline constexpr uint32_t {d['name']}_{f['name']}_MASK = {f['mask']:#010x};"
                          f"  // {f['description']}")
+                for v in f["values"]:
+                    o.append(f"inline constexpr uint32_t {d['name']}_{f['name']}_{v['name']} = {v['value']};"
+                             f"  // {v['description']}")
         o.append(f"}}  // namespace {p['name']}")
     o.append("}  // namespace pkt")
     o.append("")

@@ -77,6 +77,23 @@ void append_draw(std::vector<uint32_t>* out, uint64_t draw_info_va, uint64_t pip
   put64(p, P::SHADER_STATE_VA_LO, P::SHADER_STATE_VA_HI, shader_state_va);
 }
 
+void append_report(std::vector<uint32_t>* out, uint32_t counter, uint64_t value_va, bool write_availability,
+                   uint64_t avail_va, uint32_t avail_value) {
+  namespace P = pkt::REPORT;
+  uint32_t* p = start_packet(out, P::OPCODE, P::SIZE_DWORDS);
+  p[P::FLAGS] = put_field(counter, P::FLAGS_COUNTER_MASK, P::FLAGS_COUNTER_SHIFT) |
+                (write_availability ? P::FLAGS_WRITE_AVAILABILITY_MASK : 0);
+  put64(p, P::VALUE_VA_LO, P::VALUE_VA_HI, value_va);
+  put64(p, P::AVAIL_VA_LO, P::AVAIL_VA_HI, write_availability ? avail_va : 0);
+  p[P::AVAIL_VALUE] = write_availability ? avail_value : 0;
+}
+
+std::vector<uint32_t> encode_report(uint32_t counter, uint64_t value_va, bool write_availability, uint64_t avail_va,
+                                    uint32_t avail_value) {
+  return encoded(
+      [&](std::vector<uint32_t>* o) { append_report(o, counter, value_va, write_availability, avail_va, avail_value); });
+}
+
 std::vector<uint32_t> encode_nop(uint32_t size_dwords) {
   return encoded([&](std::vector<uint32_t>* o) { append_nop(o, size_dwords); });
 }

@@ -36,6 +36,13 @@ void append_halt(std::vector<uint32_t>* out);
 // A DRAW with the addresses of its DRAW_INFO, PIPE_STATE and SHADER_STATE blocks (gsgpu.xml <blocks>).
 void append_draw(std::vector<uint32_t>* out, uint64_t draw_info_va, uint64_t pipe_state_va, uint64_t shader_state_va);
 
+// A REPORT (gsgpu.xml): once all earlier work is complete, the counter (pkt::REPORT::FLAGS_COUNTER_*) as
+// 64 bits at value_va, then, when write_availability, avail_value as 64 bits at avail_va.
+void append_report(std::vector<uint32_t>* out, uint32_t counter, uint64_t value_va, bool write_availability = false,
+                   uint64_t avail_va = 0, uint32_t avail_value = 0);
+std::vector<uint32_t> encode_report(uint32_t counter, uint64_t value_va, bool write_availability = false,
+                                    uint64_t avail_va = 0, uint32_t avail_value = 0);
+
 std::vector<uint32_t> encode_nop(uint32_t size_dwords = 1);
 std::vector<uint32_t> encode_dispatch(const DispatchPacket& packet);
 std::vector<uint32_t> encode_draw(uint64_t draw_info_va, uint64_t pipe_state_va, uint64_t shader_state_va);

@@ -379,5 +379,90 @@ TEST_F(DrawTest, EveryHostileStateEndsInAFaultAndTheDeviceRecovers) {
   EXPECT_EQ(pixel(3, 3), 0xFF80FF00u);
 }
 
+// REPORT (queries): the samples that passed the output merger's tests between two REPORTs are the
+// draw's written fragments; the clock only grows; availability lands after the value.
+TEST_F(DrawTest, ReportWritesSamplesPassedAndTheClockThenAvailability) {
+  namespace P = blk::PIPE_STATE;
+  namespace R = hw::pkt::REPORT;
+  const uint64_t out = must_buffer(*device_, 4096);
+  auto submit = [&](const std::vector<uint32_t>& packet) {
+    std::string error;
+    EXPECT_TRUE(ring_->write(packet, &error)) << error;
+  };
+  submit(hw::encode_report(R::FLAGS_COUNTER_SAMPLES_PASSED, out + 0));
+  submit(hw::encode_report(R::FLAGS_COUNTER_CLOCK, out + 8));
+  b_.pipe[P::SCISSOR_WIDTH] = 8;  // 8 x 32 of the 32 x 32 quad pass
+  ASSERT_TRUE(draw());
+  submit(hw::encode_report(R::FLAGS_COUNTER_SAMPLES_PASSED, out + 16, true, out + 24, 0xA5));
+  submit(hw::encode_report(R::FLAGS_COUNTER_CLOCK, out + 32, true, out + 40, 1));
+  ring_->kick();
+  device_->run_until_idle();
+  ASSERT_EQ(device_->command_processor().state(), CpState::kIdle);
+  uint64_t v[6] = {};
+  ASSERT_TRUE(device_->mmu().read(out, v, sizeof v));
+  EXPECT_EQ(v[2] - v[0], 256u);
+  EXPECT_EQ(v[2] - v[0], device_->command_processor().last_draw()->result.counters.merge.fragments_written);
+  EXPECT_EQ(v[3], 0xA5u);
+  EXPECT_GT(v[4], v[1] + 256);  // the draw's vertices and fragments took clock cycles
+  EXPECT_EQ(v[5], 1u);
+  EXPECT_EQ(v[2], uint64_t{device_->read_register(hw::reg::SAMPLES_PASSED_LO)} |
+                      uint64_t{device_->read_register(hw::reg::SAMPLES_PASSED_HI)} << 32);
+  EXPECT_EQ(device_->command_processor().counters().reports, 4u);
+  EXPECT_NE(dump().find("device counters: SAMPLES_PASSED 256"), std::string::npos) << dump();
+}
+
+// Every bad REPORT is a CP fault naming the field or address, and writes neither value nor
+// availability; the device reports on after a reset.
+TEST_F(DrawTest, HostileReportsFaultAndWriteNothing) {
+  namespace R = hw::pkt::REPORT;
+  const uint64_t out = must_buffer(*device_, 4096);
+  const uint64_t read_only = must_buffer(*device_, 4096, kPermRead);
+  struct Case {
+    const char* name;
+    std::vector<uint32_t> packet;
+    CpFaultCause cause;
+  };
+  std::vector<uint32_t> bad_counter = hw::encode_report(0, out);
+  bad_counter[R::FLAGS] = 5;
+  std::vector<uint32_t> bad_bits = hw::encode_report(0, out);
+  bad_bits[R::FLAGS] = 1u << 9;
+  const std::vector<Case> cases = {
+      {"counter 5", bad_counter, CpFaultCause::kBadField},
+      {"unknown flag", bad_bits, CpFaultCause::kBadField},
+      {"value unaligned", hw::encode_report(0, out + 4), CpFaultCause::kBadField},
+      {"availability unaligned", hw::encode_report(0, out, true, out + 12, 1), CpFaultCause::kBadField},
+      {"value unmapped", hw::encode_report(1, 0x40), CpFaultCause::kMemoryFault},
+      {"value past 2^64", hw::encode_report(1, ~uint64_t{7}), CpFaultCause::kMemoryFault},
+      {"value read-only", hw::encode_report(1, read_only), CpFaultCause::kMemoryFault},
+      {"availability unmapped", hw::encode_report(1, out, true, 0x40, 1), CpFaultCause::kMemoryFault},
+  };
+  for (const Case& c : cases) {
+    recover();
+    std::string error;
+    ASSERT_TRUE(ring_->write(c.packet, &error)) << error;
+    ring_->kick();
+    device_->run_until_idle();
+    auto fault = device_->command_processor().fault();
+    ASSERT_TRUE(fault) << c.name;
+    EXPECT_EQ(fault->cause, c.cause) << c.name << ": " << fault->message;
+    EXPECT_EQ(fault->opcode, R::OPCODE) << c.name;
+    uint64_t v[2] = {};
+    ASSERT_TRUE(device_->mmu().read(out, v, sizeof v));
+    EXPECT_EQ(v[0], 0u) << c.name;  // nothing written, not even the value before a bad availability
+    EXPECT_EQ(v[1], 0u) << c.name;
+  }
+  recover();
+  std::string error;
+  ASSERT_TRUE(ring_->write(hw::encode_report(1, out, true, out + 8, 7), &error));
+  ring_->kick();
+  device_->run_until_idle();
+  uint64_t v[2] = {};
+  ASSERT_TRUE(device_->mmu().read(out, v, sizeof v));
+  // The clock before the REPORT retired: one cycle less than after it.
+  EXPECT_EQ(v[0] + 1, uint64_t{device_->read_register(hw::reg::CLOCK_LO)} |
+                          uint64_t{device_->read_register(hw::reg::CLOCK_HI)} << 32);
+  EXPECT_EQ(v[1], 7u);
+}
+
 }  // namespace
 }  // namespace gsgpu

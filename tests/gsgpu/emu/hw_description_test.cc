@@ -84,6 +84,7 @@ TEST(HwDescription, PacketTablesMatchTheBuilders) {
       {hw::pkt::DUMP::OPCODE, make_dump_packet(0, 0, 0)},
       {hw::pkt::HALT::OPCODE, make_halt_packet()},
       {hw::pkt::DRAW::OPCODE, hw::encode_draw(0, 0, 0)},
+      {hw::pkt::REPORT::OPCODE, hw::encode_report(hw::pkt::REPORT::FLAGS_COUNTER_CLOCK, 0)},
   };
   ASSERT_EQ(std::size(built), hw::kPacketCount);
   for (const Built& b : built) {
