@@ -69,19 +69,24 @@ void record(VkCommandBuffer handle, T&& command) {
 
 }  // namespace
 
-void execute_commands(Device* device, const CommandBuffer& cb) {
-  for (const Command& command : cb.commands) {
+size_t execute_commands(Device* device, const CommandBuffer& cb, size_t first) {
+  for (size_t i = first; i < cb.commands.size(); ++i) {
+    const Command& command = cb.commands[i];
+    if (const auto* wait = std::get_if<WaitEventsCommand>(&command)) {
+      if (!events_set(*wait)) return i;
+      continue;
+    }
     std::visit(
         [device](const auto& c) {
-          using T = std::decay_t<decltype(c)>;
-          if constexpr (std::is_same_v<T, DrawCommand> || std::is_same_v<T, DispatchCommand>) {
+          if constexpr (requires { run(device, c); }) {
             run(device, c);
-          } else {
+          } else if constexpr (requires { run(c); }) {
             run(c);
           }
         },
         command);
   }
+  return cb.commands.size();
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateCommandPool(VkDevice, const VkCommandPoolCreateInfo* info,

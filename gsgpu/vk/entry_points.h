@@ -202,6 +202,29 @@
   X(GetDeviceMemoryCommitment)        \
   X(QueueBindSparse)
 
+// Queries and events (docs/vulkan-driver.md "Queries and events").
+#define GSGPU_VK_QUERY_ENTRY_POINTS(X) \
+  X(CreateQueryPool)                   \
+  X(DestroyQueryPool)                  \
+  X(GetQueryPoolResults)               \
+  X(ResetQueryPool)                    \
+  X(CmdResetQueryPool)                 \
+  X(CmdBeginQuery)                     \
+  X(CmdEndQuery)                       \
+  X(CmdWriteTimestamp)                 \
+  X(CmdCopyQueryPoolResults)           \
+  X(CreateEvent)                       \
+  X(DestroyEvent)                      \
+  X(GetEventStatus)                    \
+  X(SetEvent)                          \
+  X(ResetEvent)                        \
+  X(CmdSetEvent)                       \
+  X(CmdResetEvent)                     \
+  X(CmdWaitEvents)
+
+// Device commands under the names of EXT device extensions (VK_EXT_host_query_reset).
+#define GSGPU_VK_DEVICE_EXT_ALIASES(X) X(ResetQueryPool)
+
 namespace gsgpu::vk {
 
 #define GSGPU_VK_DECLARE(name) std::remove_pointer_t<PFN_vk##name> gsgpu_vk##name;
@@ -210,6 +233,7 @@ GSGPU_VK_INSTANCE_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_DEVICE_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_BINDING_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_DRAW_ENTRY_POINTS(GSGPU_VK_DECLARE)
+GSGPU_VK_QUERY_ENTRY_POINTS(GSGPU_VK_DECLARE)
 #undef GSGPU_VK_DECLARE
 
 }  // namespace gsgpu::vk

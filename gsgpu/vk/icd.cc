@@ -23,12 +23,16 @@ const NamedProc kInstanceProcs[] = {GSGPU_VK_INSTANCE_ENTRY_POINTS(GSGPU_VK_ENTR
 const NamedProc kDeviceProcs[] = {GSGPU_VK_DEVICE_ENTRY_POINTS(GSGPU_VK_ENTRY)
                                       GSGPU_VK_BINDING_ENTRY_POINTS(GSGPU_VK_ENTRY)
                                       GSGPU_VK_DRAW_ENTRY_POINTS(GSGPU_VK_ENTRY)
+                                          GSGPU_VK_QUERY_ENTRY_POINTS(GSGPU_VK_ENTRY)
                                           GSGPU_VK_WSI_DEVICE_ENTRY_POINTS(GSGPU_VK_ENTRY)};
 #undef GSGPU_VK_ENTRY
 #define GSGPU_VK_KHR_ENTRY(name) {"vk" #name "KHR", reinterpret_cast<PFN_vkVoidFunction>(&gsgpu_vk##name)},
 const NamedProc kKhrAliasProcs[] = {GSGPU_VK_KHR_ALIASES(GSGPU_VK_KHR_ENTRY)};
 const NamedProc kDeviceKhrAliasProcs[] = {GSGPU_VK_DEVICE_KHR_ALIASES(GSGPU_VK_KHR_ENTRY)};
 #undef GSGPU_VK_KHR_ENTRY
+#define GSGPU_VK_EXT_ENTRY(name) {"vk" #name "EXT", reinterpret_cast<PFN_vkVoidFunction>(&gsgpu_vk##name)},
+const NamedProc kDeviceExtAliasProcs[] = {GSGPU_VK_DEVICE_EXT_ALIASES(GSGPU_VK_EXT_ENTRY)};
+#undef GSGPU_VK_EXT_ENTRY
 
 template <size_t N>
 PFN_vkVoidFunction find(const NamedProc (&table)[N], const char* name) {
@@ -46,6 +50,7 @@ constexpr uint32_t kLoaderInterfaceVersion = 5;
 
 PFN_vkVoidFunction lookup_device_proc(const char* name) {
   if (PFN_vkVoidFunction proc = find(kDeviceKhrAliasProcs, name)) return proc;
+  if (PFN_vkVoidFunction proc = find(kDeviceExtAliasProcs, name)) return proc;
   return find(kDeviceProcs, name);
 }
 

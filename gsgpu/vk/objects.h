@@ -26,6 +26,7 @@
 #include "gsgpu/drv/va_allocator.h"
 #include "gsgpu/vk/format.h"
 #include "gsgpu/vk/image_layout.h"
+#include "gsgpu/vk/query.h"
 
 static_assert(sizeof(void*) == 8, "non-dispatchable handles are pointers: a 64-bit build only");
 
@@ -64,10 +65,13 @@ struct SubmittedBatch {
 };
 
 // One vkQueueSubmit whose batches have not run: they wait for a timeline value that nothing has
-// signalled yet (wait-before-signal), or behind such a submission.
+// signalled yet (wait-before-signal), or behind such a submission. A submission that started and
+// reached a vkCmdWaitEvents on an event not set stays here too, with where to go on from.
 struct QueuedSubmission {
   std::vector<SubmittedBatch> batches;
   Fence* fence = nullptr;
+  bool started = false;
+  size_t batch = 0, buffer = 0, command = 0;  // the next command to run (when started)
 };
 
 struct Queue {
@@ -251,7 +255,8 @@ void run(Device* device, const DispatchCommand& command);
 
 using Command = std::variant<CopyCommand, FillCommand, UpdateCommand, BarrierCommand, BufferImageCopyCommand,
                              ImageCopyCommand, ClearImageCommand, BlitImageCommand, BeginRenderPassCommand,
-                             DrawCommand, DispatchCommand>;
+                             DrawCommand, DispatchCommand, QueryCommand, ResetQueriesCommand,
+                             CopyQueryResultsCommand, EventCommand, WaitEventsCommand>;
 
 struct CommandBuffer;
 
@@ -338,7 +343,10 @@ VkResult image_format_properties(const drv::Caps& caps, VkFormat format, VkImage
 // A secondary command buffer's inheritance at vkBeginCommandBuffer (secondary.cc).
 void begin_secondary(CommandBuffer* cb, const VkCommandBufferBeginInfo* info);
 
-// Runs a command buffer's transfers on the host (command_buffer.cc).
-void execute_commands(Device* device, const CommandBuffer& cb);
+// Runs a command buffer's commands from index `first` (command_buffer.cc): transfers on the host,
+// draws, queries and event writes on the device, each finished before the next. Returns the index
+// of a vkCmdWaitEvents whose events are not all set (the queue goes on from there once they are),
+// or the number of commands when it ran them all.
+size_t execute_commands(Device* device, const CommandBuffer& cb, size_t first = 0);
 
 }  // namespace gsgpu::vk

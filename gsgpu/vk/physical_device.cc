@@ -92,7 +92,10 @@ void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   limits->minStorageBufferOffsetAlignment = kBufferOffsetAlignment;
   limits->minTexelBufferOffsetAlignment = kMinTexelBufferOffsetAlignment;
   limits->maxTexelBufferElements = kMaxTexelBufferElements;
-  limits->timestampPeriod = 1.0f;
+  // Timestamps count the device clock's nominal cycles (gsgpu.xml CLOCK_LO / _HI): CFG_CLOCK_MHZ of
+  // them per microsecond; every queue writes them (docs/vulkan-driver.md "Queries and events").
+  limits->timestampPeriod = caps.clock_mhz != 0 ? 1000.0f / float(caps.clock_mhz) : 1.0f;
+  limits->timestampComputeAndGraphics = VK_TRUE;
   // Images (image_layout.h): the output merger's 4096 x 4096 targets; no cube images (the texture
   // unit has no IMAGE_CUBE), one sample.
   limits->maxImageDimension1D = kMaxImageDimension;
@@ -137,6 +140,9 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFeatures(VkPhysicalDevice, V
   // OpenGL 2.0, on this feature.
   features->independentBlend = VK_TRUE;
   features->fillModeNonSolid = VK_TRUE;  // polygon modes LINE / POINT (PIPE_STATE RASTER.POLYGON_MODE)
+  // Occlusion queries count every sample that passes the output merger's tests, exactly
+  // (docs/vulkan-driver.md "Queries and events").
+  features->occlusionQueryPrecise = VK_TRUE;
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceMemoryProperties(VkPhysicalDevice handle,
@@ -164,7 +170,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceQueueFamilyProperties(VkPhys
   // Draws and dispatches run (docs/vulkan-driver.md "Draws", "Compute").
   props[0].queueFlags = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT;
   props[0].queueCount = 1;
-  props[0].timestampValidBits = 0;  // no timestamp queries
+  props[0].timestampValidBits = 64;  // the device clock is a 64-bit counter (gsgpu.xml CLOCK_LO / _HI)
   props[0].minImageTransferGranularity = {1, 1, 1};
   *count = 1;
 }
@@ -209,7 +215,7 @@ namespace {
 // maintenance1 (image.cc, image_view.cc, descriptor_set.cc, vkTrimCommandPoolKHR), maintenance2
 // (image_view.cc), multiview (render_pass.cc, draw.cc, the compiler's ViewIndex),
 // create_renderpass2 (render_pass2.cc), image_format_list (image.cc), imageless_framebuffer
-// (framebuffer.cc).
+// (framebuffer.cc); VK_EXT_host_query_reset (query_pool.cc).
 const VkExtensionProperties kDeviceExtensions[] = {
     {VK_KHR_SWAPCHAIN_EXTENSION_NAME, VK_KHR_SWAPCHAIN_SPEC_VERSION},
     {VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME, VK_KHR_TIMELINE_SEMAPHORE_SPEC_VERSION},
@@ -224,6 +230,7 @@ const VkExtensionProperties kDeviceExtensions[] = {
     {VK_KHR_CREATE_RENDERPASS_2_EXTENSION_NAME, VK_KHR_CREATE_RENDERPASS_2_SPEC_VERSION},
     {VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME, VK_KHR_IMAGE_FORMAT_LIST_SPEC_VERSION},
     {VK_KHR_IMAGELESS_FRAMEBUFFER_EXTENSION_NAME, VK_KHR_IMAGELESS_FRAMEBUFFER_SPEC_VERSION},
+    {VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME, VK_EXT_HOST_QUERY_RESET_SPEC_VERSION},
 };
 constexpr uint32_t kDeviceExtensionCount = sizeof(kDeviceExtensions) / sizeof(kDeviceExtensions[0]);
 

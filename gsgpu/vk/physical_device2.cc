@@ -136,6 +136,9 @@ void fill_feature(VkBaseOutStructure* s) {
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES:  // timeline.cc
       reset_keeping_chain<VkPhysicalDeviceTimelineSemaphoreFeatures>(s)->timelineSemaphore = VK_TRUE;
       break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_HOST_QUERY_RESET_FEATURES:  // query_pool.cc vkResetQueryPool
+      reset_keeping_chain<VkPhysicalDeviceHostQueryResetFeatures>(s)->hostQueryReset = VK_TRUE;
+      break;
     default:
       break;  // unknown: skipped
   }

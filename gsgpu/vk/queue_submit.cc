@@ -3,7 +3,9 @@
 // ending with a NOP packet on the queue's drv ring whose seqno is the submission's point: its
 // fence, binary signals and timeline signals (TimelineSignal) complete when that point retires.
 // A submission whose timeline wait nothing has signalled or promised yet (wait-before-signal)
-// stays queued, and the ones after it with it, until a host signal (timeline.cc) lets it run.
+// stays queued, and the ones after it with it, until a host signal (timeline.cc) lets it run; so
+// does the rest of a submission that reached a vkCmdWaitEvents whose events are not set, until
+// vkSetEvent (event.cc) lets it go on.
 // docs/vulkan-driver.md "Synchronisation".
 #include <cstdio>
 #include <map>
@@ -125,24 +127,41 @@ bool ready_locked(const QueuedSubmission& submission) {
   return true;
 }
 
-// Runs one submission and gives its signals and fence the NOP's seqno. The queue's earlier work
-// has retired before it starts (wait for the queue's newest point), so a wait on a binary
-// semaphore or on a promised timeline value has nothing left to wait for.
-VkResult run_submission_locked(Queue* queue, const QueuedSubmission& submission) {
+// Runs a submission's command buffers from where it stopped; false when a vkCmdWaitEvents found an
+// event not set (the submission keeps its place and runs on when the host sets the event). The
+// queue's earlier work has retired before it starts (wait for the queue's newest point), so a wait
+// on a binary semaphore or on a promised timeline value has nothing left to wait for.
+bool run_commands_locked(Queue* queue, QueuedSubmission* submission) {
   Device* device = queue->device;
+  for (; submission->batch < submission->batches.size(); ++submission->batch, submission->buffer = 0) {
+    const SubmittedBatch& batch = submission->batches[submission->batch];
+    for (; submission->buffer < batch.command_buffers.size(); ++submission->buffer, submission->command = 0) {
+      const CommandBuffer* cb = batch.command_buffers[submission->buffer];
+      if (cb->state != CommandBuffer::State::kExecutable) {
+        std::fprintf(stderr, "gsgpu-vk: vkQueueSubmit: command buffer not executable; skipped\n");
+        continue;
+      }
+      submission->command = execute_commands(device, *cb, submission->command);
+      if (submission->command < cb->commands.size()) return false;
+    }
+  }
+  return true;
+}
+
+// Runs one submission (or the rest of it) and gives its signals and fence the NOP's seqno.
+// *blocked when it stopped at an event that is not set.
+VkResult run_submission_locked(Queue* queue, QueuedSubmission* submission, bool* blocked) {
+  Device* device = queue->device;
+  *blocked = false;
   if (queue->last_seqno != 0) {
     if (VkResult r = to_vk(device->drv->fence_wait(queue->ring, queue->last_seqno, UINT64_MAX)); r != VK_SUCCESS) {
       return r;
     }
   }
-  for (const SubmittedBatch& batch : submission.batches) {
-    for (const CommandBuffer* cb : batch.command_buffers) {
-      if (cb->state != CommandBuffer::State::kExecutable) {
-        std::fprintf(stderr, "gsgpu-vk: vkQueueSubmit: command buffer not executable; skipped\n");
-        continue;
-      }
-      execute_commands(device, *cb);
-    }
+  submission->started = true;
+  if (!run_commands_locked(queue, submission)) {
+    *blocked = true;
+    return VK_SUCCESS;
   }
   const std::vector<uint32_t> packets = drv::encode_nop();
   drv::SubmitDesc desc;
@@ -152,7 +171,7 @@ VkResult run_submission_locked(Queue* queue, const QueuedSubmission& submission)
   uint64_t seqno = 0;
   if (drv::Status status = device->drv->submit(desc, &seqno); status != drv::Status::kOk) return to_vk(status);
   queue->last_seqno = seqno;
-  for (const SubmittedBatch& batch : submission.batches) {
+  for (const SubmittedBatch& batch : submission->batches) {
     for (const SemaphorePoint& signal : batch.signals) {
       Semaphore* s = signal.semaphore;
       if (s->timeline) {
@@ -163,7 +182,7 @@ VkResult run_submission_locked(Queue* queue, const QueuedSubmission& submission)
       }
     }
   }
-  if (submission.fence != nullptr) *submission.fence = Fence{.ring = queue->ring, .seqno = seqno};
+  if (submission->fence != nullptr) *submission->fence = Fence{.ring = queue->ring, .seqno = seqno};
   return VK_SUCCESS;
 }
 
@@ -172,11 +191,13 @@ VkResult run_submission_locked(Queue* queue, const QueuedSubmission& submission)
 VkResult run_ready_submissions_locked(Queue* queue) {
   VkResult result = VK_SUCCESS;
   bool ran = false;
-  while (!queue->waiting.empty() && ready_locked(queue->waiting.front())) {
+  while (!queue->waiting.empty() && (queue->waiting.front().started || ready_locked(queue->waiting.front()))) {
+    bool blocked = false;
+    const VkResult r = run_submission_locked(queue, &queue->waiting.front(), &blocked);
+    if (blocked) break;  // held at a vkCmdWaitEvents until the host sets its events
     const QueuedSubmission submission = std::move(queue->waiting.front());
     queue->waiting.pop_front();
     ran = true;
-    const VkResult r = run_submission_locked(queue, submission);
     if (r != VK_SUCCESS) {
       // Its fence can never signal now: waiters see the failure instead of sleeping.
       if (submission.fence != nullptr) *submission.fence = Fence{};

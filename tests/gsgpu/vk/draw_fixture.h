@@ -55,6 +55,8 @@ struct DrawScene {
   std::function<void(VkGraphicsPipelineCreateInfo&)> edit;  // changes the pipeline before creation
   std::function<void(VkCommandBuffer)> before_draws;       // commands after the binds (dynamic state, clears)
   std::function<void(VkCommandBuffer)> before_pass;        // commands before the render pass (dispatches)
+  std::function<void(VkCommandBuffer, size_t)> before_draw;  // commands before draw i (queries)
+  std::function<void(VkCommandBuffer)> after_draws;          // commands after the last draw, in the pass
 };
 
 struct DrawFrame {
@@ -453,7 +455,9 @@ class DrawSide {
       VkDescriptorSet set = offset_set(bytes);
       vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_GRAPHICS, layout(), 0, 1, &set, 0, nullptr);
     }
-    for (const DrawCall& d : s.draws) {
+    for (size_t i = 0; i < s.draws.size(); ++i) {
+      const DrawCall& d = s.draws[i];
+      if (s.before_draw) s.before_draw(cb_, i);
       vkCmdPushConstants(cb_, layout(), VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16, d.tint);
       if (d.indexed) {
         vkCmdDrawIndexed(cb_, d.count, 1, d.first, d.vertex_offset, 0);
@@ -461,6 +465,7 @@ class DrawSide {
         vkCmdDraw(cb_, d.count, 1, d.first, 0);
       }
     }
+    if (s.after_draws) s.after_draws(cb_);
     return finish(s, t);
   }
 

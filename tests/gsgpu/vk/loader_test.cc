@@ -26,6 +26,7 @@ TEST_F(VkLoader, OnePhysicalDeviceNamedGsgpuOfTypeVirtualGpu) {
   expected.logicOp = VK_TRUE;
   expected.independentBlend = VK_TRUE;  // one colour attachment: trivially independent (zink's GL 2.0)
   expected.fillModeNonSolid = VK_TRUE;
+  expected.occlusionQueryPrecise = VK_TRUE;  // the output merger counts every sample (query_pool.cc)
   const auto* flags = reinterpret_cast<const VkBool32*>(&features);
   const auto* expected_flags = reinterpret_cast<const VkBool32*>(&expected);
   for (size_t i = 0; i < sizeof(features) / sizeof(VkBool32); ++i) EXPECT_EQ(flags[i], expected_flags[i]) << i;
@@ -59,7 +60,8 @@ TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdDrawIndirect"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCreateComputePipelines"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdDispatchIndirect"), nullptr);
-  EXPECT_EQ(vkGetDeviceProcAddr(device_, "vkCreateEvent"), nullptr);
+  EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCreateEvent"), nullptr);
+  EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdCopyQueryPoolResults"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCreateGraphicsPipelines"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdDispatchBase"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCreateSamplerYcbcrConversion"), nullptr);
@@ -109,6 +111,7 @@ TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
                            VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME, VK_KHR_IMAGELESS_FRAMEBUFFER_EXTENSION_NAME}) {
     EXPECT_TRUE(offered(name)) << name;  // what zink requires (docs/vulkan-driver.md "zink")
   }
+  EXPECT_TRUE(offered(VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME));  // query_pool.cc
 }
 
 // A feature the device does not report is refused, in pEnabledFeatures or in a

@@ -1,0 +1,187 @@
+// Query commands (docs/vulkan-driver.md "Queries and events"). Begin, end and
+// timestamps are REPORT packets on the queue's ring: the device writes its
+// SAMPLES_PASSED counter (samples that passed the output merger's stencil and
+// depth tests) at begin and end, or its clock, into the query's slot, and
+// availability after the value; an occlusion result is end - begin. Resets and
+// copies of results run on the host in queue order, as the other transfers do
+// ("Transfers"): every device command before them has retired when they run.
+// Ranges are checked when recorded (a bad one is not recorded, with a log line)
+// and again when run.
+#include <cstddef>
+#include <cstdio>
+#include <string>
+
+#include "gsgpu/vk/binding_objects.h"
+#include "gsgpu/vk/entry_points.h"
+#include "protocol/gsgpu/packets.h"
+
+namespace gsgpu::vk {
+namespace {
+
+namespace R = hw::pkt::REPORT;
+
+// Records `command` when the command buffer is recording and `ok`; otherwise a
+// log line.
+template <typename T>
+void record_if(VkCommandBuffer handle, bool ok, const char *name,
+               const char *why, T &&command) {
+  CommandBuffer *cb = from_handle<CommandBuffer>(handle);
+  if (cb->state != CommandBuffer::State::kRecording)
+    return;
+  if (!ok) {
+    log_refusal(name, why, "not recorded");
+    return;
+  }
+  cb->commands.emplace_back(std::forward<T>(command));
+}
+
+bool one_query_inside(VkQueryPool pool, uint32_t query) {
+  const QueryPool *p = from_handle<QueryPool>(pool);
+  return p != nullptr && queries_inside(*p, query, 1);
+}
+
+} // namespace
+
+bool submit_packets_and_wait(Device *device,
+                             const std::vector<uint32_t> &packets,
+                             drv::BoHandle bo, const char *what) {
+  drv::Device &drv = *device->drv;
+  const drv::BoHandle bos[] = {bo};
+  drv::SubmitDesc desc{device->queue.ring, packets.data(),
+                       uint32_t(packets.size()), bos, 1};
+  uint64_t seqno = 0;
+  drv::Status status = drv.submit(desc, &seqno);
+  if (status == drv::Status::kOk) {
+    device->queue.last_seqno = seqno;
+    status = drv.fence_wait(device->queue.ring, seqno, UINT64_MAX);
+  }
+  if (status == drv::Status::kOk)
+    return true;
+  std::string why = std::string("the device refused or faulted it (") +
+                    drv::status_name(status) + ")";
+  for (const drv::FaultInfo &f : drv.read_faults())
+    why += ": " + f.message;
+  log_refusal(what, why, "lost");
+  return false;
+}
+
+void run(Device *device, const QueryCommand &c) {
+  static constexpr const char *kNames[] = {"vkCmdBeginQuery", "vkCmdEndQuery",
+                                           "vkCmdWriteTimestamp"};
+  const char *name = kNames[int(c.kind)];
+  if (!queries_inside(*c.pool, c.query, 1)) {
+    log_refusal(name, "query outside the pool", "skipped");
+    return;
+  }
+  const uint64_t slot = c.pool->slot_va(c.query);
+  std::vector<uint32_t> packets;
+  switch (c.kind) {
+  case QueryCommand::Kind::kBegin:
+    hw::append_report(&packets, R::FLAGS_COUNTER_SAMPLES_PASSED,
+                      slot + offsetof(QuerySlot, begin));
+    break;
+  case QueryCommand::Kind::kEnd:
+    hw::append_report(&packets, R::FLAGS_COUNTER_SAMPLES_PASSED,
+                      slot + offsetof(QuerySlot, end), true,
+                      slot + offsetof(QuerySlot, available), 1);
+    break;
+  case QueryCommand::Kind::kTimestamp:
+    hw::append_report(&packets, R::FLAGS_COUNTER_CLOCK,
+                      slot + offsetof(QuerySlot, end), true,
+                      slot + offsetof(QuerySlot, available), 1);
+    break;
+  }
+  submit_packets_and_wait(device, packets, c.pool->bo, name);
+}
+
+void run(const CopyQueryResultsCommand &c) {
+  const char *why = nullptr;
+  if (!queries_inside(*c.pool, c.first, c.count)) {
+    why = "queries outside the pool";
+  } else if (c.dst->memory == nullptr) {
+    why = "destination buffer not bound to memory (or its memory was freed)";
+  } else {
+    results_fit(c.count, c.offset, c.stride, c.dst->size, c.flags, &why);
+  }
+  if (why != nullptr) {
+    log_refusal("vkCmdCopyQueryPoolResults", why, "skipped");
+    return;
+  }
+  // WAIT needs nothing more: the queue ran every earlier command to completion,
+  // so a query still unavailable here was not ended before the copy. Its value
+  // is then undefined for Vulkan when availability is copied beside it: 0, as
+  // lavapipe writes (the copied buffers compare equal).
+  write_query_results(*c.pool, c.first, c.count,
+                      c.dst->memory->map + c.dst->memory_offset + c.offset,
+                      c.stride, c.flags,
+                      (c.flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT) != 0);
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdResetQueryPool(VkCommandBuffer cb,
+                                                     VkQueryPool pool,
+                                                     uint32_t first,
+                                                     uint32_t count) {
+  const QueryPool *p = from_handle<QueryPool>(pool);
+  record_if(cb, p != nullptr && queries_inside(*p, first, count),
+            "vkCmdResetQueryPool", "queries outside the pool",
+            ResetQueriesCommand{from_handle<QueryPool>(pool), first, count});
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdBeginQuery(VkCommandBuffer cb,
+                                                 VkQueryPool pool,
+                                                 uint32_t query,
+                                                 VkQueryControlFlags) {
+  // PRECISE or not, the count is exact (occlusionQueryPrecise).
+  const QueryPool *p = from_handle<QueryPool>(pool);
+  const bool ok =
+      one_query_inside(pool, query) && p->type == VK_QUERY_TYPE_OCCLUSION;
+  record_if(cb, ok, "vkCmdBeginQuery",
+            "query outside the pool, or not an occlusion pool",
+            QueryCommand{QueryCommand::Kind::kBegin,
+                         from_handle<QueryPool>(pool), query});
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdEndQuery(VkCommandBuffer cb,
+                                               VkQueryPool pool,
+                                               uint32_t query) {
+  const QueryPool *p = from_handle<QueryPool>(pool);
+  const bool ok =
+      one_query_inside(pool, query) && p->type == VK_QUERY_TYPE_OCCLUSION;
+  record_if(cb, ok, "vkCmdEndQuery",
+            "query outside the pool, or not an occlusion pool",
+            QueryCommand{QueryCommand::Kind::kEnd, from_handle<QueryPool>(pool),
+                         query});
+}
+
+// Every stage has finished when the REPORT runs (the command processor runs
+// packets to completion in order), so any stage's timestamp is the same one.
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdWriteTimestamp(VkCommandBuffer cb,
+                                                     VkPipelineStageFlagBits,
+                                                     VkQueryPool pool,
+                                                     uint32_t query) {
+  const QueryPool *p = from_handle<QueryPool>(pool);
+  const bool ok =
+      one_query_inside(pool, query) && p->type == VK_QUERY_TYPE_TIMESTAMP;
+  record_if(cb, ok, "vkCmdWriteTimestamp",
+            "query outside the pool, or not a timestamp pool",
+            QueryCommand{QueryCommand::Kind::kTimestamp,
+                         from_handle<QueryPool>(pool), query});
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdCopyQueryPoolResults(
+    VkCommandBuffer cb, VkQueryPool pool, uint32_t first, uint32_t count,
+    VkBuffer dst, VkDeviceSize offset, VkDeviceSize stride,
+    VkQueryResultFlags flags) {
+  const QueryPool *p = from_handle<QueryPool>(pool);
+  const Buffer *b = from_handle<Buffer>(dst);
+  const char *why = "queries outside the pool, or no buffer";
+  const bool ok = p != nullptr && b != nullptr &&
+                  queries_inside(*p, first, count) &&
+                  results_fit(count, offset, stride, b->size, flags, &why);
+  record_if(cb, ok, "vkCmdCopyQueryPoolResults", why,
+            CopyQueryResultsCommand{from_handle<QueryPool>(pool), first, count,
+                                    from_handle<Buffer>(dst), offset, stride,
+                                    flags});
+}
+
+} // namespace gsgpu::vk
