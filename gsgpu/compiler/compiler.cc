@@ -127,6 +127,8 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
   out->vertex_attributes = lowered.vertex_attributes;
   out->constant_buffer_bytes = lowered.constant_buffer_bytes;
   out->varying_components = lowered.varying_components;
+  out->clip_distances = lowered.clip_distances;
+  out->cull_distances = lowered.cull_distances;
   out->args = std::move(lowered.args);
   out->arg_buffer_size = lowered.arg_buffer_size;
   out->work_dim_offset = lowered.work_dim_offset;

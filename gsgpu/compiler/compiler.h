@@ -87,6 +87,9 @@ struct CompiledKernel {
   // Vertex shaders: the varying components it writes (SHADER_STATE VERTEX.OUTPUTS); fragment
   // shaders: the components it reads (FRAGMENT.VARYINGS). Location L component c is 4L + c.
   uint32_t varying_components = 0;
+  // Vertex shaders: gl_ClipDistance and gl_CullDistance elements (SHADER_STATE VERTEX.CLIP_DISTANCES
+  // / CULL_DISTANCES; exported in slots 69.., the cull distances after the clip distances).
+  uint32_t clip_distances = 0, cull_distances = 0;
   // Graphics shaders: bytes of the draw's constant buffer (SHADER_STATE CONSTANTS_*) it reads: the
   // PushConstant block up to its last member, and the uniform-buffer table entries of the
   // descriptors it uses (docs/compiler.md "Graphics shaders", "Constant buffer"); 0 when none.

@@ -63,6 +63,7 @@ struct LoweredKernel {
   ShaderStage stage = ShaderStage::kKernel;
   uint32_t vertex_attributes = 0;
   uint32_t varying_components = 0;
+  uint32_t clip_distances = 0, cull_distances = 0;  // CompiledKernel's
   uint32_t preloaded_registers = 0;  // v0..v(n-1) hold the stage's inputs: the allocator leaves them alone
   uint32_t constant_buffer_bytes = 0;  // the constant buffer bytes it reads (push constants, descriptor table)
 };
@@ -170,6 +171,11 @@ class Lowering {
   void declare_vertex_input(uint32_t id, const SpirvVariable& var, const SpirvDecorations* d);
   void export_shader_outputs();
   void export_builtin_output(const RegisterVariable& var);
+  struct PendingExport {
+    const RegisterVariable* var = nullptr;
+    uint32_t first = 0, count = 0;
+  };
+  PendingExport pending_cull_distances_;  // exported after the clip distances
   void export_located_output(const RegisterVariable& var);
   void export_components(const RegisterVariable& var, uint32_t first, uint32_t count, uint32_t slot);
   void check_shader_module(const SpirvEntryPoint& entry) const;

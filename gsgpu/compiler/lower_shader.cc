@@ -71,6 +71,8 @@ bool capability_allowed(spv::Capability c) {
     // arrays of several uniform buffers are refused, so every in-bounds index is 0.
     case spv::Capability::UniformBufferArrayDynamicIndexing:
     case spv::Capability::Sampled1D:  // 1D textures: IMAGE_DESC's 1D type (GL 1.1's glTexImage1D through zink)
+    case spv::Capability::ClipDistance:  // vertex outputs: export_builtin_output
+    case spv::Capability::CullDistance:
       return true;
     default: return false;
   }
@@ -531,6 +533,15 @@ void Lowering::export_builtin_output(const RegisterVariable& var) {
     } else if (stage_ == ShaderStage::kVertex && b == spv::BuiltIn::PointSize && count == 1) {
       // Slot 68: a point drawn from this vertex takes this size; unwritten, PIPE_STATE's.
       if (written(first, 1)) export_components(var, first, 1, static_cast<uint32_t>(isa::kVertexSlotPointSize));
+    } else if (stage_ == ShaderStage::kVertex && b == spv::BuiltIn::ClipDistance) {
+      // Slots 69..: when some store writes one, every element (unwritten ones are 0, inside), so the
+      // count is the array's. glslang declares the member in every gl_PerVertex; unwritten, nothing.
+      if (!written(first, count)) return;
+      if (count > uint32_t(isa::kMaxClipCullDistances)) fail("more than 8 clip distances");
+      export_components(var, first, count, static_cast<uint32_t>(isa::kVertexSlotClipDistance0));
+      k_.clip_distances = count;
+    } else if (stage_ == ShaderStage::kVertex && b == spv::BuiltIn::CullDistance) {
+      if (written(first, count)) pending_cull_distances_ = {&var, first, count};  // after the clip distances
     } else if (stage_ == ShaderStage::kFragment && b == spv::BuiltIn::FragDepth && count == 1) {
       if (written(first, 1)) export_components(var, first, 1, static_cast<uint32_t>(isa::ExportSlot::kDepth));
     } else if (written(first, count)) {
@@ -595,6 +606,15 @@ void Lowering::export_shader_outputs() {
                                !members->member_builtins.empty();
     if ((d != nullptr && d->builtin) || builtin_block) export_builtin_output(var);
     else export_located_output(var);
+  }
+  // gl_CullDistance follows gl_ClipDistance's slots (SHADER_STATE VERTEX.CULL_DISTANCES).
+  if (const RegisterVariable* var = pending_cull_distances_.var) {
+    const uint32_t count = pending_cull_distances_.count;
+    if (k_.clip_distances + count > uint32_t(isa::kMaxClipCullDistances))
+      fail("more than 8 clip and cull distances together");
+    export_components(*var, pending_cull_distances_.first, count,
+                      static_cast<uint32_t>(isa::kVertexSlotClipDistance0) + k_.clip_distances);
+    k_.cull_distances = count;
   }
 }
 

@@ -392,9 +392,16 @@ bool decode_vertex_stage(BlockWords& w, G::DrawState* s) {
   if (!w.at_most(mode, 1, "VERTEX.MODE")) return false;
   if (mode == 0) {
     if (outputs != 0) return w.fail("VERTEX.OUTPUTS must be 0 for the pass-through stage");
+    if (w.word(S::VERTEX) != 0)
+      return w.fail("VERTEX.CLIP_DISTANCES and CULL_DISTANCES must be 0 for the pass-through stage");
     s->vertex = G::VertexMode::kPassThrough;
     return no_program(w, kVertexDwords, "the pass-through stage");
   }
+  const uint32_t clip = w.field(S::VERTEX, FIELD(SHADER_STATE, VERTEX, CLIP_DISTANCES));
+  const uint32_t cull = w.field(S::VERTEX, FIELD(SHADER_STATE, VERTEX, CULL_DISTANCES));
+  if (!w.at_most(clip + cull, G::kMaxClipCullDistances, "VERTEX.CLIP_DISTANCES + CULL_DISTANCES")) return false;
+  s->draw.clip_distances = clip;
+  s->draw.cull_distances = cull;
   s->vertex = G::VertexMode::kProgram;
   s->vertex_program.varying_components = outputs;
   return w.at_most(outputs, G::kMaxVaryingComponents, "VERTEX.OUTPUTS") &&
@@ -452,7 +459,9 @@ bool decode_shader_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawSt
   namespace S = blk::SHADER_STATE;
   BlockWords w("SHADER_STATE", error);
   if (!w.read(memory, va, S::SIZE_DWORDS, S::ALIGN_BYTES)) return false;
-  if (!w.only(S::VERTEX, S::VERTEX_MODE_MASK | S::VERTEX_OUTPUTS_MASK, "VERTEX") ||
+  if (!w.only(S::VERTEX,
+              S::VERTEX_MODE_MASK | S::VERTEX_OUTPUTS_MASK | S::VERTEX_CLIP_DISTANCES_MASK | S::VERTEX_CULL_DISTANCES_MASK,
+              "VERTEX") ||
       !w.only(S::FRAGMENT, S::FRAGMENT_MODE_MASK | S::FRAGMENT_INTERPOLATION_MASK | S::FRAGMENT_VARYINGS_MASK,
               "FRAGMENT") ||
       !w.zero(S::RESERVED_15, "RESERVED_15")) {

@@ -73,14 +73,17 @@ enum class ImmKind : uint8_t {
   kVarying,            // a varying component, 0 .. kMaxVaryingComponent (fragment programs)
   kExportSlot,         // colour 0 r, g, b, a = 0..3, colour 1 = 4..7, depth = 8 (ExportSlot)
   kQuadPerm,           // 4 x 2 bits: bits 2i+1:2i name the quad lane that lane i of each quad reads
-  kVertexSlot,         // vertex output: position x, y, z, w = 0..3, varying component k = 4 + k (4..67), point size 68
+  kVertexSlot,         // vertex output: position x, y, z, w = 0..3, varying component k = 4 + k (4..67), point size 68,
+                       // clip then cull distance i = 69 + i (69..76)
 };
 
 // Fragment-program immediates (docs/isa.md §8c).
 constexpr int32_t kMaxVaryingComponent = 63;  // graphics::kMaxVaryingComponents - 1
 enum class ExportSlot : uint8_t { kColor0R = 0, kColor1R = 4, kDepth = 8, kCount = 9 };
 constexpr int32_t kVertexSlotVarying0 = 4, kVertexSlotPointSize = 4 + kMaxVaryingComponent + 1;
-constexpr int32_t kVertexSlotCount = kVertexSlotPointSize + 1;
+constexpr int32_t kVertexSlotClipDistance0 = kVertexSlotPointSize + 1;  // clip, then cull distances
+constexpr int32_t kMaxClipCullDistances = 8;  // maxCombinedClipAndCullDistances
+constexpr int32_t kVertexSlotCount = kVertexSlotClipDistance0 + kMaxClipCullDistances;
 // The range an immediate of this kind may hold (kOffset: the signed 19-bit field); false for kinds
 // that are not a plain number (special registers, branch targets, none).
 bool immediate_range(ImmKind kind, int32_t* min, int32_t* max);

@@ -67,6 +67,9 @@ void fill_draw_limits(VkPhysicalDeviceLimits* limits) {
   limits->subPixelPrecisionBits = 8;
   limits->pointSizeRange[0] = limits->pointSizeRange[1] = 1.0f;
   limits->lineWidthRange[0] = limits->lineWidthRange[1] = 1.0f;
+  limits->maxClipDistances = 8;  // SHADER_STATE VERTEX.CLIP_DISTANCES + CULL_DISTANCES <= 8
+  limits->maxCullDistances = 8;
+  limits->maxCombinedClipAndCullDistances = 8;
 }
 
 // What a compute pipeline and a dispatch are checked against (compute_pipeline.cc, dispatch.cc): the
@@ -143,6 +146,10 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFeatures(VkPhysicalDevice, V
   // Occlusion queries count every sample that passes the output merger's tests, exactly
   // (docs/vulkan-driver.md "Queries and events").
   features->occlusionQueryPrecise = VK_TRUE;
+  // gl_ClipDistance / gl_CullDistance: exported in vertex slots 69.., the geometry engine cuts and
+  // culls by them (gsgpu/emu/graphics/user_clip.h).
+  features->shaderClipDistance = VK_TRUE;
+  features->shaderCullDistance = VK_TRUE;
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceMemoryProperties(VkPhysicalDevice handle,

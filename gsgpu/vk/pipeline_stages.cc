@@ -91,7 +91,9 @@ void fill_shader_state(const compiler::CompiledKernel& vs, const compiler::Compi
   auto& w = p->shader_state;
   w = {};
   w[S::VERTEX] = put(1, S::VERTEX_MODE_MASK, S::VERTEX_MODE_SHIFT) |
-                 put(vs.varying_components, S::VERTEX_OUTPUTS_MASK, S::VERTEX_OUTPUTS_SHIFT);
+                 put(vs.varying_components, S::VERTEX_OUTPUTS_MASK, S::VERTEX_OUTPUTS_SHIFT) |
+                 put(vs.clip_distances, S::VERTEX_CLIP_DISTANCES_MASK, S::VERTEX_CLIP_DISTANCES_SHIFT) |
+                 put(vs.cull_distances, S::VERTEX_CULL_DISTANCES_MASK, S::VERTEX_CULL_DISTANCES_SHIFT);
   w[S::VERTEX_CODE_VA_LO] = lo(vs_va);
   w[S::VERTEX_CODE_VA_HI] = hi(vs_va);
   w[S::VERTEX_CODE_SIZE] = uint32_t(vs.code.size() * 4);
@@ -188,6 +190,12 @@ bool compile_pipeline_stages(const VkGraphicsPipelineCreateInfo& info, GraphicsP
     return false;
   }
   *attributes = vs.vertex_attributes;
+  // The clip distances cut a triangle into a fan before polygon mode LINE / POINT outlines it, so
+  // the fan's inner edges would show: not offered together (docs/vulkan-driver.md "Draws").
+  const auto* r = info.pRasterizationState;
+  if (vs.clip_distances != 0 && r != nullptr && r->polygonMode != VK_POLYGON_MODE_FILL) {
+    return *why = "clip distances with polygon mode LINE or POINT", false;
+  }
   return upload_pipeline_code(p->device, vs, fs, p, why);
 }
 

@@ -84,7 +84,7 @@ void Clipper::emit(const Vertex& a, const Vertex& b, const Vertex& c, const Vary
   out.push(t);
 }
 
-void Clipper::clip_triangle(const AssembledPrimitive& tri, Queue<RasterTriangle>& out) {
+void Clipper::clip_triangle(const AssembledPrimitive& tri, Queue<RasterTriangle>& out, const Varyings* flat_in) {
   counters_.triangles_in++;
   std::vector<Vertex> polygon(3);
   for (int i = 0; i < 3; ++i) {
@@ -107,7 +107,7 @@ void Clipper::clip_triangle(const AssembledPrimitive& tri, Queue<RasterTriangle>
     }
     if (outside) all_inside = false;
   }
-  const Varyings& flat = tri.vertices[0].varyings;
+  const Varyings& flat = flat_in ? *flat_in : tri.vertices[0].varyings;
   if (all_inside) {
     counters_.trivially_accepted++;
     emit(polygon[0], polygon[1], polygon[2], flat, out);

@@ -94,7 +94,7 @@ class Clipper {
  public:
   // The viewport must have passed validate_viewport.
   Clipper(const Viewport& viewport, uint32_t varying_components);
-  void clip_triangle(const AssembledPrimitive& triangle, Queue<RasterTriangle>& out);
+  void clip_triangle(const AssembledPrimitive& triangle, Queue<RasterTriangle>& out, const Varyings* flat = nullptr);
   // point_size: PIPE_STATE POINT_SIZE, used unless the vertex stage wrote one (both clamped).
   // `flat`: the flat varyings, when not the primitive's own first vertex's (a polygon's edges).
   void clip_point(const AssembledPrimitive& point, float point_size, Queue<RasterTriangle>& out,

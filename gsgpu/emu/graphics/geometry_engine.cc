@@ -3,6 +3,8 @@
 
 #include <bit>
 
+#include "gsgpu/emu/graphics/user_clip.h"
+
 namespace gsgpu::graphics {
 
 void PassThroughVertexStage::shade(const FetchedVertex& in, ShadedVertex* out) {
@@ -26,6 +28,18 @@ std::optional<std::string> GeometryEngine::validate(const DrawParams& draw, cons
   return std::nullopt;
 }
 
+void GeometryEngine::clip_primitive(const AssembledPrimitive& p, StreamState& s, const Varyings* flat) {
+  if (p.vertex_count == 1) {
+    s.clipper.clip_point(p, s.point_size, s.triangles, flat);
+  } else if (p.vertex_count == 2) {
+    s.clipper.clip_line(p, s.line_mode, s.triangles, flat);
+  } else if (s.outline.mode == PolygonMode::kFill) {
+    s.clipper.clip_triangle(p, s.triangles, flat);
+  } else {
+    s.clipper.outline_triangle(p, s.outline, s.triangles);
+  }
+}
+
 bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::optional<std::string>* fault) {
   batch.shaded.assign(batch.fetched.size(), ShadedVertex{});
   if (auto bad = s.stage.shade_batch(batch.fetched.data(), batch.fetched.size(), batch.shaded.data())) {
@@ -43,14 +57,13 @@ bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::option
     while (!s.primitives.empty()) {
       counters_.primitives++;
       const AssembledPrimitive& p = s.primitives.front();  // the clipper pushes to s.triangles only
-      if (p.vertex_count == 1) {
-        s.clipper.clip_point(p, s.point_size, s.triangles);
-      } else if (p.vertex_count == 2) {
-        s.clipper.clip_line(p, s.line_mode, s.triangles);
-      } else if (s.outline.mode == PolygonMode::kFill) {
-        s.clipper.clip_triangle(p, s.triangles);
+      if (s.clip_distances + s.cull_distances == 0) {
+        clip_primitive(p, s, nullptr);
       } else {
-        s.clipper.outline_triangle(p, s.outline, s.triangles);
+        // The pieces left by the clip distances keep the primitive's provoking vertex for flat varyings.
+        s.pieces.clear();
+        cut_by_distances(p, s.clip_distances, s.cull_distances, &s.pieces);
+        for (const AssembledPrimitive& piece : s.pieces) clip_primitive(piece, s, &p.vertices[0].varyings);
       }
       s.primitives.drop_front();
     }
@@ -110,7 +123,7 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   Clipper clipper(viewport, stage.varying_components());
   const OutlineState outline{draw.polygon_mode, draw.cull, draw.front_face, draw.line_mode, draw.point_size};
   StreamState stream{stage, PrimitiveAssembler(draw.topology), clipper, sink, draw.point_size, draw.line_mode, outline,
-                     {}, {}};
+                     draw.clip_distances, draw.cull_distances, {}, {}, {}};
   std::optional<std::string> fault;
   for (uint32_t inst = 0; inst < draw.instance_count; ++inst) {
     if (!run_instance(draw, inst, fetcher, stream, &fault)) break;

@@ -45,6 +45,8 @@ struct DrawParams {
   // PIPE_STATE RASTER.POLYGON_MODE, and the cull state it needs (a filled triangle is culled by
   // triangle setup instead).
   PolygonMode polygon_mode = PolygonMode::kFill;
+  // SHADER_STATE VERTEX.CLIP_DISTANCES / CULL_DISTANCES: ShadedVertex::distances in use.
+  uint32_t clip_distances = 0, cull_distances = 0;
   CullMode cull = CullMode::kNone;
   FrontFace front_face = FrontFace::kCounterClockwise;
 };
@@ -107,9 +109,14 @@ class GeometryEngine {
     float point_size;
     LineMode line_mode;
     OutlineState outline;  // polygon mode LINE / POINT
+    uint32_t clip_distances, cull_distances;
     Queue<AssembledPrimitive> primitives;
     Queue<RasterTriangle> triangles;
+    std::vector<AssembledPrimitive> pieces;  // what the clip distances left of a primitive
   };
+  // One primitive (or a piece of one) through the clipper; `flat`: its flat varyings when they are
+  // not its first vertex's.
+  void clip_primitive(const AssembledPrimitive& p, StreamState& s, const Varyings* flat);
   // Shades the batch and streams it through assembly and clipping into the sink; false when the
   // draw must stop (*fault set by a vertex-stage fault, or the sink stopped it).
   bool flush_batch(VertexBatch& batch, StreamState& s, std::optional<std::string>* fault);

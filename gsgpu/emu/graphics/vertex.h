@@ -13,6 +13,7 @@ namespace gsgpu::graphics {
 inline constexpr uint32_t kMaxVertexAttributes = 16;  // Vulkan's minimum maxVertexInputAttributes
 inline constexpr uint32_t kMaxVertexBindings = 16;    // maxVertexInputBindings
 inline constexpr uint32_t kMaxVaryingComponents = 64; // maxVertexOutputComponents
+inline constexpr uint32_t kMaxClipCullDistances = 8;  // maxCombinedClipAndCullDistances
 
 // Each attribute as four 32-bit words: float bits for float / normalized formats, integers for
 // integer formats. Missing components read as (0, 0, 0, 1) (1.0f or integer 1 by the format).
@@ -30,6 +31,8 @@ struct ShadedVertex {
   // take PIPE_STATE POINT_SIZE. Clamped where the point is set up.
   bool has_point_size = false;
   float point_size = 1;
+  // gl_ClipDistance then gl_CullDistance (DrawParams' counts of them; the rest unused).
+  std::array<float, kMaxClipCullDistances> distances{};
 };
 
 // The vertex stage the geometry engine calls with batches of fetched vertices: the fixed

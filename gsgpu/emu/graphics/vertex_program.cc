@@ -41,6 +41,7 @@ std::optional<std::string> ProgramVertexStage::shade_batch(const FetchedVertex* 
     std::copy_n(o.value.begin() + 4, kMaxVaryingComponents, out[i].varyings.begin());
     out[i].has_point_size = o.point_size_written;
     out[i].point_size = o.value[kVertexPointSizeSlot];
+    std::copy_n(o.value.begin() + kVertexDistanceSlot, kVertexDistances, out[i].distances.begin());
   }
   return std::nullopt;
 }

@@ -126,7 +126,7 @@ Flow v_export_vertex(Warp& w, const DecodedInst& di) {
   VertexWarpIO* io = w.dispatch->params->vertex;
   if (!io)
     return raise_fault(w, di, ShaderFaultKind::kIllegalInstruction, "v_export_vertex_f32 is a vertex-program instruction");
-  const auto slot = static_cast<uint32_t>(di.inst.imm);  // 0 .. 68: decode checked the field
+  const auto slot = static_cast<uint32_t>(di.inst.imm);  // 0 .. 76: decode checked the field
   const uint32_t* value = lanes32<W>(w, di.inst.src[0], di.inst.literal, w.scratch[0]);
   const size_t base = first_lane(w);
   const uint32_t n = lane_count<W>(w);

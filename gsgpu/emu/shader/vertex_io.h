@@ -11,9 +11,12 @@
 
 namespace gsgpu {
 
-// Position x, y, z, w, then 64 varying components, then PointSize (slot 68).
-inline constexpr uint32_t kVertexExportSlots = 4 + 64 + 1;
+// Position x, y, z, w, then 64 varying components, then PointSize (slot 68), then the clip and
+// cull distances (slots 69..76: SHADER_STATE VERTEX.CLIP_DISTANCES of them, then CULL_DISTANCES).
 inline constexpr uint32_t kVertexPointSizeSlot = 4 + 64;
+inline constexpr uint32_t kVertexDistanceSlot = kVertexPointSizeSlot + 1;
+inline constexpr uint32_t kVertexDistances = 8;
+inline constexpr uint32_t kVertexExportSlots = kVertexDistanceSlot + kVertexDistances;
 
 struct VertexLaneOutput {
   std::array<float, kVertexExportSlots> value{};  // unexported slots read 0

@@ -135,10 +135,20 @@ TEST(ShaderCodegen, BlockArraysFollowTheirArrayStride) {
   EXPECT_EQ(count_lines(k->assembly, R"(v_mul_wide_i32 v\[\d+:\d+\], v\d+, 0x10\b)"), 1u) << k->assembly;
 }
 
+// gl_ClipDistance: every element exported in slots 69.. (docs/isa.md §8d) and counted for
+// SHADER_STATE VERTEX.CLIP_DISTANCES.
+TEST(ShaderCodegen, ClipDistancesAreExportedAfterThePointSize) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_clip_distance_vert, &program);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->clip_distances, 1u);
+  EXPECT_EQ(k->cull_distances, 0u);
+  EXPECT_EQ(count_lines(k->assembly, R"(v_export_vertex_f32 v\d+, 69\b)"), 1u) << k->assembly;
+}
+
 TEST(ShaderCodegen, UnsupportedFeaturesFailNamingThem) {
   EXPECT_NE(refusal(shader_storage_buffer_frag).find("BufferBlock"), std::string::npos);
   EXPECT_NE(refusal(shader_texel_buffer_frag).find("SampledBuffer"), std::string::npos);  // texel buffers
-  EXPECT_NE(refusal(shader_clip_distance_vert).find("ClipDistance"), std::string::npos);
   EXPECT_NE(refusal(shader_point_coord_frag).find("PointCoord"), std::string::npos);
   EXPECT_NE(refusal(shader_sample_id_frag).find("SampleRateShading"), std::string::npos);
   EXPECT_NE(refusal(shader_geometry_geom).find("Geometry"), std::string::npos);

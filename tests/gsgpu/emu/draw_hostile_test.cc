@@ -245,6 +245,8 @@ TEST_F(DrawHostile, OutOfRangeStateWordsAreBadFieldsNamedInTheLog) {
   fault_case("stencil bits", [](Blocks& b) { b.pipe[P::STENCIL_BACK_OPS] = 1u << 12; }, bad,
              "STENCIL_BACK_OPS has undefined bits set: 0x1000");
   fault_case("fragment mode", [](Blocks& b) { b.shader[S::FRAGMENT] = 3; }, bad, "FRAGMENT.MODE is 3");
+  fault_case("clip distances", [](Blocks& b) { b.shader[S::VERTEX] |= 9u << S::VERTEX_CLIP_DISTANCES_SHIFT; }, bad,
+             "VERTEX.CLIP_DISTANCES and CULL_DISTANCES must be 0 for the pass-through stage");
   fault_case("polygon mode", [](Blocks& b) { b.pipe[P::RASTER] |= 3u << P::RASTER_POLYGON_MODE_SHIFT; }, bad,
              "RASTER.POLYGON_MODE is 3, above 2");
 }

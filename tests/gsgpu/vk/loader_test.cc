@@ -27,6 +27,8 @@ TEST_F(VkLoader, OnePhysicalDeviceNamedGsgpuOfTypeVirtualGpu) {
   expected.independentBlend = VK_TRUE;  // one colour attachment: trivially independent (zink's GL 2.0)
   expected.fillModeNonSolid = VK_TRUE;
   expected.occlusionQueryPrecise = VK_TRUE;  // the output merger counts every sample (query_pool.cc)
+  expected.shaderClipDistance = VK_TRUE;
+  expected.shaderCullDistance = VK_TRUE;
   const auto* flags = reinterpret_cast<const VkBool32*>(&features);
   const auto* expected_flags = reinterpret_cast<const VkBool32*>(&expected);
   for (size_t i = 0; i < sizeof(features) / sizeof(VkBool32); ++i) EXPECT_EQ(flags[i], expected_flags[i]) << i;
