@@ -65,6 +65,11 @@ void destroy_compute_pipeline(ComputePipeline* p);
 // `constant_bytes` of its constant buffer uses (bit n: set n; pipeline_stages.cc).
 uint32_t resource_sets(const std::vector<uint32_t>& spirv, uint32_t constant_bytes);
 
+// The module with the specialization constants that `info` names set to its values (specialization.cc);
+// false with *why for an entry outside the data or of the wrong size.
+bool specialize(const std::vector<uint32_t>& spirv, const VkSpecializationInfo* info, std::vector<uint32_t>* out,
+                std::string* why);
+
 // The module with each resource's Binding decoration replaced by its table slot in the pipeline
 // layout's set layout (pipeline_stages.cc); false with *why for a binding without a slot.
 bool bindings_to_slots(const std::vector<uint32_t>& spirv, const PipelineLayout& layout, std::vector<uint32_t>* out,

@@ -50,11 +50,11 @@ bool compile_compute_stage(const VkPipelineShaderStageCreateInfo& stage, const d
   if (stage.stage != VK_SHADER_STAGE_COMPUTE_BIT) return *why = "the stage is not VK_SHADER_STAGE_COMPUTE_BIT", false;
   const auto* module = from_handle<ShaderModule>(stage.module);
   if (module == nullptr) return *why = "a stage without a module", false;
-  if (stage.pSpecializationInfo != nullptr && stage.pSpecializationInfo->mapEntryCount != 0) {
-    return *why = "specialization constants", false;
+  std::vector<uint32_t> specialized, code;  // the constants specialized, then bindings moved to their table slots
+  if (!specialize(module->code, stage.pSpecializationInfo, &specialized, why) ||
+      !bindings_to_slots(specialized, layout, &code, why)) {
+    return false;
   }
-  std::vector<uint32_t> code;  // bindings past 15 moved to their table slots, as for graphics
-  if (!bindings_to_slots(module->code, layout, &code, why)) return false;
   compiler::CompiledProgram program;
   std::string error;
   if (!compiler::compile_shader_spirv(code, &program, &error)) return *why = "compiling: " + error, false;

@@ -66,11 +66,11 @@ bool compile_stage(const VkPipelineShaderStageCreateInfo& stage, compiler::Shade
                    compiler::CompiledKernel* out, uint32_t* used_sets, std::string* why) {
   const auto* module = from_handle<ShaderModule>(stage.module);
   if (module == nullptr) return *why = "a stage without a module", false;
-  if (stage.pSpecializationInfo != nullptr && stage.pSpecializationInfo->mapEntryCount != 0) {
-    return *why = "specialization constants", false;
+  std::vector<uint32_t> specialized, code;  // the constants specialized, then bindings moved to their table slots
+  if (!specialize(module->code, stage.pSpecializationInfo, &specialized, why) ||
+      !bindings_to_slots(specialized, layout, &code, why)) {
+    return false;
   }
-  std::vector<uint32_t> code;
-  if (!bindings_to_slots(module->code, layout, &code, why)) return false;
   compiler::CompiledProgram program;
   std::string error;
   if (!compiler::compile_shader_spirv(code, &program, &error)) return *why = "compiling: " + error, false;

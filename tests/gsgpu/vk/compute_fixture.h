@@ -49,7 +49,8 @@ class ComputeSide {
   // A compute pipeline of `code` whose set 0 has `types` at bindings 0, 1, ...; `push_bytes` of push
   // constants (0: none). The layouts are kept for set() and the recording.
   VkResult pipeline(const uint32_t* code, size_t bytes, const std::vector<VkDescriptorType>& types,
-                    uint32_t push_bytes, VkPipeline* out, VkPipelineCreateFlags flags = 0) {
+                    uint32_t push_bytes, VkPipeline* out, VkPipelineCreateFlags flags = 0,
+                    const VkSpecializationInfo* specialization = nullptr) {
     VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     module_info.codeSize = bytes;
     module_info.pCode = code;
@@ -81,6 +82,7 @@ class ComputeSide {
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     info.stage.module = module;
     info.stage.pName = "main";
+    info.stage.pSpecializationInfo = specialization;
     info.layout = layout;
     *out = VK_NULL_HANDLE;
     VkResult r = vkCreateComputePipelines(device(), VK_NULL_HANDLE, 1, &info, nullptr, out);

@@ -15,6 +15,7 @@
 #include "shader_compute_endless_comp.h"
 #include "shader_compute_reduce_comp.h"
 #include "shader_compute_shared_too_big_comp.h"
+#include "shader_compute_specialized_comp.h"
 
 namespace gsgpu::vk::test {
 namespace {
@@ -190,6 +191,29 @@ TEST_F(VkComputeHostile, SharedMemoryOverTheLimitIsRefused) {
   const std::string log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(count_lines(log, "vkCreateComputePipelines: "), 1) << log;
   EXPECT_NE(log.find("exceed 1 MiB"), std::string::npos) << log;
+}
+
+// Specialization entries are application data: outside pData, of a size that is not the constant's,
+// or with no data at all, the pipeline is refused with a log line.
+TEST_F(VkComputeHostile, BadSpecializationEntriesAreRefused) {
+  const uint32_t data[2] = {16, 7};
+  const VkSpecializationMapEntry past{1, 4, 8}, wraps{1, 4, ~size_t{0}}, narrow{1, 0, 2}, boolean{3, 0, 1};
+  const VkSpecializationInfo infos[5] = {{1, &past, sizeof data, data},
+                                         {1, &wraps, sizeof data, data},
+                                         {1, &narrow, sizeof data, data},
+                                         {1, &boolean, sizeof data, data},
+                                         {1, &past, 8, nullptr}};
+  testing::internal::CaptureStderr();
+  for (const VkSpecializationInfo& info : infos) {
+    VkPipeline p;
+    EXPECT_EQ(side_->pipeline(shader_compute_specialized_comp, sizeof shader_compute_specialized_comp,
+                              {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, 0, &p, 0, &info),
+              VK_ERROR_FEATURE_NOT_PRESENT);
+    EXPECT_EQ(p, VK_NULL_HANDLE);
+  }
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(log, "vkCreateComputePipelines: "), 5) << log;
+  EXPECT_EQ(count_lines(log, "outside the data"), 2) << log;
 }
 
 // A program that loops for ever: the device's watchdog stops it, the driver reports the fault (the

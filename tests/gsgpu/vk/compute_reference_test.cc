@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <vulkan/vulkan.h>
 
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -13,6 +14,7 @@
 #include "compute_fixture.h"
 #include "shader_compute_prefix_sum_comp.h"
 #include "shader_compute_reduce_comp.h"
+#include "shader_compute_specialized_comp.h"
 #include "shader_compute_transform_comp.h"
 #include "shader_compute_write_args_comp.h"
 
@@ -198,6 +200,42 @@ TEST_F(VkComputeReference, IndirectDispatchUsesCountsAComputeShaderWroteMatchesL
   EXPECT_EQ(out[0], out[1]);
   for (uint32_t g = 0; g < 11; ++g) expect_partial(out[0], in, g, 11);
   EXPECT_EQ(std::vector<uint8_t>(out[0].begin() + 11 * 16, out[0].begin() + 12 * 16), std::vector<uint8_t>(16, 0xab));
+}
+
+// Specialization constants: width 16 (local_size_x_id), multiplier 7, bias -100, negate true.
+TEST_F(VkComputeReference, SpecializationConstantsMatchLavapipe) {
+  struct Data {
+    uint32_t width, multiplier;
+    int32_t bias;
+    VkBool32 negate;
+  } data{16, 7, -100, VK_TRUE};
+  const VkSpecializationMapEntry entries[4] = {
+      {0, offsetof(Data, width), 4}, {1, offsetof(Data, multiplier), 4}, {2, offsetof(Data, bias), 4},
+      {3, offsetof(Data, negate), 4}};
+  const VkSpecializationInfo info{4, entries, sizeof data, &data};
+  std::vector<uint8_t> out[2];
+  for (int s = 0; s < 2; ++s) {
+    ComputeSide& c = *sides_[s];
+    VkPipeline pipeline;
+    ASSERT_EQ(c.pipeline(shader_compute_specialized_comp, sizeof shader_compute_specialized_comp, {kStorage}, 0,
+                         &pipeline, 0, &info),
+              VK_SUCCESS);
+    uint8_t* bytes = nullptr;
+    VkBuffer b = c.buffer(16 + 64 * 4, &bytes);
+    std::memset(bytes, 0xee, 16 + 64 * 4);
+    VkDescriptorSet set = c.set({b});
+    c.run(pipeline, set, [&](VkCommandBuffer cb) { vkCmdDispatch(cb, 4, 1, 1); });
+    out[s].assign(bytes, bytes + 16 + 64 * 4);
+  }
+  EXPECT_EQ(out[0], out[1]);
+  uint32_t width = 0;
+  std::memcpy(&width, out[0].data(), 4);
+  EXPECT_EQ(width, 16u);
+  for (int32_t i = 0; i < 64; ++i) {
+    int32_t v = 0;
+    std::memcpy(&v, out[0].data() + 16 + 4 * i, 4);
+    ASSERT_EQ(v, -(i * 7 - 100)) << i;
+  }
 }
 
 }  // namespace
