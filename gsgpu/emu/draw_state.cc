@@ -194,6 +194,12 @@ bool decode_targets(BlockWords& w, G::DrawState* s) {
     case 109:
       s->color.format = G::ColorFormat::kR32G32B32A32Sfloat;
       break;
+    case 107:
+      s->color.format = G::ColorFormat::kR32G32B32A32Uint;
+      break;
+    case 108:
+      s->color.format = G::ColorFormat::kR32G32B32A32Sint;
+      break;
     default:
       return w.fail("COLOR_FORMAT " + std::to_string(color_format) + " is not a render-target format");
   }

@@ -90,8 +90,8 @@ constexpr FormatInfo kFormats[] = {
     {VK_FORMAT_R32G32_UINT, 8, O(RG), T(UNSIGNED_INT32), K(Uint), TWO(32), false, false, kColor},
     {VK_FORMAT_R32G32_SINT, 8, O(RG), T(SIGNED_INT32), K(Sint), TWO(32), false, false, kColor},
     {VK_FORMAT_R32G32_SFLOAT, 8, O(RG), T(FLOAT), K(Sfloat), TWO(32), false, false, kColor},
-    {VK_FORMAT_R32G32B32A32_UINT, 16, O(RGBA), T(UNSIGNED_INT32), K(Uint), FOUR(32), false, false, kColor},
-    {VK_FORMAT_R32G32B32A32_SINT, 16, O(RGBA), T(SIGNED_INT32), K(Sint), FOUR(32), false, false, kColor},
+    {VK_FORMAT_R32G32B32A32_UINT, 16, O(RGBA), T(UNSIGNED_INT32), K(Uint), FOUR(32), true, false, kColor},
+    {VK_FORMAT_R32G32B32A32_SINT, 16, O(RGBA), T(SIGNED_INT32), K(Sint), FOUR(32), true, false, kColor},
     {VK_FORMAT_R32G32B32A32_SFLOAT, 16, O(RGBA), T(FLOAT), K(Sfloat), FOUR(32), true, false, kColor},
     // Depth: the texture unit reads d as (d, 0, 0, 1); the output merger renders D32 and D24S8.
     {VK_FORMAT_D16_UNORM, 2, O(DEPTH), T(UNORM_INT16), K(Unorm), ONE(16), false, true, kDepth},
@@ -221,7 +221,11 @@ VkFormatFeatureFlags format_features(const FormatInfo* info) {
   if (info->kind != NumericKind::kUint && info->kind != NumericKind::kSint) {
     features |= VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
   }
-  if (info->color_target) features |= VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT;
+  if (info->color_target) features |= VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT;
+  // The output merger blends every target but the integer ones (their words are stored unchanged).
+  if (info->color_target && info->kind != NumericKind::kUint && info->kind != NumericKind::kSint) {
+    features |= VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT;
+  }
   if (info->depth_target) features |= VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT;
   return features;
 }

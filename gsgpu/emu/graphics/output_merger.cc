@@ -130,7 +130,9 @@ void OutputMerger::begin_draw(const ColorTarget& color, const DepthStencilTarget
   written_.assign((written_pixels_ + 63) / 64, 0);
   written_width_ = w;
   fixed_point_ = is_unorm(color.format);
-  logic_op_ = blend_.logic_op_enable && fixed_point_ && !is_srgb(color.format);
+  // Vulkan blends no integer format, and applies logic ops to UNORM and integer formats alone.
+  if (is_integer(color.format)) blend_.enable = false;
+  logic_op_ = blend_.logic_op_enable && ((fixed_point_ && !is_srgb(color.format)) || is_integer(color.format));
   plain_write_ = (blend_.write_mask & 0xF) == 0xF && !logic_op_ && !(blend_.enable && !blend_.logic_op_enable);
   last_valid_ = false;
 }
@@ -216,9 +218,11 @@ void OutputMerger::write_color(const Fragment& f) {
   const std::array<uint32_t, 4> old_bits = color_.load_bits(x, y);
   if (logic_op) {
     std::array<uint32_t, 4> bits{};
+    const bool integer = is_integer(color_.format);  // the shader's words themselves, all 32 bits
+    const uint32_t width_mask = integer ? 0xFFFFFFFFu : 0xFFu;
     for (int i = 0; i < 4; ++i) {
-      uint32_t s = float_to_unorm8(f.color[i]);
-      bits[i] = (mask >> i) & 1 ? apply_logic_op(blend_.logic_op, s, old_bits[i]) & 0xFF : old_bits[i];
+      uint32_t s = integer ? std::bit_cast<uint32_t>(f.color[i]) : float_to_unorm8(f.color[i]);
+      bits[i] = (mask >> i) & 1 ? apply_logic_op(blend_.logic_op, s, old_bits[i]) & width_mask : old_bits[i];
     }
     color_.store_bits(x, y, bits);
     return;

@@ -22,6 +22,8 @@ const char* color_format_name(ColorFormat f) {
     case ColorFormat::kB8G8R8A8Unorm: return "B8G8R8A8_UNORM";
     case ColorFormat::kB8G8R8A8Srgb: return "B8G8R8A8_SRGB";
     case ColorFormat::kR32G32B32A32Sfloat: return "R32G32B32A32_SFLOAT";
+    case ColorFormat::kR32G32B32A32Uint: return "R32G32B32A32_UINT";
+    case ColorFormat::kR32G32B32A32Sint: return "R32G32B32A32_SINT";
   }
   return "?";
 }
@@ -56,7 +58,7 @@ uint32_t float_to_unorm24(float z) {
 Color ColorTarget::load(uint32_t x, uint32_t y) const {
   const uint8_t* p = pixel(x, y);
   Color c{};
-  if (format == ColorFormat::kR32G32B32A32Sfloat) {
+  if (bytes_per_pixel(format) == 16) {  // SFLOAT, UINT, SINT: the words as they are
     std::memcpy(c.data(), p, 16);
     return c;
   }
@@ -70,7 +72,9 @@ Color ColorTarget::load(uint32_t x, uint32_t y) const {
 void ColorTarget::store(uint32_t x, uint32_t y, const Color& linear) const {
   uint8_t* p = pixel(x, y);
   switch (format) {  // the linear formats without a per-component test; sRGB below
-    case ColorFormat::kR32G32B32A32Sfloat: std::memcpy(p, linear.data(), 16); return;
+    case ColorFormat::kR32G32B32A32Sfloat:
+    case ColorFormat::kR32G32B32A32Uint:
+    case ColorFormat::kR32G32B32A32Sint: std::memcpy(p, linear.data(), 16); return;
     case ColorFormat::kR8G8B8A8Unorm:
       for (int i = 0; i < 4; ++i) p[i] = float_to_unorm8(linear[i]);
       return;
@@ -89,7 +93,7 @@ void ColorTarget::store(uint32_t x, uint32_t y, const Color& linear) const {
 std::array<uint32_t, 4> ColorTarget::load_bits(uint32_t x, uint32_t y) const {
   const uint8_t* p = pixel(x, y);
   std::array<uint32_t, 4> bits{};
-  if (format == ColorFormat::kR32G32B32A32Sfloat) {
+  if (bytes_per_pixel(format) == 16) {
     std::memcpy(bits.data(), p, 16);
     return bits;
   }
@@ -99,7 +103,7 @@ std::array<uint32_t, 4> ColorTarget::load_bits(uint32_t x, uint32_t y) const {
 
 void ColorTarget::store_bits(uint32_t x, uint32_t y, const std::array<uint32_t, 4>& rgba) const {
   uint8_t* p = pixel(x, y);
-  if (format == ColorFormat::kR32G32B32A32Sfloat) {
+  if (bytes_per_pixel(format) == 16) {
     std::memcpy(p, rgba.data(), 16);
     return;
   }

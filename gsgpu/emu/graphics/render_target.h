@@ -8,6 +8,8 @@
 //     s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055)^2.4.
 //   - B8G8R8A8 holds the same components as R8G8B8A8 with blue first in memory.
 //   - R32G32B32A32_SFLOAT stores floats unchanged.
+//   - R32G32B32A32_UINT / _SINT store the fragment's four 32-bit words unchanged: the shader's integer
+//     outputs travel in Color's floats bit for bit (copied, never computed on); no blending.
 //   - D32_SFLOAT: one float; D24_UNORM_S8_UINT: one 32-bit word, depth round(z * (2^24 - 1)) in bits
 //     0..23 and stencil in bits 24..31.
 #pragma once
@@ -17,17 +19,26 @@
 
 namespace gsgpu::graphics {
 
-enum class ColorFormat : uint8_t { kR8G8B8A8Unorm, kR8G8B8A8Srgb, kB8G8R8A8Unorm, kB8G8R8A8Srgb, kR32G32B32A32Sfloat };
+enum class ColorFormat : uint8_t {
+  kR8G8B8A8Unorm,
+  kR8G8B8A8Srgb,
+  kB8G8R8A8Unorm,
+  kB8G8R8A8Srgb,
+  kR32G32B32A32Sfloat,
+  kR32G32B32A32Uint,
+  kR32G32B32A32Sint,
+};
 enum class DepthFormat : uint8_t { kD32Sfloat, kD24UnormS8Uint, kD16Unorm };
 
 using Color = std::array<float, 4>;  // R, G, B, A
 
 // Inline: the output merger asks these per fragment.
-inline uint32_t bytes_per_pixel(ColorFormat f) { return f == ColorFormat::kR32G32B32A32Sfloat ? 16 : 4; }
+inline bool is_integer(ColorFormat f) { return f == ColorFormat::kR32G32B32A32Uint || f == ColorFormat::kR32G32B32A32Sint; }
+inline uint32_t bytes_per_pixel(ColorFormat f) { return f == ColorFormat::kR32G32B32A32Sfloat || is_integer(f) ? 16 : 4; }
 inline uint32_t bytes_per_pixel(DepthFormat f) { return f == DepthFormat::kD16Unorm ? 2 : 4; }
 inline bool is_srgb(ColorFormat f) { return f == ColorFormat::kR8G8B8A8Srgb || f == ColorFormat::kB8G8R8A8Srgb; }
 // UNORM or SRGB: fixed point, blend inputs clamped to [0, 1]
-inline bool is_unorm(ColorFormat f) { return f != ColorFormat::kR32G32B32A32Sfloat; }
+inline bool is_unorm(ColorFormat f) { return f != ColorFormat::kR32G32B32A32Sfloat && !is_integer(f); }
 inline bool has_stencil(DepthFormat f) { return f == DepthFormat::kD24UnormS8Uint; }
 const char* color_format_name(ColorFormat f);
 const char* depth_format_name(DepthFormat f);

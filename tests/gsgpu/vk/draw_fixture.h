@@ -52,6 +52,11 @@ struct DrawScene {
   std::vector<uint8_t> uniform_bytes;
   const uint32_t* vertex_spirv = nullptr;
   size_t vertex_spirv_bytes = 0;
+  // The colour attachment's format (R8G8B8A8_UNORM or one of 16 bytes a texel, R32G32B32A32_*: the
+  // clear then holds `clear`'s float bits) and a fragment shader of draw_color.frag's interface.
+  VkFormat color_format = VK_FORMAT_R8G8B8A8_UNORM;
+  const uint32_t* fragment_spirv = nullptr;
+  size_t fragment_spirv_bytes = 0;
   std::function<void(VkGraphicsPipelineCreateInfo&)> edit;  // changes the pipeline before creation
   std::function<void(VkCommandBuffer)> before_draws;       // commands after the binds (dynamic state, clears)
   std::function<void(VkCommandBuffer)> before_pass;        // commands before the render pass (dispatches)
@@ -60,7 +65,7 @@ struct DrawScene {
 };
 
 struct DrawFrame {
-  std::vector<uint8_t> color;  // RGBA8, rows of width * 4
+  std::vector<uint8_t> color;  // rows of width texels (RGBA8, or 16 bytes for R32G32B32A32_*)
   std::vector<float> depth;    // D32, when the scene has depth
   std::vector<uint32_t> depth_bits;  // the depth aspect as copied to a buffer (D24: bits 0..23; D16: 16 bits)
   std::vector<uint8_t> stencil;      // D24S8's stencil aspect
@@ -167,9 +172,10 @@ class DrawSide {
   }
 
   // A render pass with a colour attachment (CLEAR, STORE) and, with `depth`, a depth one (CLEAR both aspects).
-  VkRenderPass render_pass(bool depth, VkFormat depth_format = VK_FORMAT_D32_SFLOAT) {
+  VkRenderPass render_pass(bool depth, VkFormat depth_format = VK_FORMAT_D32_SFLOAT,
+                           VkFormat color_format = VK_FORMAT_R8G8B8A8_UNORM) {
     VkAttachmentDescription a[2] = {};
-    a[0].format = VK_FORMAT_R8G8B8A8_UNORM;
+    a[0].format = color_format;
     a[1].format = depth_format;
     for (VkAttachmentDescription& d : a) {
       d.samples = VK_SAMPLE_COUNT_1_BIT;
@@ -336,11 +342,11 @@ class DrawSide {
   Targets targets(const DrawScene& s) {
     Targets t;
     VkImageView views[2] = {};
-    t.color = image(VK_FORMAT_R8G8B8A8_UNORM, s.width, s.height, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, &views[0]);
+    t.color = image(s.color_format, s.width, s.height, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, &views[0]);
     if (s.depth) {
       t.depth = image(s.depth_format, s.width, s.height, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, &views[1]);
     }
-    t.pass = render_pass(s.depth, s.depth_format);
+    t.pass = render_pass(s.depth, s.depth_format, s.color_format);
     VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
     fb.renderPass = t.pass;
     fb.attachmentCount = s.depth ? 2 : 1;
@@ -378,7 +384,8 @@ class DrawSide {
     vkCmdEndRenderPass(cb_);
     const VkDeviceSize pixels = VkDeviceSize{s.width} * s.height;
     uint8_t *color = nullptr, *depth = nullptr, *stencil = nullptr;
-    VkBuffer color_buffer = buffer(pixels * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &color);
+    const VkDeviceSize texel = s.color_format == VK_FORMAT_R8G8B8A8_UNORM ? 4 : 16;
+    VkBuffer color_buffer = buffer(pixels * texel, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &color);
     VkBufferImageCopy region{};
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = {s.width, s.height, 1};
@@ -400,7 +407,7 @@ class DrawSide {
                          0, nullptr);
     submit_and_wait();
     DrawFrame frame;
-    frame.color.assign(color, color + pixels * 4);
+    frame.color.assign(color, color + pixels * texel);
     if (depth && s.depth_format == VK_FORMAT_D16_UNORM) {
       for (VkDeviceSize i = 0; i < pixels; ++i) frame.depth_bits.push_back(depth[2 * i] | depth[2 * i + 1] << 8);
     } else if (depth) {
@@ -498,12 +505,16 @@ class DrawSide {
     vertex_index_only_ = s.vertex_index_only;
     VkPipelineShaderStageCreateInfo stages[2];
     VkResult r = pipeline(pass, s.depth, s.cull, [&](VkGraphicsPipelineCreateInfo& info) {
+      std::copy(info.pStages, info.pStages + 2, stages);
       if (s.vertex_spirv != nullptr) {  // the scene's vertex shader, on this side's device
-        std::copy(info.pStages, info.pStages + 2, stages);
         modules_.push_back(module(s.vertex_spirv, s.vertex_spirv_bytes));
         stages[0].module = modules_.back();
-        info.pStages = stages;
       }
+      if (s.fragment_spirv != nullptr) {
+        modules_.push_back(module(s.fragment_spirv, s.fragment_spirv_bytes));
+        stages[1].module = modules_.back();
+      }
+      info.pStages = stages;
       if (s.edit) s.edit(info);
     }, &p);
     uniform_offset_ = false;

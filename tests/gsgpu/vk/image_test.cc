@@ -40,6 +40,14 @@ TEST_F(VkImageTest, FormatPropertiesAnswerWhatTheTextureUnitAndOutputMergerDo) {
   EXPECT_TRUE(p.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT);
   EXPECT_FALSE(p.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT);
   EXPECT_FALSE(p.optimalTilingFeatures & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT);
+  // RGBA32 UINT / SINT: render targets whose words are stored unchanged (what zink needs for
+  // EXT_texture_integer), never blended, sampled with nearest filtering only.
+  for (VkFormat f : {VK_FORMAT_R32G32B32A32_UINT, VK_FORMAT_R32G32B32A32_SINT}) {
+    vkGetPhysicalDeviceFormatProperties(physical_, f, &p);
+    EXPECT_EQ(p.optimalTilingFeatures, color & ~VkFormatFeatureFlags{VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT |
+                                                                      VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT})
+        << f;
+  }
   for (VkFormat f : {VK_FORMAT_R8G8B8_UNORM, VK_FORMAT_BC1_RGB_UNORM_BLOCK, VK_FORMAT_S8_UINT,
                      VK_FORMAT_D32_SFLOAT_S8_UINT, VK_FORMAT_UNDEFINED}) {
     vkGetPhysicalDeviceFormatProperties(physical_, f, &p);

@@ -3,6 +3,7 @@
 // constant colour, min / max), logic ops, write masks and the colour formats' conversions.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -276,6 +277,38 @@ TEST(OutputMerger, WriteMaskKeepsUnmaskedComponentsInEveryFormat) {
     om.begin_draw(t.color, DepthStencilTarget{}, DepthStencilState{}, st);
     om.process(frag(0, {1, 1, 1, 1}));
     EXPECT_EQ(t.color.load(0, 0), (Color{0, 1, 0, 1})) << color_format_name(f);
+  }
+}
+
+// RGBA32 UINT / SINT: the fragment's four words stored as they are (NaN patterns included), blending
+// ignored, a logic op on all 32 bits, the write mask per word.
+TEST(OutputMerger, IntegerTargetsStoreWordsUnchangedNeverBlendAndApplyLogicOps) {
+  auto words = [](std::array<uint32_t, 4> w) {
+    Color c;
+    std::memcpy(c.data(), w.data(), 16);
+    return c;
+  };
+  const std::array<uint32_t, 4> source{0xFFFFFFF0u, 0x7FC00001u, 0x80000000u, 7u};  // two NaN patterns
+  for (ColorFormat f : {ColorFormat::kR32G32B32A32Uint, ColorFormat::kR32G32B32A32Sint}) {
+    Targets t(f, DepthFormat::kD32Sfloat);
+    EXPECT_EQ(bytes_per_pixel(f), 16u);
+    EXPECT_FALSE(is_unorm(f));
+    BlendState add;  // ONE + ONE would double a float target; an integer one ignores it
+    add.enable = true;
+    add.dst_color = add.dst_alpha = BlendFactor::kOne;
+    t.color.store_bits(0, 0, {1, 2, 3, 4});
+    OutputMerger om;
+    om.begin_draw(t.color, DepthStencilTarget{}, DepthStencilState{}, add);
+    om.process(frag(0, words(source)));
+    EXPECT_EQ(t.color.load_bits(0, 0), source) << color_format_name(f);
+    BlendState x;
+    x.logic_op_enable = true;
+    x.logic_op = LogicOp::kXor;
+    x.write_mask = 0b1011;  // B kept
+    om.begin_draw(t.color, DepthStencilTarget{}, DepthStencilState{}, x);
+    om.process(frag(0, words({0x0F0F0F0Fu, 0xFFFFFFFFu, 0x12345678u, 0x80000001u})));
+    EXPECT_EQ(t.color.load_bits(0, 0), (std::array<uint32_t, 4>{0xF0F0F0FFu, 0x803FFFFEu, 0x80000000u, 0x80000006u}))
+        << color_format_name(f);
   }
 }
 
