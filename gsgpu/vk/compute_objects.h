@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gsgpu/compiler/compiler.h"
 #include "gsgpu/drv/drv.h"
 #include "gsgpu/vk/binding_model.h"
 #include "gsgpu/vk/pipeline_base.h"
@@ -74,5 +75,14 @@ bool specialize(const std::vector<uint32_t>& spirv, const VkSpecializationInfo* 
 // layout's set layout (pipeline_stages.cc); false with *why for a binding without a slot.
 bool bindings_to_slots(const std::vector<uint32_t>& spirv, const PipelineLayout& layout, std::vector<uint32_t>* out,
                        std::string* why);
+
+// The entry point that `stage` names, of the stage `want`, compiled from its module once specialized
+// and with its bindings at their table slots (pipeline_stages.cc; graphics and compute pipelines);
+// false with *why when the module does not compile or has no such entry point.
+bool compile_entry_point(const VkPipelineShaderStageCreateInfo& stage, compiler::ShaderStage want,
+                         const PipelineLayout& layout, compiler::CompiledKernel* out, std::string* why);
+
+// Unmaps and frees a pipeline's code BO, graphics or compute (pipeline.cc); nothing when it has none.
+void free_pipeline_code(Device* device, drv::BoHandle code_bo, uint64_t code_va, uint64_t code_va_size);
 
 }  // namespace gsgpu::vk

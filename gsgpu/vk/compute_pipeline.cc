@@ -48,24 +48,8 @@ bool check_program_limits(const compiler::CompiledKernel& k, const drv::Caps& ca
 bool compile_compute_stage(const VkPipelineShaderStageCreateInfo& stage, const drv::Caps& caps,
                            const PipelineLayout& layout, compiler::CompiledKernel* out, std::string* why) {
   if (stage.stage != VK_SHADER_STAGE_COMPUTE_BIT) return *why = "the stage is not VK_SHADER_STAGE_COMPUTE_BIT", false;
-  const auto* module = from_handle<ShaderModule>(stage.module);
-  if (module == nullptr) return *why = "a stage without a module", false;
-  std::vector<uint32_t> specialized, code;  // the constants specialized, then bindings moved to their table slots
-  if (!specialize(module->code, stage.pSpecializationInfo, &specialized, why) ||
-      !bindings_to_slots(specialized, layout, &code, why)) {
-    return false;
-  }
-  compiler::CompiledProgram program;
-  std::string error;
-  if (!compiler::compile_shader_spirv(code, &program, &error)) return *why = "compiling: " + error, false;
-  for (compiler::CompiledKernel& k : program.kernels) {
-    if (k.stage == compiler::ShaderStage::kCompute && stage.pName != nullptr && k.name == stage.pName) {
-      if (!check_program_limits(k, caps, why)) return false;
-      *out = std::move(k);
-      return true;
-    }
-  }
-  return *why = std::string("no GLCompute entry point \"") + (stage.pName ? stage.pName : "") + "\"", false;
+  return compile_entry_point(stage, compiler::ShaderStage::kCompute, layout, out, why) &&
+         check_program_limits(*out, caps, why);
 }
 
 bool upload_compute_code(Device* device, const compiler::CompiledKernel& k, ComputePipeline* p, std::string* why) {
@@ -109,14 +93,7 @@ bool build_compute_pipeline(Device* device, const VkComputePipelineCreateInfo& i
 
 void destroy_compute_pipeline(ComputePipeline* p) {
   if (p == nullptr) return;
-  if (p->code_bo != 0) {
-    std::lock_guard lock(p->device->mutex);
-    if (p->code_va != 0) {
-      p->device->drv->va_unbind(p->code_va, p->code_va_size);
-      p->device->va->free(p->code_va);
-    }
-    p->device->drv->bo_free(p->code_bo);
-  }
+  free_pipeline_code(p->device, p->code_bo, p->code_va, p->code_va_size);
   delete p;
 }
 

@@ -263,16 +263,19 @@ bool build_pipeline(Device* device, const VkGraphicsPipelineCreateInfo& info, Gr
 
 }  // namespace
 
+void free_pipeline_code(Device* device, drv::BoHandle code_bo, uint64_t code_va, uint64_t code_va_size) {
+  if (code_bo == 0) return;
+  std::lock_guard lock(device->mutex);
+  if (code_va != 0) {
+    device->drv->va_unbind(code_va, code_va_size);
+    device->va->free(code_va);
+  }
+  device->drv->bo_free(code_bo);
+}
+
 void destroy_pipeline(GraphicsPipeline* p) {
   if (p == nullptr) return;
-  if (p->code_bo != 0) {
-    std::lock_guard lock(p->device->mutex);
-    if (p->code_va != 0) {
-      p->device->drv->va_unbind(p->code_va, p->code_va_size);
-      p->device->va->free(p->code_va);
-    }
-    p->device->drv->bo_free(p->code_bo);
-  }
+  free_pipeline_code(p->device, p->code_bo, p->code_va, p->code_va_size);
   delete p;
 }
 

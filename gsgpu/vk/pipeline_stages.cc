@@ -59,13 +59,11 @@ bool bindings_to_slots(const std::vector<uint32_t>& spirv, const PipelineLayout&
   return true;
 }
 
-namespace {
-
-// Compiles one stage's module and picks the entry point by name and stage.
-bool compile_stage(const VkPipelineShaderStageCreateInfo& stage, compiler::ShaderStage want, const PipelineLayout& layout,
-                   compiler::CompiledKernel* out, uint32_t* used_sets, std::string* why) {
+bool compile_entry_point(const VkPipelineShaderStageCreateInfo& stage, compiler::ShaderStage want,
+                         const PipelineLayout& layout, compiler::CompiledKernel* out, std::string* why) {
   const auto* module = from_handle<ShaderModule>(stage.module);
   if (module == nullptr) return *why = "a stage without a module", false;
+  if (stage.pName == nullptr) return *why = "a stage without an entry point name", false;
   std::vector<uint32_t> specialized, code;  // the constants specialized, then bindings moved to their table slots
   if (!specialize(module->code, stage.pSpecializationInfo, &specialized, why) ||
       !bindings_to_slots(specialized, layout, &code, why)) {
@@ -76,13 +74,22 @@ bool compile_stage(const VkPipelineShaderStageCreateInfo& stage, compiler::Shade
   if (!compiler::compile_shader_spirv(code, &program, &error)) return *why = "compiling: " + error, false;
   for (compiler::CompiledKernel& k : program.kernels) {
     if (k.stage == want && k.name == stage.pName) {
-      if (k.code.empty() || k.code.size() * 4 > kMaxProgramBytes) return *why = "program size out of range", false;
-      *used_sets |= resource_sets(module->code, k.constant_buffer_bytes);
       *out = std::move(k);
       return true;
     }
   }
   return *why = std::string("no entry point \"") + stage.pName + "\" of the stage", false;
+}
+
+namespace {
+
+// Compiles one graphics stage and adds the descriptor sets its program reads to *used_sets.
+bool compile_stage(const VkPipelineShaderStageCreateInfo& stage, compiler::ShaderStage want, const PipelineLayout& layout,
+                   compiler::CompiledKernel* out, uint32_t* used_sets, std::string* why) {
+  if (!compile_entry_point(stage, want, layout, out, why)) return false;
+  if (out->code.empty() || out->code.size() * 4 > kMaxProgramBytes) return *why = "program size out of range", false;
+  *used_sets |= resource_sets(from_handle<ShaderModule>(stage.module)->code, out->constant_buffer_bytes);
+  return true;
 }
 
 void fill_shader_state(const compiler::CompiledKernel& vs, const compiler::CompiledKernel& fs, uint64_t vs_va,
