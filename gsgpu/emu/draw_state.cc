@@ -194,6 +194,12 @@ bool decode_targets(BlockWords& w, G::DrawState* s) {
     case 109:
       s->color.format = G::ColorFormat::kR32G32B32A32Sfloat;
       break;
+    case 9:
+      s->color.format = G::ColorFormat::kR8Unorm;
+      break;
+    case 16:
+      s->color.format = G::ColorFormat::kR8G8Unorm;
+      break;
     case 107:
       s->color.format = G::ColorFormat::kR32G32B32A32Uint;
       break;

@@ -36,11 +36,11 @@ constexpr Component A(uint8_t bits) { return {3, static_cast<uint8_t>(3 * bits),
 #define FOUR(bits) 4, {R(bits), G(bits), B(bits), A(bits)}
 
 constexpr FormatInfo kFormats[] = {
-    {VK_FORMAT_R8_UNORM, 1, O(R), T(UNORM_INT8), K(Unorm), ONE(8), false, false, kColor},
+    {VK_FORMAT_R8_UNORM, 1, O(R), T(UNORM_INT8), K(Unorm), ONE(8), true, false, kColor},
     {VK_FORMAT_R8_SNORM, 1, O(R), T(SNORM_INT8), K(Snorm), ONE(8), false, false, kColor},
     {VK_FORMAT_R8_UINT, 1, O(R), T(UNSIGNED_INT8), K(Uint), ONE(8), false, false, kColor},
     {VK_FORMAT_R8_SINT, 1, O(R), T(SIGNED_INT8), K(Sint), ONE(8), false, false, kColor},
-    {VK_FORMAT_R8G8_UNORM, 2, O(RG), T(UNORM_INT8), K(Unorm), TWO(8), false, false, kColor},
+    {VK_FORMAT_R8G8_UNORM, 2, O(RG), T(UNORM_INT8), K(Unorm), TWO(8), true, false, kColor},
     {VK_FORMAT_R8G8_SNORM, 2, O(RG), T(SNORM_INT8), K(Snorm), TWO(8), false, false, kColor},
     {VK_FORMAT_R8G8_UINT, 2, O(RG), T(UNSIGNED_INT8), K(Uint), TWO(8), false, false, kColor},
     {VK_FORMAT_R8G8_SINT, 2, O(RG), T(SIGNED_INT8), K(Sint), TWO(8), false, false, kColor},

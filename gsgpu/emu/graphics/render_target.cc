@@ -24,6 +24,8 @@ const char* color_format_name(ColorFormat f) {
     case ColorFormat::kR32G32B32A32Sfloat: return "R32G32B32A32_SFLOAT";
     case ColorFormat::kR32G32B32A32Uint: return "R32G32B32A32_UINT";
     case ColorFormat::kR32G32B32A32Sint: return "R32G32B32A32_SINT";
+    case ColorFormat::kR8Unorm: return "R8_UNORM";
+    case ColorFormat::kR8G8Unorm: return "R8G8_UNORM";
   }
   return "?";
 }
@@ -62,7 +64,9 @@ Color ColorTarget::load(uint32_t x, uint32_t y) const {
     std::memcpy(c.data(), p, 16);
     return c;
   }
-  for (int i = 0; i < 4; ++i) c[i] = static_cast<float>(p[byte_of(format, i)]) / 255.0f;
+  const int stored = stored_components(format);
+  c[3] = 1.0f;  // R8 / R8G8: green and blue 0, alpha 1
+  for (int i = 0; i < stored; ++i) c[i] = static_cast<float>(p[byte_of(format, i)]) / 255.0f;
   if (is_srgb(format)) {
     for (int i = 0; i < 3; ++i) c[i] = srgb_to_linear(c[i]);
   }
@@ -81,6 +85,10 @@ void ColorTarget::store(uint32_t x, uint32_t y, const Color& linear) const {
     case ColorFormat::kB8G8R8A8Unorm:
       for (int i = 0; i < 4; ++i) p[i < 3 ? 2 - i : 3] = float_to_unorm8(linear[i]);
       return;
+    case ColorFormat::kR8Unorm:
+    case ColorFormat::kR8G8Unorm:
+      for (int i = 0; i < stored_components(format); ++i) p[i] = float_to_unorm8(linear[i]);
+      return;
     case ColorFormat::kR8G8B8A8Srgb:
     case ColorFormat::kB8G8R8A8Srgb: break;
   }
@@ -97,7 +105,7 @@ std::array<uint32_t, 4> ColorTarget::load_bits(uint32_t x, uint32_t y) const {
     std::memcpy(bits.data(), p, 16);
     return bits;
   }
-  for (int i = 0; i < 4; ++i) bits[i] = p[byte_of(format, i)];
+  for (int i = 0; i < stored_components(format); ++i) bits[i] = p[byte_of(format, i)];
   return bits;
 }
 
@@ -107,7 +115,7 @@ void ColorTarget::store_bits(uint32_t x, uint32_t y, const std::array<uint32_t, 
     std::memcpy(p, rgba.data(), 16);
     return;
   }
-  for (int i = 0; i < 4; ++i) p[byte_of(format, i)] = static_cast<uint8_t>(rgba[i]);
+  for (int i = 0; i < stored_components(format); ++i) p[byte_of(format, i)] = static_cast<uint8_t>(rgba[i]);
 }
 
 float DepthStencilTarget::load_depth(uint32_t x, uint32_t y) const {

@@ -7,6 +7,8 @@
 //     c <= 0.0031308 ? 12.92 c : 1.055 c^(1/2.4) - 0.055, then as UNORM8; loads decode the byte with
 //     s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055)^2.4.
 //   - B8G8R8A8 holds the same components as R8G8B8A8 with blue first in memory.
+//   - R8 / R8G8 UNORM hold the first one / two components as UNORM8; loads give the missing green and
+//     blue 0 and alpha 1 (Vulkan's component substitution).
 //   - R32G32B32A32_SFLOAT stores floats unchanged.
 //   - R32G32B32A32_UINT / _SINT store the fragment's four 32-bit words unchanged: the shader's integer
 //     outputs travel in Color's floats bit for bit (copied, never computed on); no blending.
@@ -27,6 +29,8 @@ enum class ColorFormat : uint8_t {
   kR32G32B32A32Sfloat,
   kR32G32B32A32Uint,
   kR32G32B32A32Sint,
+  kR8Unorm,
+  kR8G8Unorm,
 };
 enum class DepthFormat : uint8_t { kD32Sfloat, kD24UnormS8Uint, kD16Unorm };
 
@@ -34,7 +38,15 @@ using Color = std::array<float, 4>;  // R, G, B, A
 
 // Inline: the output merger asks these per fragment.
 inline bool is_integer(ColorFormat f) { return f == ColorFormat::kR32G32B32A32Uint || f == ColorFormat::kR32G32B32A32Sint; }
-inline uint32_t bytes_per_pixel(ColorFormat f) { return f == ColorFormat::kR32G32B32A32Sfloat || is_integer(f) ? 16 : 4; }
+inline uint32_t bytes_per_pixel(ColorFormat f) {
+  if (f == ColorFormat::kR8Unorm) return 1;
+  if (f == ColorFormat::kR8G8Unorm) return 2;
+  return f == ColorFormat::kR32G32B32A32Sfloat || is_integer(f) ? 16 : 4;
+}
+// Components stored: R8 1, R8G8 2, the others 4.
+inline int stored_components(ColorFormat f) {
+  return f == ColorFormat::kR8Unorm ? 1 : f == ColorFormat::kR8G8Unorm ? 2 : 4;
+}
 inline uint32_t bytes_per_pixel(DepthFormat f) { return f == DepthFormat::kD16Unorm ? 2 : 4; }
 inline bool is_srgb(ColorFormat f) { return f == ColorFormat::kR8G8B8A8Srgb || f == ColorFormat::kB8G8R8A8Srgb; }
 // UNORM or SRGB: fixed point, blend inputs clamped to [0, 1]

@@ -52,7 +52,7 @@ struct DrawScene {
   std::vector<uint8_t> uniform_bytes;
   const uint32_t* vertex_spirv = nullptr;
   size_t vertex_spirv_bytes = 0;
-  // The colour attachment's format (R8G8B8A8_UNORM or one of 16 bytes a texel, R32G32B32A32_*: the
+  // The colour attachment's format (R8G8B8A8_UNORM, R8_UNORM, R8G8_UNORM or R32G32B32A32_*: the
   // clear then holds `clear`'s float bits) and a fragment shader of draw_color.frag's interface.
   VkFormat color_format = VK_FORMAT_R8G8B8A8_UNORM;
   const uint32_t* fragment_spirv = nullptr;
@@ -65,7 +65,7 @@ struct DrawScene {
 };
 
 struct DrawFrame {
-  std::vector<uint8_t> color;  // rows of width texels (RGBA8, or 16 bytes for R32G32B32A32_*)
+  std::vector<uint8_t> color;  // rows of width texels (RGBA8; R8, R8G8; 16 bytes for R32G32B32A32_*)
   std::vector<float> depth;    // D32, when the scene has depth
   std::vector<uint32_t> depth_bits;  // the depth aspect as copied to a buffer (D24: bits 0..23; D16: 16 bits)
   std::vector<uint8_t> stencil;      // D24S8's stencil aspect
@@ -384,7 +384,10 @@ class DrawSide {
     vkCmdEndRenderPass(cb_);
     const VkDeviceSize pixels = VkDeviceSize{s.width} * s.height;
     uint8_t *color = nullptr, *depth = nullptr, *stencil = nullptr;
-    const VkDeviceSize texel = s.color_format == VK_FORMAT_R8G8B8A8_UNORM ? 4 : 16;
+    const VkDeviceSize texel = s.color_format == VK_FORMAT_R8_UNORM     ? 1
+                               : s.color_format == VK_FORMAT_R8G8_UNORM ? 2
+                               : s.color_format == VK_FORMAT_R8G8B8A8_UNORM ? 4
+                                                                          : 16;
     VkBuffer color_buffer = buffer(pixels * texel, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &color);
     VkBufferImageCopy region{};
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};

@@ -28,9 +28,9 @@ TEST(ImageLayout, EveryFormatIsOneTheTextureUnitDecodes) {
   }
   for (VkFormat f : {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_B8G8R8A8_UNORM,
                      VK_FORMAT_B8G8R8A8_SRGB, VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R32G32B32A32_UINT,
-                     VK_FORMAT_R32G32B32A32_SINT}) {
+                     VK_FORMAT_R32G32B32A32_SINT, VK_FORMAT_R8_UNORM, VK_FORMAT_R8G8_UNORM}) {
     ASSERT_NE(find_format(f), nullptr);
-    EXPECT_TRUE(find_format(f)->color_target) << f;  // PIPE_STATE COLOR_FORMAT's seven
+    EXPECT_TRUE(find_format(f)->color_target) << f;  // PIPE_STATE COLOR_FORMAT's nine
   }
   EXPECT_TRUE(find_format(VK_FORMAT_D32_SFLOAT)->depth_target);
   EXPECT_TRUE(find_format(VK_FORMAT_D24_UNORM_S8_UINT)->depth_target);

@@ -137,5 +137,33 @@ TEST_F(VkIntegerTargets, DrawsMatchLavapipeBitForBit) {
   }
 }
 
+// R8_UNORM and R8G8_UNORM targets (Mesa's ARB_texture_rg asks for both): draw_color.frag's colour
+// stored in one / two bytes, plainly and with XOR, equal to lavapipe's byte for byte.
+TEST_F(VkIntegerTargets, R8AndR8G8UnormTargetsMatchLavapipe) {
+  for (VkFormat format : {VK_FORMAT_R8_UNORM, VK_FORMAT_R8G8_UNORM}) {
+    VkFormatProperties p;
+    vkGetPhysicalDeviceFormatProperties(gsgpu_physical_, format, &p);
+    EXPECT_TRUE(p.optimalTilingFeatures & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT) << format;
+    EXPECT_TRUE(p.optimalTilingFeatures & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT) << format;
+    const uint32_t texel = format == VK_FORMAT_R8_UNORM ? 1 : 2;
+    for (Mode mode : {Mode::kPlain, Mode::kXor}) {
+      VkPipelineColorBlendStateCreateInfo blend;
+      VkPipelineColorBlendAttachmentState attachment;
+      DrawScene s = integer_scene(VK_FORMAT_R32G32B32A32_UINT, mode, &blend, &attachment);
+      s.color_format = format;
+      s.fragment_spirv = nullptr;  // draw_color.frag
+      const float clear[4] = {0x33 / 255.0f, 0x99 / 255.0f, 0, 1};
+      std::memcpy(s.clear, clear, sizeof clear);
+      const DrawFrame gs = gsgpu_->render(s);
+      const DrawFrame ref = lavapipe_->render(s);
+      ASSERT_EQ(gs.color.size(), size_t{64} * 64 * texel);
+      EXPECT_EQ(gs.color, ref.color) << "format " << format << " mode " << int(mode);
+      const uint8_t* at = &gs.color[(size_t{30} * 64 + 30) * texel];  // quad B over quad A
+      EXPECT_EQ(at[0], mode == Mode::kPlain ? 0xcc : 0xcc ^ 0xf0 ^ 0x33) << format;
+      if (texel == 2) EXPECT_EQ(at[1], mode == Mode::kPlain ? 0x0f : 0x0f ^ 0x3c ^ 0x99) << format;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gsgpu::vk::test

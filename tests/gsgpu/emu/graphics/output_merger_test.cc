@@ -312,6 +312,30 @@ TEST(OutputMerger, IntegerTargetsStoreWordsUnchangedNeverBlendAndApplyLogicOps) 
   }
 }
 
+// R8 / R8G8 UNORM: the stored components only; loads give green and blue 0 and alpha 1, so a blend
+// with DST_ALPHA reads 1.
+TEST(OutputMerger, R8AndR8G8StoreTheirComponentsAndReadAlphaOne) {
+  for (ColorFormat f : {ColorFormat::kR8Unorm, ColorFormat::kR8G8Unorm}) {
+    Targets t(f, DepthFormat::kD32Sfloat, 4, 1);
+    EXPECT_EQ(bytes_per_pixel(f), f == ColorFormat::kR8Unorm ? 1u : 2u);
+    OutputMerger om;
+    om.begin_draw(t.color, DepthStencilTarget{}, DepthStencilState{}, BlendState{});
+    om.process(frag(0, {0.2f, 0.6f, 1.0f, 0.0f}));
+    EXPECT_EQ(t.color_bytes[0], 51);
+    if (f == ColorFormat::kR8G8Unorm) EXPECT_EQ(t.color_bytes[1], 153);
+    EXPECT_EQ(t.color_bytes[bytes_per_pixel(f)], 0);  // the next pixel untouched
+    const Color c = t.color.load(0, 0);
+    EXPECT_EQ(c[2], 0.0f);
+    EXPECT_EQ(c[3], 1.0f);
+    BlendState dst_alpha;  // src * DST_ALPHA (1) + dst * ZERO
+    dst_alpha.enable = true;
+    dst_alpha.src_color = BlendFactor::kDstAlpha;
+    om.begin_draw(t.color, DepthStencilTarget{}, DepthStencilState{}, dst_alpha);
+    om.process(frag(0, {0.4f, 0.4f, 0.4f, 0.4f}));
+    EXPECT_EQ(t.color_bytes[0], 102) << color_format_name(f);
+  }
+}
+
 TEST(OutputMerger, CountsOverdrawPerDraw) {
   Targets t(ColorFormat::kR8G8B8A8Unorm, DepthFormat::kD32Sfloat);
   OutputMerger om;
