@@ -16,7 +16,6 @@
 #include <cstring>
 #include <string>
 
-#include "common/checked_math.h"
 #include "gsgpu/vk/binding_objects.h"
 #include "protocol/gsgpu/packets.h"
 
@@ -30,15 +29,9 @@ constexpr uint64_t kMaxDispatchInvocations = uint64_t{1} << 32;
 
 // The counts of an indirect dispatch (VkDispatchIndirectCommand, 12 bytes), checked; false with *why.
 bool read_indirect_counts(const DispatchCommand& d, std::array<uint32_t, 3>* count, std::string* why) {
-  const Buffer* b = d.indirect;
-  if (b->memory == nullptr) return *why = "the indirect buffer is not bound to memory", false;
-  if (d.indirect_offset % 4 != 0) return *why = "an indirect offset that is not a multiple of 4", false;
-  if (!gsvirt::range_within(d.indirect_offset, 12, b->size)) {
-    return *why = "VkDispatchIndirectCommand at " + std::to_string(d.indirect_offset) + " past a buffer of " +
-                  std::to_string(b->size) + " bytes",
-           false;
+  if (!read_indirect_words(d.indirect, d.indirect_offset, 3, "VkDispatchIndirectCommand", count->data(), why)) {
+    return false;
   }
-  std::memcpy(count->data(), b->memory->map + b->memory_offset + d.indirect_offset, 12);
   for (int i = 0; i < 3; ++i) {
     if ((*count)[i] > kMaxComputeGroupCount) {
       return *why = "group count " + std::to_string((*count)[i]) + " from the buffer, over maxComputeWorkGroupCount",

@@ -13,18 +13,26 @@
 
 namespace gsgpu::vk {
 
-bool read_indirect_draw(DrawCommand* d, std::string* why) {
-  const Buffer* b = d->indirect;
-  const uint64_t size = d->indexed ? 20 : 16;  // VkDrawIndexedIndirectCommand / VkDrawIndirectCommand
+bool read_indirect_words(const Buffer* b, uint64_t offset, uint32_t words, const char* what, uint32_t* out,
+                         std::string* why) {
+  const uint64_t size = uint64_t{words} * 4;
   if (b->memory == nullptr) return *why = "the indirect buffer is not bound to memory", false;
-  if (d->indirect_offset % 4 != 0) return *why = "an indirect offset that is not a multiple of 4", false;
-  if (!gsvirt::range_within(d->indirect_offset, size, b->size)) {
-    return *why = "the arguments at " + std::to_string(d->indirect_offset) + " past a buffer of " +
+  if (offset % 4 != 0) return *why = "an indirect offset that is not a multiple of 4", false;
+  if (!gsvirt::range_within(offset, size, b->size)) {
+    return *why = std::string(what) + " at " + std::to_string(offset) + " past a buffer of " +
                   std::to_string(b->size) + " bytes",
            false;
   }
+  std::memcpy(out, b->memory->map + b->memory_offset + offset, size);
+  return true;
+}
+
+bool read_indirect_draw(DrawCommand* d, std::string* why) {
+  // VkDrawIndexedIndirectCommand (5 words) / VkDrawIndirectCommand (4 words).
   uint32_t w[5] = {};
-  std::memcpy(w, b->memory->map + b->memory_offset + d->indirect_offset, size);
+  if (!read_indirect_words(d->indirect, d->indirect_offset, d->indexed ? 5 : 4, "the arguments", w, why)) {
+    return false;
+  }
   d->count = w[0];
   d->instance_count = w[1];
   if (d->indexed) {

@@ -196,6 +196,11 @@ uint64_t target_layer_va(const ImageView& view, uint32_t layer);
 // buffer into *d's counts (draw_indirect.cc); false with *why when they are outside the buffer.
 bool read_indirect_draw(DrawCommand* d, std::string* why);
 
+// The `words` 32-bit words of an indirect command at `offset` in buffer `b`, the range checked
+// (draw_indirect.cc; draws and dispatches); false with *why, which names the command as `what`.
+bool read_indirect_words(const Buffer* b, uint64_t offset, uint32_t words, const char* what, uint32_t* out,
+                         std::string* why);
+
 // Writes the command buffer's dynamic state into the pipeline's PIPE_STATE words (draw_dynamic.cc);
 // false with *why when a dynamic state of the pipeline was never set.
 bool apply_dynamic_state(const GraphicsPipeline& pipeline, const GraphicsRecordState& state,

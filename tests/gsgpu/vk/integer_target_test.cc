@@ -160,7 +160,9 @@ TEST_F(VkIntegerTargets, R8AndR8G8UnormTargetsMatchLavapipe) {
       EXPECT_EQ(gs.color, ref.color) << "format " << format << " mode " << int(mode);
       const uint8_t* at = &gs.color[(size_t{30} * 64 + 30) * texel];  // quad B over quad A
       EXPECT_EQ(at[0], mode == Mode::kPlain ? 0xcc : 0xcc ^ 0xf0 ^ 0x33) << format;
-      if (texel == 2) EXPECT_EQ(at[1], mode == Mode::kPlain ? 0x0f : 0x0f ^ 0x3c ^ 0x99) << format;
+      if (texel == 2) {
+        EXPECT_EQ(at[1], mode == Mode::kPlain ? 0x0f : 0x0f ^ 0x3c ^ 0x99) << format;
+      }
     }
   }
 }
