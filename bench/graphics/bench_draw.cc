@@ -5,6 +5,9 @@
 //   FlatFill        8 full-screen rectangles of one colour into a 256 x 256 RGBA8 target: pixels/s
 //   LongFragment    one full-screen rectangle, a fragment shader of 64 dependent iterations: pixels/s
 //   TinyTriangles   a 128 x 128 grid of triangles of 2 pixels each: triangles/s
+//   ManyDraws       kManyDraws draws of one 2-pixel triangle each, a push constant between them:
+//                   draws/s (what a frame of many small draws costs per draw: recording aside,
+//                   the driver's per-draw submission work; docs/performance.md "Per-draw cost")
 // Each benchmark is registered once per device found ("gsgpu", lavapipe's "llvmpipe ..."), so one
 // run gives both sides of every ratio.
 #include <benchmark/benchmark.h>
@@ -58,28 +61,32 @@ class Gpu {
   VkCommandBuffer record(const Positions& vertices, const uint32_t* fragment, size_t fragment_bytes) {
     VkBuffer vb = vertex_buffer(vertices);
     VkPipeline pipeline = make_pipeline(fragment, fragment_bytes);
-    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    alloc.commandPool = pool_;
-    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = 1;
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    check(vkAllocateCommandBuffers(device_, &alloc, &cb), "vkAllocateCommandBuffers");
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    check(vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
-    VkClearValue clear{};
-    VkRenderPassBeginInfo pass_begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-    pass_begin.renderPass = pass_;
-    pass_begin.framebuffer = framebuffer_;
-    pass_begin.renderArea.extent = {kSize, kSize};
-    pass_begin.clearValueCount = 1;
-    pass_begin.pClearValues = &clear;
-    vkCmdBeginRenderPass(cb, &pass_begin, VK_SUBPASS_CONTENTS_INLINE);
+    VkCommandBuffer cb = begin_pass();
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
     VkDeviceSize offset = 0;
     vkCmdBindVertexBuffers(cb, 0, 1, &vb, &offset);
     const float colour[4] = {0.25f, 0.5f, 0.75f, 1.0f};
     vkCmdPushConstants(cb, layout_, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(colour), colour);
     vkCmdDraw(cb, uint32_t(vertices.size() / 2), 1, 0, 0);
+    vkCmdEndRenderPass(cb);
+    check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+    return cb;
+  }
+
+  // A command buffer that clears the target and makes `draws` draws of one triangle each (the
+  // first `draws` triangles of `vertices`), a push constant before each, as GL drivers emit them.
+  VkCommandBuffer record_many(const Positions& vertices, uint32_t draws) {
+    VkBuffer vb = vertex_buffer(vertices);
+    VkPipeline pipeline = make_pipeline(flat_frag, sizeof(flat_frag));
+    VkCommandBuffer cb = begin_pass();
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+    VkDeviceSize offset = 0;
+    vkCmdBindVertexBuffers(cb, 0, 1, &vb, &offset);
+    for (uint32_t i = 0; i < draws; ++i) {
+      const float colour[4] = {float(i % 7) / 7.0f, 0.5f, 0.75f, 1.0f};
+      vkCmdPushConstants(cb, layout_, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(colour), colour);
+      vkCmdDraw(cb, 3, 1, 3 * i, 0);
+    }
     vkCmdEndRenderPass(cb);
     check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
     return cb;
@@ -96,6 +103,27 @@ class Gpu {
   }
 
  private:
+  // A new primary command buffer, begun, inside the render pass (clearing the target).
+  VkCommandBuffer begin_pass() {
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = pool_;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    check(vkAllocateCommandBuffers(device_, &alloc, &cb), "vkAllocateCommandBuffers");
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    check(vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
+    VkClearValue clear{};
+    VkRenderPassBeginInfo pass_begin{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    pass_begin.renderPass = pass_;
+    pass_begin.framebuffer = framebuffer_;
+    pass_begin.renderArea.extent = {kSize, kSize};
+    pass_begin.clearValueCount = 1;
+    pass_begin.pClearValues = &clear;
+    vkCmdBeginRenderPass(cb, &pass_begin, VK_SUBPASS_CONTENTS_INLINE);
+    return cb;
+  }
+
   uint32_t memory_type(uint32_t bits, VkMemoryPropertyFlags wanted) {
     VkPhysicalDeviceMemoryProperties props;
     vkGetPhysicalDeviceMemoryProperties(physical_, &props);
@@ -271,11 +299,17 @@ void register_device(Gpu* gpu, const std::string& name) {
   VkCommandBuffer tiny = gpu->record(tiny_triangles(kGrid), flat_frag, sizeof(flat_frag));
   register_workloads(name, {[gpu, fill] { gpu->run(fill); }, [gpu, shade] { gpu->run(shade); },
                             [gpu, tiny] { gpu->run(tiny); }});
+  VkCommandBuffer many = gpu->record_many(tiny_triangles(kGrid), kManyDraws);
+  register_many_draws(name, [gpu, many] { gpu->run(many); });
 }
 
-// "gsgpu" or "lavapipe"; other devices are not benchmarked.
+// "gsgpu" (or BENCH_DRAW_GSGPU_LABEL's value, to tell the native route's library from the local
+// one) or "lavapipe"; other devices are not benchmarked.
 std::string short_name(const char* device_name) {
-  if (std::strcmp(device_name, "gsgpu") == 0) return "gsgpu";
+  if (std::strcmp(device_name, "gsgpu") == 0) {
+    const char* label = std::getenv("BENCH_DRAW_GSGPU_LABEL");
+    return label != nullptr && *label != 0 ? label : "gsgpu";
+  }
   if (std::strncmp(device_name, "llvmpipe", 8) == 0) return "lavapipe";
   return "";
 }

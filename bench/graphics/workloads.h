@@ -14,6 +14,7 @@ namespace bench_graphics {
 
 constexpr unsigned kSize = 256;   // the render target's width and height
 constexpr int kFillLayers = 8;    // FlatFill: full-screen rectangles per frame
+constexpr unsigned kManyDraws = 256;  // ManyDraws: draws per frame, one triangle each
 constexpr unsigned kGrid = 128;   // TinyTriangles: a kGrid x kGrid grid of 2-pixel triangles
 
 // Clip-space x, y pairs of a triangle list.
@@ -69,6 +70,19 @@ inline void register_workloads(const std::string& device, const Frames& frames) 
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
+}
+
+// Registers ManyDraws/<device>: `frame` makes kManyDraws draws; the counter is draws per second.
+inline void register_many_draws(const std::string& device, std::function<void()> frame) {
+  benchmark::RegisterBenchmark(("ManyDraws/" + device).c_str(),
+                               [frame](benchmark::State& state) {
+                                 frame();
+                                 for (auto _ : state) frame();
+                                 state.counters["draws/s"] = benchmark::Counter(
+                                     double(state.iterations()) * kManyDraws, benchmark::Counter::kIsRate);
+                               })
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
 }
 
 }  // namespace bench_graphics
