@@ -67,20 +67,35 @@ void record(VkCommandBuffer handle, T&& command) {
   cb->commands.emplace_back(std::forward<T>(command));
 }
 
+// Whether a host command touches memory the device reads or writes, so the stream must be flushed
+// before it: every one but a barrier (no work: the stream runs in order) and a render pass begun
+// without load-op clears.
+bool touches_memory(const Command& command) {
+  if (std::holds_alternative<BarrierCommand>(command)) return false;
+  if (const auto* begin = std::get_if<BeginRenderPassCommand>(&command)) {
+    return begin->clear_color || begin->clear_depth || begin->clear_stencil;
+  }
+  return true;
+}
+
 }  // namespace
 
 size_t execute_commands(Device* device, const CommandBuffer& cb, size_t first) {
   for (size_t i = first; i < cb.commands.size(); ++i) {
     const Command& command = cb.commands[i];
     if (const auto* wait = std::get_if<WaitEventsCommand>(&command)) {
+      device->stream.flush(device);  // an event set by an earlier SYNC of the run must have landed
       if (!events_set(*wait)) return i;
       continue;
     }
     std::visit(
-        [device](const auto& c) {
+        [device, &command](const auto& c) {
           if constexpr (requires { run(device, c); }) {
-            run(device, c);
+            run(device, c);  // device work: joins the stream
           } else if constexpr (requires { run(c); }) {
+            // Host work: the device's results so far must have landed, and its writes must land
+            // before later device work reads them.
+            if (touches_memory(command)) device->stream.flush(device);
             run(c);
           }
         },

@@ -75,7 +75,13 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateDevice(VkPhysicalDevice physical_ha
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkDestroyDevice(VkDevice handle, const VkAllocationCallbacks*) {
   // Closing the driver client waits for its submissions and frees its BOs and bindings.
-  delete from_handle<Device>(handle);
+  Device* device = from_handle<Device>(handle);
+  if (device == nullptr) return;
+  {
+    std::lock_guard lock(device->mutex);
+    device->stream.release(device);
+  }
+  delete device;
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetDeviceQueue(VkDevice handle, uint32_t family, uint32_t index, VkQueue* out) {

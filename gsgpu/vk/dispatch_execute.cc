@@ -1,7 +1,7 @@
 // Running a recorded dispatch at vkQueueSubmit (docs/vulkan-driver.md "Compute"). The constant
 // buffer (push constants, descriptor table, then the slab's base group and the dispatch's group
-// counts) is written into a BO mapped read-only, a DISPATCH packet naming it and the pipeline's
-// code goes on the queue's ring, and the queue waits for it before its next command, as for draws.
+// counts) is written into the command stream's arena (mapped read-only), and a DISPATCH packet
+// naming it and the pipeline's code joins the stream, as a draw's does (command_stream.h).
 //
 // A dispatch larger than the device's work-item limit per DISPATCH (drv::Caps::
 // max_work_items_per_dispatch) runs as slabs of whole groups, each its own packet with the slab's
@@ -9,8 +9,8 @@
 // reads the whole dispatch's counts (NumWorkgroups), so the slabs compute what one packet would.
 //
 // vkCmdDispatchIndirect's counts are read from the buffer's memory here, when the queue reaches the
-// command: every earlier command of the submission has finished (each device packet is waited for),
-// so counts a compute shader or a transfer wrote just before are the ones used. They come from
+// command, after flushing the stream if it holds a dispatch: every earlier command of the
+// submission has finished, so counts a compute shader or a transfer wrote just before are used. They come from
 // memory the application (or a shader) controls, so they are checked like a direct dispatch's.
 #include <algorithm>
 #include <cstring>
@@ -79,55 +79,28 @@ hw::DispatchPacket slab_packet(const ComputePipeline& p, const std::array<uint32
   return packet;
 }
 
-// Submits one packet and waits for it; false (with a log line naming the fault) when the device
-// refused or faulted it. The caller holds the mutex.
-bool submit_slab(Device* device, const ComputePipeline& p, const hw::DispatchPacket& packet, drv::BoHandle bo) {
-  drv::Device& drv = *device->drv;
-  const std::vector<uint32_t> words = hw::encode_dispatch(packet);
-  const drv::BoHandle bos[] = {bo, p.code_bo};
-  drv::SubmitDesc desc{device->queue.ring, words.data(), uint32_t(words.size()), bos, 2};
-  uint64_t seqno = 0;
-  drv::Status status = drv.submit(desc, &seqno);
-  if (status == drv::Status::kOk) {
-    device->queue.last_seqno = seqno;
-    status = drv.fence_wait(device->queue.ring, seqno, UINT64_MAX);
-  }
-  if (status == drv::Status::kOk) return true;
-  std::string what = std::string("the device refused or faulted it (") + drv::status_name(status) + ")";
-  for (const drv::FaultInfo& f : drv.read_faults()) what += ": " + f.message;
-  log_refusal("vkQueueSubmit: dispatch", what, "lost");
-  return false;
-}
-
-// Writes the constant buffer for each slab into one BO and runs the slabs in order.
-void run_slabs(Device* device, const DispatchCommand& d, const std::array<uint32_t, 3>& count) {
-  drv::Device& drv = *device->drv;
+// Writes each slab's constant buffer into the stream's arena and appends its DISPATCH; the slabs
+// are one command of the stream, so a fault in one loses the rest of the dispatch.
+void append_slabs(Device* device, const DispatchCommand& d, const std::array<uint32_t, 3>& count) {
+  CommandStream& stream = device->stream;
   const ComputePipeline& p = *d.pipeline;
-  const uint64_t size = drv.caps().page_size;
-  drv::BoHandle bo = 0;
-  if (drv.bo_create(size, 0, &bo) != drv::Status::kOk) return log_refusal("vkQueueSubmit: dispatch", "no memory for its constants", "skipped");
-  std::optional<uint64_t> va = device->va->allocate(size);
-  if (!va || drv.va_bind(bo, 0, *va, size, drv::kVaRead) != drv::Status::kOk) {
-    if (va) device->va->free(*va);
-    drv.bo_free(bo);
-    return log_refusal("vkQueueSubmit: dispatch", "no GPU address space for its constants", "skipped");
-  }
-  auto* constants = static_cast<uint8_t*>(drv.bo_map(bo));
   const uint64_t group = uint64_t{p.group_size[0]} * p.group_size[1] * p.group_size[2];
-  const uint64_t max_groups = std::max<uint64_t>(1, drv.caps().max_work_items_per_dispatch / group);
-  for (const Slab& s : slabs_of(count, max_groups)) {
-    std::memset(constants, 0, kComputeConstantBytes);
-    std::memcpy(constants, d.constants.data(), d.constants.size());
+  const uint64_t max_groups = std::max<uint64_t>(1, device->drv->caps().max_work_items_per_dispatch / group);
+  const std::vector<Slab> slabs = slabs_of(count, max_groups);
+  stream.begin_command();
+  for (const Slab& s : slabs) {
+    std::optional<StreamSpan> span = stream.allocate(device, kComputeConstantBytes, "vkQueueSubmit: dispatch");
+    if (!span) return;
+    std::memcpy(span->bytes, d.constants.data(), d.constants.size());
     for (int i = 0; i < 3; ++i) {
       const uint32_t first = d.base[i] + s.first[i];  // below 65535: checked at recording / reading
-      std::memcpy(constants + kDispatchBaseAt + 4 * i, &first, 4);
-      std::memcpy(constants + kDispatchCountAt + 4 * i, &count[i], 4);
+      std::memcpy(span->bytes + kDispatchBaseAt + 4 * i, &first, 4);
+      std::memcpy(span->bytes + kDispatchCountAt + 4 * i, &count[i], 4);
     }
-    if (!submit_slab(device, p, slab_packet(p, d.base, s, *va), bo)) break;
+    // A dispatch writes storage buffers: host reads of buffers after it flush the stream first.
+    stream.append(device, hw::encode_dispatch(slab_packet(p, d.base, s, span->va)), {p.code_bo},
+                  "vkQueueSubmit: dispatch", true);
   }
-  drv.va_unbind(*va, size);
-  device->va->free(*va);
-  drv.bo_free(bo);
 }
 
 }  // namespace
@@ -136,6 +109,7 @@ void run(Device* device, const DispatchCommand& d) {
   const char* command = d.indirect != nullptr ? "vkCmdDispatchIndirect" : "vkCmdDispatch";
   std::array<uint32_t, 3> count = d.count;
   std::string why;
+  if (d.indirect != nullptr) device->stream.host_reads_buffers(device);  // what earlier dispatches wrote
   if (d.indirect != nullptr && !read_indirect_counts(d, &count, &why)) return log_refusal(command, why, "dispatch skipped");
   if (count[0] == 0 || count[1] == 0 || count[2] == 0) return;  // nothing to run
   const ComputePipeline& p = *d.pipeline;
@@ -144,7 +118,7 @@ void run(Device* device, const DispatchCommand& d) {
     return log_refusal(command, std::to_string(invocations) + " invocations, over the driver's 2^32 per dispatch",
                        "dispatch skipped");
   }
-  run_slabs(device, d, count);
+  append_slabs(device, d, count);
 }
 
 }  // namespace gsgpu::vk

@@ -1,8 +1,9 @@
 // Running a recorded draw at vkQueueSubmit (docs/vulkan-driver.md "Draws"): the state blocks
 // DRAW_INFO, PIPE_STATE, SHADER_STATE, the vertex binding / attribute records and the constant
-// buffer are written into a BO mapped read-only in the device's VA space, a DRAW packet naming
-// them goes on the queue's ring, and the queue waits for it before its next command (transfers
-// run on the host, so a copy after the draw must see its pixels). Everything the device would
+// buffer are written into the command stream's arena (mapped read-only in the device's VA space)
+// and a DRAW packet naming them joins the stream, which submits the run of device commands at once
+// and waits for it before the next host command (transfers run on the host, so a copy after the
+// draw must see its pixels; command_stream.h). Everything the device would
 // fault on is checked first, overflow-safe, and skipped with a log line: a buffer missing or
 // unbound, vertices or indices past their buffers (indices are read on the host to find the
 // highest vertex), vertex or instance indices past 32 bits, a draw larger than kMaxDrawVertices, a
@@ -29,8 +30,10 @@ constexpr uint64_t kMaxDrawVertices = uint64_t{1} << 24;
 // Where each block lies in the draw's state BO (64-byte aligned blocks, a 16-byte aligned
 // constant buffer, then a texture record per table slot at most, 64-byte aligned).
 constexpr uint64_t kDrawInfoAt = 0, kPipeStateAt = 256, kShaderStateAt = 512, kBindingsAt = 768,
-                   kAttributesAt = 1536, kConstantsAt = 2048, kTexturesAt = 4096,
-                   kStateBytes = kTexturesAt + uint64_t{kMaxBoundSets} * kTableBindings * kTextureRecordBytes;
+                   kAttributesAt = 1536, kConstantsAt = 2048, kTexturesAt = 4096;
+
+// The bytes of a draw's state: the fixed blocks and its texture records.
+uint64_t state_bytes(const DrawCommand& d) { return kTexturesAt + d.textures.size() * kTextureRecordBytes; }
 
 uint32_t lo(uint64_t v) { return uint32_t(v); }
 uint32_t hi(uint64_t v) { return uint32_t(v >> 32); }
@@ -223,9 +226,8 @@ void write_texture_records(const DrawCommand& d, uint64_t state_va, uint8_t* sta
   }
 }
 
-// Writes the blocks into `state` (the BO's mapping at `state_va`).
+// Writes the blocks into `state` (zeroed, state_bytes(d) long, mapped at `state_va`).
 void write_blocks(const DrawCommand& d, uint64_t state_va, uint8_t* state) {
-  std::memset(state, 0, kStateBytes);
   write_draw_info(d, state_va, reinterpret_cast<uint32_t*>(state + kDrawInfoAt));
   write_pipe_state(d, reinterpret_cast<uint32_t*>(state + kPipeStateAt));
   auto* shader = reinterpret_cast<uint32_t*>(state + kShaderStateAt);
@@ -241,42 +243,18 @@ void write_blocks(const DrawCommand& d, uint64_t state_va, uint8_t* state) {
   write_vertex_input(d, state);
 }
 
-// Submits one DRAW and waits for it; the state BO lives until then. The caller holds the mutex.
-void submit_and_wait(Device* device, const DrawCommand& d) {
-  drv::Device& drv = *device->drv;
-  drv::BoHandle bo = 0;
-  if (drv.bo_create(kStateBytes, 0, &bo) != drv::Status::kOk) {
-    log_refusal("vkQueueSubmit: draw", "no memory for its state blocks", "skipped");
-    return;
-  }
-  std::optional<uint64_t> va = device->va->allocate(kStateBytes);
-  if (!va || drv.va_bind(bo, 0, *va, kStateBytes, drv::kVaRead) != drv::Status::kOk) {
-    if (va) device->va->free(*va);
-    drv.bo_free(bo);
-    log_refusal("vkQueueSubmit: draw", "no GPU address space for its state blocks", "skipped");
-    return;
-  }
-  write_blocks(d, *va, static_cast<uint8_t*>(drv.bo_map(bo)));
-  const std::vector<uint32_t> packet =
-      hw::encode_draw(*va + kDrawInfoAt, *va + kPipeStateAt, *va + kShaderStateAt);
-  const drv::BoHandle bos[] = {bo, d.pipeline->code_bo};
-  drv::SubmitDesc desc{device->queue.ring, packet.data(), uint32_t(packet.size()), bos, 2};
-  uint64_t seqno = 0;
-  drv::Status status = drv.submit(desc, &seqno);
-  if (status == drv::Status::kOk) {
-    device->queue.last_seqno = seqno;
-    status = drv.fence_wait(device->queue.ring, seqno, UINT64_MAX);
-  }
-  if (status != drv::Status::kOk) {
-    std::string what = std::string("the device refused or faulted it (") + drv::status_name(status) + ")";
-    for (const drv::FaultInfo& f : drv.read_faults()) what += ": " + f.message;
-    log_refusal("vkQueueSubmit: draw", what, "lost");
-  }
-  drv.va_unbind(*va, kStateBytes);
-  device->va->free(*va);
-  drv.bo_free(bo);
+// Writes the draw's blocks into the stream's arena and appends its DRAW packet (the code BO listed
+// as used); the stream submits it with the other device commands of the run (command_stream.h).
+void append_draw(Device* device, const DrawCommand& d) {
+  CommandStream& stream = device->stream;
+  const uint64_t bytes = state_bytes(d);
+  std::optional<StreamSpan> span = stream.allocate(device, bytes, "vkQueueSubmit: draw");
+  if (!span) return;
+  write_blocks(d, span->va, span->bytes);
+  stream.begin_command();
+  stream.append(device, hw::encode_draw(span->va + kDrawInfoAt, span->va + kPipeStateAt, span->va + kShaderStateAt),
+                {d.pipeline->code_bo}, "vkQueueSubmit: draw", false);
 }
-
 
 }  // namespace
 
@@ -285,10 +263,13 @@ void run(Device* device, const DrawCommand& recorded) {
                                                      : (recorded.indexed ? "vkCmdDrawIndexed" : "vkCmdDraw");
   std::string why;
   DrawCommand d = recorded;
+  // The host reads the arguments and the indices: what a dispatch earlier in the run wrote must
+  // have landed first.
+  if (d.indirect != nullptr || d.indexed) device->stream.host_reads_buffers(device);
   if (d.indirect != nullptr && !read_indirect_draw(&d, &why)) return log_refusal(command, why, "draw skipped");
   if (d.count == 0 || d.instance_count == 0) return;  // an indirect draw of nothing
   if (!check_draw(d, &why)) return log_refusal(command, why, "draw skipped");
-  submit_and_wait(device, d);
+  append_draw(device, d);
 }
 
 }  // namespace gsgpu::vk

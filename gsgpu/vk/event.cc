@@ -113,7 +113,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkResetEvent(VkDevice handle,
 void run(Device *device, const EventCommand &c) {
   const std::vector<uint32_t> packets = drv::encode_sync(
       drv::kSyncWriteFence | drv::kSyncFence64, c.event->va, c.value);
-  submit_packets_and_wait(device, packets, c.event->bo,
+  stream_packets(device, packets, c.event->bo,
                           c.value == kSet ? "vkCmdSetEvent"
                                           : "vkCmdResetEvent");
 }

@@ -21,6 +21,7 @@
 
 #include "gsgpu/drv/drv.h"
 #include "gsgpu/vk/binding_model.h"
+#include "gsgpu/vk/command_stream.h"
 #include "gsgpu/vk/compute_objects.h"
 #include "gsgpu/vk/draw_objects.h"
 #include "gsgpu/drv/va_allocator.h"
@@ -89,6 +90,8 @@ struct Device {
   std::mutex mutex;                        // guards va and the queue's submission state
   std::optional<drv::VaAllocator> va;
   Queue queue;
+  // The queue's device packets between host steps, and their pooled state (command_stream.h).
+  CommandStream stream;
   // Notified (under `mutex`) when a timeline value is signalled from the host or a waiting
   // submission runs: what host waits on timelines and on queued fences sleep on.
   std::condition_variable progress;
@@ -246,11 +249,12 @@ void run(const ClearImageCommand& command);
 void encode_depth_stencil(const FormatInfo& format, const VkClearDepthStencilValue& value,
                           VkImageAspectFlags aspects, uint8_t texel[4], uint8_t mask[4]);
 
-// Draws run on the device (draw.cc): each is a DRAW packet on the queue's ring, waited for before
-// the next host command runs; the render pass's clears run on the host (render_pass.cc).
+// Draws run on the device (draw.cc): each is a DRAW packet of the queue's command stream, which is
+// submitted and waited for before the next host command runs; the render pass's clears run on the
+// host (render_pass.cc).
 void run(const BeginRenderPassCommand& command);
 void run(Device* device, const DrawCommand& command);
-// Dispatches run on the device too (dispatch_execute.cc), each waited for like a draw.
+// Dispatches run on the device too (dispatch_execute.cc), in the stream like a draw.
 void run(Device* device, const DispatchCommand& command);
 
 using Command = std::variant<CopyCommand, FillCommand, UpdateCommand, BarrierCommand, BufferImageCopyCommand,
@@ -344,7 +348,8 @@ VkResult image_format_properties(const drv::Caps& caps, VkFormat format, VkImage
 void begin_secondary(CommandBuffer* cb, const VkCommandBufferBeginInfo* info);
 
 // Runs a command buffer's commands from index `first` (command_buffer.cc): transfers on the host,
-// draws, queries and event writes on the device, each finished before the next. Returns the index
+// draws, dispatches, queries and event writes as packets of the device's command stream, which is
+// flushed (submitted and waited for) before each host command; the caller flushes at the end. Returns the index
 // of a vkCmdWaitEvents whose events are not all set (the queue goes on from there once they are),
 // or the number of commands when it ran them all.
 size_t execute_commands(Device* device, const CommandBuffer& cb, size_t first = 0);

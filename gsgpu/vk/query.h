@@ -113,12 +113,10 @@ bool queries_inside(const QueryPool &pool, uint32_t first, uint32_t count);
 bool results_fit(uint32_t count, uint64_t offset, uint64_t stride,
                  uint64_t size, VkQueryResultFlags flags, const char **why);
 
-// Submits `packets` on the device's queue with `bo` in use and waits for them
-// (the queue's order: the next command sees their writes); false (a log line
-// naming `what`) when the device refused or faulted them. The caller holds the
-// device mutex.
-bool submit_packets_and_wait(Device *device,
-                             const std::vector<uint32_t> &packets,
-                             drv::BoHandle bo, const char *what);
+// Appends `packets` (one command, using `bo`) to the queue's command stream (command_stream.h):
+// they run in order with the run's draws and dispatches, a fault is logged naming `what`. The
+// caller holds the device mutex.
+void stream_packets(Device *device, const std::vector<uint32_t> &packets,
+                    drv::BoHandle bo, const char *what);
 
 } // namespace gsgpu::vk

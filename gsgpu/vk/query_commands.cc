@@ -42,27 +42,10 @@ bool one_query_inside(VkQueryPool pool, uint32_t query) {
 
 } // namespace
 
-bool submit_packets_and_wait(Device *device,
-                             const std::vector<uint32_t> &packets,
-                             drv::BoHandle bo, const char *what) {
-  drv::Device &drv = *device->drv;
-  const drv::BoHandle bos[] = {bo};
-  drv::SubmitDesc desc{device->queue.ring, packets.data(),
-                       uint32_t(packets.size()), bos, 1};
-  uint64_t seqno = 0;
-  drv::Status status = drv.submit(desc, &seqno);
-  if (status == drv::Status::kOk) {
-    device->queue.last_seqno = seqno;
-    status = drv.fence_wait(device->queue.ring, seqno, UINT64_MAX);
-  }
-  if (status == drv::Status::kOk)
-    return true;
-  std::string why = std::string("the device refused or faulted it (") +
-                    drv::status_name(status) + ")";
-  for (const drv::FaultInfo &f : drv.read_faults())
-    why += ": " + f.message;
-  log_refusal(what, why, "lost");
-  return false;
+void stream_packets(Device *device, const std::vector<uint32_t> &packets,
+                    drv::BoHandle bo, const char *what) {
+  device->stream.begin_command();
+  device->stream.append(device, packets, {bo}, what, false);
 }
 
 void run(Device *device, const QueryCommand &c) {
@@ -91,7 +74,7 @@ void run(Device *device, const QueryCommand &c) {
                       slot + offsetof(QuerySlot, available), 1);
     break;
   }
-  submit_packets_and_wait(device, packets, c.pool->bo, name);
+  stream_packets(device, packets, c.pool->bo, name);
 }
 
 void run(const CopyQueryResultsCommand &c) {

@@ -159,18 +159,25 @@ VkResult run_submission_locked(Queue* queue, QueuedSubmission* submission, bool*
     }
   }
   submission->started = true;
-  if (!run_commands_locked(queue, submission)) {
+  const uint64_t before = queue->last_seqno;
+  const bool finished = run_commands_locked(queue, submission);
+  device->stream.flush(device);  // the run's device work; at a vkCmdWaitEvents it is flushed already
+  if (!finished) {
     *blocked = true;
     return VK_SUCCESS;
   }
-  const std::vector<uint32_t> packets = drv::encode_nop();
-  drv::SubmitDesc desc;
-  desc.ring = queue->ring;
-  desc.packets = packets.data();
-  desc.dwords = static_cast<uint32_t>(packets.size());
-  uint64_t seqno = 0;
-  if (drv::Status status = device->drv->submit(desc, &seqno); status != drv::Status::kOk) return to_vk(status);
-  queue->last_seqno = seqno;
+  // The submission's point: its last device submission (waited for, after its host work), or a
+  // NOP when it had none or that one faulted (a faulted seqno would fail the fence's wait).
+  uint64_t seqno = queue->last_seqno;
+  if (seqno == before || seqno == 0 || device->stream.last_faulted()) {
+    const std::vector<uint32_t> packets = drv::encode_nop();
+    drv::SubmitDesc desc;
+    desc.ring = queue->ring;
+    desc.packets = packets.data();
+    desc.dwords = static_cast<uint32_t>(packets.size());
+    if (drv::Status status = device->drv->submit(desc, &seqno); status != drv::Status::kOk) return to_vk(status);
+    queue->last_seqno = seqno;
+  }
   for (const SubmittedBatch& batch : submission->batches) {
     for (const SemaphorePoint& signal : batch.signals) {
       Semaphore* s = signal.semaphore;

@@ -244,5 +244,35 @@ TEST_F(VkComputeHostile, EndlessLoopIsStoppedByTheWatchdogAndTheDeviceGoesOn) {
   for (uint32_t g = 0; g < 4; ++g) expect_group(g, 4);
 }
 
+// The queue batches a submission's dispatches into one device submission (docs/vulkan-driver.md
+// "Batching"): a fault in the middle of the run is reported for that dispatch alone, the one before
+// it has run, and the one after it still runs (the stream goes on after the faulting packet).
+TEST_F(VkComputeHostile, AFaultInTheMiddleOfABatchedRunLosesOnlyThatDispatch) {
+  VkPipeline endless;
+  ASSERT_EQ(side_->pipeline(shader_compute_endless_comp, sizeof shader_compute_endless_comp,
+                            {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, 0, &endless),
+            VK_SUCCESS);
+  uint8_t* data = nullptr;
+  VkDescriptorSet endless_set = side_->set({side_->buffer(256, &data)});
+  const VkPipelineLayout endless_layout = side_->layout();
+  make_reduction();
+  auto dispatch_base = reinterpret_cast<PFN_vkCmdDispatchBase>(vkGetDeviceProcAddr(side_->device(), "vkCmdDispatchBase"));
+  ASSERT_NE(dispatch_base, nullptr);
+  testing::internal::CaptureStderr();
+  side_->run(reduce_, set_, [&](VkCommandBuffer cb) {
+    vkCmdDispatch(cb, 2, 1, 1);  // groups 0 and 1
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, endless);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, endless_layout, 0, 1, &endless_set, 0, nullptr);
+    vkCmdDispatch(cb, 1, 1, 1);
+    side_->rebind_last();
+    dispatch_base(cb, 2, 0, 0, 2, 1, 1);  // groups 2 and 3
+  });
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_lines(log, "vkQueueSubmit: dispatch: the device refused or faulted it"), 1) << log;
+  EXPECT_NE(log.find("watchdog"), std::string::npos) << log;
+  for (uint32_t g = 0; g < 4; ++g) expect_group(g, 2);
+  EXPECT_TRUE(untouched(4));
+}
+
 }  // namespace
 }  // namespace gsgpu::vk::test
