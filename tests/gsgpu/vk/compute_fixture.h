@@ -163,23 +163,10 @@ class ComputeSide {
 class ComputeReferenceFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);  // lavapipe keeps allocations for the process
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.apiVersion = VK_API_VERSION_1_1;  // vkCmdDispatchBase
-    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    info.pApplicationInfo = &app;
-    ASSERT_EQ(vkCreateInstance(&info, nullptr, &instance_), VK_SUCCESS);
-    uint32_t count = 0;
-    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, nullptr), VK_SUCCESS);
-    std::vector<VkPhysicalDevice> devices(count);
-    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, devices.data()), VK_SUCCESS);
-    for (VkPhysicalDevice d : devices) {
-      VkPhysicalDeviceProperties p;
-      vkGetPhysicalDeviceProperties(d, &p);
-      if (std::strcmp(p.deviceName, "gsgpu") == 0) sides_[0] = std::make_unique<ComputeSide>(d);
-      if (std::strncmp(p.deviceName, "llvmpipe", 8) == 0) sides_[1] = std::make_unique<ComputeSide>(d);
-    }
-    ASSERT_TRUE(sides_[0] && sides_[1]) << count << " devices; both gsgpu and lavapipe are needed";
+    TestDevices found;
+    ASSERT_TRUE(create_reference_instance(VK_API_VERSION_1_1, &instance_, &found));  // vkCmdDispatchBase
+    sides_[0] = std::make_unique<ComputeSide>(found.gsgpu[0]);
+    sides_[1] = std::make_unique<ComputeSide>(found.lavapipe);
   }
   void TearDown() override {
     sides_[0].reset();

@@ -29,24 +29,13 @@ int count_lines(const std::string& log, const char* needle) {
 class VkComputeHostile : public ::testing::Test {
  protected:
   void SetUp() override {
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.apiVersion = VK_API_VERSION_1_1;
-    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    info.pApplicationInfo = &app;
-    ASSERT_EQ(vkCreateInstance(&info, nullptr, &instance_), VK_SUCCESS);
-    uint32_t count = 0;
-    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, nullptr), VK_SUCCESS);
-    std::vector<VkPhysicalDevice> devices(count);
-    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, devices.data()), VK_SUCCESS);
-    for (VkPhysicalDevice d : devices) {
-      VkPhysicalDeviceProperties p;
-      vkGetPhysicalDeviceProperties(d, &p);
-      if (std::strcmp(p.deviceName, "gsgpu") == 0) {
-        limits_ = p.limits;
-        side_ = std::make_unique<ComputeSide>(d);
-      }
-    }
-    ASSERT_TRUE(side_) << "no gsgpu device";
+    TestDevices found;
+    ASSERT_TRUE(create_test_instance(VK_API_VERSION_1_1, &instance_, &found));
+    ASSERT_FALSE(found.gsgpu.empty()) << "no gsgpu device";
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(found.gsgpu[0], &p);
+    limits_ = p.limits;
+    side_ = std::make_unique<ComputeSide>(found.gsgpu[0]);
     in_.resize(4 * 128);
     for (uint32_t i = 0; i < in_.size(); ++i) in_[i] = i * 7 % 1000;
   }

@@ -19,6 +19,7 @@
 #include "shader_draw_color_vert.h"
 #include "shader_draw_index_vert.h"
 #include "shader_draw_ubo_vert.h"
+#include "tests/gsgpu/vk/vk_test_util.h"
 
 namespace gsgpu::vk::test {
 
@@ -64,12 +65,32 @@ struct DrawScene {
   std::function<void(VkCommandBuffer)> after_draws;          // commands after the last draw, in the pass
 };
 
+// A flat quad over pixels [x0, x1) x [y0, y1) of a 64 x 64 scene, as one draw of two triangles.
+inline void add_pixel_quad(DrawScene* s, float x0, float y0, float x1, float y1, const uint8_t rgba[4]) {
+  auto ndc = [](float p) { return p / 32.0f - 1.0f; };
+  const DrawVertex a{ndc(x0), ndc(y0), 0.5f, {rgba[0], rgba[1], rgba[2], rgba[3]}};
+  const DrawVertex b{ndc(x1), ndc(y0), 0.5f, {rgba[0], rgba[1], rgba[2], rgba[3]}};
+  const DrawVertex c{ndc(x1), ndc(y1), 0.5f, {rgba[0], rgba[1], rgba[2], rgba[3]}};
+  const DrawVertex d{ndc(x0), ndc(y1), 0.5f, {rgba[0], rgba[1], rgba[2], rgba[3]}};
+  const uint32_t first = uint32_t(s->vertices.size());
+  s->vertices.insert(s->vertices.end(), {a, b, c, a, c, d});
+  s->draws.push_back({false, 6, first, 0, {1, 1, 1, 1}});
+}
+
 struct DrawFrame {
   std::vector<uint8_t> color;  // rows of width texels (RGBA8; R8, R8G8; 16 bytes for R32G32B32A32_*)
   std::vector<float> depth;    // D32, when the scene has depth
   std::vector<uint32_t> depth_bits;  // the depth aspect as copied to a buffer (D24: bits 0..23; D16: 16 bits)
   std::vector<uint8_t> stencil;      // D24S8's stencil aspect
 };
+
+// How many pixels of `texel_bytes` each differ between two frames' colour (bit for bit).
+inline uint32_t differing_pixels(const DrawFrame& x, const DrawFrame& y, size_t texel_bytes = 4) {
+  uint32_t n = 0;
+  for (size_t i = 0; i + texel_bytes <= x.color.size() && i + texel_bytes <= y.color.size(); i += texel_bytes)
+    n += std::memcmp(&x.color[i], &y.color[i], texel_bytes) != 0;
+  return n;
+}
 
 // What a test asks of the device beyond the defaults: 1.0 features, extensions and a
 // VkDeviceCreateInfo pNext chain (an extension's feature structures).

@@ -25,18 +25,10 @@ int count_lines(const std::string& log, const char* needle) {
 class VkDrawHostile : public ::testing::Test {
  protected:
   void SetUp() override {
-    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    ASSERT_EQ(vkCreateInstance(&info, nullptr, &instance_), VK_SUCCESS);
-    uint32_t count = 0;
-    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, nullptr), VK_SUCCESS);
-    std::vector<VkPhysicalDevice> devices(count);
-    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, devices.data()), VK_SUCCESS);
-    for (VkPhysicalDevice d : devices) {
-      VkPhysicalDeviceProperties p;
-      vkGetPhysicalDeviceProperties(d, &p);
-      if (std::strcmp(p.deviceName, "gsgpu") == 0) side_ = std::make_unique<DrawSide>(d);
-    }
-    ASSERT_TRUE(side_);
+    TestDevices found;
+    ASSERT_TRUE(create_test_instance(VK_API_VERSION_1_0, &instance_, &found));
+    ASSERT_FALSE(found.gsgpu.empty()) << "no gsgpu device";
+    side_ = std::make_unique<DrawSide>(found.gsgpu[0]);
   }
   void TearDown() override {
     side_.reset();

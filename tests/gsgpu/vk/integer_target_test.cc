@@ -25,18 +25,6 @@ class VkIntegerTargets : public BothDrivers {
   VkIntegerTargets() { device_request_.features.logicOp = VK_TRUE; }
 };
 
-// A flat quad over pixels [x0, x1) x [y0, y1) of a 64 x 64 target, as two triangles.
-void add_quad(DrawScene* s, float x0, float y0, float x1, float y1, const uint8_t rgba[4]) {
-  auto ndc = [](float p) { return p / 32.0f - 1.0f; };
-  const DrawVertex a{ndc(x0), ndc(y0), 0.5f, {rgba[0], rgba[1], rgba[2], rgba[3]}};
-  const DrawVertex b{ndc(x1), ndc(y0), 0.5f, {rgba[0], rgba[1], rgba[2], rgba[3]}};
-  const DrawVertex c{ndc(x1), ndc(y1), 0.5f, {rgba[0], rgba[1], rgba[2], rgba[3]}};
-  const DrawVertex d{ndc(x0), ndc(y1), 0.5f, {rgba[0], rgba[1], rgba[2], rgba[3]}};
-  const uint32_t first = uint32_t(s->vertices.size());
-  s->vertices.insert(s->vertices.end(), {a, b, c, a, c, d});
-  s->draws.push_back({false, 6, first, 0, {1, 1, 1, 1}});
-}
-
 enum class Mode { kPlain, kBlend, kXor };
 
 // The scene on `format` (R32G32B32A32_UINT or _SINT); `blend` and `attachment` are kept alive by
@@ -51,8 +39,8 @@ DrawScene integer_scene(VkFormat format, Mode mode, VkPipelineColorBlendStateCre
   const float clear[4] = {0.25f, -3.0f, 1e9f, 1.0f};  // their float bits
   std::memcpy(s.clear, clear, sizeof clear);
   const uint8_t a[4] = {0xf0, 0x3c, 0xa5, 0x5a}, b[4] = {0xcc, 0x0f, 0x69, 0xff};
-  add_quad(&s, 8, 8, 40, 40, a);
-  add_quad(&s, 24, 20, 56, 60, b);
+  add_pixel_quad(&s, 8, 8, 40, 40, a);
+  add_pixel_quad(&s, 24, 20, 56, 60, b);
   *attachment = {};
   attachment->colorWriteMask = 0xf;
   attachment->blendEnable = mode == Mode::kBlend;  // ONE + ONE, ignored on integer formats
@@ -71,12 +59,6 @@ std::array<uint32_t, 4> words_at(const DrawFrame& f, uint32_t x, uint32_t y) {
   std::array<uint32_t, 4> w;
   std::memcpy(w.data(), &f.color[(size_t(y) * 64 + x) * 16], 16);
   return w;
-}
-
-uint32_t differing_pixels(const DrawFrame& x, const DrawFrame& y) {
-  uint32_t n = 0;
-  for (size_t i = 0; i + 16 <= x.color.size(); i += 16) n += std::memcmp(&x.color[i], &y.color[i], 16) != 0;
-  return n;
 }
 
 // What shaders/int_color_uint.frag (or _sint.frag) writes at pixel (x, y) for colour bytes c.
@@ -116,7 +98,7 @@ TEST_F(VkIntegerTargets, DrawsMatchLavapipeBitForBit) {
       const DrawFrame ref = lavapipe_->render(s);
       ASSERT_EQ(gs.color.size(), size_t{64} * 64 * 16);
       ASSERT_EQ(gs.color.size(), ref.color.size());
-      const uint32_t differing = differing_pixels(gs, ref);
+      const uint32_t differing = differing_pixels(gs, ref, 16);
       std::printf("[vkinteger] format %d mode %d: %u of 4096 pixels differ\n", format, int(mode), differing);
       EXPECT_EQ(differing, 0u) << "format " << format << " mode " << int(mode);
       const std::array<uint32_t, 4> clear{0x3e800000u, 0xc0400000u, 0x4e6e6b28u, 0x3f800000u};

@@ -22,18 +22,6 @@ class VkLogicOps : public BothDrivers {
   VkLogicOps() { device_request_.features.logicOp = VK_TRUE; }
 };
 
-// A solid quad over pixels [x0, x1) x [y0, y1) of a 64 x 64 target, as two triangles.
-void add_quad(DrawScene* s, float x0, float y0, float x1, float y1, const uint8_t rgba[4]) {
-  auto ndc = [](float p) { return p / 32.0f - 1.0f; };
-  const DrawVertex a{ndc(x0), ndc(y0), 0.5f, {rgba[0], rgba[1], rgba[2], rgba[3]}};
-  const DrawVertex b{ndc(x1), ndc(y0), 0.5f, {rgba[0], rgba[1], rgba[2], rgba[3]}};
-  const DrawVertex c{ndc(x1), ndc(y1), 0.5f, {rgba[0], rgba[1], rgba[2], rgba[3]}};
-  const DrawVertex d{ndc(x0), ndc(y1), 0.5f, {rgba[0], rgba[1], rgba[2], rgba[3]}};
-  const uint32_t first = uint32_t(s->vertices.size());
-  s->vertices.insert(s->vertices.end(), {a, b, c, a, c, d});
-  s->draws.push_back({false, 6, first, 0, {1, 1, 1, 1}});
-}
-
 // The scene of one op: clear colour (0x33, 0x99, 0xcc, 0x66), quad A (0xf0, 0x3c, 0xa5, 0x5a),
 // quad B (0xcc, 0x0f, 0x69, 0xff) overlapping it; the colour blend state `blend` (kept alive by the
 // caller) names the op.
@@ -43,8 +31,8 @@ DrawScene logic_op_scene(VkLogicOp op, VkPipelineColorBlendStateCreateInfo* blen
   const float clear[4] = {0x33 / 255.0f, 0x99 / 255.0f, 0xcc / 255.0f, 0x66 / 255.0f};
   std::memcpy(s.clear, clear, sizeof clear);
   const uint8_t a[4] = {0xf0, 0x3c, 0xa5, 0x5a}, b[4] = {0xcc, 0x0f, 0x69, 0xff};
-  add_quad(&s, 8, 8, 40, 40, a);
-  add_quad(&s, 24, 20, 56, 60, b);
+  add_pixel_quad(&s, 8, 8, 40, 40, a);
+  add_pixel_quad(&s, 24, 20, 56, 60, b);
   *attachment = {};
   attachment->colorWriteMask = 0xf;
   attachment->blendEnable = VK_TRUE;  // treated as disabled while a logic op is enabled
@@ -57,12 +45,6 @@ DrawScene logic_op_scene(VkLogicOp op, VkPipelineColorBlendStateCreateInfo* blen
   blend->pAttachments = attachment;
   s.edit = [blend](VkGraphicsPipelineCreateInfo& info) { info.pColorBlendState = blend; };
   return s;
-}
-
-uint32_t differing_pixels(const DrawFrame& x, const DrawFrame& y) {
-  uint32_t n = 0;
-  for (size_t i = 0; i + 4 <= x.color.size(); i += 4) n += std::memcmp(&x.color[i], &y.color[i], 4) != 0;
-  return n;
 }
 
 TEST_F(VkLogicOps, EveryOpMatchesLavapipeBitForBit) {

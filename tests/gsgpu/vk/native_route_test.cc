@@ -20,20 +20,10 @@ namespace {
 class VkNativeRoute : public ::testing::Test {
  protected:
   void SetUp() override {
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.apiVersion = VK_API_VERSION_1_0;
-    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    info.pApplicationInfo = &app;
-    ASSERT_EQ(vkCreateInstance(&info, nullptr, &instance_), VK_SUCCESS);
-    uint32_t count = 0;
-    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, nullptr), VK_SUCCESS);
-    std::vector<VkPhysicalDevice> devices(count);
-    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, devices.data()), VK_SUCCESS);
-    for (VkPhysicalDevice d : devices) {
-      VkPhysicalDeviceProperties p;
-      vkGetPhysicalDeviceProperties(d, &p);
-      if (std::strcmp(p.deviceName, "gsgpu") == 0) sides_.push_back(std::make_unique<DrawSide>(d));
-    }
+    TestDevices found;
+    ASSERT_TRUE(create_test_instance(VK_API_VERSION_1_0, &instance_, &found));
+    for (VkPhysicalDevice d : found.gsgpu) sides_.push_back(std::make_unique<DrawSide>(d));
+    const uint32_t count = found.count;
     // Two libraries, two loader ICDs: which one the loader lists first does not matter, the
     // frames must be equal either way.
     ASSERT_EQ(sides_.size(), 2u) << count << " devices; the local and the native gsgpu driver are needed";

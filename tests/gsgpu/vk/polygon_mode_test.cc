@@ -48,12 +48,6 @@ DrawScene triangles() {
   return s;
 }
 
-uint32_t differing_pixels(const DrawFrame& x, const DrawFrame& y) {
-  uint32_t n = 0;
-  for (size_t i = 0; i + 4 <= x.color.size(); i += 4) n += std::memcmp(&x.color[i], &y.color[i], 4) != 0;
-  return n;
-}
-
 uint32_t drawn_pixels(const DrawFrame& f) {
   uint32_t n = 0;
   for (size_t i = 0; i + 4 <= f.color.size(); i += 4) n += f.color[i] != 0 || f.color[i + 1] != 0 || f.color[i + 2] != 0;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gsgpu/vk/format.h"
+#include "tests/gsgpu/vk/vk_test_util.h"
 
 namespace gsgpu::vk::test {
 namespace {
@@ -162,28 +163,10 @@ class Side {
 class VkReference : public ::testing::Test {
  protected:
   void SetUp() override {
-    // Lavapipe keeps a few allocations for the process's lifetime (tests/gsgpu/graphics_golden does
-    // the same).
-    dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.apiVersion = VK_API_VERSION_1_0;
-    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    info.pApplicationInfo = &app;
-    ASSERT_EQ(vkCreateInstance(&info, nullptr, &instance_), VK_SUCCESS);
-    uint32_t count = 0;
-    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, nullptr), VK_SUCCESS);
-    std::vector<VkPhysicalDevice> devices(count);
-    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, devices.data()), VK_SUCCESS);
-    for (VkPhysicalDevice d : devices) {
-      VkPhysicalDeviceProperties p;
-      vkGetPhysicalDeviceProperties(d, &p);
-      if (std::strcmp(p.deviceName, "gsgpu") == 0) {
-        gsgpu_ = std::make_unique<Side>(d);
-      } else if (std::strncmp(p.deviceName, "llvmpipe", 8) == 0) {
-        lavapipe_ = std::make_unique<Side>(d);
-      }
-    }
-    ASSERT_TRUE(gsgpu_ && lavapipe_) << count << " devices; both gsgpu and lavapipe are needed";
+    TestDevices found;
+    ASSERT_TRUE(create_reference_instance(VK_API_VERSION_1_0, &instance_, &found));
+    gsgpu_ = std::make_unique<Side>(found.gsgpu[0]);
+    lavapipe_ = std::make_unique<Side>(found.lavapipe);
   }
   void TearDown() override {
     gsgpu_.reset();

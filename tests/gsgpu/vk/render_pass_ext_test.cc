@@ -239,16 +239,8 @@ class LayeredScene {
 class VkRenderPassExtensions : public ::testing::Test {
  protected:
   void SetUp() override {
-    dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);  // lavapipe keeps allocations for the process
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.apiVersion = VK_API_VERSION_1_0;
-    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    info.pApplicationInfo = &app;
-    ASSERT_EQ(vkCreateInstance(&info, nullptr, &instance_), VK_SUCCESS);
-    uint32_t count = 0;
-    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, nullptr), VK_SUCCESS);
-    std::vector<VkPhysicalDevice> devices(count);
-    ASSERT_EQ(vkEnumeratePhysicalDevices(instance_, &count, devices.data()), VK_SUCCESS);
+    TestDevices found;
+    ASSERT_TRUE(create_reference_instance(VK_API_VERSION_1_0, &instance_, &found));
     multiview_.multiview = VK_TRUE;
     multiview_.pNext = &imageless_;
     imageless_.imagelessFramebuffer = VK_TRUE;
@@ -257,13 +249,8 @@ class VkRenderPassExtensions : public ::testing::Test {
                           VK_KHR_MULTIVIEW_EXTENSION_NAME,           VK_KHR_CREATE_RENDERPASS_2_EXTENSION_NAME,
                           VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME,   VK_KHR_IMAGELESS_FRAMEBUFFER_EXTENSION_NAME};
     request.next = &multiview_;
-    for (VkPhysicalDevice d : devices) {
-      VkPhysicalDeviceProperties p;
-      vkGetPhysicalDeviceProperties(d, &p);
-      if (std::strcmp(p.deviceName, "gsgpu") == 0) gsgpu_ = std::make_unique<DrawSide>(d, request);
-      if (std::strncmp(p.deviceName, "llvmpipe", 8) == 0) lavapipe_ = std::make_unique<DrawSide>(d, request);
-    }
-    ASSERT_TRUE(gsgpu_ && lavapipe_) << count << " devices; both gsgpu and lavapipe are needed";
+    gsgpu_ = std::make_unique<DrawSide>(found.gsgpu[0], request);
+    lavapipe_ = std::make_unique<DrawSide>(found.lavapipe, request);
   }
   void TearDown() override {
     gsgpu_.reset();

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/gsgpu/vk/vk_test_util.h"
+
 namespace gsgpu::vk::test {
 namespace {
 
@@ -201,25 +203,10 @@ std::vector<int64_t> observe(TimelineSide& side) {
 }
 
 TEST(VkTimelineReference, TheSameSequenceGivesTheSameObservationsAsLavapipe) {
-  dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);  // lavapipe keeps a few allocations
-  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-  app.apiVersion = VK_API_VERSION_1_0;
-  VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-  info.pApplicationInfo = &app;
   VkInstance instance = VK_NULL_HANDLE;
-  ASSERT_EQ(vkCreateInstance(&info, nullptr, &instance), VK_SUCCESS);
-  uint32_t count = 0;
-  ASSERT_EQ(vkEnumeratePhysicalDevices(instance, &count, nullptr), VK_SUCCESS);
-  std::vector<VkPhysicalDevice> devices(count);
-  ASSERT_EQ(vkEnumeratePhysicalDevices(instance, &count, devices.data()), VK_SUCCESS);
-  VkPhysicalDevice gsgpu = VK_NULL_HANDLE, lavapipe = VK_NULL_HANDLE;
-  for (VkPhysicalDevice d : devices) {
-    VkPhysicalDeviceProperties p;
-    vkGetPhysicalDeviceProperties(d, &p);
-    if (std::strcmp(p.deviceName, "gsgpu") == 0) gsgpu = d;
-    if (std::strncmp(p.deviceName, "llvmpipe", 8) == 0) lavapipe = d;
-  }
-  ASSERT_TRUE(gsgpu && lavapipe) << count << " devices; both gsgpu and lavapipe are needed";
+  TestDevices found;
+  ASSERT_TRUE(create_reference_instance(VK_API_VERSION_1_0, &instance, &found));
+  const VkPhysicalDevice gsgpu = found.gsgpu[0], lavapipe = found.lavapipe;
   std::vector<int64_t> on_gsgpu, on_lavapipe;
   {
     TimelineSide side(gsgpu);

@@ -3,13 +3,62 @@
 // device the loader finds is gsgpu's.
 #pragma once
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace gsgpu::vk::test {
+
+// The physical devices of a test instance, by driver. A test environment lists gsgpu once, or twice
+// when both the local and the native-context library are installed as ICDs (tests/gsgpu/vk's
+// native suite); lavapipe ("llvmpipe ...") is the reference where Debian's mesa-vulkan-drivers is.
+struct TestDevices {
+  std::vector<VkPhysicalDevice> gsgpu;
+  VkPhysicalDevice lavapipe = VK_NULL_HANDLE;
+  uint32_t count = 0;  // every device the loader listed, for failure messages
+};
+
+// Creates an instance for the application's `api_version` and sorts its physical devices by name.
+// Lavapipe stays loaded for the process: it keeps a few allocations until exit, which
+// LeakSanitizer would otherwise report at its unload.
+inline ::testing::AssertionResult create_test_instance(uint32_t api_version, VkInstance* instance,
+                                                       TestDevices* found) {
+  dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.apiVersion = api_version;
+  VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  info.pApplicationInfo = &app;
+  if (VkResult r = vkCreateInstance(&info, nullptr, instance); r != VK_SUCCESS)
+    return ::testing::AssertionFailure() << "vkCreateInstance: " << r;
+  uint32_t count = 0;
+  if (vkEnumeratePhysicalDevices(*instance, &count, nullptr) != VK_SUCCESS)
+    return ::testing::AssertionFailure() << "vkEnumeratePhysicalDevices failed";
+  std::vector<VkPhysicalDevice> devices(count);
+  if (vkEnumeratePhysicalDevices(*instance, &count, devices.data()) != VK_SUCCESS)
+    return ::testing::AssertionFailure() << "vkEnumeratePhysicalDevices failed";
+  found->count = count;
+  for (VkPhysicalDevice d : devices) {
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(d, &p);
+    if (std::strcmp(p.deviceName, "gsgpu") == 0) found->gsgpu.push_back(d);
+    if (std::strncmp(p.deviceName, "llvmpipe", 8) == 0) found->lavapipe = d;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// As create_test_instance, and both a gsgpu and the lavapipe device must be there.
+inline ::testing::AssertionResult create_reference_instance(uint32_t api_version, VkInstance* instance,
+                                                            TestDevices* found) {
+  ::testing::AssertionResult created = create_test_instance(api_version, instance, found);
+  if (!created) return created;
+  if (found->gsgpu.empty() || !found->lavapipe)
+    return ::testing::AssertionFailure() << found->count << " devices; both gsgpu and lavapipe are needed";
+  return ::testing::AssertionSuccess();
+}
 
 class VkFixture : public ::testing::Test {
  protected:
