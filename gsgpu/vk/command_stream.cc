@@ -54,7 +54,9 @@ std::optional<StreamSpan> CommandStream::allocate(Device* device, uint64_t bytes
     ++block_;
     block_used_ = 0;
   }
-  if (block_ == kMaxBlocks) {
+  // A full arena or a long run is flushed before the span is handed out (never after: the
+  // packet that will use it must be submitted before the arena is reused).
+  if (block_ == kMaxBlocks || words_.size() + kPacketRoom > kMaxDwords) {
     flush(device);  // resets block_ to 0: every block is free again
   }
   if (block_ == blocks_.size()) {
@@ -88,6 +90,9 @@ void CommandStream::append(Device* device, const std::vector<uint32_t>& packet,
     log_refusal(what, "no memory for the stream's progress word", "skipped");
     return;
   }
+  // A packet without arena state (REPORT, SYNC) may flush here; one with state had its room
+  // reserved by allocate.
+  if (words_.size() + packet.size() + kPacketRoom > kMaxDwords + kPacketRoom / 2) flush(device);
   StreamPacket p{uint32_t(words_.size()), 0, command_, what};
   words_.insert(words_.end(), packet.begin(), packet.end());
   // Once the packet has finished (the command processor runs packets in order, each to the end),

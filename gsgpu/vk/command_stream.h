@@ -52,6 +52,11 @@ class CommandStream {
   // Arena blocks are this large; a run that would need more than kMaxBlocks is flushed first.
   static constexpr uint64_t kBlockBytes = uint64_t{256} << 10;
   static constexpr size_t kMaxBlocks = 16;
+  // Dwords of one run at most (the drv backends take 65536 per submission, the local one's ring
+  // fits that with a DUMP after every draw): a longer run is flushed first.
+  static constexpr size_t kMaxDwords = 16384;
+  // What allocate leaves free for the packet that will use the span (a DISPATCH and its SYNC).
+  static constexpr size_t kPacketRoom = 64;
 
   // `bytes` (at most kBlockBytes) of state at a 256-byte aligned address, zeroed; flushes the
   // stream first when the arena is full. nullopt (with a log line naming `what`) when no BO or
