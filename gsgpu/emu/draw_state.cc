@@ -302,6 +302,25 @@ bool decode_tests_and_blend(BlockWords& w, G::DrawState* s) {
   return true;
 }
 
+// MULTISAMPLE: the sample count decides how wide the targets are mapped (graphics_pipeline.cc), so
+// only 1, 2 and 4 pass.
+bool decode_multisample(BlockWords& w, G::DrawState* s) {
+  namespace P = blk::PIPE_STATE;
+  const uint32_t known = P::MULTISAMPLE_SAMPLES_LOG2_MASK | P::MULTISAMPLE_SAMPLE_MASK_ENABLE_MASK |
+                         P::MULTISAMPLE_SAMPLE_MASK_MASK | P::MULTISAMPLE_ALPHA_TO_COVERAGE_MASK |
+                         P::MULTISAMPLE_ALPHA_TO_ONE_MASK;
+  if (!w.only(P::MULTISAMPLE, known, "MULTISAMPLE")) return false;
+  const uint32_t log2 = w.field(P::MULTISAMPLE, FIELD(PIPE_STATE, MULTISAMPLE, SAMPLES_LOG2));
+  if (!w.at_most(log2, 2, "MULTISAMPLE.SAMPLES_LOG2")) return false;
+  G::MultisampleState& ms = s->multisample;
+  ms.samples = 1u << log2;
+  const bool masked = w.field(P::MULTISAMPLE, FIELD(PIPE_STATE, MULTISAMPLE, SAMPLE_MASK_ENABLE)) != 0;
+  ms.sample_mask = masked ? uint8_t(w.field(P::MULTISAMPLE, FIELD(PIPE_STATE, MULTISAMPLE, SAMPLE_MASK))) : 0xF;
+  ms.alpha_to_coverage = w.field(P::MULTISAMPLE, FIELD(PIPE_STATE, MULTISAMPLE, ALPHA_TO_COVERAGE)) != 0;
+  ms.alpha_to_one = w.field(P::MULTISAMPLE, FIELD(PIPE_STATE, MULTISAMPLE, ALPHA_TO_ONE)) != 0;
+  return true;
+}
+
 bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStateError* error) {
   namespace P = blk::PIPE_STATE;
   BlockWords w("PIPE_STATE", error);
@@ -312,7 +331,7 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
               "RASTER")) {
     return false;
   }
-  for (uint32_t i = P::RESERVED_33; i <= P::RESERVED_39; ++i) {
+  for (uint32_t i = P::RESERVED_34; i <= P::RESERVED_39; ++i) {
     if (!w.zero(i, ("RESERVED_" + std::to_string(i)).c_str())) return false;
   }
   // Any value: the geometry engine clamps it to pointSizeRange (a guest cannot ask for more).
@@ -337,7 +356,7 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   const int64_t sy1 = std::clamp<int64_t>(sy + w.word(P::SCISSOR_HEIGHT), 0, G::kMaxDrawTargetSize);
   s->scissor = G::PixelRect{int32_t(std::clamp<int64_t>(sx, 0, G::kMaxDrawTargetSize)),
                             int32_t(std::clamp<int64_t>(sy, 0, G::kMaxDrawTargetSize)), int32_t(sx1), int32_t(sy1)};
-  return decode_targets(w, s) && decode_tests_and_blend(w, s);
+  return decode_targets(w, s) && decode_tests_and_blend(w, s) && decode_multisample(w, s);
 }
 
 // Where a stage's program lives in SHADER_STATE, and the names its errors use.

@@ -31,7 +31,7 @@ class QuadBuilder {
     counters_->quads++;
     counters_->fragments += uint64_t(covered);
     counters_->helper_lanes += uint64_t(4 - covered);
-    out_.push(Quad{qx_, qy_, mask_, uint8_t(~mask_ & 0xF)});
+    out_.push(Quad{qx_, qy_, mask_, uint8_t(~mask_ & 0xF), {}});
     mask_ = 0;
   }
 

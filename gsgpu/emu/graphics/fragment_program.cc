@@ -40,8 +40,10 @@ void FragmentProgramStage::copy_varyings(const RasterTriangle& t, FragmentPrimit
   std::copy_n(t.flat.begin(), n, p->flat.begin());
 }
 
-bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth) {
-  QuadRecord record{quad, static_cast<uint32_t>(primitive_count_ - 1), {}};
+bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth,
+                                    bool depth_slopes) {
+  QuadRecord record{quad, static_cast<uint32_t>(primitive_count_ - 1), {}, {}};
+  if (depth_slopes) record.depth_slopes = interp.depth_slopes();
   const uint32_t front_facing = front_facing_.back() ? 1u : 0u;
   std::array<PixelWeights, 4>& weights = quad_weights_;  // a member: not zeroed per quad
   // Barycentrics are read only by v_interp_*, which faults on a program that declares no varyings:
@@ -115,7 +117,12 @@ void FragmentProgramStage::merge_batch() {
       Fragment f;
       f.x = r.quad.x + (i & 1);
       f.y = r.quad.y + (i >> 1);
-      f.depth = (out.exported >> 8 & 1) ? out.value[8] : r.depth[i];
+      const bool exported_depth = (out.exported >> 8 & 1) != 0;
+      f.depth = exported_depth ? out.value[8] : r.depth[i];
+      // An exported depth is the fragment's, the same at every sample.
+      f.depth_dx = exported_depth ? 0.0f : r.depth_slopes[0];
+      f.depth_dy = exported_depth ? 0.0f : r.depth_slopes[1];
+      f.samples = r.quad.samples[i];
       f.front_facing = front_facing;
       f.color = {out.value[0], out.value[1], out.value[2], out.value[3]};
       f.color1 = {out.value[4], out.value[5], out.value[6], out.value[7]};

@@ -43,7 +43,8 @@ class FragmentProgramStage {
   void begin_triangle(const RasterTriangle& triangle, bool front_facing);
   // Queues one quad of the current triangle (depth interpolated when `needs_depth`); runs the batch
   // when it is full. False when that run faulted (fault()).
-  bool add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth);
+  // With `depth_slopes` (a multisampled depth target) the fragments also carry the depth plane's slopes.
+  bool add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth, bool depth_slopes = false);
   // Runs what is queued and merges it; false on a fault.
   bool flush();
   const std::optional<std::string>& fault() const { return fault_; }
@@ -53,6 +54,7 @@ class FragmentProgramStage {
     Quad quad;
     uint32_t primitive;
     std::array<float, 4> depth;
+    std::array<float, 2> depth_slopes;  // 0 unless add_quad was asked for them
   };
   void merge_batch();
   void copy_varyings(const RasterTriangle& t, FragmentPrimitive* p) const;

@@ -38,18 +38,23 @@ std::optional<std::string> GraphicsPipeline::map_targets(const DrawState& s, Col
     return "render area " + std::to_string(s.width) + " x " + std::to_string(s.height) + " outside 1 .. " +
            std::to_string(kMaxDrawTargetSize);
   }
+  const uint32_t samples = s.multisample.samples;
+  if (samples != 1 && samples != 2 && samples != 4) return std::to_string(samples) + " samples per pixel";
+  // A multisampled target is mapped, and merged into, as one `samples` times wider (multisample.h);
+  // at most 4 x 4096 columns, so no product below can wrap.
+  const uint32_t columns = s.width * samples;
   std::string why;
   if (s.color.enabled) {
-    uint8_t* p = map_target(memory_, "colour target", s.color.va, s.color.row_pitch, s.width, s.height,
+    uint8_t* p = map_target(memory_, "colour target", s.color.va, s.color.row_pitch, columns, s.height,
                             bytes_per_pixel(s.color.format), &why);
     if (!p) return why;
-    *color = ColorTarget{p, s.width, s.height, s.color.row_pitch, s.color.format};
+    *color = ColorTarget{p, columns, s.height, s.color.row_pitch, s.color.format};
   }
   if (s.depth.enabled) {
-    uint8_t* p = map_target(memory_, "depth target", s.depth.va, s.depth.row_pitch, s.width, s.height,
+    uint8_t* p = map_target(memory_, "depth target", s.depth.va, s.depth.row_pitch, columns, s.height,
                             bytes_per_pixel(s.depth.format), &why);
     if (!p) return why;
-    *depth = DepthStencilTarget{p, s.width, s.height, s.depth.row_pitch, s.depth.format};
+    *depth = DepthStencilTarget{p, columns, s.height, s.depth.row_pitch, s.depth.format};
   }
   return std::nullopt;
 }
@@ -75,7 +80,7 @@ bool GraphicsPipeline::shade_triangle(const RasterTriangle& t, DrawContext& c) {
     }
     if (!c.program) {
       shade_fixed(q, interp, setup, t, c);
-    } else if (!c.program->add_quad(q, interp, c.needs_depth)) {
+    } else if (!c.program->add_quad(q, interp, c.needs_depth, c.multisampled_depth)) {
       c.fault = c.program->fault();
       c.quads.clear();
       return false;
@@ -88,6 +93,7 @@ void GraphicsPipeline::shade_fixed(const Quad& q, const TriangleInterpolator& in
                                    const RasterTriangle& t, DrawContext& c) {
   QuadColors colors;
   c.stage->shade(q, interp, t, &colors);
+  const std::array<float, 2> slopes = c.multisampled_depth ? interp.depth_slopes() : std::array<float, 2>{};
   for (int lane = 0; lane < 4; ++lane) {
     if (!(q.coverage & (1u << lane))) continue;  // helper lanes write nothing
     Fragment f;
@@ -97,6 +103,9 @@ void GraphicsPipeline::shade_fixed(const Quad& q, const TriangleInterpolator& in
     f.front_facing = setup.front_facing;
     f.color = colors.color[lane];
     f.color1 = colors.color1[lane];
+    f.samples = q.samples[lane];
+    f.depth_dx = slopes[0];
+    f.depth_dy = slopes[1];
     c.om.process(f);
   }
 }
@@ -148,9 +157,9 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   DepthStencilTarget depth;
   if ((result.fault = map_targets(s, &color, &depth))) return result;
   PrimitiveEngine pe(s.raster);
-  pe.set_state(PrimitiveState{s.setup, int32_t(s.width), int32_t(s.height), s.scissor});
+  pe.set_state(PrimitiveState{s.setup, int32_t(s.width), int32_t(s.height), s.scissor, s.multisample.samples});
   OutputMerger om;
-  om.begin_draw(color, depth, s.depth_stencil, s.blend);
+  om.begin_draw(color, depth, s.depth_stencil, s.blend, s.multisample);
   std::unique_ptr<FragmentStage> stage;
   std::unique_ptr<FragmentProgramStage> program;
   if (s.fragment == FragmentMode::kProgram) {
@@ -162,7 +171,8 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   } else {
     stage = std::make_unique<ConstantColorStage>(s.constant_color, s.constant_color1);
   }
-  DrawContext context{pe, om, stage.get(), program.get(), {}, 0, std::nullopt, s.depth.enabled};
+  DrawContext context{pe, om, stage.get(), program.get(), {}, 0, std::nullopt, s.depth.enabled,
+                      s.depth.enabled && s.multisample.samples > 1};
   TriangleSink sink = [&](Queue<RasterTriangle>& triangles) {
     while (!triangles.empty()) {
       // Read in place (a triangle is 1 KiB): shading pushes nothing to this queue.

@@ -19,6 +19,7 @@
 #include "gsgpu/emu/graphics/fragment_program.h"
 #include "gsgpu/emu/graphics/fragment_stage.h"
 #include "gsgpu/emu/graphics/geometry_engine.h"
+#include "gsgpu/emu/graphics/multisample.h"
 #include "gsgpu/emu/graphics/output_merger.h"
 #include "gsgpu/emu/graphics/primitive_engine.h"
 #include "gsgpu/emu/graphics/vertex_program.h"
@@ -59,6 +60,7 @@ struct DrawState {
   DepthTargetState depth;
   DepthStencilState depth_stencil;
   BlendState blend;
+  MultisampleState multisample;  // samples of both targets, sample mask, alpha to coverage / one
   FragmentMode fragment = FragmentMode::kConstantColor;
   Interpolation varying_interpolation = Interpolation::kPerspective;
   Color constant_color{1, 1, 1, 1}, constant_color1{0, 0, 0, 0};
@@ -103,6 +105,7 @@ class GraphicsPipeline {
     uint64_t fragments;
     std::optional<std::string> fault;
     bool needs_depth;  // a depth target exists (otherwise the fragment depth is never read)
+    bool multisampled_depth;  // and has several samples: fragments carry the depth plane's slopes
   };
   std::optional<std::string> map_targets(const DrawState& state, ColorTarget* color, DepthStencilTarget* depth);
   // Sets up, rasterizes, shades and merges one triangle; false when the draw must stop (c.fault).

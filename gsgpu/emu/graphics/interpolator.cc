@@ -51,6 +51,18 @@ float TriangleInterpolator::depth(int32_t x, int32_t y) const {
   return static_cast<float>(z);
 }
 
+std::array<float, 2> TriangleInterpolator::depth_slopes() const {
+  // z = sum E_i z_i / (2 area); E_i changes by a_i (b_i) subpixel units per subpixel in x (y).
+  double dx = 0, dy = 0;
+  for (int i = 0; i < 3; ++i) {
+    const double z = static_cast<double>(t_.vertices[i].z);
+    dx += static_cast<double>(t_.edges[i].a) * z;
+    dy += static_cast<double>(t_.edges[i].b) * z;
+  }
+  const double per_pixel = static_cast<double>(kSubpixelOne) / static_cast<double>(t_.twice_area);
+  return {static_cast<float>(dx * per_pixel), static_cast<float>(dy * per_pixel)};
+}
+
 float TriangleInterpolator::inverse_w(int32_t x, int32_t y) const {
   const std::array<double, 3> b = screen_barycentrics(x, y);
   double v = 0;

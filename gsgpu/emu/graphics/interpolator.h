@@ -51,6 +51,10 @@ class TriangleInterpolator {
   // when the lane's weights are small enough that the sum of b_i z rounds back to z (see .cc).
   void quad_depth_and_inverse_w(int32_t x, int32_t y, std::array<PixelWeights, 4>* out) const;
 
+  // The depth plane's change per pixel in x and in y (multisampled depth at a sample's location:
+  // depth at the centre plus these times the sample's offset from it).
+  std::array<float, 2> depth_slopes() const;
+
   // out[k] for k < count from per-vertex arrays attribute[i][k] (i = vertex).
   void interpolate(int32_t x, int32_t y, Interpolation mode, const std::array<const float*, 3>& attribute,
                    size_t count, float* out) const;

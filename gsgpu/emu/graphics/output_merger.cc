@@ -120,7 +120,10 @@ Color blend(const BlendState& st, const Color& s, const Color& s1, const Color& 
 }
 
 void OutputMerger::begin_draw(const ColorTarget& color, const DepthStencilTarget& depth_stencil,
-                              const DepthStencilState& ds, const BlendState& blend_state) {
+                              const DepthStencilState& ds, const BlendState& blend_state,
+                              const MultisampleState& ms) {
+  ms_ = ms;
+  multisample_ = !ms.is_default();
   color_ = color;
   depth_stencil_ = depth_stencil;
   ds_ = ds;
@@ -153,7 +156,25 @@ void OutputMerger::store_plain(uint32_t x, uint32_t y, const Color& color) {
   last_valid_ = true;
 }
 
-void OutputMerger::process(const Fragment& f) {
+void OutputMerger::process_samples(const Fragment& f) {
+  const uint32_t n = ms_.samples;
+  uint8_t keep = (f.samples != 0 ? f.samples : all_samples(n)) & ms_.sample_mask & all_samples(n);
+  if (ms_.alpha_to_coverage) keep &= alpha_to_coverage_mask(f.color[3], n);
+  Fragment sample = f;
+  if (ms_.alpha_to_one) sample.color[3] = 1.0f;
+  const SampleLocation* locations = sample_locations(n);
+  for (uint32_t s = 0; s < n; ++s) {
+    if (!(keep >> s & 1)) continue;
+    sample.x = f.x * int32_t(n) + int32_t(s);
+    // The depth plane at the sample's location (exactly f.depth for one sample, at the centre).
+    const float off_x = float(locations[s].x - kSubpixelOne / 2) / float(kSubpixelOne);
+    const float off_y = float(locations[s].y - kSubpixelOne / 2) / float(kSubpixelOne);
+    sample.depth = n == 1 ? f.depth : f.depth + f.depth_dx * off_x + f.depth_dy * off_y;
+    process_sample(sample);
+  }
+}
+
+void OutputMerger::process_sample(const Fragment& f) {
   counters_.fragments_in++;
   if (depth_stencil_.data && !depth_stencil_test(f)) return;  // no target: passes (no call per fragment)
   counters_.fragments_written++;

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gsgpu/emu/graphics/multisample.h"
 #include "gsgpu/emu/graphics/render_target.h"
 
 namespace gsgpu::graphics {
@@ -79,6 +80,10 @@ struct Fragment {
   bool front_facing = true;
   Color color{};   // output 0
   Color color1{};  // the second source for the SRC1 blend factors
+  // Multisampled draws: the covered samples (0: every sample) and the depth plane's slopes per pixel
+  // (0 when the shader exports depth), for each sample's own depth.
+  uint8_t samples = 0;
+  float depth_dx = 0, depth_dy = 0;
 };
 
 struct MergeCounters {
@@ -95,14 +100,26 @@ Color blend(const BlendState& state, const Color& src, const Color& src1, const 
 class OutputMerger {
  public:
   // Starts a draw into these targets (either may be absent: data == nullptr); resets the overdraw map.
+  // With `ms.samples` > 1 the targets are the multisampled surfaces seen as `samples` times wider
+  // (multisample.h), and fragments name pixels, each sample merged in its own column.
   void begin_draw(const ColorTarget& color, const DepthStencilTarget& depth_stencil, const DepthStencilState& ds,
-                  const BlendState& blend);
+                  const BlendState& blend, const MultisampleState& ms = {});
   // One covered fragment inside both targets (the primitive engine's render area guarantees it).
-  void process(const Fragment& fragment);
+  void process(const Fragment& fragment) {
+    if (multisample_) {
+      process_samples(fragment);
+    } else {
+      process_sample(fragment);
+    }
+  }
   const MergeCounters& counters() const { return counters_; }
   void reset_counters() { counters_ = {}; }
 
  private:
+  // Sample mask, alpha to coverage and alpha to one, then each kept sample through process_sample.
+  void process_samples(const Fragment& f);
+  // One sample (f.x is the column in the target); the whole of a single-sample draw's merge.
+  void process_sample(const Fragment& f);
   bool depth_stencil_test(const Fragment& f);
   void write_color(const Fragment& f);  // blending, logic ops, write masks (not plain writes)
 
@@ -110,6 +127,8 @@ class OutputMerger {
   DepthStencilTarget depth_stencil_;
   DepthStencilState ds_;
   BlendState blend_;
+  MultisampleState ms_;
+  bool multisample_ = false;  // !ms_.is_default(): process() goes through process_samples
   // One bit per pixel of the target (the overdraw counter), in 64-bit words: tested and set per
   // fragment (std::vector<bool> took twice the instructions).
   std::vector<uint64_t> written_;

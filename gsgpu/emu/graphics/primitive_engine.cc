@@ -23,7 +23,10 @@ SetupResult PrimitiveEngine::draw_triangle(const std::array<ScreenVertex, 3>& ve
   switch (result) {
     case SetupResult::kAccepted:
       if (kind == PrimitiveKind::kBresenhamLine) {
+        // Bresenham lines have no per-sample rule: their quads cover every sample of a pixel.
         rasterize_bresenham(vertices, render_area_, quads, &bresenham_raster_);
+      } else if (state_.samples > 1) {
+        rasterize_samples(*setup, render_area_, state_.samples, quads, &sample_raster_);
       } else {
         rasterizer_.rasterize(*setup, render_area_, quads);
       }
@@ -39,12 +42,14 @@ PrimitiveCounters PrimitiveEngine::counters() const {
   PrimitiveCounters c = counters_;
   c.raster = rasterizer_.counters();
   c.raster.add(bresenham_raster_);
+  c.raster.add(sample_raster_);
   return c;
 }
 
 void PrimitiveEngine::reset_counters() {
   counters_ = {};
   bresenham_raster_ = {};
+  sample_raster_ = {};
   rasterizer_.reset_counters();
 }
 

@@ -20,6 +20,7 @@ struct PrimitiveState {
   SetupState setup;
   int32_t target_width = 0, target_height = 0;  // 1 .. kMaxRenderTargetSize (checked by the caller)
   PixelRect scissor{0, 0, kMaxRenderTargetSize, kMaxRenderTargetSize};
+  uint32_t samples = 1;  // 1: the hierarchical rasterizer; 2 or 4: rasterize_samples
 };
 
 struct PrimitiveCounters {
@@ -53,6 +54,7 @@ class PrimitiveEngine {
   Rasterizer rasterizer_;
   PrimitiveCounters counters_;
   RasterCounters bresenham_raster_;  // quads / fragments of Bresenham lines (no tiles)
+  RasterCounters sample_raster_;     // of multisampled triangles (no tiles)
 };
 
 }  // namespace gsgpu::graphics

@@ -229,7 +229,7 @@ uint16_t Rasterizer::block_area_mask(int32_t x, int32_t y) const {
 
 void Rasterizer::emit_quad(int32_t x, int32_t y, uint8_t coverage) {
   if (coverage == 0) return;
-  Quad q{x, y, coverage, uint8_t(~coverage & 0xF)};
+  Quad q{x, y, coverage, uint8_t(~coverage & 0xF), {}};
   counters_.quads++;
   const int covered = quad_lanes(coverage);
   counters_.fragments += covered;

@@ -41,6 +41,9 @@ struct Quad {
   int32_t x = 0, y = 0;   // the top-left pixel; both even
   uint8_t coverage = 0;   // bit i: lane i's pixel centre is covered (and inside the render area)
   uint8_t helper = 0;     // bit i: lane i runs as a helper invocation (never written)
+  // Multisampled draws (rasterize_samples): bit s of samples[i] is lane i's sample s covered. 0 from
+  // the single-sample paths, which the output merger reads as every sample of a covered lane.
+  std::array<uint8_t, 4> samples{};
 };
 
 // Covered lanes of a 4-bit quad mask (a table: without -mpopcnt __builtin_popcount is a libgcc
@@ -66,6 +69,14 @@ struct RasterCounters {
   uint64_t helper_lanes = 0;
   void add(const RasterCounters& other);
 };
+
+// The multisampled rasterizer (rasterizer_samples.cc): every pixel of the quads meeting the
+// triangle's box (grown by a pixel: a sample off the centre may be covered where the centre is not)
+// inside `render_area` is tested at each of its `samples` standard locations with the same edge
+// functions and fill rule as the pixel centres; a lane with any covered sample is covered. Counts
+// triangles, quads, fragments and helper lanes (no tiles: it walks no hierarchy).
+void rasterize_samples(const TriangleSetup& triangle, const PixelRect& render_area, uint32_t samples,
+                       Queue<Quad>& out, RasterCounters* counters);
 
 class Rasterizer {
  public:

@@ -249,6 +249,9 @@ TEST_F(DrawHostile, OutOfRangeStateWordsAreBadFieldsNamedInTheLog) {
              "VERTEX.CLIP_DISTANCES and CULL_DISTANCES must be 0 for the pass-through stage");
   fault_case("polygon mode", [](Blocks& b) { b.pipe[P::RASTER] |= 3u << P::RASTER_POLYGON_MODE_SHIFT; }, bad,
              "RASTER.POLYGON_MODE is 3, above 2");
+  fault_case("samples", [](Blocks& b) { b.pipe[P::MULTISAMPLE] = 3; }, bad, "MULTISAMPLE.SAMPLES_LOG2 is 3, above 2");
+  fault_case("multisample bits", [](Blocks& b) { b.pipe[P::MULTISAMPLE] = 1u << 10; }, bad,
+             "MULTISAMPLE has undefined bits set: 0x400");
 }
 
 TEST_F(DrawHostile, VertexFetchPastTheBufferFaults) {
@@ -401,6 +404,15 @@ TEST_F(DrawHostile, RenderTargetPastTheEndOfItsMemoryFaults) {
              "colour target is not mapped readable and writable in full");
   fault_case("float format", [](Blocks& b) { b.pipe[P::COLOR_FORMAT] = 109; }, CpFaultCause::kDrawFault,
              "colour target row pitch 128 is less than a row of 512 bytes");
+  // A forged sample count makes the target's rows 4 samples wide: the pitch, then the mapping, refuse.
+  fault_case("samples for the pitch", [](Blocks& b) { b.pipe[P::MULTISAMPLE] = 2; }, CpFaultCause::kDrawFault,
+             "colour target row pitch 128 is less than a row of 512 bytes");
+  fault_case("samples for the mapping",
+             [](Blocks& b) {
+               b.pipe[P::MULTISAMPLE] = 2;
+               b.pipe[P::COLOR_PITCH] = kSize * 16;
+             },
+             CpFaultCause::kDrawFault, "colour target is not mapped readable and writable in full");
   fault_case("depth",
              [](Blocks& b) {
                b.pipe[P::DEPTH_FORMAT] = 126;
