@@ -208,6 +208,7 @@ class Lowering {
   // instructions of graphics shaders.
   Value declare_texture_binding(uint32_t id, const SpirvDecorations* d);
   void shader_image_sample(const SpirvInstruction& inst);
+  MOperand sample_lod_channel(const SpirvInstruction& inst, size_t at, bool implicit, MOperand sampler_bias);
   void shader_image_fetch(const SpirvInstruction& inst);
   std::unordered_map<uint32_t, Value> texture_bindings_;  // UniformConstant variable -> its descriptor's parts
   void declare_push_constants(uint32_t id, uint32_t pointee);
@@ -300,13 +301,18 @@ class Lowering {
     uint32_t dims = 1;  // 1, 2 or 3 coordinates before the layer
     bool arrayed = false;
     bool buffer = false;
+    bool cube = false;  // Dim Cube: dims 3, a direction
   };
   bool lower_image(const SpirvInstruction& inst);
   ImageShape image_shape(uint32_t type_id) const;  // an image or sampled-image type; fails otherwise
   MOperand make_quad(const MOperand (&channels)[4]);
   Value unpack_quad(uint32_t quad);
-  MOperand coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w, bool* is_float);
-  MOperand projected_coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w);
+  // `reference` (a depth-compare sample's Dref) goes into channel 2, which 1D, 1D-array and 2D
+  // images leave free; a projective sample divides it by q too.
+  MOperand coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w, bool* is_float,
+                           const MOperand* reference = nullptr);
+  MOperand projected_coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w,
+                                     const MOperand* reference = nullptr);
   void check_texel_type(uint32_t type_id, const char* what) const;
   void image_read(const SpirvInstruction& inst);
   void image_sample(const SpirvInstruction& inst);

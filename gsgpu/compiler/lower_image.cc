@@ -40,8 +40,16 @@ Lowering::ImageShape Lowering::image_shape(uint32_t type_id) const {
     case spv::Dim::Buffer: shape.dims = 1; shape.buffer = true; break;
     case spv::Dim::Dim2D: shape.dims = 2; break;
     case spv::Dim::Dim3D: shape.dims = 3; break;
-    default: fail("image dimension " + std::to_string(ops[kDim]) + " is not supported (1D, 2D, 3D and buffer images are)");
+    // A cube's coordinate is a direction (x, y, z); the texture unit picks the face (IMAGE_CUBE).
+    case spv::Dim::Cube:
+      if (!graphics()) fail("image dimension 3 is not supported in kernels (cubes are for graphics shaders)");
+      shape.dims = 3;
+      shape.cube = true;
+      break;
+    default:
+      fail("image dimension " + std::to_string(ops[kDim]) + " is not supported (1D, 2D, 3D, cube and buffer images are)");
   }
+  if (shape.arrayed && shape.cube) fail("cube arrays are not supported (imageCubeArray is not offered)");
   if (shape.arrayed && (shape.dims == 3 || shape.buffer)) fail("arrays of 3D or buffer images do not exist in OpenCL");
   return shape;
 }
@@ -82,7 +90,8 @@ Value Lowering::unpack_quad(uint32_t quad) {
 // The quad (x, y, z or layer, w) of a coordinate operand: the image's own components (its
 // dimensions, then the layer of an array), zeros after them, `w` last. Extra components are dropped
 // (OpenCL's int4 / float4 coordinates of 3D images carry an unused w).
-MOperand Lowering::coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w, bool* is_float) {
+MOperand Lowering::coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w, bool* is_float,
+                                   const MOperand* reference) {
   const uint32_t type_id = type_of(coord_id);
   const uint32_t scalar = scalar_of(type_id);
   const SpirvType& s = type(scalar);
@@ -96,6 +105,10 @@ MOperand Lowering::coordinate_quad(uint32_t coord_id, const ImageShape& shape, M
          std::to_string(needed));
   MOperand channels[4] = {MOperand::literal(0), MOperand::literal(0), MOperand::literal(0), w};
   for (uint32_t i = 0; i < needed; ++i) channels[i] = coord.parts[i];
+  if (reference != nullptr) {
+    if (needed > 2) fail("a depth-compare sample of a 2D-array, 3D or cube image (the reference needs channel 2)");
+    channels[2] = *reference;
+  }
   return make_quad(channels);
 }
 
@@ -190,7 +203,7 @@ void Lowering::image_size(const SpirvInstruction& inst) {
     fail("the level must be a 32-bit integer");
   std::vector<ImageQueryWhat> components = {ImageQueryWhat::kWidth};
   if (shape.dims >= 2) components.push_back(ImageQueryWhat::kHeight);
-  if (shape.dims >= 3) components.push_back(ImageQueryWhat::kDepth);
+  if (shape.dims >= 3 && !shape.cube) components.push_back(ImageQueryWhat::kDepth);  // a cube: (w, h)
   if (shape.arrayed) components.push_back(ImageQueryWhat::kArraySize);
   const uint32_t scalar = scalar_of(inst.result_type);
   if (type(scalar).kind != TypeKind::kInt) fail("the size query's result is not an integer");
@@ -255,6 +268,8 @@ bool Lowering::lower_image(const SpirvInstruction& inst) {
       else image_sample(inst);
       return true;
     case Op::OpImageSampleImplicitLod: case Op::OpImageSampleProjImplicitLod: case Op::OpImageSampleProjExplicitLod:
+    case Op::OpImageSampleDrefImplicitLod: case Op::OpImageSampleDrefExplicitLod:
+    case Op::OpImageSampleProjDrefImplicitLod: case Op::OpImageSampleProjDrefExplicitLod:
       if (!graphics()) return false;
       shader_image_sample(inst);
       return true;

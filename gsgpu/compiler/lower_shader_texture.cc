@@ -85,8 +85,10 @@ Value Lowering::declare_texture_binding(uint32_t id, const SpirvDecorations* d) 
 }
 
 // The coordinate of a projective sample (OpImageSampleProj*: texture2DProj, and zink's fixed-function
-// texturing): the image's coordinates each divided by q, the component after them.
-MOperand Lowering::projected_coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w) {
+// texturing): the image's coordinates each divided by q, the component after them; a depth
+// reference too (Vulkan's projection divides D_ref as well), into channel 2.
+MOperand Lowering::projected_coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w,
+                                             const MOperand* reference) {
   if (shape.arrayed || shape.buffer) fail("a projective sample of an arrayed or buffer image");
   const SpirvType& s = type(scalar_of(type_of(coord_id)));
   if (s.kind != TypeKind::kFloat || s.width != 32) fail("a projective sample takes 32-bit float coordinates");
@@ -95,49 +97,85 @@ MOperand Lowering::projected_coordinate_quad(uint32_t coord_id, const ImageShape
   const MOperand q = coord.parts[shape.dims];
   MOperand channels[4] = {MOperand::literal(0), MOperand::literal(0), MOperand::literal(0), w};
   for (uint32_t i = 0; i < shape.dims; ++i) channels[i] = MOperand::vreg(emit(Opcode::v_div_f32, 32, coord.parts[i], q));
+  if (reference != nullptr) {
+    if (shape.dims > 2) fail("a depth-compare sample of a 3D or cube image (the reference needs channel 2)");
+    channels[2] = MOperand::vreg(emit(Opcode::v_div_f32, 32, *reference, q));
+  }
   return make_quad(channels);
 }
 
-// OpImageSampleImplicitLod [Bias] / OpImageSampleExplicitLod Lod, and their Proj forms: float
-// coordinates, the LOD channel the sampler's bias plus the shader's Bias (the sum clamped to +-15)
-// or Lod (Vulkan adds the sampler's mipLodBias to both forms).
-void Lowering::shader_image_sample(const SpirvInstruction& inst) {
-  const bool proj = inst.opcode == Op::OpImageSampleProjImplicitLod || inst.opcode == Op::OpImageSampleProjExplicitLod;
-  const bool implicit = inst.opcode == Op::OpImageSampleImplicitLod || inst.opcode == Op::OpImageSampleProjImplicitLod;
-  if (implicit && stage_ != ShaderStage::kFragment)
-    fail("an implicit-LOD sample outside a fragment shader (it needs the quad's derivatives; use textureLod)");
-  const uint32_t sampled_id = operand_id(inst, 0);
-  const ImageShape shape = image_shape(type_of(sampled_id));
-  check_texel_type(inst.result_type, "the texel sampled");
-  const Value sampled = value(sampled_id);
-  if (sampled.parts.size() != 3) fail("the sampled image does not come from an image and a sampler descriptor");
-  const uint32_t mask = inst.operands.size() > 2 ? inst.operands[2] : 0;
+namespace {
+
+bool is_dref(Op op) {
+  return op == Op::OpImageSampleDrefImplicitLod || op == Op::OpImageSampleDrefExplicitLod ||
+         op == Op::OpImageSampleProjDrefImplicitLod || op == Op::OpImageSampleProjDrefExplicitLod;
+}
+
+}  // namespace
+
+// The LOD channel of a sample: the sampler's bias plus the shader's Bias (the sum clamped to +-15)
+// or Lod (Vulkan adds the sampler's mipLodBias to both forms). `at` is the operand index of the
+// image-operands mask.
+MOperand Lowering::sample_lod_channel(const SpirvInstruction& inst, size_t at, bool implicit, MOperand sampler_bias) {
+  const uint32_t mask = inst.operands.size() > at ? inst.operands[at] : 0;
   if ((mask & kGrad) != 0)
     fail("explicit gradients (Grad: textureGrad) are not supported: the ISA has no v_image_sample_grad");
   const uint32_t allowed = implicit ? kBias : kLod;
   if ((mask & ~allowed) != 0 || (!implicit && mask != kLod))
     fail("image operands mask " + std::to_string(mask) +
          (implicit ? " (only Bias is supported with an implicit LOD)" : " (only Lod is supported with an explicit LOD)"));
-  if (inst.operands.size() > 2 && inst.operands.size() != 3u + static_cast<size_t>(std::popcount(mask)))
+  if (inst.operands.size() > at && inst.operands.size() != at + 1 + static_cast<size_t>(std::popcount(mask)))
     fail("the image operands do not match their mask");
-  MOperand w = sampled.parts[2];
-  if (mask != 0) {
-    const uint32_t lod_id = operand_id(inst, 3);
-    const SpirvType& lod_type = type(type_of(lod_id));
-    if (lod_type.kind != TypeKind::kFloat || lod_type.width != 32) fail("the Bias / Lod operand is not a 32-bit float");
-    w = MOperand::vreg(emit(Opcode::v_add_f32, 32, value(lod_id).parts.at(0), sampled.parts[2]));
-    if (mask == kBias) {
-      w = MOperand::vreg(emit(Opcode::v_max_f32, 32, w, MOperand::literal(std::bit_cast<uint32_t>(-kMaxLodBias))));
-      w = MOperand::vreg(emit(Opcode::v_min_f32, 32, w, MOperand::literal(std::bit_cast<uint32_t>(kMaxLodBias))));
-    }
+  if (mask == 0) return sampler_bias;
+  const uint32_t lod_id = operand_id(inst, at + 1);
+  const SpirvType& lod_type = type(type_of(lod_id));
+  if (lod_type.kind != TypeKind::kFloat || lod_type.width != 32) fail("the Bias / Lod operand is not a 32-bit float");
+  MOperand w = MOperand::vreg(emit(Opcode::v_add_f32, 32, value(lod_id).parts.at(0), sampler_bias));
+  if (mask == kBias) {
+    w = MOperand::vreg(emit(Opcode::v_max_f32, 32, w, MOperand::literal(std::bit_cast<uint32_t>(-kMaxLodBias))));
+    w = MOperand::vreg(emit(Opcode::v_min_f32, 32, w, MOperand::literal(std::bit_cast<uint32_t>(kMaxLodBias))));
   }
+  return w;
+}
+
+// OpImageSample{,Proj}{,Dref}{Implicit,Explicit}Lod: float coordinates, the LOD channel from
+// sample_lod_channel. The Dref forms (shadow samplers) put the reference into channel 2 and
+// return the texture unit's compare result (channel 0) as a scalar.
+void Lowering::shader_image_sample(const SpirvInstruction& inst) {
+  const Op op = inst.opcode;
+  const bool proj = op == Op::OpImageSampleProjImplicitLod || op == Op::OpImageSampleProjExplicitLod ||
+                    op == Op::OpImageSampleProjDrefImplicitLod || op == Op::OpImageSampleProjDrefExplicitLod;
+  const bool implicit = op == Op::OpImageSampleImplicitLod || op == Op::OpImageSampleProjImplicitLod ||
+                        op == Op::OpImageSampleDrefImplicitLod || op == Op::OpImageSampleProjDrefImplicitLod;
+  const bool dref = is_dref(op);
+  if (implicit && stage_ != ShaderStage::kFragment)
+    fail("an implicit-LOD sample outside a fragment shader (it needs the quad's derivatives; use textureLod)");
+  const uint32_t sampled_id = operand_id(inst, 0);
+  const ImageShape shape = image_shape(type_of(sampled_id));
+  MOperand reference;
+  if (dref) {
+    const SpirvType& result = type(inst.result_type);
+    if (result.kind != TypeKind::kFloat || result.width != 32) fail("a depth-compare sample returns a 32-bit float");
+    const uint32_t dref_id = operand_id(inst, 2);
+    const SpirvType& dref_type = type(type_of(dref_id));
+    if (dref_type.kind != TypeKind::kFloat || dref_type.width != 32) fail("the Dref operand is not a 32-bit float");
+    reference = value(dref_id).parts.at(0);
+  } else {
+    check_texel_type(inst.result_type, "the texel sampled");
+  }
+  const Value sampled = value(sampled_id);
+  if (sampled.parts.size() != 3) fail("the sampled image does not come from an image and a sampler descriptor");
+  const MOperand w = sample_lod_channel(inst, dref ? 3 : 2, implicit, sampled.parts[2]);
   bool is_float = proj;
-  const MOperand coord = proj ? projected_coordinate_quad(operand_id(inst, 1), shape, w)
-                              : coordinate_quad(operand_id(inst, 1), shape, w, &is_float);
+  const MOperand* ref = dref ? &reference : nullptr;
+  const MOperand coord = proj ? projected_coordinate_quad(operand_id(inst, 1), shape, w, ref)
+                              : coordinate_quad(operand_id(inst, 1), shape, w, &is_float, ref);
   if (!is_float) fail("sampling takes float coordinates");
   const uint32_t quad = emit(implicit ? Opcode::v_image_sample_implicit : Opcode::v_image_sample, 128,
                              sampled.parts[0], coord, sampled.parts[1]);
-  define(inst.result_id, unpack_quad(quad));
+  Value texel = unpack_quad(quad);
+  if (dref) texel.parts.resize(1);
+  define(inst.result_id, std::move(texel));
 }
 
 // OpImageFetch (texelFetch): integer coordinates and the level from the Lod operand, no sampler.

@@ -35,7 +35,7 @@ constexpr VkImageUsageFlags kKnownUsage =
     VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT |
     VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT | VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT;
 constexpr VkImageCreateFlags kKnownFlags = VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT |
-                                          VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT |
+                                          VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT | VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT |
                                           VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
 constexpr VkImageUsageFlags kAttachmentUsage =
     VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
@@ -50,7 +50,10 @@ const char* unsupported(const FormatInfo* info, VkImageType type, VkImageTiling 
   // 2D_ARRAY_COMPATIBLE (VK_KHR_maintenance1): a 3D level's slices viewed as 2D layers, which the
   // linear layout already places a slice pitch apart. EXTENDED_USAGE (VK_KHR_maintenance2): a usage
   // that a view format, not the image's, supports.
-  if ((flags & ~kKnownFlags) != 0) return "create flags other than MUTABLE_FORMAT, 2D_ARRAY_COMPATIBLE, EXTENDED_USAGE";
+  if ((flags & ~kKnownFlags) != 0)
+    return "create flags other than MUTABLE_FORMAT, 2D_ARRAY_COMPATIBLE, CUBE_COMPATIBLE, EXTENDED_USAGE";
+  // CUBE_COMPATIBLE: cube views of six layers of a square 2D image (the shape: vkCreateImage).
+  if ((flags & VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT) && type != VK_IMAGE_TYPE_2D) return "CUBE_COMPATIBLE on an image that is not 2D";
   if ((flags & VK_IMAGE_CREATE_2D_ARRAY_COMPATIBLE_BIT) && type != VK_IMAGE_TYPE_3D) {
     return "2D_ARRAY_COMPATIBLE on an image that is not 3D";
   }
@@ -129,6 +132,11 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateImage(VkDevice handle, const VkImag
   }
   if (const char* why = check_format_list(*info, *format)) {
     std::fprintf(stderr, "gsgpu-vk: vkCreateImage: %s; refused\n", why);
+    return VK_ERROR_FORMAT_NOT_SUPPORTED;
+  }
+  if ((info->flags & VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT) &&
+      (info->extent.width != info->extent.height || info->arrayLayers < 6)) {
+    std::fprintf(stderr, "gsgpu-vk: vkCreateImage: CUBE_COMPATIBLE needs a square image of at least 6 layers; refused\n");
     return VK_ERROR_FORMAT_NOT_SUPPORTED;
   }
   if (info->samples != VK_SAMPLE_COUNT_1_BIT) {

@@ -54,7 +54,8 @@ uint32_t desc_type(VkImageViewType type) {
     case VK_IMAGE_VIEW_TYPE_3D: return desc::FORMAT_TYPE_IMAGE_3D;
     case VK_IMAGE_VIEW_TYPE_1D_ARRAY: return desc::FORMAT_TYPE_IMAGE_1D_ARRAY;
     case VK_IMAGE_VIEW_TYPE_2D_ARRAY: return desc::FORMAT_TYPE_IMAGE_2D_ARRAY;
-    default: return 0;  // cube and cube array: IMAGE_CUBE is reserved
+    case VK_IMAGE_VIEW_TYPE_CUBE: return desc::FORMAT_TYPE_IMAGE_CUBE;
+    default: return 0;  // cube arrays: imageCubeArray is not offered
   }
 }
 
@@ -123,7 +124,7 @@ std::optional<std::array<uint32_t, 16>> image_desc_words(const ImageLayout& layo
                                                          std::string* why) {
   const ImageShape& shape = layout.shape;
   const uint32_t type = desc_type(view.type);
-  if (type == 0) return refuse(why, "cube views: the texture unit has no IMAGE_CUBE yet");
+  if (type == 0) return refuse(why, "cube-array views: imageCubeArray is not offered");
   if (view.level_count == 0 || view.base_level >= shape.mip_levels ||
       view.level_count > shape.mip_levels - view.base_level) {
     return refuse(why, "levels outside the image");
@@ -138,7 +139,8 @@ std::optional<std::array<uint32_t, 16>> image_desc_words(const ImageLayout& layo
   uint32_t swizzle = 0;
   if (!swizzle_word(view.components, &swizzle)) return refuse(why, "an unknown component swizzle");
   const LevelLayout& base = layout.levels[view.base_level];
-  const bool arrayed = view.type == VK_IMAGE_VIEW_TYPE_1D_ARRAY || view.type == VK_IMAGE_VIEW_TYPE_2D_ARRAY;
+  const bool arrayed = view.type == VK_IMAGE_VIEW_TYPE_1D_ARRAY || view.type == VK_IMAGE_VIEW_TYPE_2D_ARRAY ||
+                       view.type == VK_IMAGE_VIEW_TYPE_CUBE;  // a cube's six faces are layers
   const bool several_slices = arrayed ? view.layer_count > 1 : view.type == VK_IMAGE_VIEW_TYPE_3D && base.depth > 1;
   const uint64_t address = va + base.offset + uint64_t{view.base_layer} * base.slice_pitch;
   std::array<uint32_t, 16> w{};

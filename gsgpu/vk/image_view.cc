@@ -14,7 +14,8 @@
 namespace gsgpu::vk {
 namespace {
 
-bool view_type_fits(VkImageType image, VkImageViewType view, uint32_t layers, bool slices_as_layers) {
+bool view_type_fits(VkImageType image, VkImageViewType view, uint32_t layers, bool slices_as_layers,
+                    bool cube_compatible) {
   // VK_KHR_maintenance1: a 2D_ARRAY_COMPATIBLE 3D image has 2D and 2D-array views of one level.
   if (slices_as_layers && image == VK_IMAGE_TYPE_3D) {
     if (view == VK_IMAGE_VIEW_TYPE_2D) return layers == 1;
@@ -26,7 +27,9 @@ bool view_type_fits(VkImageType image, VkImageViewType view, uint32_t layers, bo
     case VK_IMAGE_VIEW_TYPE_2D: return image == VK_IMAGE_TYPE_2D && layers == 1;
     case VK_IMAGE_VIEW_TYPE_2D_ARRAY: return image == VK_IMAGE_TYPE_2D;
     case VK_IMAGE_VIEW_TYPE_3D: return image == VK_IMAGE_TYPE_3D;
-    default: return false;  // cube views need CUBE_COMPATIBLE images, which are not offered
+    // Six layers of a CUBE_COMPATIBLE (so square) image; no cube arrays (imageCubeArray is off).
+    case VK_IMAGE_VIEW_TYPE_CUBE: return image == VK_IMAGE_TYPE_2D && cube_compatible && layers == 6;
+    default: return false;
   }
 }
 
@@ -62,7 +65,9 @@ const char* check_view(const Image& image, const VkImageViewCreateInfo& info, co
       shape->layer_count > layers - r.baseArrayLayer) {
     return "levels or layers outside the image";
   }
-  if (!view_type_fits(s.type, info.viewType, shape->layer_count, slices_as_layers)) return "a view type the image's type cannot have";
+  const bool cube_compatible = (image.flags & VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT) != 0;
+  if (!view_type_fits(s.type, info.viewType, shape->layer_count, slices_as_layers, cube_compatible))
+    return "a view type the image's type cannot have (a cube: 6 layers of a CUBE_COMPATIBLE image)";
   return nullptr;
 }
 

@@ -99,12 +99,12 @@ void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   // them per microsecond; every queue writes them (docs/vulkan-driver.md "Queries and events").
   limits->timestampPeriod = caps.clock_mhz != 0 ? 1000.0f / float(caps.clock_mhz) : 1.0f;
   limits->timestampComputeAndGraphics = VK_TRUE;
-  // Images (image_layout.h): the output merger's 4096 x 4096 targets; no cube images (the texture
-  // unit has no IMAGE_CUBE), one sample.
+  // Images (image_layout.h): the output merger's 4096 x 4096 targets; cubes as large (the texture
+  // unit's IMAGE_CUBE; no cube arrays), one sample.
   limits->maxImageDimension1D = kMaxImageDimension;
   limits->maxImageDimension2D = kMaxImageDimension;
   limits->maxImageDimension3D = kMaxImageDimension3D;
-  limits->maxImageDimensionCube = 0;
+  limits->maxImageDimensionCube = kMaxImageDimension;
   limits->maxImageArrayLayers = kMaxArrayLayers;
   limits->maxSamplerLodBias = kMaxSamplerLodBias;  // the texture record's bias, added by the compiled shader
   limits->maxSamplerAnisotropy = 1.0f;

@@ -65,7 +65,12 @@ uint32_t quarters(float lod) {
 }  // namespace
 
 std::optional<std::array<uint32_t, 8>> translate_sampler(const VkSamplerCreateInfo& info, std::string* why) {
-  if (info.compareEnable) return refuse(why, "depth compare: the texture unit has no COMPARE yet");
+  // Depth compare: COMPARE is 1 + VkCompareOp (0 is "off"); the unit applies it to depth views.
+  uint32_t compare = 0;
+  if (info.compareEnable) {
+    if (static_cast<uint32_t>(info.compareOp) > VK_COMPARE_OP_ALWAYS) return refuse(why, "an unknown compareOp");
+    compare = static_cast<uint32_t>(info.compareOp) + 1;
+  }
   if (info.anisotropyEnable) return refuse(why, "anisotropic filtering (samplerAnisotropy is not offered)");
   if (info.flags != 0) return refuse(why, "sampler create flags");
   const uint32_t modes[3] = {address_code(info.addressModeU), address_code(info.addressModeV),
@@ -93,7 +98,7 @@ std::optional<std::array<uint32_t, 8>> translate_sampler(const VkSamplerCreateIn
   uint32_t state = (normalized ? smp::STATE_NORMALIZED_MASK : 0u) | (modes[0] << smp::STATE_ADDRESS_U_SHIFT) |
                    (modes[1] << smp::STATE_ADDRESS_V_SHIFT) | (modes[2] << smp::STATE_ADDRESS_W_SHIFT) |
                    (border << smp::STATE_BORDER_SHIFT) | (min_lod << smp::STATE_MIN_LOD_SHIFT) |
-                   (max_lod << smp::STATE_MAX_LOD_SHIFT);
+                   (max_lod << smp::STATE_MAX_LOD_SHIFT) | (compare << smp::STATE_COMPARE_SHIFT);
   if (info.magFilter == VK_FILTER_LINEAR) state |= smp::STATE_MAG_FILTER_MASK;
   if (info.minFilter == VK_FILTER_LINEAR) state |= smp::STATE_MIN_FILTER_MASK;
   // Vulkan always selects a level: NEAREST is the unit's "nearest level" (1), LINEAR its 2.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gsgpu/emu/shader/warp.h"
+#include "gsgpu/emu/texture/cube_map.h"
 #include "gsgpu/emu/texture/texture_unit.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
 
@@ -164,6 +165,24 @@ Flow image_sample(Warp& w, const DecodedInst& di) {
   return Flow::kNext;
 }
 
+// A cube's implicit LOD differentiates the face coordinates (s, t) of the lane's own face, as the
+// spec's formulas do: the quad's three directions are projected onto that face (cube_map.h).
+template <typename At>
+void cube_derivatives(const At& at, uint32_t lane, uint32_t quad, float ddx[3], float ddy[3]) {
+  float dir[3], st[3][2];
+  for (unsigned c = 0; c < 3; ++c) dir[c] = at(c, lane);
+  const uint32_t face = texture::cube_face_coord(dir).face;
+  for (uint32_t k = 0; k < 3; ++k) {
+    for (unsigned c = 0; c < 3; ++c) dir[c] = at(c, quad + k);
+    texture::project_onto_face(dir, face, &st[k][0], &st[k][1]);
+  }
+  for (unsigned c = 0; c < 2; ++c) {
+    ddx[c] = st[1][c] - st[0][c];
+    ddy[c] = st[2][c] - st[0][c];
+  }
+  ddx[2] = ddy[2] = 0;
+}
+
 // v_image_sample_implicit (fragment programs): the LOD of each lane is the texture unit's implicit
 // LOD from its quad's coarse derivatives (top row for d/dx, left column for d/dy, as the quad
 // instructions read them: every lane of the quad whatever the execution mask, helper lanes
@@ -189,6 +208,7 @@ Flow image_sample_implicit(Warp& w, const DecodedInst& di) {
       ddx[c] = at(c, q + 1) - at(c, q);
       ddy[c] = at(c, q + 2) - at(c, q);
     }
+    if (images[l].type == hw::blk::IMAGE_DESC::FORMAT_TYPE_IMAGE_CUBE) cube_derivatives(at, l, q, ddx, ddy);
     const float lod = TextureUnit::implicit_lod(images[l], samplers[l], ddx, ddy) + at(3, l);
     if (!unit.sample(images[l], samplers[l], xyz, lod, &result[l]))
       return texture_fault(w, di, unit, "lane " + std::to_string(l));

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
+#include "gsgpu/emu/texture/cube_map.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
 
 namespace gsgpu::texture {
@@ -18,6 +20,8 @@ constexpr uint32_t kMaxDimension = 1u << 28;
 constexpr uint32_t kMaxArraySize = 1u << 16;
 constexpr uint64_t kMaxExtentBytes = uint64_t{1} << 48;
 constexpr uint64_t kMipLevelAlign = 256;
+// SAMPLER_STATE COMPARE: 1 + VkCompareOp, NEVER 1 .. ALWAYS 8.
+constexpr uint32_t kCompareAlways = 8;
 
 bool refuse(std::string* why, std::string text) {
   if (why) *why = std::move(text);
@@ -39,7 +43,8 @@ bool shape_of(uint32_t type, TypeShape* out) {
     case desc::FORMAT_TYPE_IMAGE_2D: *out = {true, false, false, true}; return true;
     case desc::FORMAT_TYPE_IMAGE_2D_ARRAY: *out = {true, false, true, true}; return true;
     case desc::FORMAT_TYPE_IMAGE_3D: *out = {true, true, false, true}; return true;
-    default: return false;  // 0, IMAGE_CUBE (not supported yet) and unknown codes
+    case desc::FORMAT_TYPE_IMAGE_CUBE: *out = {true, false, true, true}; return true;  // faces as layers
+    default: return false;  // 0 and unknown codes
   }
 }
 
@@ -179,7 +184,8 @@ LinearAxis linear_axis(float s, uint32_t size, uint32_t mode, bool normalized) {
 }  // namespace
 
 bool Image::arrayed() const {
-  return type == desc::FORMAT_TYPE_IMAGE_1D_ARRAY || type == desc::FORMAT_TYPE_IMAGE_2D_ARRAY;
+  return type == desc::FORMAT_TYPE_IMAGE_1D_ARRAY || type == desc::FORMAT_TYPE_IMAGE_2D_ARRAY ||
+         type == desc::FORMAT_TYPE_IMAGE_CUBE;
 }
 
 Extent Image::level_size(uint32_t level) const {
@@ -216,6 +222,9 @@ bool decode_image(std::span<const uint32_t> w, Image* out, std::string* why) {
     return refuse(why, "FORMAT.MIP_LAYOUT " + std::to_string(layout) + " is not valid for this image type");
   }
   if (!check_dimensions(w, shape, why)) return false;
+  if (image.type == desc::FORMAT_TYPE_IMAGE_CUBE &&
+      (w[desc::WIDTH] != w[desc::HEIGHT] || w[desc::ARRAY_SIZE] % 6 != 0))
+    return refuse(why, "a cube needs WIDTH = HEIGHT and ARRAY_SIZE a multiple of 6");
   image.size = {w[desc::WIDTH], w[desc::HEIGHT], w[desc::DEPTH]};
   image.array_size = w[desc::ARRAY_SIZE];
   image.base_va = uint64_t{w[desc::BASE_VA_HI]} << 32 | w[desc::BASE_VA_LO];
@@ -249,8 +258,9 @@ bool decode_state_word(uint32_t word, bool custom_allowed, Sampler* out, std::st
   s.border = get_field(word, smp::STATE_BORDER_MASK, smp::STATE_BORDER_SHIFT);
   if (s.border == smp::STATE_BORDER_CUSTOM && !custom_allowed)
     return refuse(why, "SAMPLER_STATE BORDER CUSTOM needs a SAMPLER_DESC");
-  if (get_field(word, smp::STATE_COMPARE_MASK, smp::STATE_COMPARE_SHIFT) != 0)
-    return refuse(why, "SAMPLER_STATE COMPARE is not supported yet");
+  s.compare = get_field(word, smp::STATE_COMPARE_MASK, smp::STATE_COMPARE_SHIFT);
+  if (s.compare > kCompareAlways)
+    return refuse(why, "SAMPLER_STATE COMPARE " + std::to_string(s.compare) + " is not 0..8");
   // LOD clamps in quarter levels; MAX_LOD 0 is "no clamp" so that OpenCL's words keep their meaning.
   const uint32_t min_quarters = get_field(word, smp::STATE_MIN_LOD_MASK, smp::STATE_MIN_LOD_SHIFT);
   const uint32_t max_code = get_field(word, smp::STATE_MAX_LOD_MASK, smp::STATE_MAX_LOD_SHIFT);
@@ -369,9 +379,28 @@ CoordUse coord_use(uint32_t type) {
     case desc::FORMAT_TYPE_IMAGE_1D_ARRAY: return {1, 1};
     case desc::FORMAT_TYPE_IMAGE_2D: return {2, -1};
     case desc::FORMAT_TYPE_IMAGE_2D_ARRAY: return {2, 2};
+    case desc::FORMAT_TYPE_IMAGE_CUBE: return {2, 2};  // loads and stores: the face is the layer
     case desc::FORMAT_TYPE_IMAGE_3D: return {3, -1};
     default: return {1, -1};  // 1D, 1D buffer
   }
+}
+
+// Vulkan's depth compare (VkCompareOp order, `compare` = op + 1): reference OP texel depth, as 1 / 0.
+float depth_compare(uint32_t compare, float reference, float depth) {
+  switch (compare - 1) {
+    case 0: return 0.0f;                                 // NEVER
+    case 1: return reference < depth ? 1.0f : 0.0f;     // LESS
+    case 2: return reference == depth ? 1.0f : 0.0f;    // EQUAL
+    case 3: return reference <= depth ? 1.0f : 0.0f;    // LESS_OR_EQUAL
+    case 4: return reference > depth ? 1.0f : 0.0f;     // GREATER
+    case 5: return reference != depth ? 1.0f : 0.0f;    // NOT_EQUAL
+    case 6: return reference >= depth ? 1.0f : 0.0f;    // GREATER_OR_EQUAL
+    default: return 1.0f;                                // ALWAYS
+  }
+}
+
+bool is_depth(const TexelFormat& f) {
+  return f.channel_order == desc::FORMAT_CHANNEL_ORDER_DEPTH || f.channel_order == desc::FORMAT_CHANNEL_ORDER_DEPTH_STENCIL;
 }
 
 }  // namespace
@@ -428,8 +457,28 @@ bool TextureUnit::store(const Image& image, const int32_t coord[3], uint32_t lev
   return true;
 }
 
+// Whether a sample compares depth (a COMPARE sampler on a depth image; colour images ignore COMPARE,
+// as OpenGL ignores TEXTURE_COMPARE_MODE for them), and the reference: coordinate channel 2, which
+// only 1D, 1D-array and 2D images leave free. False after a fault for the other types.
+bool TextureUnit::check_compare(const Image& image, const Sampler& sampler, const float coord[3], float* reference) {
+  *reference = std::numeric_limits<float>::quiet_NaN();
+  if (sampler.compare == 0 || !is_depth(image.format)) return true;
+  if (image.type != desc::FORMAT_TYPE_IMAGE_1D && image.type != desc::FORMAT_TYPE_IMAGE_1D_ARRAY &&
+      image.type != desc::FORMAT_TYPE_IMAGE_2D)
+    return fail(TextureFault::kBadDescriptor, "COMPARE samples 1D, 1D-array and 2D depth images only");
+  float r = coord[2];
+  // Vulkan clamps the reference to [0, 1] for fixed-point depth formats (D16, D24); NaN compares false.
+  if (image.format.data_type != desc::FORMAT_DATA_TYPE_FLOAT && !std::isnan(r)) r = std::clamp(r, 0.0f, 1.0f);
+  *reference = r;
+  return true;
+}
+
 bool TextureUnit::sample_level(const Image& image, const Sampler& sampler, bool linear, const float coord[3],
                                uint32_t level, Texel* out) {
+  if (image.type == desc::FORMAT_TYPE_IMAGE_CUBE) return sample_cube_level(image, sampler, linear, coord, level, out);
+  float reference = 0;
+  if (!check_compare(image, sampler, coord, &reference)) return false;
+  const bool comparing = sampler.compare != 0 && is_depth(image.format);
   const CoordUse use = coord_use(image.type);
   const Extent s = image.level_size(level);
   const uint32_t sizes[3] = {s.width, s.height, s.depth};
@@ -455,11 +504,15 @@ bool TextureUnit::sample_level(const Image& image, const Sampler& sampler, bool 
   const Texel border = border_colour(image, sampler);
   const auto texel_at = [&](int64_t x, int64_t y, int64_t z, Texel* t) {
     const bool outside = x < 0 || x >= sizes[0] || y < 0 || y >= sizes[1] || z < 0 || z >= sizes[2];
-    if (outside) {
-      *t = border;
-      return true;
+    if (outside) *t = border;
+    else if (!read_texel(image, level, x, y, use.spatial_axes == 3 ? z : layer, t)) return false;
+    if (comparing) {  // the spec's order: compare each texel, then filter the 0 / 1 results
+      const float result = depth_compare(sampler.compare, reference, t->f(0));
+      *t = Texel{};
+      t->set_f(0, result);
+      t->set_f(3, 1.0f);
     }
-    return read_texel(image, level, x, y, use.spatial_axes == 3 ? z : layer, t);
+    return true;
   };
   if (!linear) return texel_at(axes[0].i0, axes[1].i0, axes[2].i0, out);
   // The spec's weighted sum, corners in its order (x fastest, then y, then z), products left to right.
@@ -504,6 +557,56 @@ bool TextureUnit::sample(const Image& image, const Sampler& sampler, const float
     return true;
   }
   for (int c = 0; c < 4; ++c) out->set_f(c, (1.0f - weight) * t0.f(c) + weight * t1.f(c));
+  return true;
+}
+
+// A cube: the direction picks the face and (s, t) on it (cube_map.h); nearest reads the texel
+// (s, t) falls in, linear the 2 x 2 texels around it, those past an edge from the neighbouring
+// face, a corner's missing texel the average of the other three (seamless filtering, as Vulkan
+// requires). Addressing modes do not apply to cubes. Faces are layers 0..5 of the descriptor.
+bool TextureUnit::sample_cube_level(const Image& image, const Sampler& sampler, bool linear, const float coord[3],
+                                    uint32_t level, Texel* out) {
+  if (!sampler.normalized) return fail(TextureFault::kBadDescriptor, "a cube is sampled with normalised coordinates only");
+  if (sampler.compare != 0 && is_depth(image.format))
+    return fail(TextureFault::kBadDescriptor, "COMPARE samples 1D, 1D-array and 2D depth images only");
+  const CubeFaceCoord c = cube_face_coord(coord);
+  const uint32_t size = image.level_size(level).width;
+  const float n = static_cast<float>(size);
+  const auto floor_int = [](float u) {  // NaN reads texel 0 (clamped below)
+    if (std::isnan(u)) return int64_t{0};
+    return static_cast<int64_t>(std::floor(std::clamp(u, -1.0e9f, 1.0e9f)));
+  };
+  linear = linear && image.format.value_class == ValueClass::kFloat;
+  if (!linear) {
+    const int64_t i = std::clamp<int64_t>(floor_int(c.s * n), 0, size - 1);
+    const int64_t j = std::clamp<int64_t>(floor_int(c.t * n), 0, size - 1);
+    return read_texel(image, level, i, j, c.face, out);
+  }
+  const float u = c.s * n - 0.5f, v = c.t * n - 0.5f;
+  const int64_t i0 = std::clamp<int64_t>(floor_int(u), -1, size - 1), j0 = std::clamp<int64_t>(floor_int(v), -1, size - 1);
+  const float a = std::isnan(u) ? 0.0f : u - std::floor(u), b = std::isnan(v) ? 0.0f : v - std::floor(v);
+  Texel texels[4];  // (i0, j0), (i1, j0), (i0, j1), (i1, j1): the spec's order
+  int corner = -1;
+  for (int k = 0; k < 4; ++k) {
+    int64_t i = i0 + (k & 1), j = j0 + (k >> 1);
+    uint32_t face = c.face;
+    if (i < 0 || i >= size || j < 0 || j >= size) {
+      if (!cube_neighbour_texel(c.face, i, j, size, &face, &i, &j)) {
+        corner = k;
+        continue;
+      }
+    }
+    if (!read_texel(image, level, i, j, face, &texels[k])) return false;
+  }
+  if (corner >= 0)
+    for (int ch = 0; ch < 4; ++ch)
+      texels[corner].set_f(ch, (texels[(corner + 1) % 4].f(ch) + texels[(corner + 2) % 4].f(ch) +
+                                texels[(corner + 3) % 4].f(ch)) / 3.0f);
+  const float weights[4] = {(1.0f - a) * (1.0f - b), a * (1.0f - b), (1.0f - a) * b, a * b};
+  float sum[4] = {0, 0, 0, 0};
+  for (int k = 0; k < 4; ++k)
+    for (int ch = 0; ch < 4; ++ch) sum[ch] += weights[k] * texels[k].f(ch);
+  for (int ch = 0; ch < 4; ++ch) out->set_f(ch, sum[ch]);
   return true;
 }
 

@@ -56,6 +56,7 @@ struct Sampler {
   float min_lod = 0;                // MIN_LOD: every form's LOD is clamped to [min_lod, max_lod]
   float max_lod = 1.0e9f;           // MAX_LOD (0 in the word: no clamp)
   Texel custom_border;              // BORDER CUSTOM: SAMPLER_DESC BORDER_R..A as stored (bits)
+  uint32_t compare = 0;             // COMPARE: 0 off, else VkCompareOp + 1 (depth images only)
 };
 
 // What an image instruction is about to do with the image: which access the extent check uses.
@@ -90,6 +91,8 @@ class TextureUnit {
   bool store(const Image& image, const int32_t coord[3], uint32_t level, const Texel& value);
   // Float coordinates through `sampler` at `lod` (explicit, or from implicit_lod), clamped to the
   // sampler's MIN_LOD / MAX_LOD; lod <= 0 magnifies, above minifies (Vulkan's filter choice).
+  // A depth image through a COMPARE sampler returns (result, 0, 0, 1): each texel's depth compared
+  // with the reference in coord[2] (clamped to [0, 1] for UNORM depth) as 1 or 0, then filtered.
   bool sample(const Image& image, const Sampler& sampler, const float coord[3], float lod, Texel* out);
   // Vulkan's implicit LOD without the bias: log2 of the scale factor rho = max(|d/dx|, |d/dy|), the
   // coordinates' screen-space derivatives scaled to texels of level 0 (normalised samplers) and
@@ -108,6 +111,9 @@ class TextureUnit {
   bool read_texel(const Image& image, uint32_t level, int64_t x, int64_t y, int64_t slice, Texel* out);
   bool sample_level(const Image& image, const Sampler& sampler, bool linear, const float coord[3], uint32_t level,
                     Texel* out);
+  bool sample_cube_level(const Image& image, const Sampler& sampler, bool linear, const float coord[3], uint32_t level,
+                         Texel* out);
+  bool check_compare(const Image& image, const Sampler& sampler, const float coord[3], float* reference);
   Texel border_colour(const Image& image, const Sampler& sampler) const;
   Texel swizzled(const Image& image, const Texel& t) const;
 

@@ -276,7 +276,14 @@ TEST(ShaderCodegen, UnsupportedTextureFormsFailNamingThem) {
   EXPECT_NE(offset.find("OpImageSampleImplicitLod"), std::string::npos) << offset;
   EXPECT_NE(offset.find("image operands mask 8"), std::string::npos) << offset;  // ConstOffset
   EXPECT_NE(refusal(shader_texture_array_frag).find("arrays of descriptors are not supported"), std::string::npos);
-  EXPECT_NE(refusal(shader_texture_cube_frag).find("image dimension 3"), std::string::npos);
+}
+
+// samplerCube: the direction is the coordinate quad's x, y, z; the texture unit picks the face.
+TEST(ShaderCodegen, CubeSamplesPassTheDirection) {
+  CompiledProgram program;
+  const CompiledKernel* f = compiled(shader_texture_cube_frag, &program);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(count_lines(f->assembly, R"(v_image_sample_implicit)"), 1u) << f->assembly;
 }
 
 // vkcube's shaders (GLSL as in vulkan-tools): the vertex shader reads the MVP matrix and its

@@ -573,7 +573,7 @@ TEST_P(ImageInstructions, StoreToAReadOnlyImageIsAMemoryFault) {
 TEST_P(ImageInstructions, RefusedSamplerIsKind8) {
   const uint64_t desc = place_image(small_2d(), small_2d_texels());
   const Run r = run("v_image_sample v[12:15], s[2:3], v[8:11], s8", desc, {0, 0, 0, 0},
-                    put_field(1, smp::STATE_COMPARE_MASK, smp::STATE_COMPARE_SHIFT));
+                    put_field(9, smp::STATE_COMPARE_MASK, smp::STATE_COMPARE_SHIFT));
   expect_fault(r, ShaderFaultKind::kBadDescriptor, {"v_image_sample", "sampler (source 2)", "COMPARE"});
 }
 

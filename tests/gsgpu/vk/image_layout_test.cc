@@ -12,6 +12,7 @@
 #include "gsgpu/vk/format.h"
 #include "gsgpu/vk/image_layout.h"
 #include "gsgpu/vk/sampler_state.h"
+#include "protocol/gsgpu/gsgpu_hw.h"
 
 namespace gsgpu::vk {
 namespace {
@@ -156,8 +157,15 @@ TEST(ImageLayout, ViewsTheDescriptorCannotExpressAreRefused) {
   auto layout = compute_image_layout(shape, &why);
   ASSERT_TRUE(layout);
   const FormatInfo& f = *find_format(VK_FORMAT_R8G8B8A8_UNORM);
-  EXPECT_FALSE(image_desc_words(*layout, 0, f, {VK_IMAGE_VIEW_TYPE_CUBE, 0, 1, 0, 6, {}}, &why));
+  EXPECT_FALSE(image_desc_words(*layout, 0, f, {VK_IMAGE_VIEW_TYPE_CUBE_ARRAY, 0, 1, 0, 6, {}}, &why));
   EXPECT_NE(why.find("cube"), std::string::npos);
+  // A cube view is IMAGE_CUBE with its six layers, which the texture unit accepts.
+  const auto cube = image_desc_words(*layout, 0x10000, f, {VK_IMAGE_VIEW_TYPE_CUBE, 0, 1, 0, 6, {}}, &why);
+  ASSERT_TRUE(cube) << why;
+  texture::Image decoded;
+  ASSERT_TRUE(texture::decode_image(*cube, &decoded, &why)) << why;
+  EXPECT_EQ(decoded.type, uint32_t{hw::blk::IMAGE_DESC::FORMAT_TYPE_IMAGE_CUBE});
+  EXPECT_EQ(decoded.array_size, 6u);
   EXPECT_FALSE(image_desc_words(*layout, 0, f, {VK_IMAGE_VIEW_TYPE_2D_ARRAY, 0, 2, 1, 2, {}}, &why));
   EXPECT_FALSE(image_desc_words(*layout, 0, f, {VK_IMAGE_VIEW_TYPE_2D, 4, 1, 0, 1, {}}, &why));
   EXPECT_FALSE(image_desc_words(*layout, 0, f, {VK_IMAGE_VIEW_TYPE_2D_ARRAY, 0, 1, 5, 2, {}}, &why));
@@ -313,12 +321,22 @@ TEST(SamplerState, TheTextureUnitDecodesTheTranslatedWord) {
   words = translate_sampler(info, &why);
   ASSERT_TRUE(words && texture::decode_sampler((*words)[0], &s, &why)) << why;
   EXPECT_FLOAT_EQ(s.max_lod, 0.0f);
+  // Depth compare: COMPARE = 1 + VkCompareOp, every op; off without compareEnable.
+  EXPECT_EQ(s.compare, 0u);
+  info.compareEnable = VK_TRUE;
+  for (uint32_t op = VK_COMPARE_OP_NEVER; op <= VK_COMPARE_OP_ALWAYS; ++op) {
+    info.compareOp = static_cast<VkCompareOp>(op);
+    words = translate_sampler(info, &why);
+    ASSERT_TRUE(words && texture::decode_sampler((*words)[0], &s, &why)) << why;
+    EXPECT_EQ(s.compare, op + 1);
+  }
 }
 
 TEST(SamplerState, WhatTheUnitCannotDoIsRefused) {
   std::string why;
   VkSamplerCreateInfo info = sampler_info();
   info.compareEnable = VK_TRUE;
+  info.compareOp = static_cast<VkCompareOp>(8);  // past ALWAYS
   EXPECT_FALSE(translate_sampler(info, &why));
   info = sampler_info();
   info.anisotropyEnable = VK_TRUE;

@@ -87,7 +87,7 @@ TEST_F(VkImageTest, ImageFormatPropertiesGiveTheLimitsAndRefuseWhatIsNotThere) {
       {VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_3D, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, 0},
       {VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, VK_IMAGE_USAGE_STORAGE_BIT, 0},
       {VK_FORMAT_R32_SFLOAT, VK_IMAGE_TYPE_2D, VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT, 0},  // no attachment format
-      {VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT},
+      {VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_3D, VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT},
       {VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_CREATE_SPARSE_BINDING_BIT},
       {VK_FORMAT_R32_SFLOAT, VK_IMAGE_TYPE_2D, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, 0},
       {VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, 0},
@@ -113,7 +113,7 @@ TEST_F(VkImageTest, ImageFormatPropertiesGiveTheLimitsAndRefuseWhatIsNotThere) {
   limits = props.limits;
   EXPECT_EQ(limits.maxImageDimension2D, 4096u);
   EXPECT_EQ(limits.maxImageDimension3D, 2048u);
-  EXPECT_EQ(limits.maxImageDimensionCube, 0u);
+  EXPECT_EQ(limits.maxImageDimensionCube, 4096u);
   EXPECT_EQ(limits.maxImageArrayLayers, 2048u);
 }
 
@@ -218,6 +218,53 @@ TEST_F(VkImageTest, HostileCreateInfosAreRefusedNotCrashed) {
   EXPECT_EQ(count(log, "vkCreateImage: "), 12) << log;
 }
 
+// Cube images: CUBE_COMPATIBLE needs a square 2D image of 6 or more layers, a cube view 6 layers of
+// such an image (no cube arrays); anything else is VK_ERROR_FORMAT_NOT_SUPPORTED with a log line.
+TEST_F(VkImageTest, CubeImagesAndViewsAreCheckedAgainstTheirShape) {
+  testing::internal::CaptureStderr();
+  VkImageCreateInfo info = image_info(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, {16, 8, 1}, 6, 1);
+  info.flags = VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT;
+  VkImage refused_image = VK_NULL_HANDLE;
+  EXPECT_EQ(vkCreateImage(device_, &info, nullptr, &refused_image), VK_ERROR_FORMAT_NOT_SUPPORTED);  // not square
+  info.extent = {16, 16, 1};
+  info.arrayLayers = 4;
+  EXPECT_EQ(vkCreateImage(device_, &info, nullptr, &refused_image), VK_ERROR_FORMAT_NOT_SUPPORTED);  // 4 layers
+  EXPECT_EQ(refused_image, VK_NULL_HANDLE);
+  info.arrayLayers = 12;
+  const VkImage cube = make_image(info);
+  info.flags = 0;
+  const VkImage plain = make_image(info);
+  VkImageViewCreateInfo view_info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  view_info.image = cube;
+  view_info.viewType = VK_IMAGE_VIEW_TYPE_CUBE;
+  view_info.format = VK_FORMAT_R8G8B8A8_UNORM;
+  view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 6, 6};  // the second cube
+  VkImageView view = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateImageView(device_, &view_info, nullptr, &view), VK_SUCCESS);
+  views_.push_back(view);
+  const auto refused = [&](VkImageViewCreateInfo bad) {
+    VkImageView v = VK_NULL_HANDLE;
+    EXPECT_EQ(vkCreateImageView(device_, &bad, nullptr, &v), VK_ERROR_FORMAT_NOT_SUPPORTED);
+    EXPECT_EQ(v, VK_NULL_HANDLE);
+  };
+  VkImageViewCreateInfo bad = view_info;
+  bad.subresourceRange.layerCount = 5;
+  refused(bad);
+  bad.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 8, 6};  // layers 8..13 of 12
+  refused(bad);
+  bad = view_info;
+  bad.viewType = VK_IMAGE_VIEW_TYPE_CUBE_ARRAY;  // imageCubeArray is not offered
+  bad.subresourceRange.baseArrayLayer = 0;
+  bad.subresourceRange.layerCount = 12;
+  refused(bad);
+  bad = view_info;
+  bad.image = plain;  // not CUBE_COMPATIBLE
+  refused(bad);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count(log, "CUBE_COMPATIBLE needs a square image"), 2) << log;
+  EXPECT_EQ(count(log, "vkCreateImageView: "), 4) << log;
+}
+
 TEST_F(VkImageTest, ViewsAndSamplersAreCheckedAgainstTheirImage) {
   VkImageCreateInfo info = image_info(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, {64, 32, 1}, 4, 3);
   info.flags = VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT;
@@ -281,12 +328,16 @@ TEST_F(VkImageTest, ViewsAndSamplersAreCheckedAgainstTheirImage) {
   VkSampler sampler = VK_NULL_HANDLE;
   ASSERT_EQ(vkCreateSampler(device_, &sampler_info, nullptr, &sampler), VK_SUCCESS);
   vkDestroySampler(device_, sampler, nullptr);
-  sampler_info.compareEnable = VK_TRUE;
+  sampler_info.compareEnable = VK_TRUE;  // shadow samplers are built; an unknown op is not
+  sampler_info.compareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
+  ASSERT_EQ(vkCreateSampler(device_, &sampler_info, nullptr, &sampler), VK_SUCCESS);
+  vkDestroySampler(device_, sampler, nullptr);
+  sampler_info.compareOp = static_cast<VkCompareOp>(99);
   testing::internal::CaptureStderr();
   sampler = VK_NULL_HANDLE;
   EXPECT_EQ(vkCreateSampler(device_, &sampler_info, nullptr, &sampler), VK_ERROR_FEATURE_NOT_PRESENT);
   EXPECT_EQ(sampler, VK_NULL_HANDLE);
-  EXPECT_EQ(count(testing::internal::GetCapturedStderr(), "depth compare"), 1);
+  EXPECT_EQ(count(testing::internal::GetCapturedStderr(), "compareOp"), 1);
 }
 
 // Vulkan 1.1's Y'CbCr entry points exist, but samplerYcbcrConversion is false: creating one is

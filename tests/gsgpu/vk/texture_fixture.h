@@ -23,20 +23,33 @@ using Texel = std::array<uint8_t, 4>;
 
 using TexelFunction = std::function<Texel(uint32_t level, uint32_t layer, uint32_t x, uint32_t y)>;
 
-// A 2D (or, with several layers, 2D array) RGBA8 texture (or another 4-byte format) with its levels and layers uploaded, in
-// SHADER_READ_ONLY_OPTIMAL layout.
+// A 2D (or, with several layers, 2D array) RGBA8 texture (or another 4-byte format, or a depth format)
+// with its levels and layers uploaded, in SHADER_READ_ONLY_OPTIMAL layout.
 struct Texture {
   VkImage image = VK_NULL_HANDLE;
   VkImageView view = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
 };
 
+// The bytes a texel of `format` takes in a copy and the aspect copied: depth formats copy their depth
+// aspect (D16: 2 bytes, the texel function's first two; D24S8: 4, depth in bits 0..23; D32: 4).
+inline uint32_t copy_texel_bytes(VkFormat format) { return format == VK_FORMAT_D16_UNORM ? 2 : 4; }
+inline VkImageAspectFlags copy_aspect(VkFormat format) {
+  const bool depth = format == VK_FORMAT_D16_UNORM || format == VK_FORMAT_D24_UNORM_S8_UINT ||
+                     format == VK_FORMAT_D32_SFLOAT;
+  return depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
+}
+
+// With `cube`, the image is CUBE_COMPATIBLE and the view a cube of its 6 layers.
 inline Texture make_texture(DrawSide& side, uint32_t size, uint32_t levels, const TexelFunction& texel,
-                            uint32_t layers = 1, VkFormat format = VK_FORMAT_R8G8B8A8_UNORM) {
+                            uint32_t layers = 1, VkFormat format = VK_FORMAT_R8G8B8A8_UNORM, bool cube = false) {
   VkDevice device = side.device();
+  const uint32_t texel_bytes = copy_texel_bytes(format);
+  const VkImageAspectFlags aspect = copy_aspect(format);
   Texture t;
   VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
   info.imageType = VK_IMAGE_TYPE_2D;
+  if (cube) info.flags = VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT;
   info.format = format;  // a format of 4 bytes a texel: the texel function's bytes
   info.extent = {size, size, 1};
   info.mipLevels = levels;
@@ -55,15 +68,15 @@ inline Texture make_texture(DrawSide& side, uint32_t size, uint32_t levels, cons
   EXPECT_EQ(vkBindImageMemory(device, t.image, t.memory, 0), VK_SUCCESS);
   VkImageViewCreateInfo v{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
   v.image = t.image;
-  v.viewType = layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
+  v.viewType = cube ? VK_IMAGE_VIEW_TYPE_CUBE : layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
   v.format = info.format;
-  v.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, layers};
+  v.subresourceRange = {aspect, 0, levels, 0, layers};
   EXPECT_EQ(vkCreateImageView(device, &v, nullptr, &t.view), VK_SUCCESS);
 
   // The levels through a staging buffer: UNDEFINED -> TRANSFER_DST, copies, -> SHADER_READ_ONLY.
   VkDeviceSize bytes = 0;
   for (uint32_t l = 0; l < levels; ++l)
-    bytes += VkDeviceSize{4} * layers * std::max(1u, size >> l) * std::max(1u, size >> l);
+    bytes += VkDeviceSize{texel_bytes} * layers * std::max(1u, size >> l) * std::max(1u, size >> l);
   uint8_t* staging_bytes = nullptr;
   VkBuffer staging = side.buffer(bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, &staging_bytes);
   std::vector<VkBufferImageCopy> regions;
@@ -73,13 +86,13 @@ inline Texture make_texture(DrawSide& side, uint32_t size, uint32_t levels, cons
     for (uint32_t layer = 0; layer < layers; ++layer) {
       for (uint32_t y = 0; y < n; ++y)
         for (uint32_t x = 0; x < n; ++x)
-          std::memcpy(staging_bytes + offset + 4 * (y * n + x), texel(l, layer, x, y).data(), 4);
+          std::memcpy(staging_bytes + offset + texel_bytes * (y * n + x), texel(l, layer, x, y).data(), texel_bytes);
       VkBufferImageCopy r{};
       r.bufferOffset = offset;
-      r.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, layer, 1};
+      r.imageSubresource = {aspect, l, layer, 1};
       r.imageExtent = {n, n, 1};
       regions.push_back(r);
-      offset += VkDeviceSize{4} * n * n;
+      offset += VkDeviceSize{texel_bytes} * n * n;
     }
   }
   VkCommandBuffer cb = side.cb();
@@ -89,6 +102,8 @@ inline Texture make_texture(DrawSide& side, uint32_t size, uint32_t levels, cons
   barrier.srcQueueFamilyIndex = barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
   barrier.image = t.image;
   barrier.subresourceRange = v.subresourceRange;
+  if (format == VK_FORMAT_D24_UNORM_S8_UINT)  // a barrier names both aspects of a depth / stencil image
+    barrier.subresourceRange.aspectMask |= VK_IMAGE_ASPECT_STENCIL_BIT;
   barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
   barrier.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "gsgpu/emu/texture/cube_map.h"
 #include "gsgpu/emu/texture/texture_unit.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
 #include "tests/gsgpu/flat_memory.h"
@@ -267,6 +268,107 @@ TEST_F(TextureUnitTest, ArrayLayersAreRoundedAndClamped) {
   EXPECT_EQ(t.f(0), 4.0f);
 }
 
+// Shadow samplers (SAMPLER_STATE COMPARE = 1 + VkCompareOp): each texel's depth is compared with the
+// reference in coordinate channel 2, then the 0 / 1 results are filtered (Vulkan's order).
+TEST_F(TextureUnitTest, DepthCompareComparesEachTexelThenFilters) {
+  DescSpec spec = image_1d(4);
+  spec.order = d::FORMAT_CHANNEL_ORDER_DEPTH;
+  const Image depth = float_image(spec, {0.2f, 0.4f, 0.6f, 0.8f});
+  const auto compare = [](uint32_t vk_op, bool linear) {
+    Sampler out;
+    std::string why;
+    const uint32_t word = sampler_word(false, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, linear) |
+                          put_field(vk_op + 1, s::STATE_COMPARE_MASK, s::STATE_COMPARE_SHIFT);
+    EXPECT_TRUE(decode_sampler(word, &out, &why)) << why;
+    return out;
+  };
+  // Texel 1 (0.4) against 0.5, VkCompareOp order NEVER, LESS, EQUAL, LEQUAL, GREATER, NOTEQUAL, GEQUAL, ALWAYS.
+  const float expected[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+  for (uint32_t op = 0; op < 8; ++op) EXPECT_EQ(sample_r(depth, compare(op, false), 1.5f, 0, 0.5f), expected[op]) << op;
+  EXPECT_EQ(sample_r(depth, compare(2, false), 1.5f, 0, 0.4f), 1.0f);  // EQUAL
+  // Linear at 1.75: texel 1 (0.4, weight 0.75) and 2 (0.6, 0.25); LESS against 0.5 gives 0 and 1.
+  EXPECT_EQ(sample_r(depth, compare(1, true), 1.75f, 0, 0.5f), 0.25f);
+  // A colour image ignores COMPARE (OpenGL's rule for non-depth textures).
+  const Image colour = float_image(image_1d(4), {0.2f, 0.4f, 0.6f, 0.8f});
+  EXPECT_EQ(sample_r(colour, compare(1, false), 1.5f, 0, 0.5f), 0.4f);
+  // D16 (UNORM): the reference is clamped to [0, 1], so 1.5 <= 1.0 (texel 65535) passes.
+  DescSpec unorm = image_1d(2);
+  unorm.order = d::FORMAT_CHANNEL_ORDER_DEPTH;
+  unorm.type = d::FORMAT_DATA_TYPE_UNORM_INT16;
+  unorm.row_pitch = 4;
+  const uint64_t texels = memory.alloc(64, 64);
+  const uint16_t d16[2] = {0, 65535};
+  std::memcpy(memory.host(texels), d16, sizeof d16);
+  unorm.base = texels;
+  const Image d16_image = load(unorm, ImageUse::kRead);
+  EXPECT_EQ(sample_r(d16_image, compare(3, false), 1.5f, 0, 1.5f), 1.0f);   // LEQUAL
+  EXPECT_EQ(sample_r(d16_image, compare(6, false), 0.5f, 0, -1.0f), 1.0f);  // GEQUAL: 0 >= 0
+  // A 2D-array depth image has no free channel for the reference: a bad descriptor, no texel read.
+  DescSpec array = spec;
+  array.image_type = d::FORMAT_TYPE_IMAGE_2D_ARRAY;
+  array.layers = 1;
+  array.slice_pitch = 16;
+  const Image layered = float_image(array, {0.2f, 0.4f, 0.6f, 0.8f});
+  const float coord[3] = {0.5f, 0, 0};
+  Texel t;
+  EXPECT_FALSE(unit.sample(layered, compare(1, false), coord, 0, &t));
+  EXPECT_EQ(unit.fault(), TextureFault::kBadDescriptor);
+}
+
+// Cubes (IMAGE_CUBE): the major axis picks the face (Vulkan's table), a texel past a face edge is
+// the neighbouring face's edge texel, and a linear footprint's missing corner texel is the average
+// of its three others.
+TEST_F(TextureUnitTest, CubeFacesAreSelectedAndFilteredSeamlessly) {
+  const float faces[6][3] = {{1, 0.2f, -0.3f}, {-1, 0.1f, 0.1f}, {0.1f, 1, 0.1f},
+                             {0.1f, -1, 0.1f}, {0.1f, 0.1f, 1},  {0.1f, 0.1f, -1}};
+  for (uint32_t f = 0; f < 6; ++f) EXPECT_EQ(cube_face_coord(faces[f]).face, f);
+  const CubeFaceCoord px = cube_face_coord(faces[0]);  // +x: s = (-rz + 1) / 2, t = (-ry + 1) / 2
+  EXPECT_FLOAT_EQ(px.s, 0.65f);
+  EXPECT_FLOAT_EQ(px.t, 0.4f);
+  uint32_t face = 9;
+  int64_t i = -9, j = -9;
+  ASSERT_TRUE(cube_neighbour_texel(0, 2, 1, 2, &face, &i, &j));  // right of +x: -z's left column
+  EXPECT_EQ(face, 5u);
+  EXPECT_EQ(i, 0);
+  EXPECT_EQ(j, 1);
+  ASSERT_TRUE(cube_neighbour_texel(0, -1, 0, 2, &face, &i, &j));  // left of +x: +z's right column
+  EXPECT_EQ(face, 4u);
+  EXPECT_EQ(i, 1);
+  EXPECT_EQ(j, 0);
+  EXPECT_FALSE(cube_neighbour_texel(0, -1, -1, 2, &face, &i, &j));  // a corner
+  EXPECT_FALSE(cube_neighbour_texel(0, 5, 0, 2, &face, &i, &j));    // not next to the face
+  // A 2 x 2 cube whose texel (face, i, j) holds 10 face + 2 j + i.
+  DescSpec spec;
+  spec.image_type = d::FORMAT_TYPE_IMAGE_CUBE;
+  spec.width = spec.height = 2;
+  spec.layers = 6;
+  spec.row_pitch = 8;
+  spec.slice_pitch = 16;
+  std::vector<float> texels;
+  for (int f = 0; f < 6; ++f)
+    for (int t = 0; t < 4; ++t) texels.push_back(static_cast<float>(10 * f + t));
+  const Image cube = float_image(spec, texels);
+  const Sampler nearest = sampler(true, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, false);
+  EXPECT_EQ(sample_r(cube, nearest, 1, 0.2f, -0.3f), 1.0f);  // +x, texel (1, 0)
+  EXPECT_EQ(sample_r(cube, nearest, 0.1f, 0.1f, -1), 50.0f);  // -z: s = t = 0.45, texel (0, 0)
+  // Linear at s = t = 0.1 of +z: the footprint (-1, -1) .. (0, 0) has a corner (-1, -1).
+  const Sampler linear = sampler(true, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, true);
+  const auto value = [&](uint32_t f, int64_t x, int64_t y) {
+    if (x < 0 || y < 0) EXPECT_TRUE(cube_neighbour_texel(f, x, y, 2, &f, &x, &y));
+    return texels[f * 4 + y * 2 + x];
+  };
+  const float t10 = value(4, 0, -1), t01 = value(4, -1, 0), t11 = value(4, 0, 0);
+  const float t00 = (t10 + t01 + t11) / 3.0f;
+  const float a = 0.7f;  // u = 0.1 * 2 - 0.5 = -0.3: i0 = -1, weight of i1 0.7 (v alike)
+  const float expected = (1 - a) * (1 - a) * t00 + a * (1 - a) * t10 + (1 - a) * a * t01 + a * a * t11;
+  EXPECT_NEAR(sample_r(cube, linear, -0.8f, 0.8f, 1), expected, 1e-4f);
+  // An unnormalised sampler cannot address a cube: a bad descriptor.
+  const float coord[3] = {1, 0, 0};
+  Texel t;
+  EXPECT_FALSE(unit.sample(cube, sampler(false, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, false), coord, 0, &t));
+  EXPECT_EQ(unit.fault(), TextureFault::kBadDescriptor);
+}
+
 TEST_F(TextureUnitTest, StoresConvertAndIgnoreOutOfRange) {
   DescSpec spec;
   spec.order = d::FORMAT_CHANNEL_ORDER_RGBA;
@@ -396,7 +498,7 @@ TEST_F(TextureUnitTest, BadDescriptorFieldsAreRefused) {
   const Case cases[] = {
       {"must be 0", [](std::vector<uint32_t>& w) { w[d::RESERVED_13] = 1; }},
       {"TYPE 0", [](std::vector<uint32_t>& w) { w[d::FORMAT] &= ~d::FORMAT_TYPE_MASK; }},
-      {"TYPE 7", [](std::vector<uint32_t>& w) { w[d::FORMAT] |= d::FORMAT_TYPE_MASK & (7u << d::FORMAT_TYPE_SHIFT); }},
+      {"a cube needs", [](std::vector<uint32_t>& w) { w[d::FORMAT] |= d::FORMAT_TYPE_MASK & (7u << d::FORMAT_TYPE_SHIFT); }},
       {"not a supported format", [](std::vector<uint32_t>& w) { w[d::FORMAT] |= d::FORMAT_CHANNEL_ORDER_MASK; }},
       {"not a supported format", [](std::vector<uint32_t>& w) { w[d::FORMAT] &= ~d::FORMAT_DATA_TYPE_MASK; }},
       {"MIP_LEVELS", [](std::vector<uint32_t>& w) { w[d::FORMAT] &= ~d::FORMAT_MIP_LEVELS_MASK; }},
@@ -500,7 +602,7 @@ TEST(TextureSampler, BadSamplerWordsAreRefused) {
   EXPECT_FALSE(decode_sampler(put_field(3, s::STATE_MIP_FILTER_MASK, s::STATE_MIP_FILTER_SHIFT), &out, &why));
   EXPECT_FALSE(decode_sampler(put_field(s::STATE_BORDER_CUSTOM, s::STATE_BORDER_MASK, s::STATE_BORDER_SHIFT), &out,
                               &why));
-  EXPECT_FALSE(decode_sampler(put_field(1, s::STATE_COMPARE_MASK, s::STATE_COMPARE_SHIFT), &out, &why));
+  EXPECT_FALSE(decode_sampler(put_field(9, s::STATE_COMPARE_MASK, s::STATE_COMPARE_SHIFT), &out, &why));  // 1..8 compare
   // The word the compiler builds for CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST.
   ASSERT_TRUE(decode_sampler(0x124, &out, &why)) << why;
   EXPECT_EQ(out.address[0], s::STATE_ADDRESS_U_CLAMP_TO_BORDER);
