@@ -354,7 +354,8 @@ Texel TextureUnit::border_colour(const Image& image, const Sampler& sampler) con
   return t;
 }
 
-bool TextureUnit::read_texel(const Image& image, uint32_t level, int64_t x, int64_t y, int64_t slice, Texel* out) {
+bool TextureUnit::read_texel(const Image& image, uint32_t level, int64_t x, int64_t y, int64_t slice, Texel* out,
+                             bool raw) {
   const uint64_t offset = image.level_offset[level] + static_cast<uint64_t>(slice) * image.slice_pitch[level] +
                           static_cast<uint64_t>(y) * image.row_pitch[level] +
                           static_cast<uint64_t>(x) * image.format.element_bytes;
@@ -362,7 +363,7 @@ bool TextureUnit::read_texel(const Image& image, uint32_t level, int64_t x, int6
   if (host == nullptr)
     return fail_memory({image.base_va + offset, image.format.element_bytes, Access::kRead},
                        "texel read outside the image's mapping");
-  *out = swizzled(image, image.format.decode(host));
+  *out = raw ? image.format.decode(host) : swizzled(image, image.format.decode(host));
   return true;
 }
 
@@ -505,8 +506,10 @@ bool TextureUnit::sample_level(const Image& image, const Sampler& sampler, bool 
   const auto texel_at = [&](int64_t x, int64_t y, int64_t z, Texel* t) {
     const bool outside = x < 0 || x >= sizes[0] || y < 0 || y >= sizes[1] || z < 0 || z >= sizes[2];
     if (outside) *t = border;
-    else if (!read_texel(image, level, x, y, use.spatial_axes == 3 ? z : layer, t)) return false;
-    if (comparing) {  // the spec's order: compare each texel, then filter the 0 / 1 results
+    else if (!read_texel(image, level, x, y, use.spatial_axes == 3 ? z : layer, t, comparing)) return false;
+    // The spec's order: compare the stored depth of each texel, filter the 0 / 1 results, then the
+    // view's component swizzle (OpenGL's DEPTH_TEXTURE_MODE through zink: ALPHA is (0, 0, 0, r)).
+    if (comparing) {
       const float result = depth_compare(sampler.compare, reference, t->f(0));
       *t = Texel{};
       t->set_f(0, result);
@@ -514,7 +517,11 @@ bool TextureUnit::sample_level(const Image& image, const Sampler& sampler, bool 
     }
     return true;
   };
-  if (!linear) return texel_at(axes[0].i0, axes[1].i0, axes[2].i0, out);
+  if (!linear) {
+    if (!texel_at(axes[0].i0, axes[1].i0, axes[2].i0, out)) return false;
+    if (comparing) *out = swizzled(image, *out);
+    return true;
+  }
   // The spec's weighted sum, corners in its order (x fastest, then y, then z), products left to right.
   float sum[4] = {0, 0, 0, 0};
   const int corners_z = use.spatial_axes == 3 ? 2 : 1;
@@ -531,6 +538,7 @@ bool TextureUnit::sample_level(const Image& image, const Sampler& sampler, bool 
         for (int c = 0; c < 4; ++c) sum[c] += weight * t.f(c);
       }
   for (int c = 0; c < 4; ++c) out->set_f(c, sum[c]);
+  if (comparing) *out = swizzled(image, *out);
   return true;
 }
 

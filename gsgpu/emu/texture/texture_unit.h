@@ -108,7 +108,9 @@ class TextureUnit {
  private:
   bool fail(TextureFault kind, std::string reason);
   bool fail_memory(MemoryFault where, std::string reason);
-  bool read_texel(const Image& image, uint32_t level, int64_t x, int64_t y, int64_t slice, Texel* out);
+  // The texel through the view's SWIZZLE, or with `raw` as stored (depth compare swizzles its result).
+  bool read_texel(const Image& image, uint32_t level, int64_t x, int64_t y, int64_t slice, Texel* out,
+                  bool raw = false);
   bool sample_level(const Image& image, const Sampler& sampler, bool linear, const float coord[3], uint32_t level,
                     Texel* out);
   bool sample_cube_level(const Image& image, const Sampler& sampler, bool linear, const float coord[3], uint32_t level,

@@ -288,6 +288,29 @@ TEST_F(TextureUnitTest, DepthCompareComparesEachTexelThenFilters) {
   EXPECT_EQ(sample_r(depth, compare(2, false), 1.5f, 0, 0.4f), 1.0f);  // EQUAL
   // Linear at 1.75: texel 1 (0.4, weight 0.75) and 2 (0.6, 0.25); LESS against 0.5 gives 0 and 1.
   EXPECT_EQ(sample_r(depth, compare(1, true), 1.75f, 0, 0.5f), 0.25f);
+  // The view's swizzle applies to the compare result, not to the depth compared (Vulkan's order;
+  // zink's DEPTH_TEXTURE_MODE ALPHA is (0, 0, 0, r)): GREATER against texel 1 (0.4) gives (0, 0, 0, 1).
+  {
+    DescSpec alpha = spec;
+    alpha.base = depth.base_va;
+    std::vector<uint32_t> w = words_of(alpha);
+    w[d::SWIZZLE] = put_field(4, d::SWIZZLE_R_MASK, d::SWIZZLE_R_SHIFT) |
+                    put_field(4, d::SWIZZLE_G_MASK, d::SWIZZLE_G_SHIFT) |
+                    put_field(4, d::SWIZZLE_B_MASK, d::SWIZZLE_B_SHIFT) |
+                    put_field(0, d::SWIZZLE_A_MASK, d::SWIZZLE_A_SHIFT) |
+                    put_field(1, d::SWIZZLE_ENABLE_MASK, d::SWIZZLE_ENABLE_SHIFT);
+    const uint64_t desc_va = memory.alloc(64, 64);
+    std::memcpy(memory.host(desc_va), w.data(), 64);
+    Image swizzled;
+    ASSERT_TRUE(unit.load_image(desc_va, ImageUse::kRead, &swizzled)) << unit.fault_reason();
+    const float at[3] = {1.5f, 0, 0.5f};
+    for (bool linear : {false, true}) {
+      Texel t;
+      ASSERT_TRUE(unit.sample(swizzled, compare(4, linear), at, 0, &t)) << unit.fault_reason();
+      EXPECT_EQ(t.f(0), 0.0f);
+      EXPECT_EQ(t.f(3), 1.0f);
+    }
+  }
   // A colour image ignores COMPARE (OpenGL's rule for non-depth textures).
   const Image colour = float_image(image_1d(4), {0.2f, 0.4f, 0.6f, 0.8f});
   EXPECT_EQ(sample_r(colour, compare(1, false), 1.5f, 0, 0.5f), 0.4f);
