@@ -385,6 +385,19 @@ TEST_F(TextureUnitTest, CubeFacesAreSelectedAndFilteredSeamlessly) {
   const float a = 0.7f;  // u = 0.1 * 2 - 0.5 = -0.3: i0 = -1, weight of i1 0.7 (v alike)
   const float expected = (1 - a) * (1 - a) * t00 + a * (1 - a) * t10 + (1 - a) * a * t01 + a * a * t11;
   EXPECT_NEAR(sample_r(cube, linear, -0.8f, 0.8f, 1), expected, 1e-4f);
+  // A forged cube whose six faces run past the mapping (a view of too few layers' memory) faults
+  // when it is loaded, before any texel is read.
+  DescSpec forged = spec;
+  forged.width = forged.height = 128;
+  forged.row_pitch = 512;
+  forged.slice_pitch = 512 * 128;  // 6 x 64 KiB from the last 64 KiB of the 1 MiB mapping
+  forged.base = kBase + (1u << 20) - (1u << 16);
+  const uint64_t forged_va = memory.alloc(64, 64);
+  const std::vector<uint32_t> fw = words_of(forged);
+  std::memcpy(memory.host(forged_va), fw.data(), 64);
+  Image past;
+  EXPECT_FALSE(unit.load_image(forged_va, ImageUse::kRead, &past));
+  EXPECT_EQ(unit.fault(), TextureFault::kMemory);
   // An unnormalised sampler cannot address a cube: a bad descriptor.
   const float coord[3] = {1, 0, 0};
   Texel t;
