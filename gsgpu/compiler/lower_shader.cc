@@ -73,6 +73,10 @@ bool capability_allowed(spv::Capability c) {
     case spv::Capability::Sampled1D:  // 1D textures: IMAGE_DESC's 1D type (GL 1.1's glTexImage1D through zink)
     case spv::Capability::ClipDistance:  // vertex outputs: export_builtin_output
     case spv::Capability::CullDistance:
+    // zink declares it in some fragment shaders that shade nothing per sample (glmark2's terrain):
+    // what would need it is refused where it is used (SampleId / SamplePosition / SampleMask
+    // inputs, the Sample decoration in declare_fragment_input, InterpolateAtSample's capability).
+    case spv::Capability::SampleRateShading:
       return true;
     default: return false;
   }
@@ -298,6 +302,9 @@ void Lowering::declare_fragment_input(uint32_t id, const SpirvVariable& var, con
     return;
   }
   if (d == nullptr || !d->location) fail("fragment input " + std::to_string(id) + " has no Location");
+  if (d->sample)
+    fail("fragment input " + std::to_string(id) + " is decorated Sample (per-sample interpolation needs "
+         "sample-rate shading, which gsgpu does not offer)");
   const uint32_t component = d->component.value_or(0);
   const uint64_t first = uint64_t{*d->location} * 4 + component;
   // Each location holds one vector: arrays and matrices take consecutive locations.

@@ -323,6 +323,7 @@ class ModuleParser {
       case spv::Decoration::Binding: if (has_arg && !member) d.binding = value; break;
       case spv::Decoration::Flat: if (!member) d.flat = true; break;
       case spv::Decoration::NoPerspective: if (!member) d.no_perspective = true; break;
+      case spv::Decoration::Sample: if (!member) d.sample = true; break;
       case spv::Decoration::Block: d.block = true; break;
       case spv::Decoration::BufferBlock: d.buffer_block = true; break;
       case spv::Decoration::ArrayStride: d.array_stride = value; break;

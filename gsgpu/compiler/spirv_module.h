@@ -72,6 +72,7 @@ struct SpirvDecorations {
   // Graphics shaders (lower_shader.cc): interface and resource decorations.
   std::optional<uint32_t> location, index, component, descriptor_set, binding;
   bool flat = false, no_perspective = false, block = false, buffer_block = false;
+  bool sample = false;  // Sample: per-sample interpolation (refused: no sample-rate shading)
   uint32_t array_stride = 0;                          // ArrayStride
   std::map<uint32_t, spv::BuiltIn> member_builtins;   // struct member -> BuiltIn (gl_PerVertex)
   std::map<uint32_t, uint32_t> member_matrix_strides; // struct member -> MatrixStride

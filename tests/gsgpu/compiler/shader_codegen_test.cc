@@ -22,6 +22,7 @@
 #include "tests/gsgpu/compiler/shader_pattern_frag.h"
 #include "tests/gsgpu/compiler/shader_point_coord_frag.h"
 #include "tests/gsgpu/compiler/shader_sample_id_frag.h"
+#include "tests/gsgpu/compiler/shader_sample_input_frag.h"
 #include "tests/gsgpu/compiler/shader_storage_buffer_frag.h"
 #include "tests/gsgpu/compiler/shader_texture_frag.h"
 #include "tests/gsgpu/compiler/shader_texture_array_frag.h"
@@ -150,10 +151,26 @@ TEST(ShaderCodegen, UnsupportedFeaturesFailNamingThem) {
   EXPECT_NE(refusal(shader_storage_buffer_frag).find("BufferBlock"), std::string::npos);
   EXPECT_NE(refusal(shader_texel_buffer_frag).find("SampledBuffer"), std::string::npos);  // texel buffers
   EXPECT_NE(refusal(shader_point_coord_frag).find("PointCoord"), std::string::npos);
-  EXPECT_NE(refusal(shader_sample_id_frag).find("SampleRateShading"), std::string::npos);
+  EXPECT_NE(refusal(shader_sample_id_frag).find("SampleId"), std::string::npos);
+  EXPECT_NE(refusal(shader_sample_input_frag).find("decorated Sample"), std::string::npos);
   EXPECT_NE(refusal(shader_geometry_geom).find("Geometry"), std::string::npos);
   // Messages name the stage and entry point.
   EXPECT_NE(refusal(shader_point_coord_frag).find("fragment shader main"), std::string::npos);
+}
+
+// zink declares SampleRateShading in fragment shaders that shade nothing per sample (glmark2's
+// terrain): the capability alone changes nothing, so pattern.frag with it compiles to the same program.
+TEST(ShaderCodegen, SampleRateShadingDeclaredAloneCompilesAsWithout) {
+  std::vector<uint32_t> declared(std::begin(shader_pattern_frag), std::end(shader_pattern_frag));
+  constexpr uint32_t kOpCapabilitySampleRateShading[] = {0x00020011, 35};
+  declared.insert(declared.begin() + 5, std::begin(kOpCapabilitySampleRateShading),
+                  std::end(kOpCapabilitySampleRateShading));  // after the 5-word header
+  CompiledProgram plain, with_capability;
+  const CompiledKernel* a = compiled(shader_pattern_frag, &plain);
+  const CompiledKernel* b = compiled(declared, &with_capability);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(a->assembly, b->assembly);
 }
 
 // What zink emits for GL 2.1 (zink_forms.frag): a uniform buffer declared as an array of one block
