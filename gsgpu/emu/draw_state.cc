@@ -207,7 +207,9 @@ bool decode_targets(BlockWords& w, G::DrawState* s) {
       s->color.format = G::ColorFormat::kR32G32B32A32Sint;
       break;
     default:
-      return w.fail("COLOR_FORMAT " + std::to_string(color_format) + " is not a render-target format");
+      if (!G::color_format_from_vk(color_format, &s->color.format)) {
+        return w.fail("COLOR_FORMAT " + std::to_string(color_format) + " is not a render-target format");
+      }
   }
   s->depth.enabled = depth_format != 0;
   switch (depth_format) {

@@ -240,9 +240,9 @@ void OutputMerger::write_color(const Fragment& f) {
   if (logic_op) {
     std::array<uint32_t, 4> bits{};
     const bool integer = is_integer(color_.format);  // the shader's words themselves, all 32 bits
-    const uint32_t width_mask = integer ? 0xFFFFFFFFu : 0xFFu;
-    for (int i = 0; i < 4; ++i) {
-      uint32_t s = integer ? std::bit_cast<uint32_t>(f.color[i]) : float_to_unorm8(f.color[i]);
+    for (int i = 0; i < 4; ++i) {  // UNORM components in their own widths (8, 16, 10, 5, ...)
+      uint32_t s = integer ? std::bit_cast<uint32_t>(f.color[i]) : encode_component(color_.format, i, f.color[i]);
+      const uint32_t width_mask = component_mask(color_.format, i);
       bits[i] = (mask >> i) & 1 ? apply_logic_op(blend_.logic_op, s, old_bits[i]) & width_mask : old_bits[i];
     }
     color_.store_bits(x, y, bits);

@@ -91,7 +91,8 @@ std::vector<uint8_t> encode_png(const ColorTarget& t) {
   for (uint32_t y = 0; y < t.height; ++y) {
     for (uint32_t x = 0; x < t.width; ++x) {
       uint8_t* out = &rgba[(size_t(y) * t.width + x) * 4];
-      if (t.format == ColorFormat::kR32G32B32A32Sfloat) {
+      // Float, 16-bit and packed formats through their values; 8-bit ones as the bytes stored.
+      if (t.format == ColorFormat::kR32G32B32A32Sfloat || (color_layout(t.format).bits[0] != 8 && !is_integer(t.format))) {
         Color c = t.load(x, y);
         for (int i = 0; i < 4; ++i) out[i] = float_to_unorm8(c[i]);
       } else {

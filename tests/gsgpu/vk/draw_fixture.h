@@ -53,8 +53,8 @@ struct DrawScene {
   std::vector<uint8_t> uniform_bytes;
   const uint32_t* vertex_spirv = nullptr;
   size_t vertex_spirv_bytes = 0;
-  // The colour attachment's format (R8G8B8A8_UNORM, R8_UNORM, R8G8_UNORM or R32G32B32A32_*: the
-  // clear then holds `clear`'s float bits) and a fragment shader of draw_color.frag's interface.
+  // The colour attachment's format (any of color_texel_bytes; R32G32B32A32_UINT / _SINT: the clear
+  // then holds `clear`'s float bits) and a fragment shader of draw_color.frag's interface.
   VkFormat color_format = VK_FORMAT_R8G8B8A8_UNORM;
   const uint32_t* fragment_spirv = nullptr;
   size_t fragment_spirv_bytes = 0;
@@ -77,8 +77,20 @@ inline void add_pixel_quad(DrawScene* s, float x0, float y0, float x1, float y1,
   s->draws.push_back({false, 6, first, 0, {1, 1, 1, 1}});
 }
 
+// Bytes of one texel of the colour formats the draw tests render to.
+inline uint32_t color_texel_bytes(VkFormat f) {
+  switch (f) {
+    case VK_FORMAT_R8_UNORM: return 1;
+    case VK_FORMAT_R8G8_UNORM: case VK_FORMAT_R16_UNORM: case VK_FORMAT_R16_SFLOAT:
+    case VK_FORMAT_R5G6B5_UNORM_PACK16: return 2;
+    case VK_FORMAT_R16G16B16A16_UNORM: case VK_FORMAT_R16G16B16A16_SFLOAT: case VK_FORMAT_R32G32_SFLOAT: return 8;
+    case VK_FORMAT_R32G32B32A32_UINT: case VK_FORMAT_R32G32B32A32_SINT: case VK_FORMAT_R32G32B32A32_SFLOAT: return 16;
+    default: return 4;  // RGBA8 / BGRA8 (UNORM, sRGB), R16G16, R32, packed 32-bit formats
+  }
+}
+
 struct DrawFrame {
-  std::vector<uint8_t> color;  // rows of width texels (RGBA8; R8, R8G8; 16 bytes for R32G32B32A32_*)
+  std::vector<uint8_t> color;  // rows of width texels of color_texel_bytes(format)
   std::vector<float> depth;    // D32, when the scene has depth
   std::vector<uint32_t> depth_bits;  // the depth aspect as copied to a buffer (D24: bits 0..23; D16: 16 bits)
   std::vector<uint8_t> stencil;      // D24S8's stencil aspect
@@ -405,10 +417,7 @@ class DrawSide {
     vkCmdEndRenderPass(cb_);
     const VkDeviceSize pixels = VkDeviceSize{s.width} * s.height;
     uint8_t *color = nullptr, *depth = nullptr, *stencil = nullptr;
-    const VkDeviceSize texel = s.color_format == VK_FORMAT_R8_UNORM     ? 1
-                               : s.color_format == VK_FORMAT_R8G8_UNORM ? 2
-                               : s.color_format == VK_FORMAT_R8G8B8A8_UNORM ? 4
-                                                                          : 16;
+    const VkDeviceSize texel = color_texel_bytes(s.color_format);
     VkBuffer color_buffer = buffer(pixels * texel, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &color);
     VkBufferImageCopy region{};
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};

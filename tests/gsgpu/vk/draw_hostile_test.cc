@@ -108,7 +108,7 @@ TEST_F(VkDrawHostile, PassesFramebuffersAndPipelinesTheEmulatorCannotDoAreRefuse
   VkRenderPass pass = VK_NULL_HANDLE;
   EXPECT_EQ(vkCreateRenderPass(side_->device(), &info, nullptr, &pass), VK_ERROR_FEATURE_NOT_PRESENT);
   EXPECT_EQ(pass, VK_NULL_HANDLE);
-  a.format = VK_FORMAT_R16G16B16A16_SFLOAT;  // sampled, not a render target
+  a.format = VK_FORMAT_R16G16B16A16_SNORM;  // sampled, not a render target
   bad.attachment = 0;
   EXPECT_EQ(vkCreateRenderPass(side_->device(), &info, nullptr, &pass), VK_ERROR_FEATURE_NOT_PRESENT);
   DrawScene s;
