@@ -208,7 +208,6 @@ class Lowering {
   // instructions of graphics shaders.
   Value declare_texture_binding(uint32_t id, const SpirvDecorations* d);
   void shader_image_sample(const SpirvInstruction& inst);
-  MOperand sample_lod_channel(const SpirvInstruction& inst, size_t at, bool implicit, MOperand sampler_bias);
   void shader_image_fetch(const SpirvInstruction& inst);
   std::unordered_map<uint32_t, Value> texture_bindings_;  // UniformConstant variable -> its descriptor's parts
   void declare_push_constants(uint32_t id, uint32_t pointee);
@@ -313,6 +312,9 @@ class Lowering {
                            const MOperand* reference = nullptr);
   MOperand projected_coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w,
                                      const MOperand* reference = nullptr);
+  MOperand sample_lod_channel(const SpirvInstruction& inst, size_t at, bool implicit, MOperand sampler_bias,
+                              MOperand image, const ImageShape& shape);
+  MOperand gradient_lod(uint32_t dx_id, uint32_t dy_id, MOperand image, const ImageShape& shape);
   void check_texel_type(uint32_t type_id, const char* what) const;
   void image_read(const SpirvInstruction& inst);
   void image_sample(const SpirvInstruction& inst);

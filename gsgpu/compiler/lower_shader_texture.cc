@@ -113,17 +113,47 @@ bool is_dref(Op op) {
 
 }  // namespace
 
-// The LOD channel of a sample: the sampler's bias plus the shader's Bias (the sum clamped to +-15)
-// or Lod (Vulkan adds the sampler's mipLodBias to both forms). `at` is the operand index of the
-// image-operands mask.
-MOperand Lowering::sample_lod_channel(const SpirvInstruction& inst, size_t at, bool implicit, MOperand sampler_bias) {
+// Vulkan's LOD of explicit gradients (textureGrad), computed in the program: rho_x and rho_y the
+// Euclidean lengths of d/dx and d/dy scaled to texels of level 0 (the image's width, height, depth
+// from v_image_query), lambda = log2(max(rho_x, rho_y)) = 0.5 log2(max(rho_x^2, rho_y^2)), as the
+// texture unit's implicit LOD does from the quad's derivatives.
+MOperand Lowering::gradient_lod(uint32_t dx_id, uint32_t dy_id, MOperand image, const ImageShape& shape) {
+  if (shape.cube) fail("explicit gradients (Grad) on a cube image are not supported");
+  const Value dx = value(dx_id), dy = value(dy_id);
+  if (dx.parts.size() < shape.dims || dy.parts.size() < shape.dims) fail("a Grad operand has too few components");
+  const isa::ImageQueryWhat what[3] = {isa::ImageQueryWhat::kWidth, isa::ImageQueryWhat::kHeight,
+                                       isa::ImageQueryWhat::kDepth};
+  MOperand length[2];
+  for (uint32_t axis = 0; axis < shape.dims; ++axis) {
+    const MOperand size =
+        MOperand::vreg(emit(Opcode::v_cvt_f32_u32, 32, image_query(image, MOperand::literal(0), what[axis])));
+    const MOperand parts[2] = {dx.parts[axis], dy.parts[axis]};
+    for (int k = 0; k < 2; ++k) {
+      const MOperand texels = MOperand::vreg(emit(Opcode::v_mul_f32, 32, parts[k], size));
+      const MOperand square = MOperand::vreg(emit(Opcode::v_mul_f32, 32, texels, texels));
+      length[k] = axis == 0 ? square : MOperand::vreg(emit(Opcode::v_add_f32, 32, length[k], square));
+    }
+  }
+  const MOperand longer = MOperand::vreg(emit(Opcode::v_max_f32, 32, length[0], length[1]));
+  const MOperand log = MOperand::vreg(emit(Opcode::v_log2_f32, 32, longer));
+  return MOperand::vreg(emit(Opcode::v_mul_f32, 32, log, MOperand::literal(std::bit_cast<uint32_t>(0.5f))));
+}
+
+// The LOD channel of a sample: the sampler's bias plus the shader's Bias (the sum clamped to +-15),
+// Lod, or the LOD of the Grad operands (Vulkan adds the sampler's mipLodBias to each form). `at` is
+// the operand index of the image-operands mask.
+MOperand Lowering::sample_lod_channel(const SpirvInstruction& inst, size_t at, bool implicit, MOperand sampler_bias,
+                                      MOperand image, const ImageShape& shape) {
   const uint32_t mask = inst.operands.size() > at ? inst.operands[at] : 0;
-  if ((mask & kGrad) != 0)
-    fail("explicit gradients (Grad: textureGrad) are not supported: the ISA has no v_image_sample_grad");
+  if (!implicit && mask == kGrad) {
+    if (inst.operands.size() != at + 3) fail("the image operands do not match their mask");
+    const MOperand lambda = gradient_lod(operand_id(inst, at + 1), operand_id(inst, at + 2), image, shape);
+    return MOperand::vreg(emit(Opcode::v_add_f32, 32, lambda, sampler_bias));
+  }
   const uint32_t allowed = implicit ? kBias : kLod;
   if ((mask & ~allowed) != 0 || (!implicit && mask != kLod))
     fail("image operands mask " + std::to_string(mask) +
-         (implicit ? " (only Bias is supported with an implicit LOD)" : " (only Lod is supported with an explicit LOD)"));
+         (implicit ? " (only Bias is supported with an implicit LOD)" : " (only Lod or Grad alone is supported with an explicit LOD)"));
   if (inst.operands.size() > at && inst.operands.size() != at + 1 + static_cast<size_t>(std::popcount(mask)))
     fail("the image operands do not match their mask");
   if (mask == 0) return sampler_bias;
@@ -165,7 +195,7 @@ void Lowering::shader_image_sample(const SpirvInstruction& inst) {
   }
   const Value sampled = value(sampled_id);
   if (sampled.parts.size() != 3) fail("the sampled image does not come from an image and a sampler descriptor");
-  const MOperand w = sample_lod_channel(inst, dref ? 3 : 2, implicit, sampled.parts[2]);
+  const MOperand w = sample_lod_channel(inst, dref ? 3 : 2, implicit, sampled.parts[2], sampled.parts[0], shape);
   bool is_float = proj;
   const MOperand* ref = dref ? &reference : nullptr;
   const MOperand coord = proj ? projected_coordinate_quad(operand_id(inst, 1), shape, w, ref)
