@@ -323,17 +323,31 @@ bool decode_multisample(BlockWords& w, G::DrawState* s) {
   return true;
 }
 
+// RASTER.DEPTH_BIAS and its three factors; a factor that is not finite is a bad field (it would
+// make every biased depth infinite or NaN).
+bool decode_depth_bias(BlockWords& w, G::DepthBias* bias) {
+  namespace P = blk::PIPE_STATE;
+  bias->enable = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, DEPTH_BIAS)) != 0;
+  bias->constant = w.real(P::DEPTH_BIAS_CONSTANT);
+  bias->slope = w.real(P::DEPTH_BIAS_SLOPE);
+  bias->clamp = w.real(P::DEPTH_BIAS_CLAMP);
+  if (!std::isfinite(bias->constant) || !std::isfinite(bias->slope) || !std::isfinite(bias->clamp)) {
+    return w.fail("DEPTH_BIAS_CONSTANT / SLOPE / CLAMP is not finite");
+  }
+  return true;
+}
+
 bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStateError* error) {
   namespace P = blk::PIPE_STATE;
   BlockWords w("PIPE_STATE", error);
   if (!w.read(memory, va, P::SIZE_DWORDS, P::ALIGN_BYTES)) return false;
   if (!w.only(P::RASTER,
               P::RASTER_CULL_MASK | P::RASTER_FRONT_FACE_MASK | P::RASTER_BBOX_TEST_MASK | P::RASTER_LINE_MODE_MASK |
-                  P::RASTER_POLYGON_MODE_MASK,
+                  P::RASTER_POLYGON_MODE_MASK | P::RASTER_PROVOKING_LAST_MASK | P::RASTER_DEPTH_BIAS_MASK,
               "RASTER")) {
     return false;
   }
-  for (uint32_t i = P::RESERVED_34; i <= P::RESERVED_39; ++i) {
+  for (uint32_t i = P::RESERVED_37; i <= P::RESERVED_39; ++i) {
     if (!w.zero(i, ("RESERVED_" + std::to_string(i)).c_str())) return false;
   }
   // Any value: the geometry engine clamps it to pointSizeRange (a guest cannot ask for more).
@@ -347,6 +361,9 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   const uint32_t polygon_mode = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, POLYGON_MODE));
   if (polygon_mode > 2) return w.fail("RASTER.POLYGON_MODE is " + std::to_string(polygon_mode) + ", above 2");
   s->draw.polygon_mode = G::PolygonMode(polygon_mode);
+  s->draw.provoking_vertex = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, PROVOKING_LAST)) ? G::ProvokingVertex::kLast
+                                                                                         : G::ProvokingVertex::kFirst;
+  if (!decode_depth_bias(w, &s->setup.depth_bias)) return false;
   s->draw.cull = s->setup.cull;
   s->draw.front_face = s->setup.front_face;
   s->viewport = G::Viewport{w.real(P::VIEWPORT_X),      w.real(P::VIEWPORT_Y),         w.real(P::VIEWPORT_WIDTH),
@@ -358,7 +375,12 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   const int64_t sy1 = std::clamp<int64_t>(sy + w.word(P::SCISSOR_HEIGHT), 0, G::kMaxDrawTargetSize);
   s->scissor = G::PixelRect{int32_t(std::clamp<int64_t>(sx, 0, G::kMaxDrawTargetSize)),
                             int32_t(std::clamp<int64_t>(sy, 0, G::kMaxDrawTargetSize)), int32_t(sx1), int32_t(sy1)};
-  return decode_targets(w, s) && decode_tests_and_blend(w, s) && decode_multisample(w, s);
+  if (!decode_targets(w, s) || !decode_tests_and_blend(w, s) || !decode_multisample(w, s)) return false;
+  // r of the bias is the depth target's (depth_bias.h); D32_SFLOAT's comes from each triangle.
+  if (s->depth.enabled && s->depth.format != G::DepthFormat::kD32Sfloat) {
+    s->setup.depth_bias.unorm_bits = s->depth.format == G::DepthFormat::kD16Unorm ? 16 : 24;
+  }
+  return true;
 }
 
 // Where a stage's program lives in SHADER_STATE, and the names its errors use.

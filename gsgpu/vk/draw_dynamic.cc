@@ -1,8 +1,10 @@
 // Dynamic state beyond viewport and scissor (docs/vulkan-driver.md "Draws"): blend constants and
 // the stencil compare mask, write mask and reference, recorded as the PIPE_STATE fields they replace
-// and applied to the pipeline's words when a draw is recorded. Depth bias and depth bounds are
-// accepted and change nothing: their tests are off in every pipeline the driver creates.
+// and applied to the pipeline's words when a draw is recorded; the depth bias (the pipeline's or
+// vkCmdSetDepthBias's) becomes RASTER.DEPTH_BIAS and DEPTH_BIAS_*. Depth bounds are accepted and
+// change nothing: the test is off in every pipeline the driver creates.
 #include <bit>
+#include <cmath>
 #include <string>
 
 #include "gsgpu/vk/binding_objects.h"
@@ -34,6 +36,27 @@ void set_stencil_field(VkCommandBuffer handle, const char* command, VkStencilFac
   cb->graphics.dynamic_set |= bit;
 }
 
+// depthBiasEnable's factors {constant, clamp, slope} into PIPE_STATE (the emulator's triangle setup
+// biases filled triangles: docs/graphics.md "Depth bias"). A zero bias leaves the words as they are.
+// Refused: factors that are not finite (the device would refuse them as bad fields), and a non-zero
+// bias with polygon mode LINE / POINT, whose outlines the emulator does not bias.
+bool apply_depth_bias(const std::array<float, 3>& f, std::array<uint32_t, kPipeStateDwords>* words,
+                      std::string* why) {
+  if (!std::isfinite(f[0]) || !std::isfinite(f[1]) || !std::isfinite(f[2])) {
+    return *why = "a depth bias factor that is not finite", false;
+  }
+  if (f[0] == 0.0f && f[2] == 0.0f) return true;  // o = 0 whatever the clamp
+  auto& w = *words;
+  if ((w[P::RASTER] & P::RASTER_POLYGON_MODE_MASK) != 0) {
+    return *why = "a depth bias other than 0 with polygon mode LINE or POINT (not built)", false;
+  }
+  w[P::RASTER] |= P::RASTER_DEPTH_BIAS_MASK;
+  w[P::DEPTH_BIAS_CONSTANT] = std::bit_cast<uint32_t>(f[0]);
+  w[P::DEPTH_BIAS_CLAMP] = std::bit_cast<uint32_t>(f[1]);
+  w[P::DEPTH_BIAS_SLOPE] = std::bit_cast<uint32_t>(f[2]);
+  return true;
+}
+
 }  // namespace
 
 bool apply_dynamic_state(const GraphicsPipeline& p, const GraphicsRecordState& g,
@@ -41,11 +64,10 @@ bool apply_dynamic_state(const GraphicsPipeline& p, const GraphicsRecordState& g
   // A pipeline without depth bias ignores vkCmdSetDepthBias: only the other states must be set.
   const uint32_t needed = p.depth_bias ? p.dynamic : p.dynamic & ~uint32_t{kDynamicDepthBias};
   if ((needed & g.dynamic_set) != needed) return *why = "a dynamic state of the pipeline was not set", false;
-  if (p.depth_bias) {
-    const std::array<float, 3>& f = (p.dynamic & kDynamicDepthBias) ? g.depth_bias : p.depth_bias_factors;
-    if (f[0] != 0.0f || f[2] != 0.0f) return *why = "a depth bias other than 0 (the output merger has none)", false;
-  }
   auto& w = *words;
+  if (p.depth_bias && !apply_depth_bias((p.dynamic & kDynamicDepthBias) ? g.depth_bias : p.depth_bias_factors, &w, why)) {
+    return false;
+  }
   if (p.dynamic & kDynamicBlendConstants) {
     w[P::BLEND_CONSTANT_R] = g.blend_constants[0];
     w[P::BLEND_CONSTANT_G] = g.blend_constants[1];
@@ -89,7 +111,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetStencilReference(VkCommandBuffer handle
                     P::STENCIL_FRONT_MASKS_REFERENCE_SHIFT, kDynamicStencilReference);
 }
 
-// Kept for the draws of a depthBiasEnable pipeline, which are recorded only while it is zero.
+// Kept for the draws of a depthBiasEnable pipeline with DEPTH_BIAS dynamic (apply_depth_bias).
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetDepthBias(VkCommandBuffer handle, float constant, float clamp, float slope) {
   CommandBuffer* cb = recording(handle, "vkCmdSetDepthBias");
   if (cb == nullptr) return;

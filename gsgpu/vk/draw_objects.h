@@ -94,11 +94,12 @@ struct GraphicsPipeline : PipelineBase {
   std::vector<PipelineVertexAttribute> attributes;  // attribute i = Location i
   uint32_t topology = 0;
   uint32_t line_mode = 0;  // PIPE_STATE RASTER.LINE_MODE (VK_EXT_line_rasterization)
+  bool provoking_last = false;  // PIPE_STATE RASTER.PROVOKING_LAST (VK_EXT_provoking_vertex)
   bool primitive_restart = false;
   bool dynamic_viewport = false, dynamic_scissor = false;
   uint32_t dynamic = 0;  // DynamicBits
-  // depthBiasEnable: the output merger has no depth bias, so a draw is recorded only while the bias
-  // (the pipeline's factors, or vkCmdSetDepthBias's when dynamic) is zero, which changes no depth.
+  // depthBiasEnable: each draw writes the bias (the pipeline's factors, or vkCmdSetDepthBias's when
+  // dynamic) into PIPE_STATE (draw_dynamic.cc apply_depth_bias).
   bool depth_bias = false;
   std::array<float, 3> depth_bias_factors{};  // constant, clamp, slope
   VkViewport viewport{};

@@ -65,7 +65,11 @@ void fill_draw_limits(VkPhysicalDeviceLimits* limits) {
   limits->maxDrawIndexedIndexValue = UINT32_MAX;
   limits->maxDrawIndirectCount = 1;
   limits->subPixelPrecisionBits = 8;
-  limits->pointSizeRange[0] = limits->pointSizeRange[1] = 1.0f;
+  // The geometry engine clamps PointSize to [1, 64] and snaps it to 1/256 (docs/graphics.md "Points
+  // and lines"): Vulkan's minimum range for largePoints.
+  limits->pointSizeRange[0] = 1.0f;
+  limits->pointSizeRange[1] = 64.0f;
+  limits->pointSizeGranularity = 1.0f / 256;
   limits->lineWidthRange[0] = limits->lineWidthRange[1] = 1.0f;
   limits->maxClipDistances = 8;  // SHADER_STATE VERTEX.CLIP_DISTANCES + CULL_DISTANCES <= 8
   limits->maxCullDistances = 8;
@@ -150,6 +154,9 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFeatures(VkPhysicalDevice, V
   // culls by them (gsgpu/emu/graphics/user_clip.h).
   features->shaderClipDistance = VK_TRUE;
   features->shaderCullDistance = VK_TRUE;
+  // Triangle setup clamps the depth bias (PIPE_STATE DEPTH_BIAS_CLAMP; gsgpu/emu/graphics/depth_bias.h).
+  features->depthBiasClamp = VK_TRUE;
+  features->largePoints = VK_TRUE;  // pointSizeRange [1, 64] (fill_limits)
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceMemoryProperties(VkPhysicalDevice handle,
@@ -238,6 +245,7 @@ const VkExtensionProperties kDeviceExtensions[] = {
     {VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME, VK_KHR_IMAGE_FORMAT_LIST_SPEC_VERSION},
     {VK_KHR_IMAGELESS_FRAMEBUFFER_EXTENSION_NAME, VK_KHR_IMAGELESS_FRAMEBUFFER_SPEC_VERSION},
     {VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME, VK_EXT_HOST_QUERY_RESET_SPEC_VERSION},
+    {VK_EXT_PROVOKING_VERTEX_EXTENSION_NAME, VK_EXT_PROVOKING_VERTEX_SPEC_VERSION},  // pipeline.cc provoking_last
 };
 constexpr uint32_t kDeviceExtensionCount = sizeof(kDeviceExtensions) / sizeof(kDeviceExtensions[0]);
 

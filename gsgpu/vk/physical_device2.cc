@@ -85,6 +85,10 @@ void fill_property(const PhysicalDevice& physical, VkBaseOutStructure* s) {
       // Line endpoints are snapped as every vertex: 8 sub-pixel bits.
       reset_keeping_chain<VkPhysicalDeviceLineRasterizationPropertiesEXT>(s)->lineSubPixelPrecisionBits = 8;
       break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROVOKING_VERTEX_PROPERTIES_EXT:
+      // Each pipeline's PIPE_STATE carries its own mode; there is no transform feedback to order.
+      reset_keeping_chain<VkPhysicalDeviceProvokingVertexPropertiesEXT>(s)->provokingVertexModePerPipeline = VK_TRUE;
+      break;
     default:
       break;  // unknown to the driver: left as the application wrote it
   }
@@ -128,6 +132,11 @@ void fill_feature(VkBaseOutStructure* s) {
       lines->bresenhamLines = VK_TRUE;
       break;
     }
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT:
+      // The geometry engine's RASTER.PROVOKING_LAST (gsgpu/emu/graphics/primitive_assembly.h);
+      // transformFeedbackPreservesProvokingVertex stays false: no transform feedback is offered.
+      reset_keeping_chain<VkPhysicalDeviceProvokingVertexFeaturesEXT>(s)->provokingVertexLast = VK_TRUE;
+      break;
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES:
       // The compiler reads blocks at their Offset / ArrayStride whatever the alignment (uniform
       // buffers and push constants; storage buffers are not offered at all).

@@ -71,12 +71,23 @@ bool line_mode(const VkPipelineRasterizationStateCreateInfo& r, uint32_t* mode, 
   }
 }
 
+// VK_EXT_provoking_vertex: RASTER.PROVOKING_LAST for VK_PROVOKING_VERTEX_MODE_LAST_VERTEX_EXT.
+bool provoking_last(const VkPipelineRasterizationStateCreateInfo& r, bool* last, std::string* why) {
+  const auto* pv = find_in_chain<VkPipelineRasterizationProvokingVertexStateCreateInfoEXT>(
+      r.pNext, VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_PROVOKING_VERTEX_STATE_CREATE_INFO_EXT);
+  *last = pv != nullptr && pv->provokingVertexMode == VK_PROVOKING_VERTEX_MODE_LAST_VERTEX_EXT;
+  if (pv != nullptr && uint32_t(pv->provokingVertexMode) > VK_PROVOKING_VERTEX_MODE_LAST_VERTEX_EXT) {
+    return *why = "provoking vertex mode " + std::to_string(pv->provokingVertexMode), false;
+  }
+  return true;
+}
+
 // Fixed-function state outside what PIPE_STATE expresses; *why names it.
 bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p, std::string* why) {
   const auto* r = info.pRasterizationState;
   if (r == nullptr) return *why = "no rasterization state", false;
   if (r->depthClampEnable || r->rasterizerDiscardEnable) return *why = "depth clamp or rasterizer discard", false;
-  // Depth bias: accepted, and each draw checks that it is zero (apply_dynamic_state). zink enables it
+  // Depth bias: each draw writes the factors into PIPE_STATE (apply_dynamic_state). zink enables it
   // in every pipeline with a dynamic bias it sets to 0 unless GL's polygon offset is on.
   p->depth_bias = r->depthBiasEnable;
   p->depth_bias_factors = {r->depthBiasConstantFactor, r->depthBiasClamp, r->depthBiasSlopeFactor};
@@ -85,7 +96,7 @@ bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
   }
   // FILL, LINE, POINT (fillModeNonSolid): PIPE_STATE RASTER.POLYGON_MODE holds VkPolygonMode.
   if (uint32_t(r->polygonMode) > VK_POLYGON_MODE_POINT) return *why = "an extension's polygon mode", false;
-  if (!line_mode(*r, &p->line_mode, why)) return false;
+  if (!line_mode(*r, &p->line_mode, why) || !provoking_last(*r, &p->provoking_last, why)) return false;
   if (info.pTessellationState != nullptr && info.stageCount > 2) return *why = "tessellation", false;
   if (const auto* m = info.pMultisampleState;
       m != nullptr && (m->rasterizationSamples != VK_SAMPLE_COUNT_1_BIT || m->sampleShadingEnable ||
@@ -149,7 +160,8 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
   w[P::RASTER] = put(r->cullMode & 3, P::RASTER_CULL_MASK, P::RASTER_CULL_SHIFT) |
                  (r->frontFace == VK_FRONT_FACE_CLOCKWISE ? P::RASTER_FRONT_FACE_MASK : 0) | P::RASTER_BBOX_TEST_MASK |
                  put(p->line_mode, P::RASTER_LINE_MODE_MASK, P::RASTER_LINE_MODE_SHIFT) |
-                 put(uint32_t(r->polygonMode), P::RASTER_POLYGON_MODE_MASK, P::RASTER_POLYGON_MODE_SHIFT);
+                 put(uint32_t(r->polygonMode), P::RASTER_POLYGON_MODE_MASK, P::RASTER_POLYGON_MODE_SHIFT) |
+                 (p->provoking_last ? P::RASTER_PROVOKING_LAST_MASK : 0);
   w[P::POINT_SIZE] = bits(1.0f);
   if (const auto* d = info.pDepthStencilState) {
     p->uses_depth = d->depthTestEnable || d->stencilTestEnable;

@@ -107,7 +107,7 @@ void Clipper::clip_triangle(const AssembledPrimitive& tri, Queue<RasterTriangle>
     }
     if (outside) all_inside = false;
   }
-  const Varyings& flat = flat_in ? *flat_in : tri.vertices[0].varyings;
+  const Varyings& flat = flat_in ? *flat_in : tri.flat_varyings();
   if (all_inside) {
     counters_.trivially_accepted++;
     emit(polygon[0], polygon[1], polygon[2], flat, out);
@@ -251,14 +251,14 @@ void Clipper::clip_line(const AssembledPrimitive& line, LineMode mode, Queue<Ras
   }
   counters_.lines_out++;
   if (!bresenham) {
-    emit_expanded(PrimitiveKind::kLine, e, {&va, &vb}, flat ? *flat : a.varyings, out);
+    emit_expanded(PrimitiveKind::kLine, e, {&va, &vb}, flat ? *flat : line.flat_varyings(), out);
     return;
   }
   RasterTriangle t;
   t.kind = PrimitiveKind::kBresenhamLine;
   t.screen = e.triangles[0];
   for (int i = 0; i < 3; ++i) t.varyings[i] = e.endpoint[0][i] ? vb : va;
-  t.flat = flat ? *flat : a.varyings;
+  t.flat = flat ? *flat : line.flat_varyings();
   out.push(t);
 }
 

@@ -63,7 +63,7 @@ bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::option
         // The pieces left by the clip distances keep the primitive's provoking vertex for flat varyings.
         s.pieces.clear();
         cut_by_distances(p, s.clip_distances, s.cull_distances, &s.pieces);
-        for (const AssembledPrimitive& piece : s.pieces) clip_primitive(piece, s, &p.vertices[0].varyings);
+        for (const AssembledPrimitive& piece : s.pieces) clip_primitive(piece, s, &p.flat_varyings());
       }
       s.primitives.drop_front();
     }
@@ -81,7 +81,7 @@ bool GeometryEngine::run_instance(const DrawParams& draw, uint32_t inst, VertexF
                                   std::optional<std::string>* fault) {
   const uint64_t instance_index = uint64_t{draw.first_instance} + inst;
   const uint32_t restart_index = draw.index_type == IndexType::kUint16 ? 0xFFFFu : 0xFFFFFFFFu;
-  s.assembler = PrimitiveAssembler(draw.topology);
+  s.assembler = PrimitiveAssembler(draw.topology, draw.provoking_vertex);
   VertexBatch batch;
   for (uint32_t i = 0; i < draw.count && !*fault; ++i) {
     int64_t vertex_index = int64_t{draw.first_vertex} + i;
@@ -122,7 +122,7 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   VertexFetcher fetcher(memory_, input);
   Clipper clipper(viewport, stage.varying_components());
   const OutlineState outline{draw.polygon_mode, draw.cull, draw.front_face, draw.line_mode, draw.point_size};
-  StreamState stream{stage, PrimitiveAssembler(draw.topology), clipper, sink, draw.point_size, draw.line_mode, outline,
+  StreamState stream{stage, PrimitiveAssembler(draw.topology, draw.provoking_vertex), clipper, sink, draw.point_size, draw.line_mode, outline,
                      draw.clip_distances, draw.cull_distances, {}, {}, {}};
   std::optional<std::string> fault;
   for (uint32_t inst = 0; inst < draw.instance_count; ++inst) {

@@ -45,6 +45,7 @@ struct DrawParams {
   // PIPE_STATE RASTER.POLYGON_MODE, and the cull state it needs (a filled triangle is culled by
   // triangle setup instead).
   PolygonMode polygon_mode = PolygonMode::kFill;
+  ProvokingVertex provoking_vertex = ProvokingVertex::kFirst;  // PIPE_STATE RASTER.PROVOKING_LAST
   // SHADER_STATE VERTEX.CLIP_DISTANCES / CULL_DISTANCES: ShadedVertex::distances in use.
   uint32_t clip_distances = 0, cull_distances = 0;
   CullMode cull = CullMode::kNone;

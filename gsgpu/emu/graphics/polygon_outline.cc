@@ -84,7 +84,7 @@ void Clipper::outline_triangle(const AssembledPrimitive& tri, const OutlineState
     counters_.rejected++;
     return;
   }
-  const Varyings& flat = tri.vertices[0].varyings;
+  const Varyings& flat = tri.flat_varyings();
   if (state.mode == PolygonMode::kPoint) {
     for (const ShadedVertex& v : tri.vertices) {  // the point rules cull those outside the volume
       AssembledPrimitive point;

@@ -27,15 +27,15 @@ uint32_t vertices_per_primitive(Topology t) {
 void PrimitiveAssembler::restart() { seen_ = 0, slot_ = 0; }
 
 void PrimitiveAssembler::emit(const ShadedVertex& a, const ShadedVertex& b, const ShadedVertex& c, uint32_t n,
-                              Queue<AssembledPrimitive>& out) {
-  out.push(AssembledPrimitive{n, {a, b, c}});  // built in place: a primitive is 850 bytes
+                              uint32_t last, Queue<AssembledPrimitive>& out) {
+  out.push(AssembledPrimitive{n, {a, b, c}, last_ ? last : 0});  // built in place: a primitive is 850 bytes
 }
 
 void PrimitiveAssembler::push(const ShadedVertex& v, Queue<AssembledPrimitive>& out) {
   const uint32_t i = seen_++;
   switch (topology_) {
     case Topology::kPointList:
-      emit(v, v, v, 1, out);
+      emit(v, v, v, 1, 0, out);
       return;
     case Topology::kLineList:
     case Topology::kTriangleList: {
@@ -43,21 +43,21 @@ void PrimitiveAssembler::push(const ShadedVertex& v, Queue<AssembledPrimitive>& 
       held_[slot_] = v;
       if (++slot_ == n) {
         slot_ = 0;
-        emit(held_[0], held_[1], n == 3 ? held_[2] : held_[1], n, out);
+        emit(held_[0], held_[1], n == 3 ? held_[2] : held_[1], n, n - 1, out);
       }
       return;
     }
     case Topology::kLineStrip:
-      if (i >= 1) emit(held_[0], v, v, 2, out);
+      if (i >= 1) emit(held_[0], v, v, 2, 1, out);
       held_[0] = v;
       return;
     case Topology::kTriangleStrip:
       // held_[0] = v_{k-2}, held_[1] = v_{k-1}; triangle j = k - 2.
       if (i >= 2) {
         if ((i - 2) % 2 == 0) {
-          emit(held_[0], held_[1], v, 3, out);
+          emit(held_[0], held_[1], v, 3, 2, out);
         } else {
-          emit(held_[0], v, held_[1], 3, out);
+          emit(held_[0], v, held_[1], 3, 1, out);
         }
       }
       if (i >= 1) held_[0] = held_[1];
@@ -67,7 +67,7 @@ void PrimitiveAssembler::push(const ShadedVertex& v, Queue<AssembledPrimitive>& 
     case Topology::kTriangleFan:
       // held_[0] = v_0, held_[1] = the previous vertex.
       if (i == 0) held_[0] = v;
-      if (i >= 2) emit(held_[1], v, held_[0], 3, out);
+      if (i >= 2) emit(held_[1], v, held_[0], 3, 1, out);
       held_[1] = v;
       return;
   }

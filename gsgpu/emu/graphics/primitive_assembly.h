@@ -2,7 +2,11 @@
 // topology (Vulkan "Primitive Topologies"), with primitive restart for strips and fans.
 //   - triangle strip: triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}), so every triangle keeps the
 //     winding of the first; triangle fan: (v_{i+1}, v_{i+2}, v_0); line strip: (v_i, v_{i+1}).
-//   - The first vertex listed is the provoking vertex (Vulkan's default).
+//   - The provoking vertex (whose flat varyings the primitive takes) is the first vertex listed
+//     (Vulkan's default) or, with ProvokingVertex::kLast (VK_EXT_provoking_vertex, GL's flat
+//     shading), the last vertex of the primitive in the stream: v_{2i+1} / v_{3i+2} of lists,
+//     v_{i+1} of line strips, v_{i+2} of triangle strips and fans. The vertex order, and so the
+//     winding, is the same in both conventions; only AssembledPrimitive::provoking changes.
 //   - A restart index ends the current strip / fan (and drops an unfinished list primitive).
 #pragma once
 
@@ -20,21 +24,29 @@ inline constexpr uint32_t kMaxTopology = 5;
 const char* topology_name(Topology t);
 uint32_t vertices_per_primitive(Topology t);
 
+// PIPE_STATE RASTER.PROVOKING_LAST: which vertex of a primitive gives its flat varyings.
+enum class ProvokingVertex : uint8_t { kFirst, kLast };
+
 struct AssembledPrimitive {
   uint32_t vertex_count = 0;  // 1, 2 or 3
-  std::array<ShadedVertex, 3> vertices;  // vertices[0] is the provoking vertex
+  std::array<ShadedVertex, 3> vertices;
+  uint32_t provoking = 0;  // index into vertices of the provoking vertex
+  const Varyings& flat_varyings() const { return vertices[provoking].varyings; }
 };
 
 class PrimitiveAssembler {
  public:
-  explicit PrimitiveAssembler(Topology topology) : topology_(topology) {}
+  explicit PrimitiveAssembler(Topology topology, ProvokingVertex provoking = ProvokingVertex::kFirst)
+      : topology_(topology), last_(provoking == ProvokingVertex::kLast) {}
   void push(const ShadedVertex& v, Queue<AssembledPrimitive>& out);
   void restart();  // a restart index
 
  private:
-  void emit(const ShadedVertex& a, const ShadedVertex& b, const ShadedVertex& c, uint32_t n,
+  // `last`: the index of the vertex that arrived last (the provoking vertex with kLast).
+  void emit(const ShadedVertex& a, const ShadedVertex& b, const ShadedVertex& c, uint32_t n, uint32_t last,
             Queue<AssembledPrimitive>& out);
   Topology topology_;
+  bool last_;  // ProvokingVertex::kLast
   uint32_t seen_ = 0;   // vertices since the last restart
   uint32_t slot_ = 0;   // list topologies: seen_ % vertices per primitive, kept without a division
   std::array<ShadedVertex, 3> held_;

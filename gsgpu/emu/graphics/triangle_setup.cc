@@ -85,6 +85,10 @@ SetupResult setup_triangle(const std::array<ScreenVertex, 3>& vertices, const Se
   t.twice_area = t.edges[0].at(s[0].x, s[0].y);
   t.front_facing = front;
   t.vertices = vertices;
+  if (state.depth_bias.enable) {
+    const float offset = depth_bias_offset(state.depth_bias, vertices);
+    for (ScreenVertex& v : t.vertices) v.z += offset;
+  }
   int64_t min_x = std::min({s[0].x, s[1].x, s[2].x}), max_x = std::max({s[0].x, s[1].x, s[2].x});
   int64_t min_y = std::min({s[0].y, s[1].y, s[2].y}), max_y = std::max({s[0].y, s[1].y, s[2].y});
   centre_span(min_x, max_x, &t.bbox.x0, &t.bbox.x1);

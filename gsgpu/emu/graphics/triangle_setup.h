@@ -21,6 +21,8 @@
 #include <array>
 #include <cstdint>
 
+#include "gsgpu/emu/graphics/depth_bias.h"
+
 namespace gsgpu::graphics {
 
 inline constexpr int kSubpixelBits = 8;
@@ -43,6 +45,7 @@ enum class FrontFace : uint8_t { kCounterClockwise, kClockwise };
 struct SetupState {
   CullMode cull = CullMode::kNone;
   FrontFace front_face = FrontFace::kCounterClockwise;
+  DepthBias depth_bias;  // added to the depth of the vertices an accepted triangle keeps
 };
 
 // Half-open pixel rectangle [x0, x1) x [y0, y1).
@@ -71,7 +74,7 @@ struct TriangleSetup {
   int64_t twice_area = 0;  // > 0, in subpixel^2 units: the sum of the three edge values anywhere
   bool front_facing = true;
   PixelRect bbox;  // pixels whose centres may be covered (not yet clipped to any render area)
-  std::array<ScreenVertex, 3> vertices;  // as given, for interpolation
+  std::array<ScreenVertex, 3> vertices;  // as given (depth biased), for interpolation
 };
 
 enum class SetupResult : uint8_t {

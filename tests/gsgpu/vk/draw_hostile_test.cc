@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <memory>
 #include <string>
@@ -146,27 +147,45 @@ TEST_F(VkDrawHostile, PassesFramebuffersAndPipelinesTheEmulatorCannotDoAreRefuse
   EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateGraphicsPipelines"), 4) << log;
 }
 
-// depthBiasEnable (zink sets it in every pipeline): the output merger has no depth bias, so a draw
-// is recorded while the bias is 0 (the frame equals the pipeline without it) and refused with a log
-// line otherwise (the frame keeps its clear colour).
-TEST_F(VkDrawHostile, DepthBiasPipelineDrawsOnlyWhileTheBiasIsZero) {
+// depthBiasEnable's factors (draw_dynamic.cc apply_depth_bias): a finite bias draws (its depth
+// is compared with lavapipe's in depth_bias_test.cc); a factor that is not finite, or a non-zero
+// bias with polygon mode LINE (outlines are not biased), is refused with a log line and the frame
+// keeps its clear colour; a zero bias with polygon mode LINE draws.
+TEST_F(VkDrawHostile, DepthBiasThatIsNotFiniteOrOnOutlinesIsRefused) {
   DrawScene s;
-  s.vertices = {{-1, -1, 0.5f, {255, 0, 0, 255}}, {3, -1, 0.5f, {255, 0, 0, 255}}, {-1, 3, 0.5f, {255, 0, 0, 255}}};
+  s.vertices = {{-0.6f, -0.6f, 0.5f, {255, 0, 0, 255}},
+                {0.7f, -0.5f, 0.5f, {255, 0, 0, 255}},
+                {-0.5f, 0.65f, 0.5f, {255, 0, 0, 255}}};
   s.draws = {{false, 3, 0, 0, {1, 1, 1, 1}}};
   const DrawFrame plain = side_->render(s);
-  float constant = 0.0f;
-  s.edit = [&constant](VkGraphicsPipelineCreateInfo& i) {
+  float constant = 0.0f, clamp = 0.0f;
+  VkPolygonMode mode = VK_POLYGON_MODE_FILL;
+  s.edit = [&](VkGraphicsPipelineCreateInfo& i) {
     auto* r = const_cast<VkPipelineRasterizationStateCreateInfo*>(i.pRasterizationState);
     r->depthBiasEnable = VK_TRUE;
     r->depthBiasConstantFactor = constant;
+    r->depthBiasClamp = clamp;
+    r->polygonMode = mode;
   };
-  EXPECT_EQ(side_->render(s).color, plain.color);
   constant = 1.0f;
-  testing::internal::CaptureStderr();
-  const DrawFrame biased = side_->render(s);
-  const std::string log = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(count_lines(log, "vkCmdDraw: a depth bias other than 0"), 1) << log;
-  EXPECT_EQ(std::count(biased.color.begin(), biased.color.end(), uint8_t{255}), 64 * 64);  // alpha only: clear
+  EXPECT_EQ(side_->render(s).color, plain.color);  // no depth target: the bias changes nothing seen
+  const auto refused = [&](const char* why) {
+    testing::internal::CaptureStderr();
+    const DrawFrame f = side_->render(s);
+    const std::string log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(count_lines(log, why), 1) << log;
+    EXPECT_EQ(std::count(f.color.begin(), f.color.end(), uint8_t{255}), 64 * 64);  // alpha only: clear
+  };
+  constant = std::numeric_limits<float>::quiet_NaN();
+  refused("vkCmdDraw: a depth bias factor that is not finite");
+  constant = 1.0f, clamp = std::numeric_limits<float>::infinity();
+  refused("vkCmdDraw: a depth bias factor that is not finite");
+  clamp = 0.0f, mode = VK_POLYGON_MODE_LINE;
+  refused("vkCmdDraw: a depth bias other than 0 with polygon mode LINE or POINT");
+  constant = 0.0f;
+  const DrawFrame outline = side_->render(s);
+  EXPECT_NE(outline.color, plain.color);  // the edges, not the whole target
+  EXPECT_GT(std::count(outline.color.begin(), outline.color.end(), uint8_t{255}), 64 * 64);  // some red
 }
 
 // A pipeline whose vertex shader reads set 0 draws only once a set of the layout's set layout is

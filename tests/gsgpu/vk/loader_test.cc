@@ -29,6 +29,8 @@ TEST_F(VkLoader, OnePhysicalDeviceNamedGsgpuOfTypeVirtualGpu) {
   expected.occlusionQueryPrecise = VK_TRUE;  // the output merger counts every sample (query_pool.cc)
   expected.shaderClipDistance = VK_TRUE;
   expected.shaderCullDistance = VK_TRUE;
+  expected.depthBiasClamp = VK_TRUE;  // triangle setup's DEPTH_BIAS_CLAMP
+  expected.largePoints = VK_TRUE;     // pointSizeRange [1, 64]
   const auto* flags = reinterpret_cast<const VkBool32*>(&features);
   const auto* expected_flags = reinterpret_cast<const VkBool32*>(&expected);
   for (size_t i = 0; i < sizeof(features) / sizeof(VkBool32); ++i) EXPECT_EQ(flags[i], expected_flags[i]) << i;
@@ -114,6 +116,7 @@ TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
     EXPECT_TRUE(offered(name)) << name;  // what zink requires (docs/vulkan-driver.md "zink")
   }
   EXPECT_TRUE(offered(VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME));  // query_pool.cc
+  EXPECT_TRUE(offered(VK_EXT_PROVOKING_VERTEX_EXTENSION_NAME));   // pipeline.cc provoking_last
 }
 
 // A feature the device does not report is refused, in pEnabledFeatures or in a

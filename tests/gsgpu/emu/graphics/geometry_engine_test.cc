@@ -144,8 +144,10 @@ TEST(IndexFetch, Uint16Uint32AndBounds) {
   EXPECT_TRUE(fetch.fetch_index(va32, 8, IndexType::kUint32, UINT64_MAX / 2, &out));
 }
 
-std::vector<std::vector<int>> assemble(Topology t, const std::vector<int>& ids) {
-  PrimitiveAssembler a(t);
+// Each primitive's vertex ids; with `provoking`, the provoking vertex's id appended last.
+std::vector<std::vector<int>> assemble(Topology t, const std::vector<int>& ids,
+                                       ProvokingVertex provoking = ProvokingVertex::kFirst, bool with_provoking = false) {
+  PrimitiveAssembler a(t, provoking);
   Queue<AssembledPrimitive> q;
   for (int id : ids) {
     if (id < 0) {
@@ -161,6 +163,7 @@ std::vector<std::vector<int>> assemble(Topology t, const std::vector<int>& ids) 
     AssembledPrimitive p = q.pop();
     std::vector<int> prim;
     for (uint32_t i = 0; i < p.vertex_count; ++i) prim.push_back(int(p.vertices[i].position[0]));
+    if (with_provoking) prim.push_back(int(p.vertices[p.provoking].position[0]));
     out.push_back(prim);
   }
   return out;
@@ -180,6 +183,22 @@ TEST(PrimitiveAssembly, EveryTopologyInVulkansOrder) {
   EXPECT_EQ(assemble(Topology::kTriangleStrip, {0, 1, 2, 3, -1, 4, 5, 6}), (V{{0, 1, 2}, {1, 3, 2}, {4, 5, 6}}));
   EXPECT_EQ(assemble(Topology::kTriangleFan, {0, 1, 2, -1, 3, 4, 5, 6}), (V{{1, 2, 0}, {4, 5, 3}, {5, 6, 3}}));
   EXPECT_EQ(assemble(Topology::kTriangleList, {0, 1, -1, 2, 3, 4}), (V{{2, 3, 4}}));
+}
+
+// VK_EXT_provoking_vertex's table: with the last vertex provoking, the same primitives in the same
+// vertex order (so the same winding), provoked by v_{2i+1}, v_{i+1}, v_{3i+2}, v_{i+2} (strips, fans).
+TEST(PrimitiveAssembly, LastVertexProvokesInTheSameOrder) {
+  using V = std::vector<std::vector<int>>;
+  const ProvokingVertex last = ProvokingVertex::kLast, first = ProvokingVertex::kFirst;
+  EXPECT_EQ(assemble(Topology::kPointList, {0, 1}, last, true), (V{{0, 0}, {1, 1}}));
+  EXPECT_EQ(assemble(Topology::kLineList, {0, 1, 2, 3}, last, true), (V{{0, 1, 1}, {2, 3, 3}}));
+  EXPECT_EQ(assemble(Topology::kLineStrip, {0, 1, 2}, last, true), (V{{0, 1, 1}, {1, 2, 2}}));
+  EXPECT_EQ(assemble(Topology::kTriangleList, {0, 1, 2, 3, 4, 5}, last, true), (V{{0, 1, 2, 2}, {3, 4, 5, 5}}));
+  EXPECT_EQ(assemble(Topology::kTriangleStrip, {0, 1, 2, 3, 4}, last, true),
+            (V{{0, 1, 2, 2}, {1, 3, 2, 3}, {2, 3, 4, 4}}));
+  EXPECT_EQ(assemble(Topology::kTriangleFan, {0, 1, 2, 3}, last, true), (V{{1, 2, 0, 2}, {2, 3, 0, 3}}));
+  EXPECT_EQ(assemble(Topology::kTriangleStrip, {0, 1, 2, 3}, first, true), (V{{0, 1, 2, 0}, {1, 3, 2, 1}}));
+  EXPECT_EQ(assemble(Topology::kTriangleFan, {0, 1, 2, 3}, first, true), (V{{1, 2, 0, 1}, {2, 3, 0, 2}}));
 }
 
 AssembledPrimitive clip_tri(std::array<std::array<float, 4>, 3> p) {
@@ -227,11 +246,17 @@ TEST(Clipper, NearPlaneCutsAndBehindTheEyeIsRejected) {
     }
     EXPECT_EQ(t.flat[0], 0.0f);  // the provoking vertex's varying survives the cut
   }
+  // The last vertex provoking: every piece keeps its varying (2), not a new vertex's.
+  AssembledPrimitive last = clip_tri({{{0, 0.5f, 1, 1}, {0.5f, 0, 1, 1}, {0, 0, -1, 1}}});
+  last.provoking = 2;
+  c.clip_triangle(last, out);
+  EXPECT_EQ(out.size(), 2u);
+  while (!out.empty()) EXPECT_EQ(out.pop().flat[0], 2.0f);
   // Every vertex has w < 0: wholly outside.
   c.clip_triangle(clip_tri({{{0, 0, -0.5f, -1}, {1, 0, -0.5f, -1}, {0, 1, -0.5f, -1}}}), out);
   EXPECT_TRUE(out.empty());
   EXPECT_EQ(c.counters().rejected, 1u);
-  EXPECT_EQ(c.counters().clipped, 1u);
+  EXPECT_EQ(c.counters().clipped, 2u);
 }
 
 TEST(Clipper, HugeTrianglesAreClippedToTheGuardBandAndStillCoverTheViewport) {

@@ -87,6 +87,31 @@ TEST(TriangleSetup, DegenerateAndOutOfBandTrianglesDrawNothing) {
   EXPECT_EQ(setup_triangle({sv(0, 0), sv(std::nanf(""), 0), sv(0, 8)}, s, &t), SetupResult::kOutsideGuardBand);
 }
 
+// depth_bias.h: o = m * slope + r * constant, clamped; m = max(|dz/dx|, |dz/dy|); r = 2 / (2^n - 1)
+// for UNORM targets and 2^(e - 23) for D32 (e the largest depth's exponent); added to every vertex.
+TEST(TriangleSetup, DepthBiasAddsSlopeAndConstantUnitsWithinTheClamp) {
+  const Tri tri{ScreenVertex{0, 0, 0.5f, 1}, ScreenVertex{8, 0, 0.58f, 1}, ScreenVertex{0, 8, 0.66f, 1}};
+  const auto biased_z0 = [&](DepthBias b) {
+    b.enable = true;
+    TriangleSetup t;
+    SetupState s;
+    s.depth_bias = b;
+    EXPECT_EQ(setup_triangle(tri, s, &t), SetupResult::kAccepted);
+    EXPECT_FLOAT_EQ(t.vertices[2].z - t.vertices[0].z, 0.16f);  // one offset for all three
+    return double(t.vertices[0].z) - 0.5;
+  };
+  EXPECT_NEAR(biased_z0({true, 1, 0, 0, 16}), 2.0 / 65535, 1e-7);
+  EXPECT_NEAR(biased_z0({true, 3, 0, 0, 24}), 6.0 / 16777215, 1e-8);
+  EXPECT_NEAR(biased_z0({true, 4, 0, 0, 0}), 0x1p-22, 1e-9);  // D32: 0.66 has exponent -1
+  EXPECT_NEAR(biased_z0({true, 0, 2, 0, 16}), 0.04, 1e-6);     // m = dz/dy = 0.02
+  EXPECT_NEAR(biased_z0({true, 0, -2, 0, 16}), -0.04, 1e-6);
+  EXPECT_NEAR(biased_z0({true, 100, 2, 0.001f, 16}), 0.001, 1e-7);
+  EXPECT_NEAR(biased_z0({true, -100, -2, -0.001f, 16}), -0.001, 1e-7);
+  TriangleSetup t;
+  ASSERT_EQ(setup_triangle(tri, SetupState{}, &t), SetupResult::kAccepted);  // off: unchanged
+  EXPECT_EQ(t.vertices[0].z, 0.5f);
+}
+
 TEST(FillRule, CentresOnLeftAndTopEdgesAreCoveredRightAndBottomAreNot) {
   // A square from (0.5, 0.5) to (3.5, 3.5) passes through pixel centres on all four sides.
   PrimitiveEngine engine;
