@@ -380,6 +380,7 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   if (s->depth.enabled && s->depth.format != G::DepthFormat::kD32Sfloat) {
     s->setup.depth_bias.unorm_bits = s->depth.format == G::DepthFormat::kD16Unorm ? 16 : 24;
   }
+  s->draw.depth_bias = s->setup.depth_bias;  // polygon modes LINE / POINT bias in the geometry engine
   return true;
 }
 

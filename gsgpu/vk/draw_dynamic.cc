@@ -38,8 +38,7 @@ void set_stencil_field(VkCommandBuffer handle, const char* command, VkStencilFac
 
 // depthBiasEnable's factors {constant, clamp, slope} into PIPE_STATE (the emulator's triangle setup
 // biases filled triangles: docs/graphics.md "Depth bias"). A zero bias leaves the words as they are.
-// Refused: factors that are not finite (the device would refuse them as bad fields), and a non-zero
-// bias with polygon mode LINE / POINT, whose outlines the emulator does not bias.
+// Refused: factors that are not finite (the device would refuse them as bad fields).
 bool apply_depth_bias(const std::array<float, 3>& f, std::array<uint32_t, kPipeStateDwords>* words,
                       std::string* why) {
   if (!std::isfinite(f[0]) || !std::isfinite(f[1]) || !std::isfinite(f[2])) {
@@ -47,9 +46,6 @@ bool apply_depth_bias(const std::array<float, 3>& f, std::array<uint32_t, kPipeS
   }
   if (f[0] == 0.0f && f[2] == 0.0f) return true;  // o = 0 whatever the clamp
   auto& w = *words;
-  if ((w[P::RASTER] & P::RASTER_POLYGON_MODE_MASK) != 0) {
-    return *why = "a depth bias other than 0 with polygon mode LINE or POINT (not built)", false;
-  }
   w[P::RASTER] |= P::RASTER_DEPTH_BIAS_MASK;
   w[P::DEPTH_BIAS_CONSTANT] = std::bit_cast<uint32_t>(f[0]);
   w[P::DEPTH_BIAS_CLAMP] = std::bit_cast<uint32_t>(f[1]);

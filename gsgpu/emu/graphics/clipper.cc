@@ -71,7 +71,7 @@ ScreenVertex Clipper::to_screen(const std::array<double, 4>& c) const {
   const double xd = c[0] * inv_w, yd = c[1] * inv_w, zd = c[2] * inv_w;
   const Viewport& v = viewport_;
   return ScreenVertex{float(v.x + v.width / 2.0 * (1.0 + xd)), float(v.y + v.height / 2.0 * (1.0 + yd)),
-                      float(v.min_depth + (double(v.max_depth) - v.min_depth) * zd), float(inv_w)};
+                      float(v.min_depth + (double(v.max_depth) - v.min_depth) * zd) + depth_offset_, float(inv_w)};
 }
 
 void Clipper::emit(const Vertex& a, const Vertex& b, const Vertex& c, const Varyings& flat,

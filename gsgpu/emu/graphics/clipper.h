@@ -61,6 +61,7 @@ struct OutlineState {
   FrontFace front_face = FrontFace::kCounterClockwise;
   LineMode line_mode = LineMode::kRectangular;
   float point_size = 1.0f;
+  DepthBias depth_bias;  // the triangle's, added to its edges' and vertices' depth
 };
 
 struct RasterTriangle {
@@ -119,6 +120,7 @@ class Clipper {
                      const Varyings& flat, Queue<RasterTriangle>& out);
 
   Viewport viewport_;
+  float depth_offset_ = 0;  // to_screen's depth bias: an outlined triangle's, 0 otherwise
   uint32_t varyings_;
   std::array<std::array<double, 5>, 7> planes_;  // dist = a x + b y + c z + d w + e >= 0 inside
   ClipCounters counters_;

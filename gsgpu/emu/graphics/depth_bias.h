@@ -7,8 +7,8 @@
 //   r = 2 / (2^n - 1) for an n-bit UNORM depth target (D16, D24: llvmpipe's minimum resolvable
 //       difference times two, which lavapipe draws with), and for D32_SFLOAT 2^(e - 23) with e
 //       the exponent of the largest vertex depth (0 below 2^-104).
-// Points, lines and the outlines of polygon modes LINE / POINT are not biased (the Vulkan driver
-// refuses a non-zero bias with those polygon modes).
+// The outlines of polygon modes LINE / POINT take their polygon's offset (the clipper's
+// outline_triangle); point and line topologies are not biased.
 #pragma once
 
 #include <array>

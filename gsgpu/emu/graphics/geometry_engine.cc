@@ -121,7 +121,8 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   if (draw.count == 0) return std::nullopt;
   VertexFetcher fetcher(memory_, input);
   Clipper clipper(viewport, stage.varying_components());
-  const OutlineState outline{draw.polygon_mode, draw.cull, draw.front_face, draw.line_mode, draw.point_size};
+  const OutlineState outline{draw.polygon_mode, draw.cull,       draw.front_face,
+                             draw.line_mode,    draw.point_size, draw.depth_bias};
   StreamState stream{stage, PrimitiveAssembler(draw.topology, draw.provoking_vertex), clipper, sink, draw.point_size, draw.line_mode, outline,
                      draw.clip_distances, draw.cull_distances, {}, {}, {}};
   std::optional<std::string> fault;

@@ -46,6 +46,7 @@ struct DrawParams {
   // triangle setup instead).
   PolygonMode polygon_mode = PolygonMode::kFill;
   ProvokingVertex provoking_vertex = ProvokingVertex::kFirst;  // PIPE_STATE RASTER.PROVOKING_LAST
+  DepthBias depth_bias;  // of outlined triangles (filled ones: SetupState::depth_bias)
   // SHADER_STATE VERTEX.CLIP_DISTANCES / CULL_DISTANCES: ShadedVertex::distances in use.
   uint32_t clip_distances = 0, cull_distances = 0;
   CullMode cull = CullMode::kNone;

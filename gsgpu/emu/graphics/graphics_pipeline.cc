@@ -157,7 +157,8 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   DepthStencilTarget depth;
   if ((result.fault = map_targets(s, &color, &depth))) return result;
   PrimitiveEngine pe(s.raster);
-  pe.set_state(PrimitiveState{s.setup, int32_t(s.width), int32_t(s.height), s.scissor, s.multisample.samples});
+  pe.set_state(PrimitiveState{s.setup, int32_t(s.width), int32_t(s.height), s.scissor, s.multisample.samples,
+                              viewport_pixels(s.viewport)});
   OutputMerger om;
   om.begin_draw(color, depth, s.depth_stencil, s.blend, s.multisample);
   std::unique_ptr<FragmentStage> stage;

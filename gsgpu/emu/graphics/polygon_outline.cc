@@ -85,6 +85,18 @@ void Clipper::outline_triangle(const AssembledPrimitive& tri, const OutlineState
     return;
   }
   const Varyings& flat = tri.flat_varyings();
+  // Vulkan biases a polygon whatever its mode: the offset of the clipped polygon's plane (its first
+  // three vertices) goes into every edge and point drawn for it.
+  depth_offset_ = 0;
+  if (state.depth_bias.enable) {
+    const std::array<ScreenVertex, 3> plane{to_screen(polygon[0].position), to_screen(polygon[1].position),
+                                            to_screen(polygon[2].position)};
+    depth_offset_ = depth_bias_offset(state.depth_bias, plane);
+  }
+  struct ResetOffset {
+    float& offset;
+    ~ResetOffset() { offset = 0; }
+  } reset{depth_offset_};
   if (state.mode == PolygonMode::kPoint) {
     for (const ShadedVertex& v : tri.vertices) {  // the point rules cull those outside the volume
       AssembledPrimitive point;

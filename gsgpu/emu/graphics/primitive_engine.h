@@ -21,7 +21,15 @@ struct PrimitiveState {
   int32_t target_width = 0, target_height = 0;  // 1 .. kMaxRenderTargetSize (checked by the caller)
   PixelRect scissor{0, 0, kMaxRenderTargetSize, kMaxRenderTargetSize};
   uint32_t samples = 1;  // 1: the hierarchical rasterizer; 2 or 4: rasterize_samples
+  // The pixels whose centres lie in the viewport rectangle (viewport_pixels): Vulkan clips
+  // triangles and lines to the view volume, which the clipper leaves to the guard band, so they are
+  // cut here; points keep their whole square up to the render area (docs/graphics.md).
+  PixelRect viewport{-kMaxRenderTargetSize, -kMaxRenderTargetSize, 2 * kMaxRenderTargetSize, 2 * kMaxRenderTargetSize};
 };
+
+// The pixels whose centres lie in the viewport's rectangle, left / top edges in and right / bottom
+// edges out (the top-left rule of a clipped triangle's edge there).
+PixelRect viewport_pixels(const Viewport& v);
 
 struct PrimitiveCounters {
   uint64_t triangles_in = 0;
@@ -51,6 +59,7 @@ class PrimitiveEngine {
  private:
   PrimitiveState state_;
   PixelRect render_area_;
+  PixelRect clipped_area_;  // render_area_ inside the viewport: triangles and lines
   Rasterizer rasterizer_;
   PrimitiveCounters counters_;
   RasterCounters bresenham_raster_;  // quads / fragments of Bresenham lines (no tiles)

@@ -150,11 +150,9 @@ TEST_F(VkDepthBias, CoplanarQuadPassesTheDepthTestOnlyWithANegativeBias) {
       std::array<VkDynamicState, 3> states{};
       use_dynamic_bias(&s, {{0, 0, 0, "first"}, b}, &rs, &dyn, &states);
       const DrawFrame gs = gsgpu_->render(s), ref = lavapipe_->render(s);
-      uint32_t green = 0, differing = 0;
-      for (size_t i = 0; i + 4 <= gs.color.size(); i += 4) {
-        green += gs.color[i + 1] == 255;
-        differing += std::memcmp(&gs.color[i], &ref.color[i], 4) != 0;
-      }
+      const uint32_t differing = differing_pixels(gs, ref);
+      uint32_t green = 0;
+      for (size_t i = 0; i + 4 <= gs.color.size(); i += 4) green += gs.color[i + 1] == 255;
       std::printf(
           "[vkdepthbias] coplanar, format %d, bias %s: %u green "
           "pixels, %u of 4096 differ from lavapipe\n",

@@ -50,11 +50,9 @@ TEST_F(VkLargePoints, ShaderPointSizesUpTo64MatchLavapipeBitForBit) {
   };
   const DrawFrame gs = gsgpu_->render(s), ref = lavapipe_->render(s);
   ASSERT_EQ(gs.color.size(), ref.color.size());
-  uint32_t differing = 0, drawn = 0;
-  for (size_t i = 0; i + 4 <= gs.color.size(); i += 4) {
-    differing += std::memcmp(&gs.color[i], &ref.color[i], 4) != 0;
-    drawn += gs.color[i + 2] == 128;
-  }
+  const uint32_t differing = differing_pixels(gs, ref);
+  uint32_t drawn = 0;
+  for (size_t i = 0; i + 4 <= gs.color.size(); i += 4) drawn += gs.color[i + 2] == 128;
   std::printf("[vklargepoints] %u pixels drawn, %u of 16384 differ from lavapipe\n", drawn, differing);
   EXPECT_EQ(differing, 0u);
   EXPECT_GT(drawn, 4096u + 1000u);  // the 64-pixel square among them

@@ -72,12 +72,6 @@ DrawScene scene(VkPrimitiveTopology topology) {
   return s;
 }
 
-uint32_t differing_pixels(const DrawFrame& x, const DrawFrame& y) {
-  uint32_t n = 0;
-  for (size_t i = 0; i + 4 <= x.color.size(); i += 4) n += std::memcmp(&x.color[i], &y.color[i], 4) != 0;
-  return n;
-}
-
 TEST_F(VkProvokingVertex, FlatColoursOfEveryTopologyMatchLavapipeWithFirstAndLastVertex) {
   const VkPrimitiveTopology topologies[] = {VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP,
                                             VK_PRIMITIVE_TOPOLOGY_TRIANGLE_FAN, VK_PRIMITIVE_TOPOLOGY_LINE_LIST,
