@@ -4,6 +4,7 @@
 // opens its own driver client (device.cc).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -62,6 +63,9 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateInstance(const VkInstanceCreateInfo
   physical.instance = instance;
   physical.config = drv::local_config_from_env();
   physical.config.name = "gsgpu-vk";
+  // A developer's setting, as gsgpu/cl's: every draw's readable dump and counters as files
+  // (docs/driver.md "Dumps"; bench/graphics/bbox_counters.py sums the counters of whole scenes).
+  if (const char* dir = std::getenv("GSGPU_DUMP_DIR"); dir != nullptr && *dir != 0) physical.config.dump_dir = dir;
   std::string error;
   std::unique_ptr<drv::Device> probe = open_driver_client(physical.config, &error);
   if (!probe) {

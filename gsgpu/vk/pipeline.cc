@@ -6,6 +6,8 @@
 // log line naming it. Pipeline caches store nothing (every pipeline is compiled at creation).
 #include <algorithm>
 #include <bit>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -149,6 +151,18 @@ uint32_t stencil_masks(const VkStencilOpState& s) {
          put(s.reference & 0xff, P::STENCIL_FRONT_MASKS_REFERENCE_MASK, P::STENCIL_FRONT_MASKS_REFERENCE_SHIFT);
 }
 
+// Whether PIPE_STATE sets RASTER.BBOX_TEST: yes unless GSGPU_VK_BBOX_TEST=0, an experimenter's
+// setting (docs/vulkan-driver.md "Draws"): the test changes no pixel, only the rasterizer's walk and
+// its counters, which bench/graphics/bbox_counters.py compares both ways (seed 002's +10.11 %).
+// Read at each pipeline's creation, so one process can build pipelines both ways.
+bool bounding_box_test_wanted() {
+  const char* v = std::getenv("GSGPU_VK_BBOX_TEST");
+  if (v == nullptr || *v == 0 || std::strcmp(v, "1") == 0) return true;
+  if (std::strcmp(v, "0") == 0) return false;
+  std::fprintf(stderr, "gsgpu-vk: GSGPU_VK_BBOX_TEST=\"%s\" is neither 0 nor 1; the bounding-box test stays on\n", v);
+  return true;
+}
+
 // PIPE_STATE's words that the pipeline fixes: rasterizer, depth / stencil, blend, write mask.
 void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p) {
   namespace P = blk::PIPE_STATE;
@@ -157,8 +171,9 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
   // The bounding-box test is on, as the emulator's default: it changes no pixel, only the
   // rasterizer's walk (docs/graphics.md "Hierarchical rasterizer"; small triangles skip the levels
   // above the tile holding their box).
+  const uint32_t bbox = bounding_box_test_wanted() ? P::RASTER_BBOX_TEST_MASK : 0;
   w[P::RASTER] = put(r->cullMode & 3, P::RASTER_CULL_MASK, P::RASTER_CULL_SHIFT) |
-                 (r->frontFace == VK_FRONT_FACE_CLOCKWISE ? P::RASTER_FRONT_FACE_MASK : 0) | P::RASTER_BBOX_TEST_MASK |
+                 (r->frontFace == VK_FRONT_FACE_CLOCKWISE ? P::RASTER_FRONT_FACE_MASK : 0) | bbox |
                  put(p->line_mode, P::RASTER_LINE_MODE_MASK, P::RASTER_LINE_MODE_SHIFT) |
                  put(uint32_t(r->polygonMode), P::RASTER_POLYGON_MODE_MASK, P::RASTER_POLYGON_MODE_SHIFT) |
                  (p->provoking_last ? P::RASTER_PROVOKING_LAST_MASK : 0);

@@ -47,8 +47,9 @@ void Rasterizer::rasterize(const TriangleSetup& triangle, const PixelRect& rende
   out_ = &out;
   if (render_area.empty()) return;
   if (settings_.bounding_box_test && !full_descent_ && start_at_fitting_level(triangle)) return;
-  // Which top-level tiles are walked: all of the render area, or only those the box meets.
-  PixelRect walk = settings_.bounding_box_test ? intersect(render_area, triangle.bbox) : render_area;
+  // The top-level tiles the box meets, with the option on or off (seed 002's baseline starts from
+  // the box's tiles too; rasterizer.h): outside them no sample can be covered.
+  const PixelRect walk = intersect(render_area, triangle.bbox);
   if (walk.empty()) return;
   for (int32_t ty = align_down(walk.y0, kTopTileSize); ty < walk.y1; ty += kTopTileSize) {
     for (int32_t tx = align_down(walk.x0, kTopTileSize); tx < walk.x1; tx += kTopTileSize) {

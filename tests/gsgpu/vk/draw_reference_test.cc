@@ -12,8 +12,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <regex>
+#include <sstream>
 #include <vector>
 
 #include "tests/gsgpu/vk/draw_fixture.h"
@@ -281,6 +286,76 @@ TEST_F(VkDrawReference, D16DepthAttachmentMatchesLavapipe) {
   EXPECT_LE(worst, 1u);
   EXPECT_EQ(gs.depth_bits[28 * 64 + 28], 16384u);  // 0.25 × 65535 = 16383.75, rounded to nearest
   EXPECT_EQ(gs.depth_bits[2], 65535u);             // the clear
+}
+
+// GSGPU_VK_BBOX_TEST=0 (docs/vulkan-driver.md "Draws"; bench/graphics/bbox_counters.py) clears
+// PIPE_STATE RASTER.BBOX_TEST in the pipelines created while it is set: the rasterizer's counters,
+// read from GSGPU_DUMP_DIR's per-draw JSON, show no tile rejected by the box, and the pixels are
+// the same as with the test on (the default) and within the metric of lavapipe's.
+class VkDrawBoundingBoxSetting : public VkDrawReference {
+ protected:
+  void SetUp() override {
+    // In the native route the device, and so its dump_dir, is the host context's (capset.cc).
+    const char* drivers = std::getenv("VK_DRIVER_FILES");
+    if (drivers != nullptr && std::strstr(drivers, "gsgpu_vk_native") != nullptr)
+      GTEST_SKIP() << "GSGPU_DUMP_DIR is read by the local route's driver (libgsgpu_vk.so) only";
+    char pattern[] = "/tmp/gsgpu-bbox-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dump_dir_ = pattern;
+    setenv("GSGPU_DUMP_DIR", dump_dir_.c_str(), 1);  // read at vkCreateInstance
+    VkDrawReference::SetUp();
+  }
+  void TearDown() override {
+    VkDrawReference::TearDown();
+    if (dump_dir_.empty()) return;  // skipped
+    unsetenv("GSGPU_DUMP_DIR");
+    unsetenv("GSGPU_VK_BBOX_TEST");
+    std::filesystem::remove_all(dump_dir_);
+  }
+  // The sum of "tiles_rejected_by_bbox" over the draws dumped since the last call (their files are
+  // removed), and how many draws that was.
+  uint64_t rejected_by_box(int* draws) {
+    const std::regex key("\"tiles_rejected_by_bbox\": ([0-9]+)");
+    uint64_t sum = 0;
+    *draws = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dump_dir_)) {
+      const std::string name = entry.path().filename().string();
+      if (name.ends_with(".counters.json")) {
+        std::stringstream text;
+        text << std::ifstream(entry.path()).rdbuf();
+        std::smatch m;
+        const std::string json = text.str();
+        if (std::regex_search(json, m, key)) sum += std::stoull(m[1].str()), ++*draws;
+      }
+      std::filesystem::remove(entry.path());
+    }
+    return sum;
+  }
+  std::string dump_dir_;
+};
+
+TEST_F(VkDrawBoundingBoxSetting, OffChangesTheRasterCountersNotThePixels) {
+  DrawScene s;
+  // A sliver in the middle of a 256 x 256 target (box about 64..170): beyond its sharp vertices lie
+  // tiles of the top-level tiles it meets that pass every corner test and only the box rejects.
+  s.width = s.height = 256;
+  s.vertices = {v(-0.5f, -0.5f, 0.5f, 255, 0, 0), v(0.3f, 0.25f, 0.5f, 0, 255, 0), v(0.32f, 0.33f, 0.5f, 0, 0, 255)};
+  s.draws = {{false, 3, 0, 0, {1, 1, 1, 1}}};
+  int draws = 0;
+  setenv("GSGPU_VK_BBOX_TEST", "0", 1);
+  const DrawFrame off = gsgpu_->render(s);
+  EXPECT_EQ(rejected_by_box(&draws), 0u);
+  EXPECT_EQ(draws, 1);
+  setenv("GSGPU_VK_BBOX_TEST", "1", 1);
+  const DrawFrame on = gsgpu_->render(s);
+  EXPECT_GT(rejected_by_box(&draws), 0u);
+  EXPECT_EQ(draws, 1);
+  EXPECT_TRUE(on.color == off.color);
+  const DrawFrame ref = lavapipe_->render(s);
+  ASSERT_EQ(on.color.size(), ref.color.size());
+  const Comparison c = compare(s, on, ref);
+  EXPECT_EQ(c.over_16, 0u);
+  EXPECT_GT(c.differing + c.interior, 0u);
 }
 
 }  // namespace
