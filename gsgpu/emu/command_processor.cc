@@ -238,8 +238,57 @@ std::optional<DrawRecord> CommandProcessor::last_draw() const {
 // block is a CP fault naming the block and field; a draw that faults while running (a fetch past a
 // buffer, an unmapped target, a budget) is a CP fault of cause kDrawFault. Either way the CP stops, so
 // that no later fence claims success.
+// DRAW_INDIRECT's arguments, read through the MMU now (every earlier packet has completed, so a
+// dispatch before it in the ring may have written them) and checked as the driver checks a direct
+// draw's: they come from memory any shader or client may write. False after entering the fault.
+bool CommandProcessor::read_draw_arguments(const Packet& packet, graphics::DrawParams* draw) {
+  namespace P = hw::pkt::DRAW_INDIRECT;
+  const uint64_t va = uint64_t{packet.dwords[P::ARGS_VA_LO]} | uint64_t{packet.dwords[P::ARGS_VA_HI]} << 32;
+  const uint32_t words = draw->indexed ? 5 : 4;
+  if (va % 4 != 0) {
+    enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode,
+                text_printf("DRAW_INDIRECT: ARGS_VA 0x%" PRIx64 " not 4-byte aligned", va));
+    return false;
+  }
+  const uint8_t* bytes = memory_.translate(va, words * 4, Access::kRead);
+  if (bytes == nullptr) {
+    enter_fault(CpFaultCause::kMemoryFault, packet.head, packet.opcode,
+                text_printf("DRAW_INDIRECT: ARGS_VA 0x%" PRIx64 " (%u bytes) is not mapped readable", va, words * 4));
+    return false;
+  }
+  uint32_t w[5] = {};
+  std::memcpy(w, bytes, words * 4);
+  draw->count = w[0];
+  draw->instance_count = w[1];
+  if (draw->indexed) {
+    draw->first_index = w[2];
+    draw->vertex_offset = static_cast<int32_t>(w[3]);
+    draw->first_instance = w[4];
+  } else {
+    draw->first_vertex = w[2];
+    draw->first_instance = w[3];
+  }
+  if (draw->count == 0 || draw->instance_count == 0) return true;  // draws nothing
+  const char* bad = nullptr;
+  if (uint64_t{draw->count} * draw->instance_count > draw_limits_.vertex_invocations) {
+    bad = "vertices x instances over the vertex limit";
+  } else if (!draw->indexed && uint64_t{draw->first_vertex} + draw->count - 1 > UINT32_MAX) {
+    bad = "FIRST_VERTEX + COUNT - 1 past 32 bits";
+  } else if (uint64_t{draw->first_instance} + draw->instance_count - 1 > UINT32_MAX) {
+    bad = "FIRST_INSTANCE + INSTANCE_COUNT - 1 past 32 bits";
+  }
+  if (bad == nullptr) return true;
+  enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode,
+              text_printf("DRAW_INDIRECT: arguments %u, %u, %u, %u at 0x%" PRIx64 ": %s", w[0], w[1], w[2], w[3], va,
+                          bad));
+  return false;
+}
+
+// DRAW and DRAW_INDIRECT: the three state-block addresses are the same dwords in both.
 bool CommandProcessor::execute_draw(const Packet& packet) {
   namespace P = hw::pkt::DRAW;
+  static_assert(P::DRAW_INFO_VA_LO == hw::pkt::DRAW_INDIRECT::DRAW_INFO_VA_LO &&
+                P::SHADER_STATE_VA_HI == hw::pkt::DRAW_INDIRECT::SHADER_STATE_VA_HI);
   DrawRecord record;
   record.ring_offset = packet.head;
   std::copy_n(packet.dwords.begin(), record.packet.size(), record.packet.begin());
@@ -252,6 +301,10 @@ bool CommandProcessor::execute_draw(const Packet& packet) {
     enter_fault(error.memory ? CpFaultCause::kMemoryFault : CpFaultCause::kBadField, packet.head, packet.opcode,
                 "DRAW: " + error.message);
     return false;
+  }
+  if (packet.opcode == hw::pkt::DRAW_INDIRECT::OPCODE) {
+    if (!read_draw_arguments(packet, &record.state.draw)) return false;
+    if (record.state.draw.count == 0 || record.state.draw.instance_count == 0) return true;
   }
   graphics::GraphicsPipeline pipeline(memory_);
   pipeline.set_vertex_limit(draw_limits_.vertex_invocations);
@@ -396,6 +449,7 @@ bool CommandProcessor::execute(const Packet& packet) {
     case hw::pkt::DISPATCH::OPCODE: return execute_dispatch(packet);
     case hw::pkt::SYNC::OPCODE: return execute_sync(packet);
     case hw::pkt::DRAW::OPCODE: return execute_draw(packet);
+    case hw::pkt::DRAW_INDIRECT::OPCODE: return execute_draw(packet);
     case hw::pkt::DUMP::OPCODE: return execute_dump(packet);
     case hw::pkt::REPORT::OPCODE: return execute_report(packet);
   }

@@ -152,6 +152,7 @@ class CommandProcessor {
   bool execute_dispatch(const Packet& packet);
   void publish_counters(const DispatchCounterValues& counters);
   bool execute_draw(const Packet& packet);
+  bool read_draw_arguments(const Packet& packet, graphics::DrawParams* draw);
   bool execute_sync(const Packet& packet);
   bool execute_dump(const Packet& packet);
   bool execute_report(const Packet& packet);

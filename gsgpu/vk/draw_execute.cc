@@ -109,19 +109,37 @@ bool viewport_valid(const VkViewport& v, std::string* why) {
   return true;
 }
 
+// What a draw needs whatever its counts: attachments with memory, a viewport and scissor the
+// device takes, vertex (and index) buffers bound. An indirect draw is checked only this far on the
+// host; the device checks its counts when it reads them (DRAW_INDIRECT).
+bool check_draw_state(const DrawCommand& d, std::string* why) {
+  for (const ImageView* v : {d.color, d.depth}) {
+    if (v != nullptr && v->image->memory == nullptr) return *why = "an attachment's memory was freed", false;
+  }
+  if (!viewport_valid(d.viewport, why)) return false;
+  if (d.scissor.offset.x < 0 || d.scissor.offset.y < 0) return *why = "a negative scissor offset", false;
+  if (d.indexed && (d.index_buffer == nullptr || d.index_buffer->memory == nullptr ||
+                    d.index_offset > d.index_buffer->size)) {
+    return *why = "no index buffer bound (or its memory was freed)", false;
+  }
+  for (const PipelineVertexAttribute& a : d.pipeline->attributes) {
+    const DrawVertexBuffer& vb = d.vertex_buffers[d.pipeline->bindings[a.binding].binding];
+    if (vb.buffer == nullptr || vb.buffer->memory == nullptr) {
+      return *why = "no vertex buffer bound at binding " + std::to_string(d.pipeline->bindings[a.binding].binding),
+             false;
+    }
+  }
+  return true;
+}
+
 bool check_draw(const DrawCommand& d, std::string* why) {
   if (uint64_t{d.count} * d.instance_count > kMaxDrawVertices) {
     return *why = std::to_string(d.count) + " x " + std::to_string(d.instance_count) + " vertices, over 2^24 (the device's limit per draw)", false;
   }
-  for (const ImageView* v : {d.color, d.depth}) {
-    if (v != nullptr && v->image->memory == nullptr) return *why = "an attachment's memory was freed", false;
-  }
   // The device numbers vertices and instances in 32 bits (gl_VertexIndex / gl_InstanceIndex).
   if (uint64_t{d.first_instance} + d.instance_count - 1 > UINT32_MAX) return *why = "instance indices past 2^32 - 1", false;
   if (!d.indexed && uint64_t{d.first_vertex} + d.count - 1 > UINT32_MAX) return *why = "vertex indices past 2^32 - 1", false;
-  if (!viewport_valid(d.viewport, why)) return false;
-  if (d.scissor.offset.x < 0 || d.scissor.offset.y < 0) return *why = "a negative scissor offset", false;
-  return check_vertex_buffers(d, why);
+  return check_draw_state(d, why) && check_vertex_buffers(d, why);
 }
 
 void write_draw_info(const DrawCommand& d, uint64_t state_va, uint32_t* w) {
@@ -252,22 +270,31 @@ void append_draw(Device* device, const DrawCommand& d) {
   if (!span) return;
   write_blocks(d, span->va, span->bytes);
   stream.begin_command();
-  stream.append(device, hw::encode_draw(span->va + kDrawInfoAt, span->va + kPipeStateAt, span->va + kShaderStateAt),
-                {d.pipeline->code_bo}, "vkQueueSubmit: draw", false);
+  const uint64_t info = span->va + kDrawInfoAt, pipe = span->va + kPipeStateAt, shader = span->va + kShaderStateAt;
+  // An indirect draw's counts are read by the command processor when it runs the packet.
+  const std::vector<uint32_t> packet =
+      d.indirect != nullptr
+          ? hw::encode_draw_indirect(info, pipe, shader, d.indirect->va + d.indirect_offset)
+          : hw::encode_draw(info, pipe, shader);
+  stream.append(device, packet, {d.pipeline->code_bo, d.indirect != nullptr ? d.indirect->memory->bo : 0},
+                "vkQueueSubmit: draw", false);
 }
 
 }  // namespace
 
-void run(Device* device, const DrawCommand& recorded) {
-  const char* command = recorded.indirect != nullptr ? (recorded.indexed ? "vkCmdDrawIndexedIndirect" : "vkCmdDrawIndirect")
-                                                     : (recorded.indexed ? "vkCmdDrawIndexed" : "vkCmdDraw");
+void run(Device* device, const DrawCommand& d) {
+  const char* command = d.indirect != nullptr ? (d.indexed ? "vkCmdDrawIndexedIndirect" : "vkCmdDrawIndirect")
+                                              : (d.indexed ? "vkCmdDrawIndexed" : "vkCmdDraw");
   std::string why;
-  DrawCommand d = recorded;
-  // The host reads the arguments and the indices: what a dispatch earlier in the run wrote must
-  // have landed first.
-  if (d.indirect != nullptr || d.indexed) device->stream.host_reads_buffers(device);
-  if (d.indirect != nullptr && !read_indirect_draw(&d, &why)) return log_refusal(command, why, "draw skipped");
-  if (d.count == 0 || d.instance_count == 0) return;  // an indirect draw of nothing
+  if (d.indirect != nullptr) {
+    if (!indirect_draw_range_valid(d, &why) || !check_draw_state(d, &why)) {
+      return log_refusal(command, why, "draw skipped");
+    }
+    return append_draw(device, d);
+  }
+  // The host reads the indices to find the highest vertex: what a dispatch earlier in the run wrote
+  // must have landed first.
+  if (d.indexed) device->stream.host_reads_buffers(device);
   if (!check_draw(d, &why)) return log_refusal(command, why, "draw skipped");
   append_draw(device, d);
 }

@@ -1,10 +1,10 @@
-// Indirect draws' arguments (docs/vulkan-driver.md "Indirect commands"). They are read from the
-// buffer's memory when the queue reaches the draw: the queue runs its commands in order and waits
-// for each device packet (draw, dispatch) before the next, so arguments that an earlier command of
-// the same submission wrote (a compute shader, a transfer) are the ones read. The values come from
-// memory the application or a shader controls: the range is checked here, and the counts then go
-// through the same checks as a direct draw's (check_draw: vertex / index / instance ranges, the
-// 2^24-vertex bound), so nothing read from memory reaches the device unchecked.
+// Indirect commands' arguments (docs/vulkan-driver.md "Indirect commands"). The range of the
+// arguments is checked on the host (the buffer bound, the offset a multiple of 4, the words inside
+// the buffer: overflow-safe). An indirect draw's values are then read by the command processor when
+// the DRAW_INDIRECT packet executes, so arguments a dispatch earlier in the same device submission
+// wrote are the ones used, and checked there as a direct draw's are here (vertex / instance ranges,
+// the vertex limit; fetches past a buffer are the pipeline's draw fault). An indirect dispatch's
+// counts are still read here, after the command stream is flushed when it holds a dispatch.
 #include <cstring>
 #include <string>
 
@@ -12,9 +12,11 @@
 #include "gsgpu/vk/binding_objects.h"
 
 namespace gsgpu::vk {
+namespace {
 
-bool read_indirect_words(const Buffer* b, uint64_t offset, uint32_t words, const char* what, uint32_t* out,
-                         std::string* why) {
+// Whether `words` 32-bit words at `offset` lie inside buffer `b` (bound, offset aligned to 4);
+// false with *why, naming them as `what`.
+bool indirect_range_valid(const Buffer* b, uint64_t offset, uint32_t words, const char* what, std::string* why) {
   const uint64_t size = uint64_t{words} * 4;
   if (b->memory == nullptr) return *why = "the indirect buffer is not bound to memory", false;
   if (offset % 4 != 0) return *why = "an indirect offset that is not a multiple of 4", false;
@@ -23,27 +25,21 @@ bool read_indirect_words(const Buffer* b, uint64_t offset, uint32_t words, const
                   std::to_string(b->size) + " bytes",
            false;
   }
-  std::memcpy(out, b->memory->map + b->memory_offset + offset, size);
   return true;
 }
 
-bool read_indirect_draw(DrawCommand* d, std::string* why) {
-  // VkDrawIndexedIndirectCommand (5 words) / VkDrawIndirectCommand (4 words).
-  uint32_t w[5] = {};
-  if (!read_indirect_words(d->indirect, d->indirect_offset, d->indexed ? 5 : 4, "the arguments", w, why)) {
-    return false;
-  }
-  d->count = w[0];
-  d->instance_count = w[1];
-  if (d->indexed) {
-    d->first_index = w[2];
-    d->vertex_offset = static_cast<int32_t>(w[3]);
-    d->first_instance = w[4];
-  } else {
-    d->first_vertex = w[2];
-    d->first_instance = w[3];
-  }
+}  // namespace
+
+bool read_indirect_words(const Buffer* b, uint64_t offset, uint32_t words, const char* what, uint32_t* out,
+                         std::string* why) {
+  if (!indirect_range_valid(b, offset, words, what, why)) return false;
+  std::memcpy(out, b->memory->map + b->memory_offset + offset, uint64_t{words} * 4);
   return true;
+}
+
+bool indirect_draw_range_valid(const DrawCommand& d, std::string* why) {
+  // VkDrawIndexedIndirectCommand (5 words) / VkDrawIndirectCommand (4 words).
+  return indirect_range_valid(d.indirect, d.indirect_offset, d.indexed ? 5 : 4, "the arguments", why);
 }
 
 }  // namespace gsgpu::vk

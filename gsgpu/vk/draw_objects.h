@@ -193,9 +193,9 @@ bool imageless_view_matches(const ImageView* view, const FramebufferAttachmentIn
 // layer count when the render pass begins).
 uint64_t target_layer_va(const ImageView& view, uint32_t layer);
 
-// An indirect draw's arguments (VkDrawIndirectCommand / VkDrawIndexedIndirectCommand) read from its
-// buffer into *d's counts (draw_indirect.cc); false with *why when they are outside the buffer.
-bool read_indirect_draw(DrawCommand* d, std::string* why);
+// Whether an indirect draw's arguments (16 or 20 bytes at its offset) lie inside its bound buffer,
+// the offset a multiple of 4; false with *why. The values are read by the device (DRAW_INDIRECT).
+bool indirect_draw_range_valid(const DrawCommand& d, std::string* why);
 
 // The `words` 32-bit words of an indirect command at `offset` in buffer `b`, the range checked
 // (draw_indirect.cc; draws and dispatches); false with *why, which names the command as `what`.

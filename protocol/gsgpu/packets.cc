@@ -111,4 +111,20 @@ std::vector<uint32_t> encode_draw(uint64_t draw_info_va, uint64_t pipe_state_va,
   return encoded([&](std::vector<uint32_t>* o) { append_draw(o, draw_info_va, pipe_state_va, shader_state_va); });
 }
 
+void append_draw_indirect(std::vector<uint32_t>* out, uint64_t draw_info_va, uint64_t pipe_state_va,
+                          uint64_t shader_state_va, uint64_t args_va) {
+  namespace P = pkt::DRAW_INDIRECT;
+  uint32_t* p = start_packet(out, P::OPCODE, P::SIZE_DWORDS);
+  put64(p, P::DRAW_INFO_VA_LO, P::DRAW_INFO_VA_HI, draw_info_va);
+  put64(p, P::PIPE_STATE_VA_LO, P::PIPE_STATE_VA_HI, pipe_state_va);
+  put64(p, P::SHADER_STATE_VA_LO, P::SHADER_STATE_VA_HI, shader_state_va);
+  put64(p, P::ARGS_VA_LO, P::ARGS_VA_HI, args_va);
+}
+std::vector<uint32_t> encode_draw_indirect(uint64_t draw_info_va, uint64_t pipe_state_va, uint64_t shader_state_va,
+                                           uint64_t args_va) {
+  return encoded([&](std::vector<uint32_t>* o) {
+    append_draw_indirect(o, draw_info_va, pipe_state_va, shader_state_va, args_va);
+  });
+}
+
 }  // namespace gsgpu::hw

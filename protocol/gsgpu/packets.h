@@ -46,6 +46,11 @@ std::vector<uint32_t> encode_report(uint32_t counter, uint64_t value_va, bool wr
 std::vector<uint32_t> encode_nop(uint32_t size_dwords = 1);
 std::vector<uint32_t> encode_dispatch(const DispatchPacket& packet);
 std::vector<uint32_t> encode_draw(uint64_t draw_info_va, uint64_t pipe_state_va, uint64_t shader_state_va);
+// DRAW_INDIRECT: a DRAW whose counts the command processor reads at `args_va` when it runs it.
+void append_draw_indirect(std::vector<uint32_t>* out, uint64_t draw_info_va, uint64_t pipe_state_va,
+                          uint64_t shader_state_va, uint64_t args_va);
+std::vector<uint32_t> encode_draw_indirect(uint64_t draw_info_va, uint64_t pipe_state_va, uint64_t shader_state_va,
+                                           uint64_t args_va);
 std::vector<uint32_t> encode_sync(uint32_t flags, uint64_t fence_va, uint64_t fence_value);
 std::vector<uint32_t> encode_dump(uint32_t flags, uint64_t buffer_va, uint32_t buffer_size);
 std::vector<uint32_t> encode_halt();

@@ -128,8 +128,9 @@ void fragment_program(Blocks& b, const Context& c, uint32_t bytes, uint64_t offs
 }
 
 // Writes the blocks at state_va (DRAW_INFO +0, PIPE_STATE +256, SHADER_STATE +512, the binding
-// +768, the attribute +832), the vertices and indices, and runs one DRAW; true when the CP is idle.
-bool draw(Context& c, Blocks b) {
+// +768, the attribute +832), the vertices and indices, and runs one DRAW (a DRAW_INDIRECT reading
+// its counts at `args_va` when that is not 0); true when the CP is idle.
+bool draw(Context& c, Blocks b, uint64_t args_va = 0) {
   namespace D = blk::DRAW_INFO;
   b.draw_info[D::BINDINGS_VA_LO] = uint32_t(c.state_va + 768);
   b.draw_info[D::ATTRIBUTES_VA_LO] = uint32_t(c.state_va + 832);
@@ -144,7 +145,10 @@ bool draw(Context& c, Blocks b) {
     EXPECT_TRUE(m.write(c.indices_va, b.indices.data(), b.indices.size() * 4));
   }
   std::string error;
-  EXPECT_TRUE(c.ring->write(hw::encode_draw(c.state_va, c.state_va + 256, c.state_va + 512), &error)) << error;
+  const std::vector<uint32_t> packet =
+      args_va == 0 ? hw::encode_draw(c.state_va, c.state_va + 256, c.state_va + 512)
+                   : hw::encode_draw_indirect(c.state_va, c.state_va + 256, c.state_va + 512, args_va);
+  EXPECT_TRUE(c.ring->write(packet, &error)) << error;
   c.ring->kick();
   c.device->run_until_idle();
   return c.device->cp_state() == CpState::kIdle;
@@ -252,6 +256,58 @@ TEST_F(DrawHostile, OutOfRangeStateWordsAreBadFieldsNamedInTheLog) {
   fault_case("samples", [](Blocks& b) { b.pipe[P::MULTISAMPLE] = 3; }, bad, "MULTISAMPLE.SAMPLES_LOG2 is 3, above 2");
   fault_case("multisample bits", [](Blocks& b) { b.pipe[P::MULTISAMPLE] = 1u << 10; }, bad,
              "MULTISAMPLE has undefined bits set: 0x400");
+}
+
+// DRAW_INDIRECT reads its counts from memory when it runs (DRAW_INFO's own are replaced) and checks
+// them as the driver checks a direct draw's: an unaligned or unmapped address, more vertices than
+// the limit, vertex or instance indices past 32 bits are faults naming the reason; counts that pass
+// and then fetch past the vertex buffer are the pipeline's draw fault; a count of 0 draws nothing.
+TEST_F(DrawHostile, DrawIndirectReadsItsArgumentsWhenItRunsAndChecksThem) {
+  namespace D = blk::DRAW_INFO;
+  Context& c = hostile_;
+  const uint64_t args_va = c.state_va + 1024;
+  auto run = [&](std::vector<uint32_t> args, uint64_t at) {
+    EXPECT_TRUE(c.device->mmu().write(c.state_va + 1024, args.data(), args.size() * 4));
+    const std::vector<uint32_t> zero(kSize * kSize, 0);
+    EXPECT_TRUE(c.device->mmu().write(kTargetVa, zero.data(), zero.size() * 4));
+    Blocks b = good_blocks(c);
+    b.draw_info[D::COUNT] = 0;  // drawn only if the packet's arguments replace it
+    return draw(c, b, at);
+  };
+  ASSERT_TRUE(run({4, 1, 0, 0}, args_va));
+  EXPECT_EQ(c.pixel(0, 0), kGreen);
+  EXPECT_EQ(c.pixel(31, 31), kGreen);
+  ASSERT_TRUE(run({0, 1, 0, 0}, args_va));
+  EXPECT_EQ(c.pixel(16, 16), 0u);
+  struct Case {
+    const char* name;
+    std::vector<uint32_t> args;
+    uint64_t at;
+    CpFaultCause cause;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {"unaligned", {4, 1, 0, 0}, args_va + 2, CpFaultCause::kBadField, "not 4-byte aligned"},
+      {"unmapped", {4, 1, 0, 0}, kTargetVa + 4096, CpFaultCause::kMemoryFault, "is not mapped readable"},
+      {"too many", {0xFFFFFFFF, 0xFFFFFFFF, 0, 0}, args_va, CpFaultCause::kBadField, "over the vertex limit"},
+      {"vertex wrap", {3, 1, 0xFFFFFFFE, 0}, args_va, CpFaultCause::kBadField, "FIRST_VERTEX + COUNT - 1 past 32 bits"},
+      {"instance wrap", {3, 2, 0, 0xFFFFFFFF}, args_va, CpFaultCause::kBadField, "FIRST_INSTANCE + INSTANCE_COUNT"},
+      {"fetch", {5, 1, 0, 0}, args_va, CpFaultCause::kDrawFault, "vertex fetch past the buffer"},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.name);
+    const size_t before = log_.count(k.reason);
+    EXPECT_FALSE(run(k.args, k.at));
+    Device& d = *c.device;
+    ASSERT_TRUE(d.cp_fault());
+    EXPECT_EQ(d.cp_fault()->cause, k.cause) << d.cp_fault()->message;
+    namespace F = hw::field::CP_FAULT_INFO;
+    EXPECT_EQ(hw::get_field(d.read_register(hw::reg::CP_FAULT_INFO), F::OPCODE_MASK, F::OPCODE_SHIFT),
+              hw::pkt::DRAW_INDIRECT::OPCODE);
+    EXPECT_EQ(log_.count(k.reason), before + 1) << log_.all();
+    if (k.cause != CpFaultCause::kDrawFault) EXPECT_EQ(c.pixel(16, 16), 0u);  // refused before drawing
+    expect_survives();
+  }
 }
 
 TEST_F(DrawHostile, VertexFetchPastTheBufferFaults) {

@@ -85,6 +85,7 @@ TEST(HwDescription, PacketTablesMatchTheBuilders) {
       {hw::pkt::HALT::OPCODE, make_halt_packet()},
       {hw::pkt::DRAW::OPCODE, hw::encode_draw(0, 0, 0)},
       {hw::pkt::REPORT::OPCODE, hw::encode_report(hw::pkt::REPORT::FLAGS_COUNTER_CLOCK, 0)},
+      {hw::pkt::DRAW_INDIRECT::OPCODE, hw::encode_draw_indirect(0, 0, 0, 0)},
   };
   ASSERT_EQ(std::size(built), hw::kPacketCount);
   for (const Built& b : built) {
