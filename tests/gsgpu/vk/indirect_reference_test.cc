@@ -109,8 +109,6 @@ TEST_F(VkIndirectReference, HostileIndirectArgumentsAreSkippedOnGsgpu) {
   const std::string log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(count_lines(log, "draw skipped"), 3) << log;
   EXPECT_EQ(count_lines(log, "vkQueueSubmit: draw: the device refused or faulted it (faulted)"), 3) << log;
-  EXPECT_NE(log.find("over the vertex limit"), std::string::npos) << log;
-  EXPECT_NE(log.find("FIRST_VERTEX + COUNT - 1 past 32 bits"), std::string::npos) << log;
   EXPECT_EQ(count_lines(log, "over maxDrawIndirectCount (1); not recorded"), 1) << log;
   for (size_t p = 0; p < f.color.size(); p += 4) ASSERT_EQ(f.color[p], 9) << p / 4;
 }
