@@ -177,6 +177,8 @@ class Lowering {
   };
   PendingExport pending_cull_distances_;  // exported after the clip distances
   void export_located_output(const RegisterVariable& var);
+  void export_fragment_output(const RegisterVariable& var, uint32_t location, uint32_t index, uint32_t component,
+                              uint32_t per_location);
   void export_components(const RegisterVariable& var, uint32_t first, uint32_t count, uint32_t slot);
   void check_shader_module(const SpirvEntryPoint& entry) const;
   // lower_compute.cc: a GLCompute entry point's interface (docs/compiler.md "Compute shaders").

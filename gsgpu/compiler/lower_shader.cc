@@ -583,24 +583,33 @@ void Lowering::export_located_output(const RegisterVariable& var) {
   if (per_location + component > 4) fail("output " + std::to_string(var.id) + " does not fit its location");
   for (uint32_t c = 0; c < n; ++c)
     if (f_.vreg_bits[var.regs[c]] != 32) fail("output " + std::to_string(var.id) + " is not 32-bit");
-  if (stage_ == ShaderStage::kFragment) {
-    // One colour attachment (maxColorAttachments 1): an output at another Location has no
-    // attachment, and Vulkan discards such writes. zink writes gl_FragColor to all eight of
-    // gl_FragData's Locations.
-    if (*d->location != 0 && !multi) return;
-    if (multi)
-      fail("fragment output " + std::to_string(var.id) + " is an array (one colour target, Location 0, is supported)");
-    const uint32_t index = d->index.value_or(0);
-    if (index > 1) fail("fragment output Index " + std::to_string(index) + " (dual source has Index 0 and 1)");
-    const auto first_slot = static_cast<uint32_t>(index == 0 ? isa::ExportSlot::kColor0R : isa::ExportSlot::kColor1R);
-    return export_components(var, 0, n, first_slot + component);
-  }
+  if (stage_ == ShaderStage::kFragment)
+    return export_fragment_output(var, *d->location, d->index.value_or(0), component, per_location);
   for (uint32_t c = 0; c < n; ++c) {
     const uint64_t k = uint64_t{*d->location} * 4 + component + uint64_t{c / per_location} * 4 + c % per_location;
     if (k >= kMaxVaryingComponents)
       fail("output " + std::to_string(var.id) + " writes varying component " + std::to_string(k) + ", past 63");
     export_components(var, c, 1, static_cast<uint32_t>(4 + k));
     k_.varying_components = std::max<uint32_t>(k_.varying_components, static_cast<uint32_t>(k + 1));
+  }
+}
+
+// A fragment shader's colour output: Location L (an array's element e at L + e) to colour target
+// L's export slots (isa::export_slot_of_target); Index 1, the dual-source second colour of target 0.
+// A Location past the last target (maxColorAttachments 8) has no attachment, and Vulkan discards
+// such writes; an attachment the subpass does not have ignores its slots.
+void Lowering::export_fragment_output(const RegisterVariable& var, uint32_t location, uint32_t index,
+                                      uint32_t component, uint32_t per_location) {
+  if (index > 1) fail("fragment output Index " + std::to_string(index) + " (dual source has Index 0 and 1)");
+  const auto n = static_cast<uint32_t>(var.regs.size());
+  if (index == 1 && (location != 0 || n > per_location))
+    fail("fragment output " + std::to_string(var.id) + ": a dual-source output (Index 1) is one colour at Location 0");
+  for (uint32_t c = 0; c < n; ++c) {
+    const uint64_t target = uint64_t{location} + c / per_location;
+    if (target >= uint64_t(isa::kMaxColorTargets)) continue;
+    const int32_t first_slot =
+        index == 1 ? int32_t(isa::ExportSlot::kColor1R) : isa::export_slot_of_target(static_cast<int32_t>(target));
+    export_components(var, c, 1, static_cast<uint32_t>(first_slot) + component + c % per_location);
   }
 }
 

@@ -176,41 +176,8 @@ bool decode_targets(BlockWords& w, G::DrawState* s) {
   s->height = height;
   const uint32_t color_format = w.word(P::COLOR_FORMAT), depth_format = w.word(P::DEPTH_FORMAT);
   s->color.enabled = color_format != 0;
-  switch (color_format) {
-    case 0:
-      break;
-    case 37:
-      s->color.format = G::ColorFormat::kR8G8B8A8Unorm;
-      break;
-    case 43:
-      s->color.format = G::ColorFormat::kR8G8B8A8Srgb;
-      break;
-    case 44:
-      s->color.format = G::ColorFormat::kB8G8R8A8Unorm;
-      break;
-    case 50:
-      s->color.format = G::ColorFormat::kB8G8R8A8Srgb;
-      break;
-    case 109:
-      s->color.format = G::ColorFormat::kR32G32B32A32Sfloat;
-      break;
-    case 9:
-      s->color.format = G::ColorFormat::kR8Unorm;
-      break;
-    case 16:
-      s->color.format = G::ColorFormat::kR8G8Unorm;
-      break;
-    case 107:
-      s->color.format = G::ColorFormat::kR32G32B32A32Uint;
-      break;
-    case 108:
-      s->color.format = G::ColorFormat::kR32G32B32A32Sint;
-      break;
-    default:
-      if (!G::color_format_from_vk(color_format, &s->color.format)) {
-        return w.fail("COLOR_FORMAT " + std::to_string(color_format) + " is not a render-target format");
-      }
-  }
+  if (color_format != 0 && !G::color_format_from_vk(color_format, &s->color.format))
+    return w.fail("COLOR_FORMAT " + std::to_string(color_format) + " is not a render-target format");
   s->depth.enabled = depth_format != 0;
   switch (depth_format) {
     case 0:
@@ -234,6 +201,36 @@ bool decode_targets(BlockWords& w, G::DrawState* s) {
   return true;
 }
 
+// A BLEND dword (PIPE_STATE BLEND, COLOR_TARGET BLEND: one layout) into *b's enable, factors and
+// ops; `name` is the dword's in errors.
+bool decode_blend(BlockWords& w, uint32_t dword, const std::string& name, G::BlendState* b) {
+  namespace P = blk::PIPE_STATE;
+  const uint32_t blend_known = P::BLEND_ENABLE_MASK | P::BLEND_SRC_COLOR_MASK | P::BLEND_DST_COLOR_MASK |
+                               P::BLEND_COLOR_OP_MASK | P::BLEND_SRC_ALPHA_MASK | P::BLEND_DST_ALPHA_MASK |
+                               P::BLEND_ALPHA_OP_MASK;
+  if (!w.only(dword, blend_known, name.c_str())) return false;
+  const uint32_t factors[4] = {
+      w.field(dword, FIELD(PIPE_STATE, BLEND, SRC_COLOR)), w.field(dword, FIELD(PIPE_STATE, BLEND, DST_COLOR)),
+      w.field(dword, FIELD(PIPE_STATE, BLEND, SRC_ALPHA)), w.field(dword, FIELD(PIPE_STATE, BLEND, DST_ALPHA))};
+  const uint32_t color_op = w.field(dword, FIELD(PIPE_STATE, BLEND, COLOR_OP));
+  const uint32_t alpha_op = w.field(dword, FIELD(PIPE_STATE, BLEND, ALPHA_OP));
+  for (uint32_t f : factors) {
+    if (!w.at_most(f, G::kMaxBlendFactor, (name + " factor").c_str())) return false;
+  }
+  if (!w.at_most(color_op, G::kMaxBlendOp, (name + ".COLOR_OP").c_str()) ||
+      !w.at_most(alpha_op, G::kMaxBlendOp, (name + ".ALPHA_OP").c_str())) {
+    return false;
+  }
+  b->enable = w.field(dword, FIELD(PIPE_STATE, BLEND, ENABLE)) != 0;
+  b->src_color = G::BlendFactor(factors[0]);
+  b->dst_color = G::BlendFactor(factors[1]);
+  b->src_alpha = G::BlendFactor(factors[2]);
+  b->dst_alpha = G::BlendFactor(factors[3]);
+  b->color_op = G::BlendOp(color_op);
+  b->alpha_op = G::BlendOp(alpha_op);
+  return true;
+}
+
 G::StencilFaceState stencil_face(const BlockWords& w, uint32_t ops, uint32_t masks) {
   namespace P = blk::PIPE_STATE;
   G::StencilFaceState f;
@@ -253,15 +250,12 @@ bool decode_tests_and_blend(BlockWords& w, G::DrawState* s) {
                              P::STENCIL_FRONT_OPS_DEPTH_FAIL_MASK | P::STENCIL_FRONT_OPS_COMPARE_MASK;
   const uint32_t masks_known = P::STENCIL_FRONT_MASKS_COMPARE_MASK_MASK | P::STENCIL_FRONT_MASKS_WRITE_MASK_MASK |
                                P::STENCIL_FRONT_MASKS_REFERENCE_MASK;
-  const uint32_t blend_known = P::BLEND_ENABLE_MASK | P::BLEND_SRC_COLOR_MASK | P::BLEND_DST_COLOR_MASK |
-                               P::BLEND_COLOR_OP_MASK | P::BLEND_SRC_ALPHA_MASK | P::BLEND_DST_ALPHA_MASK |
-                               P::BLEND_ALPHA_OP_MASK;
   if (!w.only(P::DEPTH, P::DEPTH_TEST_MASK | P::DEPTH_WRITE_MASK | P::DEPTH_COMPARE_MASK, "DEPTH") ||
       !w.only(P::STENCIL, P::STENCIL_TEST_MASK, "STENCIL") ||
       !w.only(P::STENCIL_FRONT_OPS, ops_known, "STENCIL_FRONT_OPS") ||
       !w.only(P::STENCIL_BACK_OPS, ops_known, "STENCIL_BACK_OPS") ||
       !w.only(P::STENCIL_FRONT_MASKS, masks_known, "STENCIL_FRONT_MASKS") ||
-      !w.only(P::STENCIL_BACK_MASKS, masks_known, "STENCIL_BACK_MASKS") || !w.only(P::BLEND, blend_known, "BLEND") ||
+      !w.only(P::STENCIL_BACK_MASKS, masks_known, "STENCIL_BACK_MASKS") ||
       !w.only(P::OUTPUT, P::OUTPUT_WRITE_MASK_MASK | P::OUTPUT_LOGIC_OP_ENABLE_MASK | P::OUTPUT_LOGIC_OP_MASK,
               "OUTPUT")) {
     return false;
@@ -273,26 +267,8 @@ bool decode_tests_and_blend(BlockWords& w, G::DrawState* s) {
   ds.stencil_test = w.field(P::STENCIL, FIELD(PIPE_STATE, STENCIL, TEST)) != 0;
   ds.front = stencil_face(w, P::STENCIL_FRONT_OPS, P::STENCIL_FRONT_MASKS);
   ds.back = stencil_face(w, P::STENCIL_BACK_OPS, P::STENCIL_BACK_MASKS);
-  const uint32_t factors[4] = {
-      w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, SRC_COLOR)), w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, DST_COLOR)),
-      w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, SRC_ALPHA)), w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, DST_ALPHA))};
-  const uint32_t color_op = w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, COLOR_OP));
-  const uint32_t alpha_op = w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, ALPHA_OP));
-  for (uint32_t f : factors) {
-    if (!w.at_most(f, G::kMaxBlendFactor, "BLEND factor")) return false;
-  }
-  if (!w.at_most(color_op, G::kMaxBlendOp, "BLEND.COLOR_OP") ||
-      !w.at_most(alpha_op, G::kMaxBlendOp, "BLEND.ALPHA_OP")) {
-    return false;
-  }
+  if (!decode_blend(w, P::BLEND, "BLEND", &s->blend)) return false;
   G::BlendState& b = s->blend;
-  b.enable = w.field(P::BLEND, FIELD(PIPE_STATE, BLEND, ENABLE)) != 0;
-  b.src_color = G::BlendFactor(factors[0]);
-  b.dst_color = G::BlendFactor(factors[1]);
-  b.src_alpha = G::BlendFactor(factors[2]);
-  b.dst_alpha = G::BlendFactor(factors[3]);
-  b.color_op = G::BlendOp(color_op);
-  b.alpha_op = G::BlendOp(alpha_op);
   b.write_mask = uint8_t(w.field(P::OUTPUT, FIELD(PIPE_STATE, OUTPUT, WRITE_MASK)));
   b.logic_op_enable = w.field(P::OUTPUT, FIELD(PIPE_STATE, OUTPUT, LOGIC_OP_ENABLE)) != 0;
   b.logic_op = G::LogicOp(w.field(P::OUTPUT, FIELD(PIPE_STATE, OUTPUT, LOGIC_OP)));
@@ -337,19 +313,60 @@ bool decode_depth_bias(BlockWords& w, G::DepthBias* bias) {
   return true;
 }
 
+// One COLOR_TARGET record (target 1 + i): format, address, pitch, blend state and write mask.
+bool decode_more_target(BlockWords& r, uint32_t i, G::MoreColorTargetState* t) {
+  namespace C = blk::COLOR_TARGET;
+  const uint32_t o = i * C::SIZE_DWORDS;
+  const std::string at = "[" + std::to_string(i) + "].";
+  if (!r.zero(o + C::RESERVED_6, (at + "RESERVED_6").c_str()) || !r.zero(o + C::RESERVED_7, (at + "RESERVED_7").c_str()) ||
+      !r.only(o + C::WRITE_MASK, 0xFu, (at + "WRITE_MASK").c_str()) || !decode_blend(r, o + C::BLEND, at + "BLEND", &t->blend)) {
+    return false;
+  }
+  // The second source is target 0's alone (dual-source blending has one target).
+  for (G::BlendFactor f : {t->blend.src_color, t->blend.dst_color, t->blend.src_alpha, t->blend.dst_alpha}) {
+    if (f >= G::BlendFactor::kSrc1Color) return r.fail(at + "BLEND names a SRC1 factor, which only target 0 has");
+  }
+  t->blend.write_mask = uint8_t(r.word(o + C::WRITE_MASK));
+  const uint32_t format = r.word(o + C::FORMAT);
+  t->target.enabled = format != 0;
+  if (format != 0 && !G::color_format_from_vk(format, &t->target.format))
+    return r.fail(at + "FORMAT " + std::to_string(format) + " is not a render-target format");
+  t->target.va = r.pair(o + C::VA_LO, o + C::VA_HI);
+  t->target.row_pitch = r.word(o + C::PITCH);
+  if (format == 0 && (t->target.va != 0 || t->target.row_pitch != 0))
+    return r.fail(at + "VA and PITCH must be 0 for an unused target (FORMAT 0)");
+  return true;
+}
+
+// PIPE_STATE COLOR_TARGETS: the records of targets 1..COUNT, read through the MMU.
+bool decode_more_targets(GpuMemory& memory, BlockWords& w, G::DrawState* s, DrawStateError* error) {
+  namespace P = blk::PIPE_STATE;
+  namespace C = blk::COLOR_TARGET;
+  const uint32_t count = w.field(P::COLOR_TARGETS, FIELD(PIPE_STATE, COLOR_TARGETS, COUNT));
+  const uint64_t va = w.pair(P::COLOR_TARGETS_VA_LO, P::COLOR_TARGETS_VA_HI);
+  if (count == 0) return va == 0 || w.fail("COLOR_TARGETS_VA must be 0 when COLOR_TARGETS.COUNT is 0");
+  if (!w.at_most(count, G::kMaxColorTargets - 1, "COLOR_TARGETS.COUNT")) return false;
+  BlockWords r("COLOR_TARGET", error);
+  if (!r.read(memory, va, C::SIZE_DWORDS, C::ALIGN_BYTES, count)) return false;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!decode_more_target(r, i, &s->more_colors[i])) return false;
+  }
+  s->more_color_count = count;
+  return true;
+}
+
 bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStateError* error) {
   namespace P = blk::PIPE_STATE;
   BlockWords w("PIPE_STATE", error);
   if (!w.read(memory, va, P::SIZE_DWORDS, P::ALIGN_BYTES)) return false;
   if (!w.only(P::RASTER,
               P::RASTER_CULL_MASK | P::RASTER_FRONT_FACE_MASK | P::RASTER_BBOX_TEST_MASK | P::RASTER_LINE_MODE_MASK |
-                  P::RASTER_POLYGON_MODE_MASK | P::RASTER_PROVOKING_LAST_MASK | P::RASTER_DEPTH_BIAS_MASK,
+                  P::RASTER_POLYGON_MODE_MASK | P::RASTER_PROVOKING_LAST_MASK | P::RASTER_DEPTH_BIAS_MASK |
+                  P::RASTER_DEPTH_CLAMP_MASK,
               "RASTER")) {
     return false;
   }
-  for (uint32_t i = P::RESERVED_37; i <= P::RESERVED_39; ++i) {
-    if (!w.zero(i, ("RESERVED_" + std::to_string(i)).c_str())) return false;
-  }
+  if (!w.only(P::COLOR_TARGETS, P::COLOR_TARGETS_COUNT_MASK, "COLOR_TARGETS")) return false;
   // Any value: the geometry engine clamps it to pointSizeRange (a guest cannot ask for more).
   s->draw.point_size = w.real(P::POINT_SIZE);
   s->setup.cull = G::CullMode(w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, CULL)));
@@ -369,13 +386,21 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   s->viewport = G::Viewport{w.real(P::VIEWPORT_X),      w.real(P::VIEWPORT_Y),         w.real(P::VIEWPORT_WIDTH),
                             w.real(P::VIEWPORT_HEIGHT), w.real(P::VIEWPORT_MIN_DEPTH), w.real(P::VIEWPORT_MAX_DEPTH)};
   if (auto bad = G::validate_viewport(s->viewport)) return w.fail("VIEWPORT: " + *bad);
+  s->draw.depth_clamp = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, DEPTH_CLAMP)) != 0;
+  if (s->draw.depth_clamp) {  // the viewport's depths are checked to lie in [0, 1]
+    s->depth_stencil.depth_min = std::min(s->viewport.min_depth, s->viewport.max_depth);
+    s->depth_stencil.depth_max = std::max(s->viewport.min_depth, s->viewport.max_depth);
+  }
   // Scissor in 64-bit so that offset + extent cannot wrap; clamped to the targets by the rasterizer.
   const int64_t sx = int32_t(w.word(P::SCISSOR_X)), sy = int32_t(w.word(P::SCISSOR_Y));
   const int64_t sx1 = std::clamp<int64_t>(sx + w.word(P::SCISSOR_WIDTH), 0, G::kMaxDrawTargetSize);
   const int64_t sy1 = std::clamp<int64_t>(sy + w.word(P::SCISSOR_HEIGHT), 0, G::kMaxDrawTargetSize);
   s->scissor = G::PixelRect{int32_t(std::clamp<int64_t>(sx, 0, G::kMaxDrawTargetSize)),
                             int32_t(std::clamp<int64_t>(sy, 0, G::kMaxDrawTargetSize)), int32_t(sx1), int32_t(sy1)};
-  if (!decode_targets(w, s) || !decode_tests_and_blend(w, s) || !decode_multisample(w, s)) return false;
+  if (!decode_targets(w, s) || !decode_tests_and_blend(w, s) || !decode_multisample(w, s) ||
+      !decode_more_targets(memory, w, s, error)) {
+    return false;
+  }
   // r of the bias is the depth target's (depth_bias.h); D32_SFLOAT's comes from each triangle.
   if (s->depth.enabled && s->depth.format != G::DepthFormat::kD32Sfloat) {
     s->setup.depth_bias.unorm_bits = s->depth.format == G::DepthFormat::kD16Unorm ? 16 : 24;

@@ -71,7 +71,8 @@ enum class ImmKind : uint8_t {
   kTargetReconverge,   // branch target and reconvergence point (kBranch format)
   kImageQuery,         // v_image_query: which property (ImageQueryWhat), 0..kImageQueryCount-1
   kVarying,            // a varying component, 0 .. kMaxVaryingComponent (fragment programs)
-  kExportSlot,         // colour 0 r, g, b, a = 0..3, colour 1 = 4..7, depth = 8 (ExportSlot)
+  kExportSlot,         // colour 0 r, g, b, a = 0..3, dual-source colour = 4..7, depth = 8, colour target t = 1..7
+                       // at 9 + 4 (t - 1) .. (ExportSlot)
   kQuadPerm,           // 4 x 2 bits: bits 2i+1:2i name the quad lane that lane i of each quad reads
   kVertexSlot,         // vertex output: position x, y, z, w = 0..3, varying component k = 4 + k (4..67), point size 68,
                        // clip then cull distance i = 69 + i (69..76)
@@ -79,7 +80,13 @@ enum class ImmKind : uint8_t {
 
 // Fragment-program immediates (docs/isa.md §8c).
 constexpr int32_t kMaxVaryingComponent = 63;  // graphics::kMaxVaryingComponents - 1
-enum class ExportSlot : uint8_t { kColor0R = 0, kColor1R = 4, kDepth = 8, kCount = 9 };
+// kColor1R is the dual-source second colour of target 0; the colours of targets 1..7 (fragment
+// outputs at Locations 1..7) follow depth, four slots each from kTarget1R.
+enum class ExportSlot : uint8_t { kColor0R = 0, kColor1R = 4, kDepth = 8, kTarget1R = 9, kCount = 37 };
+constexpr int32_t kMaxColorTargets = 8;  // maxColorAttachments
+constexpr int32_t export_slot_of_target(int32_t target) {
+  return target == 0 ? 0 : static_cast<int32_t>(ExportSlot::kTarget1R) + 4 * (target - 1);
+}
 constexpr int32_t kVertexSlotVarying0 = 4, kVertexSlotPointSize = 4 + kMaxVaryingComponent + 1;
 constexpr int32_t kVertexSlotClipDistance0 = kVertexSlotPointSize + 1;  // clip, then cull distances
 constexpr int32_t kMaxClipCullDistances = 8;  // maxCombinedClipAndCullDistances

@@ -39,7 +39,10 @@ bool snapshot(const CommandBuffer& cb, DrawCommand* d, std::string* why) {
   // A secondary continuing a pass may not know the framebuffer: vkCmdExecuteCommands aims its draws
   // at the primary's attachments (secondary.cc).
   const bool known = !g.attachments.empty();
-  d->color = known && g.render_pass->color >= 0 ? g.attachments[g.render_pass->color] : nullptr;
+  for (uint32_t i = 0; i < g.render_pass->color_count; ++i) {
+    const int32_t a = g.render_pass->colors[i];
+    d->colors[i] = known && a >= 0 ? g.attachments[a] : nullptr;
+  }
   d->depth = known && g.render_pass->depth >= 0 ? g.attachments[g.render_pass->depth] : nullptr;
   d->width = g.framebuffer != nullptr ? g.framebuffer->width : 0;
   d->height = g.framebuffer != nullptr ? g.framebuffer->height : 0;

@@ -28,12 +28,18 @@ namespace blk = hw::blk;
 // larger draw faults on the device).
 constexpr uint64_t kMaxDrawVertices = uint64_t{1} << 24;
 // Where each block lies in the draw's state BO (64-byte aligned blocks, a 16-byte aligned
-// constant buffer, then a texture record per table slot at most, 64-byte aligned).
+// constant buffer, then a texture record per table slot at most, 64-byte aligned, then the
+// COLOR_TARGET records of colour attachments 1..7, 32-byte aligned).
 constexpr uint64_t kDrawInfoAt = 0, kPipeStateAt = 256, kShaderStateAt = 512, kBindingsAt = 768,
                    kAttributesAt = 1536, kConstantsAt = 2048, kTexturesAt = 4096;
 
-// The bytes of a draw's state: the fixed blocks and its texture records.
-uint64_t state_bytes(const DrawCommand& d) { return kTexturesAt + d.textures.size() * kTextureRecordBytes; }
+// Where the COLOR_TARGET records of colour attachments 1..7 go: after the texture records.
+uint64_t color_targets_at(const DrawCommand& d) { return kTexturesAt + d.textures.size() * kTextureRecordBytes; }
+
+// The bytes of a draw's state: the fixed blocks, its texture records and its COLOR_TARGET records.
+uint64_t state_bytes(const DrawCommand& d) {
+  return color_targets_at(d) + uint64_t{kMaxColorAttachments - 1} * kColorTargetDwords * 4;
+}
 
 uint32_t lo(uint64_t v) { return uint32_t(v); }
 uint32_t hi(uint64_t v) { return uint32_t(v >> 32); }
@@ -113,9 +119,10 @@ bool viewport_valid(const VkViewport& v, std::string* why) {
 // device takes, vertex (and index) buffers bound. An indirect draw is checked only this far on the
 // host; the device checks its counts when it reads them (DRAW_INDIRECT).
 bool check_draw_state(const DrawCommand& d, std::string* why) {
-  for (const ImageView* v : {d.color, d.depth}) {
+  for (const ImageView* v : d.colors) {
     if (v != nullptr && v->image->memory == nullptr) return *why = "an attachment's memory was freed", false;
   }
+  if (d.depth != nullptr && d.depth->image->memory == nullptr) return *why = "an attachment's memory was freed", false;
   if (!viewport_valid(d.viewport, why)) return false;
   if (d.scissor.offset.x < 0 || d.scissor.offset.y < 0) return *why = "a negative scissor offset", false;
   if (d.indexed && (d.index_buffer == nullptr || d.index_buffer->memory == nullptr ||
@@ -196,6 +203,35 @@ void write_vertex_input(const DrawCommand& d, uint8_t* state) {
   }
 }
 
+// Colour attachments 1..: one COLOR_TARGET record each at color_targets_at(d) (blend state and write
+// mask from the pipeline; an attachment the pipeline has no state for is not written).
+void write_more_color_targets(const DrawCommand& d, uint64_t state_va, uint8_t* state, uint32_t* pipe) {
+  namespace P = blk::PIPE_STATE;
+  namespace C = blk::COLOR_TARGET;
+  const GraphicsPipeline& p = *d.pipeline;
+  uint32_t count = 0;  // records up to the last attachment present
+  for (uint32_t i = 1; i < kMaxColorAttachments; ++i) {
+    if (d.colors[i] != nullptr) count = i;
+  }
+  if (count == 0) return;
+  for (uint32_t i = 1; i <= count; ++i) {
+    uint32_t w[C::SIZE_DWORDS] = {};
+    const ImageView* v = d.colors[i];
+    if (v != nullptr && i - 1 < p.more_color_count) {
+      w[C::VA_LO] = lo(target_layer_va(*v, d.layer));
+      w[C::VA_HI] = hi(target_layer_va(*v, d.layer));
+      w[C::PITCH] = uint32_t(v->target_pitch);
+      w[C::FORMAT] = v->format->format;
+      w[C::BLEND] = p.more_blend[i - 1];
+      w[C::WRITE_MASK] = p.more_write_mask[i - 1];
+    }
+    std::memcpy(state + color_targets_at(d) + (i - 1) * sizeof w, w, sizeof w);
+  }
+  pipe[P::COLOR_TARGETS] = put(count, P::COLOR_TARGETS_COUNT_MASK, P::COLOR_TARGETS_COUNT_SHIFT);
+  pipe[P::COLOR_TARGETS_VA_LO] = lo(state_va + color_targets_at(d));
+  pipe[P::COLOR_TARGETS_VA_HI] = hi(state_va + color_targets_at(d));
+}
+
 void write_pipe_state(const DrawCommand& d, uint32_t* w) {
   namespace P = blk::PIPE_STATE;
   std::copy(d.pipe_state.begin(), d.pipe_state.end(), w);
@@ -211,11 +247,11 @@ void write_pipe_state(const DrawCommand& d, uint32_t* w) {
   w[P::SCISSOR_HEIGHT] = d.scissor.extent.height;
   w[P::TARGET_SIZE] = put(d.width, P::TARGET_SIZE_WIDTH_MASK, P::TARGET_SIZE_WIDTH_SHIFT) |
                       put(d.height, P::TARGET_SIZE_HEIGHT_MASK, P::TARGET_SIZE_HEIGHT_SHIFT);
-  if (d.color != nullptr) {
-    w[P::COLOR_VA_LO] = lo(target_layer_va(*d.color, d.layer));
-    w[P::COLOR_VA_HI] = hi(target_layer_va(*d.color, d.layer));
-    w[P::COLOR_PITCH] = uint32_t(d.color->target_pitch);
-    w[P::COLOR_FORMAT] = d.color->format->format;
+  if (const ImageView* color = d.colors[0]; color != nullptr) {
+    w[P::COLOR_VA_LO] = lo(target_layer_va(*color, d.layer));
+    w[P::COLOR_VA_HI] = hi(target_layer_va(*color, d.layer));
+    w[P::COLOR_PITCH] = uint32_t(color->target_pitch);
+    w[P::COLOR_FORMAT] = color->format->format;
   } else {
     w[P::OUTPUT] = 0;
   }
@@ -248,6 +284,7 @@ void write_texture_records(const DrawCommand& d, uint64_t state_va, uint8_t* sta
 void write_blocks(const DrawCommand& d, uint64_t state_va, uint8_t* state) {
   write_draw_info(d, state_va, reinterpret_cast<uint32_t*>(state + kDrawInfoAt));
   write_pipe_state(d, reinterpret_cast<uint32_t*>(state + kPipeStateAt));
+  write_more_color_targets(d, state_va, state, reinterpret_cast<uint32_t*>(state + kPipeStateAt));
   auto* shader = reinterpret_cast<uint32_t*>(state + kShaderStateAt);
   std::copy(d.pipeline->shader_state.begin(), d.pipeline->shader_state.end(), shader);
   if (d.pipeline->constant_bytes != 0) {

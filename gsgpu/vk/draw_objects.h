@@ -27,12 +27,15 @@ struct FormatInfo;
 inline constexpr uint32_t kPipeStateDwords = 40;    // blk::PIPE_STATE::SIZE_DWORDS (checked in pipeline.cc)
 inline constexpr uint32_t kShaderStateDwords = 32;  // blk::SHADER_STATE::SIZE_DWORDS
 inline constexpr uint32_t kMaxDrawVertexBindings = 16;
+// maxColorAttachments: target 0 in PIPE_STATE, targets 1..7 in COLOR_TARGET records.
+inline constexpr uint32_t kMaxColorAttachments = 8;
+inline constexpr uint32_t kColorTargetDwords = 8;  // blk::COLOR_TARGET::SIZE_DWORDS (checked in pipeline.cc)
 
 // Bytes of a vertex format the geometry engine fetches (gsgpu/emu/graphics/vertex_fetch.cc's
 // list); 0 for any other format (pipeline.cc).
 uint32_t vertex_format_bytes(VkFormat format);
 
-// One subpass: at most one colour attachment and one depth / stencil attachment.
+// One subpass: up to kMaxColorAttachments colour attachments and one depth / stencil attachment.
 struct RenderPassAttachment {
   const FormatInfo* format = nullptr;
   VkAttachmentLoadOp load_op = VK_ATTACHMENT_LOAD_OP_LOAD;
@@ -40,7 +43,9 @@ struct RenderPassAttachment {
 };
 struct RenderPass {
   std::vector<RenderPassAttachment> attachments;
-  int32_t color = -1;  // attachment index of the subpass's colour attachment, -1 = none
+  // Attachment index of each of the subpass's colour attachments (pColorAttachments[i]), -1 = unused.
+  std::array<int32_t, kMaxColorAttachments> colors = {-1, -1, -1, -1, -1, -1, -1, -1};
+  uint32_t color_count = 0;
   int32_t depth = -1;  // of its depth / stencil attachment
   // VK_KHR_multiview: bit v renders view v into layer v of every attachment (0: no multiview). The
   // subpass's draws and clears are replayed once per view (render_pass.cc, draw.cc).
@@ -105,6 +110,10 @@ struct GraphicsPipeline : PipelineBase {
   VkViewport viewport{};
   VkRect2D scissor{};
   bool uses_depth = false;  // the pipeline's depth / stencil tests want the attachment's memory
+  // Colour attachments 1.. (pColorBlendState->attachmentCount - 1 of them): their COLOR_TARGET
+  // records' BLEND and WRITE_MASK words; the draw adds where each target is.
+  uint32_t more_color_count = 0;
+  std::array<uint32_t, kMaxColorAttachments - 1> more_blend{}, more_write_mask{};
   // The pipeline layout and the descriptor sets the shaders read (bit n: set n): a draw is recorded
   // only when each is bound with the layout's set layout (sets_ready_for_draw).
   std::shared_ptr<const PipelineLayout> layout;
@@ -115,6 +124,7 @@ struct GraphicsPipeline : PipelineBase {
 // (before the draws that follow): clears inside the render area, in the attachments' formats.
 struct BeginRenderPassCommand {
   ImageView* color = nullptr;
+  uint32_t color_attachment = 0;  // which of the subpass's colour attachments `color` is
   ImageView* depth = nullptr;
   uint32_t layer = 0;  // of the views (multiview: the view index)
   bool clear_color = false, clear_depth = false, clear_stencil = false;
@@ -131,7 +141,7 @@ struct DrawVertexBuffer {
 // Everything one DRAW packet needs, captured when vkCmdDraw / vkCmdDrawIndexed is recorded.
 struct DrawCommand {
   const GraphicsPipeline* pipeline = nullptr;
-  ImageView* color = nullptr;
+  std::array<ImageView*, kMaxColorAttachments> colors{};  // the subpass's colour attachments (null: unused)
   ImageView* depth = nullptr;
   uint32_t layer = 0;              // of the views the draw renders into (multiview: the view index)
   uint32_t width = 0, height = 0;  // the framebuffer's

@@ -49,9 +49,11 @@ void fill_draw_limits(VkPhysicalDeviceLimits* limits) {
   limits->maxVertexInputBindingStride = 65535;
   limits->maxVertexOutputComponents = 64;
   limits->maxFragmentInputComponents = 64;
-  limits->maxFragmentOutputAttachments = 1;
-  limits->maxFragmentCombinedOutputResources = 1;
-  limits->maxColorAttachments = 1;
+  // Target 0 in PIPE_STATE, 1..7 in COLOR_TARGET records; fragment shaders write no storage
+  // resources, so the combined count is the attachments'.
+  limits->maxFragmentOutputAttachments = 8;
+  limits->maxFragmentCombinedOutputResources = 8;
+  limits->maxColorAttachments = 8;
   limits->maxViewports = 1;
   limits->maxViewportDimensions[0] = limits->maxViewportDimensions[1] = 4096;
   limits->viewportBoundsRange[0] = -32768.0f;
@@ -142,11 +144,14 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceProperties(VkPhysicalDevice 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFeatures(VkPhysicalDevice, VkPhysicalDeviceFeatures* features) {
   *features = {};
   features->logicOp = VK_TRUE;  // the output merger's 16 ops on UNORM targets (PIPE_STATE OUTPUT.LOGIC_OP)
-  // A subpass has at most one colour attachment (maxColorAttachments 1), so its blend state is
-  // trivially independent per attachment; zink gates EXT_blend_equation_separate, and with it
-  // OpenGL 2.0, on this feature.
+  // Each of the 8 colour attachments has its own blend state and write mask (PIPE_STATE for target 0,
+  // COLOR_TARGET records for 1..7); zink gates EXT_blend_equation_separate, and with it OpenGL 2.0,
+  // and GL 3.0's ARB_draw_buffers_blend on this feature.
   features->independentBlend = VK_TRUE;
-  features->fillModeNonSolid = VK_TRUE;  // polygon modes LINE / POINT (PIPE_STATE RASTER.POLYGON_MODE)
+  features->fillModeNonSolid = VK_TRUE;
+  // No clipping at z = 0 / w and the fragment depth clamped to the viewport's range (PIPE_STATE
+  // RASTER.DEPTH_CLAMP); zink's GL 3.2 (ARB_depth_clamp) needs it.
+  features->depthClamp = VK_TRUE;  // polygon modes LINE / POINT (PIPE_STATE RASTER.POLYGON_MODE)
   // Occlusion queries count every sample that passes the output merger's tests, exactly
   // (docs/vulkan-driver.md "Queries and events").
   features->occlusionQueryPrecise = VK_TRUE;

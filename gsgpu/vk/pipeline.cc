@@ -51,6 +51,7 @@ namespace {
 
 namespace blk = hw::blk;
 static_assert(blk::PIPE_STATE::SIZE_DWORDS == kPipeStateDwords);
+static_assert(blk::COLOR_TARGET::SIZE_DWORDS == kColorTargetDwords);
 static_assert(blk::SHADER_STATE::SIZE_DWORDS == kShaderStateDwords);
 
 uint32_t bits(float v) { return std::bit_cast<uint32_t>(v); }
@@ -88,7 +89,7 @@ bool provoking_last(const VkPipelineRasterizationStateCreateInfo& r, bool* last,
 bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p, std::string* why) {
   const auto* r = info.pRasterizationState;
   if (r == nullptr) return *why = "no rasterization state", false;
-  if (r->depthClampEnable || r->rasterizerDiscardEnable) return *why = "depth clamp or rasterizer discard", false;
+  if (r->rasterizerDiscardEnable) return *why = "rasterizer discard", false;
   // Depth bias: each draw writes the factors into PIPE_STATE (apply_dynamic_state). zink enables it
   // in every pipeline with a dynamic bias it sets to 0 unless GL's polygon offset is on.
   p->depth_bias = r->depthBiasEnable;
@@ -105,8 +106,9 @@ bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
                        m->alphaToCoverageEnable || m->alphaToOneEnable)) {
     return *why = "multisampling, sample shading or alpha to coverage / one", false;
   }
-  if (const auto* c = info.pColorBlendState; c != nullptr && c->attachmentCount > 1) {
-    return *why = "more than one colour attachment", false;
+  if (const auto* c = info.pColorBlendState;
+      c != nullptr && (c->attachmentCount > kMaxColorAttachments || (c->attachmentCount != 0 && c->pAttachments == nullptr))) {
+    return *why = "more than 8 colour attachments (maxColorAttachments), or a null pAttachments", false;
   }
   // PIPE_STATE OUTPUT.LOGIC_OP holds VkLogicOp's 16 values; a larger one is an invalid enum.
   if (const auto* c = info.pColorBlendState; c != nullptr && c->logicOpEnable && uint32_t(c->logicOp) > 15) {
@@ -163,6 +165,18 @@ bool bounding_box_test_wanted() {
   return true;
 }
 
+// A BLEND word (PIPE_STATE BLEND and COLOR_TARGET BLEND share the layout).
+uint32_t blend_word(const VkPipelineColorBlendAttachmentState& b) {
+  namespace P = blk::PIPE_STATE;
+  return (b.blendEnable ? P::BLEND_ENABLE_MASK : 0) |
+         put(b.srcColorBlendFactor, P::BLEND_SRC_COLOR_MASK, P::BLEND_SRC_COLOR_SHIFT) |
+         put(b.dstColorBlendFactor, P::BLEND_DST_COLOR_MASK, P::BLEND_DST_COLOR_SHIFT) |
+         put(b.colorBlendOp, P::BLEND_COLOR_OP_MASK, P::BLEND_COLOR_OP_SHIFT) |
+         put(b.srcAlphaBlendFactor, P::BLEND_SRC_ALPHA_MASK, P::BLEND_SRC_ALPHA_SHIFT) |
+         put(b.dstAlphaBlendFactor, P::BLEND_DST_ALPHA_MASK, P::BLEND_DST_ALPHA_SHIFT) |
+         put(b.alphaBlendOp, P::BLEND_ALPHA_OP_MASK, P::BLEND_ALPHA_OP_SHIFT);
+}
+
 // PIPE_STATE's words that the pipeline fixes: rasterizer, depth / stencil, blend, write mask.
 void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p) {
   namespace P = blk::PIPE_STATE;
@@ -176,7 +190,8 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
                  (r->frontFace == VK_FRONT_FACE_CLOCKWISE ? P::RASTER_FRONT_FACE_MASK : 0) | bbox |
                  put(p->line_mode, P::RASTER_LINE_MODE_MASK, P::RASTER_LINE_MODE_SHIFT) |
                  put(uint32_t(r->polygonMode), P::RASTER_POLYGON_MODE_MASK, P::RASTER_POLYGON_MODE_SHIFT) |
-                 (p->provoking_last ? P::RASTER_PROVOKING_LAST_MASK : 0);
+                 (p->provoking_last ? P::RASTER_PROVOKING_LAST_MASK : 0) |
+                 (r->depthClampEnable ? P::RASTER_DEPTH_CLAMP_MASK : 0);
   w[P::POINT_SIZE] = bits(1.0f);
   if (const auto* d = info.pDepthStencilState) {
     p->uses_depth = d->depthTestEnable || d->stencilTestEnable;
@@ -191,13 +206,13 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
   const auto* c = info.pColorBlendState;
   if (c == nullptr || c->attachmentCount == 0) return;
   const VkPipelineColorBlendAttachmentState& b = c->pAttachments[0];
-  w[P::BLEND] = (b.blendEnable ? P::BLEND_ENABLE_MASK : 0) |
-                put(b.srcColorBlendFactor, P::BLEND_SRC_COLOR_MASK, P::BLEND_SRC_COLOR_SHIFT) |
-                put(b.dstColorBlendFactor, P::BLEND_DST_COLOR_MASK, P::BLEND_DST_COLOR_SHIFT) |
-                put(b.colorBlendOp, P::BLEND_COLOR_OP_MASK, P::BLEND_COLOR_OP_SHIFT) |
-                put(b.srcAlphaBlendFactor, P::BLEND_SRC_ALPHA_MASK, P::BLEND_SRC_ALPHA_SHIFT) |
-                put(b.dstAlphaBlendFactor, P::BLEND_DST_ALPHA_MASK, P::BLEND_DST_ALPHA_SHIFT) |
-                put(b.alphaBlendOp, P::BLEND_ALPHA_OP_MASK, P::BLEND_ALPHA_OP_SHIFT);
+  w[P::BLEND] = blend_word(b);
+  // Attachments 1..: their own blend state and write mask (independentBlend), in COLOR_TARGET records.
+  p->more_color_count = c->attachmentCount - 1;
+  for (uint32_t i = 1; i < c->attachmentCount; ++i) {
+    p->more_blend[i - 1] = blend_word(c->pAttachments[i]);
+    p->more_write_mask[i - 1] = c->pAttachments[i].colorWriteMask & 0xf;
+  }
   // A logic op replaces blending on UNORM targets; the output merger leaves float and sRGB targets
   // to blending, as Vulkan says (docs/graphics.md "Output merger").
   w[P::OUTPUT] = put(b.colorWriteMask & 0xf, P::OUTPUT_WRITE_MASK_MASK, P::OUTPUT_WRITE_MASK_SHIFT) |
@@ -213,11 +228,16 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
 // enums end where PIPE_STATE's fields do, except blend factors past SRC_ALPHA_SATURATE: dual
 // source, and ops from extensions).
 bool check_enums(const VkGraphicsPipelineCreateInfo& info, std::string* why) {
-  if (const auto* c = info.pColorBlendState; c != nullptr && c->attachmentCount == 1) {
-    const auto& b = c->pAttachments[0];
+  const auto* c = info.pColorBlendState;
+  for (uint32_t i = 0; c != nullptr && i < c->attachmentCount; ++i) {
+    const auto& b = c->pAttachments[i];
+    // The SRC1 factors (15..18) read target 0's second output; a COLOR_TARGET record refuses them.
+    const uint32_t last_factor = i == 0 ? 18 : uint32_t(VK_BLEND_FACTOR_SRC_ALPHA_SATURATE);
     for (uint32_t f : {uint32_t(b.srcColorBlendFactor), uint32_t(b.dstColorBlendFactor),
                        uint32_t(b.srcAlphaBlendFactor), uint32_t(b.dstAlphaBlendFactor)}) {
-      if (b.blendEnable && f > 18) return *why = "blend factor " + std::to_string(f), false;
+      if (b.blendEnable && f > last_factor) {
+        return *why = "blend factor " + std::to_string(f) + " on colour attachment " + std::to_string(i), false;
+      }
     }
     if (b.blendEnable && (uint32_t(b.colorBlendOp) > 4 || uint32_t(b.alphaBlendOp) > 4)) {
       return *why = "an extension's blend op", false;

@@ -1,6 +1,6 @@
 // Render passes (docs/vulkan-driver.md "Draws"; framebuffers: framebuffer.cc, the *2 commands:
-// render_pass2.cc). A render pass has one subpass with at most one colour and one depth / stencil
-// attachment, and with VK_KHR_multiview a view mask: its load ops, clears and draws are replayed
+// render_pass2.cc). A render pass has one subpass with up to eight colour attachments and one
+// depth / stencil attachment, and with VK_KHR_multiview a view mask: its load ops, clears and draws are replayed
 // once per view into the attachments' layer of that index. Attachments are in formats the output merger writes
 // (PIPE_STATE COLOR_FORMAT / DEPTH_FORMAT). Load ops CLEAR run on the host when the queue reaches
 // vkCmdBeginRenderPass (the targets are linear memory, as the transfers'); LOAD and DONT_CARE do
@@ -36,26 +36,38 @@ bool check_subpass(const VkRenderPassCreateInfo& info, RenderPass* pass, std::st
   if (s.inputAttachmentCount != 0 || s.pResolveAttachments != nullptr || s.preserveAttachmentCount != 0) {
     return *why = "input, resolve or preserve attachments", false;
   }
-  if (s.colorAttachmentCount > 1) return *why = std::to_string(s.colorAttachmentCount) + " colour attachments (1 is supported)", false;
+  if (s.colorAttachmentCount > kMaxColorAttachments) {
+    return *why = std::to_string(s.colorAttachmentCount) + " colour attachments (maxColorAttachments is 8)", false;
+  }
+  if (s.colorAttachmentCount > 0 && s.pColorAttachments == nullptr) return *why = "pColorAttachments is null", false;
   auto index = [&](uint32_t a, int32_t* out) {
     if (a == VK_ATTACHMENT_UNUSED) return true;
     if (a >= info.attachmentCount) return *why = "attachment index " + std::to_string(a) + " out of range", false;
     *out = int32_t(a);
     return true;
   };
-  if (s.colorAttachmentCount == 1 && !index(s.pColorAttachments[0].attachment, &pass->color)) return false;
-  if (s.pDepthStencilAttachment != nullptr && !index(s.pDepthStencilAttachment->attachment, &pass->depth)) return false;
-  if (pass->color >= 0 && !pass->attachments[pass->color].format->color_target) {
-    return *why = "colour attachment format " + std::to_string(pass->attachments[pass->color].format->format) +
-                  " is not a render-target format",
-           false;
+  pass->color_count = s.colorAttachmentCount;
+  for (uint32_t i = 0; i < s.colorAttachmentCount; ++i) {
+    int32_t& a = pass->colors[i];
+    if (!index(s.pColorAttachments[i].attachment, &a)) return false;
+    if (a >= 0 && !pass->attachments[a].format->color_target) {
+      return *why = "colour attachment format " + std::to_string(pass->attachments[a].format->format) +
+                    " is not a render-target format",
+             false;
+    }
+    for (uint32_t j = 0; j < i; ++j) {
+      if (a >= 0 && pass->colors[j] == a) return *why = "one attachment is two colour attachments", false;
+    }
   }
+  if (s.pDepthStencilAttachment != nullptr && !index(s.pDepthStencilAttachment->attachment, &pass->depth)) return false;
   if (pass->depth >= 0 && !pass->attachments[pass->depth].format->depth_target) {
     return *why = "depth attachment format " + std::to_string(pass->attachments[pass->depth].format->format) +
                   " is not a depth-target format",
            false;
   }
-  if (pass->color >= 0 && pass->color == pass->depth) return *why = "one attachment is both colour and depth", false;
+  for (uint32_t i = 0; i < pass->color_count; ++i) {
+    if (pass->depth >= 0 && pass->colors[i] == pass->depth) return *why = "one attachment is both colour and depth", false;
+  }
   return true;
 }
 
@@ -181,10 +193,20 @@ void record_load_ops(CommandBuffer* cb, const RenderPass& pass, const VkRenderPa
   auto clear_value = [&](int32_t a) {
     return uint32_t(a) < info.clearValueCount && info.pClearValues != nullptr ? info.pClearValues[a] : VkClearValue{};
   };
-  if (pass.color >= 0) {
-    c.color = views[pass.color];
-    c.clear_color = pass.attachments[pass.color].load_op == VK_ATTACHMENT_LOAD_OP_CLEAR;
-    c.color_value = clear_value(pass.color).color;
+  // One command per colour attachment to clear, then one for depth / stencil.
+  for (uint32_t i = 0; i < pass.color_count; ++i) {
+    const int32_t a = pass.colors[i];
+    if (a < 0 || pass.attachments[a].load_op != VK_ATTACHMENT_LOAD_OP_CLEAR) continue;
+    BeginRenderPassCommand color;
+    color.area = info.renderArea;
+    color.color = views[a];
+    color.color_attachment = i;
+    color.clear_color = true;
+    color.color_value = clear_value(a).color;
+    for_each_view(pass.view_mask, [&](uint32_t layer) {
+      color.layer = layer;
+      cb->commands.emplace_back(color);
+    });
   }
   if (pass.depth >= 0) {
     c.depth = views[pass.depth];
@@ -281,14 +303,15 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdClearAttachments(VkCommandBuffer handle, u
     const VkClearAttachment& a = attachments[i];
     BeginRenderPassCommand c;
     if (a.aspectMask & VK_IMAGE_ASPECT_COLOR_BIT) {
-      if (a.colorAttachment != 0 || pass->color < 0) {
+      if (a.colorAttachment >= pass->color_count || pass->colors[a.colorAttachment] < 0) {
         log_refusal("vkCmdClearAttachments", "colour attachment " + std::to_string(a.colorAttachment) +
                                                  " is not in the subpass", "skipped");
         continue;
       }
       // A secondary continuing a pass of unknown framebuffer has no views: vkCmdExecuteCommands
       // aims the clear at the primary's (secondary.cc).
-      c.color = views.empty() ? nullptr : views[pass->color];
+      c.color = views.empty() ? nullptr : views[pass->colors[a.colorAttachment]];
+      c.color_attachment = a.colorAttachment;
       c.clear_color = true;
       c.color_value = a.clearValue.color;
     } else if (pass->depth >= 0) {

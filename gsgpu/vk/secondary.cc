@@ -20,12 +20,12 @@ void aim_at(const GraphicsRecordState& g, Command* command) {
   const RenderPass& pass = *g.render_pass;
   auto view = [&](int32_t index) { return index >= 0 ? g.attachments[index] : nullptr; };
   if (auto* d = std::get_if<DrawCommand>(command)) {
-    d->color = view(pass.color);
+    for (uint32_t i = 0; i < pass.color_count; ++i) d->colors[i] = view(pass.colors[i]);
     d->depth = view(pass.depth);
     d->width = g.framebuffer->width;
     d->height = g.framebuffer->height;
   } else if (auto* c = std::get_if<BeginRenderPassCommand>(command)) {  // vkCmdClearAttachments
-    if (c->clear_color) c->color = view(pass.color);
+    if (c->clear_color) c->color = c->color_attachment < pass.color_count ? view(pass.colors[c->color_attachment]) : nullptr;
     if (c->clear_depth || c->clear_stencil) c->depth = view(pass.depth);
   }
 }

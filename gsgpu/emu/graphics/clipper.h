@@ -93,8 +93,9 @@ void snap_to_plane(const std::array<double, 5>& plane, std::array<double, 4>& v)
 
 class Clipper {
  public:
-  // The viewport must have passed validate_viewport.
-  Clipper(const Viewport& viewport, uint32_t varying_components);
+  // The viewport must have passed validate_viewport. With depth_clamp (Vulkan's depthClampEnable)
+  // nothing is clipped or culled at z = 0 or z = w; the output merger clamps the depth instead.
+  Clipper(const Viewport& viewport, uint32_t varying_components, bool depth_clamp = false);
   void clip_triangle(const AssembledPrimitive& triangle, Queue<RasterTriangle>& out, const Varyings* flat = nullptr);
   // point_size: PIPE_STATE POINT_SIZE, used unless the vertex stage wrote one (both clamped).
   // `flat`: the flat varyings, when not the primitive's own first vertex's (a polygon's edges).
@@ -122,6 +123,7 @@ class Clipper {
   Viewport viewport_;
   float depth_offset_ = 0;  // to_screen's depth bias: an outlined triangle's, 0 otherwise
   uint32_t varyings_;
+  bool depth_clamp_ = false;
   std::array<std::array<double, 5>, 7> planes_;  // dist = a x + b y + c z + d w + e >= 0 inside
   ClipCounters counters_;
 };

@@ -126,6 +126,7 @@ void FragmentProgramStage::merge_batch() {
       f.front_facing = front_facing;
       f.color = {out.value[0], out.value[1], out.value[2], out.value[3]};
       f.color1 = {out.value[4], out.value[5], out.value[6], out.value[7]};
+      f.more_colors = out.value.data() + kFragmentTarget1Slot;
       sink_(f);
     }
   }

@@ -120,7 +120,7 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   // loop over 2^32 - 1 empty instances held the device for minutes).
   if (draw.count == 0) return std::nullopt;
   VertexFetcher fetcher(memory_, input);
-  Clipper clipper(viewport, stage.varying_components());
+  Clipper clipper(viewport, stage.varying_components(), draw.depth_clamp);
   const OutlineState outline{draw.polygon_mode, draw.cull,       draw.front_face,
                              draw.line_mode,    draw.point_size, draw.depth_bias};
   StreamState stream{stage, PrimitiveAssembler(draw.topology, draw.provoking_vertex), clipper, sink, draw.point_size, draw.line_mode, outline,

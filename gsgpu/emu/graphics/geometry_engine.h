@@ -49,6 +49,8 @@ struct DrawParams {
   DepthBias depth_bias;  // of outlined triangles (filled ones: SetupState::depth_bias)
   // SHADER_STATE VERTEX.CLIP_DISTANCES / CULL_DISTANCES: ShadedVertex::distances in use.
   uint32_t clip_distances = 0, cull_distances = 0;
+  // PIPE_STATE RASTER.DEPTH_CLAMP: no near / far clipping (the output merger clamps the depth).
+  bool depth_clamp = false;
   CullMode cull = CullMode::kNone;
   FrontFace front_face = FrontFace::kCounterClockwise;
 };

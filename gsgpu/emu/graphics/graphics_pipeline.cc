@@ -59,6 +59,24 @@ std::optional<std::string> GraphicsPipeline::map_targets(const DrawState& s, Col
   return std::nullopt;
 }
 
+std::optional<std::string> GraphicsPipeline::add_more_targets(const DrawState& s, OutputMerger* om) {
+  std::string why;
+  const uint32_t columns = s.width * s.multisample.samples;  // as target 0 (map_targets checked both)
+  for (uint32_t i = 0; i < s.more_color_count && i < s.more_colors.size(); ++i) {
+    const MoreColorTargetState& m = s.more_colors[i];
+    ColorTarget target;
+    if (m.target.enabled) {
+      const std::string what = "colour target " + std::to_string(i + 1);
+      uint8_t* p = map_target(memory_, what.c_str(), m.target.va, m.target.row_pitch, columns, s.height,
+                              bytes_per_pixel(m.target.format), &why);
+      if (!p) return why;
+      target = ColorTarget{p, columns, s.height, m.target.row_pitch, m.target.format};
+    }
+    om->add_color_target(target, m.blend);
+  }
+  return std::nullopt;
+}
+
 bool GraphicsPipeline::shade_triangle(const RasterTriangle& t, DrawContext& c) {
   // Without this a draw of 2^24 vertices in slivers across a large target rasterized for many
   // minutes whatever the time budget, which stopped only the shader cores.
@@ -161,6 +179,7 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
                               viewport_pixels(s.viewport)});
   OutputMerger om;
   om.begin_draw(color, depth, s.depth_stencil, s.blend, s.multisample);
+  if ((result.fault = add_more_targets(s, &om))) return result;
   std::unique_ptr<FragmentStage> stage;
   std::unique_ptr<FragmentProgramStage> program;
   if (s.fragment == FragmentMode::kProgram) {

@@ -10,6 +10,7 @@
 // side effects to be legal and comes with real fragment shaders.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -36,6 +37,13 @@ struct ColorTargetState {
   ColorFormat format = ColorFormat::kR8G8B8A8Unorm;
 };
 
+// Colour target 1 + i (PIPE_STATE COLOR_TARGETS' record i): fed by the fragment outputs at
+// Location 1 + i; its blend state's enable, factors, ops and write mask are its own.
+struct MoreColorTargetState {
+  ColorTargetState target;
+  BlendState blend;
+};
+
 struct DepthTargetState {
   bool enabled = false;
   uint64_t va = 0;
@@ -57,6 +65,8 @@ struct DrawState {
   RasterSettings raster;
   uint32_t width = 0, height = 0;  // of the render area's targets
   ColorTargetState color;
+  std::array<MoreColorTargetState, kMaxColorTargets - 1> more_colors{};
+  uint32_t more_color_count = 0;  // targets 1 .. more_color_count
   DepthTargetState depth;
   DepthStencilState depth_stencil;
   BlendState blend;
@@ -108,6 +118,8 @@ class GraphicsPipeline {
     bool multisampled_depth;  // and has several samples: fragments carry the depth plane's slopes
   };
   std::optional<std::string> map_targets(const DrawState& state, ColorTarget* color, DepthStencilTarget* depth);
+  // Maps targets 1.. and hands them to the output merger (after begin_draw).
+  std::optional<std::string> add_more_targets(const DrawState& state, OutputMerger* om);
   // Sets up, rasterizes, shades and merges one triangle; false when the draw must stop (c.fault).
   bool shade_triangle(const RasterTriangle& triangle, DrawContext& c);
   void shade_fixed(const Quad& q, const TriangleInterpolator& interp, const TriangleSetup& setup,

@@ -119,6 +119,16 @@ Color blend(const BlendState& st, const Color& s, const Color& s1, const Color& 
   return out;
 }
 
+OutputMerger::TargetWriter OutputMerger::make_writer(const ColorTarget& color, const BlendState& blend_state) {
+  TargetWriter t{color, blend_state};
+  t.fixed_point = is_unorm(color.format);
+  // Vulkan blends no integer format, and applies logic ops to UNORM and integer formats alone.
+  if (is_integer(color.format)) t.blend.enable = false;
+  t.logic_op = t.blend.logic_op_enable && ((t.fixed_point && !is_srgb(color.format)) || is_integer(color.format));
+  t.plain_write = (t.blend.write_mask & 0xF) == 0xF && !t.logic_op && !(t.blend.enable && !t.blend.logic_op_enable);
+  return t;
+}
+
 void OutputMerger::begin_draw(const ColorTarget& color, const DepthStencilTarget& depth_stencil,
                               const DepthStencilState& ds, const BlendState& blend_state,
                               const MultisampleState& ms) {
@@ -128,16 +138,43 @@ void OutputMerger::begin_draw(const ColorTarget& color, const DepthStencilTarget
   depth_stencil_ = depth_stencil;
   ds_ = ds;
   blend_ = blend_state;
+  // Every target has the draw's size (TARGET_SIZE); the first present one gives it.
   uint64_t w = color.data ? color.width : depth_stencil.width, h = color.data ? color.height : depth_stencil.height;
   written_pixels_ = w * h;
   written_.assign((written_pixels_ + 63) / 64, 0);
   written_width_ = w;
-  fixed_point_ = is_unorm(color.format);
-  // Vulkan blends no integer format, and applies logic ops to UNORM and integer formats alone.
-  if (is_integer(color.format)) blend_.enable = false;
-  logic_op_ = blend_.logic_op_enable && ((fixed_point_ && !is_srgb(color.format)) || is_integer(color.format));
-  plain_write_ = (blend_.write_mask & 0xF) == 0xF && !logic_op_ && !(blend_.enable && !blend_.logic_op_enable);
+  target0_ = make_writer(color, blend_state);
+  plain_write_ = target0_.plain_write;
+  more_target_count_ = 0;
   last_valid_ = false;
+}
+
+void OutputMerger::add_color_target(const ColorTarget& color, const BlendState& blend) {
+  if (more_target_count_ == more_targets_.size()) return;  // the CP allows no more
+  BlendState b = blend;
+  b.logic_op_enable = blend_.logic_op_enable;
+  b.logic_op = blend_.logic_op;
+  b.constant = blend_.constant;
+  more_targets_[more_target_count_++] = make_writer(color, b);
+  if (written_pixels_ == 0 && color.data) {  // neither target 0 nor depth: this one sizes the map
+    written_pixels_ = uint64_t{color.width} * color.height;
+    written_.assign((written_pixels_ + 63) / 64, 0);
+    written_width_ = color.width;
+  }
+}
+
+void OutputMerger::write_more_targets(const Fragment& f) {
+  for (uint32_t i = 0; i < more_target_count_; ++i) {
+    const TargetWriter& t = more_targets_[i];
+    if (!t.target.data) continue;
+    Color c{};
+    if (f.more_colors) std::memcpy(c.data(), f.more_colors + 4 * i, sizeof c);
+    if (t.plain_write) {
+      t.target.store(uint32_t(f.x), uint32_t(f.y), c);
+    } else {
+      write_color(t, uint32_t(f.x), uint32_t(f.y), c, Color{});  // no SRC1 factors past target 0
+    }
+  }
 }
 
 void OutputMerger::store_plain(uint32_t x, uint32_t y, const Color& color) {
@@ -185,12 +222,14 @@ void OutputMerger::process_sample(const Fragment& f) {
     if (word & bit) counters_.overdraw++;
     word |= bit;
   }
-  if (!color_.data) return;
-  if (plain_write_) {
-    store_plain(uint32_t(f.x), uint32_t(f.y), f.color);  // the common case, without write_color's frame
-  } else {
-    write_color(f);
+  if (color_.data) {
+    if (plain_write_) {
+      store_plain(uint32_t(f.x), uint32_t(f.y), f.color);  // the common case, without write_color's frame
+    } else {
+      write_color(target0_, uint32_t(f.x), uint32_t(f.y), f.color, f.color1);
+    }
   }
+  if (more_target_count_ != 0) write_more_targets(f);
 }
 
 bool OutputMerger::depth_stencil_test(const Fragment& f) {
@@ -210,7 +249,8 @@ bool OutputMerger::depth_stencil_test(const Fragment& f) {
     return false;
   }
   bool depth_pass = true;
-  const float z = f.depth > 0.0f ? std::min(f.depth, 1.0f) : 0.0f;  // clamped; NaN becomes 0
+  // Clamped; NaN becomes the lower bound.
+  const float z = f.depth > ds_.depth_min ? std::min(f.depth, ds_.depth_max) : ds_.depth_min;
   if (ds_.depth_test) {
     if (depth_stencil_.format == DepthFormat::kD24UnormS8Uint) {
       uint32_t stored = float_to_unorm24(depth_stencil_.load_depth(x, y));
@@ -231,39 +271,39 @@ bool OutputMerger::depth_stencil_test(const Fragment& f) {
   return true;
 }
 
-void OutputMerger::write_color(const Fragment& f) {
-  const uint32_t x = uint32_t(f.x), y = uint32_t(f.y);  // plain writes are process()'s
-  const uint8_t mask = blend_.write_mask & 0xF;
+void OutputMerger::write_color(const TargetWriter& t, uint32_t x, uint32_t y, const Color& color,
+                               const Color& color1) {
+  const ColorTarget& target = t.target;
+  const uint8_t mask = t.blend.write_mask & 0xF;
   if (mask == 0) return;
-  const bool fixed_point = fixed_point_, logic_op = logic_op_;
-  const std::array<uint32_t, 4> old_bits = color_.load_bits(x, y);
-  if (logic_op) {
+  const std::array<uint32_t, 4> old_bits = target.load_bits(x, y);
+  if (t.logic_op) {
     std::array<uint32_t, 4> bits{};
-    const bool integer = is_integer(color_.format);  // the shader's words themselves, all 32 bits
+    const bool integer = is_integer(target.format);  // the shader's words themselves, all 32 bits
     for (int i = 0; i < 4; ++i) {  // UNORM components in their own widths (8, 16, 10, 5, ...)
-      uint32_t s = integer ? std::bit_cast<uint32_t>(f.color[i]) : encode_component(color_.format, i, f.color[i]);
-      const uint32_t width_mask = component_mask(color_.format, i);
-      bits[i] = (mask >> i) & 1 ? apply_logic_op(blend_.logic_op, s, old_bits[i]) & width_mask : old_bits[i];
+      uint32_t s = integer ? std::bit_cast<uint32_t>(color[i]) : encode_component(target.format, i, color[i]);
+      const uint32_t width_mask = component_mask(target.format, i);
+      bits[i] = (mask >> i) & 1 ? apply_logic_op(t.blend.logic_op, s, old_bits[i]) & width_mask : old_bits[i];
     }
-    color_.store_bits(x, y, bits);
+    target.store_bits(x, y, bits);
     return;
   }
-  Color result = f.color;
-  if (blend_.enable && !blend_.logic_op_enable) {
-    BlendState st = blend_;
-    Color s = f.color, s1 = f.color1;
-    if (fixed_point) {
+  Color result = color;
+  if (t.blend.enable && !t.blend.logic_op_enable) {
+    BlendState st = t.blend;
+    Color s = color, s1 = color1;
+    if (t.fixed_point) {
       s = clamp01(s), s1 = clamp01(s1), st.constant = clamp01(st.constant);
     }
-    result = blend(st, s, s1, color_.load(x, y));
+    result = blend(st, s, s1, target.load(x, y));
   }
-  color_.store(x, y, result);
+  target.store(x, y, result);
   if (mask != 0xF) {
-    std::array<uint32_t, 4> bits = color_.load_bits(x, y);
+    std::array<uint32_t, 4> bits = target.load_bits(x, y);
     for (int i = 0; i < 4; ++i) {
       if (!((mask >> i) & 1)) bits[i] = old_bits[i];
     }
-    color_.store_bits(x, y, bits);
+    target.store_bits(x, y, bits);
   }
 }
 

@@ -15,6 +15,10 @@
 //   - A logic op, when enabled, replaces blending; it applies to UNORM targets only (not to float or
 //     sRGB targets, which are written as if it were off), on the bits the source converts to.
 //   - The colour write mask keeps the destination's unmasked components (R = 1, G = 2, B = 4, A = 8).
+//   - Up to kMaxColorTargets colour targets (a fragment shader's outputs at Locations 0..7): each
+//     has its own format, blend state and write mask; the logic op and the blend constant are
+//     shared (Vulkan's independentBlend covers blending and write masks, not logic ops). Depth and
+//     stencil are tested once per fragment (sample), before any target is written.
 #pragma once
 
 #include <array>
@@ -56,6 +60,9 @@ struct StencilFaceState {
 };
 
 struct DepthStencilState {
+  // The range the fragment depth is clamped to before the test: [0, 1], or with depth clamp the
+  // viewport's [min, max] depth (Vulkan's depthClampEnable).
+  float depth_min = 0.0f, depth_max = 1.0f;
   bool depth_test = false, depth_write = false;
   CompareOp depth_compare = CompareOp::kLess;
   bool stencil_test = false;
@@ -74,6 +81,8 @@ struct BlendState {
   Color constant{0, 0, 0, 0};
 };
 
+inline constexpr uint32_t kMaxColorTargets = 8;  // maxColorAttachments
+
 struct Fragment {
   int32_t x = 0, y = 0;
   float depth = 0;
@@ -84,6 +93,9 @@ struct Fragment {
   // (0 when the shader exports depth), for each sample's own depth.
   uint8_t samples = 0;
   float depth_dx = 0, depth_dy = 0;
+  // Targets 1..7's colours, four floats each (a fragment program's export slots 9..36), or nullptr:
+  // they read 0 (the fixed stand-ins write target 0 alone).
+  const float* more_colors = nullptr;
 };
 
 struct MergeCounters {
@@ -104,6 +116,10 @@ class OutputMerger {
   // (multisample.h), and fragments name pixels, each sample merged in its own column.
   void begin_draw(const ColorTarget& color, const DepthStencilTarget& depth_stencil, const DepthStencilState& ds,
                   const BlendState& blend, const MultisampleState& ms = {});
+  // Adds colour target 1, 2, ... (after begin_draw, in order, at most kMaxColorTargets - 1; it may
+  // be absent: data == nullptr). `blend` gives its enable, factors, ops and write mask; the logic op
+  // and constant are begin_draw's.
+  void add_color_target(const ColorTarget& color, const BlendState& blend);
   // One covered fragment inside both targets (the primitive engine's render area guarantees it).
   void process(const Fragment& fragment) {
     if (multisample_) {
@@ -120,21 +136,32 @@ class OutputMerger {
   void process_samples(const Fragment& f);
   // One sample (f.x is the column in the target); the whole of a single-sample draw's merge.
   void process_sample(const Fragment& f);
+  // One colour target and what its state decides once per draw (write_color's tests, in order).
+  struct TargetWriter {
+    ColorTarget target;
+    BlendState blend;
+    bool fixed_point = false, logic_op = false, plain_write = false;
+  };
+  static TargetWriter make_writer(const ColorTarget& color, const BlendState& blend);
   bool depth_stencil_test(const Fragment& f);
-  void write_color(const Fragment& f);  // blending, logic ops, write masks (not plain writes)
+  // Blending, logic ops, write masks (not plain writes) of one target.
+  static void write_color(const TargetWriter& t, uint32_t x, uint32_t y, const Color& color, const Color& color1);
+  void write_more_targets(const Fragment& f);
 
   ColorTarget color_;
   DepthStencilTarget depth_stencil_;
   DepthStencilState ds_;
   BlendState blend_;
+  TargetWriter target0_;
+  std::array<TargetWriter, kMaxColorTargets - 1> more_targets_;
+  uint32_t more_target_count_ = 0;
   MultisampleState ms_;
   bool multisample_ = false;  // !ms_.is_default(): process() goes through process_samples
   // One bit per pixel of the target (the overdraw counter), in 64-bit words: tested and set per
   // fragment (std::vector<bool> took twice the instructions).
   std::vector<uint64_t> written_;
   uint64_t written_pixels_ = 0, written_width_ = 0;
-  // Decided once per draw from the state (write_color's tests, in the same order).
-  bool fixed_point_ = false, logic_op_ = false, plain_write_ = false;
+  bool plain_write_ = false;  // target0_.plain_write, read per fragment
   // Plain writes to a 4-byte format: the last colour stored and its bytes, reused while the colour's
   // bits repeat (a flat colour converts once per draw instead of four channels per pixel).
   void store_plain(uint32_t x, uint32_t y, const Color& color);

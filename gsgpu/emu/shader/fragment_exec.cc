@@ -98,23 +98,23 @@ template <uint32_t W>
 Flow v_export(Warp& w, const DecodedInst& di) {
   FragmentWarpIO* io = fragment_io(w, di);
   if (!io) return Flow::kYield;
-  const auto slot = static_cast<uint32_t>(di.inst.imm);  // 0 .. 8: decode checked the field
+  const auto slot = static_cast<uint32_t>(di.inst.imm);  // 0 .. 36: decode checked the field
   const uint32_t* value = lanes32<W>(w, di.inst.src[0], di.inst.literal, w.scratch[0]);
   const size_t base = first_lane(w);
   const uint32_t n = lane_count<W>(w);
   FragmentLaneOutput* outputs = io->outputs + base;
-  const uint16_t bit = static_cast<uint16_t>(1u << slot);
+  const uint64_t bit = uint64_t{1} << slot;
   if (w.all_active) {  // the usual case (every lane of the warp carries a fragment): no test per lane
     for (uint32_t l = 0; l < n; ++l) {
       outputs[l].value[slot] = std::bit_cast<float>(value[l]);
-      outputs[l].exported = static_cast<uint16_t>(outputs[l].exported | bit);
+      outputs[l].exported |= bit;
     }
     return Flow::kNext;
   }
   for (uint32_t l = 0; l < n; ++l) {
     if (!(w.exec >> l & 1)) continue;
     outputs[l].value[slot] = std::bit_cast<float>(value[l]);
-    outputs[l].exported = static_cast<uint16_t>(outputs[l].exported | bit);
+    outputs[l].exported |= bit;
   }
   return Flow::kNext;
 }

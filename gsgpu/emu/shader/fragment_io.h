@@ -17,7 +17,9 @@
 namespace gsgpu {
 
 inline constexpr uint32_t kMaxFragmentVaryings = 64;  // components (graphics::kMaxVaryingComponents)
-inline constexpr uint32_t kFragmentExportSlots = 9;   // isa::ExportSlot: colour 0 rgba, colour 1 rgba, depth
+// isa::ExportSlot: colour 0 rgba, the dual-source colour rgba, depth, then targets 1..7's rgba
+inline constexpr uint32_t kFragmentExportSlots = 37;
+inline constexpr uint32_t kFragmentTarget1Slot = 9;
 
 // One triangle's varyings: per vertex (for perspective and no-perspective interpolation) and the
 // provoking vertex's (flat).
@@ -41,7 +43,7 @@ inline constexpr uint32_t kFragmentPreloadRegs = 5;
 
 struct FragmentLaneOutput {
   std::array<float, kFragmentExportSlots> value{};  // unexported colour components read 0
-  uint16_t exported = 0;  // bit s: slot s was written by v_export_f32
+  uint64_t exported = 0;  // bit s: slot s was written by v_export_f32
   bool killed = false;    // v_kill ended the lane
 };
 

@@ -27,7 +27,17 @@ struct DrawBlocks {
   std::vector<uint32_t> attribute = std::vector<uint32_t>(blk::VERTEX_ATTRIBUTE::SIZE_DWORDS, 0);
   std::vector<uint32_t> pipe = std::vector<uint32_t>(blk::PIPE_STATE::SIZE_DWORDS, 0);
   std::vector<uint32_t> shader = std::vector<uint32_t>(blk::SHADER_STATE::SIZE_DWORDS, 0);
+  std::vector<uint32_t> color_targets;  // COLOR_TARGET records, written at +1024 when present
 };
+
+// Colour targets 1.. as COLOR_TARGET records: PIPE_STATE COLOR_TARGETS.COUNT = `records`; draw()
+// points COLOR_TARGETS_VA at them unless a test set it.
+std::vector<uint32_t>& more_targets(DrawBlocks& b, uint32_t records) {
+  namespace P = blk::PIPE_STATE;
+  b.pipe[P::COLOR_TARGETS] = hw::put_field(records, P::COLOR_TARGETS_COUNT_MASK, P::COLOR_TARGETS_COUNT_SHIFT);
+  b.color_targets.assign(size_t{records} * blk::COLOR_TARGET::SIZE_DWORDS, 0);
+  return b.color_targets;
+}
 
 class DrawTest : public ::testing::Test {
  protected:
@@ -97,6 +107,15 @@ class DrawTest : public ::testing::Test {
     put(512, b_.shader);
     put(768, b_.binding);
     put(832, b_.attribute);
+    if (!b_.color_targets.empty()) {
+      namespace P = blk::PIPE_STATE;
+      if (b_.pipe[P::COLOR_TARGETS_VA_LO] == 0 && b_.pipe[P::COLOR_TARGETS_VA_HI] == 0) {
+        b_.pipe[P::COLOR_TARGETS_VA_LO] = uint32_t(state_va_ + 1024);
+        b_.pipe[P::COLOR_TARGETS_VA_HI] = uint32_t((state_va_ + 1024) >> 32);
+        put(256, b_.pipe);
+      }
+      put(1024, b_.color_targets);
+    }
     std::string error;
     EXPECT_TRUE(ring_->write(hw::encode_draw(state_va_ + draw_info_offset_, state_va_ + 256, state_va_ + 512), &error));
     EXPECT_TRUE(ring_->write(make_dump_packet(hw::pkt::DUMP::FLAGS_TO_BUFFER_MASK, dump_va_, 16384), &error));
@@ -227,6 +246,39 @@ TEST_F(DrawTest, FragmentProgramsRunOnTheShaderCoresAndAnEndlessOneFaults) {
   EXPECT_EQ(pixel(3, 3), 0xFF80FF00u);
 }
 
+// Several colour targets: a fragment program's export slots 9..12 go to target 1 (a COLOR_TARGET
+// record with its own blend state: ONE + ONE over the target's contents), target 2 is unused
+// (FORMAT 0), and target 0 keeps PIPE_STATE's.
+TEST_F(DrawTest, ColourTargetRecordsTakeTheirLocationsExportsWithTheirOwnBlend) {
+  namespace C = blk::COLOR_TARGET;
+  namespace P = blk::PIPE_STATE;
+  const uint64_t code_va = must_buffer(*device_, 4096, kPermAll);
+  const uint64_t target1_va = must_buffer(*device_, 32 * 32 * 4);
+  const std::vector<uint32_t> fill(32 * 32, 0x20202020u);
+  ASSERT_TRUE(device_->mmu().write(target1_va, fill.data(), fill.size() * 4));
+  const std::vector<uint32_t> code = assemble(
+      "v_export_f32 0.0, 0\nv_export_f32 1.0, 1\nv_export_f32 0.5, 2\nv_export_f32 1.0, 3\n"
+      "v_export_f32 1.0, 9\nv_export_f32 0.0, 10\nv_export_f32 0.25, 11\nv_export_f32 0.5, 12\ns_end\n");
+  ASSERT_TRUE(device_->mmu().write(code_va, code.data(), code.size() * 4));
+  fragment_program(b_, code_va, uint32_t(code.size() * 4));
+  std::vector<uint32_t>& r = more_targets(b_, 2);
+  r[C::VA_LO] = uint32_t(target1_va);
+  r[C::VA_HI] = uint32_t(target1_va >> 32);
+  r[C::PITCH] = 128;
+  r[C::FORMAT] = 37;
+  r[C::BLEND] = P::BLEND_ENABLE_MASK | hw::put_field(1, P::BLEND_SRC_COLOR_MASK, P::BLEND_SRC_COLOR_SHIFT) |
+                hw::put_field(1, P::BLEND_DST_COLOR_MASK, P::BLEND_DST_COLOR_SHIFT) |
+                hw::put_field(1, P::BLEND_SRC_ALPHA_MASK, P::BLEND_SRC_ALPHA_SHIFT);  // alpha: ONE + ZERO
+  r[C::WRITE_MASK] = 0xB;  // not blue
+  ASSERT_TRUE(draw()) << device_->command_processor().fault()->message;
+  EXPECT_EQ(pixel(3, 3), 0xFF80FF00u);  // target 0 as with one target
+  uint32_t t1 = 0;
+  ASSERT_TRUE(device_->mmu().read(target1_va + 5 * 128 + 7 * 4, &t1, 4));
+  // R: 1 + 0x20 saturates; G: 0 + 0x20; B masked (0x20 kept); A: 0.5 -> 0x80.
+  EXPECT_EQ(t1, 0x802020FFu);
+  EXPECT_NE(dump().find("result: ok"), std::string::npos) << dump();
+}
+
 struct Hostile {
   const char* name;
   std::function<void(DrawBlocks&, uint64_t& draw_info_offset)> mutate;
@@ -262,8 +314,6 @@ TEST_F(DrawTest, EveryHostileStateEndsInAFaultAndTheDeviceRecovers) {
       {"viewport", [](DrawBlocks& b, uint64_t&) { b.pipe[P::VIEWPORT_WIDTH] = f32(std::nanf("")); },
        CpFaultCause::kBadField, "VIEWPORT"},
       {"blend factor", [](DrawBlocks& b, uint64_t&) { b.pipe[P::BLEND] = 19u << 1; }, CpFaultCause::kBadField, "BLEND"},
-      {"pipe reserved", [](DrawBlocks& b, uint64_t&) { b.pipe[P::RESERVED_39] = 5; }, CpFaultCause::kBadField,
-       "RESERVED_39"},
       {"vertex mode", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX] = 2; }, CpFaultCause::kBadField,
        "VERTEX.MODE is 2"},
       {"vertex program without code", [](DrawBlocks& b, uint64_t&) { b.shader[S::VERTEX] = 1; },
@@ -359,6 +409,39 @@ TEST_F(DrawTest, EveryHostileStateEndsInAFaultAndTheDeviceRecovers) {
        CpFaultCause::kDrawFault, "index fetch"},
       {"target unmapped", [](DrawBlocks& b, uint64_t&) { b.pipe[P::COLOR_VA_HI] = 0x7; }, CpFaultCause::kDrawFault,
        "colour target"},
+      {"colour targets bits", [](DrawBlocks& b, uint64_t&) { b.pipe[P::COLOR_TARGETS] = 8; }, CpFaultCause::kBadField,
+       "COLOR_TARGETS has undefined bits"},
+      {"colour targets address without count", [](DrawBlocks& b, uint64_t&) { b.pipe[P::COLOR_TARGETS_VA_LO] = 64; },
+       CpFaultCause::kBadField, "COLOR_TARGETS_VA must be 0"},
+      {"colour targets unmapped",
+       [](DrawBlocks& b, uint64_t&) { more_targets(b, 7), b.pipe[P::COLOR_TARGETS_VA_LO] = 0x40; },
+       CpFaultCause::kMemoryFault, "not readable"},
+      {"colour targets misaligned",
+       [](DrawBlocks& b, uint64_t&) { more_targets(b, 1), b.pipe[P::COLOR_TARGETS_VA_LO] = 0x44; },
+       CpFaultCause::kMemoryFault, "aligned"},
+      {"colour target format",
+       [](DrawBlocks& b, uint64_t&) { more_targets(b, 2)[8 + blk::COLOR_TARGET::FORMAT] = 12345; },
+       CpFaultCause::kBadField, "COLOR_TARGET: [1].FORMAT 12345"},
+      {"colour target reserved", [](DrawBlocks& b, uint64_t&) { more_targets(b, 1)[blk::COLOR_TARGET::RESERVED_7] = 1; },
+       CpFaultCause::kBadField, "[0].RESERVED_7"},
+      {"colour target SRC1 factor",
+       [](DrawBlocks& b, uint64_t&) { more_targets(b, 1)[blk::COLOR_TARGET::BLEND] = 15u << 1; },
+       CpFaultCause::kBadField, "SRC1"},
+      {"colour target blend op",
+       [](DrawBlocks& b, uint64_t&) { more_targets(b, 1)[blk::COLOR_TARGET::BLEND] = 5u << 11; },
+       CpFaultCause::kBadField, "[0].BLEND.COLOR_OP is 5"},
+      {"colour target write mask",
+       [](DrawBlocks& b, uint64_t&) { more_targets(b, 1)[blk::COLOR_TARGET::WRITE_MASK] = 0x10; },
+       CpFaultCause::kBadField, "[0].WRITE_MASK"},
+      {"unused colour target with an address",
+       [](DrawBlocks& b, uint64_t&) { more_targets(b, 1)[blk::COLOR_TARGET::VA_LO] = 4096; },
+       CpFaultCause::kBadField, "must be 0 for an unused target"},
+      {"colour target unmapped",
+       [](DrawBlocks& b, uint64_t&) {
+         std::vector<uint32_t>& r = more_targets(b, 1);
+         r[blk::COLOR_TARGET::VA_HI] = 0x7, r[blk::COLOR_TARGET::PITCH] = 128, r[blk::COLOR_TARGET::FORMAT] = 37;
+       },
+       CpFaultCause::kDrawFault, "colour target 1 is not mapped"},
       {"enormous draw",
        [](DrawBlocks& b, uint64_t&) { b.draw_info[D::COUNT] = b.draw_info[D::INSTANCE_COUNT] = 0xFFFFFFFF; },
        CpFaultCause::kDrawFault, "exceeds the limit"},

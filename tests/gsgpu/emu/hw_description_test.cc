@@ -38,10 +38,12 @@ TEST(HwDescription, RegistersAreSortedUniqueAndInsideTheAperture) {
 TEST(HwDescription, CapsetIsTheNativeContextOne) { EXPECT_EQ(hw::kCapsetId, 17u); }
 
 TEST(HwDescription, BlocksTableMatchesTheRecords) {
-  ASSERT_EQ(hw::kBlockCount, 8u);  // the texture unit's three, then the graphics state blocks
-  const char* graphics[] = {"DRAW_INFO", "VERTEX_BINDING", "VERTEX_ATTRIBUTE", "PIPE_STATE", "SHADER_STATE"};
+  ASSERT_EQ(hw::kBlockCount, 9u);  // the texture unit's three, then the graphics state blocks
+  const char* graphics[] = {"DRAW_INFO", "VERTEX_BINDING", "VERTEX_ATTRIBUTE", "PIPE_STATE", "SHADER_STATE",
+                            "COLOR_TARGET"};
   for (size_t i = 0; i < std::size(graphics); ++i) EXPECT_STREQ(hw::kBlocks[3 + i].name, graphics[i]);
   EXPECT_EQ(hw::kBlocks[6].size_dwords, hw::blk::PIPE_STATE::SIZE_DWORDS);
+  EXPECT_EQ(hw::kBlocks[8].align_bytes, 32u);  // COLOR_TARGET records
   EXPECT_STREQ(hw::kBlocks[0].name, "IMAGE_DESC");
   EXPECT_EQ(hw::kBlocks[0].size_dwords, hw::blk::IMAGE_DESC::SIZE_DWORDS);
   EXPECT_EQ(hw::kBlocks[0].align_bytes, 64u);

@@ -129,23 +129,23 @@ TEST(IsaRoundTrip, EveryOpcodeWithVariedOperands) {
 TEST(IsaRoundTrip, FragmentImmediatesOutsideTheirRangeAreRefused) {
   std::vector<uint32_t> words;
   std::string error;
-  EXPECT_FALSE(assemble("v_export_f32 v0, 9", &words, &error));
-  EXPECT_NE(error.find("[0, 8]"), std::string::npos) << error;
+  EXPECT_FALSE(assemble("v_export_f32 v0, 37", &words, &error));
+  EXPECT_NE(error.find("[0, 36]"), std::string::npos) << error;
   EXPECT_FALSE(assemble("v_interp_persp_f32 v0, 64", &words, &error));
   EXPECT_FALSE(assemble("v_quad_perm_b32 v0, v1, 256", &words, &error));
   EXPECT_FALSE(assemble("v_interp_flat_f32 v0, -1", &words, &error));
-  ASSERT_TRUE(assemble("v_export_f32 0.5, 8\nv_quad_perm_b32 v0, v1, 0xe4\nv_interp_linear_f32 v2, 63\nv_kill",
+  ASSERT_TRUE(assemble("v_export_f32 0.5, 8\nv_export_f32 v3, 36\nv_quad_perm_b32 v0, v1, 0xe4\nv_interp_linear_f32 v2, 63\nv_kill",
                        &words, &error)) << error;
   Instruction inst;
   inst.opcode = Opcode::v_export_f32;
   inst.src[0] = vreg(0);
-  inst.imm = 9;
-  EXPECT_NE(validate(inst).find("outside 0 .. 8"), std::string::npos) << validate(inst);
+  inst.imm = 37;
+  EXPECT_NE(validate(inst).find("outside 0 .. 36"), std::string::npos) << validate(inst);
   // A word with the slot field out of range does not decode.
   inst.imm = 8;
   words.clear();
   ASSERT_TRUE(encode(inst, &words, &error)) << error;
-  words[1] = (words[1] & ~(0x7ffffu << 13)) | (9u << 13);
+  words[1] = (words[1] & ~(0x7ffffu << 13)) | (37u << 13);
   size_t used = 0;
   EXPECT_FALSE(decode(words.data(), words.size(), &inst, &used, &error));
 }

@@ -24,7 +24,8 @@ TEST_F(VkLoader, OnePhysicalDeviceNamedGsgpuOfTypeVirtualGpu) {
   vkGetPhysicalDeviceFeatures(physical_, &features);
   VkPhysicalDeviceFeatures expected{};
   expected.logicOp = VK_TRUE;
-  expected.independentBlend = VK_TRUE;  // one colour attachment: trivially independent (zink's GL 2.0)
+  expected.independentBlend = VK_TRUE;  // per colour attachment blend state and write mask (zink's GL 2.0)
+  expected.depthClamp = VK_TRUE;        // PIPE_STATE RASTER.DEPTH_CLAMP
   expected.fillModeNonSolid = VK_TRUE;
   expected.occlusionQueryPrecise = VK_TRUE;  // the output merger counts every sample (query_pool.cc)
   expected.shaderClipDistance = VK_TRUE;
