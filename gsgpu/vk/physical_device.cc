@@ -148,10 +148,10 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFeatures(VkPhysicalDevice, V
   // COLOR_TARGET records for 1..7); zink gates EXT_blend_equation_separate, and with it OpenGL 2.0,
   // and GL 3.0's ARB_draw_buffers_blend on this feature.
   features->independentBlend = VK_TRUE;
-  features->fillModeNonSolid = VK_TRUE;
+  features->fillModeNonSolid = VK_TRUE;  // polygon modes LINE / POINT (PIPE_STATE RASTER.POLYGON_MODE)
   // No clipping at z = 0 / w and the fragment depth clamped to the viewport's range (PIPE_STATE
-  // RASTER.DEPTH_CLAMP); zink's GL 3.2 (ARB_depth_clamp) needs it.
-  features->depthClamp = VK_TRUE;  // polygon modes LINE / POINT (PIPE_STATE RASTER.POLYGON_MODE)
+  // RASTER.DEPTH_CLAMP); GL's ARB_depth_clamp through zink also needs VK_EXT_depth_clip_enable.
+  features->depthClamp = VK_TRUE;
   // Occlusion queries count every sample that passes the output merger's tests, exactly
   // (docs/vulkan-driver.md "Queries and events").
   features->occlusionQueryPrecise = VK_TRUE;

@@ -174,22 +174,23 @@ TEST(ShaderCodegen, SampleRateShadingDeclaredAloneCompilesAsWithout) {
 }
 
 // What zink emits for GL 2.1 (zink_forms.frag): a uniform buffer declared as an array of one block
-// reads the table entry of its binding (128) and the member at its offset (16); of the outputs at
-// Locations 0, 1 and 7 only Location 0 has a colour attachment and is exported (Vulkan discards the
-// others). two_targets.frag compiles the same way.
-TEST(ShaderCodegen, ZinkFormsOneBlockArraysAndOutputsWithoutAttachment) {
+// reads the table entry of its binding (128) and the member at its offset (16); the outputs at
+// Locations 0, 1 and 7 go to colour targets 0, 1 and 7: export slots 0..3, 9..12 and 33..36
+// (isa::export_slot_of_target). two_targets.frag exports Locations 0 and 1 the same way.
+TEST(ShaderCodegen, ZinkFormsOneBlockArraysAndOutputsPerColourTarget) {
   CompiledProgram program;
   const CompiledKernel* k = compiled(shader_zink_forms_frag, &program);
   ASSERT_NE(k, nullptr);
   const std::string& s = k->assembly;
   EXPECT_EQ(count_lines(s, R"(s_load_b64 s\[\d+:\d+\], s\[0:1\], 128 +;)"), 1u) << s;
-  EXPECT_EQ(count_lines(s, "v_export_f32"), 4u) << s;  // Location 0's four components
-  for (int slot = 0; slot < 4; ++slot)
+  EXPECT_EQ(count_lines(s, "v_export_f32"), 12u) << s;  // three Locations' four components
+  for (int slot : {0, 1, 2, 3, 9, 10, 11, 12, 33, 34, 35, 36})
     EXPECT_EQ(count_lines(s, "v_export_f32 v\\d+, " + std::to_string(slot) + " +;"), 1u) << slot << "\n" << s;
   CompiledProgram two;
   const CompiledKernel* t = compiled(shader_two_targets_frag, &two);
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(count_lines(t->assembly, "v_export_f32"), 4u) << t->assembly;
+  EXPECT_EQ(count_lines(t->assembly, "v_export_f32"), 8u) << t->assembly;
+  EXPECT_EQ(count_lines(t->assembly, "v_export_f32 [^,]+, 9 +;"), 1u) << t->assembly;
 }
 
 // textureProj: the coordinates divided by q (two v_div_f32 for a 2D image), then one implicit-LOD

@@ -43,14 +43,6 @@ DrawScene depth_clamp_scene(bool clamp) {
   return s;
 }
 
-uint32_t differing_pixels(const DrawFrame& x, const DrawFrame& y) {
-  uint32_t n = 0;
-  for (size_t i = 0; i + 4 <= x.color.size() && i + 4 <= y.color.size(); i += 4) {
-    n += std::memcmp(&x.color[i], &y.color[i], 4) != 0;
-  }
-  return n;
-}
-
 TEST_F(VkDepthClamp, ClampedAndClippedRampsMatchLavapipe) {
   VkPhysicalDeviceFeatures features;
   vkGetPhysicalDeviceFeatures(gsgpu_physical_, &features);

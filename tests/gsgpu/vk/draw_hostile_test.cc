@@ -112,6 +112,15 @@ TEST_F(VkDrawHostile, PassesFramebuffersAndPipelinesTheEmulatorCannotDoAreRefuse
   a.format = VK_FORMAT_R16G16B16A16_SNORM;  // sampled, not a render target
   bad.attachment = 0;
   EXPECT_EQ(vkCreateRenderPass(side_->device(), &info, nullptr, &pass), VK_ERROR_FEATURE_NOT_PRESENT);
+  // Nine colour attachments (maxColorAttachments is 8), and one attachment as two colour attachments.
+  a.format = VK_FORMAT_R8G8B8A8_UNORM;
+  const std::vector<VkAttachmentReference> nine(9, VkAttachmentReference{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL});
+  subpass.colorAttachmentCount = 9;
+  subpass.pColorAttachments = nine.data();
+  EXPECT_EQ(vkCreateRenderPass(side_->device(), &info, nullptr, &pass), VK_ERROR_FEATURE_NOT_PRESENT);
+  subpass.colorAttachmentCount = 2;
+  EXPECT_EQ(vkCreateRenderPass(side_->device(), &info, nullptr, &pass), VK_ERROR_FEATURE_NOT_PRESENT);
+  EXPECT_EQ(pass, VK_NULL_HANDLE);
   DrawScene s;
   DrawSide::Targets t = side_->targets(s);
   VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
@@ -126,10 +135,22 @@ TEST_F(VkDrawHostile, PassesFramebuffersAndPipelinesTheEmulatorCannotDoAreRefuse
     const_cast<VkPipelineRasterizationStateCreateInfo*>(i.pRasterizationState)->polygonMode = VkPolygonMode(1000153000);
   };
   EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, line_mode, &p), VK_ERROR_FEATURE_NOT_PRESENT);
-  auto depth_clamp = [](VkGraphicsPipelineCreateInfo& i) {
-    const_cast<VkPipelineRasterizationStateCreateInfo*>(i.pRasterizationState)->depthClampEnable = VK_TRUE;
+  auto discard = [](VkGraphicsPipelineCreateInfo& i) {
+    const_cast<VkPipelineRasterizationStateCreateInfo*>(i.pRasterizationState)->rasterizerDiscardEnable = VK_TRUE;
   };
-  EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, depth_clamp, &p), VK_ERROR_FEATURE_NOT_PRESENT);
+  EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, discard, &p), VK_ERROR_FEATURE_NOT_PRESENT);
+  // A SRC1 (dual-source) factor on colour attachment 1: only attachment 0 has a second source.
+  auto src1_on_attachment_1 = [](VkGraphicsPipelineCreateInfo& i) {
+    static VkPipelineColorBlendAttachmentState two[2] = {};
+    two[0].colorWriteMask = two[1].colorWriteMask = 0xf;
+    two[1].blendEnable = VK_TRUE;
+    two[1].srcColorBlendFactor = VK_BLEND_FACTOR_SRC1_COLOR;
+    static VkPipelineColorBlendStateCreateInfo cbs{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+    cbs.attachmentCount = 2;
+    cbs.pAttachments = two;
+    i.pColorBlendState = &cbs;
+  };
+  EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, src1_on_attachment_1, &p), VK_ERROR_FEATURE_NOT_PRESENT);
   auto no_location_1 = [](VkGraphicsPipelineCreateInfo& i) {
     const_cast<VkPipelineVertexInputStateCreateInfo*>(i.pVertexInputState)->vertexAttributeDescriptionCount = 1;
   };
@@ -142,9 +163,12 @@ TEST_F(VkDrawHostile, PassesFramebuffersAndPipelinesTheEmulatorCannotDoAreRefuse
   EXPECT_EQ(side_->pipeline(t.pass, false, VK_CULL_MODE_NONE, cull_dynamic, &p), VK_ERROR_FEATURE_NOT_PRESENT);
   EXPECT_EQ(p, VK_NULL_HANDLE);
   const std::string log = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateRenderPass"), 2) << log;
+  EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateRenderPass"), 4) << log;
+  EXPECT_EQ(count_lines(log, "maxColorAttachments is 8"), 1) << log;
+  EXPECT_EQ(count_lines(log, "one attachment is two colour attachments"), 1) << log;
   EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateFramebuffer"), 1) << log;
-  EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateGraphicsPipelines"), 4) << log;
+  EXPECT_EQ(count_lines(log, "gsgpu-vk: vkCreateGraphicsPipelines"), 5) << log;
+  EXPECT_EQ(count_lines(log, "on colour attachment 1"), 1) << log;
 }
 
 // depthBiasEnable's factors (draw_dynamic.cc apply_depth_bias): a finite bias draws, filled or
