@@ -3,7 +3,10 @@
 process, both manifests), then bench_gl on softpipe and on llvmpipe (GALLIUM_DRIVER, EGL
 surfaceless), and a table of each workload's rate with gsgpu's ratio to every reference.
 
-    bench/graphics/compare.py build [--min-time 1]
+    bench/graphics/compare.py build [--min-time 1] [--gsgpu-mode reference|fast]
+
+--gsgpu-mode sets GSGPU_MODE for the gsgpu driver's device (docs/graphics.md "Reference and fast
+modes"; unset: the device's default, reference).
 """
 import argparse
 import os
@@ -31,18 +34,22 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("--min-time", default="1")
+    ap.add_argument("--gsgpu-mode", choices=["reference", "fast"])
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     flags = [f"--benchmark_min_time={args.min_time}"]
     env = dict(os.environ, VK_DRIVER_FILES=f"{build}/gsgpu/vk/gsgpu_vk_icd.json:{LAVAPIPE_ICD}",
                VK_LOADER_LAYERS_DISABLE="~all~")
+    if args.gsgpu_mode:
+        env["GSGPU_MODE"] = args.gsgpu_mode
     vk, context = gbench.run([f"{build}/bench/graphics/bench_draw"] + flags, env, quiet=True)
     sides = {"gsgpu": rates(vk, "gsgpu"), "lavapipe": rates(vk, "lavapipe")}
     for driver in ("softpipe", "llvmpipe"):
         gl_env = dict(os.environ, GALLIUM_DRIVER=driver, LIBGL_ALWAYS_SOFTWARE="1", EGL_PLATFORM="surfaceless")
         gl, _ = gbench.run([f"{build}/bench/graphics/bench_gl"] + flags, gl_env, quiet=True)
         sides[driver] = rates(gl, driver)
-    print(f"load average {context.get('load_avg')}, {context.get('num_cpus')} CPUs")
+    print(f"load average {context.get('load_avg')}, {context.get('num_cpus')} CPUs, "
+          f"gsgpu mode {args.gsgpu_mode or 'default (reference)'}")
     names = ["gsgpu", "lavapipe", "llvmpipe", "softpipe"]
     print("| workload | " + " | ".join(names) + " | gsgpu / lavapipe | gsgpu / llvmpipe | gsgpu / softpipe |")
     print("| --- " * (len(names) + 4) + "|")

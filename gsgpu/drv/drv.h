@@ -187,6 +187,9 @@ struct LocalConfig {
   uint64_t max_bo_bytes = uint64_t{1} << 40;
   // Where the device's readable dump of every dispatch is written ("" = nowhere).
   std::string dump_dir;
+  // Draws in the emulator's fast mode (docs/graphics.md "Reference and fast modes": the same
+  // pixels, depth and stencil bit for bit; the overdraw counter not kept; larger fragment batches).
+  bool fast_draws = false;
   // Called on the device's thread after each submission retires (completed, faulted or
   // cancelled), in timeline order per ring: how the native context retires guest fences without
   // a thread of its own. Must not call back into the Device.
@@ -208,7 +211,7 @@ class LocalDevice : public Device {
 // GSGPU_VRAM_MB (vram_size in MiB, 16..16384), GSGPU_WATCHDOG (watchdog_budget, 1..2^32-1),
 // GSGPU_MAX_WORK_ITEMS (max_work_items_per_dispatch, 1..2^40), GSGPU_DISPATCH_TIME_MS
 // (dispatch_time_budget_ns in ms, 0..2^32; 0 = none), GSGPU_CLIENT_TIME_S (client_time_budget_ns in
-// seconds, 0..2^32; 0 = none). A variable that is unset keeps `base`'s value; one that is unusable
+// seconds, 0..2^32; 0 = none), GSGPU_MODE (fast_draws: "fast" or "reference"). A variable that is unset keeps `base`'s value; one that is unusable
 // keeps it too, with a log line. The defaults are LocalConfig's (4 cores, warp 32, 256 MiB, the
 // device's watchdog, 2^28 work-items, no time budgets); callers that serve guests pass their own.
 LocalConfig local_config_from_env(LocalConfig base = {});

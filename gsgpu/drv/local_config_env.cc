@@ -1,6 +1,7 @@
 // The local device's shape from the environment (GSGPU_*): one parser for every mode that opens a
 // local device, so remote and native mode emulate the same GPU.
 #include <cstdlib>
+#include <string_view>
 
 #include "common/log.h"
 #include "gsgpu/drv/drv.h"
@@ -48,6 +49,13 @@ LocalConfig local_config_from_env(LocalConfig base) {
     c.submit_time_budget_ns = v * 1000000;
   if (env_number("GSGPU_CLIENT_TIME_S", 0, UINT32_MAX, c.client_time_budget_ns / 1000000000, &v))
     c.client_time_budget_ns = v * 1000000000;
+  if (const char* mode = std::getenv("GSGPU_MODE"); mode && *mode) {
+    if (std::string_view(mode) == "fast" || std::string_view(mode) == "reference")
+      c.fast_draws = std::string_view(mode) == "fast";
+    else
+      gsvirt::log_error("gsgpu: GSGPU_MODE=\"%s\" is neither fast nor reference; keeping %s", mode,
+                        c.fast_draws ? "fast" : "reference");
+  }
   return c;
 }
 

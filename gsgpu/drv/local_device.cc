@@ -366,6 +366,7 @@ std::unique_ptr<LocalDevice> open_local(const LocalConfig& config, std::string* 
   dc.va_size = local::kDeviceVaEnd - local::kClientVaBase;
   dc.cp_mode = CpMode::kManual;  // the device thread runs the CP: deterministic, one submission at a time
   dc.max_work_items_per_dispatch = config.max_work_items_per_dispatch;
+  dc.draw_mode = config.fast_draws ? graphics::DrawMode::kFast : graphics::DrawMode::kReference;
   auto totals = std::make_shared<local::DispatchTotals>();
   auto backend = std::make_unique<local::CountingBackend>(
       make_shader_backend(ShaderCoreSettings{config.shader_cores, config.warp_width, 0, &totals->cancel}), totals);

@@ -117,6 +117,8 @@ class CommandProcessor {
   CommandProcessor& operator=(const CommandProcessor&) = delete;
 
   CpMode mode() const { return mode_; }
+  // How the following DRAWs are computed (Device::create sets it from DeviceConfig::draw_mode).
+  void set_draw_mode(graphics::DrawMode mode) { draw_mode_ = mode; }
 
   // DOORBELL was written.
   void ring_doorbell();
@@ -170,6 +172,7 @@ class CommandProcessor {
   const CpMode mode_;
   const uint64_t max_work_items_;
   const DrawLimits draw_limits_;
+  graphics::DrawMode draw_mode_ = graphics::DrawMode::kReference;
 
   std::mutex process_mutex_;  // one batch at a time; reset waits for it
 

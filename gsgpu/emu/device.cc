@@ -62,6 +62,7 @@ Device::Device(const DeviceConfig& config, std::unique_ptr<DispatchBackend> back
   mmu_->set_fault_handler([this](const MemoryFault& f) { on_mmu_fault(f); });
   cp_ = std::make_unique<CommandProcessor>(registers_, irq_, *mmu_, *backend_, config.cp_mode,
                                            config.max_work_items_per_dispatch, config.draw_limits);
+  cp_->set_draw_mode(config.draw_mode);
   install_write_handlers();
   properties_.name = config.name;
   properties_.chip_id = registers_.load(hw::reg::ID);

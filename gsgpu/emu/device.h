@@ -40,6 +40,8 @@ struct DeviceConfig {
   // What one DRAW may cost (vertex invocations, fragments, program instructions per warp and per
   // draw); past it the draw faults. Fuzzers set these low too.
   DrawLimits draw_limits;
+  // Reference (the default: tests) or fast draws (docs/graphics.md "Reference and fast modes").
+  graphics::DrawMode draw_mode = graphics::DrawMode::kReference;
   // Nominal shader clock (CFG_CLOCK_MHZ): what turns the functional cycle counts into time.
   uint32_t clock_mhz = 1000;
 };

@@ -77,7 +77,9 @@ ContextConfig context_config_from_env() {
   shape.max_work_items_per_dispatch = c.max_work_items_per_dispatch;
   shape.client_time_budget_ns = c.client_time_budget_ns;
   shape.submit_time_budget_ns = c.submit_time_budget_ns;
+  shape.fast_draws = c.fast_draws;
   shape = gsgpu::drv::local_config_from_env(std::move(shape));
+  c.fast_draws = shape.fast_draws;
   c.client_time_budget_ns = shape.client_time_budget_ns;
   c.submit_time_budget_ns = shape.submit_time_budget_ns;
   c.shader_cores = shape.shader_cores;

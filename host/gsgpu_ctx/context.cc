@@ -56,6 +56,7 @@ std::unique_ptr<GsgpuContext> GsgpuContext::create(const renderer::ContextCreate
   lc.submit_time_budget_ns = config.submit_time_budget_ns;
   lc.client_time_budget_ns = config.client_time_budget_ns;
   lc.max_work_items_per_dispatch = config.max_work_items_per_dispatch;
+  lc.fast_draws = config.fast_draws;
   lc.max_bos = config.limits.max_bos;
   lc.max_bo_bytes = config.limits.max_bo_bytes;
   Timelines* timelines = &ctx->timelines_;

@@ -14,11 +14,13 @@ namespace gsvirt::gsgpu_ctx {
 struct ContextConfig {
   // The device's shape. The defaults are drv::LocalConfig's, the GPU remote mode emulates too; the
   // registered context type takes GSGPU_CORES, GSGPU_WARP, GSGPU_VRAM_MB, GSGPU_WATCHDOG,
-  // GSGPU_MAX_WORK_ITEMS, GSGPU_SUBMIT_TIME_MS and GSGPU_CLIENT_TIME_S from the environment as remote mode does (context_config_from_env()).
+  // GSGPU_MAX_WORK_ITEMS, GSGPU_SUBMIT_TIME_MS, GSGPU_CLIENT_TIME_S and GSGPU_MODE from the environment as remote mode does (context_config_from_env()).
   uint32_t shader_cores = gsgpu::drv::LocalConfig{}.shader_cores;
   uint32_t warp_width = gsgpu::drv::LocalConfig{}.warp_width;
   uint64_t vram_size = gsgpu::drv::LocalConfig{}.vram_size;  // for BOs the guest does not back with a blob
   uint32_t num_rings = 4;                                     // at most proto::kMaxRings
+  // The emulator's fast draw mode (GSGPU_MODE=fast; docs/graphics.md "Reference and fast modes").
+  bool fast_draws = gsgpu::drv::LocalConfig{}.fast_draws;
   // Instructions per warp before the watchdog stops a dispatch; 0: the device's default.
   uint64_t watchdog_budget = gsgpu::drv::LocalConfig{}.watchdog_budget;
   // Wall-clock time one submission may run before the device stops it (a timeout fault of this

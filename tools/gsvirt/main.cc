@@ -57,6 +57,8 @@ void usage(FILE* out) {
                "  --socket     vtest socket path (default: a private path under $TMPDIR)\n"
                "environment: GSVIRT_DEBUG=commands logs every host command; GSVIRT_HOST_PLATFORM\n"
                "  picks the host platform by name; GSVIRT_SYNC=1 waits for every call's reply.\n"
+               "  GSGPU_MODE=reference|fast: the emulator's draw mode (run's default: fast, the same\n"
+               "  pixels as reference; docs/graphics.md \"Reference and fast modes\").\n"
                "usage: gsvirt vm [--mode remote|native] [--executor host|gsgpu] [--keep] [--verbose] -- APP [ARGS...]\n"
                "  Runs APP inside a Debian 13 guest (QEMU 10.0, TCG) through virtio-gpu and gsvirt's\n"
                "  libvirglrenderer.so.1; prepares and caches the VM on first use (GSVIRT_VM_CACHE,\n"
@@ -166,6 +168,11 @@ int exit_code(int status) {
 int run(const Options& o) {
   if (!o.executor.empty()) setenv("GSVIRT_EXECUTOR", o.executor.c_str(), 1);
   setenv("GSVIRT_TRANSPORT", o.transport.c_str(), 1);
+  // Applications want speed and fast draws give the reference's pixels bit for bit (only the
+  // overdraw counter and a faulting draw's partial output differ), so run defaults to fast; an
+  // explicit GSGPU_MODE wins. The server (native mode's device) and the application (remote mode's)
+  // both inherit it.
+  setenv("GSGPU_MODE", "fast", 0);
 
   pid_t server = -1;
   std::string socket_path = o.socket_path;

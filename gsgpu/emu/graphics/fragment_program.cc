@@ -16,12 +16,13 @@ std::optional<std::string> FragmentProgramStage::check_runner(const ShaderProgra
 }
 
 FragmentProgramStage::FragmentProgramStage(const ShaderProgram& program, ShaderProgramRunner& runner,
-                                           FragmentSink sink, uint32_t warps_per_batch)
+                                           FragmentSink sink, uint32_t warps_per_batch, MergeWorker* merge_worker)
     : program_(program),
       runner_(runner),
       sink_(std::move(sink)),
       width_(runner.warp_width()),
-      quads_per_batch_(warps_per_batch * (runner.warp_width() / 4)) {
+      quads_per_batch_(warps_per_batch * (runner.warp_width() / 4)),
+      merge_worker_(merge_worker) {
   quads_.reserve(quads_per_batch_);
   lanes_.reserve(size_t{quads_per_batch_} * 4);
 }
@@ -70,11 +71,19 @@ bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator
     if (needs_depth && (quad.coverage >> i & 1)) record.depth[i] = z;
   }
   quads_.push_back(record);
-  return quads_.size() < quads_per_batch_ || flush();
+  return quads_.size() < quads_per_batch_ || run_batch(merge_worker_ != nullptr);
 }
 
 bool FragmentProgramStage::flush() {
-  if (quads_.empty()) return true;
+  // The draw's last batch: merged here (a hand-over would only be waited for), after the others.
+  return run_batch(false);
+}
+
+bool FragmentProgramStage::run_batch(bool hand_over) {
+  if (quads_.empty()) {
+    wait_merges();
+    return true;
+  }
   const uint32_t quads_per_warp = width_ / 4;
   const auto warps = static_cast<uint32_t>((quads_.size() + quads_per_warp - 1) / quads_per_warp);
   lanes_.resize(size_t{warps} * width_);  // the last warp's missing quads: lanes that never run
@@ -94,8 +103,15 @@ bool FragmentProgramStage::flush() {
   io.lane_masks = lane_masks_.data();
   io.outputs = outputs_.data();
   io.lane_count = lanes_.size();
-  fault_ = runner_.run(program_, io, warps);
-  if (!fault_) merge_batch();
+  fault_ = runner_.run(program_, io, warps);  // while the worker may still merge the previous batch
+  wait_merges();  // merges stay in batch order (and the worker's buffers are free again)
+  if (!fault_) {
+    if (hand_over) {
+      hand_over_merge();
+    } else {
+      merge_batch(quads_, outputs_, front_facing_);
+    }
+  }
   // The triangle being rasterized may go on with more quads: keep its primitive as entry 0.
   if (primitive_count_ > 1) primitives_[0] = primitives_[primitive_count_ - 1];
   primitive_count_ = 1;
@@ -106,13 +122,22 @@ bool FragmentProgramStage::flush() {
   return !fault_;
 }
 
-void FragmentProgramStage::merge_batch() {
-  for (size_t k = 0; k < quads_.size(); ++k) {
-    const QuadRecord& r = quads_[k];
-    const bool front_facing = front_facing_[r.primitive];
+void FragmentProgramStage::hand_over_merge() {
+  std::swap(quads_, merge_quads_);
+  std::swap(outputs_, merge_outputs_);
+  merge_front_facing_ = front_facing_;
+  merge_worker_->submit([this] { merge_batch(merge_quads_, merge_outputs_, merge_front_facing_); });
+}
+
+void FragmentProgramStage::merge_batch(const std::vector<QuadRecord>& quads,
+                                       const std::vector<FragmentLaneOutput>& outputs,
+                                       const std::vector<bool>& front_facing) {
+  for (size_t k = 0; k < quads.size(); ++k) {
+    const QuadRecord& r = quads[k];
+    const bool front_facing_k = front_facing[r.primitive];
     for (int i = 0; i < 4; ++i) {
       if (!(r.quad.coverage >> i & 1)) continue;  // helper lanes write nothing
-      const FragmentLaneOutput& out = outputs_[4 * k + i];
+      const FragmentLaneOutput& out = outputs[4 * k + i];
       if (out.killed) continue;
       Fragment f;
       f.x = r.quad.x + (i & 1);
@@ -123,7 +148,7 @@ void FragmentProgramStage::merge_batch() {
       f.depth_dx = exported_depth ? 0.0f : r.depth_slopes[0];
       f.depth_dy = exported_depth ? 0.0f : r.depth_slopes[1];
       f.samples = r.quad.samples[i];
-      f.front_facing = front_facing;
+      f.front_facing = front_facing_k;
       f.color = {out.value[0], out.value[1], out.value[2], out.value[3]};
       f.color1 = {out.value[4], out.value[5], out.value[6], out.value[7]};
       f.more_colors = out.value.data() + kFragmentTarget1Slot;

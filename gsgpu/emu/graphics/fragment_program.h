@@ -9,7 +9,8 @@
 // merged. Colour components the program does not export read 0; depth is the interpolated depth
 // unless the program exports slot 8. Quads are batched (up to `warps_per_batch` warps, possibly
 // from many triangles) and one dispatch runs the batch; a fault in it stops the draw with nothing
-// of the batch merged.
+// of the batch merged. With a MergeWorker (fast mode) a full batch is merged on the worker's thread
+// while the next one is set up and shaded; batches are still merged one after the other, in order.
 #pragma once
 
 #include <array>
@@ -21,6 +22,7 @@
 
 #include "gsgpu/emu/graphics/clipper.h"
 #include "gsgpu/emu/graphics/interpolator.h"
+#include "gsgpu/emu/graphics/merge_worker.h"
 #include "gsgpu/emu/graphics/output_merger.h"
 #include "gsgpu/emu/graphics/rasterizer.h"
 #include "gsgpu/emu/graphics/shader_program.h"
@@ -36,8 +38,10 @@ class FragmentProgramStage {
   // Refuses (a reason) a runner without shader cores or whose warps do not hold whole quads.
   static std::optional<std::string> check_runner(const ShaderProgramRunner& runner);
 
+  // `merge_worker`: where full batches are merged (nullptr: on the calling thread). The sink then
+  // runs on the worker's thread until flush() or wait_merges() returns.
   FragmentProgramStage(const ShaderProgram& program, ShaderProgramRunner& runner, FragmentSink sink,
-                       uint32_t warps_per_batch = kDefaultWarpsPerBatch);
+                       uint32_t warps_per_batch = kDefaultWarpsPerBatch, MergeWorker* merge_worker = nullptr);
 
   // The triangle whose quads follow.
   void begin_triangle(const RasterTriangle& triangle, bool front_facing);
@@ -45,8 +49,13 @@ class FragmentProgramStage {
   // when it is full. False when that run faulted (fault()).
   // With `depth_slopes` (a multisampled depth target) the fragments also carry the depth plane's slopes.
   bool add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth, bool depth_slopes = false);
-  // Runs what is queued and merges it; false on a fault.
+  // Runs what is queued and merges it (after every earlier batch); false on a fault.
   bool flush();
+  // Returns once every batch handed to the merge worker is merged (a draw that stops without
+  // flush(): the fragment budget, a cancel).
+  void wait_merges() {
+    if (merge_worker_) merge_worker_->wait();
+  }
   const std::optional<std::string>& fault() const { return fault_; }
 
  private:
@@ -56,7 +65,11 @@ class FragmentProgramStage {
     std::array<float, 4> depth;
     std::array<float, 2> depth_slopes;  // 0 unless add_quad was asked for them
   };
-  void merge_batch();
+  // Runs the queued quads; their merge is handed to the worker when `hand_over`, else done here.
+  bool run_batch(bool hand_over);
+  void merge_batch(const std::vector<QuadRecord>& quads, const std::vector<FragmentLaneOutput>& outputs,
+                   const std::vector<bool>& front_facing);
+  void hand_over_merge();
   void copy_varyings(const RasterTriangle& t, FragmentPrimitive* p) const;
 
   ShaderProgram program_;
@@ -74,6 +87,11 @@ class FragmentProgramStage {
   std::vector<FragmentLaneOutput> outputs_;
   std::vector<uint64_t> lane_masks_;
   std::optional<std::string> fault_;
+  MergeWorker* merge_worker_;
+  // The batch the worker merges (swapped with quads_ / outputs_: no copy).
+  std::vector<QuadRecord> merge_quads_;
+  std::vector<FragmentLaneOutput> merge_outputs_;
+  std::vector<bool> merge_front_facing_;
 };
 
 }  // namespace gsgpu::graphics

@@ -177,15 +177,19 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   PrimitiveEngine pe(s.raster);
   pe.set_state(PrimitiveState{s.setup, int32_t(s.width), int32_t(s.height), s.scissor, s.multisample.samples,
                               viewport_pixels(s.viewport)});
+  const bool fast = mode_ == DrawMode::kFast;
   OutputMerger om;
+  om.set_count_overdraw(!fast);
   om.begin_draw(color, depth, s.depth_stencil, s.blend, s.multisample);
   if ((result.fault = add_more_targets(s, &om))) return result;
   std::unique_ptr<FragmentStage> stage;
+  MergeWorker merge_worker;  // fast mode: merges full batches; its thread starts on the first hand-over
   std::unique_ptr<FragmentProgramStage> program;
   if (s.fragment == FragmentMode::kProgram) {
     if ((result.fault = check_program(s, vertex_stage->varying_components()))) return result;
-    program = std::make_unique<FragmentProgramStage>(s.fragment_program, *runner_,
-                                                     [&om](const Fragment& f) { om.process(f); });
+    program = std::make_unique<FragmentProgramStage>(
+        s.fragment_program, *runner_, [&om](const Fragment& f) { om.process(f); },
+        fast ? kFastWarpsPerBatch : FragmentProgramStage::kDefaultWarpsPerBatch, fast ? &merge_worker : nullptr);
   } else if (s.fragment == FragmentMode::kVaryingColor) {
     stage = std::make_unique<VaryingColorStage>(s.varying_interpolation);
   } else {
@@ -208,6 +212,7 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   // What is still queued for the shader cores runs now (also before a geometry fault: what was
   // rasterized before it is drawn, as for the stand-ins).
   if (program && !context.fault && !program->flush()) context.fault = program->fault();
+  if (program) program->wait_merges();  // the merger's counters are read below
   result.fault = context.fault ? context.fault : geometry_fault;
   result.counters = DrawCounters{ge.counters(), pe.counters(), om.counters()};
   return result;

@@ -27,6 +27,13 @@
 
 namespace gsgpu::graphics {
 
+// How draws are computed (docs/graphics.md "Reference and fast modes"). Both are deterministic and
+// give the same pixels, depth and stencil bit for bit. Fast keeps no overdraw map (the overdraw
+// counter stays 0) and runs fragment programs in batches of kFastWarpsPerBatch warps (fewer
+// dispatches: a draw whose program faults may have merged fewer of its quads before the fault).
+enum class DrawMode : uint8_t { kReference, kFast };
+inline constexpr uint32_t kFastWarpsPerBatch = 256;
+
 // Render targets the draw path accepts (Vulkan requires at least 4096 for maxFramebufferWidth).
 inline constexpr uint32_t kMaxDrawTargetSize = 4096;
 
@@ -103,6 +110,7 @@ class GraphicsPipeline {
   void set_cancel_check(std::function<bool()> cancelled) { cancelled_ = std::move(cancelled); }
   // Where vertex and fragment programs run; without one such a draw faults. Must outlive the draws.
   void set_program_runner(ShaderProgramRunner* runner) { runner_ = runner; }
+  void set_mode(DrawMode mode) { mode_ = mode; }
   DrawResult draw(const DrawState& state);
 
  private:
@@ -137,6 +145,7 @@ class GraphicsPipeline {
   uint64_t vertex_limit_ = GeometryEngine::kDefaultVertexLimit;
   std::function<bool()> cancelled_;
   ShaderProgramRunner* runner_ = nullptr;
+  DrawMode mode_ = DrawMode::kReference;
 };
 
 }  // namespace gsgpu::graphics

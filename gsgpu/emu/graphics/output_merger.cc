@@ -140,7 +140,7 @@ void OutputMerger::begin_draw(const ColorTarget& color, const DepthStencilTarget
   blend_ = blend_state;
   // Every target has the draw's size (TARGET_SIZE); the first present one gives it.
   uint64_t w = color.data ? color.width : depth_stencil.width, h = color.data ? color.height : depth_stencil.height;
-  written_pixels_ = w * h;
+  written_pixels_ = count_overdraw_ ? w * h : 0;  // 0: no pixel is tested against the map
   written_.assign((written_pixels_ + 63) / 64, 0);
   written_width_ = w;
   target0_ = make_writer(color, blend_state);

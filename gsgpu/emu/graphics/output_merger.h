@@ -111,6 +111,9 @@ Color blend(const BlendState& state, const Color& src, const Color& src1, const 
 
 class OutputMerger {
  public:
+  // Whether draws keep the overdraw map (MergeCounters::overdraw; off in fast mode, where the
+  // counter stays 0). Set before begin_draw.
+  void set_count_overdraw(bool on) { count_overdraw_ = on; }
   // Starts a draw into these targets (either may be absent: data == nullptr); resets the overdraw map.
   // With `ms.samples` > 1 the targets are the multisampled surfaces seen as `samples` times wider
   // (multisample.h), and fragments name pixels, each sample merged in its own column.
@@ -160,6 +163,7 @@ class OutputMerger {
   // One bit per pixel of the target (the overdraw counter), in 64-bit words: tested and set per
   // fragment (std::vector<bool> took twice the instructions).
   std::vector<uint64_t> written_;
+  bool count_overdraw_ = true;
   uint64_t written_pixels_ = 0, written_width_ = 0;
   bool plain_write_ = false;  // target0_.plain_write, read per fragment
   // Plain writes to a 4-byte format: the last colour stored and its bytes, reused while the colour's

@@ -68,6 +68,19 @@ class GoldenTest : public ::testing::Test {
       EXPECT_TRUE(programs->depth == gs->depth) << scene.name << ": programs' depth differs";
       EXPECT_TRUE(programs->stencil == gs->stencil) << scene.name << ": programs' stencil differs";
     }
+    // The fast mode (docs/graphics.md "Reference and fast modes") must give the reference's frame
+    // byte for byte, with the stand-ins and with programs (its fragment batches are larger).
+    for (GsgpuShaders shaders : {GsgpuShaders::kStandIns, GsgpuShaders::kPrograms}) {
+      const std::optional<Frame>& reference = shaders == GsgpuShaders::kPrograms ? programs : gs;
+      auto fast = render_on_gsgpu(scene, &error, shaders, graphics::DrawMode::kFast);
+      if (!fast || !reference) {
+        ADD_FAILURE() << scene.name << " in fast mode: " << (fast ? "no reference frame" : error);
+        continue;
+      }
+      EXPECT_TRUE(fast->color == reference->color) << scene.name << ": fast mode's colour differs";
+      EXPECT_TRUE(fast->depth == reference->depth) << scene.name << ": fast mode's depth differs";
+      EXPECT_TRUE(fast->stencil == reference->stencil) << scene.name << ": fast mode's stencil differs";
+    }
     c = compare_frames(*gs, *ref);
     std::printf("[golden] %s: %s\n", scene.name.c_str(), c.summary().c_str());
     const bool ok = c.fraction_over_threshold() <= limits.max_fraction_over_threshold &&

@@ -84,7 +84,7 @@ struct ProgramCode {
 // The device, its ring and the render targets of one scene.
 class GsgpuScene {
  public:
-  explicit GsgpuScene(GsgpuShaders shaders) : shaders_(shaders) {}
+  GsgpuScene(GsgpuShaders shaders, graphics::DrawMode mode) : shaders_(shaders), mode_(mode) {}
 
   bool init(const Scene& scene, std::string* error) {
     scene_ = &scene;
@@ -94,6 +94,7 @@ class GsgpuScene {
     config.vram_size = uint64_t{64} << 20;
     config.va_size = uint64_t{256} << 20;
     config.cp_mode = CpMode::kManual;
+    config.draw_mode = mode_;
     device_ = Device::create(config, nullptr, error);
     if (!device_) return false;
     color_pitch_ = scene.width * color_bytes_per_pixel(scene.color_format);
@@ -479,12 +480,14 @@ class GsgpuScene {
   std::unique_ptr<RingWriter> ring_;
   uint64_t ring_va_ = 0, state_va_ = 0, color_va_ = 0, depth_va_ = 0;
   uint32_t color_pitch_ = 0;
+  graphics::DrawMode mode_;
 };
 
 }  // namespace
 
-std::optional<Frame> render_on_gsgpu(const Scene& scene, std::string* error, GsgpuShaders shaders) {
-  GsgpuScene gs(shaders);
+std::optional<Frame> render_on_gsgpu(const Scene& scene, std::string* error, GsgpuShaders shaders,
+                                     graphics::DrawMode mode) {
+  GsgpuScene gs(shaders, mode);
   if (!gs.init(scene, error)) return std::nullopt;
   for (const Draw& d : scene.draws) {
     if (!gs.draw(d, error)) return std::nullopt;

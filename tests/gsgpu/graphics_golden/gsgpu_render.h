@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "gsgpu/emu/graphics/graphics_pipeline.h"
 #include "tests/gsgpu/graphics_golden/scene.h"
 
 namespace gsgpu::golden {
@@ -15,7 +16,9 @@ namespace gsgpu::golden {
 enum class GsgpuShaders : uint8_t { kStandIns, kPrograms };
 
 // The rendered frame, or nullopt with *error (a refused block or a faulted draw, with the CP's message).
+// `mode`: the device's DeviceConfig::draw_mode (reference, or fast: the same frame bit for bit).
 std::optional<Frame> render_on_gsgpu(const Scene& scene, std::string* error,
-                                     GsgpuShaders shaders = GsgpuShaders::kStandIns);
+                                     GsgpuShaders shaders = GsgpuShaders::kStandIns,
+                                     graphics::DrawMode mode = graphics::DrawMode::kReference);
 
 }  // namespace gsgpu::golden

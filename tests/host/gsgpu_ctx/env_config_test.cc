@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "ctx_harness.h"
+#include "gsgpu/drv/drv.h"
 #include "gsgpu/cl/gsgpu_cl.h"
 #include "host/renderer/capset_registry.h"
 
@@ -51,6 +52,22 @@ TEST(GsgpuCtxEnv, UnusableValuesKeepTheDefaultsWithALogLine) {
   EXPECT_TRUE(log.contains("GSGPU_CORES=\"0\" is not in 1..256")) << log.all();
   setenv("GSGPU_WARP", warp.c_str(), 1);
   setenv("GSGPU_CORES", "3", 1);
+}
+
+TEST(GsgpuCtxEnv, ModeIsFastOrReferenceAndAnythingElseKeepsTheBaseWithALogLine) {
+  LogCapture log;
+  setenv("GSGPU_MODE", "fast", 1);
+  EXPECT_TRUE(context_config_from_env().fast_draws);
+  EXPECT_TRUE(gsgpu::drv::local_config_from_env().fast_draws) << "remote mode's parser is the same";
+  setenv("GSGPU_MODE", "reference", 1);
+  EXPECT_FALSE(context_config_from_env().fast_draws);
+  setenv("GSGPU_MODE", "turbo", 1);
+  gsgpu::drv::LocalConfig base;
+  base.fast_draws = true;
+  EXPECT_TRUE(gsgpu::drv::local_config_from_env(base).fast_draws) << "an unusable value keeps the base";
+  EXPECT_TRUE(log.contains("GSGPU_MODE=\"turbo\" is neither fast nor reference; keeping fast")) << log.all();
+  unsetenv("GSGPU_MODE");
+  EXPECT_FALSE(context_config_from_env().fast_draws) << "reference is the default";
 }
 
 TEST(GsgpuCtxEnv, DefaultsAreRemoteModes) {

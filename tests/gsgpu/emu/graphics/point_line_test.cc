@@ -8,6 +8,7 @@
 #include <bit>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <random>
@@ -88,8 +89,9 @@ struct Scene {
         if (t.load_bits(x, y)[3] != 0) p.insert({x, y});
     return p;
   }
-  DrawResult draw() {
+  DrawResult draw(DrawMode mode = DrawMode::kReference) {
     GraphicsPipeline gp(memory);
+    gp.set_mode(mode);
     return gp.draw(state);
   }
 };
@@ -402,6 +404,24 @@ TEST(LineClipping, HostileCoordinatesAreDroppedOrBoundedNeverHang) {
     EXPECT_EQ(c.lines_in, c.lines_rejected + c.lines_degenerate + c.lines_out + c.outside_guard_band);
     EXPECT_LE(r.counters.merge.fragments_written, 16u * 16u);
   }
+}
+
+// Fast mode (docs/graphics.md "Reference and fast modes") keeps no overdraw map: that counter is 0,
+// every other one and every byte of the target are the reference's.
+TEST(DrawCountersJson, FastModeDiffersOnlyInTheOverdrawCounter) {
+  Scene reference(32, 32, Topology::kPointList), fast(32, 32, Topology::kPointList);
+  for (Scene* s : {&reference, &fast}) {
+    s->state.draw.point_size = 4;
+    s->vertices({{8, 8}, {10, 10}, {-5, 8}});  // two points overlapping by a 2x2 corner, one culled
+  }
+  DrawResult r = reference.draw(), f = fast.draw(DrawMode::kFast);
+  ASSERT_FALSE(r.fault || f.fault);
+  EXPECT_EQ(r.counters.merge.overdraw, 4u);
+  EXPECT_EQ(f.counters.merge.overdraw, 0u);
+  f.counters.merge.overdraw = r.counters.merge.overdraw;
+  EXPECT_EQ(format_draw_counters_json(f.counters), format_draw_counters_json(r.counters));
+  EXPECT_EQ(fast.covered(), reference.covered());
+  EXPECT_EQ(0, std::memcmp(fast.memory.host(fast.color_va), reference.memory.host(reference.color_va), 32 * 32 * 4));
 }
 
 // The DUMP text names the new counters, and the JSON form holds the same numbers.
