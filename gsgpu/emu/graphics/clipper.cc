@@ -45,7 +45,10 @@ std::optional<std::string> validate_viewport(const Viewport& v) {
 }
 
 Clipper::Clipper(const Viewport& viewport, uint32_t varying_components, bool depth_clamp)
-    : viewport_(viewport), varyings_(std::min(varying_components, kMaxVaryingComponents)), depth_clamp_(depth_clamp) {
+    : viewport_(viewport),
+      varyings_(std::min(varying_components, kMaxVaryingComponents)),
+      copied_(std::max(varyings_, kStandInVaryingComponents)),
+      depth_clamp_(depth_clamp) {
   // NDC bounds that map to +-kGuardBandClip pixels: x_f = o + p / 2 * x_d.
   auto band = [](double origin, double extent, double* lo, double* hi) {
     double a = (-kGuardBandClip - origin) / (extent / 2), b = (kGuardBandClip - origin) / (extent / 2);
@@ -81,64 +84,91 @@ ScreenVertex Clipper::to_screen(const std::array<double, 4>& c) const {
 
 void Clipper::emit(const Vertex& a, const Vertex& b, const Vertex& c, const Varyings& flat,
                    Queue<RasterTriangle>& out) {
-  RasterTriangle t;
+  RasterTriangle& t = out.push_slot();  // filled in place: a triangle is 1 KiB
+  t.kind = PrimitiveKind::kTriangle;
   t.screen = {to_screen(a.position), to_screen(b.position), to_screen(c.position)};
-  t.varyings = {a.varyings, b.varyings, c.varyings};
-  t.flat = flat;
+  copy_varyings({&a.varyings, &b.varyings, &c.varyings}, flat, &t);
   counters_.triangles_out++;
-  out.push(t);
+}
+
+void Clipper::copy_varyings(const std::array<const Varyings*, 3>& vertices, const Varyings& flat,
+                            RasterTriangle* t) const {
+  for (int i = 0; i < 3; ++i) std::copy_n(vertices[i]->begin(), copied_, t->varyings[i].begin());
+  std::copy_n(flat.begin(), copied_, t->flat.begin());
+}
+
+namespace {
+
+std::array<double, 4> clip_position(const ShadedVertex& v) {
+  return {v.position[0], v.position[1], v.position[2], v.position[3]};
+}
+
+double plane_distance(const std::array<double, 5>& p, const std::array<double, 4>& v) {
+  return p[0] * v[0] + p[1] * v[1] + p[2] * v[2] + p[3] * v[3] + p[4];
+}
+
+}  // namespace
+
+Clipper::Extent Clipper::classify(const AssembledPrimitive& tri) const {
+  const std::array<std::array<double, 4>, 3> v = {clip_position(tri.vertices[0]), clip_position(tri.vertices[1]),
+                                                  clip_position(tri.vertices[2])};
+  bool all_inside = true;
+  for (const auto& plane : planes_) {
+    int outside = 0;
+    for (const auto& position : v) {
+      if (!(plane_distance(plane, position) >= 0)) ++outside;  // NaN counts as outside
+    }
+    if (outside == 3) return Extent::kOutside;
+    if (outside) all_inside = false;
+  }
+  return all_inside ? Extent::kInside : Extent::kCrossing;
 }
 
 void Clipper::clip_triangle(const AssembledPrimitive& tri, Queue<RasterTriangle>& out, const Varyings* flat_in) {
   counters_.triangles_in++;
-  std::vector<Vertex> polygon(3);
-  for (int i = 0; i < 3; ++i) {
-    for (int k = 0; k < 4; ++k) polygon[i].position[k] = tri.vertices[i].position[k];
-    polygon[i].varyings = tri.vertices[i].varyings;
-  }
-  auto distance = [](const std::array<double, 5>& p, const Vertex& v) {
-    return p[0] * v.position[0] + p[1] * v.position[1] + p[2] * v.position[2] + p[3] * v.position[3] + p[4];
-  };
-  bool all_inside = true;
-  for (const auto& plane : planes_) {
-    int outside = 0;
-    for (const Vertex& v : polygon) {
-      double d = distance(plane, v);
-      if (!(d >= 0)) ++outside;  // NaN counts as outside
-    }
-    if (outside == 3) {
-      counters_.rejected++;
-      return;
-    }
-    if (outside) all_inside = false;
-  }
   const Varyings& flat = flat_in ? *flat_in : tri.flat_varyings();
-  if (all_inside) {
-    counters_.trivially_accepted++;
-    emit(polygon[0], polygon[1], polygon[2], flat, out);
-    return;
+  switch (classify(tri)) {
+    case Extent::kOutside: counters_.rejected++; return;
+    case Extent::kInside: break;
+    case Extent::kCrossing: counters_.clipped++; clip_polygon(tri, flat, out); return;
   }
-  counters_.clipped++;
+  // Wholly inside every plane (most triangles): straight to the viewport, no clip-space copy.
+  counters_.trivially_accepted++;
+  RasterTriangle& t = out.push_slot();
+  t.kind = PrimitiveKind::kTriangle;
+  for (int i = 0; i < 3; ++i) t.screen[i] = to_screen(clip_position(tri.vertices[i]));
+  copy_varyings({&tri.vertices[0].varyings, &tri.vertices[1].varyings, &tri.vertices[2].varyings}, flat, &t);
+  counters_.triangles_out++;
+}
+
+// Sutherland-Hodgman against every plane, in the members' polygons (no allocation per triangle).
+void Clipper::clip_polygon(const AssembledPrimitive& tri, const Varyings& flat, Queue<RasterTriangle>& out) {
+  std::vector<Vertex>& polygon = polygon_;
+  polygon.resize(3);
+  for (int i = 0; i < 3; ++i) {
+    polygon[i].position = clip_position(tri.vertices[i]);
+    std::copy_n(tri.vertices[i].varyings.begin(), copied_, polygon[i].varyings.begin());
+  }
   for (const auto& plane : planes_) {
-    std::vector<Vertex> next;
+    std::vector<Vertex>& next = next_polygon_;
+    next.clear();
     for (size_t i = 0; i < polygon.size(); ++i) {
       const Vertex& a = polygon[i];
       const Vertex& b = polygon[(i + 1) % polygon.size()];
-      double da = distance(plane, a), db = distance(plane, b);
+      double da = plane_distance(plane, a.position), db = plane_distance(plane, b.position);
       bool a_in = da >= 0, b_in = db >= 0;
       if (a_in) next.push_back(a);
       if (a_in != b_in) {
         double t = da / (da - db);
-        Vertex v{};
+        Vertex& v = next.emplace_back();  // value-initialised: components past varyings_ are 0
         for (int k = 0; k < 4; ++k) v.position[k] = a.position[k] + t * (b.position[k] - a.position[k]);
         snap_to_plane(plane, v.position);
         for (uint32_t k = 0; k < varyings_; ++k) {
           v.varyings[k] = float(a.varyings[k] + t * (double(b.varyings[k]) - a.varyings[k]));
         }
-        next.push_back(v);
       }
     }
-    polygon = std::move(next);
+    std::swap(polygon, next);
     if (polygon.size() < 3) return;
   }
   for (size_t i = 1; i + 1 < polygon.size(); ++i) emit(polygon[0], polygon[i], polygon[i + 1], flat, out);

@@ -36,6 +36,9 @@ namespace gsgpu::graphics {
 inline constexpr double kGuardBandClip = 32000.0;  // pixels; below kGuardBandPixels for rounding room
 inline constexpr double kMinClipW = 1e-6;
 inline constexpr float kMaxViewportBound = 32768.0f;  // Vulkan's viewportBoundsRange is [-32768, 32767]
+// The varying-colour stand-in (fragment_stage.h) reads components 0..7 whatever the vertex stage
+// declares; a fragment program reads at most the vertex stage's count.
+inline constexpr uint32_t kStandInVaryingComponents = 8;
 
 struct Viewport {
   float x = 0, y = 0, width = 1, height = 1;
@@ -64,6 +67,8 @@ struct OutlineState {
   DepthBias depth_bias;  // the triangle's, added to its edges' and vertices' depth
 };
 
+// Triangles the clipper emits carry the varyings a later stage can read: the vertex stage's
+// components, at least kStandInVaryingComponents; the rest hold no defined value.
 struct RasterTriangle {
   PrimitiveKind kind = PrimitiveKind::kTriangle;
   std::array<ScreenVertex, 3> screen;
@@ -113,7 +118,12 @@ class Clipper {
     std::array<double, 4> position;
     Varyings varyings;
   };
+  enum class Extent : uint8_t { kInside, kCrossing, kOutside };  // against every plane
+  Extent classify(const AssembledPrimitive& triangle) const;
+  void clip_polygon(const AssembledPrimitive& triangle, const Varyings& flat, Queue<RasterTriangle>& out);
   void emit(const Vertex& a, const Vertex& b, const Vertex& c, const Varyings& flat, Queue<RasterTriangle>& out);
+  // The components a later stage may read (copied_), not all 64.
+  void copy_varyings(const std::array<const Varyings*, 3>& vertices, const Varyings& flat, RasterTriangle* t) const;
   ScreenVertex to_screen(const std::array<double, 4>& clip) const;
   bool clip_with_edge_flags(const AssembledPrimitive& tri, std::vector<Vertex>* polygon, std::vector<bool>* edges);
   bool culled(const std::vector<Vertex>& polygon, const OutlineState& state) const;
@@ -122,8 +132,10 @@ class Clipper {
 
   Viewport viewport_;
   float depth_offset_ = 0;  // to_screen's depth bias: an outlined triangle's, 0 otherwise
-  uint32_t varyings_;
+  uint32_t varyings_;  // the vertex stage's components: those clipping interpolates
+  uint32_t copied_;    // max(varyings_, kStandInVaryingComponents): those a triangle carries on
   bool depth_clamp_ = false;
+  std::vector<Vertex> polygon_, next_polygon_;  // clip_polygon's, kept between triangles
   std::array<std::array<double, 5>, 7> planes_;  // dist = a x + b y + c z + d w + e >= 0 inside
   ClipCounters counters_;
 };
