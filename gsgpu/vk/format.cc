@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "gsgpu/emu/texture/packed_float.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
 
 namespace gsgpu::vk {
@@ -69,6 +70,10 @@ constexpr FormatInfo kFormats[] = {
      true, false, kColor},
     {VK_FORMAT_A2B10G10R10_UNORM_PACK32, 4, O(RGBA), T(UNORM_INT_101010_2), K(Unorm), 4,
      {{0, 0, 10}, {1, 10, 10}, {2, 20, 10}, {3, 30, 2}}, true, false, kColor},
+    {VK_FORMAT_B10G11R11_UFLOAT_PACK32, 4, O(RGB), T(UFLOAT_11_11_10), K(Ufloat), 3, {{0, 0, 11}, {1, 11, 11}, {2, 22, 10}},
+     true, false, kColor},
+    {VK_FORMAT_E5B9G9R9_UFLOAT_PACK32, 4, O(RGB), T(SHARED_EXP_9_9_9_5), K(SharedExponent), 3,
+     {{0, 0, 9}, {1, 9, 9}, {2, 18, 9}}, false, false, kColor},
     {VK_FORMAT_R16_UNORM, 2, O(R), T(UNORM_INT16), K(Unorm), ONE(16), true, false, kColor},
     {VK_FORMAT_R16_SNORM, 2, O(R), T(SNORM_INT16), K(Snorm), ONE(16), false, false, kColor},
     {VK_FORMAT_R16_UINT, 2, O(R), T(UNSIGNED_INT16), K(Uint), ONE(16), false, false, kColor},
@@ -168,6 +173,10 @@ uint32_t component_bits(const FormatInfo& info, const Component& c, const VkClea
       return static_cast<uint32_t>(value.int32[c.channel]) & max_unsigned;
     case NumericKind::kSfloat:
       return c.bits == 16 ? float_to_half(f) : std::bit_cast<uint32_t>(f);
+    case NumericKind::kUfloat:
+      return texture::float_to_ufloat(f, c.bits - 5u);
+    case NumericKind::kSharedExponent:
+      return 0;  // the whole texel at once (encode_clear_color)
   }
   return 0;
 }
@@ -192,6 +201,10 @@ uint32_t component_value(const FormatInfo& info, const Component& c, uint32_t bi
       return static_cast<uint32_t>(as_signed);
     case NumericKind::kSfloat:
       return c.bits == 16 ? std::bit_cast<uint32_t>(half_to_float(static_cast<uint16_t>(bits))) : bits;
+    case NumericKind::kUfloat:
+      return std::bit_cast<uint32_t>(texture::ufloat_to_float(bits, c.bits - 5u));
+    case NumericKind::kSharedExponent:
+      return 0;  // the whole texel at once (decode_color)
   }
   return 0;
 }
@@ -238,6 +251,11 @@ uint32_t copy_texel_bytes(const FormatInfo& info, VkImageAspectFlags aspect) {
 
 void encode_clear_color(const FormatInfo& info, const VkClearColorValue& value, uint8_t* out) {
   std::memset(out, 0, info.element_bytes);
+  if (info.kind == NumericKind::kSharedExponent) {  // one exponent for r, g and b
+    const uint32_t word = texture::encode_e5b9g9r9(value.float32);
+    std::memcpy(out, &word, 4);
+    return;
+  }
   for (uint32_t i = 0; i < info.component_count; ++i) {
     const Component& c = info.components[i];
     const uint32_t bits = component_bits(info, c, value);
@@ -259,6 +277,12 @@ VkClearColorValue decode_color(const FormatInfo& info, const uint8_t* texel) {
   VkClearColorValue value{};
   const bool integer = info.kind == NumericKind::kUint || info.kind == NumericKind::kSint;
   value.uint32[3] = integer ? 1u : std::bit_cast<uint32_t>(1.0f);
+  if (info.kind == NumericKind::kSharedExponent) {
+    uint32_t word;
+    std::memcpy(&word, texel, 4);
+    texture::decode_e5b9g9r9(word, value.float32);
+    return value;
+  }
   for (uint32_t i = 0; i < info.component_count; ++i) {
     const Component& c = info.components[i];
     uint32_t bits = 0;

@@ -12,7 +12,9 @@
 namespace gsgpu::vk {
 
 // How a format's components are stored.
-enum class NumericKind : uint8_t { kUnorm, kSnorm, kUint, kSint, kSfloat, kSrgb };
+// kUfloat: unsigned 11- / 10-bit floats (B10G11R11); kSharedExponent: E5B9G9R9's mantissas, whose
+// texel is converted whole.
+enum class NumericKind : uint8_t { kUnorm, kSnorm, kUint, kSint, kSfloat, kSrgb, kUfloat, kSharedExponent };
 
 // One stored component: which of r, g, b, a (0..3) it holds, at which bit of the texel, how wide.
 struct Component {

@@ -56,19 +56,4 @@ uint16_t float_to_half(float f) {
   return static_cast<uint16_t>(sign | (h >= 0x7c00u ? 0x7c00u : h));  // binary16 overflows to infinity
 }
 
-uint32_t float_to_ufloat(float f, uint32_t mantissa_bits) {
-  const uint32_t x = std::bit_cast<uint32_t>(f);
-  const uint32_t abs = x & kF32Abs;
-  const uint32_t infinity = 0x1fu << mantissa_bits;
-  if (abs > kF32Inf) return infinity | 1u;  // NaN
-  if (x >> 31) return 0;                    // negative values, -inf and -0 have no sign bit to go to
-  if (abs == kF32Inf) return infinity;
-  const uint32_t v = round_to_small_float(abs, mantissa_bits);
-  return v >= infinity ? infinity - 1 : v;  // finite values stay finite: the largest one
-}
-
-float ufloat_to_float(uint32_t raw, uint32_t mantissa_bits) {
-  return small_float_to_float((raw >> mantissa_bits) & 0x1fu, raw & ((1u << mantissa_bits) - 1), mantissa_bits);
-}
-
 }  // namespace gsgpu::graphics

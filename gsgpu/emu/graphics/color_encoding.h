@@ -4,9 +4,7 @@
 //     equals lavapipe's); NaN stores 0; loads raw / (2^n - 1).
 //   - binary16: round to nearest even (what lavapipe's F16C conversion does); overflow to
 //     infinity, NaN stays a quiet NaN.
-//   - unsigned 11-bit (5-bit exponent, 6-bit mantissa) and 10-bit (5, 5) floats: negatives and -0
-//     store 0, +inf stays infinite, NaN stays NaN, finite values above the largest finite one
-//     (65024 for 11 bits, 64512 for 10) store it, and the mantissa is rounded to nearest even.
+//   - unsigned 11- / 10-bit floats: gsgpu/emu/texture/packed_float.h, shared with the texture unit.
 #pragma once
 
 #include <cstdint>
@@ -18,9 +16,5 @@ float unorm_to_float(uint32_t raw, uint32_t bits);
 
 // The inverse, half_to_float, is the vertex fetcher's (vertex_fetch.h).
 uint16_t float_to_half(float f);
-
-// mantissa_bits: 6 for the 11-bit format, 5 for the 10-bit one.
-uint32_t float_to_ufloat(float f, uint32_t mantissa_bits);
-float ufloat_to_float(uint32_t raw, uint32_t mantissa_bits);
 
 }  // namespace gsgpu::graphics

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "gsgpu/emu/texture/packed_float.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
 
 namespace gsgpu::texture {
@@ -43,10 +44,15 @@ constexpr OrderLayout kOrders[] = {
     {fmt::FORMAT_CHANNEL_ORDER_ABGR, 4, {kA, kB, kG, kR}, true, false},
 };
 
+// Packed types whose components are floats (packed_float.h), not UNORM fields.
+bool is_packed_float(uint32_t type) {
+  return type == fmt::FORMAT_DATA_TYPE_UFLOAT_11_11_10 || type == fmt::FORMAT_DATA_TYPE_SHARED_EXP_9_9_9_5;
+}
+
 bool is_packed(uint32_t type) {
   return type == fmt::FORMAT_DATA_TYPE_UNORM_SHORT_565 || type == fmt::FORMAT_DATA_TYPE_UNORM_SHORT_555 ||
          type == fmt::FORMAT_DATA_TYPE_UNORM_INT_101010 || type == fmt::FORMAT_DATA_TYPE_UNORM_INT_101010_2 ||
-         type == fmt::FORMAT_DATA_TYPE_UNORM_INT24;
+         type == fmt::FORMAT_DATA_TYPE_UNORM_INT24 || is_packed_float(type);
 }
 
 // Bytes per channel of an unpacked type (0 for packed or unknown ones).
@@ -77,6 +83,7 @@ ValueClass value_class_of(uint32_t type) {
 bool packed_order_ok(uint32_t order, uint32_t type) {
   if (type == fmt::FORMAT_DATA_TYPE_UNORM_INT24) return order == fmt::FORMAT_CHANNEL_ORDER_DEPTH_STENCIL;
   if (type == fmt::FORMAT_DATA_TYPE_UNORM_INT_101010_2) return order == fmt::FORMAT_CHANNEL_ORDER_RGBA;
+  if (is_packed_float(type)) return order == fmt::FORMAT_CHANNEL_ORDER_RGB;
   return order == fmt::FORMAT_CHANNEL_ORDER_RGB || order == fmt::FORMAT_CHANNEL_ORDER_RGBX;
 }
 
@@ -259,6 +266,13 @@ Texel TexelFormat::decode(const uint8_t* bytes) const {
     PackedField fields[4];
     packed_layout(data_type, fields);
     const uint32_t word = load_le(bytes, element_bytes);
+    if (is_packed_float(data_type)) {
+      float rgb[3];
+      if (data_type == fmt::FORMAT_DATA_TYPE_UFLOAT_11_11_10) decode_b10g11r11(word, rgb);
+      else decode_e5b9g9r9(word, rgb);
+      for (int c = 0; c < 3; ++c) t.set_f(c, rgb[c]);
+      return t;
+    }
     for (int c = 0; c < 4; ++c)
       if (fields[c].bits) t.set_f(c, unorm((word >> fields[c].shift) & ((1u << fields[c].bits) - 1),
                                            (1u << fields[c].bits) - 1));
@@ -280,6 +294,12 @@ Texel TexelFormat::decode(const uint8_t* bytes) const {
 
 void TexelFormat::encode(const Texel& value, uint8_t* bytes) const {
   if (components == 0) {  // packed
+    if (is_packed_float(data_type)) {
+      const float rgb[3] = {value.f(0), value.f(1), value.f(2)};
+      store_le(bytes, element_bytes,
+               data_type == fmt::FORMAT_DATA_TYPE_UFLOAT_11_11_10 ? encode_b10g11r11(rgb) : encode_e5b9g9r9(rgb));
+      return;
+    }
     PackedField fields[4];
     packed_layout(data_type, fields);
     uint32_t word = 0;

@@ -45,6 +45,9 @@ struct TextureScene {
   // texture_uint.frag (kUnsigned): a usampler2D of an R8G8B8A8_UINT texture, written as n / 255.
   enum class Shader { kCombined, kSeparate, kLayers, kUnsigned } shader = Shader::kCombined;
   uint32_t layers = 1;
+  // The texture's format when not R8G8B8A8 (UNORM, or UINT for kUnsigned): a 4-byte format whose
+  // texels are `texel`'s bytes.
+  VkFormat format = VK_FORMAT_UNDEFINED;
 };
 
 struct QuadVertex {
@@ -125,9 +128,10 @@ VkDescriptorSet texture_set(const TextureScene& s, TextureObjects* o) {
 DrawFrame render(DrawSide& side, const TextureScene& s) {
   TextureObjects o;
   o.device = side.device();
+  const VkFormat rgba8 =
+      s.shader == TextureScene::Shader::kUnsigned ? VK_FORMAT_R8G8B8A8_UINT : VK_FORMAT_R8G8B8A8_UNORM;
   o.texture = make_texture(side, s.texture_size, s.levels, s.texel, s.layers,
-                           s.shader == TextureScene::Shader::kUnsigned ? VK_FORMAT_R8G8B8A8_UINT
-                                                                       : VK_FORMAT_R8G8B8A8_UNORM);
+                           s.format != VK_FORMAT_UNDEFINED ? s.format : rgba8);
   const VkDescriptorSet set = texture_set(s, &o);
   if (s.destroy_texture) {
     vkDestroyImageView(o.device, o.texture.view, nullptr);
@@ -242,6 +246,39 @@ TEST_F(VkTextureDraw, NearestMagnificationIsExact) {
   for (uint32_t y = 0; y < s.size; y += 5)
     for (uint32_t x = 0; x < s.size; x += 3)
       EXPECT_EQ(frame_pixel(gs, s.size, x, y), pattern(0, 0, x / 8, y / 8)) << x << "," << y;
+}
+
+// The unsigned packed float formats (GL_R11F_G11F_B10F, GL_RGB9_E5) sampled: texels of values in
+// [0, 1.5] (a target clamps above 1), nearest (bit for bit once stored as RGBA8) and linear (the
+// metric). The packed words are built here by hand from their bit layouts.
+Texel b10g11r11_texel(uint32_t, uint32_t, uint32_t x, uint32_t y) {
+  // r: exponent 14 (0.5 .. 1), mantissa 8x; g: exponent 15 (1 ..), mantissa 4y (clamped to 1 by the
+  // target where it passes 1); b: a 10-bit subnormal or small value from x + y.
+  const uint32_t r = (14u << 6) | (8 * x), g = ((y % 2 ? 15u : 13u) << 6) | (4 * y), b = ((x + y) % 32) << 2;
+  const uint32_t word = r | g << 11 | b << 22;
+  return {uint8_t(word), uint8_t(word >> 8), uint8_t(word >> 16), uint8_t(word >> 24)};
+}
+
+Texel e5b9g9r9_texel(uint32_t, uint32_t, uint32_t x, uint32_t y) {
+  // Exponent 15 or 16: values m / 512 or m / 256; mantissas spread over 0 .. 511.
+  const uint32_t r = 60 * x + 7, g = 500 - 50 * y, b = (x * y * 37) % 512, e = (x + y) % 3 ? 15u : 16u;
+  const uint32_t word = r | g << 9 | b << 18 | e << 27;
+  return {uint8_t(word), uint8_t(word >> 8), uint8_t(word >> 16), uint8_t(word >> 24)};
+}
+
+TEST_F(VkTextureDraw, PackedFloatTexturesMatchLavapipe) {
+  for (VkFormat format : {VK_FORMAT_B10G11R11_UFLOAT_PACK32, VK_FORMAT_E5B9G9R9_UFLOAT_PACK32}) {
+    TextureScene s;
+    s.format = format;
+    s.texel = format == VK_FORMAT_B10G11R11_UFLOAT_PACK32 ? b10g11r11_texel : e5b9g9r9_texel;
+    s.sampler = sampler(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_REPEAT);
+    const FrameComparison nearest = both(s, format == VK_FORMAT_B10G11R11_UFLOAT_PACK32 ? "b10g11r11 nearest" : "e5b9g9r9 nearest");
+    EXPECT_EQ(nearest.differing, 0u) << format;
+    s.sampler = sampler(VK_FILTER_LINEAR, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE);
+    const FrameComparison linear = both(s, format == VK_FORMAT_B10G11R11_UFLOAT_PACK32 ? "b10g11r11 linear" : "e5b9g9r9 linear");
+    EXPECT_EQ(linear.over_16, 0u) << format;
+    EXPECT_LE(linear.max_diff, 3u) << format;
+  }
 }
 
 // Bilinear filtering (clamp to edge): the weights' rounding differs between

@@ -12,6 +12,7 @@
 #include "gsgpu/emu/graphics/color_encoding.h"
 #include "gsgpu/emu/graphics/output_merger.h"
 #include "gsgpu/emu/graphics/render_target.h"
+#include "gsgpu/emu/texture/packed_float.h"
 
 namespace gsgpu::graphics {
 namespace {
@@ -28,6 +29,7 @@ TEST(ColorEncoding, HalfRoundsToNearestEven) {
 }
 
 TEST(ColorEncoding, UnsignedSmallFloatsClampAndRound) {
+  using texture::float_to_ufloat, texture::ufloat_to_float;
   EXPECT_EQ(float_to_ufloat(1.0f, 6), 15u << 6);
   EXPECT_EQ(float_to_ufloat(1.0f, 5), 15u << 5);
   EXPECT_EQ(float_to_ufloat(-1.0f, 6), 0u);  // no sign bit
@@ -102,6 +104,26 @@ TEST(ColorFormats, FloatTargetsBlendWithoutClampingAndLogicOpsUseTheComponentWid
   f.color = {0, 1, 0, 1};
   om.process(f);
   EXPECT_EQ(packed[0] | packed[1] << 8, 0xf81f);  // red and blue all ones, green 0
+}
+
+TEST(ColorEncoding, SharedExponentFollowsTheSpecsAlgorithm) {
+  using texture::decode_e5b9g9r9, texture::encode_e5b9g9r9;
+  const float one[3] = {1.0f, 0.5f, 0.0f};
+  const uint32_t word = encode_e5b9g9r9(one);
+  EXPECT_EQ(word, (16u << 27) | 256u | (128u << 9));  // 1 = 256 x 2^(16 - 24)
+  float back[3];
+  decode_e5b9g9r9(word, back);
+  EXPECT_EQ(back[0], 1.0f);
+  EXPECT_EQ(back[1], 0.5f);
+  EXPECT_EQ(back[2], 0.0f);
+  const float big[3] = {1e9f, -3.0f, NAN};  // clamped to 65408; negatives and NaN 0
+  decode_e5b9g9r9(encode_e5b9g9r9(big), back);
+  EXPECT_EQ(back[0], 65408.0f);
+  EXPECT_EQ(back[1], 0.0f);
+  EXPECT_EQ(back[2], 0.0f);
+  const float rounds_up[3] = {511.75f, 0, 0};  // 511.75 rounds to 512 = 2^9: one exponent more
+  decode_e5b9g9r9(encode_e5b9g9r9(rounds_up), back);
+  EXPECT_EQ(back[0], 512.0f);
 }
 
 TEST(ColorFormats, OnlyRenderTargetCodesAreAccepted) {

@@ -42,6 +42,39 @@ TEST(TexelFormat, InvalidCombinationsAreRefused) {
   EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_INTENSITY, d::FORMAT_DATA_TYPE_SIGNED_INT8, &f));
   EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_DEPTH, d::FORMAT_DATA_TYPE_UNORM_INT8, &f));
   EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_RGBA, d::FORMAT_DATA_TYPE_UNORM_INT24, &f));
+  // The packed floats only as RGB (a forged RGBA or RGBX descriptor is refused, not misread).
+  EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_RGBA, d::FORMAT_DATA_TYPE_UFLOAT_11_11_10, &f));
+  EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_RGBX, d::FORMAT_DATA_TYPE_SHARED_EXP_9_9_9_5, &f));
+  EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_SRGB, d::FORMAT_DATA_TYPE_UFLOAT_11_11_10, &f));
+}
+
+// B10G11R11_UFLOAT and E5B9G9R9_UFLOAT: 4-byte RGB texels, alpha 1, floats through
+// packed_float.h both ways.
+TEST(TexelFormat, PackedFloatsDecodeAndEncode) {
+  const TexelFormat f11 = format(d::FORMAT_CHANNEL_ORDER_RGB, d::FORMAT_DATA_TYPE_UFLOAT_11_11_10);
+  const TexelFormat e5 = format(d::FORMAT_CHANNEL_ORDER_RGB, d::FORMAT_DATA_TYPE_SHARED_EXP_9_9_9_5);
+  EXPECT_EQ(f11.element_bytes, 4u);
+  EXPECT_EQ(e5.element_bytes, 4u);
+  const uint32_t f11_word = (15u << 6) | (16u << 6 | 32u) << 11 | (14u << 5) << 22;  // 1, 3, 0.5
+  uint8_t bytes[4];
+  std::memcpy(bytes, &f11_word, 4);
+  Texel t = f11.decode(bytes);
+  EXPECT_EQ(t.f(0), 1.0f);
+  EXPECT_EQ(t.f(1), 3.0f);
+  EXPECT_EQ(t.f(2), 0.5f);
+  EXPECT_EQ(t.f(3), 1.0f);
+  uint8_t back[4];
+  f11.encode(t, back);
+  EXPECT_EQ(std::memcmp(back, bytes, 4), 0);
+  const uint32_t e5_word = 256u | 128u << 9 | 511u << 18 | 16u << 27;  // 1, 0.5, 511/256
+  std::memcpy(bytes, &e5_word, 4);
+  t = e5.decode(bytes);
+  EXPECT_EQ(t.f(0), 1.0f);
+  EXPECT_EQ(t.f(1), 0.5f);
+  EXPECT_EQ(t.f(2), 511.0f / 256.0f);
+  EXPECT_EQ(t.f(3), 1.0f);
+  e5.encode(t, back);
+  EXPECT_EQ(std::memcmp(back, bytes, 4), 0);
 }
 
 // Unorm reads are c * (1 / 255): within OpenCL's 1.5 ulp of c / 255, exact at 0 and 255, and what
