@@ -27,12 +27,6 @@ uint32_t round_to_small_float(uint32_t abs, uint32_t mantissa_bits) {
   return rounded >> drop;
 }
 
-float small_float_to_float(uint32_t exponent, uint32_t mantissa, uint32_t mantissa_bits) {
-  if (exponent == 0) return std::ldexp(static_cast<float>(mantissa), -14 - static_cast<int>(mantissa_bits));
-  if (exponent == 31) return std::bit_cast<float>(kF32Inf | (mantissa << (23 - mantissa_bits)));
-  return std::bit_cast<float>(((exponent + 112) << 23) | (mantissa << (23 - mantissa_bits)));
-}
-
 }  // namespace
 
 uint32_t float_to_unorm(float c, uint32_t bits) {
