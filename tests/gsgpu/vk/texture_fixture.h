@@ -130,6 +130,65 @@ inline VkShaderModule shader_module(VkDevice device, const uint32_t* code, size_
   return m;
 }
 
+// The objects of one scene sampling one texture that the side does not own, destroyed together.
+struct SampledTextureObjects {
+  VkDevice device = VK_NULL_HANDLE;
+  Texture texture;
+  VkSampler sampler = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  ~SampledTextureObjects() {
+    vkDeviceWaitIdle(device);
+    vkDestroyDescriptorPool(device, pool, nullptr);
+    vkDestroyPipelineLayout(device, layout, nullptr);
+    vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
+    vkDestroySampler(device, sampler, nullptr);
+    vkDestroyImageView(device, texture.view, nullptr);
+    vkDestroyImage(device, texture.image, nullptr);
+    vkFreeMemory(device, texture.memory, nullptr);
+  }
+};
+
+// Set 0 binding 0: o->texture's view and a sampler made from `sampler_info`, one combined image
+// sampler for the fragment stage; the pipeline layout has draw_color.frag's 16-byte push range.
+inline VkDescriptorSet combined_sampler_set(const VkSamplerCreateInfo& sampler_info, SampledTextureObjects* o) {
+  const VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+                                             VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_info.bindingCount = 1;
+  set_info.pBindings = &binding;
+  EXPECT_EQ(vkCreateDescriptorSetLayout(o->device, &set_info, nullptr, &o->set_layout), VK_SUCCESS);
+  const VkPushConstantRange range{VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16};
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &o->set_layout;
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &range;
+  EXPECT_EQ(vkCreatePipelineLayout(o->device, &layout_info, nullptr, &o->layout), VK_SUCCESS);
+  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.maxSets = 1;
+  pool_info.poolSizeCount = 1;
+  pool_info.pPoolSizes = &size;
+  EXPECT_EQ(vkCreateDescriptorPool(o->device, &pool_info, nullptr, &o->pool), VK_SUCCESS);
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = o->pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &o->set_layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  EXPECT_EQ(vkAllocateDescriptorSets(o->device, &alloc, &set), VK_SUCCESS);
+  EXPECT_EQ(vkCreateSampler(o->device, &sampler_info, nullptr, &o->sampler), VK_SUCCESS);
+  const VkDescriptorImageInfo image{o->sampler, o->texture.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  write.dstSet = set;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  write.pImageInfo = &image;
+  vkUpdateDescriptorSets(o->device, 1, &write, 0, nullptr);
+  return set;
+}
+
 struct FrameComparison {
   uint32_t over_16 = 0, max_diff = 0, differing = 0;
 };

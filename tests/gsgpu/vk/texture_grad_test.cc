@@ -22,66 +22,16 @@ Texel level_texel(uint32_t level, uint32_t, uint32_t, uint32_t) {
   return colours[level];
 }
 
-struct GradObjects {
-  VkDevice device = VK_NULL_HANDLE;
-  Texture texture;
-  VkSampler sampler = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  ~GradObjects() {
-    vkDeviceWaitIdle(device);
-    vkDestroyDescriptorPool(device, pool, nullptr);
-    vkDestroyPipelineLayout(device, layout, nullptr);
-    vkDestroyDescriptorSetLayout(device, set_layout, nullptr);
-    vkDestroySampler(device, sampler, nullptr);
-    vkDestroyImageView(device, texture.view, nullptr);
-    vkDestroyImage(device, texture.image, nullptr);
-    vkFreeMemory(device, texture.memory, nullptr);
-  }
-};
+using GradObjects = SampledTextureObjects;
 
 // Set 0 binding 0: the texture and its sampler; the push range of draw_color.frag's.
 VkDescriptorSet grad_set(const VkSamplerMipmapMode mip, GradObjects* o) {
-  const VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
-                                             VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
-  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  set_info.bindingCount = 1;
-  set_info.pBindings = &binding;
-  EXPECT_EQ(vkCreateDescriptorSetLayout(o->device, &set_info, nullptr, &o->set_layout), VK_SUCCESS);
-  const VkPushConstantRange range{VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16};
-  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = &o->set_layout;
-  layout_info.pushConstantRangeCount = 1;
-  layout_info.pPushConstantRanges = &range;
-  EXPECT_EQ(vkCreatePipelineLayout(o->device, &layout_info, nullptr, &o->layout), VK_SUCCESS);
-  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1};
-  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  pool_info.maxSets = 1;
-  pool_info.poolSizeCount = 1;
-  pool_info.pPoolSizes = &size;
-  EXPECT_EQ(vkCreateDescriptorPool(o->device, &pool_info, nullptr, &o->pool), VK_SUCCESS);
-  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = o->pool;
-  alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &o->set_layout;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  EXPECT_EQ(vkAllocateDescriptorSets(o->device, &alloc, &set), VK_SUCCESS);
   VkSamplerCreateInfo info{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
   info.magFilter = info.minFilter = VK_FILTER_NEAREST;
   info.mipmapMode = mip;
   info.addressModeU = info.addressModeV = info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
   info.maxLod = static_cast<float>(kLevels - 1);
-  EXPECT_EQ(vkCreateSampler(o->device, &info, nullptr, &o->sampler), VK_SUCCESS);
-  const VkDescriptorImageInfo image{o->sampler, o->texture.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-  VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-  write.dstSet = set;
-  write.descriptorCount = 1;
-  write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-  write.pImageInfo = &image;
-  vkUpdateDescriptorSets(o->device, 1, &write, 0, nullptr);
-  return set;
+  return combined_sampler_set(info, o);
 }
 
 // A quad over the target, red / green the coordinates 0 .. 1, push.tint = (d/dx, d/dy) in uv.
