@@ -17,6 +17,16 @@ constexpr uint32_t kSmallestNormal = 113u << 23;
 
 }  // namespace
 
+uint32_t round_to_small_float(uint32_t abs, uint32_t mantissa_bits) {
+  if (abs < kSmallestNormal) {  // a subnormal there: a multiple of 2^-(14 + m), exact once scaled
+    const float scaled = std::ldexp(std::bit_cast<float>(abs), 14 + static_cast<int>(mantissa_bits));
+    return static_cast<uint32_t>(std::nearbyint(scaled));  // default rounding: to nearest even
+  }
+  const uint32_t drop = 23 - mantissa_bits;  // to nearest even; a carry into the exponent is right
+  const uint32_t rebased = abs - kRebias;
+  return (rebased + ((1u << (drop - 1)) - 1) + ((rebased >> drop) & 1u)) >> drop;
+}
+
 uint32_t float_to_ufloat(float f, uint32_t mantissa_bits) {
   const uint32_t x = std::bit_cast<uint32_t>(f);
   const uint32_t abs = x & kF32Abs;
@@ -24,14 +34,7 @@ uint32_t float_to_ufloat(float f, uint32_t mantissa_bits) {
   if (abs > kF32Inf) return infinity | 1u;  // NaN
   if (x >> 31) return 0;                    // negatives, -inf and -0: there is no sign bit
   if (abs == kF32Inf) return infinity;
-  uint32_t v;
-  if (abs < kSmallestNormal) {  // a subnormal there: a multiple of 2^-(14 + m), exact once scaled
-    v = static_cast<uint32_t>(std::nearbyint(std::ldexp(f, 14 + static_cast<int>(mantissa_bits))));
-  } else {  // drop 23 - m mantissa bits, to nearest even (a carry into the exponent is right)
-    const uint32_t drop = 23 - mantissa_bits;
-    const uint32_t rebased = abs - kRebias;
-    v = (rebased + ((1u << (drop - 1)) - 1) + ((rebased >> drop) & 1u)) >> drop;
-  }
+  const uint32_t v = round_to_small_float(abs, mantissa_bits);
   return v >= infinity ? infinity - 1 : v;  // finite values stay finite
 }
 

@@ -15,6 +15,11 @@
 
 namespace gsgpu::texture {
 
+// A positive finite binary32 (its bits `abs`) as a float of a 5-bit exponent (bias 15) and
+// `mantissa_bits`, the mantissa rounded to nearest even; the result may carry into exponent 31, which
+// the caller maps to its format's overflow (binary16: infinity; 11- / 10-bit: the largest finite).
+uint32_t round_to_small_float(uint32_t abs, uint32_t mantissa_bits);
+
 // mantissa_bits: 6 for the 11-bit float, 5 for the 10-bit one.
 uint32_t float_to_ufloat(float f, uint32_t mantissa_bits);
 float ufloat_to_float(uint32_t raw, uint32_t mantissa_bits);
