@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "gsgpu/emu/texture/packed_float.h"
+#include "common/packed_float.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
 
 namespace gsgpu::vk {
@@ -174,7 +174,7 @@ uint32_t component_bits(const FormatInfo& info, const Component& c, const VkClea
     case NumericKind::kSfloat:
       return c.bits == 16 ? float_to_half(f) : std::bit_cast<uint32_t>(f);
     case NumericKind::kUfloat:
-      return texture::float_to_ufloat(f, c.bits - 5u);
+      return gsvirt::float_to_ufloat(f, c.bits - 5u);
     case NumericKind::kSharedExponent:
       return 0;  // the whole texel at once (encode_clear_color)
   }
@@ -202,7 +202,7 @@ uint32_t component_value(const FormatInfo& info, const Component& c, uint32_t bi
     case NumericKind::kSfloat:
       return c.bits == 16 ? std::bit_cast<uint32_t>(half_to_float(static_cast<uint16_t>(bits))) : bits;
     case NumericKind::kUfloat:
-      return std::bit_cast<uint32_t>(texture::ufloat_to_float(bits, c.bits - 5u));
+      return std::bit_cast<uint32_t>(gsvirt::ufloat_to_float(bits, c.bits - 5u));
     case NumericKind::kSharedExponent:
       return 0;  // the whole texel at once (decode_color)
   }
@@ -252,7 +252,7 @@ uint32_t copy_texel_bytes(const FormatInfo& info, VkImageAspectFlags aspect) {
 void encode_clear_color(const FormatInfo& info, const VkClearColorValue& value, uint8_t* out) {
   std::memset(out, 0, info.element_bytes);
   if (info.kind == NumericKind::kSharedExponent) {  // one exponent for r, g and b
-    const uint32_t word = texture::encode_e5b9g9r9(value.float32);
+    const uint32_t word = gsvirt::encode_e5b9g9r9(value.float32);
     std::memcpy(out, &word, 4);
     return;
   }
@@ -280,7 +280,7 @@ VkClearColorValue decode_color(const FormatInfo& info, const uint8_t* texel) {
   if (info.kind == NumericKind::kSharedExponent) {
     uint32_t word;
     std::memcpy(&word, texel, 4);
-    texture::decode_e5b9g9r9(word, value.float32);
+    gsvirt::decode_e5b9g9r9(word, value.float32);
     return value;
   }
   for (uint32_t i = 0; i < info.component_count; ++i) {

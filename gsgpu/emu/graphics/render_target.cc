@@ -6,9 +6,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/packed_float.h"
 #include "gsgpu/emu/graphics/color_encoding.h"
 #include "gsgpu/emu/graphics/vertex_fetch.h"
-#include "gsgpu/emu/texture/packed_float.h"
+#include "gsgpu/emu/texture/texel_format.h"
 
 namespace gsgpu::graphics {
 namespace {
@@ -53,7 +54,7 @@ float decode_component(const ColorLayout& l, int i, uint32_t raw) {
       return i < 3 ? srgb_to_linear(v) : v;
     }
     case Coding::kFloat: return l.bits[i] == 16 ? half_to_float(static_cast<uint16_t>(raw)) : std::bit_cast<float>(raw);
-    case Coding::kUfloat: return texture::ufloat_to_float(raw, l.bits[i] - 5u);
+    case Coding::kUfloat: return gsvirt::ufloat_to_float(raw, l.bits[i] - 5u);
     case Coding::kWord: return std::bit_cast<float>(raw);
   }
   return 0.0f;
@@ -147,8 +148,8 @@ uint32_t encode_component(ColorFormat f, int i, float c) {
   switch (l.coding) {
     case Coding::kUnorm: return l.bits[i] == 8 ? float_to_unorm8(c) : float_to_unorm(c, l.bits[i]);
     case Coding::kSrgb: return float_to_unorm8(i < 3 ? linear_to_srgb(c) : c);
-    case Coding::kFloat: return l.bits[i] == 16 ? float_to_half(c) : std::bit_cast<uint32_t>(c);
-    case Coding::kUfloat: return texture::float_to_ufloat(c, l.bits[i] - 5u);
+    case Coding::kFloat: return l.bits[i] == 16 ? texture::float_to_half_rte(c) : std::bit_cast<uint32_t>(c);
+    case Coding::kUfloat: return gsvirt::float_to_ufloat(c, l.bits[i] - 5u);
     case Coding::kWord: return std::bit_cast<uint32_t>(c);
   }
   return 0;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "gsgpu/emu/texture/packed_float.h"
+#include "common/packed_float.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
 
 namespace gsgpu::texture {
@@ -268,8 +268,8 @@ Texel TexelFormat::decode(const uint8_t* bytes) const {
     const uint32_t word = load_le(bytes, element_bytes);
     if (is_packed_float(data_type)) {
       float rgb[3];
-      if (data_type == fmt::FORMAT_DATA_TYPE_UFLOAT_11_11_10) decode_b10g11r11(word, rgb);
-      else decode_e5b9g9r9(word, rgb);
+      if (data_type == fmt::FORMAT_DATA_TYPE_UFLOAT_11_11_10) gsvirt::decode_b10g11r11(word, rgb);
+      else gsvirt::decode_e5b9g9r9(word, rgb);
       for (int c = 0; c < 3; ++c) t.set_f(c, rgb[c]);
       return t;
     }
@@ -297,7 +297,7 @@ void TexelFormat::encode(const Texel& value, uint8_t* bytes) const {
     if (is_packed_float(data_type)) {
       const float rgb[3] = {value.f(0), value.f(1), value.f(2)};
       store_le(bytes, element_bytes,
-               data_type == fmt::FORMAT_DATA_TYPE_UFLOAT_11_11_10 ? encode_b10g11r11(rgb) : encode_e5b9g9r9(rgb));
+               data_type == fmt::FORMAT_DATA_TYPE_UFLOAT_11_11_10 ? gsvirt::encode_b10g11r11(rgb) : gsvirt::encode_e5b9g9r9(rgb));
       return;
     }
     PackedField fields[4];

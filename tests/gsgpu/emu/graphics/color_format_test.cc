@@ -1,4 +1,5 @@
-// The output merger's float, 16-bit and packed targets (render_target.h, color_encoding.h): the
+// The output merger's float, 16-bit and packed targets (render_target.h, color_encoding.h, and the
+// conversions they use: texture::float_to_half_rte, common/packed_float.h): the
 // conversions' rounding at chosen values, the stored bit layouts, and the COLOR_FORMAT codes a
 // draw accepts (anything else is refused, so a forged code never picks a layout).
 #include <gtest/gtest.h>
@@ -9,27 +10,29 @@
 #include <limits>
 #include <vector>
 
+#include "common/packed_float.h"
 #include "gsgpu/emu/graphics/color_encoding.h"
 #include "gsgpu/emu/graphics/output_merger.h"
 #include "gsgpu/emu/graphics/render_target.h"
-#include "gsgpu/emu/texture/packed_float.h"
+#include "gsgpu/emu/texture/texel_format.h"
 
 namespace gsgpu::graphics {
 namespace {
 
 TEST(ColorEncoding, HalfRoundsToNearestEven) {
-  EXPECT_EQ(float_to_half(1.0f), 0x3c00);
-  EXPECT_EQ(float_to_half(0.7f), 0x399a);  // 409.6 ulps above 0.5: up
-  EXPECT_EQ(float_to_half(1.0f + 1.0f / 2048), 0x3c00);  // a tie: to the even 0x3c00
-  EXPECT_EQ(float_to_half(1.0f + 3.0f / 2048), 0x3c02);  // a tie: to the even 0x3c02
-  EXPECT_EQ(float_to_half(65520.0f), 0x7c00);  // rounds past the largest finite: infinity
-  EXPECT_EQ(float_to_half(-2.0f), 0xc000);
-  EXPECT_EQ(float_to_half(std::ldexp(3.0f, -26)), 0x0001);  // 0.75 of the smallest subnormal: up
-  EXPECT_EQ(float_to_half(std::numeric_limits<float>::quiet_NaN()) & 0x7e00, 0x7e00);
+  using texture::float_to_half_rte;
+  EXPECT_EQ(float_to_half_rte(1.0f), 0x3c00);
+  EXPECT_EQ(float_to_half_rte(0.7f), 0x399a);  // 409.6 ulps above 0.5: up
+  EXPECT_EQ(float_to_half_rte(1.0f + 1.0f / 2048), 0x3c00);  // a tie: to the even 0x3c00
+  EXPECT_EQ(float_to_half_rte(1.0f + 3.0f / 2048), 0x3c02);  // a tie: to the even 0x3c02
+  EXPECT_EQ(float_to_half_rte(65520.0f), 0x7c00);  // rounds past the largest finite: infinity
+  EXPECT_EQ(float_to_half_rte(-2.0f), 0xc000);
+  EXPECT_EQ(float_to_half_rte(std::ldexp(3.0f, -26)), 0x0001);  // 0.75 of the smallest subnormal: up
+  EXPECT_EQ(float_to_half_rte(std::numeric_limits<float>::quiet_NaN()) & 0x7e00, 0x7e00);
 }
 
 TEST(ColorEncoding, UnsignedSmallFloatsClampAndRound) {
-  using texture::float_to_ufloat, texture::ufloat_to_float;
+  using gsvirt::float_to_ufloat, gsvirt::ufloat_to_float;
   EXPECT_EQ(float_to_ufloat(1.0f, 6), 15u << 6);
   EXPECT_EQ(float_to_ufloat(1.0f, 5), 15u << 5);
   EXPECT_EQ(float_to_ufloat(-1.0f, 6), 0u);  // no sign bit
@@ -107,7 +110,7 @@ TEST(ColorFormats, FloatTargetsBlendWithoutClampingAndLogicOpsUseTheComponentWid
 }
 
 TEST(ColorEncoding, SharedExponentFollowsTheSpecsAlgorithm) {
-  using texture::decode_e5b9g9r9, texture::encode_e5b9g9r9;
+  using gsvirt::decode_e5b9g9r9, gsvirt::encode_e5b9g9r9;
   const float one[3] = {1.0f, 0.5f, 0.0f};
   const uint32_t word = encode_e5b9g9r9(one);
   EXPECT_EQ(word, (16u << 27) | 256u | (128u << 9));  // 1 = 256 x 2^(16 - 24)

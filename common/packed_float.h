@@ -1,7 +1,8 @@
 // The unsigned packed float formats (Vulkan "Unsigned 11-Bit / 10-Bit Floating-Point Numbers",
 // B10G11R11_UFLOAT_PACK32, and the shared-exponent E5B9G9R9_UFLOAT_PACK32): the texture unit's
-// decode and encode (IMAGE_DESC data types UFLOAT_11_11_10, SHARED_EXP_9_9_9_5) and the output
-// merger's B10G11R11 target.
+// decode and encode (IMAGE_DESC data types UFLOAT_11_11_10, SHARED_EXP_9_9_9_5), the output
+// merger's B10G11R11 target, and the Vulkan driver's clears and copies of those formats: plain
+// number conversions, so they live below both the device and the driver.
 //   - 11- / 10-bit floats: 5-bit exponent (bias 15), 6- / 5-bit mantissa, no sign. From binary32:
 //     negatives and -0 give 0, +inf stays infinite, NaN stays NaN, the mantissa is rounded to
 //     nearest even and finite values above the largest finite one (65024 for 11 bits, 64512 for
@@ -13,12 +14,7 @@
 
 #include <cstdint>
 
-namespace gsgpu::texture {
-
-// A positive finite binary32 (its bits `abs`) as a float of a 5-bit exponent (bias 15) and
-// `mantissa_bits`, the mantissa rounded to nearest even; the result may carry into exponent 31, which
-// the caller maps to its format's overflow (binary16: infinity; 11- / 10-bit: the largest finite).
-uint32_t round_to_small_float(uint32_t abs, uint32_t mantissa_bits);
+namespace gsvirt {
 
 // mantissa_bits: 6 for the 11-bit float, 5 for the 10-bit one.
 uint32_t float_to_ufloat(float f, uint32_t mantissa_bits);
@@ -32,4 +28,4 @@ uint32_t encode_b10g11r11(const float rgb[3]);
 void decode_e5b9g9r9(uint32_t word, float rgb[3]);
 uint32_t encode_e5b9g9r9(const float rgb[3]);
 
-}  // namespace gsgpu::texture
+}  // namespace gsvirt

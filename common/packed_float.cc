@@ -1,11 +1,11 @@
 // Unsigned packed float formats (packed_float.h).
-#include "gsgpu/emu/texture/packed_float.h"
+#include "common/packed_float.h"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 
-namespace gsgpu::texture {
+namespace gsvirt {
 namespace {
 
 constexpr uint32_t kF32Abs = 0x7fffffffu;
@@ -15,8 +15,9 @@ constexpr uint32_t kRebias = 112u << 23;
 // 2^-14, the smallest normal of a 5-bit exponent, as binary32 bits.
 constexpr uint32_t kSmallestNormal = 113u << 23;
 
-}  // namespace
-
+// A positive finite binary32 (its bits `abs`) as a float of a 5-bit exponent (bias 15) and
+// `mantissa_bits`, the mantissa rounded to nearest even; may carry into exponent 31 (the caller
+// decides what overflow stores).
 uint32_t round_to_small_float(uint32_t abs, uint32_t mantissa_bits) {
   if (abs < kSmallestNormal) {  // a subnormal there: a multiple of 2^-(14 + m), exact once scaled
     const float scaled = std::ldexp(std::bit_cast<float>(abs), 14 + static_cast<int>(mantissa_bits));
@@ -26,6 +27,8 @@ uint32_t round_to_small_float(uint32_t abs, uint32_t mantissa_bits) {
   const uint32_t rebased = abs - kRebias;
   return (rebased + ((1u << (drop - 1)) - 1) + ((rebased >> drop) & 1u)) >> drop;
 }
+
+}  // namespace
 
 uint32_t float_to_ufloat(float f, uint32_t mantissa_bits) {
   const uint32_t x = std::bit_cast<uint32_t>(f);
@@ -78,4 +81,4 @@ uint32_t encode_e5b9g9r9(const float rgb[3]) {
   return word;
 }
 
-}  // namespace gsgpu::texture
+}  // namespace gsvirt
