@@ -1,7 +1,5 @@
 // Commands of features the device does not offer, each answering what the spec leaves it
 // (docs/vulkan-driver.md "Resolve, sparse binding and lazy memory"):
-// - vkCmdResolveImage: every image has one sample (sampleCounts 1, vkCreateImage refuses more), so
-//   no resolve has a valid source: refused with a log line, nothing recorded.
 // - vkQueueBindSparse: no sparse features and no SPARSE_BINDING queue: a bind is refused whole; a
 //   call without binds still waits for and signals its semaphores and fence, as vkQueueSubmit of
 //   empty batches does.
@@ -13,11 +11,6 @@
 #include "gsgpu/vk/entry_points.h"
 
 namespace gsgpu::vk {
-
-VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdResolveImage(VkCommandBuffer, VkImage, VkImageLayout, VkImage, VkImageLayout,
-                                                   uint32_t, const VkImageResolve*) {
-  log_refusal("vkCmdResolveImage", "no image has more than one sample (sampleCounts is 1)", "not recorded");
-}
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetDeviceMemoryCommitment(VkDevice, VkDeviceMemory memory, VkDeviceSize* committed) {
   const DeviceMemory* m = from_handle<DeviceMemory>(memory);

@@ -255,6 +255,14 @@ void write_pipe_state(const DrawCommand& d, uint32_t* w) {
   } else {
     w[P::OUTPUT] = 0;
   }
+  // Samples per pixel from the attachments' images (vkCmdBeginRenderPass checked colour and depth
+  // agree), never from the pipeline: the device maps the targets as wide as the images really are. A
+  // pipeline of another rasterizationSamples (invalid usage) draws at the attachments' count.
+  const ImageView* target = d.depth;
+  for (const ImageView* color : d.colors) target = target == nullptr ? color : target;
+  const uint32_t samples = target != nullptr ? target->image->layout.shape.samples : 1;
+  w[P::MULTISAMPLE] |= put(uint32_t(std::countr_zero(samples)), P::MULTISAMPLE_SAMPLES_LOG2_MASK,
+                           P::MULTISAMPLE_SAMPLES_LOG2_SHIFT);
   if (d.depth != nullptr) {
     w[P::DEPTH_VA_LO] = lo(target_layer_va(*d.depth, d.layer));
     w[P::DEPTH_VA_HI] = hi(target_layer_va(*d.depth, d.layer));

@@ -40,6 +40,7 @@ struct RenderPassAttachment {
   const FormatInfo* format = nullptr;
   VkAttachmentLoadOp load_op = VK_ATTACHMENT_LOAD_OP_LOAD;
   VkAttachmentLoadOp stencil_load_op = VK_ATTACHMENT_LOAD_OP_LOAD;
+  uint32_t samples = 1;  // the views given for it must be of images with as many
 };
 struct RenderPass {
   std::vector<RenderPassAttachment> attachments;
@@ -47,6 +48,10 @@ struct RenderPass {
   std::array<int32_t, kMaxColorAttachments> colors = {-1, -1, -1, -1, -1, -1, -1, -1};
   uint32_t color_count = 0;
   int32_t depth = -1;  // of its depth / stencil attachment
+  // Attachment index of colour attachment i's resolve attachment (pResolveAttachments[i], -1 = none):
+  // one sample, the colour attachment's format; colour attachment i is averaged into it over the
+  // render area at vkCmdEndRenderPass.
+  std::array<int32_t, kMaxColorAttachments> resolves = {-1, -1, -1, -1, -1, -1, -1, -1};
   // VK_KHR_multiview: bit v renders view v into layer v of every attachment (0: no multiview). The
   // subpass's draws and clears are replayed once per view (render_pass.cc, draw.cc).
   uint32_t view_mask = 0;
@@ -109,6 +114,7 @@ struct GraphicsPipeline : PipelineBase {
   std::array<float, 3> depth_bias_factors{};  // constant, clamp, slope
   VkViewport viewport{};
   VkRect2D scissor{};
+  uint32_t samples = 1;     // rasterizationSamples: each draw's attachments must have as many
   bool uses_depth = false;  // the pipeline's depth / stencil tests want the attachment's memory
   // Colour attachments 1.. (pColorBlendState->attachmentCount - 1 of them): their COLOR_TARGET
   // records' BLEND and WRITE_MASK words; the draw adds where each target is.
@@ -171,6 +177,7 @@ struct GraphicsRecordState {
   const Framebuffer* framebuffer = nullptr;  // inside a render pass
   const RenderPass* render_pass = nullptr;
   std::vector<ImageView*> attachments;  // the pass's views: the framebuffer's, or the begin info's (imageless)
+  VkRect2D render_area{};               // vkCmdBeginRenderPass's, for the resolve at its end
   VkViewport viewport{};
   VkRect2D scissor{};
   bool viewport_set = false, scissor_set = false;

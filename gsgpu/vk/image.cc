@@ -3,6 +3,7 @@
 // page-rounded size: a VA binding is page granular). What may be created is what
 // vkGetPhysicalDeviceImageFormatProperties answers (image_format_properties); anything else is
 // refused with a log line (docs/vulkan-driver.md "Images").
+#include <bit>
 #include <cstdio>
 #include <new>
 
@@ -117,7 +118,7 @@ VkResult image_format_properties(const drv::Caps& caps, VkFormat format, VkImage
   props->maxExtent = {d, type == VK_IMAGE_TYPE_1D ? 1 : d, type == VK_IMAGE_TYPE_3D ? d : 1};
   props->maxMipLevels = max_mip_levels(props->maxExtent.width, props->maxExtent.height, props->maxExtent.depth);
   props->maxArrayLayers = type == VK_IMAGE_TYPE_3D ? 1 : kMaxArrayLayers;
-  props->sampleCounts = VK_SAMPLE_COUNT_1_BIT;
+  props->sampleCounts = image_sample_counts(*find_format(format), type, tiling, usage, flags);
   props->maxResourceSize = caps.max_bo_size;
   return VK_SUCCESS;
 }
@@ -139,12 +140,15 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateImage(VkDevice handle, const VkImag
     std::fprintf(stderr, "gsgpu-vk: vkCreateImage: CUBE_COMPATIBLE needs a square image of at least 6 layers; refused\n");
     return VK_ERROR_FORMAT_NOT_SUPPORTED;
   }
-  if (info->samples != VK_SAMPLE_COUNT_1_BIT) {
-    std::fprintf(stderr, "gsgpu-vk: vkCreateImage: %d samples; only 1 is supported; refused\n", info->samples);
+  const VkSampleCountFlags counts =
+      image_sample_counts(*format, info->imageType, info->tiling, info->usage, info->flags);
+  if (!std::has_single_bit(uint32_t(info->samples)) || (info->samples & counts) == 0) {
+    std::fprintf(stderr, "gsgpu-vk: vkCreateImage: %d samples; this image may have 0x%x; refused\n", info->samples,
+                 counts);
     return VK_ERROR_FORMAT_NOT_SUPPORTED;
   }
-  ImageShape shape{info->imageType,      info->extent.width, info->extent.height, info->extent.depth,
-                   info->arrayLayers,    info->mipLevels,    format->element_bytes};
+  ImageShape shape{info->imageType,   info->extent.width, info->extent.height, info->extent.depth,
+                   info->arrayLayers, info->mipLevels,    format->element_bytes, uint32_t(info->samples)};
   std::string why;
   std::optional<ImageLayout> layout = compute_image_layout(shape, &why);
   if (!layout) {

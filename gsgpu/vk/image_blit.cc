@@ -32,6 +32,7 @@ struct Side {
 bool check_side(const Image* image, const VkImageSubresourceLayers& sub, const VkOffset3D offsets[2], Side* out) {
   if (image == nullptr || image->memory == nullptr) return skip("image not bound to memory");
   const ImageShape& s = image->layout.shape;
+  if (s.samples != 1) return skip("a multisampled image (blits take one-sample images; resolve it first)");
   const uint32_t layers = s.type == VK_IMAGE_TYPE_3D ? 1 : s.array_layers;
   if (sub.aspectMask == 0 || (sub.aspectMask & ~image->format->aspects) != 0) return skip("aspects the format lacks");
   if (sub.mipLevel >= s.mip_levels) return skip("mip level outside the image");

@@ -48,8 +48,10 @@ void fill_range(const Image& image, const Levels& range, const uint8_t* texel, c
   uint8_t* base = image.memory->map + image.memory_offset;
   for (uint32_t n = range.base_level; n < range.base_level + range.level_count; ++n) {
     const LevelLayout& level = image.layout.levels[n];
-    std::vector<uint8_t> row(size_t{level.width} * e);
-    for (uint32_t x = 0; x < level.width; ++x) std::memcpy(row.data() + size_t{x} * e, texel, e);
+    // A multisampled image's row holds every sample of each pixel (image_layout.h): all are cleared.
+    const size_t columns = size_t{level.width} * image.layout.shape.samples;
+    std::vector<uint8_t> row(columns * e);
+    for (size_t x = 0; x < columns; ++x) std::memcpy(row.data() + x * e, texel, e);
     const uint32_t slices = volume ? level.depth : range.layer_count;
     for (uint32_t k = 0; k < slices; ++k) {
       for (uint32_t y = 0; y < level.height; ++y) {

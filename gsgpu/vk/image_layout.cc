@@ -25,6 +25,10 @@ const char* check_shape(const ImageShape& s) {
     return "an extent, layer count or mip count of 0";
   }
   if (s.element_bytes == 0 || s.element_bytes > 16) return "an element size outside 1 .. 16 bytes";
+  if (s.samples != 1 && (s.samples != 2 && s.samples != 4)) return "a sample count other than 1, 2 or 4";
+  if (s.samples != 1 && (s.type != VK_IMAGE_TYPE_2D || s.mip_levels != 1)) {
+    return "a multisampled image that is not 2D with one level";
+  }
   switch (s.type) {
     case VK_IMAGE_TYPE_1D:
       if (s.height != 1 || s.depth != 1) return "a 1D image with a height or depth other than 1";
@@ -92,7 +96,8 @@ uint32_t ImageLayout::slices(uint32_t level) const {
 
 uint64_t ImageLayout::texel_offset(uint32_t level, uint32_t layer, uint32_t x, uint32_t y, uint32_t z) const {
   const LevelLayout& l = levels[level];
-  return l.offset + (uint64_t{layer} + z) * l.slice_pitch + uint64_t{y} * l.row_pitch + uint64_t{x} * shape.element_bytes;
+  return l.offset + (uint64_t{layer} + z) * l.slice_pitch + uint64_t{y} * l.row_pitch +
+         uint64_t{x} * shape.element_bytes * shape.samples;
 }
 
 uint32_t max_mip_levels(uint32_t width, uint32_t height, uint32_t depth) {
@@ -111,7 +116,7 @@ std::optional<ImageLayout> compute_image_layout(const ImageShape& shape, std::st
     l.height = std::max(1u, shape.height >> n);
     l.depth = std::max(1u, shape.depth >> n);
     l.offset = offset;
-    l.row_pitch = align_up(uint64_t{l.width} * shape.element_bytes, kRowAlign);
+    l.row_pitch = align_up(uint64_t{l.width} * shape.element_bytes * shape.samples, kRowAlign);
     l.slice_pitch = l.row_pitch * l.height;
     offset = align_up(offset + layout.slices(n) * l.slice_pitch, kMipLevelAlign);
   }

@@ -2,7 +2,7 @@
 // shared by OPTIMAL and LINEAR tiling, chosen to be what the texture unit reads from an IMAGE_DESC
 // with MIP_LAYOUT PACKED (protocol/gsgpu/gsgpu.xml) and what a render target is (a base address
 // and a row pitch, PIPE_STATE COLOR_* / DEPTH_*):
-//   - level n is max(1, extent >> n) per axis; its rows are width x element bytes rounded up to
+//   - level n is max(1, extent >> n) per axis; its rows are width x element bytes (x samples) rounded up to
 //     kRowAlign (64) bytes, its slices (3D) or layers (arrays) row pitch x height apart;
 //   - level 0 starts at offset 0, level n + 1 at the end of level n's slices or layers rounded up
 //     to 256 bytes (the texture unit's rule);
@@ -41,6 +41,9 @@ struct ImageShape {
   uint32_t array_layers = 1;
   uint32_t mip_levels = 1;
   uint32_t element_bytes = 4;
+  // 1, 2 or 4 (one level, 2D): a multisampled image holds a pixel's samples side by side, so its rows
+  // are width x samples x element bytes (docs/graphics.md "Multisampling").
+  uint32_t samples = 1;
 };
 
 struct LevelLayout {
@@ -57,7 +60,8 @@ struct ImageLayout {
 
   // Slices (3D: the level's depth) or layers (arrays) level `level` stores.
   uint32_t slices(uint32_t level) const;
-  // The byte of texel (x, y, z) of `layer` in `level`; the caller keeps them inside the level.
+  // The byte of texel (x, y, z) of `layer` in `level` (of its sample 0 when multisampled); the caller
+  // keeps them inside the level.
   uint64_t texel_offset(uint32_t level, uint32_t layer, uint32_t x, uint32_t y, uint32_t z) const;
 };
 

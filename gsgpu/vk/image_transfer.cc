@@ -120,6 +120,10 @@ void copy_buffer_image_region(const BufferImageCopyCommand& command, const VkBuf
   const char* what = command.to_image ? "vkCmdCopyBufferToImage" : "vkCmdCopyImageToBuffer";
   ImageRegion r;
   if (!check_region(command.image, c.imageSubresource, c.imageOffset, c.imageExtent, what, &r)) return;
+  if (command.image->layout.shape.samples != 1) {
+    skip(what, "a multisampled image (buffer copies take one-sample images)");
+    return;
+  }
   const FormatInfo& format = *command.image->format;
   const uint32_t texel = copy_texel_bytes(format, c.imageSubresource.aspectMask);
   if (texel == 0) {
@@ -170,8 +174,14 @@ void copy_image_region(const ImageCopyCommand& command, const VkImageCopy& c) {
     skip(what, "source and destination of different layer counts");
     return;
   }
+  // Multisampled images copy whole pixels, every sample (equal counts: Vulkan's rule).
+  const uint32_t samples = command.src->layout.shape.samples;
+  if (samples != command.dst->layout.shape.samples) {
+    skip(what, "source and destination of different sample counts");
+    return;
+  }
   const bool whole = aspect == sf.aspects;
-  std::vector<uint8_t> row(size_t{src.width} * sf.element_bytes);
+  std::vector<uint8_t> row(size_t{src.width} * sf.element_bytes * samples);
   for (uint32_t k = 0; k < src.slices; ++k) {
     for (uint32_t y = 0; y < src.height; ++y) {
       uint8_t* from = region_row(command.src, src, k, y);
@@ -179,8 +189,8 @@ void copy_image_region(const ImageCopyCommand& command, const VkImageCopy& c) {
       if (whole) {
         std::memmove(to, from, row.size());  // overlap is invalid usage; memmove keeps it defined
       } else {  // one aspect of D24S8: through packed texels of that aspect
-        move_texels(sf, aspect, from, row.data(), src.width, false);
-        move_texels(df, aspect, to, row.data(), src.width, true);
+        move_texels(sf, aspect, from, row.data(), src.width * samples, false);
+        move_texels(df, aspect, to, row.data(), src.width * samples, true);
       }
     }
   }

@@ -240,8 +240,15 @@ struct BlitImageCommand {
   std::vector<VkImageBlit> regions;
   VkFilter filter;
 };
+// vkCmdResolveImage and render-pass resolves (image_resolve.cc): samples averaged per pixel.
+struct ResolveImageCommand {
+  Image* src;
+  Image* dst;
+  std::vector<VkImageResolve> regions;
+};
 void run(const BufferImageCopyCommand& command);
 void run(const BlitImageCommand& command);
+void run(const ResolveImageCommand& command);
 void run(const ImageCopyCommand& command);
 void run(const ClearImageCommand& command);
 // The stored texel of a depth / stencil clear of `format` and the bytes of it that `aspects` cover
@@ -258,7 +265,7 @@ void run(Device* device, const DrawCommand& command);
 void run(Device* device, const DispatchCommand& command);
 
 using Command = std::variant<CopyCommand, FillCommand, UpdateCommand, BarrierCommand, BufferImageCopyCommand,
-                             ImageCopyCommand, ClearImageCommand, BlitImageCommand, BeginRenderPassCommand,
+                             ImageCopyCommand, ClearImageCommand, BlitImageCommand, ResolveImageCommand, BeginRenderPassCommand,
                              DrawCommand, DispatchCommand, QueryCommand, ResetQueriesCommand,
                              CopyQueryResultsCommand, EventCommand, WaitEventsCommand>;
 
@@ -341,6 +348,13 @@ bool device_extension_offered(const char* name);
 
 // What vkGetPhysicalDeviceImageFormatProperties answers (image.cc): VK_SUCCESS with *props, or
 // VK_ERROR_FORMAT_NOT_SUPPORTED (props zeroed). vkCreateImage refuses what it refuses.
+// The sample counts an image may have (image_samples.cc): 1, 2 and 4 for 2D OPTIMAL images of a
+// render-target format that are not sampled or stored (the texture unit reads no multisampled image)
+// nor cube-compatible, else 1. Also the framebuffer*SampleCounts limits.
+inline constexpr VkSampleCountFlags kAttachmentSampleCounts =
+    VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_2_BIT | VK_SAMPLE_COUNT_4_BIT;
+VkSampleCountFlags image_sample_counts(const FormatInfo& format, VkImageType type, VkImageTiling tiling,
+                                       VkImageUsageFlags usage, VkImageCreateFlags flags);
 VkResult image_format_properties(const drv::Caps& caps, VkFormat format, VkImageType type, VkImageTiling tiling,
                                  VkImageUsageFlags usage, VkImageCreateFlags flags, VkImageFormatProperties* props);
 

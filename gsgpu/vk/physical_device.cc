@@ -60,10 +60,15 @@ void fill_draw_limits(VkPhysicalDeviceLimits* limits) {
   limits->viewportBoundsRange[1] = 32767.0f;
   limits->maxFramebufferWidth = limits->maxFramebufferHeight = 4096;
   limits->maxFramebufferLayers = 1;
-  limits->framebufferColorSampleCounts = VK_SAMPLE_COUNT_1_BIT;
-  limits->framebufferDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT;
-  limits->framebufferStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+  // The output merger writes 1, 2 or 4 samples per pixel at the standard locations (PIPE_STATE
+  // MULTISAMPLE, docs/graphics.md "Multisampling"). A subpass without attachments has no target to
+  // give the device, so it is single-sampled.
+  limits->framebufferColorSampleCounts = kAttachmentSampleCounts;
+  limits->framebufferDepthSampleCounts = kAttachmentSampleCounts;
+  limits->framebufferStencilSampleCounts = kAttachmentSampleCounts;
   limits->framebufferNoAttachmentsSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+  limits->standardSampleLocations = VK_TRUE;
+  limits->maxSampleMaskWords = 1;
   limits->maxDrawIndexedIndexValue = UINT32_MAX;
   limits->maxDrawIndirectCount = 1;
   limits->subPixelPrecisionBits = 8;
@@ -106,7 +111,8 @@ void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   limits->timestampPeriod = caps.clock_mhz != 0 ? 1000.0f / float(caps.clock_mhz) : 1.0f;
   limits->timestampComputeAndGraphics = VK_TRUE;
   // Images (image_layout.h): the output merger's 4096 x 4096 targets; cubes as large (the texture
-  // unit's IMAGE_CUBE; no cube arrays), one sample.
+  // unit's IMAGE_CUBE; no cube arrays); sampled images have one sample (the unit reads no
+  // multisampled image).
   limits->maxImageDimension1D = kMaxImageDimension;
   limits->maxImageDimension2D = kMaxImageDimension;
   limits->maxImageDimension3D = kMaxImageDimension3D;
@@ -162,6 +168,8 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFeatures(VkPhysicalDevice, V
   // Triangle setup clamps the depth bias (PIPE_STATE DEPTH_BIAS_CLAMP; gsgpu/emu/graphics/depth_bias.h).
   features->depthBiasClamp = VK_TRUE;
   features->largePoints = VK_TRUE;  // pointSizeRange [1, 64] (fill_limits)
+  // Output 0's alpha replaced by 1 after alpha to coverage (PIPE_STATE MULTISAMPLE.ALPHA_TO_ONE).
+  features->alphaToOne = VK_TRUE;
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceMemoryProperties(VkPhysicalDevice handle,

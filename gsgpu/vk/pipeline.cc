@@ -85,6 +85,35 @@ bool provoking_last(const VkPipelineRasterizationStateCreateInfo& r, bool* last,
   return true;
 }
 
+// 1, 2 or 4 samples (framebufferColorSampleCounts), one shading per pixel: sample shading is not
+// offered (sampleRateShading false), so it is refused.
+bool check_multisample(const VkPipelineMultisampleStateCreateInfo* m, GraphicsPipeline* p, std::string* why) {
+  if (m == nullptr) return true;
+  const uint32_t samples = uint32_t(m->rasterizationSamples);
+  if ((samples & kAttachmentSampleCounts) == 0 || !std::has_single_bit(samples)) {
+    return *why = std::to_string(m->rasterizationSamples) + " rasterization samples", false;
+  }
+  if (m->sampleShadingEnable) return *why = "sample shading (the sampleRateShading feature is off)", false;
+  p->samples = uint32_t(m->rasterizationSamples);
+  return true;
+}
+
+// PIPE_STATE MULTISAMPLE without SAMPLES_LOG2, which each draw takes from its attachments' images
+// (draw_execute.cc): the sample mask's low word (maxSampleMaskWords 1; bits past the sample count are
+// ignored by the device), alpha to coverage and alpha to one.
+uint32_t multisample_word(const VkPipelineMultisampleStateCreateInfo* m) {
+  namespace P = blk::PIPE_STATE;
+  if (m == nullptr) return 0;
+  uint32_t w = 0;
+  if (m->pSampleMask != nullptr) {
+    w |= P::MULTISAMPLE_SAMPLE_MASK_ENABLE_MASK |
+         put(m->pSampleMask[0] & 0xF, P::MULTISAMPLE_SAMPLE_MASK_MASK, P::MULTISAMPLE_SAMPLE_MASK_SHIFT);
+  }
+  if (m->alphaToCoverageEnable) w |= P::MULTISAMPLE_ALPHA_TO_COVERAGE_MASK;
+  if (m->alphaToOneEnable) w |= P::MULTISAMPLE_ALPHA_TO_ONE_MASK;
+  return w;
+}
+
 // Fixed-function state outside what PIPE_STATE expresses; *why names it.
 bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p, std::string* why) {
   const auto* r = info.pRasterizationState;
@@ -101,11 +130,7 @@ bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
   if (uint32_t(r->polygonMode) > VK_POLYGON_MODE_POINT) return *why = "an extension's polygon mode", false;
   if (!line_mode(*r, &p->line_mode, why) || !provoking_last(*r, &p->provoking_last, why)) return false;
   if (info.pTessellationState != nullptr && info.stageCount > 2) return *why = "tessellation", false;
-  if (const auto* m = info.pMultisampleState;
-      m != nullptr && (m->rasterizationSamples != VK_SAMPLE_COUNT_1_BIT || m->sampleShadingEnable ||
-                       m->alphaToCoverageEnable || m->alphaToOneEnable)) {
-    return *why = "multisampling, sample shading or alpha to coverage / one", false;
-  }
+  if (!check_multisample(info.pMultisampleState, p, why)) return false;
   if (const auto* c = info.pColorBlendState;
       c != nullptr && (c->attachmentCount > kMaxColorAttachments || (c->attachmentCount != 0 && c->pAttachments == nullptr))) {
     return *why = "more than 8 colour attachments (maxColorAttachments), or a null pAttachments", false;
@@ -193,6 +218,7 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
                  (p->provoking_last ? P::RASTER_PROVOKING_LAST_MASK : 0) |
                  (r->depthClampEnable ? P::RASTER_DEPTH_CLAMP_MASK : 0);
   w[P::POINT_SIZE] = bits(1.0f);
+  w[P::MULTISAMPLE] = multisample_word(info.pMultisampleState);
   if (const auto* d = info.pDepthStencilState) {
     p->uses_depth = d->depthTestEnable || d->stencilTestEnable;
     w[P::DEPTH] = (d->depthTestEnable ? P::DEPTH_TEST_MASK : 0) | (d->depthWriteEnable ? P::DEPTH_WRITE_MASK : 0) |

@@ -1,12 +1,15 @@
 // Render passes (docs/vulkan-driver.md "Draws"; framebuffers: framebuffer.cc, the *2 commands:
 // render_pass2.cc). A render pass has one subpass with up to eight colour attachments and one
-// depth / stencil attachment, and with VK_KHR_multiview a view mask: its load ops, clears and draws are replayed
+// depth / stencil attachment (all of one sample count), and with VK_KHR_multiview a view mask: its load ops, clears and draws are replayed
 // once per view into the attachments' layer of that index. Attachments are in formats the output merger writes
 // (PIPE_STATE COLOR_FORMAT / DEPTH_FORMAT). Load ops CLEAR run on the host when the queue reaches
 // vkCmdBeginRenderPass (the targets are linear memory, as the transfers'); LOAD and DONT_CARE do
-// nothing, and every store op keeps the memory (there is no tile memory to write back). What the
+// nothing, and every store op keeps the memory (there is no tile memory to write back). Each colour
+// resolve attachment is averaged from its multisampled colour attachment at vkCmdEndRenderPass (a
+// ResolveImageCommand, image_resolve.cc). What the
 // emulator cannot do is refused with VK_ERROR_FEATURE_NOT_PRESENT and a log line.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <new>
 #include <string>
@@ -28,13 +31,45 @@ bool set_view_mask(uint32_t mask, RenderPass* pass, std::string* why) {
 
 namespace {
 
+// The subpass's colour and depth attachments have one sample count (a draw's PIPE_STATE names one);
+// each colour attachment's resolve attachment has one sample and that attachment's format, which has
+// several, and is none of the subpass's colour or depth attachments.
+bool check_resolve(const RenderPass& pass, uint32_t i, std::string* why) {
+  const auto& a = pass.attachments;
+  const int32_t color = pass.colors[i], resolve = pass.resolves[i];
+  bool ok = color >= 0 && a[color].samples != 1 && a[resolve].samples == 1 && a[resolve].format == a[color].format &&
+            resolve != pass.depth;
+  for (uint32_t j = 0; ok && j < pass.color_count; ++j) ok = pass.colors[j] != resolve;
+  for (uint32_t j = 0; ok && j < i; ++j) ok = pass.resolves[j] != resolve;
+  if (ok) return true;
+  return *why = "resolve attachment " + std::to_string(i) +
+                " is not a one-sample attachment of its multisampled colour attachment's format, or is used twice",
+         false;
+}
+
+bool check_samples(const RenderPass& pass, std::string* why) {
+  const auto& a = pass.attachments;
+  uint32_t samples = pass.depth >= 0 ? a[pass.depth].samples : 0;
+  for (uint32_t i = 0; i < pass.color_count; ++i) {
+    if (pass.colors[i] < 0) continue;
+    if (samples != 0 && a[pass.colors[i]].samples != samples) {
+      return *why = "colour / depth attachments of different sample counts", false;
+    }
+    samples = a[pass.colors[i]].samples;
+  }
+  for (uint32_t i = 0; i < pass.color_count; ++i) {
+    if (pass.resolves[i] >= 0 && !check_resolve(pass, i, why)) return false;
+  }
+  return true;
+}
+
 // Checks one subpass of a render pass; *why names what is not supported.
 bool check_subpass(const VkRenderPassCreateInfo& info, RenderPass* pass, std::string* why) {
   if (info.subpassCount != 1) return *why = std::to_string(info.subpassCount) + " subpasses (1 is supported)", false;
   const VkSubpassDescription& s = info.pSubpasses[0];
   if (s.pipelineBindPoint != VK_PIPELINE_BIND_POINT_GRAPHICS) return *why = "a subpass not for graphics", false;
-  if (s.inputAttachmentCount != 0 || s.pResolveAttachments != nullptr || s.preserveAttachmentCount != 0) {
-    return *why = "input, resolve or preserve attachments", false;
+  if (s.inputAttachmentCount != 0 || s.preserveAttachmentCount != 0) {
+    return *why = "input or preserve attachments", false;
   }
   if (s.colorAttachmentCount > kMaxColorAttachments) {
     return *why = std::to_string(s.colorAttachmentCount) + " colour attachments (maxColorAttachments is 8)", false;
@@ -68,7 +103,12 @@ bool check_subpass(const VkRenderPassCreateInfo& info, RenderPass* pass, std::st
   for (uint32_t i = 0; i < pass->color_count; ++i) {
     if (pass->depth >= 0 && pass->colors[i] == pass->depth) return *why = "one attachment is both colour and depth", false;
   }
-  return true;
+  if (s.pResolveAttachments != nullptr) {
+    for (uint32_t i = 0; i < s.colorAttachmentCount; ++i) {
+      if (!index(s.pResolveAttachments[i].attachment, &pass->resolves[i])) return false;
+    }
+  }
+  return check_samples(*pass, why);
 }
 
 // VkRenderPassMultiviewCreateInfo (VK_KHR_multiview) in the 1.0 create info's chain: one view
@@ -96,8 +136,10 @@ bool build_render_pass(const VkRenderPassCreateInfo& info, RenderPass* pass, std
     const VkAttachmentDescription& a = info.pAttachments[i];
     const FormatInfo* format = find_format(a.format);
     if (format == nullptr) return *why = "attachment " + std::to_string(i) + ": unsupported format", false;
-    if (a.samples != VK_SAMPLE_COUNT_1_BIT) return *why = "attachment " + std::to_string(i) + ": multisampled", false;
-    pass->attachments.push_back({format, a.loadOp, a.stencilLoadOp});
+    if (!std::has_single_bit(uint32_t(a.samples)) || (a.samples & kAttachmentSampleCounts) == 0) {
+      return *why = "attachment " + std::to_string(i) + ": " + std::to_string(a.samples) + " samples", false;
+    }
+    pass->attachments.push_back({format, a.loadOp, a.stencilLoadOp, uint32_t(a.samples)});
   }
   return check_subpass(info, pass, why);
 }
@@ -119,7 +161,9 @@ void fill_rect(const ImageView* view, uint32_t layer, VkRect2D area, const uint8
     std::fprintf(stderr, "gsgpu-vk: vkCmdBeginRenderPass: attachment's image not bound to memory; clear skipped\n");
     return;
   }
-  const uint32_t e = view->format->element_bytes;
+  // A multisampled view's pixels hold their samples side by side (image_layout.h): all are written.
+  const uint32_t e = view->format->element_bytes * view->image->layout.shape.samples;
+  const uint32_t texel_bytes = view->format->element_bytes;
   const int64_t x0 = std::clamp<int64_t>(area.offset.x, 0, view->width);
   const int64_t y0 = std::clamp<int64_t>(area.offset.y, 0, view->height);
   const int64_t x1 = std::clamp<int64_t>(int64_t{area.offset.x} + area.extent.width, x0, view->width);
@@ -127,11 +171,12 @@ void fill_rect(const ImageView* view, uint32_t layer, VkRect2D area, const uint8
   for (int64_t y = y0; y < y1; ++y) {
     uint8_t* row = base + uint64_t(y) * view->target_pitch;
     for (int64_t x = x0; x < x1; ++x) {
-      uint8_t* t = row + uint64_t(x) * e;
-      if (mask == nullptr) {
-        std::memcpy(t, texel, e);
-      } else {
-        for (uint32_t i = 0; i < e; ++i) t[i] = (t[i] & ~mask[i]) | (texel[i] & mask[i]);
+      for (uint8_t* t = row + uint64_t(x) * e; t < row + uint64_t(x + 1) * e; t += texel_bytes) {
+        if (mask == nullptr) {
+          std::memcpy(t, texel, texel_bytes);
+        } else {
+          for (uint32_t i = 0; i < texel_bytes; ++i) t[i] = (t[i] & ~mask[i]) | (texel[i] & mask[i]);
+        }
       }
     }
   }
@@ -184,6 +229,46 @@ bool views_have_layers(const RenderPass& pass, const std::vector<ImageView*>& vi
     }
   }
   return true;
+}
+
+// Each view's image has the sample count its attachment declares (the draws' PIPE_STATE takes it
+// from the images, the resolve reads their samples).
+bool views_have_samples(const RenderPass& pass, const std::vector<ImageView*>& views, std::string* why) {
+  for (size_t i = 0; i < views.size(); ++i) {
+    if (views[i]->image->layout.shape.samples != pass.attachments[i].samples) {
+      return *why = "attachment " + std::to_string(i) + " is a view of an image of " +
+                    std::to_string(views[i]->image->layout.shape.samples) + " samples; the pass declares " +
+                    std::to_string(pass.attachments[i].samples),
+             false;
+    }
+  }
+  return true;
+}
+
+// Each resolve attachment's averaging at the end of the subpass: the render area (clipped to both
+// views) of each view's layer, as vkCmdResolveImage would do it (image_resolve.cc).
+void record_resolve(CommandBuffer* cb, const ImageView* src, const ImageView* dst, uint32_t view_mask) {
+  const VkRect2D& area = cb->graphics.render_area;
+  const int64_t x0 = std::max<int64_t>(area.offset.x, 0), y0 = std::max<int64_t>(area.offset.y, 0);
+  const int64_t x1 = std::min<int64_t>({int64_t{area.offset.x} + area.extent.width, src->width, dst->width});
+  const int64_t y1 = std::min<int64_t>({int64_t{area.offset.y} + area.extent.height, src->height, dst->height});
+  if (x0 >= x1 || y0 >= y1) return;
+  for_each_view(view_mask, [&](uint32_t layer) {
+    VkImageResolve r{};
+    r.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, src->shape.base_level, src->shape.base_layer + layer, 1};
+    r.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, dst->shape.base_level, dst->shape.base_layer + layer, 1};
+    r.srcOffset = r.dstOffset = {int32_t(x0), int32_t(y0), 0};
+    r.extent = {uint32_t(x1 - x0), uint32_t(y1 - y0), 1};
+    cb->commands.emplace_back(ResolveImageCommand{src->image, dst->image, {r}});
+  });
+}
+
+void record_resolves(CommandBuffer* cb, const RenderPass& pass) {
+  const std::vector<ImageView*>& views = cb->graphics.attachments;
+  if (views.empty()) return;  // a secondary's pass of unknown framebuffer: the primary resolves
+  for (uint32_t i = 0; i < pass.color_count; ++i) {
+    if (pass.resolves[i] >= 0) record_resolve(cb, views[pass.colors[i]], views[pass.resolves[i]], pass.view_mask);
+  }
 }
 
 void record_load_ops(CommandBuffer* cb, const RenderPass& pass, const VkRenderPassBeginInfo& info) {
@@ -275,7 +360,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdBeginRenderPass(VkCommandBuffer handle, co
   } else if (pass_attachments(*info, *fb, &views, &why) && views.size() != pass->attachments.size()) {
     why = "the framebuffer's attachment count differs from the pass's";
   }
-  if (why.empty()) views_have_layers(*pass, views, &why);
+  if (why.empty() && views_have_layers(*pass, views, &why)) views_have_samples(*pass, views, &why);
   if (!why.empty()) {
     log_refusal("vkCmdBeginRenderPass", why, "not recorded");
     return;
@@ -283,6 +368,7 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdBeginRenderPass(VkCommandBuffer handle, co
   cb->graphics.render_pass = pass;
   cb->graphics.framebuffer = fb;
   cb->graphics.attachments = std::move(views);
+  cb->graphics.render_area = info->renderArea;
   record_load_ops(cb, *pass, *info);
 }
 
@@ -345,6 +431,9 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdNextSubpass(VkCommandBuffer, VkSubpassCont
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdEndRenderPass(VkCommandBuffer handle) {
   CommandBuffer* cb = from_handle<CommandBuffer>(handle);
+  if (cb->state == CommandBuffer::State::kRecording && cb->graphics.render_pass != nullptr) {
+    record_resolves(cb, *cb->graphics.render_pass);
+  }
   cb->graphics.render_pass = nullptr;
   cb->graphics.framebuffer = nullptr;
   cb->graphics.attachments.clear();

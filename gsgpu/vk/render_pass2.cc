@@ -63,6 +63,14 @@ bool translate(const VkRenderPassCreateInfo2& info, TranslatedPass* t, std::stri
       (info.dependencyCount > 0 && info.pDependencies == nullptr)) {
     return *why = "a null array with a non-zero count", false;
   }
+  // Colour resolve attachments translate; a depth / stencil resolve (VK_KHR_depth_stencil_resolve,
+  // not offered) has no 1.0 form and is refused.
+  if (const auto* ds = find_in_chain<VkSubpassDescriptionDepthStencilResolve>(
+          s.pNext, VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_DEPTH_STENCIL_RESOLVE);
+      ds != nullptr && ds->pDepthStencilResolveAttachment != nullptr &&
+      ds->pDepthStencilResolveAttachment->attachment != VK_ATTACHMENT_UNUSED) {
+    return *why = "a depth / stencil resolve attachment", false;
+  }
   for (uint32_t i = 0; i < info.attachmentCount; ++i) {
     const VkAttachmentDescription2& a = info.pAttachments[i];
     t->attachments.push_back({a.flags, a.format, a.samples, a.loadOp, a.storeOp, a.stencilLoadOp, a.stencilStoreOp,

@@ -63,6 +63,14 @@ struct DrawScene {
   std::function<void(VkCommandBuffer)> before_pass;        // commands before the render pass (dispatches)
   std::function<void(VkCommandBuffer, size_t)> before_draw;  // commands before draw i (queries)
   std::function<void(VkCommandBuffer)> after_draws;          // commands after the last draw, in the pass
+  // Multisampling: colour (and depth) images of `samples` samples, resolved by the render pass into a
+  // one-sample image that the frame's colour is copied from (an MS depth image is not copied: the
+  // frame has no depth). sample_mask (pSampleMask[0], when not ~0u) and alpha to coverage go into
+  // the pipeline's multisample state.
+  uint32_t samples = 1;
+  bool resolve_command = false;  // resolve with vkCmdResolveImage after the pass, not an attachment
+  uint32_t sample_mask = ~0u;
+  bool alpha_to_coverage = false;
 };
 
 // A flat quad over pixels [x0, x1) x [y0, y1) of a 64 x 64 scene, as one draw of two triangles.
@@ -173,14 +181,15 @@ class DrawSide {
     return buffer;
   }
 
-  VkImage image(VkFormat format, uint32_t width, uint32_t height, VkImageUsageFlags usage, VkImageView* view) {
+  VkImage image(VkFormat format, uint32_t width, uint32_t height, VkImageUsageFlags usage, VkImageView* view,
+                uint32_t samples = 1) {
     VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     info.imageType = VK_IMAGE_TYPE_2D;
     info.format = format;
     info.extent = {width, height, 1};
     info.mipLevels = 1;
     info.arrayLayers = 1;
-    info.samples = VK_SAMPLE_COUNT_1_BIT;
+    info.samples = VkSampleCountFlagBits(samples);
     info.tiling = VK_IMAGE_TILING_OPTIMAL;
     info.usage = usage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
     VkImage image = VK_NULL_HANDLE;
@@ -204,14 +213,18 @@ class DrawSide {
     return image;
   }
 
-  // A render pass with a colour attachment (CLEAR, STORE) and, with `depth`, a depth one (CLEAR both aspects).
+  // A render pass with a colour attachment (CLEAR, STORE) and, with `depth`, a depth one (CLEAR both
+  // aspects); with several samples, both have them and a one-sample resolve attachment follows.
   VkRenderPass render_pass(bool depth, VkFormat depth_format = VK_FORMAT_D32_SFLOAT,
-                           VkFormat color_format = VK_FORMAT_R8G8B8A8_UNORM) {
-    VkAttachmentDescription a[2] = {};
+                           VkFormat color_format = VK_FORMAT_R8G8B8A8_UNORM, uint32_t samples = 1,
+                           bool resolve_attachment = true) {
+    const bool resolving = samples > 1 && resolve_attachment;
+    VkAttachmentDescription a[3] = {};
     a[0].format = color_format;
     a[1].format = depth_format;
+    a[2].format = color_format;
     for (VkAttachmentDescription& d : a) {
-      d.samples = VK_SAMPLE_COUNT_1_BIT;
+      d.samples = VkSampleCountFlagBits(samples);
       d.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
       d.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
       d.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
@@ -220,13 +233,19 @@ class DrawSide {
     }
     a[0].finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
     a[1].finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    a[2].samples = VK_SAMPLE_COUNT_1_BIT;
+    a[2].loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    a[2].finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
     VkAttachmentReference color{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkAttachmentReference resolve{depth ? 2u : 1u, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    if (!depth) a[1] = a[2];
     VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
     VkSubpassDescription subpass{};
     subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
     subpass.colorAttachmentCount = 1;
     subpass.pColorAttachments = &color;
     subpass.pDepthStencilAttachment = depth ? &depth_ref : nullptr;
+    subpass.pResolveAttachments = resolving ? &resolve : nullptr;
     VkSubpassDependency dep{};
     dep.srcSubpass = 0;
     dep.dstSubpass = VK_SUBPASS_EXTERNAL;
@@ -235,7 +254,7 @@ class DrawSide {
     dep.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
     dep.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
     VkRenderPassCreateInfo info{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
-    info.attachmentCount = depth ? 2 : 1;
+    info.attachmentCount = (depth ? 2 : 1) + (resolving ? 1 : 0);
     info.pAttachments = a;
     info.subpassCount = 1;
     info.pSubpasses = &subpass;
@@ -369,20 +388,30 @@ class DrawSide {
   // The scene's targets, pass and framebuffer; the colour image and (with depth) the depth image.
   struct Targets {
     VkImage color = VK_NULL_HANDLE, depth = VK_NULL_HANDLE;
+    VkImage resolve = VK_NULL_HANDLE;  // multisampled scenes: what the frame's colour is copied from
     VkRenderPass pass = VK_NULL_HANDLE;
     VkFramebuffer framebuffer = VK_NULL_HANDLE;
   };
   Targets targets(const DrawScene& s) {
     Targets t;
-    VkImageView views[2] = {};
-    t.color = image(s.color_format, s.width, s.height, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, &views[0]);
+    VkImageView views[3] = {};
+    t.color = image(s.color_format, s.width, s.height, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, &views[0], s.samples);
     if (s.depth) {
-      t.depth = image(s.depth_format, s.width, s.height, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, &views[1]);
+      t.depth = image(s.depth_format, s.width, s.height, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, &views[1],
+                      s.samples);
     }
-    t.pass = render_pass(s.depth, s.depth_format, s.color_format);
+    const bool attachment = s.samples > 1 && !s.resolve_command;
+    const uint32_t count = (s.depth ? 2 : 1) + (attachment ? 1 : 0);
+    if (s.samples > 1) {
+      VkImageView resolve_view = VK_NULL_HANDLE;
+      t.resolve = image(s.color_format, s.width, s.height,
+                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, &resolve_view);
+      if (attachment) views[count - 1] = resolve_view;
+    }
+    t.pass = render_pass(s.depth, s.depth_format, s.color_format, s.samples, attachment);
     VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
     fb.renderPass = t.pass;
-    fb.attachmentCount = s.depth ? 2 : 1;
+    fb.attachmentCount = count;
     fb.pAttachments = views;
     fb.width = s.width;
     fb.height = s.height;
@@ -415,6 +444,35 @@ class DrawSide {
   // Ends the pass, copies the images into host buffers, submits and waits.
   DrawFrame finish(const DrawScene& s, const Targets& t) {
     vkCmdEndRenderPass(cb_);
+    if (s.samples > 1 && s.resolve_command) {
+      VkImageMemoryBarrier written{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+      written.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+      written.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+      written.oldLayout = written.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+      written.srcQueueFamilyIndex = written.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+      written.image = t.color;
+      written.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+      VkImageMemoryBarrier to_dst = written;
+      to_dst.srcAccessMask = 0;
+      to_dst.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      to_dst.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+      to_dst.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+      to_dst.image = t.resolve;
+      const VkImageMemoryBarrier barriers[2] = {written, to_dst};
+      vkCmdPipelineBarrier(cb_, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                           VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 2, barriers);
+      VkImageResolve r{};
+      r.srcSubresource = r.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+      r.extent = {s.width, s.height, 1};
+      vkCmdResolveImage(cb_, t.color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, t.resolve,
+                        VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &r);
+      to_dst.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      to_dst.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+      to_dst.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+      to_dst.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+      vkCmdPipelineBarrier(cb_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                           nullptr, 1, &to_dst);
+    }
     const VkDeviceSize pixels = VkDeviceSize{s.width} * s.height;
     uint8_t *color = nullptr, *depth = nullptr, *stencil = nullptr;
     const VkDeviceSize texel = color_texel_bytes(s.color_format);
@@ -422,8 +480,9 @@ class DrawSide {
     VkBufferImageCopy region{};
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = {s.width, s.height, 1};
-    vkCmdCopyImageToBuffer(cb_, t.color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, color_buffer, 1, &region);
-    if (s.depth) {
+    const VkImage shown = t.resolve != VK_NULL_HANDLE ? t.resolve : t.color;
+    vkCmdCopyImageToBuffer(cb_, shown, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, color_buffer, 1, &region);
+    if (s.depth && s.samples == 1) {
       VkBuffer depth_buffer = buffer(pixels * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &depth);
       region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
       vkCmdCopyImageToBuffer(cb_, t.depth, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, depth_buffer, 1, &region);
@@ -537,8 +596,14 @@ class DrawSide {
     uniform_offset_ = s.uniform_offset;
     vertex_index_only_ = s.vertex_index_only;
     VkPipelineShaderStageCreateInfo stages[2];
+    VkPipelineMultisampleStateCreateInfo ms{};
     VkResult r = pipeline(pass, s.depth, s.cull, [&](VkGraphicsPipelineCreateInfo& info) {
       std::copy(info.pStages, info.pStages + 2, stages);
+      ms = *info.pMultisampleState;
+      ms.rasterizationSamples = VkSampleCountFlagBits(s.samples);
+      ms.pSampleMask = s.sample_mask != ~0u ? &s.sample_mask : nullptr;
+      ms.alphaToCoverageEnable = s.alpha_to_coverage;
+      info.pMultisampleState = &ms;
       if (s.vertex_spirv != nullptr) {  // the scene's vertex shader, on this side's device
         modules_.push_back(module(s.vertex_spirv, s.vertex_spirv_bytes));
         stages[0].module = modules_.back();

@@ -32,6 +32,7 @@ TEST_F(VkLoader, OnePhysicalDeviceNamedGsgpuOfTypeVirtualGpu) {
   expected.shaderCullDistance = VK_TRUE;
   expected.depthBiasClamp = VK_TRUE;  // triangle setup's DEPTH_BIAS_CLAMP
   expected.largePoints = VK_TRUE;     // pointSizeRange [1, 64]
+  expected.alphaToOne = VK_TRUE;  // PIPE_STATE MULTISAMPLE.ALPHA_TO_ONE
   const auto* flags = reinterpret_cast<const VkBool32*>(&features);
   const auto* expected_flags = reinterpret_cast<const VkBool32*>(&expected);
   for (size_t i = 0; i < sizeof(features) / sizeof(VkBool32); ++i) EXPECT_EQ(flags[i], expected_flags[i]) << i;
@@ -59,7 +60,7 @@ TEST_F(VkLoader, OneGraphicsQueueFamilyAndOneCoherentDeviceLocalMemoryType) {
 }
 
 TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
-  EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdResolveImage"), nullptr);  // a checked refusal
+  EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdResolveImage"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCreateImage"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdDraw"), nullptr);
   EXPECT_NE(vkGetDeviceProcAddr(device_, "vkCmdDrawIndirect"), nullptr);
