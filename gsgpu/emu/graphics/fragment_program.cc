@@ -16,15 +16,16 @@ std::optional<std::string> FragmentProgramStage::check_runner(const ShaderProgra
 }
 
 FragmentProgramStage::FragmentProgramStage(const ShaderProgram& program, ShaderProgramRunner& runner,
-                                           FragmentSink sink, uint32_t warps_per_batch, MergeWorker* merge_worker)
+                                           OutputMerger& merger, uint32_t warps_per_batch, MergeWorker* merge_worker)
     : program_(program),
       runner_(runner),
-      sink_(std::move(sink)),
+      merger_(merger),
       width_(runner.warp_width()),
       quads_per_batch_(warps_per_batch * (runner.warp_width() / 4)),
+      output_slots_(merger.more_target_count() != 0 ? kFragmentExportSlots : kTarget0Slots),
       merge_worker_(merge_worker) {
   quads_.reserve(quads_per_batch_);
-  lanes_.reserve(size_t{quads_per_batch_} * 4);
+  lanes_.reserve(size_t{quads_per_batch_} * 4);  // whole warps: quads_per_batch_ is warps * width / 4
 }
 
 void FragmentProgramStage::begin_triangle(const RasterTriangle& t, bool front_facing) {
@@ -55,11 +56,15 @@ bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator
   } else {
     interp.quad_depth_and_inverse_w(quad.x, quad.y, &weights);
   }
+  // Lanes grow with the draw's first batch (a small draw zeroes few) and are reused after it.
+  const size_t first_lane = 4 * quads_.size();
+  if (lanes_.size() < first_lane + 4) lanes_.resize(first_lane + 4);
+  FragmentLane* const lanes = lanes_.data() + first_lane;
   for (int i = 0; i < 4; ++i) {
     const int32_t x = quad.x + (i & 1), y = quad.y + (i >> 1);
     const PixelWeights& w = weights[i];
-    FragmentLane& lane = lanes_.emplace_back();  // filled in place: a lane is 80 bytes
-    if (barycentrics) {  // otherwise the zeros emplace_back gave
+    FragmentLane& lane = lanes[i];  // filled in place: a lane is 80 bytes
+    if (barycentrics) {  // otherwise the zeros the lanes were created with
       lane.perspective = w.perspective;
       lane.linear = w.screen;
     }
@@ -86,8 +91,10 @@ bool FragmentProgramStage::run_batch(bool hand_over) {
   }
   const uint32_t quads_per_warp = width_ / 4;
   const auto warps = static_cast<uint32_t>((quads_.size() + quads_per_warp - 1) / quads_per_warp);
-  lanes_.resize(size_t{warps} * width_);  // the last warp's missing quads: lanes that never run
-  outputs_.assign(lanes_.size(), FragmentLaneOutput{});
+  // The last warp's missing quads: lanes that never run (their lane-mask bits are 0).
+  const size_t lane_count = size_t{warps} * width_;
+  if (lanes_.size() < lane_count) lanes_.resize(lane_count);
+  reset_outputs(lane_count);
   lane_masks_.assign(warps, 0);
   uint32_t warp = 0, slot = 0;  // quad k is slot k % quads_per_warp of warp k / quads_per_warp
   for (const QuadRecord& r : quads_) {
@@ -102,7 +109,7 @@ bool FragmentProgramStage::run_batch(bool hand_over) {
   io.lanes = lanes_.data();
   io.lane_masks = lane_masks_.data();
   io.outputs = outputs_.data();
-  io.lane_count = lanes_.size();
+  io.lane_count = lane_count;
   fault_ = runner_.run(program_, io, warps);  // while the worker may still merge the previous batch
   wait_merges();  // merges stay in batch order (and the worker's buffers are free again)
   if (!fault_) {
@@ -118,8 +125,23 @@ bool FragmentProgramStage::run_batch(bool hand_over) {
   const bool facing = front_facing_.back();
   front_facing_.assign(1, facing);
   quads_.clear();
-  lanes_.clear();
   return !fault_;
+}
+
+void FragmentProgramStage::reset_outputs(size_t count) {
+  // Only what the merge reads: clearing all 37 slots of every lane was 5 % of a flat fill's host
+  // instructions. Slots past output_slots_ may hold an earlier batch's values; nothing reads them.
+  if (outputs_.size() < count) outputs_.resize(count);
+  if (output_slots_ != kTarget0Slots) {
+    std::fill_n(outputs_.begin(), count, FragmentLaneOutput{});
+    return;
+  }
+  for (size_t l = 0; l < count; ++l) {
+    FragmentLaneOutput& out = outputs_[l];
+    std::fill_n(out.value.begin(), kTarget0Slots, 0.0f);  // a constant size: two vector stores, not a memset call
+    out.exported = 0;
+    out.killed = false;
+  }
 }
 
 void FragmentProgramStage::hand_over_merge() {
@@ -132,6 +154,10 @@ void FragmentProgramStage::hand_over_merge() {
 void FragmentProgramStage::merge_batch(const std::vector<QuadRecord>& quads,
                                        const std::vector<FragmentLaneOutput>& outputs,
                                        const std::vector<bool>& front_facing) {
+  if (merger_.plain_color_only()) {
+    merge_plain(quads, outputs);
+    return;
+  }
   for (size_t k = 0; k < quads.size(); ++k) {
     const QuadRecord& r = quads[k];
     const bool front_facing_k = front_facing[r.primitive];
@@ -152,7 +178,21 @@ void FragmentProgramStage::merge_batch(const std::vector<QuadRecord>& quads,
       f.color = {out.value[0], out.value[1], out.value[2], out.value[3]};
       f.color1 = {out.value[4], out.value[5], out.value[6], out.value[7]};
       f.more_colors = out.value.data() + kFragmentTarget1Slot;
-      sink_(f);
+      merger_.process(f);
+    }
+  }
+}
+
+void FragmentProgramStage::merge_plain(const std::vector<QuadRecord>& quads,
+                                       const std::vector<FragmentLaneOutput>& outputs) {
+  // Neither depth, facing nor samples matter to such a merge: only the covered, living lanes' colour.
+  for (size_t k = 0; k < quads.size(); ++k) {
+    const Quad& q = quads[k].quad;
+    for (int i = 0; i < 4; ++i) {
+      if (!(q.coverage >> i & 1)) continue;  // helper lanes write nothing
+      const FragmentLaneOutput& out = outputs[4 * k + i];
+      if (out.killed) continue;
+      merger_.process_plain(q.x + (i & 1), q.y + (i >> 1), Color{out.value[0], out.value[1], out.value[2], out.value[3]});
     }
   }
 }

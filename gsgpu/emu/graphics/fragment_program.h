@@ -33,14 +33,16 @@ namespace gsgpu::graphics {
 class FragmentProgramStage {
  public:
   static constexpr uint32_t kDefaultWarpsPerBatch = 64;
-  using FragmentSink = std::function<void(const Fragment&)>;
+  // Export slots of colour target 0 and the dual-source colour (slots 0 .. 7).
+  static constexpr uint32_t kTarget0Slots = 8;
 
   // Refuses (a reason) a runner without shader cores or whose warps do not hold whole quads.
   static std::optional<std::string> check_runner(const ShaderProgramRunner& runner);
 
-  // `merge_worker`: where full batches are merged (nullptr: on the calling thread). The sink then
-  // runs on the worker's thread until flush() or wait_merges() returns.
-  FragmentProgramStage(const ShaderProgram& program, ShaderProgramRunner& runner, FragmentSink sink,
+  // Fragments go to `merger`, whose targets are all added (its colour target count decides which
+  // export slots are read). `merge_worker`: where full batches are merged (nullptr: on the calling
+  // thread); the merger is then used on the worker's thread until flush() or wait_merges() returns.
+  FragmentProgramStage(const ShaderProgram& program, ShaderProgramRunner& runner, OutputMerger& merger,
                        uint32_t warps_per_batch = kDefaultWarpsPerBatch, MergeWorker* merge_worker = nullptr);
 
   // The triangle whose quads follow.
@@ -69,20 +71,29 @@ class FragmentProgramStage {
   bool run_batch(bool hand_over);
   void merge_batch(const std::vector<QuadRecord>& quads, const std::vector<FragmentLaneOutput>& outputs,
                    const std::vector<bool>& front_facing);
+  // merge_batch when the merger takes every fragment plainly (OutputMerger::plain_color_only).
+  void merge_plain(const std::vector<QuadRecord>& quads, const std::vector<FragmentLaneOutput>& outputs);
+  // Clears what the merge reads of the first `count` outputs: their marks and output_slots_ slots.
+  void reset_outputs(size_t count);
   void hand_over_merge();
   void copy_varyings(const RasterTriangle& t, FragmentPrimitive* p) const;
 
   ShaderProgram program_;
   ShaderProgramRunner& runner_;
-  FragmentSink sink_;
+  OutputMerger& merger_;
   uint32_t width_;
   uint32_t quads_per_batch_;
+  // Export slots the merge reads from a lane's outputs: colour 0 and the dual-source colour, or
+  // all of them when the draw has more colour targets (depth is read only where exported).
+  uint32_t output_slots_;
   std::vector<FragmentPrimitive> primitives_;  // the first primitive_count_ are this batch's
   size_t primitive_count_ = 0;
   std::vector<bool> front_facing_;
   // add_quad()'s weights; without varyings only depth and 1 / w are written (and read).
   std::array<PixelWeights, 4> quad_weights_;
   std::vector<QuadRecord> quads_;
+  // A whole batch's lanes, allocated once and written in place (the first 4 * quads_.size() are
+  // this batch's); without varyings the weights stay the zeros they were created with.
   std::vector<FragmentLane> lanes_;
   std::vector<FragmentLaneOutput> outputs_;
   std::vector<uint64_t> lane_masks_;

@@ -188,7 +188,7 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   if (s.fragment == FragmentMode::kProgram) {
     if ((result.fault = check_program(s, vertex_stage->varying_components()))) return result;
     program = std::make_unique<FragmentProgramStage>(
-        s.fragment_program, *runner_, [&om](const Fragment& f) { om.process(f); },
+        s.fragment_program, *runner_, om,
         fast ? kFastWarpsPerBatch : FragmentProgramStage::kDefaultWarpsPerBatch, fast ? &merge_worker : nullptr);
   } else if (s.fragment == FragmentMode::kVaryingColor) {
     stage = std::make_unique<VaryingColorStage>(s.varying_interpolation);

@@ -147,6 +147,8 @@ void OutputMerger::begin_draw(const ColorTarget& color, const DepthStencilTarget
   plain_write_ = target0_.plain_write;
   more_target_count_ = 0;
   last_valid_ = false;
+  plain_color_only_ = color.data && plain_write_ && bytes_per_pixel(color.format) == 4 && !depth_stencil.data &&
+                      !multisample_ && written_pixels_ == 0;
 }
 
 void OutputMerger::add_color_target(const ColorTarget& color, const BlendState& blend) {
@@ -156,6 +158,7 @@ void OutputMerger::add_color_target(const ColorTarget& color, const BlendState& 
   b.logic_op = blend_.logic_op;
   b.constant = blend_.constant;
   more_targets_[more_target_count_++] = make_writer(color, b);
+  plain_color_only_ = false;  // process() writes every target
   if (written_pixels_ == 0 && color.data) {  // neither target 0 nor depth: this one sizes the map
     written_pixels_ = uint64_t{color.width} * color.height;
     written_.assign((written_pixels_ + 63) / 64, 0);

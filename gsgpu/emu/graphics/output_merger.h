@@ -131,6 +131,18 @@ class OutputMerger {
       process_sample(fragment);
     }
   }
+  // True when every fragment of the draw is merged as process_plain merges it: one colour target of
+  // 4 bytes per pixel written plainly (no blend, logic op or write mask), no depth / stencil target,
+  // one sample per pixel and no overdraw map (fast mode's fills). Known after begin_draw and
+  // add_color_target.
+  bool plain_color_only() const { return plain_color_only_; }
+  // What process() does for such a fragment, without building one (the same counts and bytes).
+  void process_plain(int32_t x, int32_t y, const Color& color) {
+    counters_.fragments_in++;
+    counters_.fragments_written++;
+    store_plain(uint32_t(x), uint32_t(y), color);
+  }
+  uint32_t more_target_count() const { return more_target_count_; }
   const MergeCounters& counters() const { return counters_; }
   void reset_counters() { counters_ = {}; }
 
@@ -166,6 +178,7 @@ class OutputMerger {
   bool count_overdraw_ = true;
   uint64_t written_pixels_ = 0, written_width_ = 0;
   bool plain_write_ = false;  // target0_.plain_write, read per fragment
+  bool plain_color_only_ = false;
   // Plain writes to a 4-byte format: the last colour stored and its bytes, reused while the colour's
   // bits repeat (a flat colour converts once per draw instead of four channels per pixel).
   void store_plain(uint32_t x, uint32_t y, const Color& color);

@@ -162,6 +162,55 @@ TEST_F(DispatchTest, VectorAddComputesEveryElementAndCounts) {
   EXPECT_EQ(device_->read_register(hw::reg::PERF_WORK_GROUPS), 5u);
 }
 
+// A load from a scalar (uniform) address reads once and writes every active lane, and only those:
+// lanes a branch left out keep their values, in full warps and in a last warp of 8 of 16 lanes.
+TEST_F(DispatchTest, UniformLoadsWriteEveryActiveLaneAndNoOther) {
+  const char* kernel = R"(
+  s_special s[0:1], arg_ptr
+  s_load_b64 s[2:3], s[0:1], 0
+  s_load_b64 s[4:5], s[0:1], 8
+  s_load_b64 s[6:7], s[0:1], 16
+  s_load_b64 s[8:9], s[0:1], 24
+  v_special v[0:1], global_id_x
+  v_mov_b32 v2, 0x7
+  v_mov_b32 v6, 0x9
+  v_mov_b32 v7, 0xb
+  const_load_b32 v8, s[0:1], 44
+  v_and_b32 v3, v0, 0x1
+  v_branch_z v3, skip, skip
+  const_load_b32 v2, s[0:1], 32
+  const_load_b64 v[6:7], s[0:1], 36
+skip:
+  v_shl_b64 v[4:5], v[0:1], 2
+  v_add_u64 v[10:11], v[4:5], s[2:3]
+  global_store_b32 v[10:11], v2, 0
+  v_add_u64 v[10:11], v[4:5], s[4:5]
+  global_store_b32 v[10:11], v6, 0
+  v_add_u64 v[10:11], v[4:5], s[6:7]
+  global_store_b32 v[10:11], v7, 0
+  v_add_u64 v[10:11], v[4:5], s[8:9]
+  global_store_b32 v[10:11], v8, 0
+  s_end
+)";
+  const uint32_t n = 120;  // 3 groups of 40: warps of 16, 16 and 8 lanes
+  uint64_t out[4];
+  for (uint64_t& va : out) va = upload(std::vector<uint32_t>(n, 0xffffffff));
+  std::vector<uint32_t> args;
+  for (uint64_t va : out) args.insert(args.end(), {uint32_t(va), uint32_t(va >> 32)});
+  args.insert(args.end(), {0x11111111, 0x22222222, 0x33333333, 0x44444444});  // bytes 32, 36, 40, 44
+  uint64_t args_va = upload(args);
+  ASSERT_TRUE(run_dispatch(request(load_kernel(kernel), 3, 40, args_va, uint32_t(args.size() * 4)), 9));
+  const std::vector<uint32_t> a = download(out[0], n), b = download(out[1], n), c = download(out[2], n),
+                              d = download(out[3], n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const bool loaded = i % 2 == 1;
+    EXPECT_EQ(a[i], loaded ? 0x11111111u : 7u) << i;
+    EXPECT_EQ(b[i], loaded ? 0x22222222u : 9u) << i;
+    EXPECT_EQ(c[i], loaded ? 0x33333333u : 11u) << i;
+    EXPECT_EQ(d[i], 0x44444444u) << i;
+  }
+}
+
 TEST_F(DispatchTest, DumpContainsTheDisassembledKernel) {
   expect_vector_add_works(1);
   std::string text = device_->dump_text();
