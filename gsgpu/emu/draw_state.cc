@@ -369,6 +369,7 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   if (!w.only(P::COLOR_TARGETS, P::COLOR_TARGETS_COUNT_MASK, "COLOR_TARGETS")) return false;
   // Any value: the geometry engine clamps it to pointSizeRange (a guest cannot ask for more).
   s->draw.point_size = w.real(P::POINT_SIZE);
+  s->draw.line_width = w.real(P::LINE_WIDTH);  // the same: clamped to lineWidthRange
   s->setup.cull = G::CullMode(w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, CULL)));
   s->setup.front_face = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, FRONT_FACE)) ? G::FrontFace::kClockwise
                                                                                   : G::FrontFace::kCounterClockwise;

@@ -148,10 +148,12 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetScissor(VkCommandBuffer handle, uint32_
   cb->graphics.scissor_set = true;
 }
 
-// wideLines is off: 1.0 is the only width, and lines are drawn 1 pixel wide whatever is set.
+// Kept for the draws of pipelines whose line width is dynamic (draw_dynamic.cc apply_dynamic_state).
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetLineWidth(VkCommandBuffer handle, float width) {
-  if (width != 1.0f) log_refusal("vkCmdSetLineWidth", "width other than 1 (wideLines is off)", "ignored");
-  (void)handle;
+  CommandBuffer* cb = recording(handle, "vkCmdSetLineWidth");
+  if (cb == nullptr) return;
+  cb->graphics.line_width = checked_line_width(width, "vkCmdSetLineWidth");
+  cb->graphics.dynamic_set |= kDynamicLineWidth;
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdDraw(VkCommandBuffer handle, uint32_t vertex_count, uint32_t instance_count,

@@ -1,10 +1,11 @@
-// Dynamic state beyond viewport and scissor (docs/vulkan-driver.md "Draws"): blend constants and
-// the stencil compare mask, write mask and reference, recorded as the PIPE_STATE fields they replace
-// and applied to the pipeline's words when a draw is recorded; the depth bias (the pipeline's or
+// Dynamic state beyond viewport and scissor (docs/vulkan-driver.md "Draws"): line width, blend
+// constants and the stencil compare mask, write mask and reference, recorded as the PIPE_STATE
+// fields they replace and applied to the pipeline's words when a draw is recorded; the depth bias (the pipeline's or
 // vkCmdSetDepthBias's) becomes RASTER.DEPTH_BIAS and DEPTH_BIAS_*. Depth bounds are accepted and
 // change nothing: the test is off in every pipeline the driver creates.
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "gsgpu/vk/binding_objects.h"
@@ -55,15 +56,31 @@ bool apply_depth_bias(const std::array<float, 3>& f, std::array<uint32_t, kPipeS
 
 }  // namespace
 
+float checked_line_width(float width, const char* command) {
+  if (std::isnan(width)) {
+    log_refusal(command, "line width NaN", "drawn 1 wide");
+    return 1.0f;
+  }
+  if (width >= 1.0f && width <= 64.0f) return width;
+  const float clamped = width < 1.0f ? 1.0f : 64.0f;
+  char what[96];
+  std::snprintf(what, sizeof what, "line width %g outside lineWidthRange [1, 64]", double(width));
+  log_refusal(command, what, clamped == 1.0f ? "drawn 1 wide" : "drawn 64 wide");
+  return clamped;
+}
+
 bool apply_dynamic_state(const GraphicsPipeline& p, const GraphicsRecordState& g,
                          std::array<uint32_t, kPipeStateDwords>* words, std::string* why) {
   // A pipeline without depth bias ignores vkCmdSetDepthBias: only the other states must be set.
-  const uint32_t needed = p.depth_bias ? p.dynamic : p.dynamic & ~uint32_t{kDynamicDepthBias};
+  // Nor does any draw need vkCmdSetLineWidth: a command buffer's width starts at 1 (zink sets it
+  // only before it draws lines).
+  const uint32_t needed = (p.depth_bias ? p.dynamic : p.dynamic & ~uint32_t{kDynamicDepthBias}) & ~uint32_t{kDynamicLineWidth};
   if ((needed & g.dynamic_set) != needed) return *why = "a dynamic state of the pipeline was not set", false;
   auto& w = *words;
   if (p.depth_bias && !apply_depth_bias((p.dynamic & kDynamicDepthBias) ? g.depth_bias : p.depth_bias_factors, &w, why)) {
     return false;
   }
+  if (p.dynamic & kDynamicLineWidth) w[P::LINE_WIDTH] = std::bit_cast<uint32_t>(g.line_width);
   if (p.dynamic & kDynamicBlendConstants) {
     w[P::BLEND_CONSTANT_R] = g.blend_constants[0];
     w[P::BLEND_CONSTANT_G] = g.blend_constants[1];

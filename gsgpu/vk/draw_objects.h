@@ -24,7 +24,7 @@ struct Buffer;
 struct ImageView;
 struct FormatInfo;
 
-inline constexpr uint32_t kPipeStateDwords = 40;    // blk::PIPE_STATE::SIZE_DWORDS (checked in pipeline.cc)
+inline constexpr uint32_t kPipeStateDwords = 41;    // blk::PIPE_STATE::SIZE_DWORDS (checked in pipeline.cc)
 inline constexpr uint32_t kShaderStateDwords = 32;  // blk::SHADER_STATE::SIZE_DWORDS
 inline constexpr uint32_t kMaxDrawVertexBindings = 16;
 // maxColorAttachments: target 0 in PIPE_STATE, targets 1..7 in COLOR_TARGET records.
@@ -92,6 +92,7 @@ enum DynamicBits : uint32_t {
   kDynamicStencilWriteMask = 1u << 2,
   kDynamicStencilReference = 1u << 3,
   kDynamicDepthBias = 1u << 4,
+  kDynamicLineWidth = 1u << 5,
 };
 
 struct GraphicsPipeline : PipelineBase {
@@ -186,6 +187,7 @@ struct GraphicsRecordState {
   std::array<uint32_t, 4> blend_constants{};   // binary32 bits
   std::array<uint32_t, 2> stencil_masks{};     // STENCIL_FRONT_MASKS / STENCIL_BACK_MASKS words
   std::array<float, 3> depth_bias{};           // vkCmdSetDepthBias: constant, clamp, slope
+  float line_width = 1.0f;                     // vkCmdSetLineWidth, clamped to lineWidthRange
   std::array<DrawVertexBuffer, kMaxDrawVertexBindings> vertex_buffers{};
   Buffer* index_buffer = nullptr;
   uint64_t index_offset = 0;
@@ -218,6 +220,10 @@ bool indirect_draw_range_valid(const DrawCommand& d, std::string* why);
 // (draw_indirect.cc; draws and dispatches); false with *why, which names the command as `what`.
 bool read_indirect_words(const Buffer* b, uint64_t offset, uint32_t words, const char* what, uint32_t* out,
                          std::string* why);
+
+// A line width as PIPE_STATE LINE_WIDTH takes it: clamped to lineWidthRange [1, 64] as Vulkan
+// says; one that is not a number (invalid usage) draws 1. Either with a log line naming `command`.
+float checked_line_width(float width, const char* command);
 
 // Writes the command buffer's dynamic state into the pipeline's PIPE_STATE words (draw_dynamic.cc);
 // false with *why when a dynamic state of the pipeline was never set.

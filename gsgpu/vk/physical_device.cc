@@ -77,7 +77,11 @@ void fill_draw_limits(VkPhysicalDeviceLimits* limits) {
   limits->pointSizeRange[0] = 1.0f;
   limits->pointSizeRange[1] = 64.0f;
   limits->pointSizeGranularity = 1.0f / 256;
-  limits->lineWidthRange[0] = limits->lineWidthRange[1] = 1.0f;
+  // The geometry engine clamps the width to [1, 64]; a rectangular line's half-width offsets are
+  // snapped to 1/256, Bresenham lines round it to whole pixels.
+  limits->lineWidthRange[0] = 1.0f;
+  limits->lineWidthRange[1] = 64.0f;
+  limits->lineWidthGranularity = 1.0f / 256;
   limits->maxClipDistances = 8;  // SHADER_STATE VERTEX.CLIP_DISTANCES + CULL_DISTANCES <= 8
   limits->maxCullDistances = 8;
   limits->maxCombinedClipAndCullDistances = 8;
@@ -170,6 +174,9 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFeatures(VkPhysicalDevice, V
   features->largePoints = VK_TRUE;  // pointSizeRange [1, 64] (fill_limits)
   // Output 0's alpha replaced by 1 after alpha to coverage (PIPE_STATE MULTISAMPLE.ALPHA_TO_ONE).
   features->alphaToOne = VK_TRUE;
+  // lineWidthRange [1, 64] (PIPE_STATE LINE_WIDTH): rectangles of that width, Bresenham lines that
+  // many whole pixels across (docs/graphics.md "Points and lines").
+  features->wideLines = VK_TRUE;
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceMemoryProperties(VkPhysicalDevice handle,

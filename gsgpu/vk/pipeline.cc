@@ -152,9 +152,10 @@ bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
         case VK_DYNAMIC_STATE_STENCIL_WRITE_MASK: p->dynamic |= kDynamicStencilWriteMask; break;
         case VK_DYNAMIC_STATE_STENCIL_REFERENCE: p->dynamic |= kDynamicStencilReference; break;
         case VK_DYNAMIC_STATE_DEPTH_BIAS: p->dynamic |= kDynamicDepthBias; break;
-        // Line width is always 1; depth bounds tests are off (refused above, and the depthBounds
-        // feature is false), so their values change nothing.
-        case VK_DYNAMIC_STATE_LINE_WIDTH: case VK_DYNAMIC_STATE_DEPTH_BOUNDS: break;
+        case VK_DYNAMIC_STATE_LINE_WIDTH: p->dynamic |= kDynamicLineWidth; break;
+        // Depth bounds tests are off (refused above, and the depthBounds feature is false), so
+        // their values change nothing.
+        case VK_DYNAMIC_STATE_DEPTH_BOUNDS: break;
         default: return *why = "dynamic state " + std::to_string(s), false;
       }
     }
@@ -219,6 +220,9 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
                  (r->depthClampEnable ? P::RASTER_DEPTH_CLAMP_MASK : 0);
   w[P::POINT_SIZE] = bits(1.0f);
   w[P::MULTISAMPLE] = multisample_word(info.pMultisampleState);
+  // A dynamic width is the command buffer's (apply_dynamic_state); the pipeline's is then ignored.
+  w[P::LINE_WIDTH] = bits((p->dynamic & kDynamicLineWidth) ? 1.0f
+                                                            : checked_line_width(r->lineWidth, "vkCreateGraphicsPipelines"));
   if (const auto* d = info.pDepthStencilState) {
     p->uses_depth = d->depthTestEnable || d->stencilTestEnable;
     w[P::DEPTH] = (d->depthTestEnable ? P::DEPTH_TEST_MASK : 0) | (d->depthWriteEnable ? P::DEPTH_WRITE_MASK : 0) |

@@ -6,7 +6,11 @@
 // per column (row for y-major lines), with the ends decided by where a and b lie in their pixels.
 // All of it is exact integer arithmetic on the snapped endpoints.
 //
-// The quads go out in the line's order (pixels move monotonically, so a quad is never revisited);
+// A line of width w > 1 (whole pixels: point_line_setup.h bresenham_width) follows Vulkan's rule for
+// wide Bresenham lines: the segment moved by -(w - 1) / 2 along the minor axis is rasterized as
+// above, and each pixel it produces is the first (smallest minor coordinate) of w pixels across.
+//
+// The quads go out per pair of major-axis columns, pairs in the line's order (a quad is sent once);
 // interpolation uses the line's interpolation triangle (point_line_setup.h bresenham_triangle),
 // i.e. the affine function of the major-axis coordinate between the endpoints.
 #pragma once

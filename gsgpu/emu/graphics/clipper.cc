@@ -236,7 +236,7 @@ void Clipper::clip_point(const AssembledPrimitive& point, float point_size, Queu
   emit_expanded(PrimitiveKind::kPoint, e, {&v.varyings, &v.varyings}, flat ? *flat : v.varyings, out);
 }
 
-void Clipper::clip_line(const AssembledPrimitive& line, LineMode mode, Queue<RasterTriangle>& out,
+void Clipper::clip_line(const AssembledPrimitive& line, const LineRules& rules, Queue<RasterTriangle>& out,
                         const Varyings* flat) {
   counters_.lines_in++;
   const ShadedVertex& a = line.vertices[0];
@@ -277,9 +277,9 @@ void Clipper::clip_line(const AssembledPrimitive& line, LineMode mode, Queue<Ras
     if (t0 > 0) at(t0, &ca, &va), snap_to_plane(*plane0, ca);
   }
   ExpandedPrimitive e;
-  const bool bresenham = mode == LineMode::kBresenham;
+  const bool bresenham = rules.mode == LineMode::kBresenham;
   const ScreenVertex sa = to_screen(ca), sb = to_screen(cb);
-  switch (bresenham ? bresenham_triangle(sa, sb, &e) : expand_line(sa, sb, &e)) {
+  switch (bresenham ? bresenham_triangle(sa, sb, rules.width, &e) : expand_line(sa, sb, rules.width, &e)) {
     case ExpandResult::kOk: break;
     case ExpandResult::kDegenerate: counters_.lines_degenerate++; return;
     case ExpandResult::kOutsideGuardBand: counters_.outside_guard_band++; return;

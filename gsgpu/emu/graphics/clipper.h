@@ -62,7 +62,7 @@ struct OutlineState {
   PolygonMode mode = PolygonMode::kFill;
   CullMode cull = CullMode::kNone;
   FrontFace front_face = FrontFace::kCounterClockwise;
-  LineMode line_mode = LineMode::kRectangular;
+  LineRules line;
   float point_size = 1.0f;
   DepthBias depth_bias;  // the triangle's, added to its edges' and vertices' depth
 };
@@ -106,7 +106,7 @@ class Clipper {
   // `flat`: the flat varyings, when not the primitive's own first vertex's (a polygon's edges).
   void clip_point(const AssembledPrimitive& point, float point_size, Queue<RasterTriangle>& out,
                   const Varyings* flat = nullptr);
-  void clip_line(const AssembledPrimitive& line, LineMode mode, Queue<RasterTriangle>& out,
+  void clip_line(const AssembledPrimitive& line, const LineRules& rules, Queue<RasterTriangle>& out,
                  const Varyings* flat = nullptr);
   // A triangle in polygon mode LINE or POINT (polygon_outline.cc): clipped, culled by its facing,
   // then its edges drawn as lines (not the edges clipping made) or its vertices as points.

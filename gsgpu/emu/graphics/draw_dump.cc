@@ -46,8 +46,9 @@ void append_pixel_state(std::string* out, const DrawState& s) {
   appendf(out, "  cull            %s, front face %s\n", cull_name(s.setup.cull),
           s.setup.front_face == FrontFace::kCounterClockwise ? "counter-clockwise" : "clockwise");
   appendf(out, "  scissor         [%d, %d) x [%d, %d)\n", s.scissor.x0, s.scissor.x1, s.scissor.y0, s.scissor.y1);
-  appendf(out, "  rasterizer      bounding-box test %s, lines %s\n", s.raster.bounding_box_test ? "on" : "off",
-          s.draw.line_mode == LineMode::kBresenham ? "Bresenham" : "rectangular");
+  appendf(out, "  rasterizer      bounding-box test %s, lines %s, width %g (drawn %g)\n",
+          s.raster.bounding_box_test ? "on" : "off", s.draw.line_mode == LineMode::kBresenham ? "Bresenham" : "rectangular",
+          s.draw.line_width, clamp_line_width(s.draw.line_width));
   appendf(out, "  render area     %u x %u\n", s.width, s.height);
   if (s.color.enabled) {
     appendf(out, "  colour target   va 0x%" PRIx64 ", pitch %u, %s\n", s.color.va, s.color.row_pitch,

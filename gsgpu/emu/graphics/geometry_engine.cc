@@ -32,7 +32,7 @@ void GeometryEngine::clip_primitive(const AssembledPrimitive& p, StreamState& s,
   if (p.vertex_count == 1) {
     s.clipper.clip_point(p, s.point_size, s.triangles, flat);
   } else if (p.vertex_count == 2) {
-    s.clipper.clip_line(p, s.line_mode, s.triangles, flat);
+    s.clipper.clip_line(p, s.line, s.triangles, flat);
   } else if (s.outline.mode == PolygonMode::kFill) {
     s.clipper.clip_triangle(p, s.triangles, flat);
   } else {
@@ -121,9 +121,9 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   if (draw.count == 0) return std::nullopt;
   VertexFetcher fetcher(memory_, input);
   Clipper clipper(viewport, stage.varying_components(), draw.depth_clamp);
-  const OutlineState outline{draw.polygon_mode, draw.cull,       draw.front_face,
-                             draw.line_mode,    draw.point_size, draw.depth_bias};
-  StreamState stream{stage, PrimitiveAssembler(draw.topology, draw.provoking_vertex), clipper, sink, draw.point_size, draw.line_mode, outline,
+  const LineRules line{draw.line_mode, draw.line_width};
+  const OutlineState outline{draw.polygon_mode, draw.cull, draw.front_face, line, draw.point_size, draw.depth_bias};
+  StreamState stream{stage, PrimitiveAssembler(draw.topology, draw.provoking_vertex), clipper, sink, draw.point_size, line, outline,
                      draw.clip_distances, draw.cull_distances, {}, {}, {}};
   std::optional<std::string> fault;
   for (uint32_t inst = 0; inst < draw.instance_count; ++inst) {

@@ -42,6 +42,7 @@ struct DrawParams {
   // Point size of point lists (PIPE_STATE POINT_SIZE), clamped to [kMinPointSize, kMaxPointSize].
   float point_size = 1.0f;
   LineMode line_mode = LineMode::kRectangular;  // PIPE_STATE RASTER.LINE_MODE
+  float line_width = 1.0f;  // PIPE_STATE LINE_WIDTH, clamped to [kMinLineWidth, kMaxLineWidth]
   // PIPE_STATE RASTER.POLYGON_MODE, and the cull state it needs (a filled triangle is culled by
   // triangle setup instead).
   PolygonMode polygon_mode = PolygonMode::kFill;
@@ -111,7 +112,7 @@ class GeometryEngine {
     Clipper& clipper;
     const TriangleSink& sink;
     float point_size;
-    LineMode line_mode;
+    LineRules line;
     OutlineState outline;  // polygon mode LINE / POINT
     uint32_t clip_distances, cull_distances;
     Queue<AssembledPrimitive> primitives;

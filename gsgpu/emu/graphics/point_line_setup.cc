@@ -31,6 +31,13 @@ float clamp_point_size(float size) {
   return std::clamp(size, kMinPointSize, kMaxPointSize);
 }
 
+float clamp_line_width(float width) {
+  if (std::isnan(width)) return kMinLineWidth;
+  return std::clamp(width, kMinLineWidth, kMaxLineWidth);
+}
+
+int32_t bresenham_width(float width) { return int32_t(std::lround(clamp_line_width(width))); }
+
 ExpandResult expand_point(const ScreenVertex& centre, float size, ExpandedPrimitive* out) {
   int64_t cx, cy, side;
   if (!snap_to_subpixel(centre.x, &cx) || !snap_to_subpixel(centre.y, &cy)) return ExpandResult::kOutsideGuardBand;
@@ -43,7 +50,7 @@ ExpandResult expand_point(const ScreenVertex& centre, float size, ExpandedPrimit
   return ExpandResult::kOk;
 }
 
-ExpandResult expand_line(const ScreenVertex& a, const ScreenVertex& b, ExpandedPrimitive* out) {
+ExpandResult expand_line(const ScreenVertex& a, const ScreenVertex& b, float width, ExpandedPrimitive* out) {
   int64_t ax, ay, bx, by;
   if (!snap_to_subpixel(a.x, &ax) || !snap_to_subpixel(a.y, &ay) || !snap_to_subpixel(b.x, &bx) ||
       !snap_to_subpixel(b.y, &by)) {
@@ -54,7 +61,7 @@ ExpandResult expand_line(const ScreenVertex& a, const ScreenVertex& b, ExpandedP
   if (!(length > 0)) return ExpandResult::kDegenerate;
   // Half the width along the unit normal, snapped once and applied to both ends (a parallelogram
   // with integer corners; nearbyint rounds half to even, symmetric in the sign).
-  const double scale = kLineWidth / 2 / length;
+  const double scale = double(clamp_line_width(width)) / 2 / length;
   const int64_t tx = int64_t(std::nearbyint(-dy * scale * kSubpixelOne));
   const int64_t ty = int64_t(std::nearbyint(dx * scale * kSubpixelOne));
   const ScreenVertex a0 = corner(ax - tx, ay - ty, a), a1 = corner(ax + tx, ay + ty, a);
@@ -69,7 +76,7 @@ ExpandResult expand_line(const ScreenVertex& a, const ScreenVertex& b, ExpandedP
 
 namespace gsgpu::graphics {
 
-ExpandResult bresenham_triangle(const ScreenVertex& a, const ScreenVertex& b, ExpandedPrimitive* out) {
+ExpandResult bresenham_triangle(const ScreenVertex& a, const ScreenVertex& b, float width, ExpandedPrimitive* out) {
   int64_t ax, ay, bx, by;
   if (!snap_to_subpixel(a.x, &ax) || !snap_to_subpixel(a.y, &ay) || !snap_to_subpixel(b.x, &bx) ||
       !snap_to_subpixel(b.y, &by)) {
@@ -77,7 +84,8 @@ ExpandResult bresenham_triangle(const ScreenVertex& a, const ScreenVertex& b, Ex
   }
   if (ax == bx && ay == by) return ExpandResult::kDegenerate;
   const bool x_major = std::llabs(bx - ax) >= std::llabs(by - ay);
-  const int64_t mx = x_major ? 0 : kSubpixelOne / 2, my = x_major ? kSubpixelOne / 2 : 0;
+  const int64_t half = bresenham_width(width) * kSubpixelOne / 2;
+  const int64_t mx = x_major ? 0 : half, my = x_major ? half : 0;
   out->triangles[0] = {corner(ax - mx, ay - my, a), corner(bx - mx, by - my, b), corner(bx + mx, by + my, b)};
   out->triangles[1] = out->triangles[0];
   out->endpoint = {{{0, 1, 1}, {0, 1, 1}}};

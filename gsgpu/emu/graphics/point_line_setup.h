@@ -8,10 +8,11 @@
 //   the top-left rule makes the left and top edges inclusive, the right and bottom ones exclusive (the
 //   square lavapipe / llvmpipe draw with point_quad_rasterization). Size is clamped to
 //   [kMinPointSize, kMaxPointSize] (pointSizeRange); NaN is 1.
-// - A line is the rectangle of width 1 centred on the segment from a to b, ending at the endpoints
+// - A line is the rectangle of width w centred on the segment from a to b, ending at the endpoints
 //   (Vulkan's rectangular lines, lavapipe's default when no line mode is given): corners snap(a) -+ t
-//   and snap(b) -+ t with t = snap(n / 2) and n the unit normal (-dy, dx) / |d| of the unsnapped
-//   segment. A pixel centre on an edge is covered by the top-left rule.
+//   and snap(b) -+ t with t = snap(w n / 2) and n the unit normal (-dy, dx) / |d| of the unsnapped
+//   segment. A pixel centre on an edge is covered by the top-left rule. w is the line width clamped
+//   to [kMinLineWidth, kMaxLineWidth] (lineWidthRange); NaN is 1.
 // The two triangles of a line carry endpoint a's attributes at a's corners and b's at b's, so the
 // barycentric interpolation inside them is the affine function along the segment:
 // t = (p - a).(b - a) / |b - a|^2 and depth (1 - t) z_a + t z_b, perspective-correct varyings by the
@@ -28,7 +29,10 @@ namespace gsgpu::graphics {
 
 inline constexpr float kMinPointSize = 1.0f;
 inline constexpr float kMaxPointSize = 64.0f;  // pointSizeRange [1, 64], granularity 1/256
-inline constexpr float kLineWidth = 1.0f;      // lineWidthRange [1, 1] (no wideLines)
+inline constexpr float kMinLineWidth = 1.0f;
+// lineWidthRange [1, 64] (wideLines): a line's corners lie at most 32 pixels beyond its clipped
+// endpoints, inside the 768 pixels between the clipper's band and the setup's (kGuardBandClip).
+inline constexpr float kMaxLineWidth = 64.0f;
 
 // Which endpoint each corner of an expanded primitive takes its attributes from (0: a, 1: b).
 struct ExpandedPrimitive {
@@ -44,12 +48,24 @@ enum class ExpandResult : uint8_t {
 
 enum class LineMode : uint8_t { kRectangular, kBresenham };
 
+// How a draw's lines are rasterized: PIPE_STATE RASTER.LINE_MODE and LINE_WIDTH.
+struct LineRules {
+  LineMode mode = LineMode::kRectangular;
+  float width = 1.0f;  // clamped where a line is set up (clamp_line_width)
+};
+
 float clamp_point_size(float size);
+// lineWidthRange: NaN draws 1, anything else is clamped to [kMinLineWidth, kMaxLineWidth].
+float clamp_line_width(float width);
+// Bresenham lines draw whole pixels across: the clamped width rounded to the nearest integer
+// (halves away from zero), as OpenGL defines aliased line widths.
+int32_t bresenham_width(float width);
 ExpandResult expand_point(const ScreenVertex& centre, float size, ExpandedPrimitive* out);
-ExpandResult expand_line(const ScreenVertex& a, const ScreenVertex& b, ExpandedPrimitive* out);
+ExpandResult expand_line(const ScreenVertex& a, const ScreenVertex& b, float width, ExpandedPrimitive* out);
 // A Bresenham line's interpolation triangle (triangles[0]): snap(a) - m, snap(b) - m, snap(b) + m with
-// m half a pixel along the minor axis, so that barycentric interpolation is the affine function of
-// the major-axis coordinate between the endpoints; bresenham.h recovers a and b from it.
-ExpandResult bresenham_triangle(const ScreenVertex& a, const ScreenVertex& b, ExpandedPrimitive* out);
+// m half the line's bresenham_width along the minor axis, so that barycentric interpolation is the
+// affine function of the major-axis coordinate between the endpoints; bresenham.h recovers a, b and
+// the width from it.
+ExpandResult bresenham_triangle(const ScreenVertex& a, const ScreenVertex& b, float width, ExpandedPrimitive* out);
 
 }  // namespace gsgpu::graphics

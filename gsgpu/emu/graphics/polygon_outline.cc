@@ -114,7 +114,7 @@ void Clipper::outline_triangle(const AssembledPrimitive& tri, const OutlineState
     line.vertex_count = 2;
     line.vertices[0] = shaded(a.position, a.varyings);
     line.vertices[1] = shaded(b.position, b.varyings);
-    clip_line(line, state.line_mode, out, &flat);
+    clip_line(line, state.line, out, &flat);
   }
 }
 

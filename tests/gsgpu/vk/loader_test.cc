@@ -33,6 +33,7 @@ TEST_F(VkLoader, OnePhysicalDeviceNamedGsgpuOfTypeVirtualGpu) {
   expected.depthBiasClamp = VK_TRUE;  // triangle setup's DEPTH_BIAS_CLAMP
   expected.largePoints = VK_TRUE;     // pointSizeRange [1, 64]
   expected.alphaToOne = VK_TRUE;  // PIPE_STATE MULTISAMPLE.ALPHA_TO_ONE
+  expected.wideLines = VK_TRUE;       // lineWidthRange [1, 64]
   const auto* flags = reinterpret_cast<const VkBool32*>(&features);
   const auto* expected_flags = reinterpret_cast<const VkBool32*>(&expected);
   for (size_t i = 0; i < sizeof(features) / sizeof(VkBool32); ++i) EXPECT_EQ(flags[i], expected_flags[i]) << i;

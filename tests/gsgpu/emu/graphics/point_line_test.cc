@@ -364,6 +364,91 @@ TEST(BresenhamLines, OnePixelPerMajorColumnAndInterpolationAlongTheLine) {
   }
 }
 
+// Wide rectangular lines (PIPE_STATE LINE_WIDTH): the rectangle of the width centred on the
+// segment, at 24 angles and widths 2 .. 8.
+TEST(WideLines, RectangularCoverageIsTheRectangleOfTheWidth) {
+  for (float width : {2.0f, 3.5f, 8.0f}) {
+    for (int k = 0; k < 24; ++k) {
+      const double angle = k * 2 * M_PI / 24 + 0.01;
+      const float ax = 24.13f, ay = 23.71f;
+      const float bx = float(ax + 15.3 * std::cos(angle)), by = float(ay + 15.3 * std::sin(angle));
+      Scene s(48, 48, Topology::kLineList);
+      s.state.draw.line_width = width;
+      s.vertices({{ax, ay}, {bx, by}});
+      ASSERT_FALSE(s.draw().fault);
+      const Pixels got = s.covered();
+      const double dx = bx - ax, dy = by - ay, len = std::sqrt(dx * dx + dy * dy);
+      for (uint32_t y = 0; y < 48; ++y) {
+        for (uint32_t x = 0; x < 48; ++x) {
+          const double px = x + 0.5 - ax, py = y + 0.5 - ay;
+          const double along = (px * dx + py * dy) / len, across = std::fabs(px * -dy + py * dx) / len;
+          const bool inside = along > 0.01 && along < len - 0.01 && across < width / 2 - 0.01;
+          const bool outside = along < -0.01 || along > len + 0.01 || across > width / 2 + 0.01;
+          if (inside) EXPECT_TRUE(got.count({x, y})) << width << " " << k << ": " << x << "," << y;
+          if (outside) EXPECT_FALSE(got.count({x, y})) << width << " " << k << ": " << x << "," << y;
+        }
+      }
+    }
+  }
+}
+
+// Wide Bresenham lines, Vulkan's rule: the width-1 line moved by -(w - 1) / 2 on the minor axis,
+// each of its pixels extended to w pixels along that axis (w rounded to whole pixels). Checked for
+// random lines against the emulator's own width-1 rasterization of the moved line (itself checked
+// against the L1 reference above); every pixel is written once.
+TEST(WideLines, BresenhamColumnsAreTheMovedWidthOneLineExtended) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> coord(8 * 256, 40 * 256);
+  for (int k = 0; k < 60; ++k) {
+    const float ax = coord(rng) / 256.0f, ay = coord(rng) / 256.0f, bx = coord(rng) / 256.0f, by = coord(rng) / 256.0f;
+    if (ax == bx && ay == by) continue;
+    const float width = float(2 + k % 7) + (k % 3 == 2 ? 0.4f : 0.0f);  // 2.4 draws 2, 4.4 draws 4 ...
+    const int w = int(std::lround(width));
+    const bool x_major = std::fabs(bx - ax) >= std::fabs(by - ay);
+    const float shift = (w - 1) / 2.0f;
+    Scene thin(48, 48, Topology::kLineList);
+    thin.state.draw.line_mode = LineMode::kBresenham;
+    thin.vertices({{ax - (x_major ? 0 : shift), ay - (x_major ? shift : 0)},
+                   {bx - (x_major ? 0 : shift), by - (x_major ? shift : 0)}});
+    ASSERT_FALSE(thin.draw().fault);
+    Pixels expected;
+    for (auto [x, y] : thin.covered()) {
+      for (int i = 0; i < w; ++i) {
+        const uint32_t px = x_major ? x : x + uint32_t(i), py = x_major ? y + uint32_t(i) : y;
+        if (px < 48 && py < 48) expected.insert({px, py});
+      }
+    }
+    Scene wide(48, 48, Topology::kLineList);
+    wide.state.draw.line_mode = LineMode::kBresenham;
+    wide.state.draw.line_width = width;
+    wide.vertices({{ax, ay}, {bx, by}});
+    DrawResult r = wide.draw();
+    ASSERT_FALSE(r.fault) << *r.fault;
+    EXPECT_EQ(wide.covered(), expected) << "line " << ax << "," << ay << " -> " << bx << "," << by << " width " << width;
+    EXPECT_EQ(r.counters.merge.fragments_written, expected.size()) << k;
+  }
+}
+
+// Hostile widths: NaN, 0 and negatives draw 1; +inf and 10^30 draw 64 (lineWidthRange), in both
+// modes, and never fault.
+TEST(WideLines, WidthsAreClampedToTheRangeAndNaNIsOne) {
+  for (LineMode mode : {LineMode::kRectangular, LineMode::kBresenham}) {
+    auto draw = [&](float width) {
+      Scene s(128, 128, Topology::kLineList);
+      s.state.draw.line_mode = mode;
+      s.state.draw.line_width = width;
+      s.vertices({{20.3f, 30.2f}, {100.7f, 90.4f}});
+      DrawResult r = s.draw();
+      EXPECT_FALSE(r.fault) << width;
+      return s.covered();
+    };
+    const Pixels one = draw(1.0f), widest = draw(64.0f);
+    EXPECT_GT(widest.size(), 30 * one.size());
+    for (float width : {kNaN, 0.0f, -5.0f, -kInf}) EXPECT_EQ(draw(width), one) << width;
+    for (float width : {kInf, 1e30f, 65.0f}) EXPECT_EQ(draw(width), widest) << width;
+  }
+}
+
 TEST(LineClipping, LinesAreClippedNotDropped) {
   Scene s(16, 16, Topology::kLineList);
   // Far off to the left (x = -10000 w, beyond the guard band) into the target; across the near plane; wholly behind it.
