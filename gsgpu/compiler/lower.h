@@ -193,6 +193,7 @@ class Lowering {
   void lower_matrix(const SpirvInstruction& inst);
   void lower_derivative(const SpirvInstruction& inst);
   bool lower_glsl_extinst(const SpirvInstruction& inst);
+  void finite_log_of_zero(const SpirvInstruction& inst);  // Log / Log2 of +-0: -FLT_MAX, not -inf
   std::vector<RegisterVariable> register_variables_;
   std::vector<RegisterPointer> register_pointers_;
   std::unordered_map<uint32_t, uint32_t> module_register_pointers_;  // module variable -> its RegisterPointer

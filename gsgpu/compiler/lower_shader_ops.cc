@@ -82,8 +82,31 @@ uint32_t opencl_twin(uint32_t glsl) {
 
 }  // namespace
 
+// GLSL.std.450 leaves Log and Log2 of x <= 0 undefined; at +-0 the OpenCL twins give -inf. The usual
+// lowering of pow(x, y) as exp2(y * log2(x)) then makes 0^0 a NaN (-inf * 0), which a later
+// multiplication by 0 keeps: Mesa's fixed-function lighting computes a spot light's attenuation as
+// (inside the cone ? 1 : 0) * exp2(exponent * log2(|spot|)), so a light with exponent 0 at a vertex
+// with spot = 0 turned the whole colour into NaN (piglit gl-1.0-spot-light, black). The most
+// negative finite float instead gives exp2(0 * -FLT_MAX) = 1 (C's pow(0, 0)) and, for y > 0,
+// exp2(y * -FLT_MAX) = 0 as -inf does; a negative x still gives NaN.
+void Lowering::finite_log_of_zero(const SpirvInstruction& inst) {
+  Value v = value(inst.result_id);
+  for (MOperand& part : v.parts) {
+    const MOperand minus_inf = MOperand::vreg(emit(Opcode::v_cmp_oeq_f32, 32, part, MOperand::literal(0xff800000u)));
+    part = select(minus_inf, MOperand::literal(0xff7fffffu), part, 32);
+  }
+  define(inst.result_id, std::move(v));
+}
+
 bool Lowering::lower_glsl_extinst(const SpirvInstruction& inst) {
   const uint32_t ext = operand_id(inst, 1);
+  const uint32_t result_scalar = scalar_of(inst.result_type);
+  if ((ext == GLSLstd450Log || ext == GLSLstd450Log2) && type(result_scalar).kind == TypeKind::kFloat &&
+      type(result_scalar).width == 32) {
+    if (!lower_opencl_extinst(opencl_twin(ext), inst)) return false;
+    finite_log_of_zero(inst);
+    return true;
+  }
   if (const uint32_t twin = opencl_twin(ext); twin != UINT32_MAX) return lower_opencl_extinst(twin, inst);
   std::vector<Value> args;
   for (size_t i = 2; i < inst.operands.size(); ++i) args.push_back(value(inst.operands[i]));
