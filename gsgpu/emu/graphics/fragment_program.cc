@@ -56,27 +56,45 @@ bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator
   } else {
     interp.quad_depth_and_inverse_w(quad.x, quad.y, &weights);
   }
-  // Lanes grow with the draw's first batch (a small draw zeroes few) and are reused after it.
-  const size_t first_lane = 4 * quads_.size();
-  if (lanes_.size() < first_lane + 4) lanes_.resize(first_lane + 4);
-  FragmentLane* const lanes = lanes_.data() + first_lane;
-  for (int i = 0; i < 4; ++i) {
-    const int32_t x = quad.x + (i & 1), y = quad.y + (i >> 1);
-    const PixelWeights& w = weights[i];
-    FragmentLane& lane = lanes[i];  // filled in place: a lane is 80 bytes
-    if (barycentrics) {  // otherwise the zeros the lanes were created with
-      lane.perspective = w.perspective;
-      lane.linear = w.screen;
-    }
-    lane.primitive = record.primitive;
-    const float z = w.depth;
-    const float inv_w = w.inverse_w;
-    lane.preload = {std::bit_cast<uint32_t>(float(x) + 0.5f), std::bit_cast<uint32_t>(float(y) + 0.5f),
-                    std::bit_cast<uint32_t>(z), std::bit_cast<uint32_t>(inv_w), front_facing};
-    if (needs_depth && (quad.coverage >> i & 1)) record.depth[i] = z;
+  write_lanes(quad, record.primitive, front_facing, barycentrics);
+  if (needs_depth) {
+    for (int i = 0; i < 4; ++i)
+      if (quad.coverage >> i & 1) record.depth[i] = weights[i].depth;
   }
   quads_.push_back(record);
   return quads_.size() < quads_per_batch_ || run_batch(merge_worker_ != nullptr);
+}
+
+void FragmentProgramStage::write_lanes(const Quad& quad, uint32_t primitive, uint32_t front_facing,
+                                       bool barycentrics) {
+  // Lanes and preload rows grow with the draw's first batch (a small draw zeroes few) and are
+  // reused after it.
+  const size_t first_lane = 4 * quads_.size();
+  if (lanes_.size() < first_lane + 4) lanes_.resize(first_lane + 4);
+  const size_t rows_end = preload_warp_ + size_t{kFragmentPreloadRegs} * width_;
+  if (preload_.size() < rows_end) preload_.resize(rows_end);
+  FragmentLane* const lanes = lanes_.data() + first_lane;
+  uint32_t* const rows = preload_.data() + preload_warp_ + preload_lane_;
+  const size_t row = width_;
+  for (int i = 0; i < 4; ++i) {
+    const PixelWeights& w = quad_weights_[i];
+    if (barycentrics) {  // otherwise the zeros the lanes were created with
+      lanes[i].perspective = w.perspective;
+      lanes[i].linear = w.screen;
+    }
+    lanes[i].primitive = primitive;
+    rows[i] = std::bit_cast<uint32_t>(float(quad.x + (i & 1)) + 0.5f);
+    rows[row + i] = std::bit_cast<uint32_t>(float(quad.y + (i >> 1)) + 0.5f);
+    rows[2 * row + i] = std::bit_cast<uint32_t>(w.depth);
+    rows[3 * row + i] = std::bit_cast<uint32_t>(w.inverse_w);
+    rows[4 * row + i] = front_facing;
+  }
+  // The next quad's place, by counting (a division per quad costs more than the lane writes).
+  preload_lane_ += 4;
+  if (preload_lane_ == width_) {
+    preload_lane_ = 0;
+    preload_warp_ += size_t{kFragmentPreloadRegs} * width_;
+  }
 }
 
 bool FragmentProgramStage::flush() {
@@ -107,6 +125,7 @@ bool FragmentProgramStage::run_batch(bool hand_over) {
   io.primitives = primitives_.data();
   io.primitive_count = primitive_count_;
   io.lanes = lanes_.data();
+  io.preload = preload_.data();
   io.lane_masks = lane_masks_.data();
   io.outputs = outputs_.data();
   io.lane_count = lane_count;
@@ -125,6 +144,7 @@ bool FragmentProgramStage::run_batch(bool hand_over) {
   const bool facing = front_facing_.back();
   front_facing_.assign(1, facing);
   quads_.clear();
+  preload_warp_ = preload_lane_ = 0;
   return !fault_;
 }
 

@@ -77,6 +77,8 @@ class FragmentProgramStage {
   void reset_outputs(size_t count);
   void hand_over_merge();
   void copy_varyings(const RasterTriangle& t, FragmentPrimitive* p) const;
+  // The lanes and preloaded registers of the next quad, from quad_weights_.
+  void write_lanes(const Quad& quad, uint32_t primitive, uint32_t front_facing, bool barycentrics);
 
   ShaderProgram program_;
   ShaderProgramRunner& runner_;
@@ -95,6 +97,11 @@ class FragmentProgramStage {
   // A whole batch's lanes, allocated once and written in place (the first 4 * quads_.size() are
   // this batch's); without varyings the weights stay the zeros they were created with.
   std::vector<FragmentLane> lanes_;
+  // FragmentWarpIO::preload for the batch, grown as lanes_ is; the next quad's lane 0 is at
+  // preload_warp_ + preload_lane_ (its warp's first row, its lane in the row).
+  std::vector<uint32_t> preload_;
+  size_t preload_warp_ = 0;
+  uint32_t preload_lane_ = 0;
   std::vector<FragmentLaneOutput> outputs_;
   std::vector<uint64_t> lane_masks_;
   std::optional<std::string> fault_;

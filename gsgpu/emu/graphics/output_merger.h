@@ -23,6 +23,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "gsgpu/emu/graphics/multisample.h"
@@ -140,6 +141,10 @@ class OutputMerger {
   void process_plain(int32_t x, int32_t y, const Color& color) {
     counters_.fragments_in++;
     counters_.fragments_written++;
+    if (last_valid_ && std::memcmp(&color, &last_color_, sizeof color) == 0) {  // store_plain's reuse, inline
+      std::memcpy(color_.data + uint64_t(uint32_t(y)) * color_.row_pitch + uint64_t(uint32_t(x)) * 4, last_bytes_, 4);
+      return;
+    }
     store_plain(uint32_t(x), uint32_t(y), color);
   }
   uint32_t more_target_count() const { return more_target_count_; }

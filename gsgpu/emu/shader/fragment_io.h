@@ -35,10 +35,9 @@ struct FragmentLane {
   std::array<double, 3> perspective{};  // b_i / w_i, normalised
   std::array<double, 3> linear{};       // screen-space b_i
   uint32_t primitive = 0;               // index into FragmentWarpIO::primitives
-  // Preloaded into v0 .. v4 (docs/isa.md §8c): the pixel centre x + 0.5, y + 0.5, the interpolated
-  // depth z and 1 / w_clip (gl_FragCoord), then 1 for a front-facing triangle, else 0.
-  std::array<uint32_t, 5> preload{};
 };
+// Registers preloaded into v0 .. v4 (docs/isa.md §8c): the pixel centre x + 0.5, y + 0.5, the
+// interpolated depth z and 1 / w_clip (gl_FragCoord), then 1 for a front-facing triangle, else 0.
 inline constexpr uint32_t kFragmentPreloadRegs = 5;
 
 struct FragmentLaneOutput {
@@ -52,6 +51,10 @@ struct FragmentWarpIO {
   const FragmentPrimitive* primitives = nullptr;
   size_t primitive_count = 0;
   const FragmentLane* lanes = nullptr;  // warps * width entries
+  // The preloaded registers in the registers' own layout (one copy per register and warp, not a
+  // gather per lane): register r of warp g's lane l at (g * kFragmentPreloadRegs + r) * width + l;
+  // warps * kFragmentPreloadRegs * width entries.
+  const uint32_t* preload = nullptr;
   const uint64_t* lane_masks = nullptr;  // per warp
   FragmentLaneOutput* outputs = nullptr;  // warps * width entries
   size_t lane_count = 0;  // entries of lanes / outputs

@@ -260,7 +260,7 @@ class Cores final : public shader::Backend {
     if (p.group_size[0] != width || p.group_size[1] != 1 || p.group_size[2] != 1 || p.grid_size[1] != 1 ||
         p.grid_size[2] != 1)
       return bad_dispatch("a fragment dispatch is {warps, 1, 1} groups of {warp width, 1, 1}");
-    if (!io.lanes || !io.outputs || !io.lane_masks || uint64_t{p.grid_size[0]} * width > io.lane_count)
+    if (!io.lanes || !io.preload || !io.outputs || !io.lane_masks || uint64_t{p.grid_size[0]} * width > io.lane_count)
       return bad_dispatch("fragment warps outside their lane arrays");
     if (io.varying_components > kMaxFragmentVaryings)
       return bad_dispatch("more than " + std::to_string(kMaxFragmentVaryings) + " varying components");
@@ -447,21 +447,18 @@ class Cores final : public shader::Backend {
     if (w->initial_exec == 0) w->state = WarpState::kDone;
   }
 
-  // A fragment lane's FragCoord and facing (FragmentLane::preload), into the registers the program names.
+  // A fragment lane's FragCoord and facing (FragmentWarpIO::preload), into the registers the program
+  // names; lanes without a fragment keep their zeros.
   static void preload_fragment_warp(const FragmentWarpIO& io, uint64_t g, uint32_t program_regs, Warp* w) {
     const uint32_t regs = std::min(kFragmentPreloadRegs, program_regs);
-    const FragmentLane* lanes = io.lanes + g * w->width;
-    if (regs == kFragmentPreloadRegs) {  // the usual case: a loop the host compiler unrolls
-      for (uint32_t l = 0; l < w->width; ++l) {
-        if (!(w->initial_exec >> l & 1)) continue;
-        for (uint32_t r = 0; r < kFragmentPreloadRegs; ++r)
-          w->v[static_cast<size_t>(r) * w->width + l] = lanes[l].preload[r];
-      }
+    const size_t width = w->width;
+    const uint32_t* rows = io.preload + g * kFragmentPreloadRegs * width;
+    if (w->all_active) {  // the usual case: a row per register
+      std::memcpy(w->v, rows, sizeof(uint32_t) * regs * width);
       return;
     }
-    for (uint32_t l = 0; l < w->width; ++l) {
-      if (!(w->initial_exec >> l & 1)) continue;
-      for (uint32_t r = 0; r < regs; ++r) w->v[static_cast<size_t>(r) * w->width + l] = lanes[l].preload[r];
+    for (uint32_t r = 0; r < regs; ++r) {
+      for (uint32_t l = 0; l < width; ++l) w->v[r * width + l] = rows[r * width + l] & w->lane_mask[l];
     }
   }
 
