@@ -18,6 +18,7 @@ std::optional<std::string> BackendProgramRunner::run(const graphics::ShaderProgr
 
 std::optional<std::string> BackendProgramRunner::run(const graphics::ShaderProgram& program, FragmentWarpIO* fragment,
                                                      VertexWarpIO* vertex, uint32_t warps) {
+  std::lock_guard serialize(mutex_);
   if (draw_instructions_ >= draw_budget_) return draw_budget_fault();
   DispatchRequest request;
   request.code_va = program.code_va;

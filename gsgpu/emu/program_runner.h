@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -42,6 +43,9 @@ class BackendProgramRunner final : public graphics::ShaderProgramRunner {
   GpuMemory& memory_;
   uint64_t budget_;
   uint64_t draw_budget_;
+  // Fast mode runs fragment batches on its worker thread while the draw's thread runs vertex
+  // batches (FragmentProgramStage): one batch at a time, as the cores run one dispatch at a time.
+  std::mutex mutex_;
   uint64_t draw_instructions_ = 0;  // warp instructions of this draw's batches so far
 };
 

@@ -24,16 +24,16 @@ FragmentProgramStage::FragmentProgramStage(const ShaderProgram& program, ShaderP
       quads_per_batch_(warps_per_batch * (runner.warp_width() / 4)),
       output_slots_(merger.more_target_count() != 0 ? kFragmentExportSlots : kTarget0Slots),
       merge_worker_(merge_worker) {
-  quads_.reserve(quads_per_batch_);
-  lanes_.reserve(size_t{quads_per_batch_} * 4);  // whole warps: quads_per_batch_ is warps * width / 4
+  batch_.quads.reserve(quads_per_batch_);
+  batch_.lanes.reserve(size_t{quads_per_batch_} * 4);  // whole warps: quads_per_batch_ is warps * width / 4
 }
 
 void FragmentProgramStage::begin_triangle(const RasterTriangle& t, bool front_facing) {
   // Entries are reused from batch to batch (a primitive is 1 KiB) and only the components the program
   // may read are copied: v_interp_* faults on the others, so what an entry held before is never read.
-  if (primitive_count_ == primitives_.size()) primitives_.emplace_back();
-  copy_varyings(t, &primitives_[primitive_count_++]);
-  front_facing_.push_back(front_facing);
+  if (batch_.primitive_count == batch_.primitives.size()) batch_.primitives.emplace_back();
+  copy_varyings(t, &batch_.primitives[batch_.primitive_count++]);
+  batch_.front_facing.push_back(front_facing);
 }
 
 void FragmentProgramStage::copy_varyings(const RasterTriangle& t, FragmentPrimitive* p) const {
@@ -44,9 +44,9 @@ void FragmentProgramStage::copy_varyings(const RasterTriangle& t, FragmentPrimit
 
 bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth,
                                     bool depth_slopes) {
-  QuadRecord record{quad, static_cast<uint32_t>(primitive_count_ - 1), {}, {}};
+  QuadRecord record{quad, static_cast<uint32_t>(batch_.primitive_count - 1), {}, {}};
   if (depth_slopes) record.depth_slopes = interp.depth_slopes();
-  const uint32_t front_facing = front_facing_.back() ? 1u : 0u;
+  const uint32_t front_facing = batch_.front_facing.back() ? 1u : 0u;
   std::array<PixelWeights, 4>& weights = quad_weights_;  // a member: not zeroed per quad
   // Barycentrics are read only by v_interp_*, which faults on a program that declares no varyings:
   // then the lanes carry zeros there and only FragCoord's z and 1 / w are computed.
@@ -61,20 +61,20 @@ bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator
     for (int i = 0; i < 4; ++i)
       if (quad.coverage >> i & 1) record.depth[i] = weights[i].depth;
   }
-  quads_.push_back(record);
-  return quads_.size() < quads_per_batch_ || run_batch(merge_worker_ != nullptr);
+  batch_.quads.push_back(record);
+  return batch_.quads.size() < quads_per_batch_ || run_batch(merge_worker_ != nullptr);
 }
 
 void FragmentProgramStage::write_lanes(const Quad& quad, uint32_t primitive, uint32_t front_facing,
                                        bool barycentrics) {
   // Lanes and preload rows grow with the draw's first batch (a small draw zeroes few) and are
   // reused after it.
-  const size_t first_lane = 4 * quads_.size();
-  if (lanes_.size() < first_lane + 4) lanes_.resize(first_lane + 4);
+  const size_t first_lane = 4 * batch_.quads.size();
+  if (batch_.lanes.size() < first_lane + 4) batch_.lanes.resize(first_lane + 4);
   const size_t rows_end = preload_warp_ + size_t{kFragmentPreloadRegs} * width_;
-  if (preload_.size() < rows_end) preload_.resize(rows_end);
-  FragmentLane* const lanes = lanes_.data() + first_lane;
-  uint32_t* const rows = preload_.data() + preload_warp_ + preload_lane_;
+  if (batch_.preload.size() < rows_end) batch_.preload.resize(rows_end);
+  FragmentLane* const lanes = batch_.lanes.data() + first_lane;
+  uint32_t* const rows = batch_.preload.data() + preload_warp_ + preload_lane_;
   const size_t row = width_;
   for (int i = 0; i < 4; ++i) {
     const PixelWeights& w = quad_weights_[i];
@@ -98,89 +98,112 @@ void FragmentProgramStage::write_lanes(const Quad& quad, uint32_t primitive, uin
 }
 
 bool FragmentProgramStage::flush() {
-  // The draw's last batch: merged here (a hand-over would only be waited for), after the others.
+  // The draw's last batch: shaded and merged here (a hand-over would only be waited for), after the others.
   return run_batch(false);
 }
 
+bool FragmentProgramStage::finish_in_flight() {
+  if (!merge_worker_) return true;
+  merge_worker_->wait();
+  if (!in_flight_fault_) return true;
+  fault_ = std::move(in_flight_fault_);
+  in_flight_fault_.reset();
+  return false;
+}
+
 bool FragmentProgramStage::run_batch(bool hand_over) {
-  if (quads_.empty()) {
-    wait_merges();
+  if (batch_.quads.empty()) return finish_in_flight();
+  const uint32_t warps = mark_lanes(batch_);
+  // Batches are shaded and merged one after the other, in order: the previous one must be done
+  // (its buffers are then free again), and a fault there ends the draw before this batch runs.
+  if (!finish_in_flight()) {
+    batch_.quads.clear();
+    return false;
+  }
+  if (hand_over) {
+    std::swap(batch_, in_flight_);
+    merge_worker_->submit([this, warps] { in_flight_fault_ = shade_and_merge(in_flight_, warps); });
+    start_next_batch(in_flight_);
     return true;
   }
-  const uint32_t quads_per_warp = width_ / 4;
-  const auto warps = static_cast<uint32_t>((quads_.size() + quads_per_warp - 1) / quads_per_warp);
-  // The last warp's missing quads: lanes that never run (their lane-mask bits are 0).
-  const size_t lane_count = size_t{warps} * width_;
-  if (lanes_.size() < lane_count) lanes_.resize(lane_count);
-  reset_outputs(lane_count);
-  lane_masks_.assign(warps, 0);
-  uint32_t warp = 0, slot = 0;  // quad k is slot k % quads_per_warp of warp k / quads_per_warp
-  for (const QuadRecord& r : quads_) {
-    const uint64_t lanes = (r.quad.coverage | r.quad.helper) & 0xFu;
-    lane_masks_[warp] |= lanes << (4 * slot);
-    if (++slot == quads_per_warp) slot = 0, ++warp;
-  }
-  FragmentWarpIO io;
-  io.varying_components = program_.varying_components;
-  io.primitives = primitives_.data();
-  io.primitive_count = primitive_count_;
-  io.lanes = lanes_.data();
-  io.preload = preload_.data();
-  io.lane_masks = lane_masks_.data();
-  io.outputs = outputs_.data();
-  io.lane_count = lane_count;
-  fault_ = runner_.run(program_, io, warps);  // while the worker may still merge the previous batch
-  wait_merges();  // merges stay in batch order (and the worker's buffers are free again)
-  if (!fault_) {
-    if (hand_over) {
-      hand_over_merge();
-    } else {
-      merge_batch(quads_, outputs_, front_facing_);
-    }
-  }
-  // The triangle being rasterized may go on with more quads: keep its primitive as entry 0.
-  if (primitive_count_ > 1) primitives_[0] = primitives_[primitive_count_ - 1];
-  primitive_count_ = 1;
-  const bool facing = front_facing_.back();
-  front_facing_.assign(1, facing);
-  quads_.clear();
-  preload_warp_ = preload_lane_ = 0;
+  fault_ = shade_and_merge(batch_, warps);
+  start_next_batch(batch_);
   return !fault_;
 }
 
-void FragmentProgramStage::reset_outputs(size_t count) {
+uint32_t FragmentProgramStage::mark_lanes(Batch& b) const {
+  const uint32_t quads_per_warp = width_ / 4;
+  const auto warps = static_cast<uint32_t>((b.quads.size() + quads_per_warp - 1) / quads_per_warp);
+  // The last warp's missing quads: lanes that never run (their lane-mask bits are 0).
+  const size_t lane_count = size_t{warps} * width_;
+  if (b.lanes.size() < lane_count) b.lanes.resize(lane_count);
+  b.lane_masks.assign(warps, 0);
+  uint32_t warp = 0, slot = 0;  // quad k is slot k % quads_per_warp of warp k / quads_per_warp
+  for (const QuadRecord& r : b.quads) {
+    const uint64_t lanes = (r.quad.coverage | r.quad.helper) & 0xFu;
+    b.lane_masks[warp] |= lanes << (4 * slot);
+    if (++slot == quads_per_warp) slot = 0, ++warp;
+  }
+  return warps;
+}
+
+std::optional<std::string> FragmentProgramStage::shade_and_merge(Batch& b, uint32_t warps) {
+  const size_t lane_count = size_t{warps} * width_;
+  reset_outputs(b, lane_count);
+  FragmentWarpIO io;
+  io.varying_components = program_.varying_components;
+  io.primitives = b.primitives.data();
+  io.primitive_count = b.primitive_count;
+  io.lanes = b.lanes.data();
+  io.preload = b.preload.data();
+  io.lane_masks = b.lane_masks.data();
+  io.outputs = b.outputs.data();
+  io.lane_count = lane_count;
+  std::optional<std::string> fault = runner_.run(program_, io, warps);
+  if (!fault) merge_batch(b);  // a faulted batch merges nothing
+  return fault;
+}
+
+void FragmentProgramStage::start_next_batch(const Batch& previous) {
+  // The triangle being rasterized may go on with more quads: its primitive and facing become entry
+  // 0 of the next batch. (`previous` is batch_ itself or the batch just handed to the worker, which
+  // only reads it.)
+  if (batch_.primitives.empty()) batch_.primitives.emplace_back();
+  if (&previous != &batch_ || previous.primitive_count > 1)
+    batch_.primitives[0] = previous.primitives[previous.primitive_count - 1];
+  const bool facing = previous.front_facing.back();
+  batch_.primitive_count = 1;
+  batch_.front_facing.assign(1, facing);
+  batch_.quads.clear();
+  preload_warp_ = preload_lane_ = 0;
+}
+
+void FragmentProgramStage::reset_outputs(Batch& b, size_t count) const {
   // Only what the merge reads: clearing all 37 slots of every lane was 5 % of a flat fill's host
   // instructions. Slots past output_slots_ may hold an earlier batch's values; nothing reads them.
-  if (outputs_.size() < count) outputs_.resize(count);
+  if (b.outputs.size() < count) b.outputs.resize(count);
   if (output_slots_ != kTarget0Slots) {
-    std::fill_n(outputs_.begin(), count, FragmentLaneOutput{});
+    std::fill_n(b.outputs.begin(), count, FragmentLaneOutput{});
     return;
   }
   for (size_t l = 0; l < count; ++l) {
-    FragmentLaneOutput& out = outputs_[l];
+    FragmentLaneOutput& out = b.outputs[l];
     std::fill_n(out.value.begin(), kTarget0Slots, 0.0f);  // a constant size: two vector stores, not a memset call
     out.exported = 0;
     out.killed = false;
   }
 }
 
-void FragmentProgramStage::hand_over_merge() {
-  std::swap(quads_, merge_quads_);
-  std::swap(outputs_, merge_outputs_);
-  merge_front_facing_ = front_facing_;
-  merge_worker_->submit([this] { merge_batch(merge_quads_, merge_outputs_, merge_front_facing_); });
-}
-
-void FragmentProgramStage::merge_batch(const std::vector<QuadRecord>& quads,
-                                       const std::vector<FragmentLaneOutput>& outputs,
-                                       const std::vector<bool>& front_facing) {
+void FragmentProgramStage::merge_batch(const Batch& b) {
+  const std::vector<QuadRecord>& quads = b.quads;
+  const std::vector<FragmentLaneOutput>& outputs = b.outputs;
   if (merger_.plain_color_only()) {
     merge_plain(quads, outputs);
     return;
   }
   for (size_t k = 0; k < quads.size(); ++k) {
     const QuadRecord& r = quads[k];
-    const bool front_facing_k = front_facing[r.primitive];
+    const bool front_facing_k = b.front_facing[r.primitive];
     for (int i = 0; i < 4; ++i) {
       if (!(r.quad.coverage >> i & 1)) continue;  // helper lanes write nothing
       const FragmentLaneOutput& out = outputs[4 * k + i];

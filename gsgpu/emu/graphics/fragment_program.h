@@ -9,8 +9,11 @@
 // merged. Colour components the program does not export read 0; depth is the interpolated depth
 // unless the program exports slot 8. Quads are batched (up to `warps_per_batch` warps, possibly
 // from many triangles) and one dispatch runs the batch; a fault in it stops the draw with nothing
-// of the batch merged. With a MergeWorker (fast mode) a full batch is merged on the worker's thread
-// while the next one is set up and shaded; batches are still merged one after the other, in order.
+// of the batch merged. With a MergeWorker (fast mode) a full batch is shaded and merged on the
+// worker's thread while the calling thread rasterizes and sets up the next one; batches are still
+// shaded and merged one after the other, in order, so the pixels and counters are the reference's.
+// The runner is then called from both threads (vertex batches here, fragment batches there): it
+// must serialize its calls (BackendProgramRunner does).
 #pragma once
 
 #include <array>
@@ -40,21 +43,23 @@ class FragmentProgramStage {
   static std::optional<std::string> check_runner(const ShaderProgramRunner& runner);
 
   // Fragments go to `merger`, whose targets are all added (its colour target count decides which
-  // export slots are read). `merge_worker`: where full batches are merged (nullptr: on the calling
-  // thread); the merger is then used on the worker's thread until flush() or wait_merges() returns.
+  // export slots are read). `merge_worker`: where full batches are shaded and merged (nullptr: on
+  // the calling thread); the runner and the merger are then used on the worker's thread until
+  // flush() or wait_merges() returns.
   FragmentProgramStage(const ShaderProgram& program, ShaderProgramRunner& runner, OutputMerger& merger,
                        uint32_t warps_per_batch = kDefaultWarpsPerBatch, MergeWorker* merge_worker = nullptr);
 
   // The triangle whose quads follow.
   void begin_triangle(const RasterTriangle& triangle, bool front_facing);
   // Queues one quad of the current triangle (depth interpolated when `needs_depth`); runs the batch
-  // when it is full. False when that run faulted (fault()).
+  // when it is full. False when a batch faulted (fault()); with a worker, the fault of the batch it
+  // runs shows when the next one is handed over, or at flush().
   // With `depth_slopes` (a multisampled depth target) the fragments also carry the depth plane's slopes.
   bool add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth, bool depth_slopes = false);
   // Runs what is queued and merges it (after every earlier batch); false on a fault.
   bool flush();
-  // Returns once every batch handed to the merge worker is merged (a draw that stops without
-  // flush(): the fragment budget, a cancel).
+  // Returns once every batch handed to the worker is shaded and merged (a draw that stops without
+  // flush(): the fragment budget, a cancel; a fault of that batch is then not reported).
   void wait_merges() {
     if (merge_worker_) merge_worker_->wait();
   }
@@ -67,15 +72,36 @@ class FragmentProgramStage {
     std::array<float, 4> depth;
     std::array<float, 2> depth_slopes;  // 0 unless add_quad was asked for them
   };
-  // Runs the queued quads; their merge is handed to the worker when `hand_over`, else done here.
+  // Everything one dispatch reads and the merge after it: fast mode sets up one batch while the
+  // worker shades and merges the previous one (the two are swapped, never copied).
+  struct Batch {
+    std::vector<FragmentPrimitive> primitives;  // the first primitive_count are this batch's
+    size_t primitive_count = 0;
+    std::vector<bool> front_facing;  // per primitive
+    std::vector<QuadRecord> quads;
+    // The quads' lanes, written in place and kept from batch to batch (the first 4 * quads.size()
+    // are this batch's); without varyings the weights stay the zeros they were created with.
+    std::vector<FragmentLane> lanes;
+    std::vector<uint32_t> preload;  // FragmentWarpIO::preload, grown as lanes is
+    std::vector<FragmentLaneOutput> outputs;
+    std::vector<uint64_t> lane_masks;
+  };
+  // Runs the queued quads: handed to the worker when `hand_over` (the call returns at once), else
+  // shaded and merged here; either way after every earlier batch. False on a fault (fault()).
   bool run_batch(bool hand_over);
-  void merge_batch(const std::vector<QuadRecord>& quads, const std::vector<FragmentLaneOutput>& outputs,
-                   const std::vector<bool>& front_facing);
+  // Waits for the batch on the worker; false (and fault_ set) when its program faulted.
+  bool finish_in_flight();
+  // The batch's lane masks (covered and helper lanes); returns its warps.
+  uint32_t mark_lanes(Batch& b) const;
+  // One dispatch of the batch's warps, then its merge; the fault, if any (then nothing is merged).
+  std::optional<std::string> shade_and_merge(Batch& b, uint32_t warps);
+  // Empties batch_ for the next quads, keeping the current triangle (the last of `previous`).
+  void start_next_batch(const Batch& previous);
+  void merge_batch(const Batch& b);
   // merge_batch when the merger takes every fragment plainly (OutputMerger::plain_color_only).
   void merge_plain(const std::vector<QuadRecord>& quads, const std::vector<FragmentLaneOutput>& outputs);
   // Clears what the merge reads of the first `count` outputs: their marks and output_slots_ slots.
-  void reset_outputs(size_t count);
-  void hand_over_merge();
+  void reset_outputs(Batch& b, size_t count) const;
   void copy_varyings(const RasterTriangle& t, FragmentPrimitive* p) const;
   // The lanes and preloaded registers of the next quad, from quad_weights_.
   void write_lanes(const Quad& quad, uint32_t primitive, uint32_t front_facing, bool barycentrics);
@@ -88,28 +114,16 @@ class FragmentProgramStage {
   // Export slots the merge reads from a lane's outputs: colour 0 and the dual-source colour, or
   // all of them when the draw has more colour targets (depth is read only where exported).
   uint32_t output_slots_;
-  std::vector<FragmentPrimitive> primitives_;  // the first primitive_count_ are this batch's
-  size_t primitive_count_ = 0;
-  std::vector<bool> front_facing_;
   // add_quad()'s weights; without varyings only depth and 1 / w are written (and read).
   std::array<PixelWeights, 4> quad_weights_;
-  std::vector<QuadRecord> quads_;
-  // A whole batch's lanes, allocated once and written in place (the first 4 * quads_.size() are
-  // this batch's); without varyings the weights stay the zeros they were created with.
-  std::vector<FragmentLane> lanes_;
-  // FragmentWarpIO::preload for the batch, grown as lanes_ is; the next quad's lane 0 is at
-  // preload_warp_ + preload_lane_ (its warp's first row, its lane in the row).
-  std::vector<uint32_t> preload_;
+  Batch batch_;  // being set up on the calling thread
+  // The next quad's lane 0 in batch_.preload: preload_warp_ (its warp's first row) + preload_lane_.
   size_t preload_warp_ = 0;
   uint32_t preload_lane_ = 0;
-  std::vector<FragmentLaneOutput> outputs_;
-  std::vector<uint64_t> lane_masks_;
   std::optional<std::string> fault_;
   MergeWorker* merge_worker_;
-  // The batch the worker merges (swapped with quads_ / outputs_: no copy).
-  std::vector<QuadRecord> merge_quads_;
-  std::vector<FragmentLaneOutput> merge_outputs_;
-  std::vector<bool> merge_front_facing_;
+  Batch in_flight_;  // handed to the worker: only it touches this until finish_in_flight()
+  std::optional<std::string> in_flight_fault_;  // written by the worker's job
 };
 
 }  // namespace gsgpu::graphics

@@ -1,5 +1,5 @@
 // A thread that runs one job at a time, in the order they were handed over: fast mode's fragment
-// stage merges a shaded batch on it while the device thread rasterizes and sets up the next one
+// stage shades and merges a batch on it while the device thread rasterizes and sets up the next one
 // (docs/graphics.md "Reference and fast modes"). One thread merges every batch of a draw in
 // submission order, so each pixel sees its fragments in the reference's order and the result is the
 // reference's bit for bit.

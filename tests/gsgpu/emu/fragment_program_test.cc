@@ -15,6 +15,7 @@
 
 #include "gsgpu/emu/dispatch_backend.h"
 #include "gsgpu/emu/program_runner.h"
+#include "gsgpu/emu/graphics/draw_counters_json.h"
 #include "gsgpu/emu/graphics/graphics_pipeline.h"
 #include "gsgpu/emu/shader/shader_core.h"
 #include "gsgpu/emu/texture/texture_unit.h"
@@ -76,9 +77,10 @@ struct ProgramScene {
     p.varying_components = varyings;
     state.fragment = FragmentMode::kProgram;
   }
-  DrawResult draw() {
+  DrawResult draw(DrawMode mode = DrawMode::kReference) {
     GraphicsPipeline gp(memory);
     gp.set_program_runner(runner.get());
+    gp.set_mode(mode);
     return gp.draw(state);
   }
   std::vector<uint8_t> target() { return memory.download<uint8_t>(color_va, color_bytes); }
@@ -187,10 +189,8 @@ std::vector<float> ramp_strip(bool whole_square) {
 float ramp_x(int x) { return float(x) + 0.5f - 16; }
 float ramp_y(int y) { return (float(y) + 0.5f - 16) / 2; }
 
-// Many small triangles with their own varyings in warps of 4 lanes: a batch of 64 quads holds many
-// triangles and a triangle's quads straddle batches, so the stage's reused primitive entries (only
-// the program's components copied) and the one carried into the next batch are all read.
-TEST(FragmentProgram, ManySmallTrianglesAcrossBatchesGiveTheStandInsBytes) {
+// 144 small perspective triangles with their own varyings, some overlapping their neighbours.
+std::vector<float> small_triangle_grid() {
   std::vector<float> grid;
   for (int cy = 0; cy < 12; ++cy) {
     for (int cx = 0; cx < 12; ++cx) {
@@ -203,6 +203,14 @@ TEST(FragmentProgram, ManySmallTrianglesAcrossBatchesGiveTheStandInsBytes) {
       }
     }
   }
+  return grid;
+}
+
+// Many small triangles with their own varyings in warps of 4 lanes: a batch of 64 quads holds many
+// triangles and a triangle's quads straddle batches, so the stage's reused primitive entries (only
+// the program's components copied) and the one carried into the next batch are all read.
+TEST(FragmentProgram, ManySmallTrianglesAcrossBatchesGiveTheStandInsBytes) {
+  const std::vector<float> grid = small_triangle_grid();
   for (uint32_t width : {4u, 32u}) {
     SCOPED_TRACE(width);
     ProgramScene s(ColorFormat::kR32G32B32A32Sfloat, width, 48);
@@ -219,6 +227,74 @@ TEST(FragmentProgram, ManySmallTrianglesAcrossBatchesGiveTheStandInsBytes) {
     EXPECT_GT(program.counters.merge.fragments_written, 500u);
     EXPECT_EQ(program.counters.merge.fragments_written, fixed.counters.merge.fragments_written);
     EXPECT_EQ(s.target(), expected);
+  }
+}
+
+// Fast mode shades and merges each full batch on its worker while the draw's thread sets up the
+// next (docs/graphics.md "Reference and fast modes"): with depth testing and blending, where the
+// order of fragments decides the bytes, over several batches (warps of 4 lanes: 256 quads a batch;
+// of 32: 2,048) whose triangles straddle the hand-overs, its colour, depth and every counter but
+// the overdraw map's are the reference's.
+TEST(FragmentProgram, FastModeBatchesOnTheWorkerGiveTheReferencesBytesAndCounters) {
+  const std::vector<float> grid = small_triangle_grid();
+  for (uint32_t width : {4u, 32u}) {
+    SCOPED_TRACE(width);
+    ProgramScene s(ColorFormat::kR32G32B32A32Sfloat, width, 128);
+    s.vertices(grid, Topology::kTriangleList);
+    s.program(varying_program("persp"));
+    s.add_depth(1.0f);
+    s.state.depth_stencil.depth_test = s.state.depth_stencil.depth_write = true;
+    s.state.depth_stencil.depth_compare = CompareOp::kLess;  // every z is 0.5: the first fragment wins
+    s.state.blend.enable = true;
+    s.state.blend.src_color = BlendFactor::kSrcAlpha;
+    s.state.blend.dst_color = BlendFactor::kOneMinusSrcAlpha;
+    const size_t depth_bytes = size_t(s.state.width) * s.state.height * 4;
+    std::vector<uint8_t> color[2], depth[2];
+    DrawCounters counters[2];
+    for (DrawMode mode : {DrawMode::kReference, DrawMode::kFast}) {
+      const int m = mode == DrawMode::kFast;
+      s.clear_target();
+      s.add_depth(1.0f);
+      DrawResult r = s.draw(mode);
+      ASSERT_FALSE(r.fault) << *r.fault;
+      color[m] = s.target();
+      depth[m] = s.memory.download<uint8_t>(s.depth_va, depth_bytes);
+      counters[m] = r.counters;
+      counters[m].merge.overdraw = 0;  // fast mode keeps no overdraw map
+    }
+    EXPECT_GT(counters[0].primitive.raster.quads, 2u * 2048u) << "several batches even with warps of 32";
+    EXPECT_GT(counters[0].merge.depth_failed, 0u);
+    EXPECT_EQ(color[1], color[0]);
+    EXPECT_EQ(depth[1], depth[0]);
+    EXPECT_EQ(format_draw_counters_json(counters[1]), format_draw_counters_json(counters[0]));
+  }
+}
+
+// A fault in a batch that fast mode's worker runs (a memory fault, an endless program) ends the
+// draw with that fault, reported by the draw's thread when it next hands a batch over or flushes:
+// no hang, nothing of the faulted batch merged, and the next draw runs.
+TEST(FragmentProgram, AFaultOnFastModesWorkerEndsTheDraw) {
+  const struct {
+    const char* name;
+    const char* source;
+    const char* message;
+  } cases[] = {
+      {"unmapped load", "global_load_b32 v5, s[0:1], 16\nv_export_f32 v5, 0\ns_end\n", "memory"},
+      {"endless", "loop:\ns_jump loop\n", "watchdog"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    ProgramScene s(ColorFormat::kR8G8B8A8Unorm, 32, 128);
+    s.vertices(small_triangle_grid(), Topology::kTriangleList);
+    s.program(c.source, 0, 8, 2);
+    DrawResult r = s.draw(DrawMode::kFast);
+    ASSERT_TRUE(r.fault);
+    EXPECT_NE(r.fault->find(c.message), std::string::npos) << *r.fault;
+    EXPECT_EQ(r.counters.merge.fragments_written, 0u);
+    s.program("v_export_f32 1.0, 0\ns_end\n", 0, 1);
+    r = s.draw(DrawMode::kFast);
+    ASSERT_FALSE(r.fault) << *r.fault;
+    EXPECT_GT(r.counters.merge.fragments_written, 8192u);  // more than one batch of 2,048 quads
   }
 }
 
