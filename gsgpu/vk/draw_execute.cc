@@ -268,6 +268,12 @@ void write_pipe_state(const DrawCommand& d, uint32_t* w) {
     w[P::DEPTH_VA_HI] = hi(target_layer_va(*d.depth, d.layer));
     w[P::DEPTH_PITCH] = uint32_t(d.depth->target_pitch);
     w[P::DEPTH_FORMAT] = d.depth->format->format;
+    // X8_D24 is D24S8's texel with no stencil aspect: the device renders it as D24S8, and with no
+    // stencil attachment the stencil test passes and writes nothing (Vulkan's rule).
+    if (d.depth->format->format == VK_FORMAT_X8_D24_UNORM_PACK32) {
+      w[P::DEPTH_FORMAT] = VK_FORMAT_D24_UNORM_S8_UINT;
+      w[P::STENCIL] = 0;
+    }
   } else {  // no attachment: the tests pass and nothing is written (Vulkan's rule)
     w[P::DEPTH] = 0;
     w[P::STENCIL] = 0;

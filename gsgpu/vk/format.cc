@@ -102,6 +102,11 @@ constexpr FormatInfo kFormats[] = {
     {VK_FORMAT_D16_UNORM, 2, O(DEPTH), T(UNORM_INT16), K(Unorm), ONE(16), false, true, kDepth},
     {VK_FORMAT_D32_SFLOAT, 4, O(DEPTH), T(FLOAT), K(Sfloat), ONE(32), false, true, kDepth},
     {VK_FORMAT_D24_UNORM_S8_UINT, 4, O(DEPTH_STENCIL), T(UNORM_INT24), K(Unorm), ONE(24), false, true, kDepthStencil},
+    // D24S8's texel with its top byte unused: read as D24S8's depth, rendered as DEPTH_FORMAT 129
+    // with the stencil test off (draw_execute.cc). zink takes it for OpenGL's 24-bit depth without
+    // stencil; without it zink stores that depth in D32_SFLOAT images and uploads 24-bit integer
+    // texels into them unconverted (piglit draw-pixels read back 0).
+    {VK_FORMAT_X8_D24_UNORM_PACK32, 4, O(DEPTH_STENCIL), T(UNORM_INT24), K(Unorm), ONE(24), false, true, kDepth},
 };
 
 #undef O

@@ -108,7 +108,7 @@ void encode_depth_stencil(const FormatInfo& format, const VkClearDepthStencilVal
   } else if (format.format == VK_FORMAT_D16_UNORM) {
     const auto bits = static_cast<uint16_t>(std::lround(depth * 65535.0));
     std::memcpy(texel, &bits, 2);
-  } else {  // D24_UNORM_S8_UINT: depth in bits 0..23, stencil in 24..31
+  } else {  // D24_UNORM_S8_UINT: depth in bits 0..23, stencil in 24..31 (X8_D24: 0 there)
     const auto bits = static_cast<uint32_t>(std::lround(depth * 16777215.0)) | (value.stencil & 0xffu) << 24;
     std::memcpy(texel, &bits, 4);
   }

@@ -39,7 +39,7 @@ struct DrawCall {
 struct DrawScene {
   uint32_t width = 64, height = 64;
   bool depth = false;
-  VkFormat depth_format = VK_FORMAT_D32_SFLOAT;  // or D16_UNORM, D24_UNORM_S8_UINT (its stencil cleared to 0 too)
+  VkFormat depth_format = VK_FORMAT_D32_SFLOAT;  // or D16_UNORM, X8_D24_UNORM_PACK32, D24_UNORM_S8_UINT (its stencil cleared to 0 too)
   VkCullModeFlags cull = VK_CULL_MODE_NONE;
   float clear[4] = {0, 0, 0, 1};
   std::vector<DrawVertex> vertices;
@@ -202,7 +202,8 @@ class DrawSide {
     v.image = image;
     v.viewType = VK_IMAGE_VIEW_TYPE_2D;
     v.format = format;
-    const VkImageAspectFlags aspects = format == VK_FORMAT_D32_SFLOAT || format == VK_FORMAT_D16_UNORM
+    const VkImageAspectFlags aspects = format == VK_FORMAT_D32_SFLOAT || format == VK_FORMAT_D16_UNORM ||
+                                               format == VK_FORMAT_X8_D24_UNORM_PACK32
                                            ? VK_IMAGE_ASPECT_DEPTH_BIT
                                        : format == VK_FORMAT_D24_UNORM_S8_UINT
                                            ? VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT

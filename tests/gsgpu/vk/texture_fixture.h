@@ -36,7 +36,7 @@ struct Texture {
 inline uint32_t copy_texel_bytes(VkFormat format) { return format == VK_FORMAT_D16_UNORM ? 2 : 4; }
 inline VkImageAspectFlags copy_aspect(VkFormat format) {
   const bool depth = format == VK_FORMAT_D16_UNORM || format == VK_FORMAT_D24_UNORM_S8_UINT ||
-                     format == VK_FORMAT_D32_SFLOAT;
+                     format == VK_FORMAT_D32_SFLOAT || format == VK_FORMAT_X8_D24_UNORM_PACK32;
   return depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
 }
 
