@@ -201,6 +201,33 @@ TEST_F(DrawTest, PointListsTakeThePointSizeFromPipeStateAndDumpCountersAsJson) {
   EXPECT_NE(dump().find("point size      1e+30 (drawn 64)"), std::string::npos) << dump();
 }
 
+// A line list through the ring: PIPE_STATE LINE_WIDTH gives the rectangle's width; a guest's 10^30
+// and NaN are clamped to lineWidthRange (64 and 1) and shown in the dump, never a fault.
+TEST_F(DrawTest, LineListsTakeTheWidthFromPipeStateAndClampHostileWidths) {
+  namespace D = blk::DRAW_INFO;
+  namespace P = blk::PIPE_STATE;
+  auto line_list = [&](uint32_t width_bits) {
+    b_.draw_info[D::FLAGS] = hw::put_field(1, D::FLAGS_TOPOLOGY_MASK, D::FLAGS_TOPOLOGY_SHIFT);  // line list
+    b_.draw_info[D::COUNT] = 2;  // (-1, -1) to (1, -1): along the target's top edge, y = 0
+    b_.pipe[P::LINE_WIDTH] = width_bits;
+  };
+  auto written = [&] { return device_->command_processor().last_draw()->result.counters.merge.fragments_written; };
+  line_list(f32(8));
+  ASSERT_TRUE(draw()) << (device_->command_processor().fault() ? device_->command_processor().fault()->message : "");
+  EXPECT_EQ(written(), 4u * 32);  // rows 0 .. 3 of the rectangle y in [-4, 4)
+  EXPECT_NE(dump().find("width 8 (drawn 8)"), std::string::npos) << dump();
+  recover();
+  line_list(f32(1e30f));
+  ASSERT_TRUE(draw());
+  EXPECT_EQ(written(), 32u * 32);  // 64 wide: y in [-32, 32) covers the target
+  EXPECT_NE(dump().find("width 1e+30 (drawn 64)"), std::string::npos) << dump();
+  recover();
+  line_list(0x7fc00000u);  // NaN
+  ASSERT_TRUE(draw());
+  EXPECT_LE(written(), 32u);  // 1 wide: at most row 0
+  EXPECT_NE(dump().find("width nan (drawn 1)"), std::string::npos) << dump();
+}
+
 std::vector<uint32_t> assemble(const char* source) {
   std::vector<uint32_t> words;
   std::string error;
