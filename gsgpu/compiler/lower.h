@@ -315,8 +315,18 @@ class Lowering {
                            const MOperand* reference = nullptr);
   MOperand projected_coordinate_quad(uint32_t coord_id, const ImageShape& shape, MOperand w,
                                      const MOperand* reference = nullptr);
-  MOperand sample_lod_channel(const SpirvInstruction& inst, size_t at, bool implicit, MOperand sampler_bias,
-                              MOperand image, const ImageShape& shape);
+  // lower_shader_texture.cc: the image operands of a graphics sample or fetch (the ids each bit of
+  // the mask brings, in SPIR-V's order), checked against the instruction's operand count.
+  struct ImageOperands {
+    uint32_t mask = 0;
+    uint32_t bias = 0, lod = 0, grad_x = 0, grad_y = 0;
+    uint32_t offset = 0;  // ConstOffset, or an Offset whose value is a constant
+  };
+  ImageOperands image_operands(const SpirvInstruction& inst, size_t at) const;
+  // The texel offset immediate (isa::ImmKind::kTexelOffset) of the operands; 0 without one.
+  int32_t texel_offset_immediate(const ImageOperands& ops, const ImageShape& shape) const;
+  MOperand sample_lod_channel(const ImageOperands& ops, bool implicit, MOperand sampler_bias, MOperand image,
+                              const ImageShape& shape);
   MOperand gradient_lod(uint32_t dx_id, uint32_t dy_id, MOperand image, const ImageShape& shape);
   void check_texel_type(uint32_t type_id, const char* what) const;
   void image_read(const SpirvInstruction& inst);

@@ -1,5 +1,6 @@
 // Textures in graphics shaders (docs/compiler.md "Graphics shaders", "Textures"): images, samplers
-// and combined image samplers at (set, binding), and GLSL's texture(), textureLod(), texelFetch().
+// and combined image samplers at (set, binding), and GLSL's texture(), textureLod(), texelFetch(),
+// with texel offsets (textureOffset, texelFetchOffset: ConstOffset, lower_image_operands.cc).
 //
 // The ABI with a Vulkan driver: the constant buffer's table entry for such a binding is the VA of a
 // texture record the driver writes into GPU memory for the draw: the view's IMAGE_DESC (16 dwords,
@@ -30,6 +31,8 @@ constexpr size_t kImageSampledOperand = 5;
 constexpr uint32_t kBias = static_cast<uint32_t>(spv::ImageOperandsMask::Bias);
 constexpr uint32_t kLod = static_cast<uint32_t>(spv::ImageOperandsMask::Lod);
 constexpr uint32_t kGrad = static_cast<uint32_t>(spv::ImageOperandsMask::Grad);
+constexpr uint32_t kConstOffset = static_cast<uint32_t>(spv::ImageOperandsMask::ConstOffset);
+constexpr uint32_t kOffset = static_cast<uint32_t>(spv::ImageOperandsMask::Offset);
 
 // Vulkan clamps the sum of the sampler's bias and the shader's Bias to maxSamplerLodBias, which
 // gsgpu/vk reports as 15 (and clamps the sampler's bias alone to when it writes the record).
@@ -140,28 +143,24 @@ MOperand Lowering::gradient_lod(uint32_t dx_id, uint32_t dy_id, MOperand image, 
 }
 
 // The LOD channel of a sample: the sampler's bias plus the shader's Bias (the sum clamped to +-15),
-// Lod, or the LOD of the Grad operands (Vulkan adds the sampler's mipLodBias to each form). `at` is
-// the operand index of the image-operands mask.
-MOperand Lowering::sample_lod_channel(const SpirvInstruction& inst, size_t at, bool implicit, MOperand sampler_bias,
-                                      MOperand image, const ImageShape& shape) {
-  const uint32_t mask = inst.operands.size() > at ? inst.operands[at] : 0;
-  if (!implicit && mask == kGrad) {
-    if (inst.operands.size() != at + 3) fail("the image operands do not match their mask");
-    const MOperand lambda = gradient_lod(operand_id(inst, at + 1), operand_id(inst, at + 2), image, shape);
+// Lod, or the LOD of the Grad operands (Vulkan adds the sampler's mipLodBias to each form).
+MOperand Lowering::sample_lod_channel(const ImageOperands& ops, bool implicit, MOperand sampler_bias, MOperand image,
+                                      const ImageShape& shape) {
+  const uint32_t lod_mask = ops.mask & (kBias | kLod | kGrad);
+  if (!implicit && lod_mask == kGrad) {
+    const MOperand lambda = gradient_lod(ops.grad_x, ops.grad_y, image, shape);
     return MOperand::vreg(emit(Opcode::v_add_f32, 32, lambda, sampler_bias));
   }
   const uint32_t allowed = implicit ? kBias : kLod;
-  if ((mask & ~allowed) != 0 || (!implicit && mask != kLod))
-    fail("image operands mask " + std::to_string(mask) +
+  if ((lod_mask & ~allowed) != 0 || (!implicit && lod_mask != kLod))
+    fail("image operands mask " + std::to_string(ops.mask) +
          (implicit ? " (only Bias is supported with an implicit LOD)" : " (only Lod or Grad alone is supported with an explicit LOD)"));
-  if (inst.operands.size() > at && inst.operands.size() != at + 1 + static_cast<size_t>(std::popcount(mask)))
-    fail("the image operands do not match their mask");
-  if (mask == 0) return sampler_bias;
-  const uint32_t lod_id = operand_id(inst, at + 1);
+  if (lod_mask == 0) return sampler_bias;
+  const uint32_t lod_id = implicit ? ops.bias : ops.lod;
   const SpirvType& lod_type = type(type_of(lod_id));
   if (lod_type.kind != TypeKind::kFloat || lod_type.width != 32) fail("the Bias / Lod operand is not a 32-bit float");
   MOperand w = MOperand::vreg(emit(Opcode::v_add_f32, 32, value(lod_id).parts.at(0), sampler_bias));
-  if (mask == kBias) {
+  if (lod_mask == kBias) {
     w = MOperand::vreg(emit(Opcode::v_max_f32, 32, w, MOperand::literal(std::bit_cast<uint32_t>(-kMaxLodBias))));
     w = MOperand::vreg(emit(Opcode::v_min_f32, 32, w, MOperand::literal(std::bit_cast<uint32_t>(kMaxLodBias))));
   }
@@ -195,14 +194,16 @@ void Lowering::shader_image_sample(const SpirvInstruction& inst) {
   }
   const Value sampled = value(sampled_id);
   if (sampled.parts.size() != 3) fail("the sampled image does not come from an image and a sampler descriptor");
-  const MOperand w = sample_lod_channel(inst, dref ? 3 : 2, implicit, sampled.parts[2], sampled.parts[0], shape);
+  const ImageOperands ops = image_operands(inst, dref ? 3 : 2);
+  const int32_t offset = texel_offset_immediate(ops, shape);
+  const MOperand w = sample_lod_channel(ops, implicit, sampled.parts[2], sampled.parts[0], shape);
   bool is_float = proj;
   const MOperand* ref = dref ? &reference : nullptr;
   const MOperand coord = proj ? projected_coordinate_quad(operand_id(inst, 1), shape, w, ref)
                               : coordinate_quad(operand_id(inst, 1), shape, w, &is_float, ref);
   if (!is_float) fail("sampling takes float coordinates");
   const uint32_t quad = emit(implicit ? Opcode::v_image_sample_implicit : Opcode::v_image_sample, 128,
-                             sampled.parts[0], coord, sampled.parts[1]);
+                             sampled.parts[0], coord, sampled.parts[1], offset);
   Value texel = unpack_quad(quad);
   if (dref) texel.parts.resize(1);
   define(inst.result_id, std::move(texel));
@@ -213,23 +214,22 @@ void Lowering::shader_image_fetch(const SpirvInstruction& inst) {
   const uint32_t image_id = operand_id(inst, 0);
   const ImageShape shape = image_shape(type_of(image_id));
   check_texel_type(inst.result_type, "the texel fetched");
-  const uint32_t mask = inst.operands.size() > 2 ? inst.operands[2] : 0;
-  if ((mask & ~kLod) != 0) fail("image operands other than Lod on a fetch are not supported");
-  if (inst.operands.size() > 2 && inst.operands.size() != 3u + static_cast<size_t>(std::popcount(mask)))
-    fail("the image operands do not match their mask");
+  const ImageOperands ops = image_operands(inst, 2);
+  if ((ops.mask & ~(kLod | kConstOffset | kOffset)) != 0)
+    fail("image operands other than Lod and a texel offset on a fetch are not supported");
+  const int32_t offset = texel_offset_immediate(ops, shape);
   MOperand level = MOperand::literal(0);
-  if (mask == kLod) {
-    const uint32_t lod_id = operand_id(inst, 3);
-    const SpirvType& lod_type = type(type_of(lod_id));
+  if (ops.lod != 0) {
+    const SpirvType& lod_type = type(type_of(ops.lod));
     if (lod_type.kind != TypeKind::kInt || lod_type.width != 32) fail("the Lod of a fetch is not a 32-bit integer");
-    level = value(lod_id).parts.at(0);
+    level = value(ops.lod).parts.at(0);
   }
   bool is_float = false;
   const MOperand coord = coordinate_quad(operand_id(inst, 1), shape, level, &is_float);
   if (is_float) fail("a fetch takes integer coordinates");
   const Value image = value(image_id);
   if (image.parts.empty()) fail("the fetched image has no descriptor");
-  define(inst.result_id, unpack_quad(emit(Opcode::v_image_load, 128, image.parts[0], coord)));
+  define(inst.result_id, unpack_quad(emit(Opcode::v_image_load, 128, image.parts[0], coord, {}, offset)));
 }
 
 }  // namespace gsgpu::compiler

@@ -212,7 +212,7 @@ class LineAssembler {
     bool trailing_optional = false;
     switch (info.imm) {
       case ImmKind::kNone: break;
-      case ImmKind::kOffset: trailing = 1; trailing_optional = true; break;
+      case ImmKind::kOffset: case ImmKind::kTexelOffset: trailing = 1; trailing_optional = true; break;
       case ImmKind::kSpecial: case ImmKind::kTarget: case ImmKind::kImageQuery: trailing = 1; break;
       case ImmKind::kVarying: case ImmKind::kExportSlot: case ImmKind::kQuadPerm: case ImmKind::kVertexSlot:
         trailing = 1;

@@ -63,7 +63,9 @@ std::string format_instruction(const Instruction& inst) {
     if (kinds[i] == OperandKind::kSBase64 && inst.src[i] == kNoScalarBase) continue;  // no base
     add(format_source(inst, kinds[i], inst.src[i]));
   }
-  if (int32_t lo, hi; immediate_range(info.imm, &lo, &hi)) add(std::to_string(inst.imm));
+  // A texel offset of 0 is the plain read, written without it (as the assembler takes it).
+  const bool omitted = info.imm == ImmKind::kTexelOffset && inst.imm == 0;
+  if (int32_t lo, hi; !omitted && immediate_range(info.imm, &lo, &hi)) add(std::to_string(inst.imm));
   if (info.imm == ImmKind::kSpecial) add(special_info(static_cast<SpecialReg>(inst.imm)).name);
   if (info.imm == ImmKind::kImageQuery) add(image_query_name(static_cast<ImageQueryWhat>(inst.imm)));
   return text;

@@ -157,6 +157,7 @@ bool immediate_range(ImmKind kind, int32_t* min, int32_t* max) {
     case ImmKind::kExportSlot: *min = 0, *max = static_cast<int32_t>(ExportSlot::kCount) - 1; return true;
     case ImmKind::kQuadPerm: *min = 0, *max = 255; return true;
     case ImmKind::kVertexSlot: *min = 0, *max = kVertexSlotCount - 1; return true;
+    case ImmKind::kTexelOffset: *min = 0, *max = (1 << kTexelOffsetBits) - 1; return true;
     default: return false;
   }
 }

@@ -76,6 +76,8 @@ enum class ImmKind : uint8_t {
   kQuadPerm,           // 4 x 2 bits: bits 2i+1:2i name the quad lane that lane i of each quad reads
   kVertexSlot,         // vertex output: position x, y, z, w = 0..3, varying component k = 4 + k (4..67), point size 68,
                        // clip then cull distance i = 69 + i (69..76)
+  kTexelOffset,        // image reads: the texel offset (x, y, z), three 4-bit two's-complement fields
+                       // (bits 3:0, 7:4, 11:8; each -8 .. 7), bits 18:12 zero (docs/isa.md §8b)
 };
 
 // Fragment-program immediates (docs/isa.md §8c).
@@ -91,6 +93,16 @@ constexpr int32_t kVertexSlotVarying0 = 4, kVertexSlotPointSize = 4 + kMaxVaryin
 constexpr int32_t kVertexSlotClipDistance0 = kVertexSlotPointSize + 1;  // clip, then cull distances
 constexpr int32_t kMaxClipCullDistances = 8;  // maxCombinedClipAndCullDistances
 constexpr int32_t kVertexSlotCount = kVertexSlotClipDistance0 + kMaxClipCullDistances;
+// A kTexelOffset immediate: Vulkan's minTexelOffset / maxTexelOffset are these field limits.
+constexpr int32_t kMinTexelOffset = -8, kMaxTexelOffset = 7, kTexelOffsetBits = 12;
+constexpr int32_t pack_texel_offset(int32_t x, int32_t y, int32_t z) {
+  return (x & 0xf) | (y & 0xf) << 4 | (z & 0xf) << 8;
+}
+// Component `axis` (0..2) of a kTexelOffset immediate, sign-extended.
+constexpr int32_t texel_offset_component(int32_t imm, int axis) {
+  const int32_t field = imm >> (4 * axis) & 0xf;
+  return field >= 8 ? field - 16 : field;
+}
 // The range an immediate of this kind may hold (kOffset: the signed 19-bit field); false for kinds
 // that are not a plain number (special registers, branch targets, none).
 bool immediate_range(ImmKind kind, int32_t* min, int32_t* max);

@@ -124,6 +124,10 @@ void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   limits->maxImageArrayLayers = kMaxArrayLayers;
   limits->maxSamplerLodBias = kMaxSamplerLodBias;  // the texture record's bias, added by the compiled shader
   limits->maxSamplerAnisotropy = 1.0f;
+  // ConstOffset on samples and fetches: the image instructions' 4-bit offset fields (docs/isa.md §8b,
+  // isa::kMinTexelOffset / kMaxTexelOffset). No gather: its offsets stay 0.
+  limits->minTexelOffset = -8;
+  limits->maxTexelOffset = 7;
   limits->sampledImageColorSampleCounts = VK_SAMPLE_COUNT_1_BIT;
   limits->sampledImageIntegerSampleCounts = VK_SAMPLE_COUNT_1_BIT;
   limits->sampledImageDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT;

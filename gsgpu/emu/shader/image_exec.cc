@@ -118,6 +118,13 @@ void commit_quad(Warp& w, uint16_t dst, const texture::Texel* result) {
   }
 }
 
+// The instruction's texel offset (imm19, isa::ImmKind::kTexelOffset; validate() keeps bits 18:12 0).
+texture::TexelOffset texel_offset(const DecodedInst& di) {
+  texture::TexelOffset offset;
+  for (int axis = 0; axis < 3; ++axis) offset.v[axis] = isa::texel_offset_component(di.inst.imm, axis);
+  return offset;
+}
+
 uint32_t channel(Warp& w, uint16_t quad, unsigned c, uint32_t lane) {
   return w.vreg(static_cast<uint16_t>(quad + c))[lane];
 }
@@ -132,12 +139,13 @@ Flow image_fetch(Warp& w, const DecodedInst& di) {
   if (WithSampler && !load_samplers(w, di, unit, images, samplers)) return Flow::kYield;
   texture::Texel result[kMaxWarpWidth];
   const uint16_t coord = di.inst.src[1];
+  const texture::TexelOffset offset = texel_offset(di);
   for (uint32_t l = 0; l < w.width; ++l) {
     if (!(w.exec >> l & 1)) continue;
     int32_t xyz[3];
     for (unsigned c = 0; c < 3; ++c) xyz[c] = static_cast<int32_t>(channel(w, coord, c, l));
     const uint32_t level = channel(w, coord, 3, l);
-    if (!unit.fetch(images[l], xyz, level, WithSampler ? &samplers[l] : nullptr, &result[l]))
+    if (!unit.fetch(images[l], xyz, level, WithSampler ? &samplers[l] : nullptr, &result[l], offset))
       return texture_fault(w, di, unit, "lane " + std::to_string(l) + " level " + std::to_string(level));
   }
   commit_quad(w, di.inst.dst, result);
@@ -153,12 +161,13 @@ Flow image_sample(Warp& w, const DecodedInst& di) {
   if (!load_samplers(w, di, unit, images, samplers)) return Flow::kYield;
   texture::Texel result[kMaxWarpWidth];
   const uint16_t coord = di.inst.src[1];
+  const texture::TexelOffset offset = texel_offset(di);
   for (uint32_t l = 0; l < w.width; ++l) {
     if (!(w.exec >> l & 1)) continue;
     float xyz[3];
     for (unsigned c = 0; c < 3; ++c) xyz[c] = std::bit_cast<float>(channel(w, coord, c, l));
     const float lod = std::bit_cast<float>(channel(w, coord, 3, l));
-    if (!unit.sample(images[l], samplers[l], xyz, lod, &result[l]))
+    if (!unit.sample(images[l], samplers[l], xyz, lod, &result[l], offset))
       return texture_fault(w, di, unit, "lane " + std::to_string(l));
   }
   commit_quad(w, di.inst.dst, result);
@@ -199,6 +208,7 @@ Flow image_sample_implicit(Warp& w, const DecodedInst& di) {
   texture::Texel result[kMaxWarpWidth];
   const uint16_t coord = di.inst.src[1];
   const auto at = [&](unsigned c, uint32_t lane) { return std::bit_cast<float>(channel(w, coord, c, lane)); };
+  const texture::TexelOffset offset = texel_offset(di);
   for (uint32_t l = 0; l < w.width; ++l) {
     if (!(w.exec >> l & 1)) continue;
     const uint32_t q = l & ~3u;  // fragment warps are whole quads (the stage checks the width)
@@ -210,7 +220,7 @@ Flow image_sample_implicit(Warp& w, const DecodedInst& di) {
     }
     if (images[l].type == hw::blk::IMAGE_DESC::FORMAT_TYPE_IMAGE_CUBE) cube_derivatives(at, l, q, ddx, ddy);
     const float lod = TextureUnit::implicit_lod(images[l], samplers[l], ddx, ddy) + at(3, l);
-    if (!unit.sample(images[l], samplers[l], xyz, lod, &result[l]))
+    if (!unit.sample(images[l], samplers[l], xyz, lod, &result[l], offset))
       return texture_fault(w, di, unit, "lane " + std::to_string(l));
   }
   commit_quad(w, di.inst.dst, result);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "gsgpu/emu/texture/addressing.h"
 #include "gsgpu/emu/texture/cube_map.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
 
@@ -109,76 +110,6 @@ bool lay_out_levels(std::span<const uint32_t> w, uint32_t row_align_log2, Image*
   image->extent_bytes = end;
   if (image->base_va + end < image->base_va) return refuse(why, "BASE_VA + extent wraps around");
   return true;
-}
-
-// Vulkan's mirror clamp to edge of a texel index: mirror(i) = i for i >= 0, -(1 + i) below, then
-// clamped to the last texel.
-int64_t mirror_once(int64_t i, uint32_t size) { return std::min<int64_t>(i >= 0 ? i : -(1 + i), int64_t{size} - 1); }
-
-// Nearest index of one axis (OpenCL C 1.2 section 8.2); *border when the texel is outside.
-int64_t nearest_index(float s, uint32_t size, uint32_t mode, bool normalized, bool* border) {
-  const float n = static_cast<float>(size);
-  const auto to_int = [](float u) {  // floor, guarded against NaN and magnitudes past any size
-    if (std::isnan(u)) return int64_t{-1};
-    return static_cast<int64_t>(std::floor(std::clamp(u, -1.0e9f, 1.0e9f)));
-  };
-  *border = false;
-  if (mode == smp::STATE_ADDRESS_U_REPEAT) {
-    int64_t i = to_int((s - std::floor(s)) * n);
-    if (i > int64_t{size} - 1) i -= size;
-    return std::clamp<int64_t>(i, 0, size - 1);  // NaN lands here as 0
-  }
-  if (mode == smp::STATE_ADDRESS_U_MIRRORED_REPEAT) {
-    const float mirrored = std::fabs(s - 2.0f * std::rint(0.5f * s));
-    return std::clamp<int64_t>(to_int(mirrored * n), 0, size - 1);
-  }
-  const int64_t i = to_int(normalized ? s * n : s);
-  if (mode == smp::STATE_ADDRESS_U_MIRROR_CLAMP_TO_EDGE) return mirror_once(i, size);
-  if (mode == smp::STATE_ADDRESS_U_CLAMP_TO_BORDER) {
-    *border = i < 0 || i > int64_t{size} - 1;
-    return std::clamp<int64_t>(i, -1, size);
-  }
-  return std::clamp<int64_t>(i, 0, size - 1);  // CLAMP_TO_EDGE and NONE
-}
-
-// Linear pair of one axis: indices i0, i1 and weight a of i1.
-struct LinearAxis {
-  int64_t i0 = 0, i1 = 0;
-  float a = 0;
-};
-
-LinearAxis linear_axis(float s, uint32_t size, uint32_t mode, bool normalized) {
-  const float n = static_cast<float>(size);
-  const auto floor_int = [](float u) {
-    if (std::isnan(u)) return int64_t{-1};
-    return static_cast<int64_t>(std::floor(std::clamp(u, -1.0e9f, 1.0e9f)));
-  };
-  const auto frac = [](float x) { return std::isnan(x) ? 0.0f : x - std::floor(x); };
-  LinearAxis r;
-  float u;
-  if (mode == smp::STATE_ADDRESS_U_REPEAT) u = (s - std::floor(s)) * n;
-  else if (mode == smp::STATE_ADDRESS_U_MIRRORED_REPEAT) u = std::fabs(s - 2.0f * std::rint(0.5f * s)) * n;
-  else u = normalized ? s * n : s;
-  r.i0 = floor_int(u - 0.5f);
-  r.i1 = r.i0 + 1;
-  r.a = frac(u - 0.5f);
-  const int64_t last = int64_t{size} - 1;
-  if (mode == smp::STATE_ADDRESS_U_REPEAT) {
-    if (r.i0 < 0) r.i0 += size;
-    if (r.i1 > last) r.i1 -= size;
-    r.i0 = std::clamp<int64_t>(r.i0, 0, last);  // only NaN coordinates need it
-    r.i1 = std::clamp<int64_t>(r.i1, 0, last);
-  } else if (mode == smp::STATE_ADDRESS_U_MIRROR_CLAMP_TO_EDGE) {
-    r.i0 = mirror_once(r.i0, size);
-    r.i1 = mirror_once(r.i1, size);
-  } else if (mode == smp::STATE_ADDRESS_U_CLAMP_TO_BORDER) {
-    r.i0 = std::clamp<int64_t>(r.i0, -1, size);
-    r.i1 = std::clamp<int64_t>(r.i1, -1, size);
-  } else {  // CLAMP_TO_EDGE, NONE, MIRRORED_REPEAT
-    r.i0 = std::clamp<int64_t>(r.i0, 0, last);
-    r.i1 = std::clamp<int64_t>(r.i1, 0, last);
-  }
-  return r;
 }
 
 }  // namespace
@@ -407,7 +338,7 @@ bool is_depth(const TexelFormat& f) {
 }  // namespace
 
 bool TextureUnit::fetch(const Image& image, const int32_t coord[3], uint32_t level, const Sampler* sampler,
-                        Texel* out) {
+                        Texel* out, const TexelOffset& offset) {
   if (level >= image.mip_levels) return fail(TextureFault::kBadDescriptor, "LOD past the image's mip levels");
   const CoordUse use = coord_use(image.type);
   const Extent s = image.level_size(level);
@@ -415,7 +346,7 @@ bool TextureUnit::fetch(const Image& image, const int32_t coord[3], uint32_t lev
   int64_t index[3] = {0, 0, 0};
   bool outside = false;
   for (int axis = 0; axis < use.spatial_axes; ++axis) {
-    int64_t i = coord[axis];
+    int64_t i = int64_t{coord[axis]} + offset.v[axis];  // int64: no wrap for any int32 coordinate
     if (sampler != nullptr && sampler->address[axis] == smp::STATE_ADDRESS_U_CLAMP_TO_EDGE)
       i = std::clamp<int64_t>(i, 0, sizes[axis] - 1);
     outside |= i < 0 || i >= sizes[axis];
@@ -475,7 +406,7 @@ bool TextureUnit::check_compare(const Image& image, const Sampler& sampler, cons
 }
 
 bool TextureUnit::sample_level(const Image& image, const Sampler& sampler, bool linear, const float coord[3],
-                               uint32_t level, Texel* out) {
+                               uint32_t level, const TexelOffset& offset, Texel* out) {
   if (image.type == desc::FORMAT_TYPE_IMAGE_CUBE) return sample_cube_level(image, sampler, linear, coord, level, out);
   float reference = 0;
   if (!check_compare(image, sampler, coord, &reference)) return false;
@@ -495,10 +426,11 @@ bool TextureUnit::sample_level(const Image& image, const Sampler& sampler, bool 
   for (int axis = 0; axis < 3; ++axis) {
     if (axis >= use.spatial_axes) continue;  // a single index 0 with weight 0
     if (linear) {
-      axes[axis] = linear_axis(coord[axis], sizes[axis], sampler.address[axis], sampler.normalized);
+      axes[axis] = linear_axis(coord[axis], sizes[axis], sampler.address[axis], sampler.normalized, offset.v[axis]);
     } else {
       bool border = false;
-      axes[axis].i0 = nearest_index(coord[axis], sizes[axis], sampler.address[axis], sampler.normalized, &border);
+      axes[axis].i0 =
+          nearest_index(coord[axis], sizes[axis], sampler.address[axis], sampler.normalized, offset.v[axis], &border);
       axes[axis].i1 = axes[axis].i0;
     }
   }
@@ -542,24 +474,27 @@ bool TextureUnit::sample_level(const Image& image, const Sampler& sampler, bool 
   return true;
 }
 
-bool TextureUnit::sample(const Image& image, const Sampler& sampler, const float coord[3], float lod, Texel* out) {
+bool TextureUnit::sample(const Image& image, const Sampler& sampler, const float coord[3], float lod, Texel* out,
+                         const TexelOffset& offset) {
+  if (offset.any() && image.type == desc::FORMAT_TYPE_IMAGE_CUBE)
+    return fail(TextureFault::kBadDescriptor, "a texel offset on a cube image (cubes take no offsets)");
   if (std::isnan(lod)) lod = 0.0f;
   lod = std::clamp(lod, sampler.min_lod, sampler.max_lod);
   const bool minifying = lod > 0.0f;
   const bool linear = minifying ? sampler.min_linear : sampler.mag_linear;
   const uint32_t last = image.mip_levels - 1;
-  if (sampler.mip_filter == 0 || last == 0) return sample_level(image, sampler, linear, coord, 0, out);
+  if (sampler.mip_filter == 0 || last == 0) return sample_level(image, sampler, linear, coord, 0, offset, out);
   const float clamped = std::clamp(lod, 0.0f, static_cast<float>(last));
   if (sampler.mip_filter == 1) {  // nearest level: ceil(lod + 0.5) - 1
     const uint32_t level = static_cast<uint32_t>(std::max(0.0f, std::ceil(clamped + 0.5f) - 1.0f));
-    return sample_level(image, sampler, linear, coord, std::min(level, last), out);
+    return sample_level(image, sampler, linear, coord, std::min(level, last), offset, out);
   }
   const uint32_t level0 = static_cast<uint32_t>(std::floor(clamped));
   const uint32_t level1 = std::min(level0 + 1, last);
   const float weight = clamped - std::floor(clamped);
   Texel t0, t1;
-  if (!sample_level(image, sampler, linear, coord, level0, &t0)) return false;
-  if (!sample_level(image, sampler, linear, coord, level1, &t1)) return false;
+  if (!sample_level(image, sampler, linear, coord, level0, offset, &t0)) return false;
+  if (!sample_level(image, sampler, linear, coord, level1, offset, &t1)) return false;
   if (image.format.value_class != ValueClass::kFloat) {
     *out = weight < 0.5f ? t0 : t1;
     return true;

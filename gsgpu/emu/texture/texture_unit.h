@@ -59,6 +59,14 @@ struct Sampler {
   uint32_t compare = 0;             // COMPARE: 0 off, else VkCompareOp + 1 (depth images only)
 };
 
+// A texel offset (SPIR-V's ConstOffset; docs/isa.md §8b): added to the integer texel indices of
+// the spatial axes at the level read, before addressing. Components past the image's spatial axes
+// are ignored; cubes take none.
+struct TexelOffset {
+  int32_t v[3] = {0, 0, 0};
+  bool any() const { return v[0] != 0 || v[1] != 0 || v[2] != 0; }
+};
+
 // What an image instruction is about to do with the image: which access the extent check uses.
 enum class ImageUse : uint8_t { kQuery, kRead, kWrite };
 
@@ -86,14 +94,18 @@ class TextureUnit {
   // Texel at integer coordinates (x, y, z; the layer is y for 1D arrays, z for 2D arrays) of
   // `level`, no filtering. With a sampler its addressing applies (CLAMP_TO_EDGE clamps, the others
   // read the border colour out of range); without one an out-of-range texel reads as the border.
-  bool fetch(const Image& image, const int32_t coord[3], uint32_t level, const Sampler* sampler, Texel* out);
+  // `offset` is added to (x, y, z) first (a cube, addressed as a 2D array here, takes it too).
+  bool fetch(const Image& image, const int32_t coord[3], uint32_t level, const Sampler* sampler, Texel* out,
+             const TexelOffset& offset = {});
   // Writes one texel; out-of-range coordinates write nothing (OpenCL leaves them undefined).
   bool store(const Image& image, const int32_t coord[3], uint32_t level, const Texel& value);
   // Float coordinates through `sampler` at `lod` (explicit, or from implicit_lod), clamped to the
   // sampler's MIN_LOD / MAX_LOD; lod <= 0 magnifies, above minifies (Vulkan's filter choice).
   // A depth image through a COMPARE sampler returns (result, 0, 0, 1): each texel's depth compared
   // with the reference in coord[2] (clamped to [0, 1] for UNORM depth) as 1 or 0, then filtered.
-  bool sample(const Image& image, const Sampler& sampler, const float coord[3], float lod, Texel* out);
+  // A non-zero `offset` on a cube is kBadDescriptor (Vulkan has no offsets for cubes).
+  bool sample(const Image& image, const Sampler& sampler, const float coord[3], float lod, Texel* out,
+              const TexelOffset& offset = {});
   // Vulkan's implicit LOD without the bias: log2 of the scale factor rho = max(|d/dx|, |d/dy|), the
   // coordinates' screen-space derivatives scaled to texels of level 0 (normalised samplers) and
   // measured with the Euclidean length over the image's spatial axes.
@@ -112,7 +124,7 @@ class TextureUnit {
   bool read_texel(const Image& image, uint32_t level, int64_t x, int64_t y, int64_t slice, Texel* out,
                   bool raw = false);
   bool sample_level(const Image& image, const Sampler& sampler, bool linear, const float coord[3], uint32_t level,
-                    Texel* out);
+                    const TexelOffset& offset, Texel* out);
   bool sample_cube_level(const Image& image, const Sampler& sampler, bool linear, const float coord[3], uint32_t level,
                          Texel* out);
   bool check_compare(const Image& image, const Sampler& sampler, const float coord[3], float* reference);

@@ -287,10 +287,42 @@ TEST(ShaderCodegen, UnusedTexturesReadNothing) {
 
 // What the texture unit cannot do fails the build naming the instruction and the reason.
 TEST(ShaderCodegen, UnsupportedTextureFormsFailNamingThem) {
-  const std::string offset = refusal(shader_texture_offset_frag);
-  EXPECT_NE(offset.find("OpImageSampleImplicitLod"), std::string::npos) << offset;
-  EXPECT_NE(offset.find("image operands mask 8"), std::string::npos) << offset;  // ConstOffset
   EXPECT_NE(refusal(shader_texture_array_frag).find("arrays of descriptors are not supported"), std::string::npos);
+}
+
+// The words of the first instruction with `opcode` in a module (after the 5-word header).
+size_t find_instruction(const std::vector<uint32_t>& words, uint32_t opcode) {
+  for (size_t at = 5; at < words.size(); at += words[at] >> 16) {
+    if ((words[at] & 0xffff) == opcode) return at;
+    if (words[at] >> 16 == 0) break;
+  }
+  return words.size();
+}
+
+// ConstOffset becomes the image instruction's texel offset immediate (isa::pack_texel_offset: x in
+// bits 3:0, y in 7:4) on implicit, explicit-LOD, fetch and depth-compare forms. A run-time Offset
+// (ImageGatherExtended, not offered) and ConstOffsets fail naming them.
+TEST(ShaderCodegen, ConstOffsetsBecomeTheTexelOffsetImmediate) {
+  CompiledProgram program;
+  const CompiledKernel* f = compiled(shader_texture_offset_frag, &program);
+  ASSERT_NE(f, nullptr);
+  const std::string& s = f->assembly;
+  EXPECT_EQ(count_lines(s, R"(v_image_sample_implicit v\[\d+:\d+\], s\[\d+:\d+\], v\[\d+:\d+\], s\d+, 1 +;)"), 1u) << s;
+  EXPECT_EQ(count_lines(s, R"(v_image_sample v\[\d+:\d+\], s\[\d+:\d+\], v\[\d+:\d+\], s\d+, 120 +;)"), 1u) << s;  // (-8, 7)
+  EXPECT_EQ(count_lines(s, R"(v_image_load v\[\d+:\d+\], s\[\d+:\d+\], v\[\d+:\d+\], 240 +;)"), 1u) << s;  // (0, -1)
+  EXPECT_EQ(count_lines(s, R"(v_image_sample_implicit v\[\d+:\d+\], s\[\d+:\d+\], v\[\d+:\d+\], s\d+, 50 +;)"), 1u) << s;  // (2, 3)
+  // textureOffset's OpImageSampleImplicitLod: result type, id, sampled image, coordinate, mask, offset.
+  const std::vector<uint32_t> base(std::begin(shader_texture_offset_frag), std::end(shader_texture_offset_frag));
+  const size_t at = find_instruction(base, static_cast<uint32_t>(spv::Op::OpImageSampleImplicitLod));
+  ASSERT_LT(at + 6, base.size());
+  ASSERT_EQ(base[at + 5], static_cast<uint32_t>(spv::ImageOperandsMask::ConstOffset));
+  std::vector<uint32_t> run_time = base;
+  run_time[at + 5] = static_cast<uint32_t>(spv::ImageOperandsMask::Offset);
+  run_time[at + 6] = base[at + 4];  // the coordinate: not a constant
+  EXPECT_NE(refusal(run_time).find("run-time texel Offset"), std::string::npos);
+  std::vector<uint32_t> offsets = base;
+  offsets[at + 5] = static_cast<uint32_t>(spv::ImageOperandsMask::ConstOffsets);
+  EXPECT_NE(refusal(offsets).find("ConstOffsets"), std::string::npos);
 }
 
 // textureGrad: the program computes Vulkan's LOD from the gradients and the image's size
@@ -409,7 +441,7 @@ TEST(ShaderCodegen, MutatedShaderModulesNeverCrash) {
   for (std::span<const uint32_t> base :
        {std::span<const uint32_t>(shader_transform_vert), std::span<const uint32_t>(shader_pattern_frag),
         std::span<const uint32_t>(shader_matrix_vert), std::span<const uint32_t>(shader_texture_forms_frag),
-        std::span<const uint32_t>(shader_vkcube_frag)}) {
+        std::span<const uint32_t>(shader_vkcube_frag), std::span<const uint32_t>(shader_texture_offset_frag)}) {
     std::mt19937 rng(97);
     int rejected = 0;
     const int rounds = 700;

@@ -5,6 +5,8 @@
   v_image_load v[4:7], s[2:3], v[8:11]
   v_image_fetch v[12:15], s[2:3], v[8:11], 0x14
   v_image_sample v[16:19], v[0:1], v[8:11], s4   ; per-lane descriptor VAs, sampler in a register
+  v_image_sample v[16:19], s[2:3], v[8:11], s4, 241   ; texel offset (1, -1, 0): imm19 fields x 3:0, y 7:4
+  v_image_load v[4:7], s[2:3], v[8:11], 3840             ; offset (0, 0, -1)
   v_image_store s[2:3], v[8:11], v[252:255]
   v_image_query v20, s[2:3], 0, width
   v_image_query v21, s[2:3], v22, height

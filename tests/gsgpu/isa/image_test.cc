@@ -612,6 +612,52 @@ TEST_P(ImageInstructions, MisalignedQuadInABinaryIsIllegal) {
   expect_fault(r, ShaderFaultKind::kIllegalInstruction, {"vector quad"});
 }
 
+// Texel offsets (imm19: x in bits 3:0, y 7:4, z 11:8, two's complement; docs/isa.md section 8b):
+// added to the texel indices before addressing, for loads, fetches and samples alike. Bits 18:12
+// set (a forged binary: 4096 and up, or a negative field) do not decode: kIllegalInstruction.
+TEST_P(ImageInstructions, TexelOffsetIsTheImmediateAndOtherBitsAreIllegal) {
+  EXPECT_EQ(isa::pack_texel_offset(1, -1, 0), 241);
+  EXPECT_EQ(isa::texel_offset_component(241, 1), -1);
+  EXPECT_EQ(isa::texel_offset_component(isa::pack_texel_offset(-8, 7, -3), 0), -8);
+  const uint64_t small = place_image(small_2d(), small_2d_texels());
+  Run r = run("v_image_load v[12:15], s[2:3], v[8:11], 17", small, {0, 0, 0, 0, 2, 1, 0, 0});  // (1, 1)
+  expect_ok(r);
+  EXPECT_EQ(r.out[0], 110u);  // (0, 0) + (1, 1)
+  EXPECT_EQ(r.out[4], 0u);    // (3, 2): outside, transparent black
+  DescSpec spec;  // 4 x 2 float R: 1 2 4 8 / 16 32 64 128
+  spec.order = d::FORMAT_CHANNEL_ORDER_R;
+  spec.width = 4;
+  spec.height = 2;
+  spec.row_pitch = 16;
+  std::vector<uint32_t> texels;
+  for (float v : {1.0f, 2.0f, 4.0f, 8.0f, 16.0f, 32.0f, 64.0f, 128.0f}) texels.push_back(bits(v));
+  const uint64_t desc = place_image(spec, texels);
+  const std::vector<uint32_t> coords = {bits(0.125f), bits(0.75f), 0, 0, bits(0.875f), bits(0.25f), 0, 0};
+  r = run("v_image_sample v[12:15], s[2:3], v[8:11], s8, " + std::to_string(isa::pack_texel_offset(1, -1, 0)), desc,
+          coords, sampler_word(true, smp::STATE_ADDRESS_U_CLAMP_TO_EDGE, false));
+  expect_ok(r);
+  EXPECT_EQ(r.out[0], bits(2.0f));  // (0, 1) + (1, -1)
+  EXPECT_EQ(r.out[4], bits(8.0f));  // (3, 0) + (1, -1): x clamps to 3, y to 0
+  r = run("v_image_sample v[12:15], s[2:3], v[8:11], s8, " + std::to_string(isa::pack_texel_offset(-1, 0, 0)), desc,
+          coords, sampler_word(true, smp::STATE_ADDRESS_U_REPEAT, false));
+  expect_ok(r);
+  EXPECT_EQ(r.out[0], bits(128.0f));  // (0, 1) - 1 wraps to (3, 1)
+  std::vector<uint32_t> words;
+  std::string error;
+  EXPECT_FALSE(isa::assemble(kernel("v_image_sample v[12:15], s[2:3], v[8:11], s8, 4096"), &words, &error));
+  EXPECT_FALSE(isa::assemble(kernel("v_image_store s[2:3], v[8:11], v[12:15], 1"), &words, &error));
+  for (const uint64_t forged : {uint64_t{1} << 12, uint64_t{0x7ffff}, uint64_t{1} << 18}) {
+    ASSERT_TRUE(isa::assemble(kernel("v_image_sample v[12:15], s[2:3], v[8:11], s8"), &words, &error)) << error;
+    const size_t at = image_op_offset(words) / 4;
+    uint64_t inst = words[at] | (uint64_t{words[at + 1]} << 32);
+    inst |= forged << 45;
+    words[at] = static_cast<uint32_t>(inst);
+    words[at + 1] = static_cast<uint32_t>(inst >> 32);
+    const Run bad = run_words(words, 2, desc, coords, sampler_word(true, smp::STATE_ADDRESS_U_REPEAT, false));
+    expect_fault(bad, ShaderFaultKind::kIllegalInstruction, {"v_image_sample"});
+  }
+}
+
 // Hostile coordinates (NaN, infinities, huge and extreme integers, negative LODs and levels of a
 // sample) read the border or an edge texel, as the texture unit says, and never fault; a store to
 // them writes nothing.

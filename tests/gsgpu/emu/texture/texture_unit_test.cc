@@ -87,10 +87,11 @@ class TextureUnitTest : public ::testing::Test {
     EXPECT_TRUE(unit.load_image(desc_va, use, &image)) << unit.fault_reason();
     return image;
   }
-  float sample_r(const Image& image, const Sampler& smp, float x, float y = 0, float z = 0, float lod = 0) {
+  float sample_r(const Image& image, const Sampler& smp, float x, float y = 0, float z = 0, float lod = 0,
+                 const TexelOffset& offset = {}) {
     const float coord[3] = {x, y, z};
     Texel t;
-    EXPECT_TRUE(unit.sample(image, smp, coord, lod, &t)) << unit.fault_reason();
+    EXPECT_TRUE(unit.sample(image, smp, coord, lod, &t, offset)) << unit.fault_reason();
     return t.f(0);
   }
 };
@@ -169,6 +170,69 @@ TEST_F(TextureUnitTest, MirrorClampToEdgeMirrorsOnceThenClamps) {
   // Linear at u = -0.75 (s = -0.1875): i0 = -2 -> 1, i1 = -1 -> 0, weight 0.75 of i1.
   const Sampler linear = sampler(true, s::STATE_ADDRESS_U_MIRROR_CLAMP_TO_EDGE, true);
   EXPECT_FLOAT_EQ(sample_r(image, linear, -0.1875f), 0.25f * 11 + 0.75f * 10);
+}
+
+// Texel offsets (ConstOffset): added to the integer index in texel space at the level read, then
+// wrapped as Vulkan's index is (REPEAT: i mod n; MIRRORED_REPEAT: over the period 2 n; the clamps
+// and the border after the offset), for nearest and for both texels of a linear pair.
+TEST_F(TextureUnitTest, TexelOffsetsAreAddedBeforeTheWrap) {
+  const Image image = float_image(image_1d(4), {10, 11, 12, 13});
+  const auto nearest = [&](uint32_t mode, float s, int32_t dx) {
+    return sample_r(image, sampler(true, mode, false), s, 0, 0, 0, TexelOffset{{dx, 0, 0}});
+  };
+  const auto linear = [&](uint32_t mode, float s, int32_t dx) {
+    return sample_r(image, sampler(true, mode, true), s, 0, 0, 0, TexelOffset{{dx, 0, 0}});
+  };
+  // s = 0.125: u = 0.5, i = 0.
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_CLAMP_TO_EDGE, 0.125f, 2), 12);
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_CLAMP_TO_EDGE, 0.125f, -3), 10);
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_CLAMP_TO_EDGE, 0.125f, 7), 13);
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_REPEAT, 0.125f, -1), 13);
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_REPEAT, 0.125f, 5), 11);
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_REPEAT, -1.875f, -8), 10);   // i 0 - 8 = -8 -> 0
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_MIRRORED_REPEAT, 0.125f, -1), 10);  // -1 mod 8 = 7 -> 0
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_MIRRORED_REPEAT, 0.125f, 4), 13);   // 4 -> 3
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_MIRRORED_REPEAT, 0.125f, 5), 12);   // 5 -> 2
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_MIRRORED_REPEAT, 1.125f, 1), 12);   // u 4.5: 4 + 1 -> 2
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_MIRRORED_REPEAT, 1.125f, 0), 13);   // 4 -> 3
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_CLAMP_TO_BORDER, 0.125f, -1), 0);
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_CLAMP_TO_BORDER, 0.125f, 3), 13);
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_CLAMP_TO_BORDER, 0.125f, 4), 0);
+  EXPECT_EQ(nearest(s::STATE_ADDRESS_U_MIRROR_CLAMP_TO_EDGE, 0.125f, -2), 11);  // -2 -> 1
+  // s = 0.25: u - 0.5 = 0.5, i0 = 0 + offset, i1 = i0 + 1, each wrapped, weight 0.5.
+  EXPECT_FLOAT_EQ(linear(s::STATE_ADDRESS_U_REPEAT, 0.25f, -1), 0.5f * 13 + 0.5f * 10);
+  EXPECT_FLOAT_EQ(linear(s::STATE_ADDRESS_U_MIRRORED_REPEAT, 0.25f, -1), 10);  // -1 -> 0, 0 -> 0
+  EXPECT_FLOAT_EQ(linear(s::STATE_ADDRESS_U_MIRRORED_REPEAT, 0.25f, 3), 13);   // 3 -> 3, 4 -> 3
+  EXPECT_FLOAT_EQ(linear(s::STATE_ADDRESS_U_CLAMP_TO_EDGE, 0.25f, 3), 13);
+  EXPECT_FLOAT_EQ(linear(s::STATE_ADDRESS_U_CLAMP_TO_BORDER, 0.25f, 3), 0.5f * 13);
+  // A mipmapped 2D image: the offset is in texels of the level read (level 1 is 2 x 2: 16 17 / 18 19).
+  DescSpec spec;
+  spec.width = spec.height = 4;
+  spec.row_pitch = 16;
+  spec.levels = 2;
+  spec.layout = d::FORMAT_MIP_LAYOUT_PACKED;
+  const uint64_t base = memory.alloc(512, 256);
+  for (int i = 0; i < 20; ++i) {  // level 0: texel i holds i; level 1 (at 256): 16 + its index
+    const float v = static_cast<float>(i);
+    std::memcpy(memory.host(base + (i < 16 ? 4 * i : 256 + 4 * (i - 16))), &v, 4);
+  }
+  spec.base = base;
+  const Image mipped = load(spec, ImageUse::kRead);
+  const Sampler repeat_mip = sampler(true, s::STATE_ADDRESS_U_REPEAT, false, 1);
+  EXPECT_EQ(sample_r(mipped, repeat_mip, 0.25f, 0.25f, 0, 1.0f, TexelOffset{{1, 1, 0}}), 19);
+  EXPECT_EQ(sample_r(mipped, repeat_mip, 0.25f, 0.25f, 0, 1.0f, TexelOffset{{-1, 0, 0}}), 17);
+  EXPECT_EQ(sample_r(mipped, repeat_mip, 0.125f, 0.125f, 0, 0.0f, TexelOffset{{-1, 2, 0}}), 11);  // level 0: (3, 2)
+  // Fetches add the offset to the integer coordinate (past the image: the border / transparent black).
+  const int32_t at[3] = {1, 1, 0};
+  Texel t;
+  ASSERT_TRUE(unit.fetch(mipped, at, 0, nullptr, &t, TexelOffset{{2, -1, 0}}));
+  EXPECT_EQ(t.f(0), 3.0f);
+  ASSERT_TRUE(unit.fetch(mipped, at, 0, nullptr, &t, TexelOffset{{-2, 0, 0}}));
+  EXPECT_EQ(t.f(0), 0.0f);
+  const int32_t far[3] = {INT32_MAX, INT32_MIN, 0};  // no int32 wrap back into the image
+  ASSERT_TRUE(unit.fetch(mipped, far, 0, nullptr, &t, TexelOffset{{7, -8, 0}}));
+  EXPECT_EQ(t.f(0), 0.0f);
+  EXPECT_TRUE(memory.faults.empty());
 }
 
 // BORDER CUSTOM: the colour comes from the SAMPLER_DESC 64 bytes after the IMAGE_DESC (a texture
@@ -402,6 +466,9 @@ TEST_F(TextureUnitTest, CubeFacesAreSelectedAndFilteredSeamlessly) {
   const float coord[3] = {1, 0, 0};
   Texel t;
   EXPECT_FALSE(unit.sample(cube, sampler(false, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, false), coord, 0, &t));
+  EXPECT_EQ(unit.fault(), TextureFault::kBadDescriptor);
+  // Nor does a texel offset apply to a cube (SPIR-V allows none there).
+  EXPECT_FALSE(unit.sample(cube, nearest, coord, 0, &t, TexelOffset{{1, 0, 0}}));
   EXPECT_EQ(unit.fault(), TextureFault::kBadDescriptor);
 }
 
