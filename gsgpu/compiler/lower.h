@@ -304,6 +304,7 @@ class Lowering {
     bool arrayed = false;
     bool buffer = false;
     bool cube = false;  // Dim Cube: dims 3, a direction
+    bool multisampled = false;  // MS 1 (graphics, 2D): read by OpImageFetch with a Sample operand only
   };
   bool lower_image(const SpirvInstruction& inst);
   ImageShape image_shape(uint32_t type_id) const;  // an image or sampled-image type; fails otherwise

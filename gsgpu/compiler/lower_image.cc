@@ -32,8 +32,12 @@ Lowering::ImageShape Lowering::image_shape(uint32_t type_id) const {
   if (t->kind != TypeKind::kOpaque || t->opaque != Op::OpTypeImage || t->opaque_operands.size() < kFormat + 1)
     fail("operand of type " + std::to_string(type_id) + " is not an image");
   const std::vector<uint32_t>& ops = t->opaque_operands;
-  if (ops[kMultisampled] != 0) fail("multisampled images are not supported");
   ImageShape shape;
+  // A multisampled 2D image (sampler2DMS, texelFetch's sample): the texture unit's IMAGE_DESC
+  // SAMPLES_LOG2, read by v_image_load with the sample index in channel 3 (docs/compiler.md).
+  shape.multisampled = ops[kMultisampled] != 0;
+  if (shape.multisampled && (!graphics() || static_cast<spv::Dim>(ops[kDim]) != spv::Dim::Dim2D))
+    fail("multisampled images other than a graphics shader's 2D ones are not supported");
   shape.arrayed = ops[kArrayed] != 0;
   switch (static_cast<spv::Dim>(ops[kDim])) {
     case spv::Dim::Dim1D: shape.dims = 1; break;

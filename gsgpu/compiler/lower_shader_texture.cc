@@ -30,6 +30,7 @@ constexpr size_t kImageSampledOperand = 5;
 
 constexpr uint32_t kBias = static_cast<uint32_t>(spv::ImageOperandsMask::Bias);
 constexpr uint32_t kLod = static_cast<uint32_t>(spv::ImageOperandsMask::Lod);
+constexpr uint32_t kSample = static_cast<uint32_t>(spv::ImageOperandsMask::Sample);
 constexpr uint32_t kGrad = static_cast<uint32_t>(spv::ImageOperandsMask::Grad);
 constexpr uint32_t kConstOffset = static_cast<uint32_t>(spv::ImageOperandsMask::ConstOffset);
 constexpr uint32_t kOffset = static_cast<uint32_t>(spv::ImageOperandsMask::Offset);
@@ -209,20 +210,31 @@ void Lowering::shader_image_sample(const SpirvInstruction& inst) {
   define(inst.result_id, std::move(texel));
 }
 
-// OpImageFetch (texelFetch): integer coordinates and the level from the Lod operand, no sampler.
+// OpImageFetch (texelFetch): integer coordinates and the level from the Lod operand, no sampler; of
+// a multisampled image, the Sample operand instead, which v_image_load takes in the level's channel.
 void Lowering::shader_image_fetch(const SpirvInstruction& inst) {
   const uint32_t image_id = operand_id(inst, 0);
   const ImageShape shape = image_shape(type_of(image_id));
   check_texel_type(inst.result_type, "the texel fetched");
-  const ImageOperands ops = image_operands(inst, 2);
-  if ((ops.mask & ~(kLod | kConstOffset | kOffset)) != 0)
-    fail("image operands other than Lod and a texel offset on a fetch are not supported");
-  const int32_t offset = texel_offset_immediate(ops, shape);
   MOperand level = MOperand::literal(0);
-  if (ops.lod != 0) {
-    const SpirvType& lod_type = type(type_of(ops.lod));
-    if (lod_type.kind != TypeKind::kInt || lod_type.width != 32) fail("the Lod of a fetch is not a 32-bit integer");
-    level = value(ops.lod).parts.at(0);
+  int32_t offset = 0;
+  if (shape.multisampled) {
+    // A multisampled image's one operand: Sample (image_operands refuses it on every other form).
+    const uint32_t mask = inst.operands.size() > 2 ? inst.operands[2] : 0;
+    if (mask != kSample || inst.operands.size() != 4) fail("a fetch of a multisampled image takes the Sample operand alone");
+    const SpirvType& sample_type = type(type_of(operand_id(inst, 3)));
+    if (sample_type.kind != TypeKind::kInt || sample_type.width != 32) fail("the Sample of a fetch is not a 32-bit integer");
+    level = value(operand_id(inst, 3)).parts.at(0);
+  } else {
+    const ImageOperands ops = image_operands(inst, 2);
+    if ((ops.mask & ~(kLod | kConstOffset | kOffset)) != 0)
+      fail("image operands other than Lod and a texel offset on a fetch are not supported");
+    offset = texel_offset_immediate(ops, shape);
+    if (ops.lod != 0) {
+      const SpirvType& lod_type = type(type_of(ops.lod));
+      if (lod_type.kind != TypeKind::kInt || lod_type.width != 32) fail("the Lod of a fetch is not a 32-bit integer");
+      level = value(ops.lod).parts.at(0);
+    }
   }
   bool is_float = false;
   const MOperand coord = coordinate_quad(operand_id(inst, 1), shape, level, &is_float);

@@ -76,13 +76,25 @@ bool decode_swizzle(uint32_t word, Image* image, std::string* why) {
   return true;
 }
 
+// SAMPLES_LOG2: 1 (two) or 2 (four) only for a 2D image or 2D array of one level.
+bool check_samples(const Image& image, std::string* why) {
+  if (image.samples_log2 == 0) return true;
+  if (image.samples_log2 > 2) return refuse(why, "FORMAT.SAMPLES_LOG2 3 is not 0..2");
+  if (image.type != desc::FORMAT_TYPE_IMAGE_2D && image.type != desc::FORMAT_TYPE_IMAGE_2D_ARRAY)
+    return refuse(why, "a multisampled image must be IMAGE_2D or IMAGE_2D_ARRAY");
+  if (image.mip_levels != 1) return refuse(why, "a multisampled image has one level");
+  return true;
+}
+
 // Level offsets and pitches (PACKED layout for levels 1..) and the extent the image may touch.
 bool lay_out_levels(std::span<const uint32_t> w, uint32_t row_align_log2, Image* image, std::string* why) {
   const uint64_t element = image->format.element_bytes;
   const uint64_t row0 = w[desc::ROW_PITCH];
   const uint64_t slice_field = w[desc::SLICE_PITCH];
   const Extent size0 = image->size;
-  if (row0 < uint64_t{size0.width} * element) return refuse(why, "ROW_PITCH is below WIDTH x element size");
+  // A multisampled row holds WIDTH x samples elements (every field below 2^30: no wrap).
+  const uint64_t row_elements = uint64_t{size0.width} << image->samples_log2;
+  if (row0 < row_elements * element) return refuse(why, "ROW_PITCH is below WIDTH x samples x element size");
   if (row0 % image->format.channel_bytes) return refuse(why, "ROW_PITCH is not a multiple of the channel size");
   const uint64_t min_slice = row0 * size0.height;
   if (image->slices(0) > 1 ? slice_field < min_slice : slice_field != 0 && slice_field < min_slice)
@@ -103,7 +115,7 @@ bool lay_out_levels(std::span<const uint32_t> w, uint32_t row_align_log2, Image*
     image->slice_pitch[level] = slice;
     const uint64_t slices = image->slices(level);
     // Every factor is below 2^33 and the sums stay far below 2^64 before the limit check.
-    end = offset + (slices - 1) * slice + uint64_t{s.height - 1} * row + uint64_t{s.width} * element;
+    end = offset + (slices - 1) * slice + uint64_t{s.height - 1} * row + (uint64_t{s.width} << image->samples_log2) * element;
     if (end > kMaxExtentBytes) return refuse(why, "the image extent exceeds 2^48 bytes");
     offset = align_up(offset + slices * slice, kMipLevelAlign);
   }
@@ -131,8 +143,8 @@ bool decode_image(std::span<const uint32_t> w, Image* out, std::string* why) {
     if (w[i] != 0) return refuse(why, std::string(hw::kIMAGE_DESC_DWORD_NAMES[i]) + " must be 0");
   Image image;
   const uint32_t format = w[desc::FORMAT];
-  if (format >> 30) return refuse(why, "FORMAT bits 31:30 must be 0");
   image.type = get_field(format, desc::FORMAT_TYPE_MASK, desc::FORMAT_TYPE_SHIFT);
+  image.samples_log2 = get_field(format, desc::FORMAT_SAMPLES_LOG2_MASK, desc::FORMAT_SAMPLES_LOG2_SHIFT);
   TypeShape shape;
   if (!shape_of(image.type, &shape))
     return refuse(why, "FORMAT.TYPE " + std::to_string(image.type) + " is not supported");
@@ -152,6 +164,7 @@ bool decode_image(std::span<const uint32_t> w, Image* out, std::string* why) {
   } else if (layout != desc::FORMAT_MIP_LAYOUT_PACKED || !shape.mips) {
     return refuse(why, "FORMAT.MIP_LAYOUT " + std::to_string(layout) + " is not valid for this image type");
   }
+  if (!check_samples(image, why)) return false;
   if (!check_dimensions(w, shape, why)) return false;
   if (image.type == desc::FORMAT_TYPE_IMAGE_CUBE &&
       (w[desc::WIDTH] != w[desc::HEIGHT] || w[desc::ARRAY_SIZE] % 6 != 0))
@@ -339,6 +352,11 @@ bool is_depth(const TexelFormat& f) {
 
 bool TextureUnit::fetch(const Image& image, const int32_t coord[3], uint32_t level, const Sampler* sampler,
                         Texel* out, const TexelOffset& offset) {
+  if (image.samples_log2 != 0) {
+    if (sampler != nullptr || offset.any())
+      return fail(TextureFault::kBadDescriptor, "a multisampled image read through a sampler or with a texel offset");
+    return fetch_sample(image, coord, level, out);
+  }
   if (level >= image.mip_levels) return fail(TextureFault::kBadDescriptor, "LOD past the image's mip levels");
   const CoordUse use = coord_use(image.type);
   const Extent s = image.level_size(level);
@@ -365,7 +383,23 @@ bool TextureUnit::fetch(const Image& image, const int32_t coord[3], uint32_t lev
   return read_texel(image, level, index[0], index[1], slice, out);
 }
 
+// Sample `sample` of texel (x, y[, layer]) of a multisampled image: column x x samples + sample of
+// the row; a texel, layer or sample index out of range reads as transparent black, as v_image_load's
+// other out-of-range reads (Vulkan leaves the value undefined; nothing outside the image is read).
+bool TextureUnit::fetch_sample(const Image& image, const int32_t coord[3], uint32_t sample, Texel* out) {
+  const uint32_t samples = 1u << image.samples_log2;
+  const int64_t x = coord[0], y = coord[1];
+  const int64_t layer = image.type == desc::FORMAT_TYPE_IMAGE_2D_ARRAY ? coord[2] : 0;
+  if (x < 0 || x >= image.size.width || y < 0 || y >= image.size.height || layer < 0 ||
+      layer >= image.array_size || sample >= samples) {
+    *out = image.format.transparent_black();
+    return true;
+  }
+  return read_texel(image, 0, x * samples + sample, y, layer, out);
+}
+
 bool TextureUnit::store(const Image& image, const int32_t coord[3], uint32_t level, const Texel& value) {
+  if (image.samples_log2 != 0) return fail(TextureFault::kBadDescriptor, "a store to a multisampled image");
   if (level >= image.mip_levels) return fail(TextureFault::kBadDescriptor, "LOD past the image's mip levels");
   const CoordUse use = coord_use(image.type);
   const Extent s = image.level_size(level);
@@ -476,6 +510,7 @@ bool TextureUnit::sample_level(const Image& image, const Sampler& sampler, bool 
 
 bool TextureUnit::sample(const Image& image, const Sampler& sampler, const float coord[3], float lod, Texel* out,
                          const TexelOffset& offset) {
+  if (image.samples_log2 != 0) return fail(TextureFault::kBadDescriptor, "a multisampled image is not sampled");
   if (offset.any() && image.type == desc::FORMAT_TYPE_IMAGE_CUBE)
     return fail(TextureFault::kBadDescriptor, "a texel offset on a cube image (cubes take no offsets)");
   if (std::isnan(lod)) lod = 0.0f;

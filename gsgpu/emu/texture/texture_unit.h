@@ -33,6 +33,9 @@ struct Image {
   Extent size;                // level 0
   uint32_t array_size = 1;
   uint32_t mip_levels = 1;
+  // FORMAT.SAMPLES_LOG2: a multisampled 2D (array) image of one level, each texel's samples side by
+  // side in its row; only fetch without a sampler reads it, taking the sample index for the level.
+  uint32_t samples_log2 = 0;
   uint64_t level_offset[15] = {};  // bytes from base_va
   uint64_t row_pitch[15] = {};
   uint64_t slice_pitch[15] = {};
@@ -95,6 +98,7 @@ class TextureUnit {
   // `level`, no filtering. With a sampler its addressing applies (CLAMP_TO_EDGE clamps, the others
   // read the border colour out of range); without one an out-of-range texel reads as the border.
   // `offset` is added to (x, y, z) first (a cube, addressed as a 2D array here, takes it too).
+  // A multisampled image (samples_log2 > 0) takes no sampler and no offset; `level` is the sample index.
   bool fetch(const Image& image, const int32_t coord[3], uint32_t level, const Sampler* sampler, Texel* out,
              const TexelOffset& offset = {});
   // Writes one texel; out-of-range coordinates write nothing (OpenCL leaves them undefined).
@@ -121,6 +125,7 @@ class TextureUnit {
   bool fail(TextureFault kind, std::string reason);
   bool fail_memory(MemoryFault where, std::string reason);
   // The texel through the view's SWIZZLE, or with `raw` as stored (depth compare swizzles its result).
+  bool fetch_sample(const Image& image, const int32_t coord[3], uint32_t sample, Texel* out);
   bool read_texel(const Image& image, uint32_t level, int64_t x, int64_t y, int64_t slice, Texel* out,
                   bool raw = false);
   bool sample_level(const Image& image, const Sampler& sampler, bool linear, const float coord[3], uint32_t level,

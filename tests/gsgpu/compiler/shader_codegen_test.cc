@@ -30,6 +30,7 @@
 #include "tests/gsgpu/compiler/shader_texture_cube_frag.h"
 #include "tests/gsgpu/compiler/shader_texture_forms_frag.h"
 #include "tests/gsgpu/compiler/shader_texture_grad_frag.h"
+#include "tests/gsgpu/compiler/shader_texture_ms_frag.h"
 #include "tests/gsgpu/compiler/shader_texture_offset_frag.h"
 #include "tests/gsgpu/compiler/shader_texture_unused_frag.h"
 #include "tests/gsgpu/compiler/shader_texture_vertex_vert.h"
@@ -258,6 +259,17 @@ TEST(ShaderCodegen, TextureFormsCompileToTheImageInstructions) {
   EXPECT_EQ(count_lines(s, R"(v_image_query v\d+, s\[\d+:\d+\], 0x0, (width|height) +;)"), 2u) << s;
   EXPECT_EQ(count_lines(s, R"(v_image_load v)"), 1u) << s;
   EXPECT_EQ(k->constant_buffer_bytes, 288u);
+}
+
+// texelFetch on a sampler2DMS: OpImageFetch with the Sample operand becomes v_image_load with the
+// sample index in channel 3 (the texture unit reads a multisampled IMAGE_DESC's sample there).
+TEST(ShaderCodegen, MultisampledFetchPassesTheSampleIndexInTheLevelChannel) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_texture_ms_frag, &program);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(count_lines(k->assembly, R"(v_image_load v)"), 2u) << k->assembly;
+  EXPECT_EQ(count_lines(k->assembly, R"(v_image_sample)"), 0u) << k->assembly;
+  EXPECT_EQ(count_lines(k->assembly, R"(v_and_b32 v\d+, v\d+, 0x3 +;|v_and_b32 v\d+, 0x3, v\d+ +;)"), 1u) << k->assembly;
 }
 
 // A sampler2D passed to a function (glslang passes the UniformConstant pointer), at set 2,

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <tuple>
 #include <vector>
 
 #include "gsgpu/emu/texture/cube_map.h"
@@ -607,7 +608,7 @@ TEST_F(TextureUnitTest, BadDescriptorFieldsAreRefused) {
       {"MIP_LEVELS", [](std::vector<uint32_t>& w) { w[d::FORMAT] &= ~d::FORMAT_MIP_LEVELS_MASK; }},
       {"SINGLE needs", [](std::vector<uint32_t>& w) { w[d::FORMAT] += 1u << d::FORMAT_MIP_LEVELS_SHIFT; }},
       {"MIP_LAYOUT 3", [](std::vector<uint32_t>& w) { w[d::FORMAT] |= d::FORMAT_MIP_LAYOUT_MASK; }},
-      {"bits 31:30", [](std::vector<uint32_t>& w) { w[d::FORMAT] |= 1u << 31; }},
+      {"SAMPLES_LOG2 3", [](std::vector<uint32_t>& w) { w[d::FORMAT] |= d::FORMAT_SAMPLES_LOG2_MASK; }},
       {"WIDTH", [](std::vector<uint32_t>& w) { w[d::WIDTH] = 0; }},
       {"WIDTH", [](std::vector<uint32_t>& w) { w[d::WIDTH] = 0xffffffffu; }},
       {"DEPTH must be 1", [](std::vector<uint32_t>& w) { w[d::DEPTH] = 2; }},
@@ -660,6 +661,105 @@ TEST_F(TextureUnitTest, DescriptorsAndExtentsOutsideTheMappingFault) {
   Texel t;
   EXPECT_FALSE(unit.fetch(image, at, 1, nullptr, &t));
   EXPECT_EQ(unit.fault(), TextureFault::kBadDescriptor);
+}
+
+// A multisampled image (FORMAT.SAMPLES_LOG2): texel x's samples side by side in its row, read by
+// fetch without a sampler with the sample index in place of the level.
+TEST_F(TextureUnitTest, MultisampledTexelsAreReadBySampleIndex) {
+  DescSpec spec;
+  spec.order = d::FORMAT_CHANNEL_ORDER_RGBA;
+  spec.type = d::FORMAT_DATA_TYPE_UNSIGNED_INT8;
+  spec.width = 3;
+  spec.height = 2;
+  spec.row_pitch = 64;  // 3 texels x 4 samples x 4 bytes = 48, padded
+  const uint64_t texels = memory.alloc(128, 64);
+  for (int y = 0; y < 2; ++y)
+    for (int column = 0; column < 12; ++column)  // texel column / 4, sample column % 4
+      memory.host(texels)[y * 64 + column * 4] = static_cast<uint8_t>(y * 100 + column);
+  spec.base = texels;
+  std::vector<uint32_t> w = words_of(spec);
+  w[d::FORMAT] |= put_field(2, d::FORMAT_SAMPLES_LOG2_MASK, d::FORMAT_SAMPLES_LOG2_SHIFT);
+  const uint64_t desc_va = memory.alloc(64, 64);
+  std::memcpy(memory.host(desc_va), w.data(), 64);
+  Image image;
+  ASSERT_TRUE(unit.load_image(desc_va, ImageUse::kRead, &image)) << unit.fault_reason();
+  EXPECT_EQ(image.extent_bytes, 64u + 48u);
+  EXPECT_EQ(TextureUnit::query(image, ImageQuery::kWidth), 3u);
+  Texel t;
+  for (uint32_t sample = 0; sample < 4; ++sample) {
+    const int32_t at[3] = {2, 1, 0};
+    ASSERT_TRUE(unit.fetch(image, at, sample, nullptr, &t)) << unit.fault_reason();
+    EXPECT_EQ(t.v[0], 100u + 2 * 4 + sample);
+  }
+  // Out of range (a texel, a sample index past 4): transparent black, nothing read.
+  for (const auto& [x, y, sample] : {std::tuple{3, 0, 0u}, std::tuple{0, -1, 0u}, std::tuple{0, 0, 4u},
+                                     std::tuple{0, 0, 0xffffffffu}}) {
+    const int32_t at[3] = {x, y, 0};
+    ASSERT_TRUE(unit.fetch(image, at, sample, nullptr, &t));
+    EXPECT_EQ(t.v[0], 0u);
+    EXPECT_EQ(t.v[3], 0u);
+  }
+  EXPECT_TRUE(memory.faults.empty());
+  // Only a fetch without a sampler reads one: sampling, a sampler's fetch and a store are refused.
+  const Sampler edge = sampler(false, s::STATE_ADDRESS_U_CLAMP_TO_EDGE, false);
+  const int32_t at[3] = {0, 0, 0};
+  const float coord[3] = {0.5f, 0.5f, 0};
+  EXPECT_FALSE(unit.fetch(image, at, 0, &edge, &t));
+  EXPECT_EQ(unit.fault(), TextureFault::kBadDescriptor);
+  EXPECT_FALSE(unit.sample(image, edge, coord, 0, &t));
+  EXPECT_EQ(unit.fault(), TextureFault::kBadDescriptor);
+  EXPECT_FALSE(unit.store(image, at, 0, Texel{}));
+  EXPECT_EQ(unit.fault(), TextureFault::kBadDescriptor);
+}
+
+// Forged multisampled descriptors: a sample count the unit has not, a type or level count a
+// multisampled image cannot have, rows too short for their samples, and an extent past the mapping.
+TEST_F(TextureUnitTest, ForgedMultisampledDescriptorsFault) {
+  DescSpec good;
+  good.width = good.height = 2;
+  good.row_pitch = 16;  // 2 texels x 2 samples x 4 bytes
+  good.base = kBase;
+  const uint32_t two = put_field(1, d::FORMAT_SAMPLES_LOG2_MASK, d::FORMAT_SAMPLES_LOG2_SHIFT);
+  std::vector<uint32_t> w = words_of(good);
+  w[d::FORMAT] |= two;
+  std::string why;
+  Image image;
+  ASSERT_TRUE(decode_image(w, &image, &why)) << why;
+  EXPECT_EQ(image.samples_log2, 1u);
+  struct Case {
+    const char* what;
+    DescSpec spec;
+    uint32_t samples_log2;
+  };
+  DescSpec three_d = good, mips = good, short_rows = good, one_d = good;
+  three_d.image_type = d::FORMAT_TYPE_IMAGE_3D;
+  mips.levels = 2;
+  mips.layout = d::FORMAT_MIP_LAYOUT_PACKED;
+  short_rows.row_pitch = 12;
+  one_d.image_type = d::FORMAT_TYPE_IMAGE_1D;
+  one_d.height = 1;
+  for (const Case& c : {Case{"SAMPLES_LOG2 3", good, 3}, Case{"IMAGE_2D or IMAGE_2D_ARRAY", three_d, 1},
+                        Case{"IMAGE_2D or IMAGE_2D_ARRAY", one_d, 2}, Case{"one level", mips, 1},
+                        Case{"ROW_PITCH is below", short_rows, 1}}) {
+    std::vector<uint32_t> words = words_of(c.spec);
+    words[d::FORMAT] |= put_field(c.samples_log2, d::FORMAT_SAMPLES_LOG2_MASK, d::FORMAT_SAMPLES_LOG2_SHIFT);
+    why.clear();
+    EXPECT_FALSE(decode_image(words, &image, &why)) << c.what;
+    EXPECT_NE(why.find(c.what), std::string::npos) << c.what << ": " << why;
+  }
+  // A row of 4 RGBA float texels 128 bytes before the mapping's end: 64 bytes with one sample,
+  // 256 with four, which end past it (the extent is checked before any texel is read).
+  DescSpec big;
+  big.order = d::FORMAT_CHANNEL_ORDER_RGBA;
+  big.width = 4;
+  big.row_pitch = 4 * 16 * 4;
+  big.base = kBase + (1 << 20) - 128;
+  std::vector<uint32_t> bw = words_of(big);
+  bw[d::FORMAT] |= put_field(2, d::FORMAT_SAMPLES_LOG2_MASK, d::FORMAT_SAMPLES_LOG2_SHIFT);
+  const uint64_t desc_va = memory.alloc(64, 64);
+  std::memcpy(memory.host(desc_va), bw.data(), 64);
+  EXPECT_FALSE(unit.load_image(desc_va, ImageUse::kRead, &image));
+  EXPECT_EQ(unit.fault(), TextureFault::kMemory);
 }
 
 TEST(TextureSampler, ImplicitLodIsLog2OfTheLongerDerivativeInTexels) {
