@@ -154,6 +154,13 @@ std::optional<std::array<uint32_t, 16>> image_desc_words(const ImageLayout& layo
   uint32_t format_word = (format.channel_order << desc::FORMAT_CHANNEL_ORDER_SHIFT) |
                          (format.data_type << desc::FORMAT_DATA_TYPE_SHIFT) | (type << desc::FORMAT_TYPE_SHIFT) |
                          (view.level_count << desc::FORMAT_MIP_LEVELS_SHIFT);
+  // Samples side by side in each row (the layout's row pitch holds them): SAMPLES_LOG2.
+  if (shape.samples > 1) {
+    if (type != desc::FORMAT_TYPE_IMAGE_2D && type != desc::FORMAT_TYPE_IMAGE_2D_ARRAY) {
+      return refuse(why, "a multisampled image's view other than 2D or 2D array");
+    }
+    format_word |= uint32_t(std::countr_zero(shape.samples)) << desc::FORMAT_SAMPLES_LOG2_SHIFT;
+  }
   if (view.level_count > 1) {
     format_word |= (desc::FORMAT_MIP_LAYOUT_PACKED << desc::FORMAT_MIP_LAYOUT_SHIFT) |
                    (kRowAlignLog2 << desc::FORMAT_MIP_ROW_ALIGN_LOG2_SHIFT);

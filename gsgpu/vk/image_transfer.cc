@@ -116,14 +116,26 @@ uint8_t* buffer_region(const Buffer* buffer, const VkBufferImageCopy& c, const I
   return buffer->memory->map + buffer->memory_offset + c.bufferOffset;
 }
 
+// A row of a multisampled image (samples side by side) and packed one-sample texels: Vulkan allows
+// buffer copies of one-sample images only, but zink copies its multisampled depth buffer to read
+// it (glReadPixels of a multisampled window), as lavapipe lets it. Defined here as reading sample 0
+// of each pixel, and writing every sample of it.
+void move_samples(const FormatInfo& format, VkImageAspectFlags aspect, uint8_t* image_row, uint8_t* packed,
+                  uint32_t count, uint32_t samples, bool to_image, uint32_t packed_texel) {
+  const size_t pixel = size_t{samples} * format.element_bytes;
+  for (uint32_t i = 0; i < count; ++i) {
+    for (uint32_t s = 0; s < (to_image ? samples : 1); ++s) {
+      move_texels(format, aspect, image_row + i * pixel + s * format.element_bytes, packed + size_t{i} * packed_texel,
+                  1, to_image);
+    }
+  }
+}
+
 void copy_buffer_image_region(const BufferImageCopyCommand& command, const VkBufferImageCopy& c) {
   const char* what = command.to_image ? "vkCmdCopyBufferToImage" : "vkCmdCopyImageToBuffer";
   ImageRegion r;
   if (!check_region(command.image, c.imageSubresource, c.imageOffset, c.imageExtent, what, &r)) return;
-  if (command.image->layout.shape.samples != 1) {
-    skip(what, "a multisampled image (buffer copies take one-sample images)");
-    return;
-  }
+  const uint32_t samples = command.image->layout.shape.samples;
   const FormatInfo& format = *command.image->format;
   const uint32_t texel = copy_texel_bytes(format, c.imageSubresource.aspectMask);
   if (texel == 0) {
@@ -135,8 +147,13 @@ void copy_buffer_image_region(const BufferImageCopyCommand& command, const VkBuf
   if (packed == nullptr) return;
   for (uint32_t k = 0; k < r.slices; ++k) {
     for (uint32_t y = 0; y < r.height; ++y) {
-      move_texels(format, c.imageSubresource.aspectMask, region_row(command.image, r, k, y),
-                  packed + k * slice_stride + y * row_stride, r.width, command.to_image);
+      uint8_t* row = region_row(command.image, r, k, y);
+      uint8_t* bytes = packed + k * slice_stride + y * row_stride;
+      if (samples == 1) {
+        move_texels(format, c.imageSubresource.aspectMask, row, bytes, r.width, command.to_image);
+      } else {
+        move_samples(format, c.imageSubresource.aspectMask, row, bytes, r.width, samples, command.to_image, texel);
+      }
     }
   }
 }

@@ -92,8 +92,8 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkCreateImageView(VkDevice, const VkImageVi
     // 2D views of a 3D image's slices (maintenance1) are render targets; the texture unit's
     // IMAGE_DESC has no 2D-array form of a 3D level, so they are not sampled.
     if (image->layout.shape.type == VK_IMAGE_TYPE_3D && info->viewType != VK_IMAGE_VIEW_TYPE_3D) desc.reset();
-    // The texture unit reads no multisampled image: such a view is an attachment only.
-    if (image->layout.shape.samples != 1) desc.reset();
+    // A multisampled image is read one sample at a time (IMAGE_DESC SAMPLES_LOG2, texelFetch) in
+    // 2D and 2D-array views; the descriptor holds the sample count (image_desc_words).
   }
   // VK_KHR_maintenance2: a view may narrow its image's usage (never widen it).
   VkImageUsageFlags usage = image != nullptr ? image->usage : 0;

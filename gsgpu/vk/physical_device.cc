@@ -128,10 +128,13 @@ void fill_limits(const drv::Caps& caps, VkPhysicalDeviceLimits* limits) {
   // isa::kMinTexelOffset / kMaxTexelOffset). No gather: its offsets stay 0.
   limits->minTexelOffset = -8;
   limits->maxTexelOffset = 7;
-  limits->sampledImageColorSampleCounts = VK_SAMPLE_COUNT_1_BIT;
-  limits->sampledImageIntegerSampleCounts = VK_SAMPLE_COUNT_1_BIT;
-  limits->sampledImageDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT;
-  limits->sampledImageStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+  // Multisampled images are read by texelFetch of one sample (IMAGE_DESC SAMPLES_LOG2). A stencil
+  // aspect is sampled at no count (the texture unit reads D24S8 as its depth; image_view.cc), so the
+  // stencil count says only which images may be made with SAMPLED usage.
+  limits->sampledImageColorSampleCounts = kAttachmentSampleCounts;
+  limits->sampledImageIntegerSampleCounts = kAttachmentSampleCounts;
+  limits->sampledImageDepthSampleCounts = kAttachmentSampleCounts;
+  limits->sampledImageStencilSampleCounts = kAttachmentSampleCounts;
   fill_descriptor_limits(limits);
   fill_draw_limits(limits);
   fill_compute_limits(caps, limits);

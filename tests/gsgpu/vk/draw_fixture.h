@@ -71,6 +71,9 @@ struct DrawScene {
   bool resolve_command = false;  // resolve with vkCmdResolveImage after the pass, not an attachment
   uint32_t sample_mask = ~0u;
   bool alpha_to_coverage = false;
+  // Usage the colour image gets besides COLOR_ATTACHMENT (SAMPLED: a later scene reads it through
+  // DrawSide::last_color_view(), left in TRANSFER_SRC_OPTIMAL).
+  VkImageUsageFlags color_usage = 0;
 };
 
 // A flat quad over pixels [x0, x1) x [y0, y1) of a 64 x 64 scene, as one draw of two triangles.
@@ -396,7 +399,10 @@ class DrawSide {
   Targets targets(const DrawScene& s) {
     Targets t;
     VkImageView views[3] = {};
-    t.color = image(s.color_format, s.width, s.height, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, &views[0], s.samples);
+    t.color = image(s.color_format, s.width, s.height, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | s.color_usage, &views[0],
+                    s.samples);
+    last_color_view_ = views[0];
+    last_color_image_ = t.color;
     if (s.depth) {
       t.depth = image(s.depth_format, s.width, s.height, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, &views[1],
                       s.samples);
@@ -591,6 +597,10 @@ class DrawSide {
     return memory;
   }
 
+  // The colour attachment (the multisampled one, before any resolve) of the last scene rendered.
+  VkImageView last_color_view() const { return last_color_view_; }
+  VkImage last_color_image() const { return last_color_image_; }
+
  private:
   VkResult pipeline_or(VkRenderPass pass, const DrawScene& s) {
     VkPipeline p = VK_NULL_HANDLE;
@@ -638,6 +648,8 @@ class DrawSide {
   VkQueue queue_ = VK_NULL_HANDLE;
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkCommandBuffer cb_ = VK_NULL_HANDLE;
+  VkImageView last_color_view_ = VK_NULL_HANDLE;  // the last scene's colour attachment (owned by views_)
+  VkImage last_color_image_ = VK_NULL_HANDLE;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   std::vector<VkDescriptorPool> descriptor_pools_;

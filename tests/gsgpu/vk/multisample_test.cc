@@ -175,7 +175,10 @@ TEST_F(VkMultisample, SampleCountsNotOfferedAreRefused) {
   const VkSampleCountFlags offered = VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_2_BIT | VK_SAMPLE_COUNT_4_BIT;
   EXPECT_EQ(props.limits.framebufferColorSampleCounts, offered);
   EXPECT_EQ(props.limits.framebufferDepthSampleCounts, offered);
-  EXPECT_EQ(props.limits.sampledImageColorSampleCounts, VkSampleCountFlags{VK_SAMPLE_COUNT_1_BIT});
+  EXPECT_EQ(props.limits.sampledImageColorSampleCounts, offered);
+  EXPECT_EQ(props.limits.sampledImageIntegerSampleCounts, offered);
+  EXPECT_EQ(props.limits.sampledImageDepthSampleCounts, offered);
+  EXPECT_EQ(props.limits.storageImageSampleCounts & ~VkSampleCountFlags{VK_SAMPLE_COUNT_1_BIT}, 0u);  // none stored
   EXPECT_TRUE(props.limits.standardSampleLocations);
   VkImageFormatProperties ifp;
   ASSERT_EQ(vkGetPhysicalDeviceImageFormatProperties(gsgpu_physical_, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D,
@@ -188,6 +191,11 @@ TEST_F(VkMultisample, SampleCountsNotOfferedAreRefused) {
                                                      VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT, 0,
                                                      &ifp),
             VK_SUCCESS);
+  EXPECT_EQ(ifp.sampleCounts, offered);  // texelFetch reads one sample (sampled_multisample_test.cc)
+  // A texture only (no attachment format is needed to sample, but one to draw the samples): 1.
+  ASSERT_EQ(vkGetPhysicalDeviceImageFormatProperties(gsgpu_physical_, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_3D,
+                                                     VK_IMAGE_TILING_OPTIMAL, VK_IMAGE_USAGE_SAMPLED_BIT, 0, &ifp),
+            VK_SUCCESS);
   EXPECT_EQ(ifp.sampleCounts, VkSampleCountFlags{VK_SAMPLE_COUNT_1_BIT});
   VkDevice device = gsgpu_->device();
   struct Case {
@@ -196,7 +204,7 @@ TEST_F(VkMultisample, SampleCountsNotOfferedAreRefused) {
   };
   for (const Case& c : {Case{8, 1, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT}, Case{3, 1, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT},
                         Case{4, 2, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT},
-                        Case{4, 1, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT}}) {
+                        Case{4, 1, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_STORAGE_BIT}}) {
     VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     info.imageType = VK_IMAGE_TYPE_2D;
     info.format = VK_FORMAT_R8G8B8A8_UNORM;
@@ -247,6 +255,64 @@ TEST_F(VkMultisample, SampleCountsNotOfferedAreRefused) {
   a[0].samples = VK_SAMPLE_COUNT_8_BIT;
   a[1].samples = VK_SAMPLE_COUNT_1_BIT;
   EXPECT_EQ(vkCreateRenderPass(device, &info, nullptr, &pass), VK_ERROR_FEATURE_NOT_PRESENT);
+}
+
+// Buffer copies of a multisampled image are invalid usage that zink makes (glReadPixels / DrawPixels
+// of a multisampled window's depth / stencil): gsgpu defines them as every sample written from the
+// buffer and sample 0 read back. A 4-sample RGBA8 image over a cleared one: the copy's texels come
+// back, and the resolve of the image equals them (every sample was written, the clear is gone); a
+// 4-sample D24S8 image's depth and stencil aspects, each copied in and back.
+TEST_F(VkMultisample, BufferCopiesOfMultisampledImagesWriteEverySampleAndReadSampleZero) {
+  DrawSide& side = *gsgpu_;
+  const VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+  VkImageView view = VK_NULL_HANDLE;
+  const VkImage color = side.image(VK_FORMAT_R8G8B8A8_UNORM, 8, 4, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | usage, &view, 4);
+  const VkImage resolved = side.image(VK_FORMAT_R8G8B8A8_UNORM, 8, 4, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | usage, &view);
+  const VkImage ds = side.image(VK_FORMAT_D24_UNORM_S8_UINT, 8, 4, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | usage,
+                                &view, 4);
+  const VkBufferUsageFlags both = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  uint8_t* bytes[5] = {};
+  VkBuffer buffers[5];  // in: 32 words, 32 stencil bytes; out: colour, resolved colour, depth; stencil in
+  for (int b = 0; b < 4; ++b) buffers[b] = side.buffer(8 * 4 * 4, both, &bytes[b]);
+  buffers[4] = side.buffer(8 * 4 * 2, both, &bytes[4]);
+  for (uint32_t i = 0; i < 32; ++i) {
+    const uint32_t word = i * 0x04030201u;
+    std::memcpy(bytes[0] + 4 * i, &word, 4);
+    bytes[4][i] = uint8_t(7 * i + 1);
+  }
+  VkCommandBuffer cb = side.cb();
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  ASSERT_EQ(vkBeginCommandBuffer(cb, &begin), VK_SUCCESS);
+  const VkClearColorValue grey{{0.5f, 0.5f, 0.5f, 0.5f}};
+  const VkImageSubresourceRange all{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdClearColorImage(cb, color, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &grey, 1, &all);
+  VkBufferImageCopy region{};
+  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  region.imageExtent = {8, 4, 1};
+  const VkImageLayout dst = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, src = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  vkCmdCopyBufferToImage(cb, buffers[0], color, dst, 1, &region);
+  vkCmdCopyImageToBuffer(cb, color, src, buffers[1], 1, &region);
+  VkImageResolve r{};
+  r.srcSubresource = r.dstSubresource = region.imageSubresource;
+  r.extent = region.imageExtent;
+  vkCmdResolveImage(cb, color, src, resolved, dst, 1, &r);
+  vkCmdCopyImageToBuffer(cb, resolved, src, buffers[2], 1, &region);
+  region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
+  vkCmdCopyBufferToImage(cb, buffers[0], ds, dst, 1, &region);
+  vkCmdCopyImageToBuffer(cb, ds, src, buffers[3], 1, &region);
+  region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_STENCIL_BIT;
+  vkCmdCopyBufferToImage(cb, buffers[4], ds, dst, 1, &region);
+  region.bufferOffset = 32;
+  vkCmdCopyImageToBuffer(cb, ds, src, buffers[4], 1, &region);
+  side.submit_and_wait();
+  EXPECT_EQ(std::memcmp(bytes[1], bytes[0], 128), 0);  // sample 0
+  EXPECT_EQ(std::memcmp(bytes[2], bytes[0], 128), 0);  // the mean of 4 equal samples
+  for (uint32_t i = 0; i < 32; ++i) {
+    uint32_t depth;
+    std::memcpy(&depth, bytes[3] + 4 * i, 4);
+    EXPECT_EQ(depth, i * 0x04030201u & 0xffffffu) << i;
+    EXPECT_EQ(bytes[4][32 + i], uint8_t(7 * i + 1)) << i;
+  }
 }
 
 // Several colour attachments (maxColorAttachments 8): all of the subpass's attachments have one
