@@ -2,6 +2,7 @@
 #include "gsgpu/emu/graphics/clipper.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <vector>
 
@@ -109,19 +110,36 @@ double plane_distance(const std::array<double, 5>& p, const std::array<double, 4
 
 }  // namespace
 
-Clipper::Extent Clipper::classify(const AssembledPrimitive& tri) const {
-  const std::array<std::array<double, 4>, 3> v = {clip_position(tri.vertices[0]), clip_position(tri.vertices[1]),
-                                                  clip_position(tri.vertices[2])};
-  bool all_inside = true;
-  for (const auto& plane : planes_) {
-    int outside = 0;
-    for (const auto& position : v) {
-      if (!(plane_distance(plane, position) >= 0)) ++outside;  // NaN counts as outside
+uint32_t Clipper::outcode(const ShadedVertex& vertex) const {
+  const std::array<double, 4> v = clip_position(vertex);
+  uint32_t code = 0;
+  uint32_t not_finite = 0;  // all exponent bits set: infinity or NaN
+#pragma GCC unroll 4
+  for (float c : vertex.position) not_finite |= (std::bit_cast<uint32_t>(c) & 0x7f800000u) == 0x7f800000u;
+  if (not_finite) {  // 0 * inf is NaN in plane_distance: the full evaluation
+    for (size_t p = 0; p < planes_.size(); ++p) {
+      if (!(plane_distance(planes_[p], v) >= 0)) code |= 1u << p;  // NaN counts as outside
     }
-    if (outside == 3) return Extent::kOutside;
-    if (outside) all_inside = false;
+    return code;
   }
-  return all_inside ? Extent::kInside : Extent::kCrossing;
+  // With every coordinate finite a plane's zero coefficients add only zeros, which can change the
+  // sign of a zero distance but never which side of the plane (>= 0) the vertex is on; so each
+  // distance is its axis term plus its w term and constant, in plane_distance's order (the plane
+  // shapes of the constructor: near and far bound z, then two for x, two for y, one for w alone).
+  constexpr std::array<int, 7> kAxis = {2, 2, 0, 0, 1, 1, 0};
+#pragma GCC unroll 7
+  for (size_t p = 0; p < 7; ++p) {
+    const auto& plane = planes_[p];
+    const double d = plane[kAxis[p]] * v[kAxis[p]] + plane[3] * v[3] + plane[4];
+    if (!(d >= 0)) code |= 1u << p;
+  }
+  return code;
+}
+
+Clipper::Extent Clipper::classify(const AssembledPrimitive& tri) const {
+  const uint32_t a = outcode(tri.vertices[0]), b = outcode(tri.vertices[1]), c = outcode(tri.vertices[2]);
+  if (a & b & c) return Extent::kOutside;  // all three outside one plane
+  return (a | b | c) ? Extent::kCrossing : Extent::kInside;
 }
 
 void Clipper::clip_triangle(const AssembledPrimitive& tri, Queue<RasterTriangle>& out, const Varyings* flat_in) {

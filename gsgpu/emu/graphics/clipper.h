@@ -120,6 +120,8 @@ class Clipper {
   };
   enum class Extent : uint8_t { kInside, kCrossing, kOutside };  // against every plane
   Extent classify(const AssembledPrimitive& triangle) const;
+  // Bit p set: the vertex is outside planes_[p] (or a distance is NaN).
+  uint32_t outcode(const ShadedVertex& vertex) const;
   void clip_polygon(const AssembledPrimitive& triangle, const Varyings& flat, Queue<RasterTriangle>& out);
   void emit(const Vertex& a, const Vertex& b, const Vertex& c, const Varyings& flat, Queue<RasterTriangle>& out);
   // The components a later stage may read (copied_), not all 64.
@@ -136,7 +138,9 @@ class Clipper {
   uint32_t copied_;    // max(varyings_, kStandInVaryingComponents): those a triangle carries on
   bool depth_clamp_ = false;
   std::vector<Vertex> polygon_, next_polygon_;  // clip_polygon's, kept between triangles
-  std::array<std::array<double, 5>, 7> planes_;  // dist = a x + b y + c z + d w + e >= 0 inside
+  // dist = a x + b y + c z + d w + e >= 0 inside; each plane bounds at most one of x, y, z (in the
+  // order near, far, x, x, y, y, w alone: outcode() relies on it).
+  std::array<std::array<double, 5>, 7> planes_;
   ClipCounters counters_;
 };
 

@@ -259,6 +259,37 @@ TEST(Clipper, NearPlaneCutsAndBehindTheEyeIsRejected) {
   EXPECT_EQ(c.counters().clipped, 2u);
 }
 
+// The clipper's classification (accepted whole, cut, rejected) on the planes themselves, at -0,
+// with infinities and NaN: a vertex on a plane is inside it; a coordinate that is not finite puts
+// its vertex outside every plane whose distance it makes NaN (0 * inf), and a NaN one outside all.
+TEST(Clipper, VerticesOnThePlanesAndNotFiniteAreClassifiedAsTheDistancesSay) {
+  const float inf = INFINITY, nan = NAN;
+  const struct {
+    std::array<std::array<float, 4>, 3> v;
+    bool depth_clamp;
+    uint64_t accepted, clipped, rejected;
+  } cases[] = {
+      {{{{0, 0, 0, 1}, {0.5f, 0, 1, 1}, {0, 0.5f, -0.0f, 1}}}, false, 1, 0, 0},  // z = 0, z = w, z = -0
+      {{{{0, 0, 0.5f, 1}, {0.5f, 0, 0.5f, 1}, {0, 0.5f, 0.5f, 1e-6f}}}, false, 0, 1, 0},  // float 1e-6 < kMinClipW
+      {{{{0, 0, -1, 1}, {0.5f, 0, -2, 1}, {0, 0.5f, 2, 1}}}, true, 1, 0, 0},  // depth clamp: no near / far
+      {{{{0, 0, -1, 1}, {0.5f, 0, -2, 1}, {0, 0.5f, -0.5f, 1}}}, false, 0, 0, 1},  // all behind the near plane
+      {{{{0, inf, 0.5f, 1}, {0.5f, 0, 0.5f, 1}, {0, 0.5f, 0.5f, 1}}}, false, 0, 1, 0},
+      {{{{0, inf, 0.5f, 1}, {inf, 0, 0.5f, 1}, {0, 0, 0.5f, inf}}}, false, 0, 0, 1},
+      {{{{nan, 0, 0.5f, 1}, {0.5f, 0, 0.5f, 1}, {0, 0.5f, 0.5f, 1}}}, false, 0, 1, 0},
+      {{{{0, 0, inf, 1}, {0.5f, 0, 0.5f, 1}, {0, 0.5f, 0.5f, 1}}}, true, 0, 1, 0},  // 0 * inf in the clamp planes
+      {{{{1e30f, 0, 0.5f, 1}, {1e30f, 1, 0.5f, 1}, {1e30f, 0, 0.5f, 2}}}, false, 0, 0, 1},  // past the guard band
+  };
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    SCOPED_TRACE(i);
+    Clipper c(Viewport{0, 0, 100, 100, 0, 1}, 1, cases[i].depth_clamp);
+    Queue<RasterTriangle> out;
+    c.clip_triangle(clip_tri(cases[i].v), out);
+    EXPECT_EQ(c.counters().trivially_accepted, cases[i].accepted);
+    EXPECT_EQ(c.counters().clipped, cases[i].clipped);
+    EXPECT_EQ(c.counters().rejected, cases[i].rejected);
+  }
+}
+
 TEST(Clipper, HugeTrianglesAreClippedToTheGuardBandAndStillCoverTheViewport) {
   Viewport vp{0, 0, 256, 256, 0, 1};
   Clipper c(vp, 0);
