@@ -310,6 +310,7 @@ bool CommandProcessor::execute_draw(const Packet& packet) {
   pipeline.set_vertex_limit(draw_limits_.vertex_invocations);
   pipeline.set_fragment_budget(draw_limits_.fragments);
   pipeline.set_mode(draw_mode_);
+  pipeline.set_scratch(&draw_scratch_);  // draws run one at a time, on this thread
   pipeline.set_cancel_check([this] { return backend_.cancel_requested(); });
   BackendProgramRunner program_runner(backend_, memory_, draw_limits_.warp_instructions,
                                       draw_limits_.draw_instructions);

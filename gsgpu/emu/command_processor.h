@@ -173,6 +173,7 @@ class CommandProcessor {
   const uint64_t max_work_items_;
   const DrawLimits draw_limits_;
   graphics::DrawMode draw_mode_ = graphics::DrawMode::kReference;
+  graphics::DrawScratch draw_scratch_;  // what one draw allocates and the next reuses
 
   std::mutex process_mutex_;  // one batch at a time; reset waits for it
 

@@ -16,16 +16,37 @@ std::optional<std::string> FragmentProgramStage::check_runner(const ShaderProgra
 }
 
 FragmentProgramStage::FragmentProgramStage(const ShaderProgram& program, ShaderProgramRunner& runner,
-                                           OutputMerger& merger, uint32_t warps_per_batch, MergeWorker* merge_worker)
+                                           OutputMerger& merger, uint32_t warps_per_batch, MergeWorker* merge_worker,
+                                           BatchStorage* reuse)
     : program_(program),
       runner_(runner),
       merger_(merger),
       width_(runner.warp_width()),
       quads_per_batch_(warps_per_batch * (runner.warp_width() / 4)),
       output_slots_(merger.more_target_count() != 0 ? kFragmentExportSlots : kTarget0Slots),
-      merge_worker_(merge_worker) {
+      merge_worker_(merge_worker),
+      reuse_(reuse) {
+  if (reuse_) {
+    // Primitive entries, lanes, preload rows and outputs are kept from batch to batch within a draw
+    // already (each is written or cleared before it is read); only the lists start empty.
+    std::swap(batch_, (*reuse_)[0]);
+    std::swap(in_flight_, (*reuse_)[1]);
+    for (Batch* b : {&batch_, &in_flight_}) {
+      b->primitive_count = 0;
+      b->front_facing.clear();
+      b->quads.clear();
+    }
+  }
   batch_.quads.reserve(quads_per_batch_);
   batch_.lanes.reserve(size_t{quads_per_batch_} * 4);  // whole warps: quads_per_batch_ is warps * width / 4
+}
+
+FragmentProgramStage::~FragmentProgramStage() {
+  wait_merges();
+  if (reuse_) {
+    std::swap(batch_, (*reuse_)[0]);
+    std::swap(in_flight_, (*reuse_)[1]);
+  }
 }
 
 void FragmentProgramStage::begin_triangle(const RasterTriangle& t, bool front_facing) {

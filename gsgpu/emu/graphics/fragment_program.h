@@ -42,30 +42,6 @@ class FragmentProgramStage {
   // Refuses (a reason) a runner without shader cores or whose warps do not hold whole quads.
   static std::optional<std::string> check_runner(const ShaderProgramRunner& runner);
 
-  // Fragments go to `merger`, whose targets are all added (its colour target count decides which
-  // export slots are read). `merge_worker`: where full batches are shaded and merged (nullptr: on
-  // the calling thread); the runner and the merger are then used on the worker's thread until
-  // flush() or wait_merges() returns.
-  FragmentProgramStage(const ShaderProgram& program, ShaderProgramRunner& runner, OutputMerger& merger,
-                       uint32_t warps_per_batch = kDefaultWarpsPerBatch, MergeWorker* merge_worker = nullptr);
-
-  // The triangle whose quads follow.
-  void begin_triangle(const RasterTriangle& triangle, bool front_facing);
-  // Queues one quad of the current triangle (depth interpolated when `needs_depth`); runs the batch
-  // when it is full. False when a batch faulted (fault()); with a worker, the fault of the batch it
-  // runs shows when the next one is handed over, or at flush().
-  // With `depth_slopes` (a multisampled depth target) the fragments also carry the depth plane's slopes.
-  bool add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth, bool depth_slopes = false);
-  // Runs what is queued and merges it (after every earlier batch); false on a fault.
-  bool flush();
-  // Returns once every batch handed to the worker is shaded and merged (a draw that stops without
-  // flush(): the fragment budget, a cancel; a fault of that batch is then not reported).
-  void wait_merges() {
-    if (merge_worker_) merge_worker_->wait();
-  }
-  const std::optional<std::string>& fault() const { return fault_; }
-
- private:
   struct QuadRecord {
     Quad quad;
     uint32_t primitive;
@@ -86,6 +62,40 @@ class FragmentProgramStage {
     std::vector<FragmentLaneOutput> outputs;
     std::vector<uint64_t> lane_masks;
   };
+  // The two batches' vectors, which a caller may keep from draw to draw (draw_scratch.h).
+  using BatchStorage = std::array<Batch, 2>;
+
+
+  // Fragments go to `merger`, whose targets are all added (its colour target count decides which
+  // export slots are read). `merge_worker`: where full batches are shaded and merged (nullptr: on
+  // the calling thread); the runner and the merger are then used on the worker's thread until
+  // flush() or wait_merges() returns.
+  // `reuse`: the vectors of an earlier draw, taken for this one and given back by the destructor.
+  FragmentProgramStage(const ShaderProgram& program, ShaderProgramRunner& runner, OutputMerger& merger,
+                       uint32_t warps_per_batch = kDefaultWarpsPerBatch, MergeWorker* merge_worker = nullptr,
+                       BatchStorage* reuse = nullptr);
+  // Waits for the batch on the worker (its vectors are among those given back).
+  ~FragmentProgramStage();
+  FragmentProgramStage(const FragmentProgramStage&) = delete;
+  FragmentProgramStage& operator=(const FragmentProgramStage&) = delete;
+
+  // The triangle whose quads follow.
+  void begin_triangle(const RasterTriangle& triangle, bool front_facing);
+  // Queues one quad of the current triangle (depth interpolated when `needs_depth`); runs the batch
+  // when it is full. False when a batch faulted (fault()); with a worker, the fault of the batch it
+  // runs shows when the next one is handed over, or at flush().
+  // With `depth_slopes` (a multisampled depth target) the fragments also carry the depth plane's slopes.
+  bool add_quad(const Quad& quad, const TriangleInterpolator& interp, bool needs_depth, bool depth_slopes = false);
+  // Runs what is queued and merges it (after every earlier batch); false on a fault.
+  bool flush();
+  // Returns once every batch handed to the worker is shaded and merged (a draw that stops without
+  // flush(): the fragment budget, a cancel; a fault of that batch is then not reported).
+  void wait_merges() {
+    if (merge_worker_) merge_worker_->wait();
+  }
+  const std::optional<std::string>& fault() const { return fault_; }
+
+ private:
   // Runs the queued quads: handed to the worker when `hand_over` (the call returns at once), else
   // shaded and merged here; either way after every earlier batch. False on a fault (fault()).
   bool run_batch(bool hand_over);
@@ -124,6 +134,7 @@ class FragmentProgramStage {
   MergeWorker* merge_worker_;
   Batch in_flight_;  // handed to the worker: only it touches this until finish_in_flight()
   std::optional<std::string> in_flight_fault_;  // written by the worker's job
+  BatchStorage* reuse_;
 };
 
 }  // namespace gsgpu::graphics

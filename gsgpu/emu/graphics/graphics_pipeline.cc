@@ -183,13 +183,16 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   om.begin_draw(color, depth, s.depth_stencil, s.blend, s.multisample);
   if ((result.fault = add_more_targets(s, &om))) return result;
   std::unique_ptr<FragmentStage> stage;
-  MergeWorker merge_worker;  // fast mode: merges full batches; its thread starts on the first hand-over
-  std::unique_ptr<FragmentProgramStage> program;
+  // The fast mode's merge worker (its thread starts on the first hand-over) and the fragment
+  // batches' vectors: the caller's, kept from draw to draw, or this draw's own.
+  std::optional<DrawScratch> own_scratch;
+  DrawScratch& scratch = scratch_ ? *scratch_ : own_scratch.emplace();
+  std::unique_ptr<FragmentProgramStage> program;  // destroyed first: it gives its vectors back
   if (s.fragment == FragmentMode::kProgram) {
     if ((result.fault = check_program(s, vertex_stage->varying_components()))) return result;
     program = std::make_unique<FragmentProgramStage>(
-        s.fragment_program, *runner_, om,
-        fast ? kFastWarpsPerBatch : FragmentProgramStage::kDefaultWarpsPerBatch, fast ? &merge_worker : nullptr);
+        s.fragment_program, *runner_, om, fast ? kFastWarpsPerBatch : FragmentProgramStage::kDefaultWarpsPerBatch,
+        fast ? &scratch.merge_worker : nullptr, &scratch.fragment_batches);
   } else if (s.fragment == FragmentMode::kVaryingColor) {
     stage = std::make_unique<VaryingColorStage>(s.varying_interpolation);
   } else {

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "gsgpu/emu/gpu_memory.h"
+#include "gsgpu/emu/graphics/draw_scratch.h"
 #include "gsgpu/emu/graphics/fragment_program.h"
 #include "gsgpu/emu/graphics/fragment_stage.h"
 #include "gsgpu/emu/graphics/geometry_engine.h"
@@ -111,6 +112,9 @@ class GraphicsPipeline {
   // Where vertex and fragment programs run; without one such a draw faults. Must outlive the draws.
   void set_program_runner(ShaderProgramRunner* runner) { runner_ = runner; }
   void set_mode(DrawMode mode) { mode_ = mode; }
+  // Storage the draws reuse (draw_scratch.h); without it each draw allocates its own. Must outlive
+  // the draws and serve one at a time.
+  void set_scratch(DrawScratch* scratch) { scratch_ = scratch; }
   DrawResult draw(const DrawState& state);
 
  private:
@@ -146,6 +150,7 @@ class GraphicsPipeline {
   std::function<bool()> cancelled_;
   ShaderProgramRunner* runner_ = nullptr;
   DrawMode mode_ = DrawMode::kReference;
+  DrawScratch* scratch_ = nullptr;
 };
 
 }  // namespace gsgpu::graphics

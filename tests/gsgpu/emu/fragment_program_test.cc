@@ -77,10 +77,11 @@ struct ProgramScene {
     p.varying_components = varyings;
     state.fragment = FragmentMode::kProgram;
   }
-  DrawResult draw(DrawMode mode = DrawMode::kReference) {
+  DrawResult draw(DrawMode mode = DrawMode::kReference, DrawScratch* scratch = nullptr) {
     GraphicsPipeline gp(memory);
     gp.set_program_runner(runner.get());
     gp.set_mode(mode);
+    gp.set_scratch(scratch);
     return gp.draw(state);
   }
   std::vector<uint8_t> target() { return memory.download<uint8_t>(color_va, color_bytes); }
@@ -295,6 +296,46 @@ TEST(FragmentProgram, AFaultOnFastModesWorkerEndsTheDraw) {
     r = s.draw(DrawMode::kFast);
     ASSERT_FALSE(r.fault) << *r.fault;
     EXPECT_GT(r.counters.merge.fragments_written, 8192u);  // more than one batch of 2,048 quads
+  }
+}
+
+// The command processor's draws share one DrawScratch (draw_scratch.h): what a draw leaves in its
+// batch vectors and merge worker must not reach the next. Fast mode with 4-lane warps (a batch of
+// 256 quads) hands several batches of this grid over to the merge worker in each draw.
+TEST(FragmentProgram, DrawsSharingScratchStorageGiveTheBytesOfFreshOnes) {
+  std::vector<float> grid;
+  for (int cy = 0; cy < 12; ++cy) {
+    for (int cx = 0; cx < 12; ++cx) {
+      const float x0 = -1 + cx / 6.0f, y0 = -1 + cy / 6.0f, d = cx % 2 == 0 ? 0.3f : 0.15f;
+      const float corner[3][2] = {{x0, y0}, {x0 + d, y0 + 0.02f}, {x0 + 0.03f, y0 + d}};
+      for (int v = 0; v < 3; ++v) {
+        const float w = 1.0f + 0.25f * float((cy + v) % 4);
+        grid.insert(grid.end(), {corner[v][0] * w, corner[v][1] * w, 0.5f * w, w});
+        for (int k = 0; k < 8; ++k) grid.push_back(float((cx * 5 + cy * 7 + v * 3 + k) % 13) / 12.0f);
+      }
+    }
+  }
+  ProgramScene s(ColorFormat::kR32G32B32A32Sfloat, 4, 48);
+  s.vertices(grid, Topology::kTriangleList);
+  std::vector<std::vector<uint8_t>> fresh;
+  for (const char* mode : {"persp", "linear"}) {
+    s.clear_target();
+    s.program(varying_program(mode));
+    DrawResult r = s.draw(DrawMode::kFast);
+    ASSERT_FALSE(r.fault) << *r.fault;
+    ASSERT_GT(r.counters.merge.fragments_written, 1000u);  // several 256-quad batches
+    fresh.push_back(s.target());
+  }
+  EXPECT_NE(fresh[0], fresh[1]);
+  DrawScratch scratch;
+  for (int round = 0; round < 2; ++round) {
+    for (size_t i = 0; i < 2; ++i) {
+      s.clear_target();
+      s.program(varying_program(i == 0 ? "persp" : "linear"));
+      DrawResult r = s.draw(round == 0 ? DrawMode::kFast : DrawMode::kReference, &scratch);
+      ASSERT_FALSE(r.fault) << *r.fault;
+      EXPECT_EQ(s.target(), fresh[i]) << "round " << round << ", draw " << i;
+    }
   }
 }
 
