@@ -48,7 +48,7 @@ std::optional<std::string> validate_viewport(const Viewport& v) {
 Clipper::Clipper(const Viewport& viewport, uint32_t varying_components, bool depth_clamp)
     : viewport_(viewport),
       varyings_(std::min(varying_components, kMaxVaryingComponents)),
-      copied_(std::max(varyings_, kStandInVaryingComponents)),
+      copied_(carried_varying_components(varying_components)),
       depth_clamp_(depth_clamp) {
   // NDC bounds that map to +-kGuardBandClip pixels: x_f = o + p / 2 * x_d.
   auto band = [](double origin, double extent, double* lo, double* hi) {

@@ -36,9 +36,6 @@ namespace gsgpu::graphics {
 inline constexpr double kGuardBandClip = 32000.0;  // pixels; below kGuardBandPixels for rounding room
 inline constexpr double kMinClipW = 1e-6;
 inline constexpr float kMaxViewportBound = 32768.0f;  // Vulkan's viewportBoundsRange is [-32768, 32767]
-// The varying-colour stand-in (fragment_stage.h) reads components 0..7 whatever the vertex stage
-// declares; a fragment program reads at most the vertex stage's count.
-inline constexpr uint32_t kStandInVaryingComponents = 8;
 
 struct Viewport {
   float x = 0, y = 0, width = 1, height = 1;

@@ -8,6 +8,7 @@
 namespace gsgpu::graphics {
 
 void PassThroughVertexStage::shade(const FetchedVertex& in, ShadedVertex* out) {
+  *out = ShadedVertex{};  // the geometry engine hands over vertices an earlier batch used
   for (int c = 0; c < 4; ++c) out->position[c] = std::bit_cast<float>(in.attributes[0][c]);
   for (uint32_t a = 1; a < attributes_ && a < kMaxVertexAttributes; ++a) {
     for (int c = 0; c < 4; ++c) out->varyings[(a - 1) * 4 + c] = std::bit_cast<float>(in.attributes[a][c]);
@@ -41,7 +42,8 @@ void GeometryEngine::clip_primitive(const AssembledPrimitive& p, StreamState& s,
 }
 
 bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::optional<std::string>* fault) {
-  batch.shaded.assign(batch.fetched.size(), ShadedVertex{});
+  // Kept from batch to batch: the stage writes every field of its vertices a later block reads.
+  if (batch.shaded.size() < batch.fetched.size()) batch.shaded.resize(batch.fetched.size());
   if (auto bad = s.stage.shade_batch(batch.fetched.data(), batch.fetched.size(), batch.shaded.data())) {
     if (!*fault) *fault = bad;
     return false;
@@ -81,7 +83,7 @@ bool GeometryEngine::run_instance(const DrawParams& draw, uint32_t inst, VertexF
                                   std::optional<std::string>* fault) {
   const uint64_t instance_index = uint64_t{draw.first_instance} + inst;
   const uint32_t restart_index = draw.index_type == IndexType::kUint16 ? 0xFFFFu : 0xFFFFFFFFu;
-  s.assembler = PrimitiveAssembler(draw.topology, draw.provoking_vertex);
+  s.assembler = PrimitiveAssembler(draw.topology, draw.provoking_vertex, s.assembler_varyings);
   VertexBatch batch;
   for (uint32_t i = 0; i < draw.count && !*fault; ++i) {
     int64_t vertex_index = int64_t{draw.first_vertex} + i;
@@ -123,8 +125,14 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   Clipper clipper(viewport, stage.varying_components(), draw.depth_clamp);
   const LineRules line{draw.line_mode, draw.line_width};
   const OutlineState outline{draw.polygon_mode, draw.cull, draw.front_face, line, draw.point_size, draw.depth_bias};
-  StreamState stream{stage, PrimitiveAssembler(draw.topology, draw.provoking_vertex), clipper, sink, draw.point_size, line, outline,
-                     draw.clip_distances, draw.cull_distances, {}, {}, {}};
+  const uint32_t carried = carried_varying_components(stage.varying_components());
+  StreamState stream{stage,     PrimitiveAssembler(draw.topology, draw.provoking_vertex, carried),
+                     carried,   clipper,
+                     sink,      draw.point_size,
+                     line,      outline,
+                     draw.clip_distances, draw.cull_distances,
+                     {},        {},
+                     {}};
   std::optional<std::string> fault;
   for (uint32_t inst = 0; inst < draw.instance_count; ++inst) {
     if (!run_instance(draw, inst, fetcher, stream, &fault)) break;

@@ -109,6 +109,7 @@ class GeometryEngine {
   struct StreamState {
     VertexStage& stage;
     PrimitiveAssembler assembler;
+    uint32_t assembler_varyings;  // carried_varying_components of the stage
     Clipper& clipper;
     const TriangleSink& sink;
     float point_size;

@@ -36,8 +36,11 @@ struct AssembledPrimitive {
 
 class PrimitiveAssembler {
  public:
-  explicit PrimitiveAssembler(Topology topology, ProvokingVertex provoking = ProvokingVertex::kFirst)
-      : topology_(topology), last_(provoking == ProvokingVertex::kLast) {}
+  // `varyings`: the components later blocks read (carried_varying_components); the others of the
+  // primitives' vertices hold no defined value.
+  explicit PrimitiveAssembler(Topology topology, ProvokingVertex provoking = ProvokingVertex::kFirst,
+                              uint32_t varyings = kMaxVaryingComponents)
+      : topology_(topology), last_(provoking == ProvokingVertex::kLast), varyings_(varyings) {}
   void push(const ShadedVertex& v, Queue<AssembledPrimitive>& out);
   void restart();  // a restart index
 
@@ -47,6 +50,9 @@ class PrimitiveAssembler {
             Queue<AssembledPrimitive>& out);
   Topology topology_;
   bool last_;  // ProvokingVertex::kLast
+  uint32_t varyings_;  // components copied
+  // held_[i] = v, the components later blocks read.
+  void hold(uint32_t i, const ShadedVertex& v) { copy_shaded_vertex(v, varyings_, &held_[i]); }
   uint32_t seen_ = 0;   // vertices since the last restart
   uint32_t slot_ = 0;   // list topologies: seen_ % vertices per primitive, kept without a division
   std::array<ShadedVertex, 3> held_;

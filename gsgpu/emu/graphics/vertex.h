@@ -35,6 +35,28 @@ struct ShadedVertex {
   std::array<float, kMaxClipCullDistances> distances{};
 };
 
+// The varying-colour stand-in (fragment_stage.h) reads components 0..7 whatever the vertex stage
+// declares; a fragment program reads at most the vertex stage's count.
+inline constexpr uint32_t kStandInVaryingComponents = 8;
+
+// The varying components a later block can read of a vertex stage's `stage_components`: those, and
+// at least the stand-in's 8. The geometry engine copies only these between its blocks (the other
+// components of its vertices hold no defined value).
+inline uint32_t carried_varying_components(uint32_t stage_components) {
+  const uint32_t n = stage_components < kMaxVaryingComponents ? stage_components : kMaxVaryingComponents;
+  return n > kStandInVaryingComponents ? n : kStandInVaryingComponents;
+}
+
+// `to` = `from` in everything a later block reads: all but the varyings from `varyings` on (a
+// vertex is 312 bytes, and copying all 64 varyings was most of primitive assembly's time).
+inline void copy_shaded_vertex(const ShadedVertex& from, uint32_t varyings, ShadedVertex* to) {
+  to->position = from.position;
+  for (uint32_t k = 0; k < varyings; ++k) to->varyings[k] = from.varyings[k];
+  to->has_point_size = from.has_point_size;
+  to->point_size = from.point_size;
+  to->distances = from.distances;
+}
+
 // The vertex stage the geometry engine calls with batches of fetched vertices: the fixed
 // PassThroughVertexStage (geometry_engine.h) or a program on the shader cores (vertex_program.h).
 class VertexStage {

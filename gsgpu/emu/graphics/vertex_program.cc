@@ -34,11 +34,13 @@ std::optional<std::string> ProgramVertexStage::shade_batch(const FetchedVertex* 
   io.outputs = outputs_.data();
   io.lane_count = outputs_.size();
   if (auto fault = runner_.run(program_, io, warps)) return fault;
+  // Only the varyings later blocks read (the geometry engine's vertices hold no others).
+  const uint32_t carried = carried_varying_components(program_.varying_components);
   for (size_t i = 0; i < count; ++i) {
     const VertexLaneOutput& o = outputs_[i];
     // Block copies (a loop of 64 single floats was 40 % of a small-triangle draw's vertex stage).
     std::copy_n(o.value.begin(), 4, out[i].position.begin());
-    std::copy_n(o.value.begin() + 4, kMaxVaryingComponents, out[i].varyings.begin());
+    std::copy_n(o.value.begin() + 4, carried, out[i].varyings.begin());
     out[i].has_point_size = o.point_size_written;
     out[i].point_size = o.value[kVertexPointSizeSlot];
     std::copy_n(o.value.begin() + kVertexDistanceSlot, kVertexDistances, out[i].distances.begin());
