@@ -36,6 +36,9 @@ class ProgramVertexStage final : public VertexStage {
   std::vector<uint32_t> inputs_;
   std::vector<uint64_t> lane_masks_;
   std::vector<VertexLaneOutput> outputs_;
+  // Clears what shade_batch copies out of the first `count` outputs (position, `carried` varyings,
+  // point size, distances); the other slots may hold an earlier batch's exports, never read.
+  void reset_outputs(size_t count, uint32_t carried);
 };
 
 }  // namespace gsgpu::graphics
