@@ -191,6 +191,9 @@ bool decode_targets(BlockWords& w, G::DrawState* s) {
     case 129:
       s->depth.format = G::DepthFormat::kD24UnormS8Uint;
       break;
+    case 130:
+      s->depth.format = G::DepthFormat::kD32SfloatS8Uint;
+      break;
     default:
       return w.fail("DEPTH_FORMAT " + std::to_string(depth_format) + " is not a depth format");
   }
@@ -402,8 +405,8 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
       !decode_more_targets(memory, w, s, error)) {
     return false;
   }
-  // r of the bias is the depth target's (depth_bias.h); D32_SFLOAT's comes from each triangle.
-  if (s->depth.enabled && s->depth.format != G::DepthFormat::kD32Sfloat) {
+  // r of the bias is the depth target's (depth_bias.h); a float depth's comes from each triangle.
+  if (s->depth.enabled && !G::is_float_depth(s->depth.format)) {
     s->setup.depth_bias.unorm_bits = s->depth.format == G::DepthFormat::kD16Unorm ? 16 : 24;
   }
   s->draw.depth_bias = s->setup.depth_bias;  // polygon modes LINE / POINT bias in the geometry engine

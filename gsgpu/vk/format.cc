@@ -107,6 +107,8 @@ constexpr FormatInfo kFormats[] = {
     // stencil; without it zink stores that depth in D32_SFLOAT images and uploads 24-bit integer
     // texels into them unconverted (piglit draw-pixels read back 0).
     {VK_FORMAT_X8_D24_UNORM_PACK32, 4, O(DEPTH_STENCIL), T(UNORM_INT24), K(Unorm), ONE(24), false, true, kDepth},
+    // 8 bytes: the float depth, then the stencil byte (the output merger's DEPTH_FORMAT 130 layout).
+    {VK_FORMAT_D32_SFLOAT_S8_UINT, 8, O(DEPTH_STENCIL), T(FLOAT), K(Sfloat), ONE(32), false, true, kDepthStencil},
 };
 
 #undef O
@@ -248,10 +250,17 @@ VkFormatFeatureFlags format_features(const FormatInfo* info) {
   return features;
 }
 
+AspectPlacement aspect_placement(const FormatInfo& info, VkImageAspectFlags aspect) {
+  if ((info.aspects & aspect) == 0 || (aspect & (aspect - 1)) != 0) return {};  // one aspect the format has
+  const bool stencil = aspect == VK_IMAGE_ASPECT_STENCIL_BIT;
+  // Vulkan's buffer layouts: D24S8's depth is a 4-byte word (bits 0..23), D32S8's a float; stencil 1 byte.
+  if (info.format == VK_FORMAT_D24_UNORM_S8_UINT) return stencil ? AspectPlacement{3, 1, 1} : AspectPlacement{0, 3, 4};
+  if (info.format == VK_FORMAT_D32_SFLOAT_S8_UINT) return stencil ? AspectPlacement{4, 1, 1} : AspectPlacement{0, 4, 4};
+  return {0, info.element_bytes, info.element_bytes};
+}
+
 uint32_t copy_texel_bytes(const FormatInfo& info, VkImageAspectFlags aspect) {
-  if ((info.aspects & aspect) == 0 || (aspect & (aspect - 1)) != 0) return 0;  // one aspect the format has
-  if (info.format == VK_FORMAT_D24_UNORM_S8_UINT) return aspect == VK_IMAGE_ASPECT_STENCIL_BIT ? 1 : 4;
-  return info.element_bytes;
+  return aspect_placement(info, aspect).buffer_bytes;
 }
 
 void encode_clear_color(const FormatInfo& info, const VkClearColorValue& value, uint8_t* out) {

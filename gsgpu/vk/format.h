@@ -46,8 +46,17 @@ const FormatInfo* supported_formats(uint32_t* count);
 // linear layout); 0 for an unsupported one.
 VkFormatFeatureFlags format_features(const FormatInfo* info);
 
-// Bytes one texel of `aspect` takes in a buffer copy: the element size for colour and D32, 4 for
-// the depth of D24S8 (24 bits in bits 0..23), 1 for its stencil; 0 for an aspect the format lacks.
+// Where one aspect lies in a stored texel (`bytes` bytes from `offset`) and the bytes it takes in a
+// buffer copy: the whole texel for colour and single-aspect formats; D24S8's depth bytes 0..2 (a
+// 4-byte word in a buffer, top byte 0), its stencil byte 3; D32S8's depth bytes 0..3 (a float),
+// its stencil byte 4 (1 byte in a buffer). All zero for an aspect the format lacks or several bits.
+struct AspectPlacement {
+  uint32_t offset = 0, bytes = 0, buffer_bytes = 0;
+};
+AspectPlacement aspect_placement(const FormatInfo& info, VkImageAspectFlags aspect);
+
+// Bytes one texel of `aspect` takes in a buffer copy (aspect_placement's buffer_bytes); 0 for an
+// aspect the format lacks.
 uint32_t copy_texel_bytes(const FormatInfo& info, VkImageAspectFlags aspect);
 
 // A clear colour written as one stored texel of a colour format (element_bytes bytes at `out`),

@@ -3,7 +3,7 @@
 // then NEAREST takes the texel it falls in, LINEAR interpolates the 2 (1D), 4 (2D) or 8 (3D) nearest
 // with clamp-to-edge; the values go through decode_color / encode_clear_color, so formats convert
 // (sRGB decoded to linear and encoded again). NEAREST between images of the same format copies the
-// texel bytes unchanged (exact, also for depth / stencil). A region breaking the rules (levels,
+// texel bytes unchanged (exact, also for depth / stencil: one aspect's bytes alone). A region breaking the rules (levels,
 // layers or offsets outside an image, different layer counts, depth / stencil of different formats or
 // with LINEAR, integer with LINEAR or into a float or other-signed format) is skipped with a log line.
 #include <algorithm>
@@ -127,6 +127,10 @@ void blit_region(const Image* src_image, const Image* dst_image, const VkImageBl
     return;
   }
   const bool raw = &sf == &df && filter == VK_FILTER_NEAREST;
+  // One aspect of D24S8 / D32S8 moves only its bytes; the other aspect's stay as they were.
+  const AspectPlacement moved = r.srcSubresource.aspectMask == sf.aspects
+                                    ? AspectPlacement{0, sf.element_bytes, sf.element_bytes}
+                                    : aspect_placement(sf, r.srcSubresource.aspectMask);
   const VkImageType type = src_image->layout.shape.type;
   const int axes = type == VK_IMAGE_TYPE_3D ? 3 : type == VK_IMAGE_TYPE_2D ? 2 : 1;
   int64_t lo[3], hi[3];
@@ -146,7 +150,7 @@ void blit_region(const Image* src_image, const Image* dst_image, const VkImageBl
           if (raw) {
             int64_t from[3];
             for (int a = 0; a < 3; ++a) from[a] = clamp_index(static_cast<int64_t>(std::floor(u[a])), src.size[a]);
-            std::memmove(out, texel_at(src, layer, from), sf.element_bytes);
+            std::memmove(out + moved.offset, texel_at(src, layer, from) + moved.offset, moved.bytes);
             continue;
           }
           encode_clear_color(df, sample(src, layer, u, filter == VK_FILTER_LINEAR, axes), encoded);

@@ -41,7 +41,7 @@ bool check_range(const Image* image, const VkImageSubresourceRange& r, const cha
 }
 
 // Writes `texel` (element_bytes) over every texel of the range; with a byte mask, only the bytes
-// of each texel whose mask byte is 0xff (one aspect of D24S8).
+// of each texel whose mask byte is 0xff (one aspect of D24S8 / D32S8).
 void fill_range(const Image& image, const Levels& range, const uint8_t* texel, const uint8_t* mask) {
   const uint32_t e = image.format->element_bytes;
   const bool volume = image.layout.shape.type == VK_IMAGE_TYPE_3D;
@@ -83,7 +83,7 @@ void clear(const ClearImageCommand& command, const VkImageSubresourceRange& r) {
     fill_range(*command.image, range, texel, nullptr);
     return;
   }
-  uint8_t mask[4];
+  uint8_t mask[kMaxDepthStencilBytes];
   encode_depth_stencil(format, command.depth, r.aspectMask, texel, mask);
   const bool whole = std::all_of(mask, mask + format.element_bytes, [](uint8_t m) { return m == 0xff; });
   fill_range(*command.image, range, texel, whole ? nullptr : mask);
@@ -98,22 +98,28 @@ void record(VkCommandBuffer handle, ClearImageCommand&& command) {
 
 // The stored texel (objects.h) of a depth / stencil clear and the bytes it covers for `aspects`.
 void encode_depth_stencil(const FormatInfo& format, const VkClearDepthStencilValue& value,
-                          VkImageAspectFlags aspects, uint8_t texel[4], uint8_t mask[4]) {
+                          VkImageAspectFlags aspects, uint8_t texel[kMaxDepthStencilBytes],
+                          uint8_t mask[kMaxDepthStencilBytes]) {
   const float depth = std::isnan(value.depth) ? 0.0f : std::clamp(value.depth, 0.0f, 1.0f);
-  std::memset(texel, 0, 4);
-  std::memset(mask, 0, 4);
-  if (format.format == VK_FORMAT_D32_SFLOAT) {
+  std::memset(texel, 0, kMaxDepthStencilBytes);
+  std::memset(mask, 0, kMaxDepthStencilBytes);
+  if (format.format == VK_FORMAT_D32_SFLOAT || format.format == VK_FORMAT_D32_SFLOAT_S8_UINT) {
     const uint32_t bits = std::bit_cast<uint32_t>(depth);
-    std::memcpy(texel, &bits, 4);
+    std::memcpy(texel, &bits, 4);  // D32S8's stencil byte follows (aspect_placement)
   } else if (format.format == VK_FORMAT_D16_UNORM) {
     const auto bits = static_cast<uint16_t>(std::lround(depth * 65535.0));
     std::memcpy(texel, &bits, 2);
-  } else {  // D24_UNORM_S8_UINT: depth in bits 0..23, stencil in 24..31 (X8_D24: 0 there)
-    const auto bits = static_cast<uint32_t>(std::lround(depth * 16777215.0)) | (value.stencil & 0xffu) << 24;
-    std::memcpy(texel, &bits, 4);
+  } else {  // D24_UNORM_S8_UINT, X8_D24_UNORM_PACK32: depth in bits 0..23
+    const auto bits = static_cast<uint32_t>(std::lround(depth * 16777215.0));
+    std::memcpy(texel, &bits, 3);
   }
-  if (aspects & VK_IMAGE_ASPECT_DEPTH_BIT) std::memset(mask, 0xff, format.aspects & VK_IMAGE_ASPECT_STENCIL_BIT ? 3 : 4);
-  if (aspects & VK_IMAGE_ASPECT_STENCIL_BIT) mask[3] = 0xff;
+  for (const VkImageAspectFlags aspect : {VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_ASPECT_STENCIL_BIT}) {
+    if ((aspects & aspect) == 0) continue;
+    const AspectPlacement a = aspect_placement(format, aspect);
+    if (a.bytes == 0) continue;  // an aspect the format lacks
+    std::memset(mask + a.offset, 0xff, a.bytes);
+    if (aspect == VK_IMAGE_ASPECT_STENCIL_BIT) texel[a.offset] = static_cast<uint8_t>(value.stencil);
+  }
 }
 
 void run(const ClearImageCommand& command) {

@@ -67,26 +67,26 @@ uint8_t* region_row(const Image* image, const ImageRegion& r, uint32_t k, uint32
   return image_base(image) + image->layout.texel_offset(r.level, layer, r.x, r.y + y, z);
 }
 
-// Moves `count` texels of one aspect between an image row and packed memory. Whole texels are
-// copied; D24S8's depth is its bits 0..23 (the stencil byte of the image kept; 0 in the buffer's
-// top byte), its stencil byte 3.
+// Moves `count` texels of one aspect between an image row and packed memory. Colour and
+// single-aspect formats copy whole texels; one aspect of D24S8 / D32S8 copies its bytes
+// (aspect_placement) and keeps the other aspect's bytes of the image; a buffer's bytes past the
+// aspect's (D24S8 depth's top byte) are written 0.
 void move_texels(const FormatInfo& format, VkImageAspectFlags aspect, uint8_t* image_row, uint8_t* packed,
                  uint32_t count, bool to_image) {
-  const bool d24s8 = format.format == VK_FORMAT_D24_UNORM_S8_UINT;
-  if (!d24s8) {
+  const AspectPlacement a = aspect_placement(format, aspect);
+  if (a.bytes == format.element_bytes) {
     const size_t bytes = size_t{count} * format.element_bytes;
     to_image ? std::memmove(image_row, packed, bytes) : std::memmove(packed, image_row, bytes);
     return;
   }
   for (uint32_t i = 0; i < count; ++i) {
-    uint8_t* texel = image_row + 4 * i;
-    if (aspect == VK_IMAGE_ASPECT_STENCIL_BIT) {
-      to_image ? (void)(texel[3] = packed[i]) : (void)(packed[i] = texel[3]);
-    } else if (to_image) {
-      std::memcpy(texel, packed + 4 * i, 3);
+    uint8_t* texel = image_row + size_t{i} * format.element_bytes + a.offset;
+    uint8_t* value = packed + size_t{i} * a.buffer_bytes;
+    if (to_image) {
+      std::memcpy(texel, value, a.bytes);
     } else {
-      std::memcpy(packed + 4 * i, texel, 3);
-      packed[4 * i + 3] = 0;
+      std::memcpy(value, texel, a.bytes);
+      std::memset(value + a.bytes, 0, a.buffer_bytes - a.bytes);
     }
   }
 }
@@ -205,7 +205,7 @@ void copy_image_region(const ImageCopyCommand& command, const VkImageCopy& c) {
       uint8_t* to = region_row(command.dst, dst, k, y);
       if (whole) {
         std::memmove(to, from, row.size());  // overlap is invalid usage; memmove keeps it defined
-      } else {  // one aspect of D24S8: through packed texels of that aspect
+      } else {  // one aspect of D24S8 / D32S8: through packed texels of that aspect
         move_texels(sf, aspect, from, row.data(), src.width * samples, false);
         move_texels(df, aspect, to, row.data(), src.width * samples, true);
       }

@@ -251,10 +251,13 @@ void run(const BlitImageCommand& command);
 void run(const ResolveImageCommand& command);
 void run(const ImageCopyCommand& command);
 void run(const ClearImageCommand& command);
+// The largest depth / stencil texel (D32_SFLOAT_S8_UINT's 8 bytes).
+inline constexpr uint32_t kMaxDepthStencilBytes = 8;
 // The stored texel of a depth / stencil clear of `format` and the bytes of it that `aspects` cover
 // (image_clear.cc; the render pass's clears use it too).
 void encode_depth_stencil(const FormatInfo& format, const VkClearDepthStencilValue& value,
-                          VkImageAspectFlags aspects, uint8_t texel[4], uint8_t mask[4]);
+                          VkImageAspectFlags aspects, uint8_t texel[kMaxDepthStencilBytes],
+                          uint8_t mask[kMaxDepthStencilBytes]);
 
 // Draws run on the device (draw.cc): each is a DRAW packet of the queue's command stream, which is
 // submitted and waited for before the next host command runs; the render pass's clears run on the

@@ -320,7 +320,7 @@ void run(const BeginRenderPassCommand& c) {
   if (c.depth != nullptr && (c.clear_depth || c.clear_stencil)) {
     const VkImageAspectFlags aspects =
         (c.clear_depth ? VK_IMAGE_ASPECT_DEPTH_BIT : 0) | (c.clear_stencil ? VK_IMAGE_ASPECT_STENCIL_BIT : 0);
-    uint8_t texel[4], mask[4];
+    uint8_t texel[kMaxDepthStencilBytes], mask[kMaxDepthStencilBytes];
     encode_depth_stencil(*c.depth->format, c.depth_value, aspects & c.depth->format->aspects, texel, mask);
     fill_rect(c.depth, c.layer, c.area, texel, mask);
   }

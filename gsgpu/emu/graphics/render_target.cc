@@ -117,7 +117,12 @@ bool color_format_from_vk(uint32_t vk_format, ColorFormat* out) {
 }
 
 const char* depth_format_name(DepthFormat f) {
-  return f == DepthFormat::kD32Sfloat ? "D32_SFLOAT" : f == DepthFormat::kD16Unorm ? "D16_UNORM" : "D24_UNORM_S8_UINT";
+  switch (f) {
+    case DepthFormat::kD32Sfloat: return "D32_SFLOAT";
+    case DepthFormat::kD16Unorm: return "D16_UNORM";
+    case DepthFormat::kD32SfloatS8Uint: return "D32_SFLOAT_S8_UINT";
+    default: return "D24_UNORM_S8_UINT";
+  }
 }
 
 float srgb_to_linear(float s) {
@@ -233,7 +238,7 @@ float DepthStencilTarget::load_depth(uint32_t x, uint32_t y) const {
   }
   uint32_t word;
   std::memcpy(&word, pixel(x, y), 4);
-  if (format == DepthFormat::kD32Sfloat) {
+  if (is_float_depth(format)) {
     float z;
     std::memcpy(&z, &word, 4);
     return z;
@@ -243,7 +248,7 @@ float DepthStencilTarget::load_depth(uint32_t x, uint32_t y) const {
 
 void DepthStencilTarget::store_depth(uint32_t x, uint32_t y, float z) const {
   uint8_t* p = pixel(x, y);
-  if (format == DepthFormat::kD32Sfloat) {
+  if (is_float_depth(format)) {  // D32S8's stencil byte follows the float
     std::memcpy(p, &z, 4);
     return;
   }
@@ -260,11 +265,11 @@ void DepthStencilTarget::store_depth(uint32_t x, uint32_t y, float z) const {
 
 uint8_t DepthStencilTarget::load_stencil(uint32_t x, uint32_t y) const {
   if (!has_stencil(format)) return 0;
-  return pixel(x, y)[3];  // bits 24..31 of a little-endian word
+  return pixel(x, y)[stencil_byte(format)];
 }
 
 void DepthStencilTarget::store_stencil(uint32_t x, uint32_t y, uint8_t s) const {
-  if (has_stencil(format)) pixel(x, y)[3] = s;
+  if (has_stencil(format)) pixel(x, y)[stencil_byte(format)] = s;
 }
 
 }  // namespace gsgpu::graphics

@@ -16,7 +16,9 @@
 //   - R32G32B32A32_UINT / _SINT store the fragment's four 32-bit words unchanged: the shader's integer
 //     outputs travel in Color's floats bit for bit (copied, never computed on); no blending.
 //   - D32_SFLOAT: one float; D24_UNORM_S8_UINT: one 32-bit word, depth round(z * (2^24 - 1)) in bits
-//     0..23 and stencil in bits 24..31.
+//     0..23 and stencil in bits 24..31; D32_SFLOAT_S8_UINT: 8 bytes, the float in bytes 0..3 and the
+//     stencil in byte 4 (bytes 5..7 unused, kept). One interleaved pixel rather than a separate
+//     stencil plane, so the target stays one mapped range checked with the same pitch rules.
 #pragma once
 
 #include <array>
@@ -47,7 +49,7 @@ enum class ColorFormat : uint8_t {
   kR5G6B5Unorm,
   kB10G11R11Ufloat,
 };
-enum class DepthFormat : uint8_t { kD32Sfloat, kD24UnormS8Uint, kD16Unorm };
+enum class DepthFormat : uint8_t { kD32Sfloat, kD24UnormS8Uint, kD16Unorm, kD32SfloatS8Uint };
 
 using Color = std::array<float, 4>;  // R, G, B, A
 
@@ -97,13 +99,21 @@ inline bool is_integer(ColorFormat f) { return color_layout(f).coding == Coding:
 inline uint32_t bytes_per_pixel(ColorFormat f) { return color_layout(f).bytes; }
 // Components stored (R first; R8 1, R8G8 2, R5G6B5 3, ...).
 inline int stored_components(ColorFormat f) { return color_layout(f).components; }
-inline uint32_t bytes_per_pixel(DepthFormat f) { return f == DepthFormat::kD16Unorm ? 2 : 4; }
+inline uint32_t bytes_per_pixel(DepthFormat f) {
+  return f == DepthFormat::kD16Unorm ? 2 : f == DepthFormat::kD32SfloatS8Uint ? 8 : 4;
+}
+// Depth stored as a binary32 float (compared as floats; depth bias r from each triangle).
+inline bool is_float_depth(DepthFormat f) { return f == DepthFormat::kD32Sfloat || f == DepthFormat::kD32SfloatS8Uint; }
 inline bool is_srgb(ColorFormat f) { return color_layout(f).coding == Coding::kSrgb; }
 // UNORM or SRGB: fixed point, blend inputs clamped to [0, 1]
 inline bool is_unorm(ColorFormat f) {
   return color_layout(f).coding == Coding::kUnorm || color_layout(f).coding == Coding::kSrgb;
 }
-inline bool has_stencil(DepthFormat f) { return f == DepthFormat::kD24UnormS8Uint; }
+inline bool has_stencil(DepthFormat f) {
+  return f == DepthFormat::kD24UnormS8Uint || f == DepthFormat::kD32SfloatS8Uint;
+}
+// The stencil byte's offset in a pixel: bits 24..31 of D24S8's little-endian word, byte 4 of D32S8.
+inline uint32_t stencil_byte(DepthFormat f) { return f == DepthFormat::kD32SfloatS8Uint ? 4 : 3; }
 const char* color_format_name(ColorFormat f);
 // PIPE_STATE COLOR_FORMAT (a VkFormat value) -> the target format; false when it is none.
 bool color_format_from_vk(uint32_t vk_format, ColorFormat* out);

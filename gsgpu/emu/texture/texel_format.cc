@@ -232,9 +232,11 @@ bool make_texel_format(uint32_t order, uint32_t type, TexelFormat* out) {
   } else {
     const uint32_t channel = channel_bytes_of(type);
     if (channel == 0) return false;
-    if (order == fmt::FORMAT_CHANNEL_ORDER_RGB || order == fmt::FORMAT_CHANNEL_ORDER_RGBX ||
-        order == fmt::FORMAT_CHANNEL_ORDER_DEPTH_STENCIL)
+    if (order == fmt::FORMAT_CHANNEL_ORDER_RGB || order == fmt::FORMAT_CHANNEL_ORDER_RGBX)
       return false;  // only with packed types
+    // DEPTH_STENCIL with FLOAT is D32_SFLOAT_S8_UINT: the float, then a 4-byte pad slot whose
+    // first byte is the stencil (the output merger's 8-byte layout); the unit reads the depth.
+    if (order == fmt::FORMAT_CHANNEL_ORDER_DEPTH_STENCIL && type != fmt::FORMAT_DATA_TYPE_FLOAT) return false;
     if (f.srgb && type != fmt::FORMAT_DATA_TYPE_UNORM_INT8) return false;
     if (order == fmt::FORMAT_CHANNEL_ORDER_DEPTH && type != fmt::FORMAT_DATA_TYPE_FLOAT &&
         type != fmt::FORMAT_DATA_TYPE_UNORM_INT16)

@@ -245,7 +245,7 @@ TEST_F(DrawHostile, OutOfRangeStateWordsAreBadFieldsNamedInTheLog) {
   fault_case("blend op", [](Blocks& b) { b.pipe[P::BLEND] = 5u << 11; }, bad, "BLEND.COLOR_OP is 5");
   fault_case("blend constant", [](Blocks& b) { b.pipe[P::BLEND_CONSTANT_A] = f32(NAN); }, bad,
              "BLEND_CONSTANT is not finite");
-  fault_case("depth format", [](Blocks& b) { b.pipe[P::DEPTH_FORMAT] = 130; }, bad, "DEPTH_FORMAT 130");
+  fault_case("depth format", [](Blocks& b) { b.pipe[P::DEPTH_FORMAT] = 131; }, bad, "DEPTH_FORMAT 131");
   fault_case("stencil bits", [](Blocks& b) { b.pipe[P::STENCIL_BACK_OPS] = 1u << 12; }, bad,
              "STENCIL_BACK_OPS has undefined bits set: 0x1000");
   fault_case("fragment mode", [](Blocks& b) { b.shader[S::FRAGMENT] = 3; }, bad, "FRAGMENT.MODE is 3");
@@ -474,6 +474,22 @@ TEST_F(DrawHostile, RenderTargetPastTheEndOfItsMemoryFaults) {
                b.pipe[P::DEPTH_FORMAT] = 126;
                b.pipe[P::DEPTH_VA_LO] = uint32_t(kTargetVa + 4);
                b.pipe[P::DEPTH_PITCH] = kSize * 4;
+             },
+             CpFaultCause::kDrawFault, "depth target is not mapped readable and writable in full");
+  // D32_SFLOAT_S8_UINT's pixels are 8 bytes: a D32 pitch is too short, and a 32 x 32 target of them
+  // needs twice the 4096 bytes mapped there.
+  fault_case("D32S8 pitch",
+             [](Blocks& b) {
+               b.pipe[P::DEPTH_FORMAT] = 130;
+               b.pipe[P::DEPTH_VA_LO] = uint32_t(kTargetVa);
+               b.pipe[P::DEPTH_PITCH] = kSize * 4;
+             },
+             CpFaultCause::kDrawFault, "depth target row pitch 128 is less than a row of 256 bytes");
+  fault_case("D32S8 mapping",
+             [](Blocks& b) {
+               b.pipe[P::DEPTH_FORMAT] = 130;
+               b.pipe[P::DEPTH_VA_LO] = uint32_t(kTargetVa);
+               b.pipe[P::DEPTH_PITCH] = kSize * 8;
              },
              CpFaultCause::kDrawFault, "depth target is not mapped readable and writable in full");
 }

@@ -39,7 +39,7 @@ struct DrawCall {
 struct DrawScene {
   uint32_t width = 64, height = 64;
   bool depth = false;
-  VkFormat depth_format = VK_FORMAT_D32_SFLOAT;  // or D16_UNORM, X8_D24_UNORM_PACK32, D24_UNORM_S8_UINT (its stencil cleared to 0 too)
+  VkFormat depth_format = VK_FORMAT_D32_SFLOAT;  // or D16_UNORM, X8_D24_UNORM_PACK32, D24_UNORM_S8_UINT / D32_SFLOAT_S8_UINT (stencil cleared to 0 too)
   VkCullModeFlags cull = VK_CULL_MODE_NONE;
   float clear[4] = {0, 0, 0, 1};
   std::vector<DrawVertex> vertices;
@@ -104,7 +104,7 @@ struct DrawFrame {
   std::vector<uint8_t> color;  // rows of width texels of color_texel_bytes(format)
   std::vector<float> depth;    // D32, when the scene has depth
   std::vector<uint32_t> depth_bits;  // the depth aspect as copied to a buffer (D24: bits 0..23; D16: 16 bits)
-  std::vector<uint8_t> stencil;      // D24S8's stencil aspect
+  std::vector<uint8_t> stencil;      // D24S8's / D32S8's stencil aspect
 };
 
 // How many pixels of `texel_bytes` each differ between two frames' colour (bit for bit).
@@ -208,7 +208,7 @@ class DrawSide {
     const VkImageAspectFlags aspects = format == VK_FORMAT_D32_SFLOAT || format == VK_FORMAT_D16_UNORM ||
                                                format == VK_FORMAT_X8_D24_UNORM_PACK32
                                            ? VK_IMAGE_ASPECT_DEPTH_BIT
-                                       : format == VK_FORMAT_D24_UNORM_S8_UINT
+                                       : format == VK_FORMAT_D24_UNORM_S8_UINT || format == VK_FORMAT_D32_SFLOAT_S8_UINT
                                            ? VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT
                                            : VK_IMAGE_ASPECT_COLOR_BIT;
     v.subresourceRange = {aspects, 0, 1, 0, 1};
@@ -493,7 +493,7 @@ class DrawSide {
       VkBuffer depth_buffer = buffer(pixels * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &depth);
       region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
       vkCmdCopyImageToBuffer(cb_, t.depth, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, depth_buffer, 1, &region);
-      if (s.depth_format == VK_FORMAT_D24_UNORM_S8_UINT) {
+      if (s.depth_format == VK_FORMAT_D24_UNORM_S8_UINT || s.depth_format == VK_FORMAT_D32_SFLOAT_S8_UINT) {
         VkBuffer stencil_buffer = buffer(pixels, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &stencil);
         region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_STENCIL_BIT;
         vkCmdCopyImageToBuffer(cb_, t.depth, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, stencil_buffer, 1, &region);
@@ -512,7 +512,7 @@ class DrawSide {
     } else if (depth) {
       frame.depth_bits.resize(pixels);
       std::memcpy(frame.depth_bits.data(), depth, pixels * 4);
-      if (s.depth_format == VK_FORMAT_D32_SFLOAT) {
+      if (s.depth_format == VK_FORMAT_D32_SFLOAT || s.depth_format == VK_FORMAT_D32_SFLOAT_S8_UINT) {
         frame.depth.resize(pixels);
         std::memcpy(frame.depth.data(), depth, pixels * 4);
       }

@@ -288,6 +288,42 @@ TEST_F(VkDrawReference, D16DepthAttachmentMatchesLavapipe) {
   EXPECT_EQ(gs.depth_bits[2], 65535u);             // the clear
 }
 
+// D32_SFLOAT_S8_UINT (GL's DEPTH32F_STENCIL8): a red quad at z 0.25, then a sloped cyan quad
+// partly behind it, both with the stencil test ALWAYS: passing fragments INCREMENT_AND_CLAMP, those
+// failing the depth test REPLACE with 7. Colours within the metric, interior depth floats within
+// 2e-5 of lavapipe's (as D32's: lavapipe interpolates the sloped quad its own way), and the stencil (fixed by coverage and the two tests) equal byte for byte.
+TEST_F(VkDrawReference, D32S8DepthAndStencilMatchLavapipe) {
+  DrawScene s;
+  s.depth = true;
+  s.depth_format = VK_FORMAT_D32_SFLOAT_S8_UINT;
+  s.vertices = {v(-0.7f, -0.7f, 0.25f, 255, 0, 0), v(0.3f, -0.7f, 0.25f, 255, 0, 0),
+                v(-0.7f, 0.3f, 0.25f, 255, 0, 0),  v(0.3f, 0.3f, 0.25f, 255, 0, 0),
+                v(-0.4f, -0.4f, 0.75f, 0, 255, 255), v(0.8f, -0.4f, 0.6f, 0, 255, 255),
+                v(-0.4f, 0.8f, 0.9f, 0, 255, 255),  v(0.8f, 0.8f, 0.75f, 0, 255, 255)};
+  s.indices = {0, 1, 2, 2, 1, 3, 0, 1, 2, 2, 1, 3};
+  s.draws = {{true, 6, 0, 0, {1, 1, 1, 1}}, {true, 6, 6, 4, {1, 1, 1, 1}}};
+  s.edit = [](VkGraphicsPipelineCreateInfo& info) {
+    auto* ds = const_cast<VkPipelineDepthStencilStateCreateInfo*>(info.pDepthStencilState);
+    ds->stencilTestEnable = VK_TRUE;
+    ds->front = {VK_STENCIL_OP_KEEP, VK_STENCIL_OP_INCREMENT_AND_CLAMP, VK_STENCIL_OP_REPLACE, VK_COMPARE_OP_ALWAYS,
+                 0xff, 0xff, 7};
+    ds->back = ds->front;
+  };
+  const DrawFrame gs = gsgpu_->render(s);
+  const DrawFrame ref = lavapipe_->render(s);
+  const Comparison c = compare(s, gs, ref);
+  EXPECT_EQ(c.over_16, 0u);
+  EXPECT_EQ(c.interior_differing, 0u);
+  EXPECT_EQ(gs.stencil, ref.stencil);
+  EXPECT_LT(c.max_depth_diff, 2e-5f);  // measured 8.6e-6, as D32's sloped far quad
+  EXPECT_EQ(gs.depth[28 * 64 + 28], 0.25f);
+  EXPECT_EQ(gs.depth[2], 1.0f);  // the clear
+  EXPECT_EQ(gs.stencil[2], 0);
+  EXPECT_EQ(gs.stencil[12 * 64 + 12], 1);  // red only
+  EXPECT_EQ(gs.stencil[28 * 64 + 28], 7);  // cyan behind red: depth failed, REPLACE
+  EXPECT_EQ(gs.stencil[40 * 64 + 45], 1);  // cyan only
+}
+
 // GSGPU_VK_BBOX_TEST=0 (docs/vulkan-driver.md "Draws"; bench/graphics/bbox_counters.py) clears
 // PIPE_STATE RASTER.BBOX_TEST in the pipelines created while it is set: the rasterizer's counters,
 // read from GSGPU_DUMP_DIR's per-draw JSON, show no tile rejected by the box, and the pixels are

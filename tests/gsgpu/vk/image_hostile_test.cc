@@ -134,19 +134,21 @@ TEST_F(VkImageHostile, RandomTransferArgumentsNeverWriteOutsideTheirObjects) {
       guarded_image(image_info(VK_FORMAT_D24_UNORM_S8_UINT, VK_IMAGE_TYPE_2D, {8, 8, 1}, 1, 1)),
       guarded_image(image_info(VK_FORMAT_R16G16B16A16_SFLOAT, VK_IMAGE_TYPE_1D, {16, 1, 1}, 2, 4)),
       guarded_image(image_info(VK_FORMAT_B8G8R8A8_SRGB, VK_IMAGE_TYPE_2D, {16, 8, 1}, 2, 2)),
+      guarded_image(image_info(VK_FORMAT_D32_SFLOAT_S8_UINT, VK_IMAGE_TYPE_2D, {8, 8, 1}, 1, 1)),  // 8-byte texels
   };
   const VkImageAspectFlags c = VK_IMAGE_ASPECT_COLOR_BIT;
   const Hostile::Shape shapes[] = {{c, 3, 3, 16, 8, 1},
                                    {c, 2, 1, 8, 8, 4},
                                    {VK_IMAGE_ASPECT_DEPTH_BIT, 1, 1, 8, 8, 1},
                                    {c, 4, 2, 16, 1, 1},
-                                   {c, 2, 2, 16, 8, 1}};
+                                   {c, 2, 2, 16, 8, 1},
+                                   {VK_IMAGE_ASPECT_STENCIL_BIT, 1, 1, 8, 8, 1}};
   VkBuffer buffers[] = {guarded_buffer(100), guarded_buffer(3000), guarded_buffer(4096)};
   Hostile h(20261128);
   begin();
   for (int n = 0; n < 3000; ++n) {
     h.set_calm(h.pick(2) == 0);
-    const uint32_t ia = h.pick(5), ib = h.pick(5);
+    const uint32_t ia = h.pick(6), ib = h.pick(6);
     VkImage a = images[ia], b = images[ib];
     VkBuffer buffer = buffers[h.pick(3)];
     const VkDeviceSize buffer_offset = h.pick(8) ? VkDeviceSize{h.u32(1024)} & ~VkDeviceSize{3}

@@ -36,6 +36,14 @@ TEST_F(VkImageTest, FormatPropertiesAnswerWhatTheTextureUnitAndOutputMergerDo) {
   EXPECT_FALSE(p.optimalTilingFeatures & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT);
   vkGetPhysicalDeviceFormatProperties(physical_, VK_FORMAT_D24_UNORM_S8_UINT, &p);
   EXPECT_TRUE(p.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT);
+  // D32_SFLOAT_S8_UINT (DEPTH_FORMAT 130, IMAGE_DESC DEPTH_STENCIL / FLOAT): zink's Z32_FLOAT_S8X24_UINT.
+  vkGetPhysicalDeviceFormatProperties(physical_, VK_FORMAT_D32_SFLOAT_S8_UINT, &p);
+  EXPECT_EQ(p.optimalTilingFeatures,
+            VkFormatFeatureFlags{VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
+                                 VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT | VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
+                                 VK_FORMAT_FEATURE_TRANSFER_DST_BIT | VK_FORMAT_FEATURE_BLIT_SRC_BIT |
+                                 VK_FORMAT_FEATURE_BLIT_DST_BIT});
+  EXPECT_EQ(p.bufferFeatures, 0u);
   vkGetPhysicalDeviceFormatProperties(physical_, VK_FORMAT_R32_UINT, &p);  // sampled, nearest only
   EXPECT_TRUE(p.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT);
   EXPECT_FALSE(p.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT);
@@ -48,8 +56,7 @@ TEST_F(VkImageTest, FormatPropertiesAnswerWhatTheTextureUnitAndOutputMergerDo) {
                                                                       VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT})
         << f;
   }
-  for (VkFormat f : {VK_FORMAT_R8G8B8_UNORM, VK_FORMAT_BC1_RGB_UNORM_BLOCK, VK_FORMAT_S8_UINT,
-                     VK_FORMAT_D32_SFLOAT_S8_UINT, VK_FORMAT_UNDEFINED}) {
+  for (VkFormat f : {VK_FORMAT_R8G8B8_UNORM, VK_FORMAT_BC1_RGB_UNORM_BLOCK, VK_FORMAT_S8_UINT, VK_FORMAT_UNDEFINED}) {
     vkGetPhysicalDeviceFormatProperties(physical_, f, &p);
     EXPECT_EQ(p.optimalTilingFeatures | p.linearTilingFeatures | p.bufferFeatures, 0u) << f;
   }

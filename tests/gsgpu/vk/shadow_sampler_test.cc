@@ -29,12 +29,12 @@ struct ShadowScene {
 
 constexpr uint32_t kTextureSize = 8, kTargetSize = 64;
 
-// Depth k / 16 (D32: exact, 8 / 16 equals the reference 0.5) or k / 15 (D16, D24: never 0.5), with
+// Depth k / 16 (D32, D32S8: exact, 8 / 16 equals the reference 0.5) or k / 15 (D16, D24: never 0.5), with
 // k = (x + 3y + 5 level) mod 16, stored as the format's bytes.
 Texel depth_texel(VkFormat format, uint32_t level, uint32_t x, uint32_t y) {
   const uint32_t k = (x + 3 * y + 5 * level) % 16;
   Texel t{};
-  if (format == VK_FORMAT_D32_SFLOAT) {
+  if (format == VK_FORMAT_D32_SFLOAT || format == VK_FORMAT_D32_SFLOAT_S8_UINT) {  // the depth aspect's floats
     const float d = static_cast<float>(k) / 16.0f;
     std::memcpy(t.data(), &d, 4);
   } else {
@@ -136,6 +136,23 @@ TEST_F(VkShadowSampler, UnormDepthFormatsClampTheReference) {
     s.reference = -1.0f;
     EXPECT_EQ(both(s, name).differing, 0u) << name;
   }
+}
+
+// D32_SFLOAT_S8_UINT's depth aspect (8-byte texels: IMAGE_DESC DEPTH_STENCIL / FLOAT) compares as
+// D32's: the reference 0.5 equals the texel 8 / 16, nearest exact, linear within the metric.
+TEST_F(VkShadowSampler, D32S8DepthAspectComparesAsD32) {
+  ShadowScene s;
+  s.format = VK_FORMAT_D32_SFLOAT_S8_UINT;
+  for (VkCompareOp op : {VK_COMPARE_OP_LESS_OR_EQUAL, VK_COMPARE_OP_EQUAL, VK_COMPARE_OP_GREATER}) {
+    s.op = op;
+    uint32_t lit = 0;
+    EXPECT_EQ(both(s, "d32s8", &lit).differing, 0u) << op;
+    EXPECT_TRUE(lit > 0 && lit < kTargetSize * kTargetSize) << op << ": " << lit;
+  }
+  s.filter = VK_FILTER_LINEAR;
+  const FrameComparison c = both(s, "d32s8 linear");
+  EXPECT_EQ(c.over_16, 0u);
+  EXPECT_LE(c.max_diff, 2u);
 }
 
 // Linear filtering averages the four compare results (percentage-closer filtering): within the

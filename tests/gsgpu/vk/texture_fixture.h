@@ -32,11 +32,13 @@ struct Texture {
 };
 
 // The bytes a texel of `format` takes in a copy and the aspect copied: depth formats copy their depth
-// aspect (D16: 2 bytes, the texel function's first two; D24S8: 4, depth in bits 0..23; D32: 4).
+// aspect (D16: 2 bytes, the texel function's first two; D24S8: 4, depth in bits 0..23; D32 and
+// D32S8: 4, a float).
 inline uint32_t copy_texel_bytes(VkFormat format) { return format == VK_FORMAT_D16_UNORM ? 2 : 4; }
 inline VkImageAspectFlags copy_aspect(VkFormat format) {
   const bool depth = format == VK_FORMAT_D16_UNORM || format == VK_FORMAT_D24_UNORM_S8_UINT ||
-                     format == VK_FORMAT_D32_SFLOAT || format == VK_FORMAT_X8_D24_UNORM_PACK32;
+                     format == VK_FORMAT_D32_SFLOAT || format == VK_FORMAT_X8_D24_UNORM_PACK32 ||
+                     format == VK_FORMAT_D32_SFLOAT_S8_UINT;
   return depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
 }
 
@@ -102,7 +104,7 @@ inline Texture make_texture(DrawSide& side, uint32_t size, uint32_t levels, cons
   barrier.srcQueueFamilyIndex = barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
   barrier.image = t.image;
   barrier.subresourceRange = v.subresourceRange;
-  if (format == VK_FORMAT_D24_UNORM_S8_UINT)  // a barrier names both aspects of a depth / stencil image
+  if (format == VK_FORMAT_D24_UNORM_S8_UINT || format == VK_FORMAT_D32_SFLOAT_S8_UINT)  // a barrier names both aspects of a depth / stencil image
     barrier.subresourceRange.aspectMask |= VK_IMAGE_ASPECT_STENCIL_BIT;
   barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;

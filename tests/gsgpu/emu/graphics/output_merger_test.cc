@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -17,9 +18,9 @@ struct Targets {
   ColorTarget color;
   DepthStencilTarget depth;
   Targets(ColorFormat cf, DepthFormat df, uint32_t w = 4, uint32_t h = 4)
-      : color_bytes(size_t(w) * h * bytes_per_pixel(cf)), depth_bytes(size_t(w) * h * 4) {
+      : color_bytes(size_t(w) * h * bytes_per_pixel(cf)), depth_bytes(size_t(w) * h * bytes_per_pixel(df)) {
     color = ColorTarget{color_bytes.data(), w, h, uint64_t(w) * bytes_per_pixel(cf), cf};
-    depth = DepthStencilTarget{depth_bytes.data(), w, h, uint64_t(w) * 4, df};
+    depth = DepthStencilTarget{depth_bytes.data(), w, h, uint64_t(w) * bytes_per_pixel(df), df};
   }
 };
 
@@ -134,6 +135,50 @@ TEST(OutputMerger, DepthFormatsStoreTheirBitsAndClampTheFragmentDepth) {
   near_half.x = 1;
   om.process(near_half);
   EXPECT_EQ(om.counters().depth_failed, 0u);
+}
+
+// D32_SFLOAT_S8_UINT: 8 bytes a pixel, the float in bytes 0..3 and the stencil in byte 4 (bytes
+// 5..7 untouched); depth compared as floats (no rounding to a fixed-point width), stencil as D24S8's.
+TEST(OutputMerger, D32S8StoresAFloatAndAStencilByteAndComparesAsFloats) {
+  Targets t(ColorFormat::kR8G8B8A8Unorm, DepthFormat::kD32SfloatS8Uint);
+  EXPECT_EQ(bytes_per_pixel(DepthFormat::kD32SfloatS8Uint), 8u);
+  std::memset(t.depth_bytes.data(), 0xEE, t.depth_bytes.size());
+  t.depth.store_depth(1, 0, 0.5f);
+  t.depth.store_stencil(1, 0, 0x5A);
+  const uint8_t* p = t.depth.pixel(1, 0);
+  EXPECT_EQ(p - t.depth_bytes.data(), 8);
+  float z;
+  std::memcpy(&z, p, 4);
+  EXPECT_EQ(z, 0.5f);
+  EXPECT_EQ(p[4], 0x5A);
+  EXPECT_EQ(p[5], 0xEE);
+  EXPECT_EQ(p[7], 0xEE);
+  EXPECT_EQ(t.depth.load_stencil(1, 0), 0x5A);
+  DepthStencilState ds;
+  ds.depth_test = ds.depth_write = true;
+  ds.depth_compare = CompareOp::kLess;
+  ds.stencil_test = true;
+  ds.front = StencilFaceState{StencilOp::kZero, StencilOp::kIncrementAndClamp, StencilOp::kDecrementAndClamp,
+                              CompareOp::kEqual, 0xFF, 0xFF, 0x5A};
+  OutputMerger om;
+  om.begin_draw(t.color, t.depth, ds, BlendState{});
+  Fragment nearer = frag(std::nextafter(0.5f, 0.0f));  // one float ulp nearer: D24 would call it equal
+  nearer.x = 1;
+  om.process(nearer);
+  EXPECT_EQ(t.depth.load_depth(1, 0), std::nextafter(0.5f, 0.0f));
+  EXPECT_EQ(t.depth.load_stencil(1, 0), 0x5B);  // both tests pass: IncrementAndClamp
+  Fragment farther = frag(0.75f);
+  farther.x = 1;
+  om.process(farther);  // 0x5B is not EQUAL to 0x5A: Zero
+  EXPECT_EQ(t.depth.load_stencil(1, 0), 0);
+  EXPECT_EQ(om.counters().stencil_failed, 1u);
+  t.depth.store_stencil(1, 0, 0x5A);
+  om.process(farther);  // stencil passes, depth fails: DecrementAndClamp, depth kept
+  EXPECT_EQ(t.depth.load_stencil(1, 0), 0x59);
+  EXPECT_EQ(t.depth.load_depth(1, 0), std::nextafter(0.5f, 0.0f));
+  EXPECT_EQ(om.counters().depth_failed, 1u);
+  EXPECT_EQ(p[5], 0xEE);
+  EXPECT_EQ(p[7], 0xEE);
 }
 
 TEST(Blend, EveryFactorAsSourceFactor) {

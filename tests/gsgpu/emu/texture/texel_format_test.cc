@@ -27,6 +27,8 @@ TEST(TexelFormat, ElementSizesFollowOrderAndType) {
   EXPECT_EQ(format(d::FORMAT_CHANNEL_ORDER_RGB, d::FORMAT_DATA_TYPE_UNORM_SHORT_565).element_bytes, 2u);
   EXPECT_EQ(format(d::FORMAT_CHANNEL_ORDER_RGBX, d::FORMAT_DATA_TYPE_UNORM_INT_101010).element_bytes, 4u);
   EXPECT_EQ(format(d::FORMAT_CHANNEL_ORDER_DEPTH_STENCIL, d::FORMAT_DATA_TYPE_UNORM_INT24).element_bytes, 4u);
+  // D32_SFLOAT_S8_UINT: the float, then a pad slot holding the stencil byte.
+  EXPECT_EQ(format(d::FORMAT_CHANNEL_ORDER_DEPTH_STENCIL, d::FORMAT_DATA_TYPE_FLOAT).element_bytes, 8u);
   EXPECT_EQ(format(d::FORMAT_CHANNEL_ORDER_SRGBA, d::FORMAT_DATA_TYPE_UNORM_INT8).element_bytes, 4u);
 }
 
@@ -42,6 +44,8 @@ TEST(TexelFormat, InvalidCombinationsAreRefused) {
   EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_INTENSITY, d::FORMAT_DATA_TYPE_SIGNED_INT8, &f));
   EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_DEPTH, d::FORMAT_DATA_TYPE_UNORM_INT8, &f));
   EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_RGBA, d::FORMAT_DATA_TYPE_UNORM_INT24, &f));
+  EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_DEPTH_STENCIL, d::FORMAT_DATA_TYPE_HALF_FLOAT, &f));
+  EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_DEPTH_STENCIL, d::FORMAT_DATA_TYPE_UNSIGNED_INT32, &f));
   // The packed floats only as RGB (a forged RGBA or RGBX descriptor is refused, not misread).
   EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_RGBA, d::FORMAT_DATA_TYPE_UFLOAT_11_11_10, &f));
   EXPECT_FALSE(make_texel_format(d::FORMAT_CHANNEL_ORDER_RGBX, d::FORMAT_DATA_TYPE_SHARED_EXP_9_9_9_5, &f));
