@@ -43,8 +43,8 @@ void GeometryEngine::clip_primitive(const AssembledPrimitive& p, StreamState& s,
 
 bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::optional<std::string>* fault) {
   // Kept from batch to batch: the stage writes every field of its vertices a later block reads.
-  if (batch.shaded.size() < batch.fetched.size()) batch.shaded.resize(batch.fetched.size());
-  if (auto bad = s.stage.shade_batch(batch.fetched.data(), batch.fetched.size(), batch.shaded.data())) {
+  if (batch.shaded.size() < batch.count) batch.shaded.resize(batch.count);
+  if (auto bad = s.stage.shade_batch(batch.fetched.data(), batch.count, batch.shaded.data())) {
     if (!*fault) *fault = bad;
     return false;
   }
@@ -74,7 +74,7 @@ bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::option
       break;
     }
   }
-  batch.fetched.clear();
+  batch.count = 0;
   batch.items.clear();
   return go_on;
 }
@@ -102,13 +102,11 @@ bool GeometryEngine::run_instance(const DrawParams& draw, uint32_t inst, VertexF
       *fault = "vertex index " + std::to_string(vertex_index) + " is outside 0 .. 2^32 - 1";
       break;
     }
-    FetchedVertex& fetched = batch.fetched.emplace_back();  // fetched in place: a vertex is 264 bytes
-    if ((*fault = fetcher.fetch(uint32_t(vertex_index), uint32_t(instance_index), &fetched))) {
-      batch.fetched.pop_back();
-      break;
-    }
-    batch.items.push_back(int32_t(batch.fetched.size() - 1));
-    if (batch.fetched.size() == kVertexBatch && !flush_batch(batch, s, fault)) return false;
+    // Fetched in place into an entry kept from batch to batch (a vertex is 264 bytes: zeroing one
+    // per vertex cost more than its fetch); fetch writes the attributes the stage reads.
+    if ((*fault = fetcher.fetch(uint32_t(vertex_index), uint32_t(instance_index), &batch.fetched[batch.count]))) break;
+    batch.items.push_back(int32_t(batch.count++));
+    if (batch.count == kVertexBatch && !flush_batch(batch, s, fault)) return false;
   }
   // What was fetched before a fault is still drawn, as when vertices were shaded one by one.
   return flush_batch(batch, s, fault) && !*fault;

@@ -102,7 +102,8 @@ class GeometryEngine {
   // and of primitive restarts (kRestart).
   struct VertexBatch {
     static constexpr int32_t kRestart = -1;
-    std::vector<FetchedVertex> fetched;
+    std::vector<FetchedVertex> fetched = std::vector<FetchedVertex>(kVertexBatch);  // the first `count` are queued
+    size_t count = 0;
     std::vector<int32_t> items;
     std::vector<ShadedVertex> shaded;
   };
