@@ -124,6 +124,14 @@ void fill_feature(VkBaseOutStructure* s) {
       border->customBorderColorWithoutFormat = VK_TRUE;
       break;
     }
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BORDER_COLOR_SWIZZLE_FEATURES_EXT: {
+      // The texture unit reads a border colour as a texel of the view's format, then applies the
+      // view's swizzle, so no VkSamplerBorderColorComponentMappingCreateInfoEXT is needed (ignored).
+      auto* swizzle = reset_keeping_chain<VkPhysicalDeviceBorderColorSwizzleFeaturesEXT>(s);
+      swizzle->borderColorSwizzle = VK_TRUE;
+      swizzle->borderColorSwizzleFromImage = VK_TRUE;
+      break;
+    }
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_EXT: {
       // The rasterizer's rectangular and Bresenham lines (docs/graphics.md "Points and lines");
       // no smooth lines, no stipple.

@@ -219,6 +219,28 @@ bool decode_state_word(uint32_t word, bool custom_allowed, Sampler* out, std::st
   return true;
 }
 
+// A colour (r, g, b, a) read as a texel of `f`: the components it does not store read 0, alpha 1
+// (Vulkan's conversion to RGBA). Packed types: D24S8's depth is r, A2B10G10R10 has all four, the
+// others r, g, b; luminance and intensity orders keep every component.
+Texel as_stored(const TexelFormat& f, const Texel& rgba) {
+  uint32_t stored = 0;
+  if (f.components == 0) {
+    stored = f.data_type == desc::FORMAT_DATA_TYPE_UNORM_INT24 ? 0x1u
+             : f.data_type == desc::FORMAT_DATA_TYPE_UNORM_INT_101010_2 ? 0xFu : 0x7u;
+  }
+  for (int i = 0; i < f.components; ++i) {
+    const Slot s = f.slots[i];
+    if (s <= kA) stored |= 1u << s;
+    else if (s == kLuminance || s == kIntensity) stored |= 0xFu;
+  }
+  Texel t = rgba;
+  for (int c = 0; c < 3; ++c) {
+    if ((stored & (1u << c)) == 0) t.v[c] = 0;
+  }
+  if ((stored & 0x8u) == 0) t.v[3] = f.value_class == ValueClass::kFloat ? 0x3f800000u : 1u;
+  return t;
+}
+
 }  // namespace
 
 bool decode_sampler(uint32_t word, Sampler* out, std::string* why) { return decode_state_word(word, false, out, why); }
@@ -288,14 +310,18 @@ Texel TextureUnit::swizzled(const Image& image, const Texel& t) const {
   return r;
 }
 
+// The border colour as a stored texel would read before the view's swizzle: the components the
+// format lacks read 0 (alpha 1), as Vulkan converts a texel to RGBA; callers then swizzle it like
+// any texel (VK_EXT_border_color_swizzle's borderColorSwizzleFromImage: zink's ALPHA8 as R8 read
+// (0, 0, 0, r) gets (0, 0, 0, border r)).
 Texel TextureUnit::border_colour(const Image& image, const Sampler& sampler) const {
-  if (sampler.border == smp::STATE_BORDER_CUSTOM) return sampler.custom_border;
+  if (sampler.border == smp::STATE_BORDER_CUSTOM) return as_stored(image.format, sampler.custom_border);
   if (sampler.border == smp::STATE_BORDER_TRANSPARENT_BLACK) return image.format.transparent_black();
   const uint32_t one = image.format.value_class == ValueClass::kFloat ? 0x3f800000u : 1u;
   Texel t;
   t.v[3] = one;
   if (sampler.border == smp::STATE_BORDER_OPAQUE_WHITE) t.v[0] = t.v[1] = t.v[2] = one;
-  return t;
+  return as_stored(image.format, t);
 }
 
 bool TextureUnit::read_texel(const Image& image, uint32_t level, int64_t x, int64_t y, int64_t slice, Texel* out,
@@ -377,7 +403,7 @@ bool TextureUnit::fetch(const Image& image, const int32_t coord[3], uint32_t lev
     outside |= slice < 0 || slice >= image.array_size;
   }
   if (outside) {
-    *out = sampler != nullptr ? border_colour(image, *sampler) : image.format.transparent_black();
+    *out = sampler != nullptr ? swizzled(image, border_colour(image, *sampler)) : image.format.transparent_black();
     return true;
   }
   return read_texel(image, level, index[0], index[1], slice, out);
@@ -468,7 +494,8 @@ bool TextureUnit::sample_level(const Image& image, const Sampler& sampler, bool 
       axes[axis].i1 = axes[axis].i0;
     }
   }
-  const Texel border = border_colour(image, sampler);
+  // A compare reads the border's depth unswizzled (the swizzle follows the compare, below).
+  const Texel border = comparing ? border_colour(image, sampler) : swizzled(image, border_colour(image, sampler));
   const auto texel_at = [&](int64_t x, int64_t y, int64_t z, Texel* t) {
     const bool outside = x < 0 || x >= sizes[0] || y < 0 || y >= sizes[1] || z < 0 || z >= sizes[2];
     if (outside) *t = border;

@@ -48,6 +48,7 @@ struct TextureScene {
   // The texture's format when not R8G8B8A8 (UNORM, or UINT for kUnsigned): a 4-byte format whose
   // texels are `texel`'s bytes.
   VkFormat format = VK_FORMAT_UNDEFINED;
+  VkComponentMapping components{};  // the view's mapping (zero: identity)
 };
 
 struct QuadVertex {
@@ -131,7 +132,7 @@ DrawFrame render(DrawSide& side, const TextureScene& s) {
   const VkFormat rgba8 =
       s.shader == TextureScene::Shader::kUnsigned ? VK_FORMAT_R8G8B8A8_UINT : VK_FORMAT_R8G8B8A8_UNORM;
   o.texture = make_texture(side, s.texture_size, s.levels, s.texel, s.layers,
-                           s.format != VK_FORMAT_UNDEFINED ? s.format : rgba8);
+                           s.format != VK_FORMAT_UNDEFINED ? s.format : rgba8, false, s.components);
   const VkDescriptorSet set = texture_set(s, &o);
   if (s.destroy_texture) {
     vkDestroyImageView(o.device, o.texture.view, nullptr);
@@ -399,6 +400,73 @@ TEST_F(VkCustomBorder, FloatAndIntegerColoursMatchLavapipe) {
   s.sampler.borderColor = VK_BORDER_COLOR_INT_CUSTOM_EXT;
   EXPECT_EQ(both(s, "custom integer border", &gs).differing, 0u);
   EXPECT_EQ(frame_pixel(gs, s.size, 45, 3), (Texel{200, 100, 50, 255}));
+}
+
+// Border colours of views that lack components or swizzle them, as zink makes GL's formats: ALPHA8
+// is R8 read (0, 0, 0, r), LUMINANCE8 R8 read (r, r, r, 1), INTENSITY8 R8 read (r, r, r, r), and
+// R8 / R8G8 / R5G6B5 / B8G8R8A8 plain. The border is a texel of the view's format (components it
+// lacks read 0, alpha 1), then the view's swizzle applies: VK_EXT_border_color_swizzle's
+// borderColorSwizzleFromImage, enabled on both devices. Custom and built-in colours, nearest: every
+// pixel equal to lavapipe's.
+class VkBorderSwizzle : public VkTextureDraw {
+ protected:
+  VkBorderSwizzle() {
+    custom_.customBorderColors = VK_TRUE;
+    custom_.customBorderColorWithoutFormat = VK_TRUE;
+    custom_.pNext = &swizzle_;
+    swizzle_.borderColorSwizzle = VK_TRUE;
+    swizzle_.borderColorSwizzleFromImage = VK_TRUE;
+    device_request_.extensions = {VK_EXT_CUSTOM_BORDER_COLOR_EXTENSION_NAME, VK_EXT_BORDER_COLOR_SWIZZLE_EXTENSION_NAME};
+    device_request_.next = &custom_;
+  }
+  VkPhysicalDeviceCustomBorderColorFeaturesEXT custom_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_FEATURES_EXT};
+  VkPhysicalDeviceBorderColorSwizzleFeaturesEXT swizzle_{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BORDER_COLOR_SWIZZLE_FEATURES_EXT};
+};
+
+TEST_F(VkBorderSwizzle, ColoursAreTexelsOfTheViewsFormatThenSwizzled) {
+  constexpr VkComponentSwizzle R = VK_COMPONENT_SWIZZLE_R, Z = VK_COMPONENT_SWIZZLE_ZERO,
+                               O = VK_COMPONENT_SWIZZLE_ONE;
+  struct Case {
+    const char* name;
+    VkFormat format;
+    VkComponentMapping components;
+    Texel custom_pixel;  // what the custom colour (51, 153, 255, 102) / 255 reads as
+  };
+  const Case cases[] = {
+      {"R8", VK_FORMAT_R8_UNORM, {}, {51, 0, 0, 255}},
+      {"R8G8", VK_FORMAT_R8G8_UNORM, {}, {51, 153, 0, 255}},
+      {"R5G6B5", VK_FORMAT_R5G6B5_UNORM_PACK16, {}, {51, 153, 255, 255}},
+      {"B8G8R8A8", VK_FORMAT_B8G8R8A8_UNORM, {}, {51, 153, 255, 102}},
+      {"alpha", VK_FORMAT_R8_UNORM, {Z, Z, Z, R}, {0, 0, 0, 51}},
+      {"luminance", VK_FORMAT_R8_UNORM, {R, R, R, O}, {51, 51, 51, 255}},
+      {"intensity", VK_FORMAT_R8_UNORM, {R, R, R, R}, {51, 51, 51, 51}},
+      {"rgba as bgra", VK_FORMAT_R8G8B8A8_UNORM,
+       {VK_COMPONENT_SWIZZLE_B, VK_COMPONENT_SWIZZLE_G, R, VK_COMPONENT_SWIZZLE_A}, {255, 153, 51, 102}},
+  };
+  VkSamplerCustomBorderColorCreateInfoEXT custom{VK_STRUCTURE_TYPE_SAMPLER_CUSTOM_BORDER_COLOR_CREATE_INFO_EXT};
+  const float colour[4] = {0.2f, 0.6f, 1.0f, 0.4f};
+  std::memcpy(custom.customBorderColor.float32, colour, sizeof colour);
+  for (const Case& c : cases) {
+    TextureScene s;
+    s.size = 32;
+    s.texel = pattern;
+    s.format = c.format;
+    s.components = c.components;
+    s.u0 = s.v0 = -1;
+    s.u1 = s.v1 = 2;
+    s.sampler = sampler(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER);
+    s.sampler.borderColor = VK_BORDER_COLOR_FLOAT_CUSTOM_EXT;
+    s.sampler.pNext = &custom;
+    DrawFrame gs;
+    EXPECT_EQ(both(s, c.name, &gs).differing, 0u) << c.name;
+    EXPECT_EQ(frame_pixel(gs, s.size, 1, 1), c.custom_pixel) << c.name;
+    s.sampler.pNext = nullptr;
+    for (VkBorderColor built_in : {VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK, VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE}) {
+      s.sampler.borderColor = built_in;
+      EXPECT_EQ(both(s, c.name).differing, 0u) << c.name << " built-in " << built_in;
+    }
+  }
 }
 
 // A 64 x 64 texture of 7 solid levels on 64 x 64 pixels: coordinates 0..4 make

@@ -34,7 +34,14 @@ struct Texture {
 // The bytes a texel of `format` takes in a copy and the aspect copied: depth formats copy their depth
 // aspect (D16: 2 bytes, the texel function's first two; D24S8: 4, depth in bits 0..23; D32 and
 // D32S8: 4, a float).
-inline uint32_t copy_texel_bytes(VkFormat format) { return format == VK_FORMAT_D16_UNORM ? 2 : 4; }
+// Colour formats of fewer bytes (R8, R8G8, R5G6B5) copy the function's first one / two bytes.
+inline uint32_t copy_texel_bytes(VkFormat format) {
+  switch (format) {
+    case VK_FORMAT_R8_UNORM: return 1;
+    case VK_FORMAT_D16_UNORM: case VK_FORMAT_R8G8_UNORM: case VK_FORMAT_R5G6B5_UNORM_PACK16: return 2;
+    default: return 4;
+  }
+}
 inline VkImageAspectFlags copy_aspect(VkFormat format) {
   const bool depth = format == VK_FORMAT_D16_UNORM || format == VK_FORMAT_D24_UNORM_S8_UINT ||
                      format == VK_FORMAT_D32_SFLOAT || format == VK_FORMAT_X8_D24_UNORM_PACK32 ||
@@ -42,9 +49,11 @@ inline VkImageAspectFlags copy_aspect(VkFormat format) {
   return depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
 }
 
-// With `cube`, the image is CUBE_COMPATIBLE and the view a cube of its 6 layers.
+// With `cube`, the image is CUBE_COMPATIBLE and the view a cube of its 6 layers; `components` is
+// the view's component mapping (zero: identity).
 inline Texture make_texture(DrawSide& side, uint32_t size, uint32_t levels, const TexelFunction& texel,
-                            uint32_t layers = 1, VkFormat format = VK_FORMAT_R8G8B8A8_UNORM, bool cube = false) {
+                            uint32_t layers = 1, VkFormat format = VK_FORMAT_R8G8B8A8_UNORM, bool cube = false,
+                            const VkComponentMapping& components = {}) {
   VkDevice device = side.device();
   const uint32_t texel_bytes = copy_texel_bytes(format);
   const VkImageAspectFlags aspect = copy_aspect(format);
@@ -72,6 +81,7 @@ inline Texture make_texture(DrawSide& side, uint32_t size, uint32_t levels, cons
   v.image = t.image;
   v.viewType = cube ? VK_IMAGE_VIEW_TYPE_CUBE : layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D;
   v.format = info.format;
+  v.components = components;
   v.subresourceRange = {aspect, 0, levels, 0, layers};
   EXPECT_EQ(vkCreateImageView(device, &v, nullptr, &t.view), VK_SUCCESS);
 

@@ -3,6 +3,7 @@
 // hostile descriptors that must fault without touching memory outside the mapping.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <tuple>
@@ -264,6 +265,42 @@ TEST_F(TextureUnitTest, CustomBorderColourIsReadFromTheTextureRecord) {
   EXPECT_FALSE(unit.load_record_sampler(kBase + (1 << 20) - 64, word, &smp));  // the record past the mapping
   EXPECT_EQ(unit.fault(), TextureFault::kMemory);
   EXPECT_FALSE(unit.load_record_sampler(~uint64_t{0} - 63, word, &smp));  // VA + 64 wraps
+}
+
+// The border colour is a texel of the image's format, then swizzled like one: on an R FLOAT image
+// the custom (42.5, 7, 8, 9) reads (42.5, 0, 0, 1); through a SWIZZLE (0, 0, 0, r) it reads
+// (0, 0, 0, 42.5) (zink's ALPHA8); built-in opaque white reads (1, 0, 0, 1), then (0, 0, 0, 1).
+TEST_F(TextureUnitTest, BorderColourIsATexelOfTheFormatThenSwizzled) {
+  const uint64_t texels = memory.alloc(16, 64);
+  DescSpec spec = image_1d(4);
+  spec.base = texels;
+  const uint32_t custom = sampler_word(false, s::STATE_ADDRESS_U_CLAMP_TO_BORDER, false) |
+                          put_field(s::STATE_BORDER_CUSTOM, s::STATE_BORDER_MASK, s::STATE_BORDER_SHIFT);
+  const float colour[4] = {42.5f, 7, 8, 9};
+  const auto sample_at = [&](uint32_t swizzle_word, uint32_t word) {
+    const uint64_t record = memory.alloc(96, 64);
+    std::vector<uint32_t> w = words_of(spec);
+    w[d::SWIZZLE] = swizzle_word;
+    std::memcpy(memory.host(record), w.data(), 64);
+    uint32_t desc[8] = {word, 0, 0, 0, 0, 0, 0, 0};
+    std::memcpy(&desc[4], colour, sizeof colour);
+    std::memcpy(memory.host(record + 64), desc, sizeof desc);
+    Image image;
+    Sampler smp;
+    EXPECT_TRUE(unit.load_image(record, ImageUse::kRead, &image)) << unit.fault_reason();
+    EXPECT_TRUE(unit.load_record_sampler(record, word, &smp)) << unit.fault_reason();
+    const float coord[3] = {-1.0f, 0, 0};
+    Texel t;
+    EXPECT_TRUE(unit.sample(image, smp, coord, 0, &t)) << unit.fault_reason();
+    return std::array<float, 4>{t.f(0), t.f(1), t.f(2), t.f(3)};
+  };
+  const uint32_t alpha = 4u | 4u << 3 | 4u << 6 | 0u << 9 | d::SWIZZLE_ENABLE_MASK;  // (0, 0, 0, r)
+  EXPECT_EQ(sample_at(0, custom), (std::array<float, 4>{42.5f, 0, 0, 1}));
+  EXPECT_EQ(sample_at(alpha, custom), (std::array<float, 4>{0, 0, 0, 42.5f}));
+  const uint32_t white = sampler_word(false, s::STATE_ADDRESS_U_CLAMP_TO_BORDER, false) |
+                         put_field(s::STATE_BORDER_OPAQUE_WHITE, s::STATE_BORDER_MASK, s::STATE_BORDER_SHIFT);
+  EXPECT_EQ(sample_at(0, white), (std::array<float, 4>{1, 0, 0, 1}));
+  EXPECT_EQ(sample_at(alpha, white), (std::array<float, 4>{0, 0, 0, 1}));
 }
 
 TEST_F(TextureUnitTest, LinearFilteringUsesTheSpecWeights) {
