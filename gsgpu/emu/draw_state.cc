@@ -365,7 +365,7 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   if (!w.only(P::RASTER,
               P::RASTER_CULL_MASK | P::RASTER_FRONT_FACE_MASK | P::RASTER_BBOX_TEST_MASK | P::RASTER_LINE_MODE_MASK |
                   P::RASTER_POLYGON_MODE_MASK | P::RASTER_PROVOKING_LAST_MASK | P::RASTER_DEPTH_BIAS_MASK |
-                  P::RASTER_DEPTH_CLAMP_MASK,
+                  P::RASTER_DEPTH_CLAMP_MASK | P::RASTER_NO_DEPTH_CLIP_MASK,
               "RASTER")) {
     return false;
   }
@@ -390,8 +390,10 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   s->viewport = G::Viewport{w.real(P::VIEWPORT_X),      w.real(P::VIEWPORT_Y),         w.real(P::VIEWPORT_WIDTH),
                             w.real(P::VIEWPORT_HEIGHT), w.real(P::VIEWPORT_MIN_DEPTH), w.real(P::VIEWPORT_MAX_DEPTH)};
   if (auto bad = G::validate_viewport(s->viewport)) return w.fail("VIEWPORT: " + *bad);
-  s->draw.depth_clamp = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, DEPTH_CLAMP)) != 0;
-  if (s->draw.depth_clamp) {  // the viewport's depths are checked to lie in [0, 1]
+  // Clip and clamp apart (VK_EXT_depth_clip_enable): unclipped depths are still clamped, to [0, 1]
+  // unless DEPTH_CLAMP asks for the viewport's range.
+  s->draw.no_depth_clip = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, NO_DEPTH_CLIP)) != 0;
+  if (w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, DEPTH_CLAMP)) != 0) {  // viewport depths lie in [0, 1]
     s->depth_stencil.depth_min = std::min(s->viewport.min_depth, s->viewport.max_depth);
     s->depth_stencil.depth_max = std::max(s->viewport.min_depth, s->viewport.max_depth);
   }

@@ -166,8 +166,8 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkGetPhysicalDeviceFeatures(VkPhysicalDevice, V
   // and GL 3.0's ARB_draw_buffers_blend on this feature.
   features->independentBlend = VK_TRUE;
   features->fillModeNonSolid = VK_TRUE;  // polygon modes LINE / POINT (PIPE_STATE RASTER.POLYGON_MODE)
-  // No clipping at z = 0 / w and the fragment depth clamped to the viewport's range (PIPE_STATE
-  // RASTER.DEPTH_CLAMP); GL's ARB_depth_clamp through zink also needs VK_EXT_depth_clip_enable.
+  // The fragment depth clamped to the viewport's range (PIPE_STATE RASTER.DEPTH_CLAMP) and, unless
+  // VK_EXT_depth_clip_enable says otherwise, no clipping at z = 0 / w (RASTER.NO_DEPTH_CLIP).
   features->depthClamp = VK_TRUE;
   // Occlusion queries count every sample that passes the output merger's tests, exactly
   // (docs/vulkan-driver.md "Queries and events").
@@ -275,6 +275,7 @@ const VkExtensionProperties kDeviceExtensions[] = {
     {VK_KHR_IMAGELESS_FRAMEBUFFER_EXTENSION_NAME, VK_KHR_IMAGELESS_FRAMEBUFFER_SPEC_VERSION},
     {VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME, VK_EXT_HOST_QUERY_RESET_SPEC_VERSION},
     {VK_EXT_PROVOKING_VERTEX_EXTENSION_NAME, VK_EXT_PROVOKING_VERTEX_SPEC_VERSION},  // pipeline.cc provoking_last
+    {VK_EXT_DEPTH_CLIP_ENABLE_EXTENSION_NAME, VK_EXT_DEPTH_CLIP_ENABLE_SPEC_VERSION},  // pipeline.cc no_depth_clip
 };
 constexpr uint32_t kDeviceExtensionCount = sizeof(kDeviceExtensions) / sizeof(kDeviceExtensions[0]);
 

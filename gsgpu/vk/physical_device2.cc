@@ -145,6 +145,11 @@ void fill_feature(VkBaseOutStructure* s) {
       // transformFeedbackPreservesProvokingVertex stays false: no transform feedback is offered.
       reset_keeping_chain<VkPhysicalDeviceProvokingVertexFeaturesEXT>(s)->provokingVertexLast = VK_TRUE;
       break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_CLIP_ENABLE_FEATURES_EXT:
+      // Clipping at z = 0 / w and the depth clamp are separate bits (RASTER.NO_DEPTH_CLIP,
+      // RASTER.DEPTH_CLAMP); zink 22.3 answers PIPE_CAP_DEPTH_CLIP_DISABLE, GL's ARB_depth_clamp, from it.
+      reset_keeping_chain<VkPhysicalDeviceDepthClipEnableFeaturesEXT>(s)->depthClipEnable = VK_TRUE;
+      break;
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES:
       // The compiler reads blocks at their Offset / ArrayStride whatever the alignment (uniform
       // buffers and push constants; storage buffers are not offered at all).

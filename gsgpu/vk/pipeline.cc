@@ -114,6 +114,15 @@ uint32_t multisample_word(const VkPipelineMultisampleStateCreateInfo* m) {
   return w;
 }
 
+// VK_EXT_depth_clip_enable: whether z = 0 and z = w clip (RASTER.NO_DEPTH_CLIP when not). Without
+// the structure Vulkan clips exactly when depth clamp is off; with it the two are apart (zink
+// answers GL's depth clamp, ARB_depth_clamp, with clamp on and clip off).
+bool no_depth_clip(const VkPipelineRasterizationStateCreateInfo& r) {
+  const auto* clip = find_in_chain<VkPipelineRasterizationDepthClipStateCreateInfoEXT>(
+      r.pNext, VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_DEPTH_CLIP_STATE_CREATE_INFO_EXT);
+  return clip != nullptr ? !clip->depthClipEnable : bool(r.depthClampEnable);
+}
+
 // Fixed-function state outside what PIPE_STATE expresses; *why names it.
 bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p, std::string* why) {
   const auto* r = info.pRasterizationState;
@@ -217,7 +226,8 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
                  put(p->line_mode, P::RASTER_LINE_MODE_MASK, P::RASTER_LINE_MODE_SHIFT) |
                  put(uint32_t(r->polygonMode), P::RASTER_POLYGON_MODE_MASK, P::RASTER_POLYGON_MODE_SHIFT) |
                  (p->provoking_last ? P::RASTER_PROVOKING_LAST_MASK : 0) |
-                 (r->depthClampEnable ? P::RASTER_DEPTH_CLAMP_MASK : 0);
+                 (r->depthClampEnable ? P::RASTER_DEPTH_CLAMP_MASK : 0) |
+                 (no_depth_clip(*r) ? P::RASTER_NO_DEPTH_CLIP_MASK : 0);
   w[P::POINT_SIZE] = bits(1.0f);
   w[P::MULTISAMPLE] = multisample_word(info.pMultisampleState);
   // A dynamic width is the command buffer's (apply_dynamic_state); the pipeline's is then ignored.

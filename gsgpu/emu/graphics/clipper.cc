@@ -45,11 +45,11 @@ std::optional<std::string> validate_viewport(const Viewport& v) {
   return std::nullopt;
 }
 
-Clipper::Clipper(const Viewport& viewport, uint32_t varying_components, bool depth_clamp)
+Clipper::Clipper(const Viewport& viewport, uint32_t varying_components, bool no_depth_clip)
     : viewport_(viewport),
       varyings_(std::min(varying_components, kMaxVaryingComponents)),
       copied_(carried_varying_components(varying_components)),
-      depth_clamp_(depth_clamp) {
+      no_depth_clip_(no_depth_clip) {
   // NDC bounds that map to +-kGuardBandClip pixels: x_f = o + p / 2 * x_d.
   auto band = [](double origin, double extent, double* lo, double* hi) {
     double a = (-kGuardBandClip - origin) / (extent / 2), b = (kGuardBandClip - origin) / (extent / 2);
@@ -68,16 +68,16 @@ Clipper::Clipper(const Viewport& viewport, uint32_t varying_components, bool dep
       {0, 1, 0, -y_lo, 0},
       {0, 0, 0, 1, -kMinClipW},
   }};
-  // Depth clamp: the near and far planes become ones every vertex is inside (distance 1).
-  if (depth_clamp) planes_[0] = planes_[1] = {0, 0, 0, 0, 1};
+  // No depth clip: the near and far planes become ones every vertex is inside (distance 1).
+  if (no_depth_clip) planes_[0] = planes_[1] = {0, 0, 0, 0, 1};
 }
 
 ScreenVertex Clipper::to_screen(const std::array<double, 4>& c) const {
   const double inv_w = 1.0 / c[3];
   const double xd = c[0] * inv_w, yd = c[1] * inv_w;
-  // Unclipped in z (depth clamp), z / w may be anything: kept finite in float so that setup's depth
+  // Unclipped in z (no depth clip), z / w may be anything: kept finite in float so that setup's depth
   // plane stays finite; the output merger clamps the fragment's depth to the viewport's range.
-  const double zd = depth_clamp_ ? std::clamp(c[2] * inv_w, -1e30, 1e30) : c[2] * inv_w;
+  const double zd = no_depth_clip_ ? std::clamp(c[2] * inv_w, -1e30, 1e30) : c[2] * inv_w;
   const Viewport& v = viewport_;
   return ScreenVertex{float(v.x + v.width / 2.0 * (1.0 + xd)), float(v.y + v.height / 2.0 * (1.0 + yd)),
                       float(v.min_depth + (double(v.max_depth) - v.min_depth) * zd) + depth_offset_, float(inv_w)};
@@ -240,7 +240,7 @@ void Clipper::clip_point(const AssembledPrimitive& point, float point_size, Queu
   const double x = v.position[0], y = v.position[1], z = v.position[2], w = v.position[3];
   // The view volume itself, not the guard band (NaN fails every comparison).
   if (!finite_position(v) || !(w >= kMinClipW) || !(x >= -w && x <= w) || !(y >= -w && y <= w) ||
-      !(depth_clamp_ || (z >= 0 && z <= w))) {
+      !(no_depth_clip_ || (z >= 0 && z <= w))) {
     counters_.points_culled++;
     return;
   }

@@ -95,9 +95,9 @@ void snap_to_plane(const std::array<double, 5>& plane, std::array<double, 4>& v)
 
 class Clipper {
  public:
-  // The viewport must have passed validate_viewport. With depth_clamp (Vulkan's depthClampEnable)
-  // nothing is clipped or culled at z = 0 or z = w; the output merger clamps the depth instead.
-  Clipper(const Viewport& viewport, uint32_t varying_components, bool depth_clamp = false);
+  // The viewport must have passed validate_viewport. With no_depth_clip (Vulkan's depthClipEnable
+  // false) nothing is clipped or culled at z = 0 or z = w; the output merger clamps the depth.
+  Clipper(const Viewport& viewport, uint32_t varying_components, bool no_depth_clip = false);
   void clip_triangle(const AssembledPrimitive& triangle, Queue<RasterTriangle>& out, const Varyings* flat = nullptr);
   // point_size: PIPE_STATE POINT_SIZE, used unless the vertex stage wrote one (both clamped).
   // `flat`: the flat varyings, when not the primitive's own first vertex's (a polygon's edges).
@@ -133,7 +133,7 @@ class Clipper {
   float depth_offset_ = 0;  // to_screen's depth bias: an outlined triangle's, 0 otherwise
   uint32_t varyings_;  // the vertex stage's components: those clipping interpolates
   uint32_t copied_;    // max(varyings_, kStandInVaryingComponents): those a triangle carries on
-  bool depth_clamp_ = false;
+  bool no_depth_clip_ = false;
   std::vector<Vertex> polygon_, next_polygon_;  // clip_polygon's, kept between triangles
   // dist = a x + b y + c z + d w + e >= 0 inside; each plane bounds at most one of x, y, z (in the
   // order near, far, x, x, y, y, w alone: outcode() relies on it).

@@ -120,7 +120,7 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   // loop over 2^32 - 1 empty instances held the device for minutes).
   if (draw.count == 0) return std::nullopt;
   VertexFetcher fetcher(memory_, input);
-  Clipper clipper(viewport, stage.varying_components(), draw.depth_clamp);
+  Clipper clipper(viewport, stage.varying_components(), draw.no_depth_clip);
   const LineRules line{draw.line_mode, draw.line_width};
   const OutlineState outline{draw.polygon_mode, draw.cull, draw.front_face, line, draw.point_size, draw.depth_bias};
   const uint32_t carried = carried_varying_components(stage.varying_components());

@@ -50,8 +50,9 @@ struct DrawParams {
   DepthBias depth_bias;  // of outlined triangles (filled ones: SetupState::depth_bias)
   // SHADER_STATE VERTEX.CLIP_DISTANCES / CULL_DISTANCES: ShadedVertex::distances in use.
   uint32_t clip_distances = 0, cull_distances = 0;
-  // PIPE_STATE RASTER.DEPTH_CLAMP: no near / far clipping (the output merger clamps the depth).
-  bool depth_clamp = false;
+  // PIPE_STATE RASTER.NO_DEPTH_CLIP: no near / far clipping (the output merger clamps the depth,
+  // to the viewport's range under RASTER.DEPTH_CLAMP, else to [0, 1]).
+  bool no_depth_clip = false;
   CullMode cull = CullMode::kNone;
   FrontFace front_face = FrontFace::kCounterClockwise;
 };

@@ -253,6 +253,9 @@ TEST_F(DrawHostile, OutOfRangeStateWordsAreBadFieldsNamedInTheLog) {
              "VERTEX.CLIP_DISTANCES and CULL_DISTANCES must be 0 for the pass-through stage");
   fault_case("polygon mode", [](Blocks& b) { b.pipe[P::RASTER] |= 3u << P::RASTER_POLYGON_MODE_SHIFT; }, bad,
              "RASTER.POLYGON_MODE is 3, above 2");
+  // RASTER's bits above NO_DEPTH_CLIP (bit 10) are undefined.
+  fault_case("raster bits", [](Blocks& b) { b.pipe[P::RASTER] |= 1u << 31; }, bad,
+             "RASTER has undefined bits set: 0x80000000");
   fault_case("samples", [](Blocks& b) { b.pipe[P::MULTISAMPLE] = 3; }, bad, "MULTISAMPLE.SAMPLES_LOG2 is 3, above 2");
   fault_case("multisample bits", [](Blocks& b) { b.pipe[P::MULTISAMPLE] = 1u << 10; }, bad,
              "MULTISAMPLE has undefined bits set: 0x400");

@@ -121,6 +121,7 @@ TEST_F(VkLoader, UnimplementedEntryPointsAreAbsent) {
   }
   EXPECT_TRUE(offered(VK_EXT_HOST_QUERY_RESET_EXTENSION_NAME));  // query_pool.cc
   EXPECT_TRUE(offered(VK_EXT_PROVOKING_VERTEX_EXTENSION_NAME));   // pipeline.cc provoking_last
+  EXPECT_TRUE(offered(VK_EXT_DEPTH_CLIP_ENABLE_EXTENSION_NAME));  // pipeline.cc no_depth_clip
 }
 
 // A feature the device does not report is refused, in pEnabledFeatures or in a

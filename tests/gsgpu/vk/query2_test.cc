@@ -168,6 +168,15 @@ TEST_F(VkQuery2, LineRasterizationFeaturesAndPrecision) {
   EXPECT_EQ(props.lineSubPixelPrecisionBits, 8u);
 }
 
+// VK_EXT_depth_clip_enable: clipping at z = 0 / w apart from depthClamp (RASTER.NO_DEPTH_CLIP;
+// drawn by VkDepthClipEnable.ClipAndClampApartMatchLavapipe in gsgpu_vk_draw).
+TEST_F(VkQuery2, DepthClipEnableFeature) {
+  VkPhysicalDeviceDepthClipEnableFeaturesEXT clip{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_CLIP_ENABLE_FEATURES_EXT};
+  VkPhysicalDeviceFeatures2 features2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &clip};
+  features2_(physical_, &features2);
+  EXPECT_TRUE(clip.depthClipEnable);
+}
+
 TEST_F(VkQuery2, ScalarBlockLayoutFeature) {
   VkPhysicalDeviceScalarBlockLayoutFeaturesEXT scalar{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES_EXT};
   VkPhysicalDeviceFeatures2 features2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &scalar};
