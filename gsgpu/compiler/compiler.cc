@@ -127,6 +127,7 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
   out->vertex_attributes = lowered.vertex_attributes;
   out->constant_buffer_bytes = lowered.constant_buffer_bytes;
   out->varying_components = lowered.varying_components;
+  out->linear_varyings = lowered.linear_varyings;
   out->clip_distances = lowered.clip_distances;
   out->cull_distances = lowered.cull_distances;
   out->args = std::move(lowered.args);

@@ -87,6 +87,9 @@ struct CompiledKernel {
   // Vertex shaders: the varying components it writes (SHADER_STATE VERTEX.OUTPUTS); fragment
   // shaders: the components it reads (FRAGMENT.VARYINGS). Location L component c is 4L + c.
   uint32_t varying_components = 0;
+  // Fragment shaders: bit k when component k is read with v_interp_linear_f32 (NoPerspective), which
+  // clipping must cut in screen space (SHADER_STATE LINEAR_VARYINGS_LO / _HI).
+  uint64_t linear_varyings = 0;
   // Vertex shaders: gl_ClipDistance and gl_CullDistance elements (SHADER_STATE VERTEX.CLIP_DISTANCES
   // / CULL_DISTANCES; exported in slots 69.., the cull distances after the clip distances).
   uint32_t clip_distances = 0, cull_distances = 0;

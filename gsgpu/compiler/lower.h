@@ -63,6 +63,7 @@ struct LoweredKernel {
   ShaderStage stage = ShaderStage::kKernel;
   uint32_t vertex_attributes = 0;
   uint32_t varying_components = 0;
+  uint64_t linear_varyings = 0;  // CompiledKernel's
   uint32_t clip_distances = 0, cull_distances = 0;  // CompiledKernel's
   uint32_t preloaded_registers = 0;  // v0..v(n-1) hold the stage's inputs: the allocator leaves them alone
   uint32_t constant_buffer_bytes = 0;  // the constant buffer bytes it reads (push constants, descriptor table)

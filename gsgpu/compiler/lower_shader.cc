@@ -326,6 +326,7 @@ void Lowering::declare_fragment_input(uint32_t id, const SpirvVariable& var, con
     if (f_.vreg_bits[rv.regs[c]] != 32) fail("fragment input " + std::to_string(id) + " is not 32-bit");
     const Opcode op = is_float(layout.at(c).type) ? interp : Opcode::v_interp_flat_f32;
     emit_to(op, MOperand::vreg(rv.regs[c]), {}, {}, {}, static_cast<int32_t>(k));
+    if (op == Opcode::v_interp_linear_f32) k_.linear_varyings |= uint64_t{1} << k;
     k_.varying_components = std::max<uint32_t>(k_.varying_components, static_cast<uint32_t>(k + 1));
   }
   module_register_pointers_[id] = pointer.parts[0].value;

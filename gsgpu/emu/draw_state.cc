@@ -505,18 +505,24 @@ bool decode_fragment_stage(BlockWords& w, G::DrawState* s) {
   if (mode == 2) {
     s->fragment = G::FragmentMode::kProgram;
     s->fragment_program.varying_components = varyings;
+    // Any mask: bits past VARYINGS name components the vertex stage hands on but nothing reads.
+    s->draw.linear_varyings = w.pair(S::LINEAR_VARYINGS_LO, S::LINEAR_VARYINGS_HI);
     if (interpolation != 0) return w.fail("FRAGMENT.INTERPOLATION must be 0 for a program (v_interp_* picks the mode)");
     return w.at_most(varyings, G::kMaxVaryingComponents, "FRAGMENT.VARYINGS") &&
            decode_program(w, kFragmentDwords, &s->fragment_program);
   }
   if (varyings != 0) return w.fail("FRAGMENT.VARYINGS must be 0 for the fixed stand-ins");
   if (w.word(S::REGISTERS) != 0) return w.fail("REGISTERS must be 0 for the fixed stand-ins");
+  if (w.pair(S::LINEAR_VARYINGS_LO, S::LINEAR_VARYINGS_HI) != 0)
+    return w.fail("LINEAR_VARYINGS must be 0 for the fixed stand-ins (INTERPOLATION says)");
   if (!no_program(w, kFragmentDwords, "the fixed stand-ins") ||
       !w.at_most(interpolation, 2, "FRAGMENT.INTERPOLATION")) {
     return false;
   }
   s->fragment = mode == 0 ? G::FragmentMode::kConstantColor : G::FragmentMode::kVaryingColor;
   s->varying_interpolation = G::Interpolation(interpolation);
+  // The no-perspective stand-in's colours are cut in screen space, as a program's noperspective ones.
+  if (interpolation == 1) s->draw.linear_varyings = ~uint64_t{0};
   s->constant_color = {w.real(S::CONSTANT_R), w.real(S::CONSTANT_G), w.real(S::CONSTANT_B), w.real(S::CONSTANT_A)};
   s->constant_color1 = {w.real(S::CONSTANT1_R), w.real(S::CONSTANT1_G), w.real(S::CONSTANT1_B), w.real(S::CONSTANT1_A)};
   return true;
@@ -554,7 +560,7 @@ bool decode_shader_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawSt
       !w.zero(S::RESERVED_15, "RESERVED_15")) {
     return false;
   }
-  for (uint32_t i = S::RESERVED_24; i <= S::RESERVED_31; ++i) {
+  for (uint32_t i = S::RESERVED_24; i <= S::RESERVED_29; ++i) {
     if (!w.zero(i, ("RESERVED_" + std::to_string(i)).c_str())) return false;
   }
   return decode_vertex_stage(w, s) && decode_fragment_stage(w, s) && decode_constants(w, s);

@@ -109,6 +109,8 @@ void fill_shader_state(const compiler::CompiledKernel& vs, const compiler::Compi
                            put(vs.scalar_registers, S::VERTEX_REGISTERS_SCALAR_MASK, S::VERTEX_REGISTERS_SCALAR_SHIFT);
   w[S::FRAGMENT] = put(2, S::FRAGMENT_MODE_MASK, S::FRAGMENT_MODE_SHIFT) |
                    put(fs.varying_components, S::FRAGMENT_VARYINGS_MASK, S::FRAGMENT_VARYINGS_SHIFT);
+  w[S::LINEAR_VARYINGS_LO] = lo(fs.linear_varyings);  // noperspective inputs, clipped in screen space
+  w[S::LINEAR_VARYINGS_HI] = hi(fs.linear_varyings);
   w[S::FRAGMENT_CODE_VA_LO] = lo(fs_va);
   w[S::FRAGMENT_CODE_VA_HI] = hi(fs_va);
   w[S::FRAGMENT_CODE_SIZE] = uint32_t(fs.code.size() * 4);

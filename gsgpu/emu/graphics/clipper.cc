@@ -45,11 +45,22 @@ std::optional<std::string> validate_viewport(const Viewport& v) {
   return std::nullopt;
 }
 
-Clipper::Clipper(const Viewport& viewport, uint32_t varying_components, bool no_depth_clip)
+void lerp_varyings(const Varyings& a, const Varyings& b, double t, double wa, double wb, uint32_t count,
+                   uint64_t linear_varyings, Varyings* out) {
+  const double w = (1 - t) * wa + t * wb;
+  const double s = w > 0 ? t * wb / w : t;
+  for (uint32_t k = 0; k < count; ++k) {
+    const double u = (linear_varyings >> k & 1) ? s : t;
+    (*out)[k] = float(a[k] + u * (double(b[k]) - a[k]));
+  }
+}
+
+Clipper::Clipper(const Viewport& viewport, uint32_t varying_components, bool no_depth_clip, uint64_t linear_varyings)
     : viewport_(viewport),
       varyings_(std::min(varying_components, kMaxVaryingComponents)),
       copied_(carried_varying_components(varying_components)),
-      no_depth_clip_(no_depth_clip) {
+      no_depth_clip_(no_depth_clip),
+      linear_varyings_(linear_varyings) {
   // NDC bounds that map to +-kGuardBandClip pixels: x_f = o + p / 2 * x_d.
   auto band = [](double origin, double extent, double* lo, double* hi) {
     double a = (-kGuardBandClip - origin) / (extent / 2), b = (kGuardBandClip - origin) / (extent / 2);
@@ -181,9 +192,8 @@ void Clipper::clip_polygon(const AssembledPrimitive& tri, const Varyings& flat, 
         Vertex& v = next.emplace_back();  // value-initialised: components past varyings_ are 0
         for (int k = 0; k < 4; ++k) v.position[k] = a.position[k] + t * (b.position[k] - a.position[k]);
         snap_to_plane(plane, v.position);
-        for (uint32_t k = 0; k < varyings_; ++k) {
-          v.varyings[k] = float(a.varyings[k] + t * (double(b.varyings[k]) - a.varyings[k]));
-        }
+        lerp_varyings(a.varyings, b.varyings, t, a.position[3], b.position[3], varyings_, linear_varyings_,
+                      &v.varyings);
       }
     }
     std::swap(polygon, next);
@@ -286,7 +296,7 @@ void Clipper::clip_line(const AssembledPrimitive& line, const LineRules& rules, 
   Varyings va = a.varyings, vb = b.varyings;
   auto at = [&](double t, std::array<double, 4>* pos, Varyings* var) {
     for (int k = 0; k < 4; ++k) (*pos)[k] = pa[k] + t * (pb[k] - pa[k]);
-    for (uint32_t k = 0; k < varyings_; ++k) (*var)[k] = float(a.varyings[k] + t * (double(b.varyings[k]) - a.varyings[k]));
+    lerp_varyings(a.varyings, b.varyings, t, pa[3], pb[3], varyings_, linear_varyings_, var);
   };
   std::array<double, 4> ca = pa, cb = pb;
   if (t0 > 0 || t1 < 1) {

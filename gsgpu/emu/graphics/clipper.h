@@ -93,11 +93,21 @@ struct ClipCounters {
 // Puts a clipped vertex exactly on the plane that made it (clipper.cc).
 void snap_to_plane(const std::array<double, 5>& plane, std::array<double, 4>& v);
 
+// Noperspective varyings (SHADER_STATE LINEAR_VARYINGS, bit k for component k) are linear in screen
+// space, not in clip space: at the clip-space parameter t of the edge a -> b the screen-space
+// parameter is t w_b / ((1 - t) w_a + t w_b). Sets out's first `count` components at t, each
+// perspective one in clip space and each noperspective one in screen space (t where the edge meets
+// w <= 0, which no drawn point has).
+void lerp_varyings(const Varyings& a, const Varyings& b, double t, double wa, double wb, uint32_t count,
+                   uint64_t linear_varyings, Varyings* out);
+
 class Clipper {
  public:
   // The viewport must have passed validate_viewport. With no_depth_clip (Vulkan's depthClipEnable
   // false) nothing is clipped or culled at z = 0 or z = w; the output merger clamps the depth.
-  Clipper(const Viewport& viewport, uint32_t varying_components, bool no_depth_clip = false);
+  // linear_varyings: the noperspective components (lerp_varyings).
+  Clipper(const Viewport& viewport, uint32_t varying_components, bool no_depth_clip = false,
+          uint64_t linear_varyings = 0);
   void clip_triangle(const AssembledPrimitive& triangle, Queue<RasterTriangle>& out, const Varyings* flat = nullptr);
   // point_size: PIPE_STATE POINT_SIZE, used unless the vertex stage wrote one (both clamped).
   // `flat`: the flat varyings, when not the primitive's own first vertex's (a polygon's edges).
@@ -109,6 +119,7 @@ class Clipper {
   // then its edges drawn as lines (not the edges clipping made) or its vertices as points.
   void outline_triangle(const AssembledPrimitive& triangle, const OutlineState& state, Queue<RasterTriangle>& out);
   const ClipCounters& counters() const { return counters_; }
+  uint64_t linear_varyings() const { return linear_varyings_; }
 
  private:
   struct Vertex {  // a vertex in clip space, in double while it is being clipped
@@ -134,6 +145,7 @@ class Clipper {
   uint32_t varyings_;  // the vertex stage's components: those clipping interpolates
   uint32_t copied_;    // max(varyings_, kStandInVaryingComponents): those a triangle carries on
   bool no_depth_clip_ = false;
+  uint64_t linear_varyings_ = 0;
   std::vector<Vertex> polygon_, next_polygon_;  // clip_polygon's, kept between triangles
   // dist = a x + b y + c z + d w + e >= 0 inside; each plane bounds at most one of x, y, z (in the
   // order near, far, x, x, y, y, w alone: outcode() relies on it).

@@ -64,7 +64,7 @@ bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::option
       } else {
         // The pieces left by the clip distances keep the primitive's provoking vertex for flat varyings.
         s.pieces.clear();
-        cut_by_distances(p, s.clip_distances, s.cull_distances, &s.pieces);
+        cut_by_distances(p, s.clip_distances, s.cull_distances, s.clipper.linear_varyings(), &s.pieces);
         for (const AssembledPrimitive& piece : s.pieces) clip_primitive(piece, s, &p.flat_varyings());
       }
       s.primitives.drop_front();
@@ -120,7 +120,7 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   // loop over 2^32 - 1 empty instances held the device for minutes).
   if (draw.count == 0) return std::nullopt;
   VertexFetcher fetcher(memory_, input);
-  Clipper clipper(viewport, stage.varying_components(), draw.no_depth_clip);
+  Clipper clipper(viewport, stage.varying_components(), draw.no_depth_clip, draw.linear_varyings);
   const LineRules line{draw.line_mode, draw.line_width};
   const OutlineState outline{draw.polygon_mode, draw.cull, draw.front_face, line, draw.point_size, draw.depth_bias};
   const uint32_t carried = carried_varying_components(stage.varying_components());

@@ -53,6 +53,9 @@ struct DrawParams {
   // PIPE_STATE RASTER.NO_DEPTH_CLIP: no near / far clipping (the output merger clamps the depth,
   // to the viewport's range under RASTER.DEPTH_CLAMP, else to [0, 1]).
   bool no_depth_clip = false;
+  // SHADER_STATE LINEAR_VARYINGS: the components the fragment stage interpolates without
+  // perspective, which clipping must cut in screen space (clipper.h lerp_varyings).
+  uint64_t linear_varyings = 0;
   CullMode cull = CullMode::kNone;
   FrontFace front_face = FrontFace::kCounterClockwise;
 };

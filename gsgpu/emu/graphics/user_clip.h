@@ -17,7 +17,8 @@ namespace gsgpu::graphics {
 
 // Appends what remains of `p` to *out (nothing, `p` itself, or its pieces); the pieces keep `p`'s
 // vertex count. The caller keeps `p`'s provoking vertex for the pieces' flat varyings.
+// linear_varyings: the noperspective components, cut in screen space (clipper.h lerp_varyings).
 void cut_by_distances(const AssembledPrimitive& p, uint32_t clip_distances, uint32_t cull_distances,
-                      std::vector<AssembledPrimitive>* out);
+                      uint64_t linear_varyings, std::vector<AssembledPrimitive>* out);
 
 }  // namespace gsgpu::graphics

@@ -94,6 +94,7 @@ TEST(ShaderCodegen, FragmentShaderInterpolatesKillsAndExports) {
   EXPECT_EQ(k->varying_components, 9u);
   EXPECT_EQ(count_lines(s, R"(v_interp_persp_f32 v\d+, [0-2] +;)"), 3u) << s;  // color.rgb (a unused)
   EXPECT_EQ(count_lines(s, R"(v_interp_linear_f32 v\d+, [45] +;)"), 2u) << s;  // uv
+  EXPECT_EQ(k->linear_varyings, 0x30u);  // uv's components 4, 5: SHADER_STATE LINEAR_VARYINGS for clipping
   EXPECT_EQ(count_lines(s, R"(v_interp_flat_f32 v\d+, 8 +;)"), 1u) << s;       // index
   EXPECT_EQ(count_lines(s, R"(v_mov_b32 v\d+, v[014] +;)"), 3u) << s;          // FragCoord.xy, FrontFacing
   EXPECT_EQ(count_lines(s, R"(v_kill)"), 1u) << s;

@@ -366,8 +366,10 @@ TEST_F(DrawTest, EveryHostileStateEndsInAFaultAndTheDeviceRecovers) {
          b.shader[S::VERTEX_REGISTERS] = 8u << 16;
        },
        CpFaultCause::kDrawFault, "vertex program code"},
-      {"shader reserved", [](DrawBlocks& b, uint64_t&) { b.shader[S::RESERVED_31] = 1; }, CpFaultCause::kBadField,
-       "RESERVED_31"},
+      {"shader reserved", [](DrawBlocks& b, uint64_t&) { b.shader[S::RESERVED_29] = 1; }, CpFaultCause::kBadField,
+       "RESERVED_29"},
+      {"stand-in linear varyings", [](DrawBlocks& b, uint64_t&) { b.shader[S::LINEAR_VARYINGS_HI] = 1; },
+       CpFaultCause::kBadField, "LINEAR_VARYINGS must be 0 for the fixed stand-ins"},
       {"constants size",
        [](DrawBlocks& b, uint64_t&) {
          fragment_program(b, 0x40000, 8), b.shader[S::CONSTANTS_VA_LO] = 0x40000, b.shader[S::CONSTANTS_SIZE] = 6;
