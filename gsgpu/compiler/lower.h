@@ -240,6 +240,7 @@ class Lowering {
   MOperand normalise(MOperand v, uint32_t width);   // zero-extends an 8/16-bit result
   MOperand clamp_to_narrow_int(MOperand r, uint32_t width, bool is_signed);  // 8/16-bit _sat range
   MOperand sign_extend32(MOperand v, uint32_t width);  // 8/16-bit -> signed 32-bit
+  MOperand reverse_bits_32(MOperand v);  // OpBitReverse: bit i to bit 31 - i
   MOperand select(MOperand cond, MOperand a, MOperand b, unsigned bits);
   const SpirvInstruction* current() const { return current_; }
   uint32_t operand_id(const SpirvInstruction& inst, size_t index) const;

@@ -109,6 +109,24 @@ bool Lowering::low_word_mask(uint32_t id) const {
   return c != m_.constants.end() && c->second.kind == SpirvConstant::Kind::kScalar && c->second.bits == 0xffffffffull;
 }
 
+// No bit-reverse instruction: the halves, bytes, nibbles, pairs and bits swap in turn (5 x 5
+// instructions), each step ((v >> s) & m) | ((v & m) << s).
+MOperand Lowering::reverse_bits_32(MOperand v) {
+  static constexpr uint32_t kMasks[] = {0x0000FFFFu, 0x00FF00FFu, 0x0F0F0F0Fu, 0x33333333u, 0x55555555u};
+  uint32_t shift = 16;
+  for (uint32_t mask : kMasks) {
+    const MOperand high = MOperand::vreg(emit(Opcode::v_and_b32, 32, MOperand::vreg(emit(Opcode::v_shr_u32, 32, v,
+                                                                                           MOperand::literal(shift))),
+                                              MOperand::literal(mask)));
+    const MOperand low = MOperand::vreg(emit(Opcode::v_shl_b32, 32, MOperand::vreg(emit(Opcode::v_and_b32, 32, v,
+                                                                                         MOperand::literal(mask))),
+                                             MOperand::literal(shift)));
+    v = MOperand::vreg(emit(Opcode::v_or_b32, 32, high, low));
+    shift /= 2;
+  }
+  return v;
+}
+
 MOperand Lowering::int_binary(Op op, uint32_t scalar, MOperand a, MOperand b) {
   IntOps ops;
   int_ops_for(op, &ops);
@@ -270,6 +288,14 @@ bool Lowering::lower_arith(const SpirvInstruction& inst) {
         if (to_width == 64) count = MOperand::vreg(emit(Opcode::v_zext_u64_u32, 64, count));
         r.parts.push_back(count);
       }
+      define(inst.result_id, std::move(r));
+      return true;
+    }
+    case Op::OpBitReverse: {  // GLSL bitfieldReverse; NIR also finds it in open-coded swaps (zink)
+      const Value a = value(operand_id(inst, 0));
+      if (int_width(scalar_of(inst.result_type)) != 32) fail("OpBitReverse of a non-32-bit integer");
+      Value r;
+      for (const MOperand& p : a.parts) r.parts.push_back(reverse_bits_32(p));
       define(inst.result_id, std::move(r));
       return true;
     }

@@ -6,12 +6,14 @@
 #include <vulkan/vulkan.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <numeric>
 #include <vector>
 
 #include "compute_fixture.h"
+#include "shader_compute_bit_reverse_comp.h"
 #include "shader_compute_prefix_sum_comp.h"
 #include "shader_compute_reduce_comp.h"
 #include "shader_compute_specialized_comp.h"
@@ -235,6 +237,34 @@ TEST_F(VkComputeReference, SpecializationConstantsMatchLavapipe) {
     int32_t v = 0;
     std::memcpy(&v, out[0].data() + 16 + 4 * i, 4);
     ASSERT_EQ(v, -(i * 7 - 100)) << i;
+  }
+}
+
+// OpBitReverse (bitfieldReverse on uint and int words): 64 words, pseudo-random and the edges.
+TEST_F(VkComputeReference, BitReverseMatchesLavapipeAndTheHost) {
+  std::vector<uint32_t> in = values(64, 7, 0xFFFFFFu);
+  for (uint32_t& w : in) w = w << 8 | w >> 16;  // all 32 bits busy
+  in[0] = 0, in[1] = 1, in[2] = 0x80000000u, in[3] = 0xFFFFFFFFu, in[4] = 0x12345678u;
+  std::vector<uint8_t> out[2];
+  for (int s = 0; s < 2; ++s) {
+    ComputeSide& c = *sides_[s];
+    VkPipeline pipeline;
+    ASSERT_EQ(c.pipeline(shader_compute_bit_reverse_comp, sizeof shader_compute_bit_reverse_comp, {kStorage}, 0,
+                         &pipeline),
+              VK_SUCCESS);
+    uint8_t* bytes = nullptr;
+    VkBuffer b = c.buffer(in.size() * 4, &bytes);
+    std::memcpy(bytes, in.data(), in.size() * 4);
+    VkDescriptorSet set = c.set({b});
+    c.run(pipeline, set, [&](VkCommandBuffer cb) { vkCmdDispatch(cb, 2, 1, 1); });
+    out[s].assign(bytes, bytes + in.size() * 4);
+  }
+  EXPECT_EQ(out[0], out[1]);
+  for (size_t i = 0; i < in.size(); ++i) {
+    uint32_t want = 0, got = 0;
+    for (int bit = 0; bit < 32; ++bit) want |= (in[i] >> bit & 1u) << (31 - bit);
+    std::memcpy(&got, out[0].data() + 4 * i, 4);
+    ASSERT_EQ(got, want) << "word " << i << " of " << in[i];
   }
 }
 
