@@ -319,6 +319,7 @@ bool CommandProcessor::execute_draw(const Packet& packet) {
   // What the draw did counts even when it faulted part-way (hardware counters do not roll back).
   const graphics::DrawCounters& dc = record.result.counters;
   advance_counters(dc.geometry.vertices + dc.merge.fragments_in, dc.merge.fragments_written);
+  advance_xfb_counters(record.result.xfb);
   {
     std::lock_guard lock(state_mutex_);
     record.sequence = ++counters_.draws;
@@ -606,6 +607,24 @@ void CommandProcessor::advance_counters(uint64_t ticks, uint64_t samples) {
                      registers_.load64(hw::reg::SAMPLES_PASSED_LO, hw::reg::SAMPLES_PASSED_HI) + samples);
 }
 
+void CommandProcessor::advance_xfb_counters(const graphics::XfbCounters& xfb) {
+  registers_.store64(hw::reg::XFB_WRITTEN_LO, hw::reg::XFB_WRITTEN_HI,
+                     registers_.load64(hw::reg::XFB_WRITTEN_LO, hw::reg::XFB_WRITTEN_HI) + xfb.written);
+  registers_.store64(hw::reg::XFB_NEEDED_LO, hw::reg::XFB_NEEDED_HI,
+                     registers_.load64(hw::reg::XFB_NEEDED_LO, hw::reg::XFB_NEEDED_HI) + xfb.needed);
+}
+
+// The device counter a REPORT's COUNTER field names (checked to be one of them).
+uint64_t CommandProcessor::report_counter(uint32_t counter) const {
+  namespace P = hw::pkt::REPORT;
+  switch (counter) {
+    case P::FLAGS_COUNTER_CLOCK: return registers_.load64(hw::reg::CLOCK_LO, hw::reg::CLOCK_HI);
+    case P::FLAGS_COUNTER_XFB_WRITTEN: return registers_.load64(hw::reg::XFB_WRITTEN_LO, hw::reg::XFB_WRITTEN_HI);
+    case P::FLAGS_COUNTER_XFB_NEEDED: return registers_.load64(hw::reg::XFB_NEEDED_LO, hw::reg::XFB_NEEDED_HI);
+    default: return registers_.load64(hw::reg::SAMPLES_PASSED_LO, hw::reg::SAMPLES_PASSED_HI);
+  }
+}
+
 // REPORT: every earlier packet has completed (the CP runs packets to completion in order), so the
 // counter holds their work. Both addresses are checked before anything is written, so a fault
 // never leaves a value without its availability or the reverse; the value is written first, so a
@@ -616,7 +635,7 @@ bool CommandProcessor::execute_report(const Packet& packet) {
   constexpr uint32_t kKnownFlags = P::FLAGS_COUNTER_MASK | P::FLAGS_WRITE_AVAILABILITY_MASK;
   const uint32_t flags = d[P::FLAGS];
   const uint32_t counter = field(flags, P::FLAGS_COUNTER_MASK, P::FLAGS_COUNTER_SHIFT);
-  if ((flags & ~kKnownFlags) || counter > P::FLAGS_COUNTER_CLOCK) {
+  if ((flags & ~kKnownFlags) || counter > P::FLAGS_COUNTER_XFB_NEEDED) {
     enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode,
                 text_printf("REPORT: FLAGS 0x%08x: unknown bits or COUNTER %u", flags, counter));
     return false;
@@ -638,9 +657,7 @@ bool CommandProcessor::execute_report(const Packet& packet) {
                             value_p ? "AVAIL" : "VALUE", value_p ? avail_va : value_va));
     return false;
   }
-  const uint64_t value = counter == P::FLAGS_COUNTER_CLOCK
-                             ? registers_.load64(hw::reg::CLOCK_LO, hw::reg::CLOCK_HI)
-                             : registers_.load64(hw::reg::SAMPLES_PASSED_LO, hw::reg::SAMPLES_PASSED_HI);
+  const uint64_t value = report_counter(counter);
   std::memcpy(value_p, &value, 8);  // little-endian host: the low dword first
   if (avail) {
     const uint64_t avail_value = d[P::AVAIL_VALUE];

@@ -161,6 +161,9 @@ class CommandProcessor {
   // The device-wide counters REPORT writes: the clock advances by `ticks` nominal cycles, the
   // samples-passed counter by `samples` (both wrap at 2^64, as 64-bit hardware counters do).
   void advance_counters(uint64_t ticks, uint64_t samples);
+  // XFB_WRITTEN / XFB_NEEDED: a draw's transform-feedback primitives (queries read them by REPORT).
+  void advance_xfb_counters(const graphics::XfbCounters& xfb);
+  uint64_t report_counter(uint32_t counter) const;
   void enter_fault(CpFaultCause cause, uint32_t head, uint32_t opcode, std::string message);
   void set_state(CpState s);
   void thread_loop();

@@ -365,7 +365,7 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   if (!w.only(P::RASTER,
               P::RASTER_CULL_MASK | P::RASTER_FRONT_FACE_MASK | P::RASTER_BBOX_TEST_MASK | P::RASTER_LINE_MODE_MASK |
                   P::RASTER_POLYGON_MODE_MASK | P::RASTER_PROVOKING_LAST_MASK | P::RASTER_DEPTH_BIAS_MASK |
-                  P::RASTER_DEPTH_CLAMP_MASK | P::RASTER_NO_DEPTH_CLIP_MASK,
+                  P::RASTER_DEPTH_CLAMP_MASK | P::RASTER_NO_DEPTH_CLIP_MASK | P::RASTER_DISCARD_MASK,
               "RASTER")) {
     return false;
   }
@@ -390,6 +390,7 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   s->viewport = G::Viewport{w.real(P::VIEWPORT_X),      w.real(P::VIEWPORT_Y),         w.real(P::VIEWPORT_WIDTH),
                             w.real(P::VIEWPORT_HEIGHT), w.real(P::VIEWPORT_MIN_DEPTH), w.real(P::VIEWPORT_MAX_DEPTH)};
   if (auto bad = G::validate_viewport(s->viewport)) return w.fail("VIEWPORT: " + *bad);
+  s->draw.rasterizer_discard = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, DISCARD)) != 0;
   // Clip and clamp apart (VK_EXT_depth_clip_enable): unclipped depths are still clamped, to [0, 1]
   // unless DEPTH_CLAMP asks for the viewport's range.
   s->draw.no_depth_clip = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, NO_DEPTH_CLIP)) != 0;
@@ -548,6 +549,83 @@ bool decode_constants(BlockWords& w, G::DrawState* s) {
   return true;
 }
 
+// One XFB_BUFFER record: all 0 for a buffer the draw does not write, else a stride of 4..2048
+// bytes (a multiple of 4) and a 4-byte aligned offset word; the buffer's range and the word are
+// checked through the MMU when the draw writes them (transform_feedback.h).
+bool decode_xfb_buffer(BlockWords& r, uint32_t i, G::XfbBuffer* b) {
+  namespace X = blk::XFB_BUFFER;
+  const uint32_t o = i * X::SIZE_DWORDS;
+  const std::string at = "[" + std::to_string(i) + "].";
+  if (!r.zero(o + X::RESERVED_6, (at + "RESERVED_6").c_str()) || !r.zero(o + X::RESERVED_7, (at + "RESERVED_7").c_str()))
+    return false;
+  b->va = r.pair(o + X::VA_LO, o + X::VA_HI);
+  b->size = r.word(o + X::SIZE);
+  b->stride = r.word(o + X::STRIDE);
+  b->offset_va = r.pair(o + X::OFFSET_VA_LO, o + X::OFFSET_VA_HI);
+  if (b->stride == 0) {
+    return (b->va == 0 && b->size == 0 && b->offset_va == 0) ||
+           r.fail(at + "VA, SIZE and OFFSET_VA must be 0 when STRIDE is 0");
+  }
+  if (b->stride % 4 != 0 || b->stride > G::kMaxXfbStride)
+    return r.fail(at + "STRIDE " + std::to_string(b->stride) + " is not a multiple of 4 in 4 .. 2048");
+  if (b->offset_va % 4 != 0) return r.fail(at + "OFFSET_VA is not 4-byte aligned");
+  return true;
+}
+
+// One XFB_OUTPUT record: a run of 1..4 export slots (0..68) into a buffer the draw writes, inside
+// the buffer's stride.
+bool decode_xfb_output(BlockWords& r, uint32_t i, const G::XfbState& x, G::XfbOutput* out) {
+  namespace O = blk::XFB_OUTPUT;
+  const std::string at = "[" + std::to_string(i) + "].OUTPUT";
+  if (!r.only(i, O::OUTPUT_SLOT_MASK | O::OUTPUT_COMPONENTS_MASK | O::OUTPUT_BUFFER_MASK | O::OUTPUT_OFFSET_MASK,
+              at.c_str()))
+    return false;
+  out->slot = r.field(i, FIELD(XFB_OUTPUT, OUTPUT, SLOT));
+  out->components = r.field(i, FIELD(XFB_OUTPUT, OUTPUT, COMPONENTS));
+  out->buffer = r.field(i, FIELD(XFB_OUTPUT, OUTPUT, BUFFER));
+  out->offset = r.field(i, FIELD(XFB_OUTPUT, OUTPUT, OFFSET));
+  if (out->components < 1 || out->components > 4 || out->slot + out->components > G::kXfbSlots)
+    return r.fail(at + ": SLOT " + std::to_string(out->slot) + " + COMPONENTS " + std::to_string(out->components) +
+                  " outside slots 0 .. 68 (1 .. 4 components)");
+  const uint32_t stride = x.buffers[out->buffer].stride;
+  if (stride == 0) return r.fail(at + ": BUFFER " + std::to_string(out->buffer) + " has STRIDE 0");
+  if (out->offset % 4 != 0 || out->offset + 4 * out->components > stride)
+    return r.fail(at + ": OFFSET " + std::to_string(out->offset) + " is not a multiple of 4 inside the stride " +
+                  std::to_string(stride));
+  return true;
+}
+
+// SHADER_STATE XFB_VA: the XFB_STATE block, its four XFB_BUFFER records and its XFB_OUTPUT records.
+bool decode_xfb_state(GpuMemory& memory, uint64_t va, G::XfbState* x, DrawStateError* error) {
+  namespace X = blk::XFB_STATE;
+  namespace B = blk::XFB_BUFFER;
+  namespace O = blk::XFB_OUTPUT;
+  BlockWords w("XFB_STATE", error);
+  if (!w.read(memory, va, X::SIZE_DWORDS, X::ALIGN_BYTES) || !w.only(X::OUTPUTS, X::OUTPUTS_COUNT_MASK, "OUTPUTS"))
+    return false;
+  for (uint32_t i = X::RESERVED_3; i <= X::RESERVED_7; ++i) {
+    if (!w.zero(i, ("RESERVED_" + std::to_string(i)).c_str())) return false;
+  }
+  BlockWords r("XFB_BUFFER", error);
+  // va is 64-byte aligned (read above), so va + 32 does not wrap.
+  if (!r.read(memory, va + X::SIZE_DWORDS * 4, B::SIZE_DWORDS, B::ALIGN_BYTES, G::kMaxXfbBuffers)) return false;
+  for (uint32_t i = 0; i < G::kMaxXfbBuffers; ++i) {
+    if (!decode_xfb_buffer(r, i, &x->buffers[i])) return false;
+  }
+  const uint32_t count = w.field(X::OUTPUTS, FIELD(XFB_STATE, OUTPUTS, COUNT));
+  const uint64_t outputs_va = w.pair(X::OUTPUTS_VA_LO, X::OUTPUTS_VA_HI);
+  if (!w.at_most(count, G::kMaxXfbOutputs, "OUTPUTS.COUNT")) return false;
+  if (count == 0 && outputs_va != 0) return w.fail("OUTPUTS_VA must be 0 when OUTPUTS.COUNT is 0");
+  BlockWords o("XFB_OUTPUT", error);
+  if (!o.read(memory, outputs_va, O::SIZE_DWORDS, O::ALIGN_BYTES, count)) return false;
+  x->outputs.assign(count, {});
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!decode_xfb_output(o, i, *x, &x->outputs[i])) return false;
+  }
+  x->enabled = true;
+  return true;
+}
+
 bool decode_shader_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStateError* error) {
   namespace S = blk::SHADER_STATE;
   BlockWords w("SHADER_STATE", error);
@@ -560,10 +638,12 @@ bool decode_shader_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawSt
       !w.zero(S::RESERVED_15, "RESERVED_15")) {
     return false;
   }
-  for (uint32_t i = S::RESERVED_24; i <= S::RESERVED_29; ++i) {
+  for (uint32_t i = S::RESERVED_26; i <= S::RESERVED_29; ++i) {
     if (!w.zero(i, ("RESERVED_" + std::to_string(i)).c_str())) return false;
   }
-  return decode_vertex_stage(w, s) && decode_fragment_stage(w, s) && decode_constants(w, s);
+  if (!decode_vertex_stage(w, s) || !decode_fragment_stage(w, s) || !decode_constants(w, s)) return false;
+  const uint64_t xfb_va = w.pair(S::XFB_VA_LO, S::XFB_VA_HI);
+  return xfb_va == 0 || decode_xfb_state(memory, xfb_va, &s->xfb, error);
 }
 
 #undef FIELD

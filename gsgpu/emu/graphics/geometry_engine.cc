@@ -59,7 +59,17 @@ bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::option
     while (!s.primitives.empty()) {
       counters_.primitives++;
       const AssembledPrimitive& p = s.primitives.front();  // the clipper pushes to s.triangles only
-      if (s.clip_distances + s.cull_distances == 0) {
+      if (xfb_ != nullptr) {
+        if (auto bad = xfb_->capture(p)) {
+          if (!*fault) *fault = bad;
+          s.primitives.drop_front();
+          go_on = false;
+          break;
+        }
+      }
+      if (s.discard) {
+        // rasterizer discard: nothing past transform feedback
+      } else if (s.clip_distances + s.cull_distances == 0) {
         clip_primitive(p, s, nullptr);
       } else {
         // The pieces left by the clip distances keep the primitive's provoking vertex for flat varyings.
@@ -69,6 +79,7 @@ bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::option
       }
       s.primitives.drop_front();
     }
+    if (!go_on) break;
     if (!s.triangles.empty() && !s.sink(s.triangles)) {
       go_on = false;
       break;
@@ -129,6 +140,7 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
                      sink,      draw.point_size,
                      line,      outline,
                      draw.clip_distances, draw.cull_distances,
+                     draw.rasterizer_discard,
                      {},        {},
                      {}};
   std::optional<std::string> fault;

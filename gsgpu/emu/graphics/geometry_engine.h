@@ -24,6 +24,7 @@
 #include "gsgpu/emu/gpu_memory.h"
 #include "gsgpu/emu/graphics/clipper.h"
 #include "gsgpu/emu/graphics/primitive_assembly.h"
+#include "gsgpu/emu/graphics/transform_feedback.h"
 #include "gsgpu/emu/graphics/vertex_fetch.h"
 
 namespace gsgpu::graphics {
@@ -56,6 +57,9 @@ struct DrawParams {
   // SHADER_STATE LINEAR_VARYINGS: the components the fragment stage interpolates without
   // perspective, which clipping must cut in screen space (clipper.h lerp_varyings).
   uint64_t linear_varyings = 0;
+  // PIPE_STATE RASTER.DISCARD (rasterizerDiscardEnable, GL_RASTERIZER_DISCARD): primitives are
+  // assembled (and captured by transform feedback) but nothing is clipped or rasterized.
+  bool rasterizer_discard = false;
   CullMode cull = CullMode::kNone;
   FrontFace front_face = FrontFace::kCounterClockwise;
 };
@@ -90,6 +94,8 @@ class GeometryEngine {
 
   explicit GeometryEngine(GpuMemory& memory) : memory_(memory) {}
   void set_vertex_limit(uint64_t limit) { vertex_limit_ = limit; }
+  // Transform feedback for the next draw (nullptr: none); it sees every assembled primitive.
+  void set_transform_feedback(TransformFeedback* xfb) { xfb_ = xfb; }
 
   // Runs the draw; `sink` is called whenever triangles are ready and must drain the queue. Returns
   // the fault that stopped the draw, if any (triangles already sunk stay drawn); a draw the sink
@@ -121,6 +127,7 @@ class GeometryEngine {
     LineRules line;
     OutlineState outline;  // polygon mode LINE / POINT
     uint32_t clip_distances, cull_distances;
+    bool discard;  // DrawParams::rasterizer_discard
     Queue<AssembledPrimitive> primitives;
     Queue<RasterTriangle> triangles;
     std::vector<AssembledPrimitive> pieces;  // what the clip distances left of a primitive
@@ -137,6 +144,7 @@ class GeometryEngine {
 
   GpuMemory& memory_;
   uint64_t vertex_limit_ = kDefaultVertexLimit;
+  TransformFeedback* xfb_ = nullptr;
   GeometryCounters counters_;
 };
 

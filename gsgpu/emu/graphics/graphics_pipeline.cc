@@ -211,7 +211,19 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   };
   GeometryEngine ge(memory_);
   ge.set_vertex_limit(vertex_limit_);
+  std::optional<TransformFeedback> xfb;
+  if (s.xfb.enabled) {
+    if ((result.fault = xfb_outputs_unwritten(s.xfb, vertex_stage->varying_components()))) return result;
+    if ((result.fault = xfb.emplace(memory_, s.xfb, s.draw.provoking_vertex).begin())) return result;
+    ge.set_transform_feedback(&*xfb);
+  }
   std::optional<std::string> geometry_fault = ge.draw(s.draw, s.input, s.viewport, *vertex_stage, sink);
+  if (xfb) {
+    // The offsets go back even after a fault: what was written stays written, as the counters say.
+    std::optional<std::string> end_fault = xfb->end();
+    if (!geometry_fault) geometry_fault = end_fault;
+    result.xfb = xfb->counters();
+  }
   // What is still queued for the shader cores runs now (also before a geometry fault: what was
   // rasterized before it is drawn, as for the stand-ins).
   if (program && !context.fault && !program->flush()) context.fault = program->fault();

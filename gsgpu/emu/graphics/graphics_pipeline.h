@@ -85,6 +85,7 @@ struct DrawState {
   ShaderProgram fragment_program;  // FragmentMode::kProgram
   VertexMode vertex = VertexMode::kPassThrough;
   ShaderProgram vertex_program;  // VertexMode::kProgram
+  XfbState xfb;                  // SHADER_STATE XFB_VA (transform_feedback.h)
 };
 
 struct DrawCounters {
@@ -96,6 +97,7 @@ struct DrawCounters {
 struct DrawResult {
   std::optional<std::string> fault;
   DrawCounters counters;
+  XfbCounters xfb;  // primitives transform feedback wrote / needed (the XFB_* registers)
 };
 
 class GraphicsPipeline {

@@ -38,9 +38,9 @@ TEST(HwDescription, RegistersAreSortedUniqueAndInsideTheAperture) {
 TEST(HwDescription, CapsetIsTheNativeContextOne) { EXPECT_EQ(hw::kCapsetId, 17u); }
 
 TEST(HwDescription, BlocksTableMatchesTheRecords) {
-  ASSERT_EQ(hw::kBlockCount, 9u);  // the texture unit's three, then the graphics state blocks
-  const char* graphics[] = {"DRAW_INFO", "VERTEX_BINDING", "VERTEX_ATTRIBUTE", "PIPE_STATE", "SHADER_STATE",
-                            "COLOR_TARGET"};
+  ASSERT_EQ(hw::kBlockCount, 12u);  // the texture unit's three, then the graphics state blocks
+  const char* graphics[] = {"DRAW_INFO",    "VERTEX_BINDING", "VERTEX_ATTRIBUTE", "PIPE_STATE", "SHADER_STATE",
+                            "COLOR_TARGET", "XFB_STATE",      "XFB_BUFFER",       "XFB_OUTPUT"};
   for (size_t i = 0; i < std::size(graphics); ++i) EXPECT_STREQ(hw::kBlocks[3 + i].name, graphics[i]);
   EXPECT_EQ(hw::kBlocks[6].size_dwords, hw::blk::PIPE_STATE::SIZE_DWORDS);
   EXPECT_EQ(hw::kBlocks[8].align_bytes, 32u);  // COLOR_TARGET records
