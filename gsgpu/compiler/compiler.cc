@@ -130,6 +130,9 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
   out->linear_varyings = lowered.linear_varyings;
   out->clip_distances = lowered.clip_distances;
   out->cull_distances = lowered.cull_distances;
+  out->xfb = lowered.xfb;
+  out->xfb_outputs = std::move(lowered.xfb_outputs);
+  out->xfb_strides = lowered.xfb_strides;
   out->args = std::move(lowered.args);
   out->arg_buffer_size = lowered.arg_buffer_size;
   out->work_dim_offset = lowered.work_dim_offset;

@@ -13,6 +13,7 @@
 // (arg_buffer.h). arg_buffer_size covers all of it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -73,6 +74,16 @@ struct PrintfFormat {
   uint32_t record_bytes = 0;    // header (format id, record size) + the arguments
 };
 
+// Transform feedback (a vertex shader with ExecutionMode Xfb): a run of 1..4 consecutive export
+// slots (0..3 position, 4 + k varying component k, 68 point size) written at `offset` bytes of each
+// vertex's `XfbStride` bytes in buffer `buffer` (SHADER_STATE XFB_VA's XFB_OUTPUT records).
+struct XfbOutputRun {
+  uint32_t slot = 0, components = 1, buffer = 0, offset = 0;
+  bool operator==(const XfbOutputRun&) const = default;
+};
+inline constexpr uint32_t kMaxXfbBuffers = 4;
+inline constexpr uint32_t kMaxXfbStride = 2048;
+
 // What a compiled entry point is: an OpenCL kernel or a Vulkan shader (compile_shader_spirv): a
 // vertex or fragment program of a draw, or a compute program run by a DISPATCH packet.
 enum class ShaderStage : uint8_t { kKernel, kVertex, kFragment, kCompute };
@@ -93,6 +104,11 @@ struct CompiledKernel {
   // Vertex shaders: gl_ClipDistance and gl_CullDistance elements (SHADER_STATE VERTEX.CLIP_DISTANCES
   // / CULL_DISTANCES; exported in slots 69.., the cull distances after the clip distances).
   uint32_t clip_distances = 0, cull_distances = 0;
+  // Vertex shaders with ExecutionMode Xfb: the captured outputs and each buffer's XfbStride (0: no
+  // output goes to that buffer). `xfb` is the mode (a shader may declare it and capture nothing).
+  bool xfb = false;
+  std::vector<XfbOutputRun> xfb_outputs;
+  std::array<uint32_t, kMaxXfbBuffers> xfb_strides{};
   // Graphics shaders: bytes of the draw's constant buffer (SHADER_STATE CONSTANTS_*) it reads: the
   // PushConstant block up to its last member, and the uniform-buffer table entries of the
   // descriptors it uses (docs/compiler.md "Graphics shaders", "Constant buffer"); 0 when none.

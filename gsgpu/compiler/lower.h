@@ -65,6 +65,11 @@ struct LoweredKernel {
   uint32_t varying_components = 0;
   uint64_t linear_varyings = 0;  // CompiledKernel's
   uint32_t clip_distances = 0, cull_distances = 0;  // CompiledKernel's
+  // Transform feedback (lower_xfb.cc): ExecutionMode Xfb, each captured component as a run of one
+  // (finish_xfb merges them), each buffer's XfbStride.
+  bool xfb = false;
+  std::vector<XfbOutputRun> xfb_outputs;
+  std::array<uint32_t, kMaxXfbBuffers> xfb_strides{};
   uint32_t preloaded_registers = 0;  // v0..v(n-1) hold the stage's inputs: the allocator leaves them alone
   uint32_t constant_buffer_bytes = 0;  // the constant buffer bytes it reads (push constants, descriptor table)
 };
@@ -181,6 +186,11 @@ class Lowering {
   void export_fragment_output(const RegisterVariable& var, uint32_t location, uint32_t index, uint32_t component,
                               uint32_t per_location);
   void export_components(const RegisterVariable& var, uint32_t first, uint32_t count, uint32_t slot);
+  // lower_xfb.cc: component `c` of output `var` (or of its block member `member`) exported at
+  // `slot`: captured by transform feedback when the shader is in Xfb mode and it has an Offset.
+  void note_xfb_component(const RegisterVariable& var, std::optional<uint32_t> member, uint32_t c, uint32_t slot);
+  // After the exports: merges the captured components into runs and checks them.
+  void finish_xfb();
   void check_shader_module(const SpirvEntryPoint& entry) const;
   // lower_compute.cc: a GLCompute entry point's interface (docs/compiler.md "Compute shaders").
   void declare_compute_interface(const SpirvEntryPoint& entry);

@@ -73,6 +73,7 @@ bool capability_allowed(spv::Capability c) {
     case spv::Capability::Sampled1D:  // 1D textures: IMAGE_DESC's 1D type (GL 1.1's glTexImage1D through zink)
     case spv::Capability::ClipDistance:  // vertex outputs: export_builtin_output
     case spv::Capability::CullDistance:
+    case spv::Capability::TransformFeedback:  // vertex outputs captured: lower_xfb.cc
     // zink declares it in some fragment shaders that shade nothing per sample (glmark2's terrain):
     // what would need it is refused where it is used (SampleId / SamplePosition / SampleMask
     // inputs, the Sample decoration in declare_fragment_input, InterpolateAtSample's capability).
@@ -104,6 +105,9 @@ void Lowering::check_shader_module(const SpirvEntryPoint& entry) const {
       case spv::ExecutionMode::DepthLess:
       case spv::ExecutionMode::DepthUnchanged:
         if (stage_ == ShaderStage::kCompute) fail("execution mode " + mode_name(mode) + " in a compute shader");
+        break;
+      case spv::ExecutionMode::Xfb:
+        if (stage_ != ShaderStage::kVertex) fail("execution mode Xfb outside a vertex shader");
         break;
       case spv::ExecutionMode::LocalSize:
       case spv::ExecutionMode::LocalSizeId:
@@ -535,13 +539,17 @@ void Lowering::export_builtin_output(const RegisterVariable& var) {
       if (var.written.at(first + c)) return true;
     return false;
   };
-  auto export_builtin = [&](spv::BuiltIn b, uint32_t first, uint32_t count) {
+  auto export_builtin = [&](spv::BuiltIn b, uint32_t first, uint32_t count, std::optional<uint32_t> member) {
     if (stage_ == ShaderStage::kVertex && b == spv::BuiltIn::Position && count == 4) {
       export_components(var, first, 4, 0);
+      for (uint32_t c = 0; c < 4; ++c) note_xfb_component(var, member, c, c);
     } else if (stage_ == ShaderStage::kVertex && b == spv::BuiltIn::PointSize && count == 1) {
       // Slot 68: a point drawn from this vertex takes this size; unwritten, PIPE_STATE's.
       if (written(first, 1)) export_components(var, first, 1, static_cast<uint32_t>(isa::kVertexSlotPointSize));
+      note_xfb_component(var, member, 0, static_cast<uint32_t>(isa::kVertexSlotPointSize));
     } else if (stage_ == ShaderStage::kVertex && b == spv::BuiltIn::ClipDistance) {
+      // Captured clip distances are refused there (the device captures slots 0..68 only).
+      note_xfb_component(var, member, 0, static_cast<uint32_t>(isa::kVertexSlotClipDistance0));
       // Slots 69..: when some store writes one, every element (unwritten ones are 0, inside), so the
       // count is the array's. glslang declares the member in every gl_PerVertex; unwritten, nothing.
       if (!written(first, count)) return;
@@ -549,6 +557,7 @@ void Lowering::export_builtin_output(const RegisterVariable& var) {
       export_components(var, first, count, static_cast<uint32_t>(isa::kVertexSlotClipDistance0));
       k_.clip_distances = count;
     } else if (stage_ == ShaderStage::kVertex && b == spv::BuiltIn::CullDistance) {
+      note_xfb_component(var, member, 0, static_cast<uint32_t>(isa::kVertexSlotClipDistance0));
       if (written(first, count)) pending_cull_distances_ = {&var, first, count};  // after the clip distances
     } else if (stage_ == ShaderStage::kFragment && b == spv::BuiltIn::FragDepth && count == 1) {
       if (written(first, 1)) export_components(var, first, 1, static_cast<uint32_t>(isa::ExportSlot::kDepth));
@@ -557,7 +566,8 @@ void Lowering::export_builtin_output(const RegisterVariable& var) {
     }
   };
   const SpirvDecorations* d = m_.decoration(var.id);
-  if (d != nullptr && d->builtin) return export_builtin(*d->builtin, 0, static_cast<uint32_t>(var.regs.size()));
+  if (d != nullptr && d->builtin)
+    return export_builtin(*d->builtin, 0, static_cast<uint32_t>(var.regs.size()), std::nullopt);
   const SpirvType& t = type(var.type);
   const SpirvDecorations* members = m_.decoration(var.type);  // member decorations are the struct type's
   for (uint32_t m = 0; m < t.members.size(); ++m) {
@@ -565,7 +575,7 @@ void Lowering::export_builtin_output(const RegisterVariable& var) {
     const uint32_t first = component_offset(var.type, m, &member_type);
     auto b = members->member_builtins.find(m);
     if (b == members->member_builtins.end()) fail("output block member " + std::to_string(m) + " is not a built-in");
-    export_builtin(b->second, first, component_count(member_type));
+    export_builtin(b->second, first, component_count(member_type), m);
   }
 }
 
@@ -591,6 +601,7 @@ void Lowering::export_located_output(const RegisterVariable& var) {
     if (k >= kMaxVaryingComponents)
       fail("output " + std::to_string(var.id) + " writes varying component " + std::to_string(k) + ", past 63");
     export_components(var, c, 1, static_cast<uint32_t>(4 + k));
+    note_xfb_component(var, std::nullopt, c, static_cast<uint32_t>(4 + k));
     k_.varying_components = std::max<uint32_t>(k_.varying_components, static_cast<uint32_t>(k + 1));
   }
 }
@@ -633,6 +644,7 @@ void Lowering::export_shader_outputs() {
                       static_cast<uint32_t>(isa::kVertexSlotClipDistance0) + k_.clip_distances);
     k_.cull_distances = count;
   }
+  finish_xfb();
 }
 
 void Lowering::lower_shader(const SpirvEntryPoint& entry) {
@@ -642,6 +654,7 @@ void Lowering::lower_shader(const SpirvEntryPoint& entry) {
                                                           : ShaderStage::kCompute;
   k_.stage = stage_;
   check_shader_module(entry);
+  k_.xfb = std::find(entry.modes.begin(), entry.modes.end(), spv::ExecutionMode::Xfb) != entry.modes.end();
   auto fn = m_.functions.find(entry.function);
   if (fn == m_.functions.end() || fn->second.blocks.empty()) fail("the entry point has no body");
   if (!fn->second.params.empty()) fail("the entry point has parameters");

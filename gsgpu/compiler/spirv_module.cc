@@ -338,6 +338,15 @@ class ModuleParser {
       case spv::Decoration::CPacked: d.packed = true; break;
       case spv::Decoration::Offset:
         if (member && has_arg) d.member_offsets[inst.operands[1]] = value;
+        else if (has_arg) d.offset = value;
+        break;
+      case spv::Decoration::XfbBuffer:
+        if (member && has_arg) d.member_xfb_buffers[inst.operands[1]] = value;
+        else if (has_arg) d.xfb_buffer = value;
+        break;
+      case spv::Decoration::XfbStride:
+        if (member && has_arg) d.member_xfb_strides[inst.operands[1]] = value;
+        else if (has_arg) d.xfb_stride = value;
         break;
       case spv::Decoration::FuncParamAttr:
         if (has_arg) d.param_attrs.push_back(static_cast<spv::FunctionParameterAttribute>(value));

@@ -77,6 +77,10 @@ struct SpirvDecorations {
   std::map<uint32_t, spv::BuiltIn> member_builtins;   // struct member -> BuiltIn (gl_PerVertex)
   std::map<uint32_t, uint32_t> member_matrix_strides; // struct member -> MatrixStride
   std::map<uint32_t, bool> member_row_major;          // struct member -> RowMajor
+  // Transform feedback (ExecutionMode Xfb): Offset on a variable (members: member_offsets),
+  // XfbBuffer and XfbStride on a variable or a member.
+  std::optional<uint32_t> offset, xfb_buffer, xfb_stride;
+  std::map<uint32_t, uint32_t> member_xfb_buffers, member_xfb_strides;
 };
 
 struct SpirvBlock {

@@ -5,6 +5,8 @@
 // tests/gsgpu/graphics_golden/shader_test.cc.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -45,6 +47,8 @@
 #include "tests/gsgpu/compiler/shader_texture_1d_frag.h"
 #include "tests/gsgpu/compiler/shader_view_index_vert.h"
 #include "tests/gsgpu/compiler/shader_zink_forms_frag.h"
+#include "tests/gsgpu/compiler/shader_xfb_clip_distance_vert.h"
+#include "tests/gsgpu/compiler/shader_xfb_forms_vert.h"
 
 namespace gsgpu::compiler::testing {
 namespace {
@@ -147,6 +151,32 @@ TEST(ShaderCodegen, ClipDistancesAreExportedAfterThePointSize) {
   EXPECT_EQ(k->clip_distances, 1u);
   EXPECT_EQ(k->cull_distances, 0u);
   EXPECT_EQ(count_lines(k->assembly, R"(v_export_vertex_f32 v\d+, 69\b)"), 1u) << k->assembly;
+}
+
+// Transform feedback (ExecutionMode Xfb): each captured output's export slots, buffer and byte
+// offset, consecutive components merged into runs, and each buffer's XfbStride; outputs without an
+// Offset are not captured; a captured gl_ClipDistance is refused (the device has no slot for it).
+TEST(ShaderCodegen, TransformFeedbackOutputsBecomeRunsOfExportSlots) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_xfb_forms_vert, &program);
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(k->xfb);
+  std::vector<XfbOutputRun> runs = k->xfb_outputs;
+  std::sort(runs.begin(), runs.end(), [](const XfbOutputRun& a, const XfbOutputRun& b) { return a.slot < b.slot; });
+  const std::vector<XfbOutputRun> want = {
+      {0, 4, 0, 0},    // gl_Position, slots 0..3
+      {10, 1, 2, 8},   // fog: Location 1 Component 2, varying 6, slot 10
+      {12, 3, 0, 16},  // normal: Location 2, varyings 8..10
+  };
+  EXPECT_EQ(runs, want);
+  EXPECT_EQ(k->xfb_strides, (std::array<uint32_t, 4>{28, 0, 12, 0}));
+  CompiledProgram plain;
+  const CompiledKernel* t = compiled(shader_transform_vert, &plain);
+  ASSERT_NE(t, nullptr);
+  EXPECT_FALSE(t->xfb);
+  EXPECT_TRUE(t->xfb_outputs.empty());
+  EXPECT_NE(refusal(shader_xfb_clip_distance_vert).find("only the position, point size and varyings can be captured"),
+            std::string::npos);
 }
 
 TEST(ShaderCodegen, UnsupportedFeaturesFailNamingThem) {
