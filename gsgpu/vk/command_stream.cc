@@ -84,6 +84,13 @@ bool CommandStream::ensure_progress_word(Device* device) {
   return true;
 }
 
+uint32_t* CommandStream::xfb_offsets(Device* device, uint64_t* va) {
+  constexpr uint64_t kXfbOffsetsAt = 64;  // after the progress word, in its page
+  if (!ensure_progress_word(device)) return nullptr;
+  *va = progress_va_ + kXfbOffsetsAt;
+  return reinterpret_cast<uint32_t*>(const_cast<uint64_t*>(progress_) + kXfbOffsetsAt / 8);
+}
+
 void CommandStream::append(Device* device, const std::vector<uint32_t>& packet,
                            std::initializer_list<drv::BoHandle> bos, const char* what, bool writes_buffers) {
   if (!ensure_progress_word(device)) {

@@ -80,6 +80,11 @@ class CommandStream {
   // Frees the arena's and the progress word's BOs (vkDestroyDevice; the stream must be empty).
   void release(Device* device);
 
+  // Transform feedback's four write offsets (XFB_BUFFER OFFSET_VA): 32-bit words in the progress
+  // word's page, which every submission maps read / write; their GPU address in *va. nullptr
+  // when the page could not be had. The host may touch them only with the stream flushed.
+  uint32_t* xfb_offsets(Device* device, uint64_t* va);
+
   // Whether the stream's last drv submission faulted (its seqno then cannot be a fence's point).
   bool last_faulted() const { return last_faulted_; }
 

@@ -55,6 +55,15 @@ bool snapshot(const CommandBuffer& cb, DrawCommand* d, std::string* why) {
   d->constants = cb.bindings.constant_buffer(VK_PIPELINE_BIND_POINT_GRAPHICS);
   d->textures = cb.bindings.texture_records(VK_PIPELINE_BIND_POINT_GRAPHICS);
   d->pipe_state = p.pipe_state;
+  // Transform feedback captures only between begin and end, and only what the pipeline declares.
+  if (g.xfb_active && !p.xfb_outputs.empty()) {
+    d->xfb = true;
+    d->xfb_buffers = g.xfb_buffers;
+    for (uint32_t b = 0; b < kMaxXfbBuffers; ++b) {
+      if (p.xfb_strides[b] != 0 && g.xfb_buffers[b].buffer == nullptr)
+        return *why = "transform feedback buffer " + std::to_string(b) + " is captured but not bound", false;
+    }
+  }
   return apply_dynamic_state(p, g, &d->pipe_state, why);
 }
 

@@ -36,9 +36,17 @@ constexpr uint64_t kDrawInfoAt = 0, kPipeStateAt = 256, kShaderStateAt = 512, kB
 // Where the COLOR_TARGET records of colour attachments 1..7 go: after the texture records.
 uint64_t color_targets_at(const DrawCommand& d) { return kTexturesAt + d.textures.size() * kTextureRecordBytes; }
 
-// The bytes of a draw's state: the fixed blocks, its texture records and its COLOR_TARGET records.
+// Where XFB_STATE goes (64-byte aligned, after the COLOR_TARGET records), followed by its four
+// XFB_BUFFER records and the XFB_OUTPUT words.
+uint64_t xfb_at(const DrawCommand& d) {
+  return (color_targets_at(d) + uint64_t{kMaxColorAttachments - 1} * kColorTargetDwords * 4 + 63) & ~uint64_t{63};
+}
+constexpr uint64_t kXfbOutputsAt = (blk::XFB_STATE::SIZE_DWORDS + kMaxXfbBuffers * blk::XFB_BUFFER::SIZE_DWORDS) * 4;
+
+// The bytes of a draw's state: the fixed blocks, its texture records, its COLOR_TARGET records and
+// its transform-feedback blocks.
 uint64_t state_bytes(const DrawCommand& d) {
-  return color_targets_at(d) + uint64_t{kMaxColorAttachments - 1} * kColorTargetDwords * 4;
+  return xfb_at(d) + (d.xfb ? kXfbOutputsAt + d.pipeline->xfb_outputs.size() * 4 : 0);
 }
 
 uint32_t lo(uint64_t v) { return uint32_t(v); }
@@ -139,6 +147,28 @@ bool check_draw_state(const DrawCommand& d, std::string* why) {
   return true;
 }
 
+// The range of transform-feedback buffer `b` the device may write: its bound offset to the bound
+// size (VK_WHOLE_SIZE: the buffer's end), at most 2^32 - 4 bytes (XFB_BUFFER SIZE); false with *why.
+bool xfb_range(const XfbBinding& x, uint32_t b, uint64_t* va, uint32_t* size, std::string* why) {
+  if (x.buffer == nullptr || x.buffer->memory == nullptr)
+    return *why = "transform feedback buffer " + std::to_string(b) + " has no memory", false;
+  if (x.offset > x.buffer->size) return *why = "transform feedback buffer " + std::to_string(b) + " offset past its end", false;
+  const uint64_t room = x.buffer->size - x.offset;
+  *va = x.buffer->va + x.offset;
+  *size = uint32_t(std::min<uint64_t>(x.size == VK_WHOLE_SIZE ? room : std::min(x.size, room), UINT32_MAX & ~3u));
+  return true;
+}
+
+bool check_xfb(const DrawCommand& d, std::string* why) {
+  if (!d.xfb) return true;
+  for (uint32_t b = 0; b < kMaxXfbBuffers; ++b) {
+    uint64_t va = 0;
+    uint32_t size = 0;
+    if (d.pipeline->xfb_strides[b] != 0 && !xfb_range(d.xfb_buffers[b], b, &va, &size, why)) return false;
+  }
+  return true;
+}
+
 bool check_draw(const DrawCommand& d, std::string* why) {
   if (uint64_t{d.count} * d.instance_count > kMaxDrawVertices) {
     return *why = std::to_string(d.count) + " x " + std::to_string(d.instance_count) + " vertices, over 2^24 (the device's limit per draw)", false;
@@ -146,7 +176,7 @@ bool check_draw(const DrawCommand& d, std::string* why) {
   // The device numbers vertices and instances in 32 bits (gl_VertexIndex / gl_InstanceIndex).
   if (uint64_t{d.first_instance} + d.instance_count - 1 > UINT32_MAX) return *why = "instance indices past 2^32 - 1", false;
   if (!d.indexed && uint64_t{d.first_vertex} + d.count - 1 > UINT32_MAX) return *why = "vertex indices past 2^32 - 1", false;
-  return check_draw_state(d, why) && check_vertex_buffers(d, why);
+  return check_draw_state(d, why) && check_vertex_buffers(d, why) && check_xfb(d, why);
 }
 
 void write_draw_info(const DrawCommand& d, uint64_t state_va, uint32_t* w) {
@@ -294,6 +324,36 @@ void write_texture_records(const DrawCommand& d, uint64_t state_va, uint8_t* sta
   }
 }
 
+// XFB_STATE, its XFB_BUFFER records (the write offsets in the stream's offset words) and the
+// pipeline's XFB_OUTPUT words at xfb_at(d); SHADER_STATE XFB_VA names them.
+void write_xfb(const DrawCommand& d, uint64_t state_va, uint8_t* state, uint64_t offsets_va, uint32_t* shader) {
+  namespace X = blk::XFB_STATE;
+  namespace B = blk::XFB_BUFFER;
+  const GraphicsPipeline& p = *d.pipeline;
+  const uint64_t at = xfb_at(d);
+  auto* w = reinterpret_cast<uint32_t*>(state + at);
+  w[X::OUTPUTS] = put(uint32_t(p.xfb_outputs.size()), X::OUTPUTS_COUNT_MASK, X::OUTPUTS_COUNT_SHIFT);
+  w[X::OUTPUTS_VA_LO] = lo(state_va + at + kXfbOutputsAt);
+  w[X::OUTPUTS_VA_HI] = hi(state_va + at + kXfbOutputsAt);
+  for (uint32_t b = 0; b < kMaxXfbBuffers; ++b) {
+    uint32_t* r = w + X::SIZE_DWORDS + b * B::SIZE_DWORDS;
+    uint64_t va = 0;
+    uint32_t size = 0;
+    std::string unused;
+    if (p.xfb_strides[b] == 0 || !xfb_range(d.xfb_buffers[b], b, &va, &size, &unused)) continue;  // checked before
+    r[B::VA_LO] = lo(va);
+    r[B::VA_HI] = hi(va);
+    r[B::SIZE] = size;
+    r[B::STRIDE] = p.xfb_strides[b];
+    r[B::OFFSET_VA_LO] = lo(offsets_va + 4 * b);
+    r[B::OFFSET_VA_HI] = hi(offsets_va + 4 * b);
+  }
+  std::memcpy(state + at + kXfbOutputsAt, p.xfb_outputs.data(), p.xfb_outputs.size() * 4);
+  namespace S = blk::SHADER_STATE;
+  shader[S::XFB_VA_LO] = lo(state_va + at);
+  shader[S::XFB_VA_HI] = hi(state_va + at);
+}
+
 // Writes the blocks into `state` (zeroed, state_bytes(d) long, mapped at `state_va`).
 void write_blocks(const DrawCommand& d, uint64_t state_va, uint8_t* state) {
   write_draw_info(d, state_va, reinterpret_cast<uint32_t*>(state + kDrawInfoAt));
@@ -320,6 +380,12 @@ void append_draw(Device* device, const DrawCommand& d) {
   std::optional<StreamSpan> span = stream.allocate(device, bytes, "vkQueueSubmit: draw");
   if (!span) return;
   write_blocks(d, span->va, span->bytes);
+  if (d.xfb) {
+    uint64_t offsets_va = 0;
+    if (stream.xfb_offsets(device, &offsets_va) == nullptr)
+      return log_refusal("vkQueueSubmit: draw", "no memory for transform feedback's offsets", "skipped");
+    write_xfb(d, span->va, span->bytes, offsets_va, reinterpret_cast<uint32_t*>(span->bytes + kShaderStateAt));
+  }
   stream.begin_command();
   const uint64_t info = span->va + kDrawInfoAt, pipe = span->va + kPipeStateAt, shader = span->va + kShaderStateAt;
   // An indirect draw's counts are read by the command processor when it runs the packet.
@@ -338,7 +404,7 @@ void run(Device* device, const DrawCommand& d) {
                                               : (d.indexed ? "vkCmdDrawIndexed" : "vkCmdDraw");
   std::string why;
   if (d.indirect != nullptr) {
-    if (!indirect_draw_range_valid(d, &why) || !check_draw_state(d, &why)) {
+    if (!indirect_draw_range_valid(d, &why) || !check_draw_state(d, &why) || !check_xfb(d, &why)) {
       return log_refusal(command, why, "draw skipped");
     }
     return append_draw(device, d);

@@ -84,6 +84,14 @@ struct PipelineVertexAttribute {
   uint32_t offset = 0;
 };
 
+// VK_EXT_transform_feedback (transform_feedback.cc): a buffer bound by
+// vkCmdBindTransformFeedbackBuffersEXT (size VK_WHOLE_SIZE: to the buffer's end).
+inline constexpr uint32_t kMaxXfbBuffers = 4;  // maxTransformFeedbackBuffers
+struct XfbBinding {
+  Buffer* buffer = nullptr;
+  uint64_t offset = 0, size = 0;
+};
+
 // Dynamic state beyond viewport and scissor (bits of GraphicsPipeline::dynamic and
 // GraphicsRecordState::dynamic_set): the draw takes these PIPE_STATE fields from the command buffer.
 enum DynamicBits : uint32_t {
@@ -125,6 +133,11 @@ struct GraphicsPipeline : PipelineBase {
   // only when each is bound with the layout's set layout (sets_ready_for_draw).
   std::shared_ptr<const PipelineLayout> layout;
   uint32_t used_sets = 0;
+  // Transform feedback: the vertex shader's captured outputs as XFB_OUTPUT words and each buffer's
+  // XfbStride (0: not written); empty when nothing is captured.
+  std::vector<uint32_t> xfb_outputs;
+  std::array<uint32_t, kMaxXfbBuffers> xfb_strides{};
+  bool rasterizer_discard = false;  // PIPE_STATE RASTER.DISCARD
 };
 
 // The render pass's load ops, run on the host when vkCmdBeginRenderPass is reached in the queue
@@ -170,6 +183,19 @@ struct DrawCommand {
   // constant buffer's entries at them.
   std::vector<std::pair<uint32_t, TextureRecord>> textures;
   std::array<uint32_t, kPipeStateDwords> pipe_state{};  // the pipeline's, with the dynamic state applied
+  // Recorded between vkCmdBegin / EndTransformFeedbackEXT with a pipeline that captures: the
+  // draw writes XFB_STATE naming these buffers (draw_execute.cc).
+  bool xfb = false;
+  std::array<XfbBinding, kMaxXfbBuffers> xfb_buffers{};
+};
+
+// vkCmdBeginTransformFeedbackEXT / vkCmdEndTransformFeedbackEXT when the queue reaches them: the
+// write offsets loaded from the counter buffers (0 without one), or stored into them
+// (transform_feedback.cc).
+struct XfbCountersCommand {
+  bool begin = true;
+  std::array<Buffer*, kMaxXfbBuffers> counters{};
+  std::array<uint64_t, kMaxXfbBuffers> offsets{};
 };
 
 // The graphics state of a command buffer while it records (reset at vkBeginCommandBuffer).
@@ -192,6 +218,8 @@ struct GraphicsRecordState {
   Buffer* index_buffer = nullptr;
   uint64_t index_offset = 0;
   bool index_u32 = false;
+  std::array<XfbBinding, kMaxXfbBuffers> xfb_buffers{};
+  bool xfb_active = false;  // between vkCmdBegin / EndTransformFeedbackEXT
 };
 
 // Builds a render pass from the 1.0 create info (render_pass.cc; vkCreateRenderPass2 translates

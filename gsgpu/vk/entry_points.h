@@ -222,6 +222,12 @@
   X(CmdResetEvent)                     \
   X(CmdWaitEvents)
 
+// VK_EXT_transform_feedback's commands, under their own names (transform_feedback.cc).
+#define GSGPU_VK_XFB_ENTRY_POINTS(X)      \
+  X(CmdBindTransformFeedbackBuffersEXT) \
+  X(CmdBeginTransformFeedbackEXT)       \
+  X(CmdEndTransformFeedbackEXT)
+
 // Device commands under the names of EXT device extensions (VK_EXT_host_query_reset).
 #define GSGPU_VK_DEVICE_EXT_ALIASES(X) X(ResetQueryPool)
 
@@ -234,6 +240,7 @@ GSGPU_VK_DEVICE_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_BINDING_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_DRAW_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_QUERY_ENTRY_POINTS(GSGPU_VK_DECLARE)
+GSGPU_VK_XFB_ENTRY_POINTS(GSGPU_VK_DECLARE)
 #undef GSGPU_VK_DECLARE
 
 }  // namespace gsgpu::vk

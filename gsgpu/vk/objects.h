@@ -266,11 +266,14 @@ void run(const BeginRenderPassCommand& command);
 void run(Device* device, const DrawCommand& command);
 // Dispatches run on the device too (dispatch_execute.cc), in the stream like a draw.
 void run(Device* device, const DispatchCommand& command);
+// Transform feedback's begin / end (transform_feedback.cc): the stream is flushed, then the host
+// moves the write offsets between the counter buffers and the stream's offset words.
+void run(Device* device, const XfbCountersCommand& command);
 
 using Command = std::variant<CopyCommand, FillCommand, UpdateCommand, BarrierCommand, BufferImageCopyCommand,
                              ImageCopyCommand, ClearImageCommand, BlitImageCommand, ResolveImageCommand, BeginRenderPassCommand,
                              DrawCommand, DispatchCommand, QueryCommand, ResetQueriesCommand,
-                             CopyQueryResultsCommand, EventCommand, WaitEventsCommand>;
+                             CopyQueryResultsCommand, EventCommand, WaitEventsCommand, XfbCountersCommand>;
 
 struct CommandBuffer;
 

@@ -13,6 +13,8 @@ namespace gsgpu::vk {
 namespace {
 
 constexpr uint32_t kMaxCustomBorderColorSamplers = 65536;
+// VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT (query_pool.cc): not built yet.
+constexpr VkBool32 kXfbQueriesOffered = VK_FALSE;
 
 // Resets a chained output structure to its zero value (every VkBool32 false, every limit 0) and
 // keeps its sType and pNext, so the rest of the chain stays reachable.
@@ -86,9 +88,24 @@ void fill_property(const PhysicalDevice& physical, VkBaseOutStructure* s) {
       reset_keeping_chain<VkPhysicalDeviceLineRasterizationPropertiesEXT>(s)->lineSubPixelPrecisionBits = 8;
       break;
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROVOKING_VERTEX_PROPERTIES_EXT:
-      // Each pipeline's PIPE_STATE carries its own mode; there is no transform feedback to order.
+      // Each pipeline's PIPE_STATE carries its own mode; transform feedback's order with the last
+      // vertex provoking is GL's, which this property does not promise.
       reset_keeping_chain<VkPhysicalDeviceProvokingVertexPropertiesEXT>(s)->provokingVertexModePerPipeline = VK_TRUE;
       break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_PROPERTIES_EXT: {
+      // The device's XFB_STATE (docs/graphics.md "Transform feedback"): one stream, four buffers of up
+      // to 2^32 - 4 bytes (XFB_BUFFER SIZE), strides up to 2048 bytes; the stream query is
+      // transform_feedback.cc's; no vkCmdDrawIndirectByteCountEXT.
+      auto* p = reset_keeping_chain<VkPhysicalDeviceTransformFeedbackPropertiesEXT>(s);
+      p->maxTransformFeedbackStreams = 1;
+      p->maxTransformFeedbackBuffers = kMaxXfbBuffers;
+      p->maxTransformFeedbackBufferSize = UINT32_MAX & ~3u;
+      p->maxTransformFeedbackStreamDataSize = 512;
+      p->maxTransformFeedbackBufferDataSize = 512;
+      p->maxTransformFeedbackBufferDataStride = 2048;
+      p->transformFeedbackQueries = kXfbQueriesOffered;
+      break;
+    }
     default:
       break;  // unknown to the driver: left as the application wrote it
   }
@@ -142,13 +159,17 @@ void fill_feature(VkBaseOutStructure* s) {
     }
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT:
       // The geometry engine's RASTER.PROVOKING_LAST (gsgpu/emu/graphics/primitive_assembly.h);
-      // transformFeedbackPreservesProvokingVertex stays false: no transform feedback is offered.
+      // transformFeedbackPreservesProvokingVertex stays false (not tested against a reference).
       reset_keeping_chain<VkPhysicalDeviceProvokingVertexFeaturesEXT>(s)->provokingVertexLast = VK_TRUE;
       break;
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_CLIP_ENABLE_FEATURES_EXT:
       // Clipping at z = 0 / w and the depth clamp are separate bits (RASTER.NO_DEPTH_CLIP,
       // RASTER.DEPTH_CLAMP); zink 22.3 answers PIPE_CAP_DEPTH_CLIP_DISABLE, GL's ARB_depth_clamp, from it.
       reset_keeping_chain<VkPhysicalDeviceDepthClipEnableFeaturesEXT>(s)->depthClipEnable = VK_TRUE;
+      break;
+    case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_FEATURES_EXT:
+      // transform_feedback.cc; one vertex stream, so no geometryStreams (no geometry shaders either).
+      reset_keeping_chain<VkPhysicalDeviceTransformFeedbackFeaturesEXT>(s)->transformFeedback = VK_TRUE;
       break;
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SCALAR_BLOCK_LAYOUT_FEATURES:
       // The compiler reads blocks at their Offset / ArrayStride whatever the alignment (uniform

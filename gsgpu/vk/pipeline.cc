@@ -127,7 +127,8 @@ bool no_depth_clip(const VkPipelineRasterizationStateCreateInfo& r) {
 bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipeline* p, std::string* why) {
   const auto* r = info.pRasterizationState;
   if (r == nullptr) return *why = "no rasterization state", false;
-  if (r->rasterizerDiscardEnable) return *why = "rasterizer discard", false;
+  // Rasterizer discard: PIPE_STATE RASTER.DISCARD (vertices shaded and captured, nothing drawn).
+  p->rasterizer_discard = r->rasterizerDiscardEnable;
   // Depth bias: each draw writes the factors into PIPE_STATE (apply_dynamic_state). zink enables it
   // in every pipeline with a dynamic bias it sets to 0 unless GL's polygon offset is on.
   p->depth_bias = r->depthBiasEnable;
@@ -227,7 +228,8 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
                  put(uint32_t(r->polygonMode), P::RASTER_POLYGON_MODE_MASK, P::RASTER_POLYGON_MODE_SHIFT) |
                  (p->provoking_last ? P::RASTER_PROVOKING_LAST_MASK : 0) |
                  (r->depthClampEnable ? P::RASTER_DEPTH_CLAMP_MASK : 0) |
-                 (no_depth_clip(*r) ? P::RASTER_NO_DEPTH_CLIP_MASK : 0);
+                 (no_depth_clip(*r) ? P::RASTER_NO_DEPTH_CLIP_MASK : 0) |
+                 (p->rasterizer_discard ? P::RASTER_DISCARD_MASK : 0);
   w[P::POINT_SIZE] = bits(1.0f);
   w[P::MULTISAMPLE] = multisample_word(info.pMultisampleState);
   // A dynamic width is the command buffer's (apply_dynamic_state); the pipeline's is then ignored.

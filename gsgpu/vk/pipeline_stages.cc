@@ -117,6 +117,16 @@ void fill_shader_state(const compiler::CompiledKernel& vs, const compiler::Compi
   w[S::REGISTERS] = put(std::max(fs.vector_registers, 1u), S::REGISTERS_VECTOR_MASK, S::REGISTERS_VECTOR_SHIFT) |
                     put(fs.scalar_registers, S::REGISTERS_SCALAR_MASK, S::REGISTERS_SCALAR_SHIFT);
   p->constant_bytes = std::max(vs.constant_buffer_bytes, fs.constant_buffer_bytes);
+  // Transform feedback: the runs the compiler found, as XFB_OUTPUT words (docs/compiler.md).
+  namespace O = blk::XFB_OUTPUT;
+  p->xfb_outputs.clear();
+  for (const compiler::XfbOutputRun& r : vs.xfb_outputs) {
+    p->xfb_outputs.push_back(put(r.slot, O::OUTPUT_SLOT_MASK, O::OUTPUT_SLOT_SHIFT) |
+                             put(r.components, O::OUTPUT_COMPONENTS_MASK, O::OUTPUT_COMPONENTS_SHIFT) |
+                             put(r.buffer, O::OUTPUT_BUFFER_MASK, O::OUTPUT_BUFFER_SHIFT) |
+                             put(r.offset, O::OUTPUT_OFFSET_MASK, O::OUTPUT_OFFSET_SHIFT));
+  }
+  p->xfb_strides = vs.xfb_outputs.empty() ? std::array<uint32_t, kMaxXfbBuffers>{} : vs.xfb_strides;
 }
 
 }  // namespace
