@@ -226,7 +226,9 @@
 #define GSGPU_VK_XFB_ENTRY_POINTS(X)      \
   X(CmdBindTransformFeedbackBuffersEXT) \
   X(CmdBeginTransformFeedbackEXT)       \
-  X(CmdEndTransformFeedbackEXT)
+  X(CmdEndTransformFeedbackEXT)         \
+  X(CmdBeginQueryIndexedEXT)            \
+  X(CmdEndQueryIndexedEXT)
 
 // Device commands under the names of EXT device extensions (VK_EXT_host_query_reset).
 #define GSGPU_VK_DEVICE_EXT_ALIASES(X) X(ResetQueryPool)

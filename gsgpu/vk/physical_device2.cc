@@ -13,8 +13,8 @@ namespace gsgpu::vk {
 namespace {
 
 constexpr uint32_t kMaxCustomBorderColorSamplers = 65536;
-// VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT (query_pool.cc): not built yet.
-constexpr VkBool32 kXfbQueriesOffered = VK_FALSE;
+// VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT (query_pool.cc, query_commands.cc).
+constexpr VkBool32 kXfbQueriesOffered = VK_TRUE;
 
 // Resets a chained output structure to its zero value (every VkBool32 false, every limit 0) and
 // keeps its sType and pNext, so the rest of the chain stays reachable.

@@ -30,8 +30,10 @@ struct QuerySlot {
 };
 static_assert(sizeof(QuerySlot) == 32);
 
-// A VkQueryPool: `count` slots in a BO of its own, mapped at `va` (read /
-// write).
+// A VkQueryPool: `count` queries of values() slots each in a BO of its own,
+// mapped at `va` (read / write). A transform-feedback stream query has two
+// values, primitives written then needed: slot 0 counts XFB_WRITTEN (and holds
+// the query's availability), slot 1 XFB_NEEDED.
 struct QueryPool {
   Device *device = nullptr;
   VkQueryType type = VK_QUERY_TYPE_OCCLUSION;
@@ -39,11 +41,15 @@ struct QueryPool {
   drv::BoHandle bo = 0;
   uint64_t va = 0, va_size = 0;
   uint8_t *map = nullptr;
-  uint64_t slot_va(uint32_t query) const {
-    return va + uint64_t{query} * sizeof(QuerySlot);
+  uint32_t values() const {
+    return type == VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT ? 2 : 1;
   }
-  QuerySlot *slot(uint32_t query) const {
-    return reinterpret_cast<QuerySlot *>(map) + query;
+  uint64_t slot_va(uint32_t query, uint32_t value = 0) const {
+    return va + (uint64_t{query} * values() + value) * sizeof(QuerySlot);
+  }
+  QuerySlot *slot(uint32_t query, uint32_t value = 0) const {
+    return reinterpret_cast<QuerySlot *>(map) + uint64_t{query} * values() +
+           value;
   }
 };
 
@@ -57,8 +63,8 @@ struct Event {
 };
 
 // Recorded commands, run in queue order (command_buffer.cc execute_commands).
-struct QueryCommand { // vkCmdBeginQuery, vkCmdEndQuery, vkCmdWriteTimestamp: a
-                      // REPORT on the device
+struct QueryCommand { // vkCmdBeginQuery, vkCmdEndQuery, vkCmdWriteTimestamp
+                      // (and the Indexed forms): REPORTs on the device
   enum class Kind { kBegin, kEnd, kTimestamp } kind;
   QueryPool *pool;
   uint32_t query;
@@ -101,9 +107,9 @@ bool events_set(const WaitEventsCommand &command);
 bool write_query_results(const QueryPool &pool, uint32_t first, uint32_t count,
                          uint8_t *out, uint64_t stride,
                          VkQueryResultFlags flags, bool zero_unavailable);
-// The bytes one query's record takes: its value (and availability) in 4 or 8
-// bytes each.
-uint64_t query_record_bytes(VkQueryResultFlags flags);
+// The bytes one query's record takes: its `values` values (and availability)
+// in 4 or 8 bytes each.
+uint64_t query_record_bytes(VkQueryResultFlags flags, uint32_t values = 1);
 // Whether queries [first, first + count) are inside the pool and `count` > 0
 // (overflow-safe).
 bool queries_inside(const QueryPool &pool, uint32_t first, uint32_t count);
@@ -111,7 +117,8 @@ bool queries_inside(const QueryPool &pool, uint32_t first, uint32_t count);
 // the stride and the offset aligned as the result width needs; false with *why
 // (overflow-safe).
 bool results_fit(uint32_t count, uint64_t offset, uint64_t stride,
-                 uint64_t size, VkQueryResultFlags flags, const char **why);
+                 uint64_t size, VkQueryResultFlags flags, const char **why,
+                 uint32_t values = 1);
 
 // Appends `packets` (one command, using `bo`) to the queue's command stream (command_stream.h):
 // they run in order with the run's draws and dispatches, a fault is logged naming `what`. The

@@ -40,6 +40,27 @@ bool one_query_inside(VkQueryPool pool, uint32_t query) {
   return p != nullptr && queries_inside(*p, query, 1);
 }
 
+// A transform-feedback stream query's begin or end: the device's XFB_WRITTEN
+// into slot 0 and XFB_NEEDED into slot 1, the availability (slot 0's) after
+// both at the end.
+void append_xfb_reports(std::vector<uint32_t> *packets, const QueryPool &pool,
+                        uint32_t query, bool end) {
+  const size_t at = end ? offsetof(QuerySlot, end) : offsetof(QuerySlot, begin);
+  hw::append_report(packets, R::FLAGS_COUNTER_XFB_WRITTEN,
+                    pool.slot_va(query, 0) + at);
+  hw::append_report(packets, R::FLAGS_COUNTER_XFB_NEEDED,
+                    pool.slot_va(query, 1) + at, end,
+                    pool.slot_va(query, 0) + offsetof(QuerySlot, available), 1);
+}
+
+// Begin and end take an occlusion pool, or a transform-feedback one (stream 0).
+bool begin_end_pool(VkQueryPool pool, uint32_t query, uint32_t index) {
+  const QueryPool *p = from_handle<QueryPool>(pool);
+  if (!one_query_inside(pool, query)) return false;
+  if (p->type == VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT) return index == 0;
+  return p->type == VK_QUERY_TYPE_OCCLUSION && index == 0;
+}
+
 } // namespace
 
 void stream_packets(Device *device, const std::vector<uint32_t> &packets,
@@ -58,6 +79,10 @@ void run(Device *device, const QueryCommand &c) {
   }
   const uint64_t slot = c.pool->slot_va(c.query);
   std::vector<uint32_t> packets;
+  if (c.pool->type == VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT) {
+    append_xfb_reports(&packets, *c.pool, c.query, c.kind == QueryCommand::Kind::kEnd);
+    return stream_packets(device, packets, c.pool->bo, name);
+  }
   switch (c.kind) {
   case QueryCommand::Kind::kBegin:
     hw::append_report(&packets, R::FLAGS_COUNTER_SAMPLES_PASSED,
@@ -84,7 +109,8 @@ void run(const CopyQueryResultsCommand &c) {
   } else if (c.dst->memory == nullptr) {
     why = "destination buffer not bound to memory (or its memory was freed)";
   } else {
-    results_fit(c.count, c.offset, c.stride, c.dst->size, c.flags, &why);
+    results_fit(c.count, c.offset, c.stride, c.dst->size, c.flags, &why,
+                c.pool->values());
   }
   if (why != nullptr) {
     log_refusal("vkCmdCopyQueryPoolResults", why, "skipped");
@@ -115,23 +141,42 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdBeginQuery(VkCommandBuffer cb,
                                                  uint32_t query,
                                                  VkQueryControlFlags) {
   // PRECISE or not, the count is exact (occlusionQueryPrecise).
-  const QueryPool *p = from_handle<QueryPool>(pool);
-  const bool ok =
-      one_query_inside(pool, query) && p->type == VK_QUERY_TYPE_OCCLUSION;
-  record_if(cb, ok, "vkCmdBeginQuery",
-            "query outside the pool, or not an occlusion pool",
+  record_if(cb, begin_end_pool(pool, query, 0), "vkCmdBeginQuery",
+            "query outside the pool, or not an occlusion or transform "
+            "feedback pool",
             QueryCommand{QueryCommand::Kind::kBegin,
+                         from_handle<QueryPool>(pool), query});
+}
+
+// VK_EXT_transform_feedback: stream 0 is the only one
+// (maxTransformFeedbackStreams 1).
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdBeginQueryIndexedEXT(
+    VkCommandBuffer cb, VkQueryPool pool, uint32_t query, VkQueryControlFlags,
+    uint32_t index) {
+  record_if(cb, begin_end_pool(pool, query, index), "vkCmdBeginQueryIndexedEXT",
+            "query outside the pool, a pool of another type, or a stream "
+            "other than 0",
+            QueryCommand{QueryCommand::Kind::kBegin,
+                         from_handle<QueryPool>(pool), query});
+}
+
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdEndQueryIndexedEXT(VkCommandBuffer cb,
+                                                         VkQueryPool pool,
+                                                         uint32_t query,
+                                                         uint32_t index) {
+  record_if(cb, begin_end_pool(pool, query, index), "vkCmdEndQueryIndexedEXT",
+            "query outside the pool, a pool of another type, or a stream "
+            "other than 0",
+            QueryCommand{QueryCommand::Kind::kEnd,
                          from_handle<QueryPool>(pool), query});
 }
 
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdEndQuery(VkCommandBuffer cb,
                                                VkQueryPool pool,
                                                uint32_t query) {
-  const QueryPool *p = from_handle<QueryPool>(pool);
-  const bool ok =
-      one_query_inside(pool, query) && p->type == VK_QUERY_TYPE_OCCLUSION;
-  record_if(cb, ok, "vkCmdEndQuery",
-            "query outside the pool, or not an occlusion pool",
+  record_if(cb, begin_end_pool(pool, query, 0), "vkCmdEndQuery",
+            "query outside the pool, or not an occlusion or transform "
+            "feedback pool",
             QueryCommand{QueryCommand::Kind::kEnd, from_handle<QueryPool>(pool),
                          query});
 }
@@ -160,7 +205,8 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdCopyQueryPoolResults(
   const char *why = "queries outside the pool, or no buffer";
   const bool ok = p != nullptr && b != nullptr &&
                   queries_inside(*p, first, count) &&
-                  results_fit(count, offset, stride, b->size, flags, &why);
+                  results_fit(count, offset, stride, b->size, flags, &why,
+                              p->values());
   record_if(cb, ok, "vkCmdCopyQueryPoolResults", why,
             CopyQueryResultsCommand{from_handle<QueryPool>(pool), first, count,
                                     from_handle<Buffer>(dst), offset, stride,

@@ -26,7 +26,8 @@ uint64_t load(const uint64_t &word) {
 }
 
 void zero_slots(const QueryPool &pool, uint32_t first, uint32_t count) {
-  std::memset(pool.slot(first), 0, uint64_t{count} * sizeof(QuerySlot));
+  std::memset(pool.slot(first), 0,
+              uint64_t{count} * pool.values() * sizeof(QuerySlot));
 }
 
 // A pool's value of one available query: samples between begin and end (the
@@ -34,7 +35,7 @@ void zero_slots(const QueryPool &pool, uint32_t first, uint32_t count) {
 // timestamp.
 uint64_t query_value(const QueryPool &pool, const QuerySlot &slot) {
   const uint64_t end = load(slot.end);
-  return pool.type == VK_QUERY_TYPE_OCCLUSION ? end - load(slot.begin) : end;
+  return pool.type == VK_QUERY_TYPE_TIMESTAMP ? end : end - load(slot.begin);
 }
 
 void put(uint8_t *out, uint64_t value, bool wide) {
@@ -49,9 +50,10 @@ void put(uint8_t *out, uint64_t value, bool wide) {
 
 } // namespace
 
-uint64_t query_record_bytes(VkQueryResultFlags flags) {
+uint64_t query_record_bytes(VkQueryResultFlags flags, uint32_t values) {
   const uint64_t width = (flags & VK_QUERY_RESULT_64_BIT) ? 8 : 4;
-  return width * ((flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT) ? 2 : 1);
+  return width * (uint64_t{values} +
+                  ((flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT) ? 1 : 0));
 }
 
 bool queries_inside(const QueryPool &pool, uint32_t first, uint32_t count) {
@@ -59,7 +61,8 @@ bool queries_inside(const QueryPool &pool, uint32_t first, uint32_t count) {
 }
 
 bool results_fit(uint32_t count, uint64_t offset, uint64_t stride,
-                 uint64_t size, VkQueryResultFlags flags, const char **why) {
+                 uint64_t size, VkQueryResultFlags flags, const char **why,
+                 uint32_t values) {
   const uint64_t width = (flags & VK_QUERY_RESULT_64_BIT) ? 8 : 4;
   if (offset % width != 0 || stride % width != 0)
     return *why = "offset or stride not a multiple of the result width", false;
@@ -67,7 +70,8 @@ bool results_fit(uint32_t count, uint64_t offset, uint64_t stride,
     return *why = "stride 0 for more than one query", false;
   auto end = gsvirt::checked_mul<uint64_t>(count - 1, stride);
   if (end)
-    end = gsvirt::checked_add<uint64_t>(*end, query_record_bytes(flags));
+    end = gsvirt::checked_add<uint64_t>(*end,
+                                        query_record_bytes(flags, values));
   if (!end || !gsvirt::range_within(offset, *end, size))
     return *why = "results past the end of the destination", false;
   return true;
@@ -80,18 +84,19 @@ bool write_query_results(const QueryPool &pool, uint32_t first, uint32_t count,
   const uint64_t width = wide ? 8 : 4;
   bool all = true;
   for (uint32_t i = 0; i < count; ++i, out += stride) {
-    const QuerySlot &slot = *pool.slot(first + i);
-    const bool available = load(slot.available) != 0;
+    const bool available = load(pool.slot(first + i)->available) != 0;
     all &= available;
     // PARTIAL: an unavailable query's value is 0, which lies between 0 and its
     // final value.
-    if (available) {
-      put(out, query_value(pool, slot), wide);
-    } else if ((flags & VK_QUERY_RESULT_PARTIAL_BIT) || zero_unavailable) {
-      put(out, 0, wide);
+    for (uint32_t v = 0; v < pool.values(); ++v) {
+      if (available) {
+        put(out + v * width, query_value(pool, *pool.slot(first + i, v)), wide);
+      } else if ((flags & VK_QUERY_RESULT_PARTIAL_BIT) || zero_unavailable) {
+        put(out + v * width, 0, wide);
+      }
     }
     if (flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT)
-      put(out + width, available ? 1 : 0, wide);
+      put(out + pool.values() * width, available ? 1 : 0, wide);
   }
   return all;
 }
@@ -102,7 +107,8 @@ gsgpu_vkCreateQueryPool(VkDevice handle, const VkQueryPoolCreateInfo *info,
   *out = VK_NULL_HANDLE;
   Device *device = from_handle<Device>(handle);
   if (info->queryType != VK_QUERY_TYPE_OCCLUSION &&
-      info->queryType != VK_QUERY_TYPE_TIMESTAMP) {
+      info->queryType != VK_QUERY_TYPE_TIMESTAMP &&
+      info->queryType != VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT) {
     // Pipeline statistics need counters the device does not have (the feature
     // is off).
     log_refusal("vkCreateQueryPool", "query type " +
@@ -114,8 +120,10 @@ gsgpu_vkCreateQueryPool(VkDevice handle, const VkQueryPoolCreateInfo *info,
     log_refusal("vkCreateQueryPool", "queryCount 0");
     return VK_ERROR_UNKNOWN;
   }
-  const uint64_t bytes =
-      uint64_t{info->queryCount} * sizeof(QuerySlot); // below 2^37: no overflow
+  const uint64_t values =
+      info->queryType == VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT ? 2 : 1;
+  const uint64_t bytes = uint64_t{info->queryCount} * values *
+                         sizeof(QuerySlot); // below 2^38: no overflow
   if (bytes > device->drv->caps().max_bo_size)
     return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   auto *pool = new (std::nothrow) QueryPool;
@@ -193,7 +201,7 @@ VKAPI_ATTR VkResult VKAPI_CALL gsgpu_vkGetQueryPoolResults(
       !queries_inside(*pool, first, count)) {
     why = "queries outside the pool (or no pool or data)";
   } else {
-    results_fit(count, 0, stride, data_size, flags, &why);
+    results_fit(count, 0, stride, data_size, flags, &why, pool->values());
   }
   if (why != nullptr) {
     log_refusal("vkGetQueryPoolResults", why);

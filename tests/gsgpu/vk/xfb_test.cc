@@ -44,6 +44,7 @@ struct Capture {
   VkDeviceSize sizes[4] = {kBufferBytes, 0, 0, 0};
   int pause_before = -1;
   bool discard = false;  // rasterizerDiscardEnable
+  bool query = false;    // a transform-feedback stream query around the draws
 };
 
 // The captured buffers (each filled with 0xEE first), the counter buffer's four words after the
@@ -51,6 +52,7 @@ struct Capture {
 struct Captured {
   std::vector<uint8_t> buffers[4];
   uint32_t counters[4] = {};
+  uint64_t query[2] = {};  // primitives written, needed
   DrawFrame frame;
 };
 
@@ -87,21 +89,44 @@ Captured capture(DrawSide& side, DrawScene s, const Capture& c) {
     rs.rasterizerDiscardEnable = c.discard;
     info.pRasterizationState = &rs;
   };
+  VkQueryPool pool = VK_NULL_HANDLE;
+  auto begin_query = reinterpret_cast<PFN_vkCmdBeginQueryIndexedEXT>(
+      vkGetDeviceProcAddr(side.device(), "vkCmdBeginQueryIndexedEXT"));
+  auto end_query = reinterpret_cast<PFN_vkCmdEndQueryIndexedEXT>(
+      vkGetDeviceProcAddr(side.device(), "vkCmdEndQueryIndexedEXT"));
+  if (c.query) {
+    VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    info.queryType = VK_QUERY_TYPE_TRANSFORM_FEEDBACK_STREAM_EXT;
+    info.queryCount = 1;
+    EXPECT_EQ(vkCreateQueryPool(side.device(), &info, nullptr, &pool), VK_SUCCESS);
+    EXPECT_TRUE(begin_query && end_query);
+    s.before_pass = [&](VkCommandBuffer cb) { vkCmdResetQueryPool(cb, pool, 0, 1); };
+  }
   s.before_draws = [&](VkCommandBuffer cb) {
     for (uint32_t b = 0; b < 4; ++b) {
       const VkDeviceSize offset = 0;
       if (c.sizes[b] != 0) bind(cb, b, 1, &buffers[b], &offset, &c.sizes[b]);
     }
     begin(cb, 0, 0, nullptr, nullptr);  // no counter buffers: every buffer from its bound offset
+    if (c.query) begin_query(cb, pool, 0, 0, 0);
   };
   s.before_draw = [&](VkCommandBuffer cb, size_t i) {
     if (int(i) != c.pause_before) return;
     end(cb, 0, 4, counters, counter_offsets);  // pause: the offsets into the counter buffer
     begin(cb, 0, 4, counters, counter_offsets);  // resume from them
   };
-  s.after_draws = [&](VkCommandBuffer cb) { end(cb, 0, 4, counters, counter_offsets); };
+  s.after_draws = [&](VkCommandBuffer cb) {
+    if (c.query) end_query(cb, pool, 0, 0);
+    end(cb, 0, 4, counters, counter_offsets);
+  };
   Captured out;
   out.frame = side.render(s);
+  if (c.query) {
+    EXPECT_EQ(vkGetQueryPoolResults(side.device(), pool, 0, 1, sizeof out.query, out.query, sizeof out.query,
+                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+              VK_SUCCESS);
+    vkDestroyQueryPool(side.device(), pool, nullptr);
+  }
   for (int b = 0; b < 4; ++b) out.buffers[b].assign(bytes[b], bytes[b] + kBufferBytes);
   std::memcpy(out.counters, counter_bytes, 16);
   return out;
@@ -155,6 +180,8 @@ Captured expect_same(DrawSide& gsgpu, DrawSide& lavapipe, const DrawScene& s, co
     ulp += std::max(words, 0);
   }
   for (int b = 0; b < 4; ++b) EXPECT_EQ(g.counters[b], l.counters[b]) << what << ": counter " << b;
+  EXPECT_EQ(g.query[0], l.query[0]) << what << ": primitives written";
+  EXPECT_EQ(g.query[1], l.query[1]) << what << ": primitives needed";
   EXPECT_EQ(differing_pixels(g.frame, l.frame), 0u) << what;
   std::printf("[vkxfb] %s: counters %u %u %u %u, %d captured words 1 ulp from lavapipe's, %u pixels differ\n", what,
               g.counters[0], g.counters[1], g.counters[2], g.counters[3], ulp, differing_pixels(g.frame, l.frame));
@@ -187,12 +214,23 @@ TEST_F(VkTransformFeedback, SeparateBuffersPausedAndResumedThroughACounterBuffer
   EXPECT_EQ(g.counters[3], 9u * 20);
 }
 
+// With a stream query around it: lavapipe's and gsgpu's primitives written (2) and needed (3).
 TEST_F(VkTransformFeedback, AShortBufferStopsAtTheFirstTriangleThatDoesNotFitAsLavapipeDoes) {
   Capture c;
   c.sizes[0] = 200;  // two triangles of 96 bytes, not three
+  c.query = true;
   const Captured g = expect_same(*gsgpu_, *lavapipe_, scene(9), c, "overflow");
   EXPECT_EQ(g.counters[0], 192u);
   EXPECT_EQ(g.buffers[0][192], 0xEE);
+  EXPECT_EQ(g.query[0], 2u);
+  EXPECT_EQ(g.query[1], 3u);
+  // Paused and resumed across three draws of a strip: the query counts all of them.
+  c.sizes[0] = kBufferBytes;
+  c.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP;
+  c.pause_before = 1;
+  const Captured strip = expect_same(*gsgpu_, *lavapipe_, scene(9, 3), c, "strips, paused, queried");
+  EXPECT_EQ(strip.query[0], 3u);  // one triangle per draw of three vertices
+  EXPECT_EQ(strip.query[1], 3u);
 }
 
 TEST_F(VkTransformFeedback, RasterizerDiscardCapturesAndDrawsNothingAsLavapipe) {
