@@ -8,11 +8,10 @@
 #include <string>
 
 #include "gsgpu/vk/binding_objects.h"
+#include "gsgpu/vk/command_recording.h"
 #include "gsgpu/vk/entry_points.h"
 
 namespace gsgpu::vk {
-
-namespace {
 
 CommandBuffer* recording(VkCommandBuffer handle, const char* command) {
   CommandBuffer* cb = from_handle<CommandBuffer>(handle);
@@ -20,6 +19,8 @@ CommandBuffer* recording(VkCommandBuffer handle, const char* command) {
   log_refusal(command, "the command buffer is not recording", "not recorded");
   return nullptr;
 }
+
+namespace {
 
 // The draw's state, or false with *why.
 bool snapshot(const CommandBuffer& cb, DrawCommand* d, std::string* why) {

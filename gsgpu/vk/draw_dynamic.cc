@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gsgpu/vk/binding_objects.h"
+#include "gsgpu/vk/command_recording.h"
 #include "gsgpu/vk/entry_points.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
 
@@ -16,13 +17,6 @@ namespace gsgpu::vk {
 namespace {
 
 namespace P = hw::blk::PIPE_STATE;
-
-CommandBuffer* recording(VkCommandBuffer handle, const char* command) {
-  CommandBuffer* cb = from_handle<CommandBuffer>(handle);
-  if (cb->state == CommandBuffer::State::kRecording) return cb;
-  log_refusal(command, "the command buffer is not recording", "not recorded");
-  return nullptr;
-}
 
 // Sets one field (mask, shift) of the front and / or back STENCIL_*_MASKS words.
 void set_stencil_field(VkCommandBuffer handle, const char* command, VkStencilFaceFlags faces, uint32_t value,

@@ -11,17 +11,11 @@
 
 #include "common/checked_math.h"
 #include "gsgpu/vk/binding_objects.h"
+#include "gsgpu/vk/command_recording.h"
 #include "gsgpu/vk/entry_points.h"
 
 namespace gsgpu::vk {
 namespace {
-
-CommandBuffer* recording(VkCommandBuffer handle, const char* command) {
-  CommandBuffer* cb = from_handle<CommandBuffer>(handle);
-  if (cb->state == CommandBuffer::State::kRecording) return cb;
-  log_refusal(command, "the command buffer is not recording", "not recorded");
-  return nullptr;
-}
 
 // Buffers [first, first + count) of the four, overflow-safe.
 bool buffers_inside(uint32_t first, uint32_t count) {
