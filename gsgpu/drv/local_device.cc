@@ -9,6 +9,7 @@
 #include "common/checked_math.h"
 #include "common/log.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
+#include "common/text.h"
 
 namespace gsgpu::drv {
 
@@ -40,11 +41,7 @@ namespace {
 
 bool page_aligned(uint64_t v) { return v % kPageSize == 0; }
 
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
+using gsvirt::hex;
 
 // The DISPATCH backend the device gets: the shader cores, with every dispatch's counters added up
 // for Device::counters() (the registers only hold the last dispatch's).

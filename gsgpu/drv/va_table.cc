@@ -5,15 +5,12 @@
 
 #include "common/checked_math.h"
 #include "gsgpu/drv/drv.h"
+#include "common/text.h"
 
 namespace gsgpu::drv {
 namespace {
 
-std::string hex(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%" PRIx64, value);
-  return text;
-}
+using gsvirt::hex;
 
 }  // namespace
 

@@ -8,15 +8,12 @@
 
 #include "common/checked_math.h"
 #include "common/log.h"
+#include "common/text.h"
 
 namespace gsgpu {
 namespace {
 
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
+using gsvirt::hex;
 
 bool page_aligned(uint64_t v) { return v % Mmu::kPageSize == 0; }
 

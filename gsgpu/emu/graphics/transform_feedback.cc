@@ -6,15 +6,12 @@
 #include <cstring>
 
 #include "common/checked_math.h"
+#include "common/text.h"
 
 namespace gsgpu::graphics {
 namespace {
 
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
-  return b;
-}
+using gsvirt::hex;
 
 // The value of export slot `slot` of a shaded vertex.
 float slot_value(const ShadedVertex& v, uint32_t slot) {

@@ -15,6 +15,7 @@
 #include "gsgpu/emu/texture/cube_map.h"
 #include "gsgpu/emu/texture/texture_unit.h"
 #include "protocol/gsgpu/gsgpu_hw.h"
+#include "common/text.h"
 
 namespace gsgpu::shader {
 namespace {
@@ -27,11 +28,7 @@ using texture::TextureUnit;
 
 constexpr unsigned kChannels = 4;
 
-std::string hex(uint64_t value) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, value);
-  return buf;
-}
+using gsvirt::hex;
 
 // Turns the unit's refusal into the warp's fault.
 Flow texture_fault(Warp& w, const DecodedInst& di, const TextureUnit& unit, const std::string& what) {
