@@ -60,10 +60,7 @@ DrawFrame render_cube(DrawSide& side, const CubeScene& s, uint32_t face) {
   scene.draws = {draw};
   scene.fragment_spirv = shader_cube_sample_frag;
   scene.fragment_spirv_bytes = sizeof shader_cube_sample_frag;
-  scene.edit = [&](VkGraphicsPipelineCreateInfo& info) { info.layout = o.layout; };
-  scene.before_draws = [&](VkCommandBuffer cb) {
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, o.layout, 0, 1, &set, 0, nullptr);
-  };
+  use_sampled_texture(&scene, o, set);
   return side.render(scene);
 }
 

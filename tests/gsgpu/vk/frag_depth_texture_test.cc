@@ -57,10 +57,7 @@ DrawFrame render_depth_from_texture(DrawSide& side, VkFormat format, bool fetch,
   scene.draws = {draw};
   scene.fragment_spirv = shader_depth_from_texture_frag;
   scene.fragment_spirv_bytes = sizeof shader_depth_from_texture_frag;
-  scene.edit = [&](VkGraphicsPipelineCreateInfo& i) { i.layout = o.layout; };
-  scene.before_draws = [&](VkCommandBuffer cb) {
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, o.layout, 0, 1, &set, 0, nullptr);
-  };
+  use_sampled_texture(&scene, o, set);
   return side.render(scene);
 }
 

@@ -82,10 +82,7 @@ DrawFrame render_shadow(DrawSide& side, const ShadowScene& s) {
   scene.draws = {draw};
   scene.fragment_spirv = s.explicit_lod ? shader_shadow_2d_lod_frag : shader_shadow_2d_frag;
   scene.fragment_spirv_bytes = s.explicit_lod ? sizeof shader_shadow_2d_lod_frag : sizeof shader_shadow_2d_frag;
-  scene.edit = [&](VkGraphicsPipelineCreateInfo& info) { info.layout = o.layout; };
-  scene.before_draws = [&](VkCommandBuffer cb) {
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, o.layout, 0, 1, &set, 0, nullptr);
-  };
+  use_sampled_texture(&scene, o, set);
   return side.render(scene);
 }
 

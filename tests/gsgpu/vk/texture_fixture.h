@@ -201,6 +201,15 @@ inline VkDescriptorSet combined_sampler_set(const VkSamplerCreateInfo& sampler_i
   return set;
 }
 
+// The scene's pipeline takes o's layout, and `set` is bound before its draws.
+inline void use_sampled_texture(DrawScene* scene, const SampledTextureObjects& o, VkDescriptorSet set) {
+  const VkPipelineLayout layout = o.layout;
+  scene->edit = [layout](VkGraphicsPipelineCreateInfo& info) { info.layout = layout; };
+  scene->before_draws = [layout, set](VkCommandBuffer cb) {
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 0, nullptr);
+  };
+}
+
 struct FrameComparison {
   uint32_t over_16 = 0, max_diff = 0, differing = 0;
 };

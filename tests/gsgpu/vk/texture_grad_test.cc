@@ -53,10 +53,7 @@ DrawFrame render_grad(DrawSide& side, VkSamplerMipmapMode mip, const float gradi
   scene.draws = {draw};
   scene.fragment_spirv = shader_texture_grad_push_frag;
   scene.fragment_spirv_bytes = sizeof shader_texture_grad_push_frag;
-  scene.edit = [&](VkGraphicsPipelineCreateInfo& info) { info.layout = o.layout; };
-  scene.before_draws = [&](VkCommandBuffer cb) {
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, o.layout, 0, 1, &set, 0, nullptr);
-  };
+  use_sampled_texture(&scene, o, set);
   return side.render(scene);
 }
 

@@ -47,10 +47,7 @@ DrawFrame render_offset(DrawSide& side, VkSamplerAddressMode address, VkFilter f
   scene.draws = {draw};
   scene.fragment_spirv = shader_texture_offset_frag;
   scene.fragment_spirv_bytes = sizeof shader_texture_offset_frag;
-  scene.edit = [&](VkGraphicsPipelineCreateInfo& pipeline) { pipeline.layout = o.layout; };
-  scene.before_draws = [&](VkCommandBuffer cb) {
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, o.layout, 0, 1, &set, 0, nullptr);
-  };
+  use_sampled_texture(&scene, o, set);
   return side.render(scene);
 }
 
