@@ -105,8 +105,8 @@ void Clipper::emit(const Vertex& a, const Vertex& b, const Vertex& c, const Vary
 
 void Clipper::copy_varyings(const std::array<const Varyings*, 3>& vertices, const Varyings& flat,
                             RasterTriangle* t) const {
-  for (int i = 0; i < 3; ++i) std::copy_n(vertices[i]->begin(), copied_, t->varyings[i].begin());
-  std::copy_n(flat.begin(), copied_, t->flat.begin());
+  for (int i = 0; i < 3; ++i) copy_varying_blocks(*vertices[i], copied_, &t->varyings[i]);
+  copy_varying_blocks(flat, copied_, &t->flat);
 }
 
 namespace {

@@ -46,11 +46,13 @@ void PrimitiveAssembler::push(const ShadedVertex& v, Queue<AssembledPrimitive>& 
     case Topology::kLineList:
     case Topology::kTriangleList: {
       const uint32_t n = vertices_per_primitive(topology_);
-      hold(slot_, v);
-      if (++slot_ == n) {
-        slot_ = 0;
-        emit(held_[0], held_[1], n == 3 ? held_[2] : held_[1], n, n - 1, out);
+      if (slot_ + 1 < n) {
+        hold(slot_++, v);
+        return;
       }
+      // The last vertex goes straight into the primitive, not through held_ (a copy less).
+      slot_ = 0;
+      emit(held_[0], n == 3 ? held_[1] : v, v, n, n - 1, out);
       return;
     }
     case Topology::kLineStrip:

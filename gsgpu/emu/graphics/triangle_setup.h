@@ -85,8 +85,18 @@ enum class SetupResult : uint8_t {
 };
 const char* setup_result_name(SetupResult r);
 
-// Snaps x to the subpixel grid; false when it is not finite or lies outside the guard band.
-bool snap_to_subpixel(float coordinate, int64_t* out);
+// Snaps x to the subpixel grid, round to nearest, ties to even; false when it is not finite or lies
+// outside the guard band. Inline, without std::nearbyint: that was a libm call per coordinate, six
+// per triangle. Inside the band |x * 2^8| < 2^23, and adding then subtracting 1.5 * 2^52 rounds such
+// a double to an integer in the default rounding mode as nearbyint does (the sum lies in
+// [2^52, 2^53), where the spacing of doubles is 1; 1.5 * 2^52 is even, so ties still go to even).
+inline bool snap_to_subpixel(float coordinate, int64_t* out) {
+  const double scaled = static_cast<double>(coordinate) * kSubpixelOne;  // exact: a float times 2^8
+  if (!(scaled < kGuardBandPixels * kSubpixelOne && scaled > -kGuardBandPixels * kSubpixelOne)) return false;  // NaN too
+  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
+  *out = static_cast<int64_t>((scaled + kRound) - kRound);
+  return true;
+}
 
 SetupResult setup_triangle(const std::array<ScreenVertex, 3>& vertices, const SetupState& state, TriangleSetup* out);
 

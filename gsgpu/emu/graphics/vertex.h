@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -47,11 +48,23 @@ inline uint32_t carried_varying_components(uint32_t stage_components) {
   return n > kStandInVaryingComponents ? n : kStandInVaryingComponents;
 }
 
+// The first `count` (<= kMaxVaryingComponents) components of `from` into `to`, in whole blocks of
+// kVaryingCopyBlock: a few fixed-size moves instead of a loop per component or a memmove call per
+// vertex. The components past `count` up to the block's end are copied too; they hold no defined
+// value (carried_varying_components) and 64 is a whole number of blocks.
+inline constexpr uint32_t kVaryingCopyBlock = 8;
+static_assert(kMaxVaryingComponents % kVaryingCopyBlock == 0);
+inline void copy_varying_blocks(const Varyings& from, uint32_t count, Varyings* to) {
+  for (uint32_t k = 0; k < count && k < kMaxVaryingComponents; k += kVaryingCopyBlock) {
+    std::memcpy(to->data() + k, from.data() + k, kVaryingCopyBlock * sizeof(float));
+  }
+}
+
 // `to` = `from` in everything a later block reads: all but the varyings from `varyings` on (a
 // vertex is 312 bytes, and copying all 64 varyings was most of primitive assembly's time).
 inline void copy_shaded_vertex(const ShadedVertex& from, uint32_t varyings, ShadedVertex* to) {
   to->position = from.position;
-  for (uint32_t k = 0; k < varyings; ++k) to->varyings[k] = from.varyings[k];
+  copy_varying_blocks(from.varyings, varyings, &to->varyings);
   to->has_point_size = from.has_point_size;
   to->point_size = from.point_size;
   to->distances = from.distances;
