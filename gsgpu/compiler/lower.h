@@ -223,6 +223,7 @@ class Lowering {
   Value declare_texture_binding(uint32_t id, const SpirvDecorations* d);
   void shader_image_sample(const SpirvInstruction& inst);
   void shader_image_fetch(const SpirvInstruction& inst);
+  void shader_image_query_lod(const SpirvInstruction& inst);
   std::unordered_map<uint32_t, Value> texture_bindings_;  // UniformConstant variable -> its descriptor's parts
   void declare_push_constants(uint32_t id, uint32_t pointee);
   MOperand constants_base_;

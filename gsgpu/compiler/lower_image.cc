@@ -277,6 +277,10 @@ bool Lowering::lower_image(const SpirvInstruction& inst) {
       if (!graphics()) return false;
       shader_image_sample(inst);
       return true;
+    case Op::OpImageQueryLod:
+      if (!graphics()) return false;
+      shader_image_query_lod(inst);
+      return true;
     case Op::OpImageWrite: image_write(inst); return true;
     case Op::OpImageQuerySizeLod: case Op::OpImageQuerySize: image_size(inst); return true;
     case Op::OpImageQueryOrder: case Op::OpImageQueryFormat: case Op::OpImageQueryLevels:

@@ -210,6 +210,33 @@ void Lowering::shader_image_sample(const SpirvInstruction& inst) {
   define(inst.result_id, std::move(texel));
 }
 
+// OpImageQueryLod (textureQueryLod; zink asks it when it samples GL's non-seamless cube maps as 2D
+// arrays): v_image_query_lod, which takes v_image_sample_implicit's operands — the coordinate's
+// spatial components (an array layer or any further component is ignored, as SPIR-V leaves it out)
+// and the record's bias — and returns (the level a sample would read, the LOD before clamping).
+void Lowering::shader_image_query_lod(const SpirvInstruction& inst) {
+  if (stage_ != ShaderStage::kFragment) fail("OpImageQueryLod outside a fragment shader (it needs the quad's derivatives)");
+  const SpirvType& result = type(inst.result_type);
+  if (result.kind != TypeKind::kVector || result.count != 2 || type(result.element).kind != TypeKind::kFloat ||
+      type(result.element).width != 32)
+    fail("OpImageQueryLod returns a vector of two 32-bit floats");
+  const uint32_t sampled_id = operand_id(inst, 0), coord_id = operand_id(inst, 1);
+  const ImageShape shape = image_shape(type_of(sampled_id));
+  if (shape.buffer || shape.multisampled) fail("OpImageQueryLod of a buffer or multisampled image");
+  const Value sampled = value(sampled_id);
+  if (sampled.parts.size() != 3) fail("the sampled image does not come from an image and a sampler descriptor");
+  const SpirvType& s = type(scalar_of(type_of(coord_id)));
+  if (s.kind != TypeKind::kFloat || s.width != 32) fail("OpImageQueryLod takes 32-bit float coordinates");
+  const Value coord = value(coord_id);
+  if (coord.parts.size() < shape.dims) fail("the OpImageQueryLod coordinate has too few components");
+  MOperand channels[4] = {MOperand::literal(0), MOperand::literal(0), MOperand::literal(0), sampled.parts[2]};
+  for (uint32_t i = 0; i < shape.dims; ++i) channels[i] = coord.parts[i];
+  const uint32_t quad = emit(Opcode::v_image_query_lod, 128, sampled.parts[0], make_quad(channels), sampled.parts[1]);
+  Value lod = unpack_quad(quad);
+  lod.parts.resize(2);
+  define(inst.result_id, std::move(lod));
+}
+
 // OpImageFetch (texelFetch): integer coordinates and the level from the Lod operand, no sampler; of
 // a multisampled image, the Sample operand instead, which v_image_load takes in the level's channel.
 void Lowering::shader_image_fetch(const SpirvInstruction& inst) {

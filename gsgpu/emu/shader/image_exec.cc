@@ -189,36 +189,71 @@ void cube_derivatives(const At& at, uint32_t lane, uint32_t quad, float ddx[3], 
   ddx[2] = ddy[2] = 0;
 }
 
-// v_image_sample_implicit (fragment programs): the LOD of each lane is the texture unit's implicit
-// LOD from its quad's coarse derivatives (top row for d/dx, left column for d/dy, as the quad
-// instructions read them: every lane of the quad whatever the execution mask, helper lanes
-// included) plus the lane's bias in channel 3. One LOD per quad for a uniform image and bias.
+// The implicit LOD of `lane`: the texture unit's, from its quad's coarse derivatives (top row for
+// d/dx, left column for d/dy, as the quad instructions read them: every lane of the quad whatever
+// the execution mask, helper lanes included), plus the lane's bias in channel 3. One LOD per quad
+// for a uniform image and bias.
+template <typename At>
+float lane_implicit_lod(const At& at, uint32_t lane, const Image& image, const Sampler& sampler) {
+  const uint32_t q = lane & ~3u;  // fragment warps are whole quads (the stage checks the width)
+  float ddx[3], ddy[3];
+  for (unsigned c = 0; c < 3; ++c) {
+    ddx[c] = at(c, q + 1) - at(c, q);
+    ddy[c] = at(c, q + 2) - at(c, q);
+  }
+  if (image.type == hw::blk::IMAGE_DESC::FORMAT_TYPE_IMAGE_CUBE) cube_derivatives(at, lane, q, ddx, ddy);
+  return TextureUnit::implicit_lod(image, sampler, ddx, ddy) + at(3, lane);
+}
+
+// The fragment-program image instructions: their images and samplers, checked for every active lane.
+bool load_fragment_operands(Warp& w, const DecodedInst& di, TextureUnit& unit, LaneImages* images, Sampler* samplers) {
+  if (!w.dispatch->params->fragment) {
+    raise_fault(w, di, ShaderFaultKind::kIllegalInstruction,
+                std::string(isa::op_info(di.inst.opcode).mnemonic) + " is a fragment-program instruction");
+    return false;
+  }
+  return load_images(w, di, unit, texture::ImageUse::kRead, images) && load_samplers(w, di, unit, *images, samplers);
+}
+
+// v_image_sample_implicit (fragment programs): v_image_sample at each lane's implicit LOD.
 Flow image_sample_implicit(Warp& w, const DecodedInst& di) {
-  if (!w.dispatch->params->fragment)
-    return raise_fault(w, di, ShaderFaultKind::kIllegalInstruction,
-                       "v_image_sample_implicit is a fragment-program instruction");
   TextureUnit unit(*w.dispatch->memory);
   LaneImages images;
-  if (!load_images(w, di, unit, texture::ImageUse::kRead, &images)) return Flow::kYield;
   Sampler samplers[kMaxWarpWidth];
-  if (!load_samplers(w, di, unit, images, samplers)) return Flow::kYield;
+  if (!load_fragment_operands(w, di, unit, &images, samplers)) return Flow::kYield;
   texture::Texel result[kMaxWarpWidth];
   const uint16_t coord = di.inst.src[1];
   const auto at = [&](unsigned c, uint32_t lane) { return std::bit_cast<float>(channel(w, coord, c, lane)); };
   const texture::TexelOffset offset = texel_offset(di);
   for (uint32_t l = 0; l < w.width; ++l) {
     if (!(w.exec >> l & 1)) continue;
-    const uint32_t q = l & ~3u;  // fragment warps are whole quads (the stage checks the width)
-    float xyz[3], ddx[3], ddy[3];
-    for (unsigned c = 0; c < 3; ++c) {
-      xyz[c] = at(c, l);
-      ddx[c] = at(c, q + 1) - at(c, q);
-      ddy[c] = at(c, q + 2) - at(c, q);
-    }
-    if (images[l].type == hw::blk::IMAGE_DESC::FORMAT_TYPE_IMAGE_CUBE) cube_derivatives(at, l, q, ddx, ddy);
-    const float lod = TextureUnit::implicit_lod(images[l], samplers[l], ddx, ddy) + at(3, l);
+    const float xyz[3] = {at(0, l), at(1, l), at(2, l)};
+    const float lod = lane_implicit_lod(at, l, images[l], samplers[l]);
     if (!unit.sample(images[l], samplers[l], xyz, lod, &result[l], offset))
       return texture_fault(w, di, unit, "lane " + std::to_string(l));
+  }
+  commit_quad(w, di.inst.dst, result);
+  return Flow::kNext;
+}
+
+// v_image_query_lod (fragment programs; OpImageQueryLod): (the level v_image_sample_implicit would
+// read, its LOD before the clamps, 0, 0) from the same derivatives, bias and sampler.
+Flow image_query_lod(Warp& w, const DecodedInst& di) {
+  TextureUnit unit(*w.dispatch->memory);
+  LaneImages images;
+  Sampler samplers[kMaxWarpWidth];
+  if (!load_fragment_operands(w, di, unit, &images, samplers)) return Flow::kYield;
+  texture::Texel result[kMaxWarpWidth];
+  const uint16_t coord = di.inst.src[1];
+  const auto at = [&](unsigned c, uint32_t lane) { return std::bit_cast<float>(channel(w, coord, c, lane)); };
+  for (uint32_t l = 0; l < w.width; ++l) {
+    if (!(w.exec >> l & 1)) continue;
+    const float lod = lane_implicit_lod(at, l, images[l], samplers[l]);
+    const TextureUnit::LodQuery q = TextureUnit::query_lod(images[l], samplers[l], lod);
+    result[l].set_f(0, q.level);
+    result[l].set_f(1, q.lod);
+    result[l].set_f(2, 0.0f);
+    result[l].set_f(3, 0.0f);
   }
   commit_quad(w, di.inst.dst, result);
   return Flow::kNext;
@@ -276,6 +311,7 @@ void fill_image_handlers(Handler* table, uint32_t) {
   table[static_cast<size_t>(Opcode::v_image_store)] = &image_store;
   table[static_cast<size_t>(Opcode::v_image_query)] = &image_query;
   table[static_cast<size_t>(Opcode::v_image_sample_implicit)] = &image_sample_implicit;
+  table[static_cast<size_t>(Opcode::v_image_query_lod)] = &image_query_lod;
 }
 
 }  // namespace gsgpu::shader

@@ -540,17 +540,14 @@ bool TextureUnit::sample(const Image& image, const Sampler& sampler, const float
   if (image.samples_log2 != 0) return fail(TextureFault::kBadDescriptor, "a multisampled image is not sampled");
   if (offset.any() && image.type == desc::FORMAT_TYPE_IMAGE_CUBE)
     return fail(TextureFault::kBadDescriptor, "a texel offset on a cube image (cubes take no offsets)");
-  if (std::isnan(lod)) lod = 0.0f;
-  lod = std::clamp(lod, sampler.min_lod, sampler.max_lod);
+  lod = sampler_clamped_lod(sampler, lod);
   const bool minifying = lod > 0.0f;
   const bool linear = minifying ? sampler.min_linear : sampler.mag_linear;
   const uint32_t last = image.mip_levels - 1;
   if (sampler.mip_filter == 0 || last == 0) return sample_level(image, sampler, linear, coord, 0, offset, out);
   const float clamped = std::clamp(lod, 0.0f, static_cast<float>(last));
-  if (sampler.mip_filter == 1) {  // nearest level: ceil(lod + 0.5) - 1
-    const uint32_t level = static_cast<uint32_t>(std::max(0.0f, std::ceil(clamped + 0.5f) - 1.0f));
-    return sample_level(image, sampler, linear, coord, std::min(level, last), offset, out);
-  }
+  if (sampler.mip_filter == 1)
+    return sample_level(image, sampler, linear, coord, nearest_level(clamped, last), offset, out);
   const uint32_t level0 = static_cast<uint32_t>(std::floor(clamped));
   const uint32_t level1 = std::min(level0 + 1, last);
   const float weight = clamped - std::floor(clamped);
@@ -628,6 +625,29 @@ float TextureUnit::implicit_lod(const Image& image, const Sampler& sampler, cons
   // log2(max(sqrt(a), sqrt(b))) = 0.5 * log2(max(a, b)); 0 gives -inf (clamped later), NaN stays NaN
   // (sample() reads it as 0).
   return 0.5f * std::log2(std::max(length_x, length_y));
+}
+
+float TextureUnit::sampler_clamped_lod(const Sampler& sampler, float lod) {
+  if (std::isnan(lod)) lod = 0.0f;
+  return std::clamp(lod, sampler.min_lod, sampler.max_lod);
+}
+
+// MIP_FILTER NEAREST's level: ceil(lod + 0.5) - 1 (Vulkan's rounding, halves down), within the image.
+uint32_t TextureUnit::nearest_level(float clamped_lod, uint32_t last) {
+  const uint32_t level = static_cast<uint32_t>(std::max(0.0f, std::ceil(clamped_lod + 0.5f) - 1.0f));
+  return std::min(level, last);
+}
+
+// The level sample() reads at `lod`, as a float: the same clamps and the same choice of level, so
+// that OpImageQueryLod and the sample it describes agree.
+TextureUnit::LodQuery TextureUnit::query_lod(const Image& image, const Sampler& sampler, float lod) {
+  LodQuery q;
+  q.lod = lod;
+  const uint32_t last = image.mip_levels - 1;
+  if (sampler.mip_filter == 0 || last == 0) return q;  // level 0
+  const float clamped = std::clamp(sampler_clamped_lod(sampler, lod), 0.0f, static_cast<float>(last));
+  q.level = sampler.mip_filter == 1 ? static_cast<float>(nearest_level(clamped, last)) : clamped;
+  return q;
 }
 
 uint32_t TextureUnit::query(const Image& image, ImageQuery what, uint32_t level) {

@@ -115,6 +115,14 @@ class TextureUnit {
   // measured with the Euclidean length over the image's spatial axes.
   static float implicit_lod(const Image& image, const Sampler& sampler, const float ddx[3], const float ddy[3]);
   static uint32_t query(const Image& image, ImageQuery what, uint32_t level = 0);
+  // OpImageQueryLod for the LOD `lod` (implicit_lod plus the bias): `level` is the level sample()
+  // would read, relative to the view's first level — lod clamped to [MIN_LOD, MAX_LOD] (a NaN read
+  // as 0) and to [0, levels - 1]; rounded to the level MIP_FILTER NEAREST picks; 0 for MIP_FILTER
+  // NONE or an image of one level — and `lod` is the LOD before any clamp (Vulkan's lambda).
+  struct LodQuery {
+    float level = 0, lod = 0;
+  };
+  static LodQuery query_lod(const Image& image, const Sampler& sampler, float lod);
 
   TextureFault fault() const { return fault_; }
   const std::string& fault_reason() const { return reason_; }
@@ -122,6 +130,8 @@ class TextureUnit {
   const MemoryFault& memory_fault() const { return memory_fault_; }
 
  private:
+  static float sampler_clamped_lod(const Sampler& sampler, float lod);
+  static uint32_t nearest_level(float clamped_lod, uint32_t last);
   bool fail(TextureFault kind, std::string reason);
   bool fail_memory(MemoryFault where, std::string reason);
   // The texel through the view's SWIZZLE, or with `raw` as stored (depth compare swizzles its result).

@@ -538,6 +538,12 @@ TEST_P(ImageInstructions, ImplicitLodSampleIsIllegalOutsideFragmentPrograms) {
   expect_fault(r, ShaderFaultKind::kIllegalInstruction, {"v_image_sample_implicit", "fragment-program instruction"});
 }
 
+TEST_P(ImageInstructions, LodQueryIsIllegalOutsideFragmentPrograms) {
+  const uint64_t desc = place_image(small_2d(), small_2d_texels());
+  const Run r = run("v_image_query_lod v[12:15], s[2:3], v[8:11], s8", desc, {0, 0, 0, 0});
+  expect_fault(r, ShaderFaultKind::kIllegalInstruction, {"v_image_query_lod", "fragment-program instruction"});
+}
+
 TEST_P(ImageInstructions, UnmappedDescriptorIsAMemoryFault) {
   const uint64_t nowhere = 0x7000000000;
   const Run r = run("v_image_query v12, s[2:3], 0, width", nowhere, {0, 0, 0, 0});
