@@ -116,7 +116,12 @@ std::array<uint32_t, 4> decode(const FormatInfo* f, const uint8_t* bytes) {
   const bool is_float = f->kind == Kind::kUnorm || f->kind == Kind::kSnorm || f->kind == Kind::kSfloat;
   std::array<uint32_t, 4> out{0, 0, 0, is_float ? std::bit_cast<uint32_t>(1.0f) : 1u};
   if (f->bits == 32) {  // UINT, SINT and SFLOAT words are the bytes as they are (to_word of 32 bits)
-    std::memcpy(out.data(), bytes, size_t{f->components} * 4);
+    switch (f->components) {  // fixed sizes: a few moves, not a memcpy call
+      case 1: std::memcpy(out.data(), bytes, 4); break;
+      case 2: std::memcpy(out.data(), bytes, 8); break;
+      case 3: std::memcpy(out.data(), bytes, 12); break;
+      default: std::memcpy(out.data(), bytes, 16); break;
+    }
     return out;
   }
   for (int c = 0; c < f->components; ++c) out[c] = to_word(*f, read_component(bytes + c * f->bits / 8, f->bits));
@@ -129,32 +134,85 @@ std::array<uint32_t, 4> decode_vertex_format(uint32_t vk_format, const uint8_t* 
   return decode(find_format(vk_format), bytes);
 }
 
+VertexFetcher::VertexFetcher(GpuMemory& memory, const VertexInputState& state) : memory_(memory), state_(state) {
+  for (uint32_t a = 0; a < state_.attribute_count && a < kMaxVertexAttributes; ++a) plan_attribute(a);
+}
+
+void VertexFetcher::plan_attribute(uint32_t a) {
+  const VertexAttribute& attr = state_.attributes[a];
+  const FormatInfo* format = find_format(attr.format);
+  if (!format || attr.binding >= kMaxVertexBindings) return;  // fetch reports it at the first vertex
+  AttributePlan& plan = plans_[a];
+  plan.format = format;
+  plan.size = uint32_t(format->components) * format->bits / 8;
+  if (format->bits == 32) {
+    plan.raw_words = format->components;
+    static constexpr uint8_t kZeros[16] = {};
+    plan.fill = decode(format, kZeros);  // the present components are overwritten per vertex
+  }
+  const VertexBinding& b = state_.bindings[attr.binding];
+  const uint64_t first_end = uint64_t{attr.offset} + plan.size;  // below 2^33: no overflow
+  if (first_end > b.size) return;                                 // not even element 0 fits
+  plan.has_element = true;
+  plan.last_element = b.stride == 0 ? UINT64_MAX : (b.size - first_end) / b.stride;
+  GpuMemory::Range m;
+  if (memory_.lookup_range(b.va, Access::kRead, &m) && b.va >= m.va_begin && b.va < m.va_end &&
+      b.size <= m.va_end - b.va) {
+    plan.host = m.host + (b.va - m.va_begin) + attr.offset;  // inside: offset < first_end <= size
+  }
+}
+
+namespace {
+
+// decode() of a 32-bit format, inline: `fill` with the element's first `words` words over it.
+inline void copy_words(const std::array<uint32_t, 4>& fill, const uint8_t* bytes, uint32_t words,
+                       std::array<uint32_t, 4>* out) {
+  *out = fill;
+  switch (words) {  // fixed sizes: a few moves, not a memcpy call
+    case 1: std::memcpy(out->data(), bytes, 4); break;
+    case 2: std::memcpy(out->data(), bytes, 8); break;
+    case 3: std::memcpy(out->data(), bytes, 12); break;
+    default: std::memcpy(out->data(), bytes, 16); break;
+  }
+}
+
+std::string bad_attribute(uint32_t a, const VertexAttribute& attr) {
+  return "attribute " + std::to_string(a) + ": bad format " + std::to_string(attr.format) + " or binding " +
+         std::to_string(attr.binding);
+}
+
+std::string past_the_buffer(uint32_t a, const VertexAttribute& attr, const VertexBinding& b, uint64_t element) {
+  return "vertex fetch past the buffer: attribute " + std::to_string(a) + " binding " + std::to_string(attr.binding) +
+         " element " + std::to_string(element) + " (stride " + std::to_string(b.stride) + ", offset " +
+         std::to_string(attr.offset) + ") in a buffer of " + std::to_string(b.size) + " bytes";
+}
+
+}  // namespace
+
 std::optional<std::string> VertexFetcher::fetch(uint32_t vertex_index, uint32_t instance_index, FetchedVertex* out) {
   out->vertex_index = vertex_index;
   out->instance_index = instance_index;
   for (uint32_t a = 0; a < state_.attribute_count && a < kMaxVertexAttributes; ++a) {
     const VertexAttribute& attr = state_.attributes[a];
-    const FormatInfo* format = find_format(attr.format);
-    const uint32_t size = format ? uint32_t(format->components) * format->bits / 8 : 0;
-    if (size == 0 || attr.binding >= kMaxVertexBindings) {
-      return "attribute " + std::to_string(a) + ": bad format " + std::to_string(attr.format) + " or binding " +
-             std::to_string(attr.binding);
-    }
+    const AttributePlan& plan = plans_[a];
+    if (!plan.format) return bad_attribute(a, attr);
     const VertexBinding& b = state_.bindings[attr.binding];
     const uint64_t element = b.rate == InputRate::kVertex ? vertex_index : instance_index / (b.divisor ? b.divisor : 1);
-    // offset + stride * element + size <= binding size, without overflow.
-    auto start = gsvirt::checked_mul<uint64_t>(b.stride, element);
-    if (start) start = gsvirt::checked_add<uint64_t>(*start, attr.offset);
-    if (!start || !gsvirt::range_within(*start, size, b.size)) {
-      return "vertex fetch past the buffer: attribute " + std::to_string(a) + " binding " +
-             std::to_string(attr.binding) + " element " + std::to_string(element) + " (stride " +
-             std::to_string(b.stride) + ", offset " + std::to_string(attr.offset) + ") in a buffer of " +
-             std::to_string(b.size) + " bytes";
+    if (!plan.has_element || element > plan.last_element) return past_the_buffer(a, attr, b, element);
+    const uint64_t start = uint64_t{b.stride} * element;  // + offset: inside the binding (plan_attribute)
+    const uint8_t* p;
+    if (plan.host) {
+      p = plan.host + start;
+    } else {
+      auto address = gsvirt::checked_add<uint64_t>(b.va, start + attr.offset);
+      p = address ? read_pointer(attr.binding, *address, plan.size) : nullptr;
     }
-    auto address = gsvirt::checked_add<uint64_t>(b.va, *start);
-    const uint8_t* p = address ? read_pointer(attr.binding, *address, size) : nullptr;
     if (!p) return "vertex fetch from an unmapped address: attribute " + std::to_string(a);
-    out->attributes[a] = decode(format, p);
+    if (plan.raw_words != 0) {
+      copy_words(plan.fill, p, plan.raw_words, &out->attributes[a]);
+    } else {
+      out->attributes[a] = decode(static_cast<const FormatInfo*>(plan.format), p);
+    }
   }
   return std::nullopt;
 }

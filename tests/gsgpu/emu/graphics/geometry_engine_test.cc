@@ -110,22 +110,81 @@ TEST(VertexFetch, ReadsPastTheBufferOrUnmappedAreFaultsNotReads) {
   auto fault = fetch.fetch(2, 0, &v);  // bytes 32..48 of a 32-byte buffer
   ASSERT_TRUE(fault);
   EXPECT_NE(fault->find("past the buffer"), std::string::npos) << *fault;
+  // A fetcher plans its attributes when made (vertex_fetch.h): each state below gets its own.
   // va + stride * index + offset past 2^64 is caught, not wrapped onto a low address.
   in.bindings[0] = VertexBinding{UINT64_MAX - 100, UINT64_MAX, 0xFFFFFFFFu, InputRate::kVertex, 1};
   in.attributes[0].offset = 0xFFFFFFFFu;
-  EXPECT_FALSE(fetch.fetch(0xFFFFFFFFu, 0, &v) == std::nullopt);
+  EXPECT_FALSE(VertexFetcher(fx.memory, in).fetch(0xFFFFFFFFu, 0, &v) == std::nullopt);
   // A binding that claims a large size over unmapped memory: the MMU refuses.
   in.bindings[0] = VertexBinding{0x10, 1 << 20, 16, InputRate::kVertex, 1};
   in.attributes[0].offset = 0;
-  fault = fetch.fetch(0, 0, &v);
+  fault = VertexFetcher(fx.memory, in).fetch(0, 0, &v);
   ASSERT_TRUE(fault);
   EXPECT_NE(fault->find("unmapped"), std::string::npos);
   EXPECT_EQ(fx.memory.faults.size(), 1u);
   // Bad format or binding number.
   in.attributes[0] = VertexAttribute{0, 43, 0};
-  EXPECT_TRUE(fetch.fetch(0, 0, &v));
+  EXPECT_TRUE(VertexFetcher(fx.memory, in).fetch(0, 0, &v));
   in.attributes[0] = VertexAttribute{99, 109, 0};
-  EXPECT_TRUE(fetch.fetch(0, 0, &v));
+  EXPECT_TRUE(VertexFetcher(fx.memory, in).fetch(0, 0, &v));
+}
+
+// The range check worked out once per draw faults at the same element as the per-vertex one did:
+// the last element that fits is read, the next is a fault naming it, with offsets and strides
+// that leave a partial element at the end; a stride of 0 reads element 0's bytes for any vertex.
+TEST(VertexFetch, TheLastElementThatFitsIsReadAndTheNextIsAFault) {
+  Fixture fx;
+  std::vector<uint32_t> data(16);
+  for (uint32_t i = 0; i < data.size(); ++i) data[i] = 1000 + i;
+  VertexInputState in;
+  // 60 bytes, stride 12, an R32G32_UINT at offset 4: element e reads [12e + 4, 12e + 12), so 4 fits.
+  in.bindings[0] = VertexBinding{fx.memory.upload(data), 60, 12, InputRate::kVertex, 1};
+  in.attributes[0] = VertexAttribute{0, 101, 4};
+  // Stride 0: every vertex reads the same word.
+  in.bindings[1] = VertexBinding{in.bindings[0].va, 4, 0, InputRate::kVertex, 1};
+  in.attributes[1] = VertexAttribute{1, 98, 0};
+  in.attribute_count = 2;
+  VertexFetcher fetch(fx.memory, in);
+  FetchedVertex v;
+  ASSERT_FALSE(fetch.fetch(4, 0, &v));
+  EXPECT_EQ(v.attributes[0], (std::array<uint32_t, 4>{1013, 1014, 0, 1}));
+  EXPECT_EQ(v.attributes[1], (std::array<uint32_t, 4>{1000, 0, 0, 1}));
+  auto fault = fetch.fetch(5, 0, &v);
+  ASSERT_TRUE(fault);
+  EXPECT_EQ(*fault, "vertex fetch past the buffer: attribute 0 binding 0 element 5 (stride 12, offset 4) in a buffer "
+                    "of 60 bytes");
+  ASSERT_FALSE(fetch.fetch(0xFFFFFFFFu, 0, &v) == std::nullopt);  // and far past it
+  // An attribute larger than its whole binding: no element fits, not even element 0.
+  in.bindings[1].size = 3;
+  fault = VertexFetcher(fx.memory, in).fetch(0, 0, &v);
+  ASSERT_TRUE(fault);
+  EXPECT_NE(fault->find("attribute 1 binding 1 element 0"), std::string::npos) << *fault;
+  EXPECT_TRUE(fx.memory.faults.empty());  // range faults never reach the MMU
+}
+
+// A binding whose range is not wholly inside one mapping is read vertex by vertex through the MMU:
+// the elements inside the mapping are read, the first outside it is an unmapped-address fault.
+TEST(VertexFetch, ABindingPartlyOutsideItsMappingFaultsAtTheFirstUnmappedVertex) {
+  FlatMemory memory{0x100000, 256};
+  std::vector<float> data(16);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = float(i);
+  const uint64_t va = memory.upload(data);
+  VertexInputState in;
+  // 512 bytes claimed from va, 256 mapped: elements 0..31 of stride 8 are mapped.
+  in.bindings[0] = VertexBinding{va, 512, 8, InputRate::kVertex, 1};
+  in.attributes[0] = VertexAttribute{0, 103, 0};  // R32G32_SFLOAT
+  in.attribute_count = 1;
+  VertexFetcher fetch(memory, in);
+  FetchedVertex v;
+  ASSERT_FALSE(fetch.fetch(3, 0, &v));
+  EXPECT_EQ(f(v.attributes[0][0]), 6.0f);
+  EXPECT_EQ(f(v.attributes[0][1]), 7.0f);
+  ASSERT_FALSE(fetch.fetch(31, 0, &v));
+  auto fault = fetch.fetch(32, 0, &v);
+  ASSERT_TRUE(fault);
+  EXPECT_EQ(*fault, "vertex fetch from an unmapped address: attribute 0");
+  ASSERT_EQ(memory.faults.size(), 1u);
+  EXPECT_EQ(memory.faults[0].address, va + 256);
 }
 
 TEST(IndexFetch, Uint16Uint32AndBounds) {
