@@ -310,7 +310,8 @@ void LocalDeviceImpl::write_ring(const Submission& sub) {
         (sub.packets[i + hw::pkt::DUMP::FLAGS] & hw::pkt::DUMP::FLAGS_TO_HOST_MASK)) {
       dump_kinds_.push_back(DumpKind::kDispatch);  // the client's own
     }
-    const bool draw = opcode == hw::pkt::DRAW::OPCODE || opcode == hw::pkt::DRAW_INDIRECT::OPCODE;
+    const bool draw = opcode == hw::pkt::DRAW::OPCODE || opcode == hw::pkt::DRAW_INDIRECT::OPCODE ||
+                      opcode == hw::pkt::DRAW_BYTE_COUNT::OPCODE;
     if (!config_.dump_dir.empty() && (draw || opcode == hw::pkt::DISPATCH::OPCODE)) {
       hw::append_dump(&stream, hw::pkt::DUMP::FLAGS_TO_HOST_MASK, 0, 0);
       packet_starts_.push_back(kDriverPacket);

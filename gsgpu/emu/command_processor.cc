@@ -7,6 +7,7 @@
 
 #include "common/checked_math.h"
 #include "common/log.h"
+#include "gsgpu/emu/draw_byte_count.h"
 #include "gsgpu/emu/draw_state.h"
 #include "gsgpu/emu/dump.h"
 #include "gsgpu/emu/program_runner.h"
@@ -284,11 +285,28 @@ bool CommandProcessor::read_draw_arguments(const Packet& packet, graphics::DrawP
   return false;
 }
 
-// DRAW and DRAW_INDIRECT: the three state-block addresses are the same dwords in both.
+// DRAW_BYTE_COUNT's count, from the counter its packet names (draw_byte_count.h). False after
+// entering the fault.
+bool CommandProcessor::read_draw_byte_count(const Packet& packet, graphics::DrawParams* draw) {
+  namespace P = hw::pkt::DRAW_BYTE_COUNT;
+  ByteCountSource source;
+  source.counter_va = uint64_t{packet.dwords[P::COUNTER_VA_LO]} | uint64_t{packet.dwords[P::COUNTER_VA_HI]} << 32;
+  source.counter_offset = packet.dwords[P::COUNTER_OFFSET];
+  source.vertex_stride = packet.dwords[P::VERTEX_STRIDE];
+  std::optional<DrawCountFault> fault =
+      gsgpu::read_draw_byte_count(memory_, source, draw_limits_.vertex_invocations, draw);
+  if (!fault) return true;
+  enter_fault(fault->cause, packet.head, packet.opcode, std::move(fault->message));
+  return false;
+}
+
+// DRAW, DRAW_INDIRECT and DRAW_BYTE_COUNT: the three state-block addresses are the same dwords in all.
 bool CommandProcessor::execute_draw(const Packet& packet) {
   namespace P = hw::pkt::DRAW;
   static_assert(P::DRAW_INFO_VA_LO == hw::pkt::DRAW_INDIRECT::DRAW_INFO_VA_LO &&
                 P::SHADER_STATE_VA_HI == hw::pkt::DRAW_INDIRECT::SHADER_STATE_VA_HI);
+  static_assert(P::DRAW_INFO_VA_LO == hw::pkt::DRAW_BYTE_COUNT::DRAW_INFO_VA_LO &&
+                P::SHADER_STATE_VA_HI == hw::pkt::DRAW_BYTE_COUNT::SHADER_STATE_VA_HI);
   DrawRecord record;
   record.ring_offset = packet.head;
   std::copy_n(packet.dwords.begin(), record.packet.size(), record.packet.begin());
@@ -304,6 +322,10 @@ bool CommandProcessor::execute_draw(const Packet& packet) {
   }
   if (packet.opcode == hw::pkt::DRAW_INDIRECT::OPCODE) {
     if (!read_draw_arguments(packet, &record.state.draw)) return false;
+    if (record.state.draw.count == 0 || record.state.draw.instance_count == 0) return true;
+  }
+  if (packet.opcode == hw::pkt::DRAW_BYTE_COUNT::OPCODE) {
+    if (!read_draw_byte_count(packet, &record.state.draw)) return false;
     if (record.state.draw.count == 0 || record.state.draw.instance_count == 0) return true;
   }
   graphics::GraphicsPipeline pipeline(memory_);
@@ -453,6 +475,7 @@ bool CommandProcessor::execute(const Packet& packet) {
     case hw::pkt::SYNC::OPCODE: return execute_sync(packet);
     case hw::pkt::DRAW::OPCODE: return execute_draw(packet);
     case hw::pkt::DRAW_INDIRECT::OPCODE: return execute_draw(packet);
+    case hw::pkt::DRAW_BYTE_COUNT::OPCODE: return execute_draw(packet);
     case hw::pkt::DUMP::OPCODE: return execute_dump(packet);
     case hw::pkt::REPORT::OPCODE: return execute_report(packet);
   }

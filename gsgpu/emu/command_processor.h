@@ -155,6 +155,7 @@ class CommandProcessor {
   void publish_counters(const DispatchCounterValues& counters);
   bool execute_draw(const Packet& packet);
   bool read_draw_arguments(const Packet& packet, graphics::DrawParams* draw);
+  bool read_draw_byte_count(const Packet& packet, graphics::DrawParams* draw);
   bool execute_sync(const Packet& packet);
   bool execute_dump(const Packet& packet);
   bool execute_report(const Packet& packet);

@@ -223,4 +223,30 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdDrawIndexedIndirect(VkCommandBuffer handle
   record_indirect(handle, "vkCmdDrawIndexedIndirect", true, buffer, offset, draw_count);
 }
 
+// VK_EXT_transform_feedback's draw of what a capture wrote: the vertex count is (counter -
+// counterOffset) / vertexStride, the counter read by the device when the draw runs (DRAW_BYTE_COUNT),
+// so the value vkCmdEndTransformFeedbackEXT stored before it is the one used. Vulkan's rules that do
+// not depend on the counter are checked here; the device checks the count it computes.
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdDrawIndirectByteCountEXT(VkCommandBuffer handle, uint32_t instance_count,
+                                                               uint32_t first_instance, VkBuffer counter_buffer,
+                                                               VkDeviceSize counter_buffer_offset,
+                                                               uint32_t counter_offset, uint32_t vertex_stride) {
+  const char* command = "vkCmdDrawIndirectByteCountEXT";
+  if (counter_buffer == VK_NULL_HANDLE) return log_refusal(command, "no counter buffer", "not recorded");
+  if (vertex_stride == 0 || vertex_stride > kMaxXfbVertexStride)
+    return log_refusal(command, "vertexStride " + std::to_string(vertex_stride) + " outside 1-2048", "not recorded");
+  if (counter_buffer_offset % 4 != 0)
+    return log_refusal(command, "a counter buffer offset that is not a multiple of 4", "not recorded");
+  DrawCommand d;
+  d.byte_count = true;
+  d.indirect = from_handle<Buffer>(counter_buffer);
+  d.indirect_offset = counter_buffer_offset;
+  d.counter_offset = counter_offset;
+  d.vertex_stride = vertex_stride;
+  d.instance_count = instance_count;
+  d.first_instance = first_instance;
+  if (instance_count == 0) return;  // draws nothing
+  record_draw(handle, command, std::move(d));
+}
+
 }  // namespace gsgpu::vk

@@ -390,9 +390,10 @@ void append_draw(Device* device, const DrawCommand& d) {
   const uint64_t info = span->va + kDrawInfoAt, pipe = span->va + kPipeStateAt, shader = span->va + kShaderStateAt;
   // An indirect draw's counts are read by the command processor when it runs the packet.
   const std::vector<uint32_t> packet =
-      d.indirect != nullptr
-          ? hw::encode_draw_indirect(info, pipe, shader, d.indirect->va + d.indirect_offset)
-          : hw::encode_draw(info, pipe, shader);
+      d.indirect == nullptr ? hw::encode_draw(info, pipe, shader)
+      : d.byte_count ? hw::encode_draw_byte_count(info, pipe, shader, d.indirect->va + d.indirect_offset,
+                                                  d.counter_offset, d.vertex_stride)
+                     : hw::encode_draw_indirect(info, pipe, shader, d.indirect->va + d.indirect_offset);
   stream.append(device, packet, {d.pipeline->code_bo, d.indirect != nullptr ? d.indirect->memory->bo : 0},
                 "vkQueueSubmit: draw", false);
 }
@@ -400,8 +401,9 @@ void append_draw(Device* device, const DrawCommand& d) {
 }  // namespace
 
 void run(Device* device, const DrawCommand& d) {
-  const char* command = d.indirect != nullptr ? (d.indexed ? "vkCmdDrawIndexedIndirect" : "vkCmdDrawIndirect")
-                                              : (d.indexed ? "vkCmdDrawIndexed" : "vkCmdDraw");
+  const char* command = d.byte_count ? "vkCmdDrawIndirectByteCountEXT"
+                        : d.indirect != nullptr ? (d.indexed ? "vkCmdDrawIndexedIndirect" : "vkCmdDrawIndirect")
+                                                : (d.indexed ? "vkCmdDrawIndexed" : "vkCmdDraw");
   std::string why;
   if (d.indirect != nullptr) {
     if (!indirect_draw_range_valid(d, &why) || !check_draw_state(d, &why) || !check_xfb(d, &why)) {

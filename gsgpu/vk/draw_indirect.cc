@@ -38,7 +38,8 @@ bool read_indirect_words(const Buffer* b, uint64_t offset, uint32_t words, const
 }
 
 bool indirect_draw_range_valid(const DrawCommand& d, std::string* why) {
-  // VkDrawIndexedIndirectCommand (5 words) / VkDrawIndirectCommand (4 words).
+  // A byte counter (1 word), VkDrawIndexedIndirectCommand (5 words) / VkDrawIndirectCommand (4 words).
+  if (d.byte_count) return indirect_range_valid(d.indirect, d.indirect_offset, 1, "the counter", why);
   return indirect_range_valid(d.indirect, d.indirect_offset, d.indexed ? 5 : 4, "the arguments", why);
 }
 

@@ -87,6 +87,8 @@ struct PipelineVertexAttribute {
 // VK_EXT_transform_feedback (transform_feedback.cc): a buffer bound by
 // vkCmdBindTransformFeedbackBuffersEXT (size VK_WHOLE_SIZE: to the buffer's end).
 inline constexpr uint32_t kMaxXfbBuffers = 4;  // maxTransformFeedbackBuffers
+// maxTransformFeedbackBufferDataStride: XFB_BUFFER STRIDE's and DRAW_BYTE_COUNT VERTEX_STRIDE's bound.
+inline constexpr uint32_t kMaxXfbVertexStride = 2048;
 struct XfbBinding {
   Buffer* buffer = nullptr;
   uint64_t offset = 0, size = 0;
@@ -178,6 +180,10 @@ struct DrawCommand {
   // the draw (draw_indirect.cc), after every earlier command of the queue has finished.
   Buffer* indirect = nullptr;
   uint64_t indirect_offset = 0;
+  // vkCmdDrawIndirectByteCountEXT: `indirect` is the counter buffer, the count (counter -
+  // counter_offset) / vertex_stride, computed by the device when it runs the draw (DRAW_BYTE_COUNT).
+  bool byte_count = false;
+  uint32_t counter_offset = 0, vertex_stride = 0;
   std::array<uint8_t, kConstantBufferBytes> constants{};
   // The bound texture records and their table slots; the draw places them and points the
   // constant buffer's entries at them.
@@ -240,8 +246,9 @@ bool imageless_view_matches(const ImageView* view, const FramebufferAttachmentIn
 // layer count when the render pass begins).
 uint64_t target_layer_va(const ImageView& view, uint32_t layer);
 
-// Whether an indirect draw's arguments (16 or 20 bytes at its offset) lie inside its bound buffer,
-// the offset a multiple of 4; false with *why. The values are read by the device (DRAW_INDIRECT).
+// Whether an indirect draw's arguments (16 or 20 bytes at its offset; a byte-count draw's 4-byte
+// counter) lie inside its bound buffer, the offset a multiple of 4; false with *why. The values are
+// read by the device (DRAW_INDIRECT, DRAW_BYTE_COUNT).
 bool indirect_draw_range_valid(const DrawCommand& d, std::string* why);
 
 // The `words` 32-bit words of an indirect command at `offset` in buffer `b`, the range checked

@@ -227,6 +227,7 @@
   X(CmdBindTransformFeedbackBuffersEXT) \
   X(CmdBeginTransformFeedbackEXT)       \
   X(CmdEndTransformFeedbackEXT)         \
+  X(CmdDrawIndirectByteCountEXT)        \
   X(CmdBeginQueryIndexedEXT)            \
   X(CmdEndQueryIndexedEXT)
 

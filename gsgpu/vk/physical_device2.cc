@@ -95,15 +95,16 @@ void fill_property(const PhysicalDevice& physical, VkBaseOutStructure* s) {
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TRANSFORM_FEEDBACK_PROPERTIES_EXT: {
       // The device's XFB_STATE (docs/graphics.md "Transform feedback"): one stream, four buffers of up
       // to 2^32 - 4 bytes (XFB_BUFFER SIZE), strides up to 2048 bytes; the stream query is
-      // transform_feedback.cc's; no vkCmdDrawIndirectByteCountEXT.
+      // transform_feedback.cc's; vkCmdDrawIndirectByteCountEXT is the DRAW_BYTE_COUNT packet (draw.cc).
       auto* p = reset_keeping_chain<VkPhysicalDeviceTransformFeedbackPropertiesEXT>(s);
       p->maxTransformFeedbackStreams = 1;
       p->maxTransformFeedbackBuffers = kMaxXfbBuffers;
       p->maxTransformFeedbackBufferSize = UINT32_MAX & ~3u;
       p->maxTransformFeedbackStreamDataSize = 512;
       p->maxTransformFeedbackBufferDataSize = 512;
-      p->maxTransformFeedbackBufferDataStride = 2048;
+      p->maxTransformFeedbackBufferDataStride = kMaxXfbVertexStride;
       p->transformFeedbackQueries = kXfbQueriesOffered;
+      p->transformFeedbackDraw = VK_TRUE;
       break;
     }
     default:

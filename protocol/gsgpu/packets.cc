@@ -127,4 +127,25 @@ std::vector<uint32_t> encode_draw_indirect(uint64_t draw_info_va, uint64_t pipe_
   });
 }
 
+void append_draw_byte_count(std::vector<uint32_t>* out, uint64_t draw_info_va, uint64_t pipe_state_va,
+                            uint64_t shader_state_va, uint64_t counter_va, uint32_t counter_offset,
+                            uint32_t vertex_stride) {
+  namespace P = pkt::DRAW_BYTE_COUNT;
+  uint32_t* p = start_packet(out, P::OPCODE, P::SIZE_DWORDS);
+  put64(p, P::DRAW_INFO_VA_LO, P::DRAW_INFO_VA_HI, draw_info_va);
+  put64(p, P::PIPE_STATE_VA_LO, P::PIPE_STATE_VA_HI, pipe_state_va);
+  put64(p, P::SHADER_STATE_VA_LO, P::SHADER_STATE_VA_HI, shader_state_va);
+  put64(p, P::COUNTER_VA_LO, P::COUNTER_VA_HI, counter_va);
+  p[P::COUNTER_OFFSET] = counter_offset;
+  p[P::VERTEX_STRIDE] = vertex_stride;
+}
+std::vector<uint32_t> encode_draw_byte_count(uint64_t draw_info_va, uint64_t pipe_state_va,
+                                             uint64_t shader_state_va, uint64_t counter_va,
+                                             uint32_t counter_offset, uint32_t vertex_stride) {
+  return encoded([&](std::vector<uint32_t>* o) {
+    append_draw_byte_count(o, draw_info_va, pipe_state_va, shader_state_va, counter_va, counter_offset,
+                           vertex_stride);
+  });
+}
+
 }  // namespace gsgpu::hw

@@ -51,6 +51,14 @@ void append_draw_indirect(std::vector<uint32_t>* out, uint64_t draw_info_va, uin
                           uint64_t shader_state_va, uint64_t args_va);
 std::vector<uint32_t> encode_draw_indirect(uint64_t draw_info_va, uint64_t pipe_state_va, uint64_t shader_state_va,
                                            uint64_t args_va);
+// DRAW_BYTE_COUNT: a DRAW of (counter at `counter_va` - counter_offset) / vertex_stride vertices, the
+// counter read by the command processor when it runs it (vkCmdDrawIndirectByteCountEXT).
+void append_draw_byte_count(std::vector<uint32_t>* out, uint64_t draw_info_va, uint64_t pipe_state_va,
+                            uint64_t shader_state_va, uint64_t counter_va, uint32_t counter_offset,
+                            uint32_t vertex_stride);
+std::vector<uint32_t> encode_draw_byte_count(uint64_t draw_info_va, uint64_t pipe_state_va,
+                                             uint64_t shader_state_va, uint64_t counter_va,
+                                             uint32_t counter_offset, uint32_t vertex_stride);
 std::vector<uint32_t> encode_sync(uint32_t flags, uint64_t fence_va, uint64_t fence_value);
 std::vector<uint32_t> encode_dump(uint32_t flags, uint64_t buffer_va, uint32_t buffer_size);
 std::vector<uint32_t> encode_halt();

@@ -124,9 +124,10 @@ inline void fragment_program(Blocks& b, const Context& c, uint32_t bytes, uint64
 }
 
 // Writes the blocks at state_va (DRAW_INFO +0, PIPE_STATE +256, SHADER_STATE +512, the binding
-// +768, the attribute +832), the vertices and indices, and runs one DRAW (a DRAW_INDIRECT reading
-// its counts at `args_va` when that is not 0); true when the CP is idle.
-inline bool draw(Context& c, Blocks b, uint64_t args_va = 0) {
+// +768, the attribute +832), the vertices and indices, and runs the draw packet `encode` makes from
+// the three block addresses; true when the CP is idle.
+using DrawEncoder = std::function<std::vector<uint32_t>(uint64_t draw_info, uint64_t pipe, uint64_t shader)>;
+inline bool draw_packet(Context& c, Blocks b, const DrawEncoder& encode) {
   namespace D = blk::DRAW_INFO;
   b.draw_info[D::BINDINGS_VA_LO] = uint32_t(c.state_va + 768);
   b.draw_info[D::ATTRIBUTES_VA_LO] = uint32_t(c.state_va + 832);
@@ -141,13 +142,17 @@ inline bool draw(Context& c, Blocks b, uint64_t args_va = 0) {
     EXPECT_TRUE(m.write(c.indices_va, b.indices.data(), b.indices.size() * 4));
   }
   std::string error;
-  const std::vector<uint32_t> packet =
-      args_va == 0 ? hw::encode_draw(c.state_va, c.state_va + 256, c.state_va + 512)
-                   : hw::encode_draw_indirect(c.state_va, c.state_va + 256, c.state_va + 512, args_va);
-  EXPECT_TRUE(c.ring->write(packet, &error)) << error;
+  EXPECT_TRUE(c.ring->write(encode(c.state_va, c.state_va + 256, c.state_va + 512), &error)) << error;
   c.ring->kick();
   c.device->run_until_idle();
   return c.device->cp_state() == CpState::kIdle;
+}
+
+// One DRAW of the blocks (a DRAW_INDIRECT reading its counts at `args_va` when that is not 0).
+inline bool draw(Context& c, Blocks b, uint64_t args_va = 0) {
+  return draw_packet(c, std::move(b), [&](uint64_t info, uint64_t pipe, uint64_t shader) {
+    return args_va == 0 ? hw::encode_draw(info, pipe, shader) : hw::encode_draw_indirect(info, pipe, shader, args_va);
+  });
 }
 
 inline std::string fault_text(const Device& d) { return d.cp_fault() ? d.cp_fault()->message : "no fault"; }

@@ -88,6 +88,7 @@ TEST(HwDescription, PacketTablesMatchTheBuilders) {
       {hw::pkt::DRAW::OPCODE, hw::encode_draw(0, 0, 0)},
       {hw::pkt::REPORT::OPCODE, hw::encode_report(hw::pkt::REPORT::FLAGS_COUNTER_CLOCK, 0)},
       {hw::pkt::DRAW_INDIRECT::OPCODE, hw::encode_draw_indirect(0, 0, 0, 0)},
+      {hw::pkt::DRAW_BYTE_COUNT::OPCODE, hw::encode_draw_byte_count(0, 0, 0, 0, 0, 1)},
   };
   ASSERT_EQ(std::size(built), hw::kPacketCount);
   for (const Built& b : built) {

@@ -45,6 +45,10 @@ struct Capture {
   int pause_before = -1;
   bool discard = false;  // rasterizerDiscardEnable
   bool query = false;    // a transform-feedback stream query around the draws
+  // After the end: a vkCmdDrawIndirectByteCountEXT of buffer 0's counter (counter offset 0, as
+  // lavapipe ignores counterOffset) with this vertexStride (0: none) and instance count.
+  uint32_t byte_count_stride = 0;
+  uint32_t byte_count_instances = 1;
 };
 
 // The captured buffers (each filled with 0xEE first), the counter buffer's four words after the
@@ -71,7 +75,8 @@ Captured capture(DrawSide& side, DrawScene s, const Capture& c) {
     std::memset(bytes[b], 0xEE, kBufferBytes);
   }
   uint8_t* counter_bytes = nullptr;
-  VkBuffer counter = side.buffer(16, VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_COUNTER_BUFFER_BIT_EXT, &counter_bytes);
+  VkBuffer counter = side.buffer(
+      16, VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_COUNTER_BUFFER_BIT_EXT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, &counter_bytes);
   std::memset(counter_bytes, 0, 16);
   // A counter for each bound buffer only (lavapipe reads the offset of the buffer a counter names).
   VkBuffer counters[4] = {};
@@ -115,9 +120,13 @@ Captured capture(DrawSide& side, DrawScene s, const Capture& c) {
     end(cb, 0, 4, counters, counter_offsets);  // pause: the offsets into the counter buffer
     begin(cb, 0, 4, counters, counter_offsets);  // resume from them
   };
+  auto draw_byte_count = reinterpret_cast<PFN_vkCmdDrawIndirectByteCountEXT>(
+      vkGetDeviceProcAddr(side.device(), "vkCmdDrawIndirectByteCountEXT"));
   s.after_draws = [&](VkCommandBuffer cb) {
     if (c.query) end_query(cb, pool, 0, 0);
     end(cb, 0, 4, counters, counter_offsets);
+    // Both drivers run a pass's commands in order, so the draw reads the counter the end stored.
+    if (c.byte_count_stride != 0) draw_byte_count(cb, c.byte_count_instances, 0, counter, 0, 0, c.byte_count_stride);
   };
   Captured out;
   out.frame = side.render(s);
@@ -242,10 +251,75 @@ TEST_F(VkTransformFeedback, RasterizerDiscardCapturesAndDrawsNothingAsLavapipe) 
   for (size_t i = 0; i < g.frame.color.size(); i += 4) ASSERT_EQ(g.frame.color[i], 0) << i;
 }
 
+// vkCmdDrawIndirectByteCountEXT after a capture of one triangle (96 bytes in buffer 0): the vertex
+// count the device computes from the counter the end stored, as lavapipe draws it.
+TEST_F(VkTransformFeedback, DrawsOfTheCapturedByteCountMatchLavapipe) {
+  DrawScene s = scene(9);
+  s.draws = {DrawCall{false, 3, 0, 0, {1, 1, 1, 1}}};
+  Capture c;
+  const Captured captured_only = capture(*gsgpu_, s, c);
+  c.byte_count_stride = 16;  // 96 / 16: six vertices, the captured triangle and the next one
+  const Captured six = expect_same(*gsgpu_, *lavapipe_, s, c, "byte count: 96 / 16");
+  EXPECT_EQ(six.counters[0], 96u);
+  EXPECT_GT(differing_pixels(six.frame, captured_only.frame), 0u);  // the second triangle was drawn
+  c.byte_count_stride = 12;  // eight vertices: the same two triangles, the last two vertices dropped
+  c.byte_count_instances = 2;
+  const Captured eight = expect_same(*gsgpu_, *lavapipe_, s, c, "byte count: 96 / 12, two instances");
+  EXPECT_EQ(differing_pixels(eight.frame, six.frame), 0u);
+  c.byte_count_stride = 200;  // no vertex
+  c.byte_count_instances = 1;
+  const Captured none = expect_same(*gsgpu_, *lavapipe_, s, c, "byte count: 96 / 200");
+  EXPECT_EQ(differing_pixels(none.frame, captured_only.frame), 0u);
+}
+
 size_t occurrences(const std::string& log, const char* needle) {
   size_t n = 0;
   for (size_t at = log.find(needle); at != std::string::npos; at = log.find(needle, at + 1)) ++n;
   return n;
+}
+
+// Hostile byte-count draws on gsgpu (draw.cc, draw_indirect.cc, the device's DRAW_BYTE_COUNT): a
+// stride of 0 or over maxTransformFeedbackBufferDataStride, a misaligned counter offset, no buffer
+// are not recorded; a counter outside its buffer is skipped when run; counts the device cannot draw
+// (2^32 - 1 vertices; 3 vertices x 2^32 - 1 instances) are faulted by it and reported lost. A counter
+// below counterOffset draws nothing, and counterOffset is subtracted as Vulkan says (lavapipe
+// ignores it, so this is checked against gsgpu's direct draw of the same vertices): the frame is
+// the one of a direct draw of six vertices.
+TEST_F(VkTransformFeedback, HostileByteCountDrawsAreRefusedOrFaultedWithALogLine) {
+  DrawSide& side = *gsgpu_;
+  auto draw_byte_count = reinterpret_cast<PFN_vkCmdDrawIndirectByteCountEXT>(
+      vkGetDeviceProcAddr(side.device(), "vkCmdDrawIndirectByteCountEXT"));
+  ASSERT_NE(draw_byte_count, nullptr);
+  uint8_t* counter_bytes = nullptr;
+  VkBuffer counter = side.buffer(
+      16, VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_COUNTER_BUFFER_BIT_EXT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, &counter_bytes);
+  const uint32_t words[4] = {0xFFFFFFFFu, 96, 300, 0};
+  std::memcpy(counter_bytes, words, sizeof words);
+  DrawScene s = scene(9);
+  s.draws = {DrawCall{false, 3, 0, 0, {1, 1, 1, 1}}};
+  s.after_draws = [&](VkCommandBuffer cb) {
+    draw_byte_count(cb, 1, 0, counter, 0, 0, 0);                // stride 0: not recorded
+    draw_byte_count(cb, 1, 0, counter, 0, 0, 2052);             // over 2048: not recorded
+    draw_byte_count(cb, 1, 0, counter, 2, 0, 4);                // misaligned: not recorded
+    draw_byte_count(cb, 1, 0, VK_NULL_HANDLE, 0, 0, 4);         // no buffer: not recorded
+    draw_byte_count(cb, 1, 0, counter, 16, 0, 4);               // past the 16 bytes: skipped
+    draw_byte_count(cb, 1, 0, counter, 1ull << 63, 0, 4);       // far past them: skipped
+    draw_byte_count(cb, 1, 0, counter, 0, 0, 1);                // 2^32 - 1 vertices: faulted
+    draw_byte_count(cb, 0xFFFFFFFFu, 0, counter, 4, 0, 32);     // 3 x 2^32 - 1: faulted
+    draw_byte_count(cb, 1, 0, counter, 4, 200, 32);             // 96 below 200: nothing
+    draw_byte_count(cb, 1, 0, counter, 8, 108, 32);             // (300 - 108) / 32: six vertices
+  };
+  testing::internal::CaptureStderr();
+  const DrawFrame f = side.render(s);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(occurrences(log, "vkCmdDrawIndirectByteCountEXT: vertexStride"), 2u) << log;
+  EXPECT_EQ(occurrences(log, "a counter buffer offset that is not a multiple of 4; not recorded"), 1u) << log;
+  EXPECT_EQ(occurrences(log, "no counter buffer; not recorded"), 1u) << log;
+  EXPECT_EQ(occurrences(log, "vkCmdDrawIndirectByteCountEXT: the counter at"), 2u) << log;
+  EXPECT_EQ(occurrences(log, "the device refused or faulted it (faulted)"), 2u) << log;
+  DrawScene direct = scene(9);
+  direct.draws = {DrawCall{false, 6, 0, 0, {1, 1, 1, 1}}};
+  EXPECT_EQ(differing_pixels(f, side.render(direct)), 0u);
 }
 
 // The driver's checks (transform_feedback.cc, draw.cc): bindings past the fourth buffer or outside
