@@ -4,12 +4,14 @@
 #include <condition_variable>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "common/checked_math.h"
 #include "gsgpu/emu/shader/backend.h"
+#include "gsgpu/emu/shader/program_cache.h"
 #include "gsgpu/emu/shader/warp.h"
 
 namespace gsgpu {
@@ -149,13 +151,13 @@ class Cores final : public shader::Backend {
       result.counters.faults = 1;
       return result;
     }
-    std::optional<shader::Program> program = load_program(params, memory, &result);
+    const shader::Program* program = load_program(params, memory, &result);
     if (!program) return result;
 
     DispatchState state;
     state.params = &params;
     state.memory = &memory;
-    state.program = &*program;
+    state.program = program;
     state.width = config_.warp_width;
     state.budget = params.instruction_budget != 0 ? params.instruction_budget : kDefaultInstructionBudget;
     stop_.store(false);
@@ -267,9 +269,12 @@ class Cores final : public shader::Backend {
     return std::nullopt;
   }
 
-  // Fetches the whole code range once (one translate) and pre-decodes it.
-  std::optional<shader::Program> load_program(const DispatchParams& p, GpuMemory& memory, DispatchResult* result) {
-    auto fail = [&](ShaderFaultKind kind, std::string message, MemoryFault mf = {}) {
+  // Fetches the whole code range once (one translate) and pre-decodes it, or takes the program
+  // decoded before from the same words at the same address (program_cache.h). The check against
+  // this dispatch's declared registers is made either way. The program lives in programs_ until
+  // a later dispatch replaces it (dispatches are serialized).
+  const shader::Program* load_program(const DispatchParams& p, GpuMemory& memory, DispatchResult* result) {
+    auto fail = [&](ShaderFaultKind kind, std::string message, MemoryFault mf = {}) -> const shader::Program* {
       ShaderFault fault;
       fault.kind = kind;
       fault.pc = p.code_va + p.entry_offset;
@@ -277,31 +282,36 @@ class Cores final : public shader::Backend {
       fault.message = std::move(message);
       result->fault = fault;
       result->counters.faults = 1;
-      return std::nullopt;
+      return nullptr;
     };
     const uint8_t* bytes = memory.translate(p.code_va, p.code_size, Access::kExecute);
     if (!bytes)
       return fail(ShaderFaultKind::kMemory, "kernel code [" + std::to_string(p.code_va) + ", +" +
                                                 std::to_string(p.code_size) + ") is not mapped executable",
                   MemoryFault{p.code_va, p.code_size, Access::kExecute});
-    std::vector<uint32_t> words(p.code_size / 4);
-    std::memcpy(words.data(), bytes, p.code_size);
-    shader::Program program = shader::predecode(words.data(), words.size(), p.code_va, config_.warp_width);
-    if (p.entry_offset >= p.code_size)
-      return fail(ShaderFaultKind::kPcOutOfRange, "entry offset " + std::to_string(p.entry_offset) +
-                                                      " is outside the " + std::to_string(p.code_size) + "-byte code");
-    const uint64_t entry_pc = p.code_va + p.entry_offset;
-    auto it = std::find_if(program.code.begin(), program.code.end(),
-                           [&](const shader::DecodedInst& di) { return di.pc == entry_pc; });
-    if (it == program.code.end())
-      return fail(ShaderFaultKind::kIllegalInstruction, "entry offset " + std::to_string(p.entry_offset) +
-                                                            " is not the start of an instruction");
-    program.entry = static_cast<uint32_t>(it - program.code.begin());
-    if ((p.declared_vector_regs != 0 && program.vector_regs > p.declared_vector_regs) ||
-        (p.declared_scalar_regs != 0 && program.scalar_regs > p.declared_scalar_regs))
+    const shader::Program* program = programs_.find(p.code_va, bytes, p.code_size, p.entry_offset);
+    if (!program) {
+      std::vector<uint32_t> words(p.code_size / 4);
+      std::memcpy(words.data(), bytes, p.code_size);
+      auto decoded =
+          std::make_unique<shader::Program>(shader::predecode(words.data(), words.size(), p.code_va, config_.warp_width));
+      if (p.entry_offset >= p.code_size)
+        return fail(ShaderFaultKind::kPcOutOfRange, "entry offset " + std::to_string(p.entry_offset) +
+                                                        " is outside the " + std::to_string(p.code_size) + "-byte code");
+      const uint64_t entry_pc = p.code_va + p.entry_offset;
+      auto it = std::find_if(decoded->code.begin(), decoded->code.end(),
+                             [&](const shader::DecodedInst& di) { return di.pc == entry_pc; });
+      if (it == decoded->code.end())
+        return fail(ShaderFaultKind::kIllegalInstruction, "entry offset " + std::to_string(p.entry_offset) +
+                                                              " is not the start of an instruction");
+      decoded->entry = static_cast<uint32_t>(it - decoded->code.begin());
+      program = programs_.insert(p.code_va, bytes, p.code_size, p.entry_offset, std::move(decoded));
+    }
+    if ((p.declared_vector_regs != 0 && program->vector_regs > p.declared_vector_regs) ||
+        (p.declared_scalar_regs != 0 && program->scalar_regs > p.declared_scalar_regs))
       return fail(ShaderFaultKind::kBadDispatch,
-                  "the program names " + std::to_string(program.vector_regs) + " vector and " +
-                      std::to_string(program.scalar_regs) + " scalar registers, more than the declared " +
+                  "the program names " + std::to_string(program->vector_regs) + " vector and " +
+                      std::to_string(program->scalar_regs) + " scalar registers, more than the declared " +
                       std::to_string(p.declared_vector_regs) + " / " + std::to_string(p.declared_scalar_regs));
     return program;
   }
@@ -501,6 +511,7 @@ class Cores final : public shader::Backend {
   ShaderConfig config_;
   WorkerPool pool_;
   std::mutex dispatch_mutex_;
+  shader::ProgramCache programs_;  // under dispatch_mutex_
   std::mutex fault_mutex_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> dispatch_instructions_{0};
