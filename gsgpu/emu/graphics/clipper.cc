@@ -6,7 +6,28 @@
 #include <cmath>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace gsgpu::graphics {
+namespace {
+
+// The coordinate each of the constructor's planes bounds (the w plane none: its x coefficient is 0),
+// and 0 for the eighth, always-inside plane of outcode()'s last pair.
+constexpr std::array<size_t, 8> kOutcodeAxis = {2, 2, 0, 0, 1, 1, 0, 0};
+
+// Bit i: lane i of d is >= 0 (NaN is not).
+inline uint32_t inside_lanes(double __attribute__((vector_size(16))) d) {
+#if defined(__SSE2__)
+  return uint32_t(_mm_movemask_pd(_mm_cmpge_pd(d, _mm_setzero_pd())));  // one instruction, not two lane moves
+#else
+  const auto inside = d >= 0;
+  return uint32_t(inside[0] != 0) | uint32_t(inside[1] != 0) << 1;
+#endif
+}
+
+}  // namespace
 
 // Puts a new vertex exactly on the plane that made it. Interpolated as a + t (b - a), a coordinate
 // between vertices at 1e30 is only known to about 1e14, far more than the guard band is wide, so the
@@ -81,6 +102,17 @@ Clipper::Clipper(const Viewport& viewport, uint32_t varying_components, bool no_
   }};
   // No depth clip: the near and far planes become ones every vertex is inside (distance 1).
   if (no_depth_clip) planes_[0] = planes_[1] = {0, 0, 0, 0, 1};
+  viewport_terms_ = {viewport.x, viewport.y, viewport.width / 2.0, viewport.height / 2.0, viewport.min_depth,
+                     double(viewport.max_depth) - viewport.min_depth};
+  const std::array<double, 5> kAlwaysInside = {0, 0, 0, 0, 1};
+  for (size_t k = 0; k < 4; ++k) {
+    const std::array<double, 5>& a = planes_[2 * k];
+    const std::array<double, 5>& b = 2 * k + 1 < planes_.size() ? planes_[2 * k + 1] : kAlwaysInside;
+    const size_t axis = kOutcodeAxis[2 * k];  // both planes of a pair bound the same coordinate
+    plane_pairs_.axis[k] = DoublePair{a[axis], b[axis]};
+    plane_pairs_.w[k] = DoublePair{a[3], b[3]};
+    plane_pairs_.constant[k] = DoublePair{a[4], b[4]};
+  }
 }
 
 ScreenVertex Clipper::to_screen(const std::array<double, 4>& c) const {
@@ -89,9 +121,9 @@ ScreenVertex Clipper::to_screen(const std::array<double, 4>& c) const {
   // Unclipped in z (no depth clip), z / w may be anything: kept finite in float so that setup's depth
   // plane stays finite; the output merger clamps the fragment's depth to the viewport's range.
   const double zd = no_depth_clip_ ? std::clamp(c[2] * inv_w, -1e30, 1e30) : c[2] * inv_w;
-  const Viewport& v = viewport_;
-  return ScreenVertex{float(v.x + v.width / 2.0 * (1.0 + xd)), float(v.y + v.height / 2.0 * (1.0 + yd)),
-                      float(v.min_depth + (double(v.max_depth) - v.min_depth) * zd) + depth_offset_, float(inv_w)};
+  const ViewportTerms& v = viewport_terms_;
+  return ScreenVertex{float(v.x + v.half_width * (1.0 + xd)), float(v.y + v.half_height * (1.0 + yd)),
+                      float(v.min_depth + v.depth_range * zd) + depth_offset_, float(inv_w)};
 }
 
 void Clipper::emit(const Vertex& a, const Vertex& b, const Vertex& c, const Varyings& flat,
@@ -137,12 +169,15 @@ uint32_t Clipper::outcode(const ShadedVertex& vertex) const {
   // sign of a zero distance but never which side of the plane (>= 0) the vertex is on; so each
   // distance is its axis term plus its w term and constant, in plane_distance's order (the plane
   // shapes of the constructor: near and far bound z, then two for x, two for y, one for w alone).
-  constexpr std::array<int, 7> kAxis = {2, 2, 0, 0, 1, 1, 0};
-#pragma GCC unroll 7
-  for (size_t p = 0; p < 7; ++p) {
-    const auto& plane = planes_[p];
-    const double d = plane[kAxis[p]] * v[kAxis[p]] + plane[3] * v[3] + plane[4];
-    if (!(d >= 0)) code |= 1u << p;
+  // Two planes at a time (plane_pairs_), each lane the same double operations in the same order
+  // as one plane alone, so the same distances.
+  const DoublePair ws = {v[3], v[3]};
+#pragma GCC unroll 4
+  for (size_t k = 0; k < 4; ++k) {
+    const double a = v[kOutcodeAxis[2 * k]];
+    const DoublePair d = plane_pairs_.axis[k] * DoublePair{a, a} + plane_pairs_.w[k] * ws + plane_pairs_.constant[k];
+    const uint32_t inside = inside_lanes(d);
+    code |= (~inside & 3u) << (2 * k);
   }
   return code;
 }

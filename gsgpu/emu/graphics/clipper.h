@@ -141,6 +141,11 @@ class Clipper {
                      const Varyings& flat, Queue<RasterTriangle>& out);
 
   Viewport viewport_;
+  // to_screen()'s terms of the viewport transform, in double as it computes them (once, not per vertex).
+  struct ViewportTerms {
+    double x, y, half_width, half_height, min_depth, depth_range;
+  };
+  ViewportTerms viewport_terms_;
   float depth_offset_ = 0;  // to_screen's depth bias: an outlined triangle's, 0 otherwise
   uint32_t varyings_;  // the vertex stage's components: those clipping interpolates
   uint32_t copied_;    // max(varyings_, kStandInVaryingComponents): those a triangle carries on
@@ -150,6 +155,14 @@ class Clipper {
   // dist = a x + b y + c z + d w + e >= 0 inside; each plane bounds at most one of x, y, z (in the
   // order near, far, x, x, y, y, w alone: outcode() relies on it).
   std::array<std::array<double, 5>, 7> planes_;
+  // outcode()'s planes_ for finite vertices, two at a time: pair k holds planes 2k and 2k + 1 (the
+  // last pair the w plane and one every vertex is inside): each distance's axis coefficient, w
+  // coefficient and constant, and which coordinate the axis is (0, 1, 2).
+  using DoublePair = double __attribute__((vector_size(16)));
+  struct PlanePairs {
+    std::array<DoublePair, 4> axis, w, constant;
+  };
+  PlanePairs plane_pairs_;
   ClipCounters counters_;
 };
 

@@ -51,18 +51,16 @@ const char* setup_result_name(SetupResult r) {
 }
 
 SetupResult setup_triangle(const std::array<ScreenVertex, 3>& vertices, const SetupState& state, TriangleSetup* out) {
-  std::array<SnappedVertex, 3> s{};
+  std::array<SnappedVertex, 3> s;
   for (int i = 0; i < 3; ++i) {
     if (!snap_to_subpixel(vertices[i].x, &s[i].x) || !snap_to_subpixel(vertices[i].y, &s[i].y)) {
       return SetupResult::kOutsideGuardBand;
     }
   }
-  int64_t cross_sum = 0;  // sum(x_i * y_{i+1} - x_{i+1} * y_i); Vulkan's area a = -cross_sum / 2
-  for (int i = 0; i < 3; ++i) {
-    const auto& p = s[i];
-    const auto& q = s[(i + 1) % 3];
-    cross_sum += p.x * q.y - q.x * p.y;
-  }
+  // sum(x_i * y_{i+1} - x_{i+1} * y_i); Vulkan's area a = -cross_sum / 2. Written out, as are the
+  // edges below: the loops' indices modulo 3 cost about as much as the products.
+  const SnappedVertex &s0 = s[0], &s1 = s[1], &s2 = s[2];
+  const int64_t cross_sum = (s0.x * s1.y - s1.x * s0.y) + (s1.x * s2.y - s2.x * s1.y) + (s2.x * s0.y - s0.x * s2.y);
   if (cross_sum == 0) return SetupResult::kDegenerate;
   bool counter_clockwise = cross_sum < 0;
   bool front = counter_clockwise == (state.front_face == FrontFace::kCounterClockwise);
@@ -80,11 +78,13 @@ SetupResult setup_triangle(const std::array<ScreenVertex, 3>& vertices, const Se
   if (state.depth_bias.enable) {
     for (ScreenVertex& v : t.vertices) v.z += offset;
   }
-  for (int i = 0; i < 3; ++i) t.edges[i] = edge_from(s[(i + 1) % 3], s[(i + 2) % 3], sign);
-  t.twice_area = t.edges[0].at(s[0].x, s[0].y);
+  t.edges[0] = edge_from(s1, s2, sign);  // edges[i] from v[i+1] to v[i+2]
+  t.edges[1] = edge_from(s2, s0, sign);
+  t.edges[2] = edge_from(s0, s1, sign);
+  t.twice_area = t.edges[0].at(s0.x, s0.y);
   t.front_facing = front;
-  int64_t min_x = std::min({s[0].x, s[1].x, s[2].x}), max_x = std::max({s[0].x, s[1].x, s[2].x});
-  int64_t min_y = std::min({s[0].y, s[1].y, s[2].y}), max_y = std::max({s[0].y, s[1].y, s[2].y});
+  int64_t min_x = std::min({s0.x, s1.x, s2.x}), max_x = std::max({s0.x, s1.x, s2.x});
+  int64_t min_y = std::min({s0.y, s1.y, s2.y}), max_y = std::max({s0.y, s1.y, s2.y});
   centre_span(min_x, max_x, &t.bbox.x0, &t.bbox.x1);
   centre_span(min_y, max_y, &t.bbox.y0, &t.bbox.y1);
   return SetupResult::kAccepted;
