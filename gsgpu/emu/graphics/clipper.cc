@@ -17,6 +17,19 @@ namespace {
 // and 0 for the eighth, always-inside plane of outcode()'s last pair.
 constexpr std::array<size_t, 8> kOutcodeAxis = {2, 2, 0, 0, 1, 1, 0, 0};
 
+// Whether a coordinate has all exponent bits set (infinity or NaN): four at once where SSE2 is.
+inline bool any_not_finite(const std::array<float, 4>& position) {
+#if defined(__SSE2__)
+  const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(position.data()));
+  const __m128i exponent = _mm_set1_epi32(0x7f800000);
+  return _mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(bits, exponent), exponent)) != 0;
+#else
+  uint32_t not_finite = 0;
+  for (float c : position) not_finite |= (std::bit_cast<uint32_t>(c) & 0x7f800000u) == 0x7f800000u;
+  return not_finite != 0;
+#endif
+}
+
 // Bit i: lane i of d is >= 0 (NaN is not).
 inline uint32_t inside_lanes(double __attribute__((vector_size(16))) d) {
 #if defined(__SSE2__)
@@ -156,10 +169,7 @@ double plane_distance(const std::array<double, 5>& p, const std::array<double, 4
 uint32_t Clipper::outcode(const ShadedVertex& vertex) const {
   const std::array<double, 4> v = clip_position(vertex);
   uint32_t code = 0;
-  uint32_t not_finite = 0;  // all exponent bits set: infinity or NaN
-#pragma GCC unroll 4
-  for (float c : vertex.position) not_finite |= (std::bit_cast<uint32_t>(c) & 0x7f800000u) == 0x7f800000u;
-  if (not_finite) {  // 0 * inf is NaN in plane_distance: the full evaluation
+  if (any_not_finite(vertex.position)) {  // 0 * inf is NaN in plane_distance: the full evaluation
     for (size_t p = 0; p < planes_.size(); ++p) {
       if (!(plane_distance(planes_[p], v) >= 0)) code |= 1u << p;  // NaN counts as outside
     }
