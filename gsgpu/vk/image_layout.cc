@@ -138,8 +138,12 @@ std::optional<std::array<uint32_t, 16>> image_desc_words(const ImageLayout& layo
   if (view.layer_count == 0 || view.base_layer >= layers || view.layer_count > layers - view.base_layer) {
     return refuse(why, "layers outside the image");
   }
-  if (view.level_count > 1 && view.layer_count != layers) {
-    return refuse(why, "several levels of some layers: PACKED puts level n + 1 after all layers of level n");
+  // Several levels of the first layers of a larger array (zink's 2D-array views of a cube's six faces
+  // in a 36-layer image): PACKED_LAYERS gives the texture unit the image's layer count, after all of
+  // which PACKED puts the next level. A sub-range from a later layer over several levels has none.
+  const bool first_layers_only = view.level_count > 1 && view.layer_count != layers;
+  if (first_layers_only && view.base_layer != 0) {
+    return refuse(why, "several levels of layers from a later layer than 0: PACKED puts level n + 1 after all layers of level n");
   }
   uint32_t swizzle = 0;
   if (!swizzle_word(view.components, &swizzle)) return refuse(why, "an unknown component swizzle");
@@ -173,6 +177,7 @@ std::optional<std::array<uint32_t, 16>> image_desc_words(const ImageLayout& layo
   w[desc::ROW_PITCH] = static_cast<uint32_t>(base.row_pitch);  // at most 4096 x 16 bytes
   w[desc::SLICE_PITCH] = several_slices ? static_cast<uint32_t>(base.slice_pitch) : 0;  // at most 2^28
   w[desc::SWIZZLE] = swizzle;
+  w[desc::PACKED_LAYERS] = first_layers_only ? layers : 0;
   return w;
 }
 

@@ -86,8 +86,24 @@ bool check_samples(const Image& image, std::string* why) {
   return true;
 }
 
-// Level offsets and pitches (PACKED layout for levels 1..) and the extent the image may touch.
-bool lay_out_levels(std::span<const uint32_t> w, uint32_t row_align_log2, Image* image, std::string* why) {
+// PACKED_LAYERS: how many layers each level of the PACKED layout holds (a view of the first layers
+// of a larger array reads fewer than the layout holds); 0 means the image's own slices.
+bool packed_layers(std::span<const uint32_t> w, const Image& image, uint32_t layout, uint32_t* out, std::string* why) {
+  const uint32_t v = w[desc::PACKED_LAYERS];
+  *out = 0;
+  if (v == 0) return true;
+  if (layout != desc::FORMAT_MIP_LAYOUT_PACKED) return refuse(why, "PACKED_LAYERS needs MIP_LAYOUT PACKED");
+  if (image.type == desc::FORMAT_TYPE_IMAGE_3D || image.type == desc::FORMAT_TYPE_IMAGE_1D_BUFFER)
+    return refuse(why, "PACKED_LAYERS must be 0 for 3D and buffer images");
+  if (v < image.slices(0) || v > kMaxArraySize) return refuse(why, "PACKED_LAYERS must be ARRAY_SIZE .. 2^16");
+  *out = v;
+  return true;
+}
+
+// Level offsets and pitches (PACKED layout for levels 1..) and the extent the image may touch;
+// `layout_layers` (PACKED_LAYERS, or 0) places the levels, the image's own slices bound the extent.
+bool lay_out_levels(std::span<const uint32_t> w, uint32_t row_align_log2, uint32_t layout_layers, Image* image,
+                    std::string* why) {
   const uint64_t element = image->format.element_bytes;
   const uint64_t row0 = w[desc::ROW_PITCH];
   const uint64_t slice_field = w[desc::SLICE_PITCH];
@@ -117,7 +133,12 @@ bool lay_out_levels(std::span<const uint32_t> w, uint32_t row_align_log2, Image*
     // Every factor is below 2^33 and the sums stay far below 2^64 before the limit check.
     end = offset + (slices - 1) * slice + uint64_t{s.height - 1} * row + (uint64_t{s.width} << image->samples_log2) * element;
     if (end > kMaxExtentBytes) return refuse(why, "the image extent exceeds 2^48 bytes");
-    offset = align_up(offset + slices * slice, kMipLevelAlign);
+    // PACKED_LAYERS may exceed the slices that bound `slice` above (a 2D level can be 2^60 bytes):
+    // checked against the limit before the product.
+    const uint64_t layout_slices = std::max<uint64_t>(slices, layout_layers);
+    if (layout_slices > slices && slice > kMaxExtentBytes / layout_slices)
+      return refuse(why, "the image extent exceeds 2^48 bytes");
+    offset = align_up(offset + layout_slices * slice, kMipLevelAlign);
   }
   image->extent_bytes = end;
   if (image->base_va + end < image->base_va) return refuse(why, "BASE_VA + extent wraps around");
@@ -139,7 +160,7 @@ uint32_t Image::slices(uint32_t level) const { return arrayed() ? array_size : l
 
 bool decode_image(std::span<const uint32_t> w, Image* out, std::string* why) {
   if (w.size() != desc::SIZE_DWORDS) return refuse(why, "an IMAGE_DESC is 16 dwords");
-  for (uint32_t i = desc::RESERVED_10; i <= desc::RESERVED_15; ++i)
+  for (uint32_t i = desc::RESERVED_11; i <= desc::RESERVED_15; ++i)
     if (w[i] != 0) return refuse(why, std::string(hw::kIMAGE_DESC_DWORD_NAMES[i]) + " must be 0");
   Image image;
   const uint32_t format = w[desc::FORMAT];
@@ -174,7 +195,9 @@ bool decode_image(std::span<const uint32_t> w, Image* out, std::string* why) {
   image.base_va = uint64_t{w[desc::BASE_VA_HI]} << 32 | w[desc::BASE_VA_LO];
   if (image.base_va % image.format.channel_bytes) return refuse(why, "BASE_VA is not aligned to the channel size");
   if (!decode_swizzle(w[desc::SWIZZLE], &image, why)) return false;
-  if (!lay_out_levels(w, row_align_log2, &image, why)) return false;
+  uint32_t layout_layers = 0;
+  if (!packed_layers(w, image, layout, &layout_layers, why)) return false;
+  if (!lay_out_levels(w, row_align_log2, layout_layers, &image, why)) return false;
   *out = image;
   return true;
 }

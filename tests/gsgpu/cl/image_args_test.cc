@@ -245,7 +245,7 @@ TEST(ImageRecords, DescriptorsDescribeEachTypesLayout) {
   EXPECT_EQ(d[desc::ARRAY_SIZE], 3u);
   EXPECT_EQ(d[desc::ROW_PITCH], 28u);
   EXPECT_EQ(d[desc::SLICE_PITCH], 28u);  // layers one row apart
-  for (uint32_t i = desc::RESERVED_10; i <= desc::RESERVED_15; ++i) EXPECT_EQ(d[i], 0u);
+  for (uint32_t i = desc::PACKED_LAYERS; i <= desc::RESERVED_15; ++i) EXPECT_EQ(d[i], 0u);
   // A 2D array of one layer has no slice pitch (the descriptor's rule); a 3D image its depth.
   l.format = {CL_RGBA, CL_FLOAT};
   l.type = CL_MEM_OBJECT_IMAGE2D_ARRAY;

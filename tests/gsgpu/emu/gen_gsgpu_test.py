@@ -36,7 +36,7 @@ mutations = [
     # <blocks>: records in GPU memory
     ('<block name="IMAGE_DESC" size_dwords="16"', '<block name="IMAGE_DESC" size_dwords="17"', "size_dwords is 17"),
     ('size_dwords="16" align_bytes="64"', 'size_dwords="16" align_bytes="48"', "power of two"),
-    ('<dword name="RESERVED_11"', '<dword name="RESERVED_10"', "duplicate dword RESERVED_10"),
+    ('<dword name="RESERVED_12"', '<dword name="RESERVED_11"', "duplicate dword RESERVED_11"),
     ('<value name="RGBA" value="6"', '<value name="RGBA" value="5"', "already used by RGB"),
     ('<value name="IMAGE_CUBE" value="7"', '<value name="IMAGE_CUBE" value="16"', "does not fit 4 bits"),
     ('<value name="ABGR" value="20"', '<value name="RGBA" value="20"', "duplicate value name RGBA"),

@@ -140,6 +140,13 @@ TEST(ImageLayout, DescriptorDecodedByTheTextureUnitMatchesTheLayout) {
   expect_unit_reads_layout(array2d, VK_FORMAT_R8G8B8A8_UNORM, {VK_IMAGE_VIEW_TYPE_2D_ARRAY, 0, 7, 0, 3, {}});
   expect_unit_reads_layout(array2d, VK_FORMAT_R8G8B8A8_UNORM, {VK_IMAGE_VIEW_TYPE_2D_ARRAY, 2, 5, 0, 3, {}});
   expect_unit_reads_layout(array2d, VK_FORMAT_B8G8R8A8_SRGB, {VK_IMAGE_VIEW_TYPE_2D, 3, 1, 2, 1, {}});
+  // The first layers over several levels (IMAGE_DESC PACKED_LAYERS): zink's 2D-array views of a
+  // cube's six faces in a 36-layer image, a 2D view of layer 0.
+  expect_unit_reads_layout(array2d, VK_FORMAT_R8G8B8A8_UNORM, {VK_IMAGE_VIEW_TYPE_2D_ARRAY, 0, 7, 0, 2, {}});
+  expect_unit_reads_layout(array2d, VK_FORMAT_R8G8B8A8_UNORM, {VK_IMAGE_VIEW_TYPE_2D, 1, 4, 0, 1, {}});
+  ImageShape cubes{VK_IMAGE_TYPE_2D, 16, 16, 1, 36, 5, 4};
+  expect_unit_reads_layout(cubes, VK_FORMAT_R8G8B8A8_UNORM, {VK_IMAGE_VIEW_TYPE_2D_ARRAY, 1, 4, 0, 6, {}});
+  expect_unit_reads_layout(cubes, VK_FORMAT_R8G8B8A8_UNORM, {VK_IMAGE_VIEW_TYPE_CUBE, 0, 5, 0, 6, {}});
   ImageShape volume{VK_IMAGE_TYPE_3D, 33, 17, 9, 1, 6, 16};
   expect_unit_reads_layout(volume, VK_FORMAT_R32G32B32A32_SFLOAT, {VK_IMAGE_VIEW_TYPE_3D, 0, 6, 0, 1, {}});
   expect_unit_reads_layout(volume, VK_FORMAT_R32G32B32A32_SFLOAT, {VK_IMAGE_VIEW_TYPE_3D, 1, 2, 0, 1, {}});
@@ -167,6 +174,7 @@ TEST(ImageLayout, ViewsTheDescriptorCannotExpressAreRefused) {
   EXPECT_EQ(decoded.type, uint32_t{hw::blk::IMAGE_DESC::FORMAT_TYPE_IMAGE_CUBE});
   EXPECT_EQ(decoded.array_size, 6u);
   EXPECT_FALSE(image_desc_words(*layout, 0, f, {VK_IMAGE_VIEW_TYPE_2D_ARRAY, 0, 2, 1, 2, {}}, &why));
+  EXPECT_NE(why.find("a later layer than 0"), std::string::npos) << why;  // several levels from a later layer
   EXPECT_FALSE(image_desc_words(*layout, 0, f, {VK_IMAGE_VIEW_TYPE_2D, 4, 1, 0, 1, {}}, &why));
   EXPECT_FALSE(image_desc_words(*layout, 0, f, {VK_IMAGE_VIEW_TYPE_2D_ARRAY, 0, 1, 5, 2, {}}, &why));
   EXPECT_FALSE(image_desc_words(*layout, 0, f, {VK_IMAGE_VIEW_TYPE_2D, 0, 0xffffffffu, 0, 1, {}}, &why));

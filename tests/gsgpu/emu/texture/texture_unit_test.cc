@@ -577,6 +577,78 @@ TEST_F(TextureUnitTest, MipLevelsArePackedAndSelectedByLod) {
   EXPECT_EQ(sample_r(image, clamped, 0.5f, 0.5f, 0, 9.0f), 20);   // lowered to 1.0
 }
 
+// PACKED_LAYERS: a descriptor of the first 2 layers of a 3-layer 4x4 array with 3 levels finds
+// levels 1 and 2 after all 3 layers of the level before (as the whole array's descriptor does),
+// while its extent ends with its own 2 layers.
+TEST_F(TextureUnitTest, PackedLayersPlaceTheLevelsOfAFirstLayersView) {
+  DescSpec spec;
+  spec.image_type = d::FORMAT_TYPE_IMAGE_2D_ARRAY;
+  spec.width = spec.height = 4;
+  spec.layers = 3;
+  spec.row_pitch = 16;
+  spec.slice_pitch = 64;
+  spec.levels = 3;
+  spec.layout = d::FORMAT_MIP_LAYOUT_PACKED;
+  spec.base = kBase;
+  Image whole, first_two;
+  std::string why;
+  ASSERT_TRUE(decode_image(words_of(spec), &whole, &why)) << why;
+  spec.layers = 2;
+  std::vector<uint32_t> w = words_of(spec);
+  w[d::PACKED_LAYERS] = 3;
+  ASSERT_TRUE(decode_image(w, &first_two, &why)) << why;
+  for (int l = 0; l < 3; ++l) EXPECT_EQ(first_two.level_offset[l], whole.level_offset[l]) << l;
+  EXPECT_EQ(first_two.level_offset[1], 256u);  // 3 layers of 64 bytes, rounded up to 256
+  EXPECT_EQ(first_two.level_offset[2], 512u);  // 3 layers of 16 bytes after 256
+  EXPECT_EQ(first_two.extent_bytes, 512u + 4 + 4);  // level 2's second layer: 4 bytes after one of 4
+}
+
+// Hostile PACKED_LAYERS values are a bad descriptor, never a larger read.
+TEST_F(TextureUnitTest, BadPackedLayersAreRefused) {
+  DescSpec spec;
+  spec.image_type = d::FORMAT_TYPE_IMAGE_2D_ARRAY;
+  spec.width = spec.height = 4;
+  spec.layers = 2;
+  spec.row_pitch = 16;
+  spec.slice_pitch = 64;
+  spec.levels = 2;
+  spec.layout = d::FORMAT_MIP_LAYOUT_PACKED;
+  spec.base = kBase;
+  struct Case {
+    const char* what;
+    DescSpec spec;
+    uint32_t packed_layers;
+  };
+  DescSpec single = spec, volume = spec, huge = spec;
+  single.levels = 1;
+  single.layout = d::FORMAT_MIP_LAYOUT_SINGLE;
+  volume.image_type = d::FORMAT_TYPE_IMAGE_3D;
+  volume.depth = 2;
+  volume.layers = 1;
+  // A 2D level of 2^36 bytes (65536 x 65536 x 16 bytes) times 2^16 layers is past 2^48.
+  huge.image_type = d::FORMAT_TYPE_IMAGE_2D;
+  huge.order = d::FORMAT_CHANNEL_ORDER_RGBA;
+  huge.width = huge.height = 65536;
+  huge.layers = 1;
+  huge.row_pitch = 65536 * 16;
+  huge.slice_pitch = 0;
+  const Case cases[] = {
+      {"ARRAY_SIZE .. 2^16", spec, 1},
+      {"ARRAY_SIZE .. 2^16", spec, 65537},
+      {"needs MIP_LAYOUT PACKED", single, 4},
+      {"0 for 3D", volume, 4},
+      {"exceeds 2^48", huge, 65536},
+  };
+  for (const Case& c : cases) {
+    std::vector<uint32_t> w = words_of(c.spec);
+    w[d::PACKED_LAYERS] = c.packed_layers;
+    Image image;
+    std::string why;
+    EXPECT_FALSE(decode_image(w, &image, &why)) << c.what;
+    EXPECT_NE(why.find(c.what), std::string::npos) << c.what << ": " << why;
+  }
+}
+
 TEST_F(TextureUnitTest, QueriesReturnTheDescriptorFields) {
   DescSpec spec;
   spec.order = d::FORMAT_CHANNEL_ORDER_BGRA;
