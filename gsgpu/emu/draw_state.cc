@@ -358,6 +358,25 @@ bool decode_more_targets(GpuMemory& memory, BlockWords& w, G::DrawState* s, Draw
   return true;
 }
 
+// RASTER.LINE_STIPPLE and the LINE_STIPPLE word: a factor outside Vulkan's [1, 256] is a bad field
+// (it divides the stipple counter), and so is a LINE_STIPPLE word without the RASTER bit.
+bool decode_line_stipple(BlockWords& w, G::LineStipple* stipple) {
+  namespace P = blk::PIPE_STATE;
+  *stipple = G::LineStipple{};
+  if (!w.only(P::LINE_STIPPLE, P::LINE_STIPPLE_FACTOR_MASK | P::LINE_STIPPLE_PATTERN_MASK, "LINE_STIPPLE")) return false;
+  if (w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, LINE_STIPPLE)) == 0) {
+    return w.zero(P::LINE_STIPPLE, "LINE_STIPPLE (RASTER.LINE_STIPPLE is 0)");
+  }
+  const uint32_t factor = w.field(P::LINE_STIPPLE, FIELD(PIPE_STATE, LINE_STIPPLE, FACTOR));
+  if (factor < G::kMinLineStippleFactor || factor > G::kMaxLineStippleFactor) {
+    return w.fail("LINE_STIPPLE.FACTOR is " + std::to_string(factor) + ", outside 1 .. 256");
+  }
+  stipple->enabled = true;
+  stipple->factor = factor;
+  stipple->pattern = uint16_t(w.field(P::LINE_STIPPLE, FIELD(PIPE_STATE, LINE_STIPPLE, PATTERN)));
+  return true;
+}
+
 bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStateError* error) {
   namespace P = blk::PIPE_STATE;
   BlockWords w("PIPE_STATE", error);
@@ -365,7 +384,8 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   if (!w.only(P::RASTER,
               P::RASTER_CULL_MASK | P::RASTER_FRONT_FACE_MASK | P::RASTER_BBOX_TEST_MASK | P::RASTER_LINE_MODE_MASK |
                   P::RASTER_POLYGON_MODE_MASK | P::RASTER_PROVOKING_LAST_MASK | P::RASTER_DEPTH_BIAS_MASK |
-                  P::RASTER_DEPTH_CLAMP_MASK | P::RASTER_NO_DEPTH_CLIP_MASK | P::RASTER_DISCARD_MASK,
+                  P::RASTER_DEPTH_CLAMP_MASK | P::RASTER_NO_DEPTH_CLIP_MASK | P::RASTER_DISCARD_MASK |
+                  P::RASTER_LINE_STIPPLE_MASK,
               "RASTER")) {
     return false;
   }
@@ -373,6 +393,7 @@ bool decode_pipe_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawStat
   // Any value: the geometry engine clamps it to pointSizeRange (a guest cannot ask for more).
   s->draw.point_size = w.real(P::POINT_SIZE);
   s->draw.line_width = w.real(P::LINE_WIDTH);  // the same: clamped to lineWidthRange
+  if (!decode_line_stipple(w, &s->draw.line_stipple)) return false;
   s->setup.cull = G::CullMode(w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, CULL)));
   s->setup.front_face = w.field(P::RASTER, FIELD(PIPE_STATE, RASTER, FRONT_FACE)) ? G::FrontFace::kClockwise
                                                                                   : G::FrontFace::kCounterClockwise;

@@ -63,6 +63,13 @@ float checked_line_width(float width, const char* command) {
   return clamped;
 }
 
+bool line_stipple_word(uint32_t factor, uint16_t pattern, uint32_t* word) {
+  if (factor < 1 || factor > 256) return false;
+  *word = hw::put_field(factor, P::LINE_STIPPLE_FACTOR_MASK, P::LINE_STIPPLE_FACTOR_SHIFT) |
+          hw::put_field(pattern, P::LINE_STIPPLE_PATTERN_MASK, P::LINE_STIPPLE_PATTERN_SHIFT);
+  return true;
+}
+
 bool apply_dynamic_state(const GraphicsPipeline& p, const GraphicsRecordState& g,
                          std::array<uint32_t, kPipeStateDwords>* words, std::string* why) {
   // A pipeline without depth bias ignores vkCmdSetDepthBias: only the other states must be set.
@@ -75,6 +82,7 @@ bool apply_dynamic_state(const GraphicsPipeline& p, const GraphicsRecordState& g
     return false;
   }
   if (p.dynamic & kDynamicLineWidth) w[P::LINE_WIDTH] = std::bit_cast<uint32_t>(g.line_width);
+  if (p.dynamic & kDynamicLineStipple) w[P::LINE_STIPPLE] = g.line_stipple_word;
   if (p.dynamic & kDynamicBlendConstants) {
     w[P::BLEND_CONSTANT_R] = g.blend_constants[0];
     w[P::BLEND_CONSTANT_G] = g.blend_constants[1];
@@ -128,5 +136,18 @@ VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetDepthBias(VkCommandBuffer handle, float
 
 // The depthBounds feature is off: no pipeline tests depth bounds.
 VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetDepthBounds(VkCommandBuffer, float, float) {}
+
+// VK_DYNAMIC_STATE_LINE_STIPPLE_EXT. A factor outside [1, 256] (invalid usage) is refused with a
+// log line and not set: a draw of a stippled pipeline then needs a valid call first.
+VKAPI_ATTR void VKAPI_CALL gsgpu_vkCmdSetLineStippleEXT(VkCommandBuffer handle, uint32_t factor, uint16_t pattern) {
+  CommandBuffer* cb = recording(handle, "vkCmdSetLineStippleEXT");
+  if (cb == nullptr) return;
+  if (!line_stipple_word(factor, pattern, &cb->graphics.line_stipple_word)) {
+    log_refusal("vkCmdSetLineStippleEXT", "lineStippleFactor " + std::to_string(factor) + " outside [1, 256]",
+                "not set");
+    return;
+  }
+  cb->graphics.dynamic_set |= kDynamicLineStipple;
+}
 
 }  // namespace gsgpu::vk

@@ -24,7 +24,7 @@ struct Buffer;
 struct ImageView;
 struct FormatInfo;
 
-inline constexpr uint32_t kPipeStateDwords = 41;    // blk::PIPE_STATE::SIZE_DWORDS (checked in pipeline.cc)
+inline constexpr uint32_t kPipeStateDwords = 42;    // blk::PIPE_STATE::SIZE_DWORDS (checked in pipeline.cc)
 inline constexpr uint32_t kShaderStateDwords = 32;  // blk::SHADER_STATE::SIZE_DWORDS
 inline constexpr uint32_t kMaxDrawVertexBindings = 16;
 // maxColorAttachments: target 0 in PIPE_STATE, targets 1..7 in COLOR_TARGET records.
@@ -103,6 +103,7 @@ enum DynamicBits : uint32_t {
   kDynamicStencilReference = 1u << 3,
   kDynamicDepthBias = 1u << 4,
   kDynamicLineWidth = 1u << 5,
+  kDynamicLineStipple = 1u << 6,  // VK_DYNAMIC_STATE_LINE_STIPPLE_EXT
 };
 
 struct GraphicsPipeline : PipelineBase {
@@ -115,6 +116,10 @@ struct GraphicsPipeline : PipelineBase {
   std::vector<PipelineVertexAttribute> attributes;  // attribute i = Location i
   uint32_t topology = 0;
   uint32_t line_mode = 0;  // PIPE_STATE RASTER.LINE_MODE (VK_EXT_line_rasterization)
+  // stippledLineEnable: RASTER.LINE_STIPPLE, and the LINE_STIPPLE word (the pipeline's factor and
+  // pattern, or vkCmdSetLineStippleEXT's when kDynamicLineStipple).
+  bool line_stipple = false;
+  uint32_t line_stipple_word = 0;
   bool provoking_last = false;  // PIPE_STATE RASTER.PROVOKING_LAST (VK_EXT_provoking_vertex)
   bool primitive_restart = false;
   bool dynamic_viewport = false, dynamic_scissor = false;
@@ -220,6 +225,7 @@ struct GraphicsRecordState {
   std::array<uint32_t, 2> stencil_masks{};     // STENCIL_FRONT_MASKS / STENCIL_BACK_MASKS words
   std::array<float, 3> depth_bias{};           // vkCmdSetDepthBias: constant, clamp, slope
   float line_width = 1.0f;                     // vkCmdSetLineWidth, clamped to lineWidthRange
+  uint32_t line_stipple_word = 0;              // vkCmdSetLineStippleEXT: PIPE_STATE LINE_STIPPLE
   std::array<DrawVertexBuffer, kMaxDrawVertexBindings> vertex_buffers{};
   Buffer* index_buffer = nullptr;
   uint64_t index_offset = 0;
@@ -259,6 +265,10 @@ bool read_indirect_words(const Buffer* b, uint64_t offset, uint32_t words, const
 // A line width as PIPE_STATE LINE_WIDTH takes it: clamped to lineWidthRange [1, 64] as Vulkan
 // says; one that is not a number (invalid usage) draws 1. Either with a log line naming `command`.
 float checked_line_width(float width, const char* command);
+
+// A factor and pattern as PIPE_STATE LINE_STIPPLE holds them; false (the word untouched) for a
+// factor outside lineStippleFactor's [1, 256] (draw_dynamic.cc).
+bool line_stipple_word(uint32_t factor, uint16_t pattern, uint32_t* word);
 
 // Writes the command buffer's dynamic state into the pipeline's PIPE_STATE words (draw_dynamic.cc);
 // false with *why when a dynamic state of the pipeline was never set.

@@ -231,6 +231,9 @@
   X(CmdBeginQueryIndexedEXT)            \
   X(CmdEndQueryIndexedEXT)
 
+// VK_EXT_line_rasterization's command (draw_dynamic.cc).
+#define GSGPU_VK_LINE_ENTRY_POINTS(X) X(CmdSetLineStippleEXT)
+
 // Device commands under the names of EXT device extensions (VK_EXT_host_query_reset).
 #define GSGPU_VK_DEVICE_EXT_ALIASES(X) X(ResetQueryPool)
 
@@ -244,6 +247,7 @@ GSGPU_VK_BINDING_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_DRAW_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_QUERY_ENTRY_POINTS(GSGPU_VK_DECLARE)
 GSGPU_VK_XFB_ENTRY_POINTS(GSGPU_VK_DECLARE)
+GSGPU_VK_LINE_ENTRY_POINTS(GSGPU_VK_DECLARE)
 #undef GSGPU_VK_DECLARE
 
 }  // namespace gsgpu::vk

@@ -25,6 +25,7 @@ const NamedProc kDeviceProcs[] = {GSGPU_VK_DEVICE_ENTRY_POINTS(GSGPU_VK_ENTRY)
                                       GSGPU_VK_DRAW_ENTRY_POINTS(GSGPU_VK_ENTRY)
                                           GSGPU_VK_QUERY_ENTRY_POINTS(GSGPU_VK_ENTRY)
                                               GSGPU_VK_XFB_ENTRY_POINTS(GSGPU_VK_ENTRY)
+                                                  GSGPU_VK_LINE_ENTRY_POINTS(GSGPU_VK_ENTRY)
                                           GSGPU_VK_WSI_DEVICE_ENTRY_POINTS(GSGPU_VK_ENTRY)};
 #undef GSGPU_VK_ENTRY
 #define GSGPU_VK_KHR_ENTRY(name) {"vk" #name "KHR", reinterpret_cast<PFN_vkVoidFunction>(&gsgpu_vk##name)},

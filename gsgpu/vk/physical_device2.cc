@@ -151,11 +151,13 @@ void fill_feature(VkBaseOutStructure* s) {
       break;
     }
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_EXT: {
-      // The rasterizer's rectangular and Bresenham lines (docs/graphics.md "Points and lines");
-      // no smooth lines, no stipple.
+      // The rasterizer's rectangular and Bresenham lines (docs/graphics.md "Points and lines"),
+      // stippled in both modes (PIPE_STATE LINE_STIPPLE, "Line stipple"); no smooth lines.
       auto* lines = reset_keeping_chain<VkPhysicalDeviceLineRasterizationFeaturesEXT>(s);
       lines->rectangularLines = VK_TRUE;
       lines->bresenhamLines = VK_TRUE;
+      lines->stippledRectangularLines = VK_TRUE;
+      lines->stippledBresenhamLines = VK_TRUE;
       break;
     }
     case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROVOKING_VERTEX_FEATURES_EXT:

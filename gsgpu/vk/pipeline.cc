@@ -59,19 +59,28 @@ uint32_t put(uint32_t value, uint32_t mask, uint32_t shift) { return hw::put_fie
 
 
 // VK_EXT_line_rasterization: the line mode of PIPE_STATE RASTER.LINE_MODE (0 rectangular, which
-// DEFAULT also draws, 1 Bresenham). Smooth and stippled lines are not built: refused with *why.
-bool line_mode(const VkPipelineRasterizationStateCreateInfo& r, uint32_t* mode, std::string* why) {
-  *mode = 0;
+// DEFAULT also draws, 1 Bresenham) and the line stipple (RASTER.LINE_STIPPLE, LINE_STIPPLE; a
+// static factor outside [1, 256] is invalid usage the device would fault on: refused). Smooth
+// lines are not built: refused with *why. `dynamic_stipple`: the factor and pattern come from
+// vkCmdSetLineStippleEXT, so the pipeline's are not read.
+bool line_state(const VkPipelineRasterizationStateCreateInfo& r, bool dynamic_stipple, GraphicsPipeline* p,
+                std::string* why) {
+  p->line_mode = 0;
   const auto* line = find_in_chain<VkPipelineRasterizationLineStateCreateInfoEXT>(
       r.pNext, VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_LINE_STATE_CREATE_INFO_EXT);
   if (line == nullptr) return true;
-  if (line->stippledLineEnable) return *why = "stippled lines (the stippled*Lines features are off)", false;
   switch (line->lineRasterizationMode) {
     case VK_LINE_RASTERIZATION_MODE_DEFAULT_EXT:
-    case VK_LINE_RASTERIZATION_MODE_RECTANGULAR_EXT: return true;
-    case VK_LINE_RASTERIZATION_MODE_BRESENHAM_EXT: *mode = 1; return true;
+    case VK_LINE_RASTERIZATION_MODE_RECTANGULAR_EXT: break;
+    case VK_LINE_RASTERIZATION_MODE_BRESENHAM_EXT: p->line_mode = 1; break;
     default: return *why = "line rasterization mode " + std::to_string(line->lineRasterizationMode), false;
   }
+  p->line_stipple = line->stippledLineEnable;
+  if (!p->line_stipple || dynamic_stipple) return true;
+  if (!line_stipple_word(line->lineStippleFactor, line->lineStipplePattern, &p->line_stipple_word)) {
+    return *why = "lineStippleFactor " + std::to_string(line->lineStippleFactor) + " outside [1, 256]", false;
+  }
+  return true;
 }
 
 // VK_EXT_provoking_vertex: RASTER.PROVOKING_LAST for VK_PROVOKING_VERTEX_MODE_LAST_VERTEX_EXT.
@@ -138,7 +147,7 @@ bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
   }
   // FILL, LINE, POINT (fillModeNonSolid): PIPE_STATE RASTER.POLYGON_MODE holds VkPolygonMode.
   if (uint32_t(r->polygonMode) > VK_POLYGON_MODE_POINT) return *why = "an extension's polygon mode", false;
-  if (!line_mode(*r, &p->line_mode, why) || !provoking_last(*r, &p->provoking_last, why)) return false;
+  if (!provoking_last(*r, &p->provoking_last, why)) return false;
   if (info.pTessellationState != nullptr && info.stageCount > 2) return *why = "tessellation", false;
   if (!check_multisample(info.pMultisampleState, p, why)) return false;
   if (const auto* c = info.pColorBlendState;
@@ -163,6 +172,7 @@ bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
         case VK_DYNAMIC_STATE_STENCIL_REFERENCE: p->dynamic |= kDynamicStencilReference; break;
         case VK_DYNAMIC_STATE_DEPTH_BIAS: p->dynamic |= kDynamicDepthBias; break;
         case VK_DYNAMIC_STATE_LINE_WIDTH: p->dynamic |= kDynamicLineWidth; break;
+        case VK_DYNAMIC_STATE_LINE_STIPPLE_EXT: p->dynamic |= kDynamicLineStipple; break;
         // Depth bounds tests are off (refused above, and the depthBounds feature is false), so
         // their values change nothing.
         case VK_DYNAMIC_STATE_DEPTH_BOUNDS: break;
@@ -170,6 +180,10 @@ bool check_fixed_function(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
       }
     }
   }
+  // After the dynamic states: a dynamic line stipple leaves the pipeline's factor unread.
+  if (!line_state(*r, p->dynamic & kDynamicLineStipple, p, why)) return false;
+  // Without stippledLineEnable the dynamic factor and pattern change nothing (the draw needs no call).
+  if (!p->line_stipple) p->dynamic &= ~uint32_t{kDynamicLineStipple};
   if (!p->dynamic_viewport && v->pViewports != nullptr) p->viewport = v->pViewports[0];
   if (!p->dynamic_scissor && v->pScissors != nullptr) p->scissor = v->pScissors[0];
   return true;
@@ -229,7 +243,9 @@ void translate_pipe_state(const VkGraphicsPipelineCreateInfo& info, GraphicsPipe
                  (p->provoking_last ? P::RASTER_PROVOKING_LAST_MASK : 0) |
                  (r->depthClampEnable ? P::RASTER_DEPTH_CLAMP_MASK : 0) |
                  (no_depth_clip(*r) ? P::RASTER_NO_DEPTH_CLIP_MASK : 0) |
-                 (p->rasterizer_discard ? P::RASTER_DISCARD_MASK : 0);
+                 (p->rasterizer_discard ? P::RASTER_DISCARD_MASK : 0) |
+                 (p->line_stipple ? P::RASTER_LINE_STIPPLE_MASK : 0);
+  w[P::LINE_STIPPLE] = p->line_stipple_word;  // a dynamic one is the draw's (apply_dynamic_state)
   w[P::POINT_SIZE] = bits(1.0f);
   w[P::MULTISAMPLE] = multisample_word(info.pMultisampleState);
   // A dynamic width is the command buffer's (apply_dynamic_state); the pipeline's is then ignored.

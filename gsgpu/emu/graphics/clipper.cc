@@ -312,6 +312,7 @@ void Clipper::clip_point(const AssembledPrimitive& point, float point_size, Queu
 void Clipper::clip_line(const AssembledPrimitive& line, const LineRules& rules, Queue<RasterTriangle>& out,
                         const Varyings* flat) {
   counters_.lines_in++;
+  if (line.restarts_stipple) stippler_.restart();
   const ShadedVertex& a = line.vertices[0];
   const ShadedVertex& b = line.vertices[1];
   if (!finite_position(a) || !finite_position(b)) {
@@ -349,9 +350,19 @@ void Clipper::clip_line(const AssembledPrimitive& line, const LineRules& rules, 
     if (t1 < 1) at(t1, &cb, &vb), snap_to_plane(*plane1, cb);
     if (t0 > 0) at(t0, &ca, &va), snap_to_plane(*plane0, ca);
   }
+  const Varyings& flat_varyings = flat ? *flat : line.flat_varyings();
+  const LineEnd ea{to_screen(ca), &va, ca[3]}, eb{to_screen(cb), &vb, cb[3]};
+  if (rules.stipple.enabled) {
+    stipple_line(ea, eb, rules, flat_varyings, out);
+  } else {
+    set_up_line(ea.screen, eb.screen, va, vb, rules, flat_varyings, out);
+  }
+}
+
+void Clipper::set_up_line(const ScreenVertex& sa, const ScreenVertex& sb, const Varyings& va, const Varyings& vb,
+                          const LineRules& rules, const Varyings& flat, Queue<RasterTriangle>& out) {
   ExpandedPrimitive e;
   const bool bresenham = rules.mode == LineMode::kBresenham;
-  const ScreenVertex sa = to_screen(ca), sb = to_screen(cb);
   switch (bresenham ? bresenham_triangle(sa, sb, rules.width, &e) : expand_line(sa, sb, rules.width, &e)) {
     case ExpandResult::kOk: break;
     case ExpandResult::kDegenerate: counters_.lines_degenerate++; return;
@@ -359,15 +370,41 @@ void Clipper::clip_line(const AssembledPrimitive& line, const LineRules& rules, 
   }
   counters_.lines_out++;
   if (!bresenham) {
-    emit_expanded(PrimitiveKind::kLine, e, {&va, &vb}, flat ? *flat : line.flat_varyings(), out);
+    emit_expanded(PrimitiveKind::kLine, e, {&va, &vb}, flat, out);
     return;
   }
   RasterTriangle t;
   t.kind = PrimitiveKind::kBresenhamLine;
   t.screen = e.triangles[0];
   for (int i = 0; i < 3; ++i) t.varyings[i] = e.endpoint[0][i] ? vb : va;
-  t.flat = flat ? *flat : line.flat_varyings();
+  t.flat = flat;
   out.push(t);
+}
+
+// Each drawn piece of a stippled line is set up as a line of its own. Its ends lie on the line in
+// framebuffer coordinates (linear there, as lavapipe cuts them); their depth and 1 / w are linear
+// in the framebuffer too, and their varyings are taken at the clip-space parameter of the same
+// point, so that interpolation inside a piece is the whole line's.
+void Clipper::stipple_line(const LineEnd& a, const LineEnd& b, const LineRules& rules, const Varyings& flat,
+                           Queue<RasterTriangle>& out) {
+  stippler_.split(a.screen.x, a.screen.y, b.screen.x, b.screen.y, rules.stipple, rules.mode == LineMode::kRectangular,
+                  &stipple_runs_);
+  auto at = [&](float u, ScreenVertex* s, Varyings* v) {
+    s->x = a.screen.x + u * (b.screen.x - a.screen.x);
+    s->y = a.screen.y + u * (b.screen.y - a.screen.y);
+    s->z = a.screen.z + u * (b.screen.z - a.screen.z);
+    s->inv_w = a.screen.inv_w + u * (b.screen.inv_w - a.screen.inv_w);
+    // Screen parameter u is clip parameter t = u w_a / (u w_a + (1 - u) w_b).
+    const double t = double(u) * a.w / (double(u) * a.w + (1.0 - u) * b.w);
+    lerp_varyings(*a.varyings, *b.varyings, t, a.w, b.w, varyings_, linear_varyings_, v);
+  };
+  for (const StippleRun& run : stipple_runs_) {
+    ScreenVertex sa = a.screen, sb = b.screen;
+    Varyings va = *a.varyings, vb = *b.varyings;
+    if (run.u0 > 0) at(run.u0, &sa, &va);
+    if (run.u1 < 1) at(run.u1, &sb, &vb);
+    set_up_line(sa, sb, va, vb, rules, flat, out);
+  }
 }
 
 }  // namespace gsgpu::graphics

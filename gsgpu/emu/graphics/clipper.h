@@ -85,7 +85,7 @@ struct ClipCounters {
   uint64_t lines_clipped = 0;     // crossed a plane and were cut
   uint64_t lines_rejected = 0;    // wholly outside a plane, or not finite
   uint64_t lines_degenerate = 0;  // zero length in framebuffer coordinates
-  uint64_t points_out = 0, lines_out = 0;  // each sent on as two triangles
+  uint64_t points_out = 0, lines_out = 0;  // each sent on as two triangles (a stippled line: each drawn piece)
   uint64_t outside_guard_band = 0;  // points / lines whose setup found a coordinate past the band
   void add(const ClipCounters& other);
 };
@@ -137,6 +137,18 @@ class Clipper {
   ScreenVertex to_screen(const std::array<double, 4>& clip) const;
   bool clip_with_edge_flags(const AssembledPrimitive& tri, std::vector<Vertex>* polygon, std::vector<bool>* edges);
   bool culled(const std::vector<Vertex>& polygon, const OutlineState& state) const;
+  // A clipped line's end in framebuffer coordinates, its varyings and its clip-space w.
+  struct LineEnd {
+    ScreenVertex screen;
+    const Varyings* varyings;
+    double w;
+  };
+  // A clipped line (or a stippled line's piece) set up by the rules' mode and width.
+  void set_up_line(const ScreenVertex& sa, const ScreenVertex& sb, const Varyings& va, const Varyings& vb,
+                   const LineRules& rules, const Varyings& flat, Queue<RasterTriangle>& out);
+  // A clipped line cut into its drawn pieces by the line stipple (line_stipple.h).
+  void stipple_line(const LineEnd& a, const LineEnd& b, const LineRules& rules, const Varyings& flat,
+                    Queue<RasterTriangle>& out);
   void emit_expanded(PrimitiveKind kind, const ExpandedPrimitive& e, const std::array<const Varyings*, 2>& ends,
                      const Varyings& flat, Queue<RasterTriangle>& out);
 
@@ -152,6 +164,8 @@ class Clipper {
   bool no_depth_clip_ = false;
   uint64_t linear_varyings_ = 0;
   std::vector<Vertex> polygon_, next_polygon_;  // clip_polygon's, kept between triangles
+  LineStippler stippler_;  // the stipple counter, carried along a strip
+  std::vector<StippleRun> stipple_runs_;  // stipple_line's, kept between lines
   // dist = a x + b y + c z + d w + e >= 0 inside; each plane bounds at most one of x, y, z (in the
   // order near, far, x, x, y, y, w alone: outcode() relies on it).
   std::array<std::array<double, 5>, 7> planes_;

@@ -49,6 +49,10 @@ void append_pixel_state(std::string* out, const DrawState& s) {
   appendf(out, "  rasterizer      bounding-box test %s, lines %s, width %g (drawn %g)\n",
           s.raster.bounding_box_test ? "on" : "off", s.draw.line_mode == LineMode::kBresenham ? "Bresenham" : "rectangular",
           s.draw.line_width, clamp_line_width(s.draw.line_width));
+  if (s.draw.line_stipple.enabled) {
+    appendf(out, "  line stipple    factor %u, pattern 0x%04x\n", s.draw.line_stipple.factor,
+            unsigned(s.draw.line_stipple.pattern));
+  }
   appendf(out, "  render area     %u x %u\n", s.width, s.height);
   if (s.color.enabled) {
     appendf(out, "  colour target   va 0x%" PRIx64 ", pitch %u, %s\n", s.color.va, s.color.row_pitch,

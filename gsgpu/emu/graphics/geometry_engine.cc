@@ -132,7 +132,7 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   if (draw.count == 0) return std::nullopt;
   VertexFetcher fetcher(memory_, input);
   Clipper clipper(viewport, stage.varying_components(), draw.no_depth_clip, draw.linear_varyings);
-  const LineRules line{draw.line_mode, draw.line_width};
+  const LineRules line{draw.line_mode, draw.line_width, draw.line_stipple};
   const OutlineState outline{draw.polygon_mode, draw.cull, draw.front_face, line, draw.point_size, draw.depth_bias};
   const uint32_t carried = carried_varying_components(stage.varying_components());
   StreamState stream{stage,     PrimitiveAssembler(draw.topology, draw.provoking_vertex, carried),

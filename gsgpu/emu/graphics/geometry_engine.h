@@ -44,6 +44,7 @@ struct DrawParams {
   float point_size = 1.0f;
   LineMode line_mode = LineMode::kRectangular;  // PIPE_STATE RASTER.LINE_MODE
   float line_width = 1.0f;  // PIPE_STATE LINE_WIDTH, clamped to [kMinLineWidth, kMaxLineWidth]
+  LineStipple line_stipple;  // PIPE_STATE RASTER.LINE_STIPPLE and LINE_STIPPLE
   // PIPE_STATE RASTER.POLYGON_MODE, and the cull state it needs (a filled triangle is culled by
   // triangle setup instead).
   PolygonMode polygon_mode = PolygonMode::kFill;

@@ -23,6 +23,7 @@
 #include <array>
 #include <cstdint>
 
+#include "gsgpu/emu/graphics/line_stipple.h"
 #include "gsgpu/emu/graphics/triangle_setup.h"
 
 namespace gsgpu::graphics {
@@ -48,10 +49,11 @@ enum class ExpandResult : uint8_t {
 
 enum class LineMode : uint8_t { kRectangular, kBresenham };
 
-// How a draw's lines are rasterized: PIPE_STATE RASTER.LINE_MODE and LINE_WIDTH.
+// How a draw's lines are rasterized: PIPE_STATE RASTER.LINE_MODE, LINE_WIDTH and LINE_STIPPLE.
 struct LineRules {
   LineMode mode = LineMode::kRectangular;
   float width = 1.0f;  // clamped where a line is set up (clamp_line_width)
+  LineStipple stipple;
 };
 
 float clamp_point_size(float size);

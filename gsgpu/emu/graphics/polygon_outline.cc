@@ -106,11 +106,14 @@ void Clipper::outline_triangle(const AssembledPrimitive& tri, const OutlineState
     }
     return;
   }
+  bool first_edge = true;  // the stipple counter restarts per triangle and runs on along its edges
   for (size_t i = 0; i < polygon.size(); ++i) {
     if (!edges[i]) continue;
     const Vertex& a = polygon[i];
     const Vertex& b = polygon[(i + 1) % polygon.size()];
     AssembledPrimitive line;
+    line.restarts_stipple = first_edge;
+    first_edge = false;
     line.vertex_count = 2;
     line.vertices[0] = shaded(a.position, a.varyings);
     line.vertices[1] = shaded(b.position, b.varyings);

@@ -35,6 +35,7 @@ void PrimitiveAssembler::emit(const ShadedVertex& a, const ShadedVertex& b, cons
   copy_shaded_vertex(b, varyings_, &p.vertices[1]);
   copy_shaded_vertex(c, varyings_, &p.vertices[2]);
   p.provoking = last_ ? last : 0;
+  p.restarts_stipple = topology_ != Topology::kLineStrip || seen_ == 2;  // seen_ counts the vertex just pushed
 }
 
 void PrimitiveAssembler::push(const ShadedVertex& v, Queue<AssembledPrimitive>& out) {

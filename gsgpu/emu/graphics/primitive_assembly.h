@@ -31,6 +31,8 @@ struct AssembledPrimitive {
   uint32_t vertex_count = 0;  // 1, 2 or 3
   std::array<ShadedVertex, 3> vertices;
   uint32_t provoking = 0;  // index into vertices of the provoking vertex
+  // Lines: the line stipple counter restarts here (every line of a list, the first of a strip).
+  bool restarts_stipple = true;
   const Varyings& flat_varyings() const { return vertices[provoking].varyings; }
 };
 

@@ -53,6 +53,16 @@ TEST_F(DrawHostile, OutOfRangeStateWordsAreBadFieldsNamedInTheLog) {
   // RASTER's bits above NO_DEPTH_CLIP (bit 10) are undefined.
   fault_case("raster bits", [](Blocks& b) { b.pipe[P::RASTER] |= 1u << 31; }, bad,
              "RASTER has undefined bits set: 0x80000000");
+  // Line stipple: the factor divides the counter, so 0 (and anything above Vulkan's 256) faults.
+  const uint32_t stipple = P::RASTER_LINE_STIPPLE_MASK;
+  fault_case("stipple factor 0", [&](Blocks& b) { b.pipe[P::RASTER] |= stipple, b.pipe[P::LINE_STIPPLE] = 0x0f0fu << 16; },
+             bad, "LINE_STIPPLE.FACTOR is 0, outside 1 .. 256");
+  fault_case("stipple factor 257", [&](Blocks& b) { b.pipe[P::RASTER] |= stipple, b.pipe[P::LINE_STIPPLE] = 257; }, bad,
+             "LINE_STIPPLE.FACTOR is 257, outside 1 .. 256");
+  fault_case("stipple bits", [&](Blocks& b) { b.pipe[P::RASTER] |= stipple, b.pipe[P::LINE_STIPPLE] = 1u << 12 | 1; }, bad,
+             "LINE_STIPPLE has undefined bits set: 0x1001");
+  fault_case("stipple word unused", [](Blocks& b) { b.pipe[P::LINE_STIPPLE] = 1; }, bad,
+             "LINE_STIPPLE (RASTER.LINE_STIPPLE is 0) has undefined bits set: 0x1");
   fault_case("samples", [](Blocks& b) { b.pipe[P::MULTISAMPLE] = 3; }, bad, "MULTISAMPLE.SAMPLES_LOG2 is 3, above 2");
   fault_case("multisample bits", [](Blocks& b) { b.pipe[P::MULTISAMPLE] = 1u << 10; }, bad,
              "MULTISAMPLE has undefined bits set: 0x400");

@@ -148,7 +148,7 @@ TEST_F(VkQuery2, CustomBorderColourFeaturesAndLimit) {
   EXPECT_GE(props.maxCustomBorderColorSamplers, 32u);
 }
 
-// VK_EXT_line_rasterization: rectangular and Bresenham lines, no smooth or stippled ones; 8 bits.
+// VK_EXT_line_rasterization: rectangular and Bresenham lines, stippled in both modes, no smooth ones; 8 bits.
 TEST_F(VkQuery2, LineRasterizationFeaturesAndPrecision) {
   VkPhysicalDeviceLineRasterizationFeaturesEXT features{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LINE_RASTERIZATION_FEATURES_EXT};
@@ -158,8 +158,8 @@ TEST_F(VkQuery2, LineRasterizationFeaturesAndPrecision) {
   EXPECT_TRUE(features.rectangularLines);
   EXPECT_TRUE(features.bresenhamLines);
   EXPECT_FALSE(features.smoothLines);
-  EXPECT_FALSE(features.stippledRectangularLines);
-  EXPECT_FALSE(features.stippledBresenhamLines);
+  EXPECT_TRUE(features.stippledRectangularLines);
+  EXPECT_TRUE(features.stippledBresenhamLines);
   EXPECT_FALSE(features.stippledSmoothLines);
   VkPhysicalDeviceLineRasterizationPropertiesEXT props{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_LINE_RASTERIZATION_PROPERTIES_EXT};

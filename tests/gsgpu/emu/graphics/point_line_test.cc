@@ -279,6 +279,121 @@ TEST(LineRasterization, VaryingsAreInterpolatedAlongTheLine) {
   }
 }
 
+// Line stipple (line_stipple.h): the counter's pieces, carried along a strip.
+TEST(LineStipple, RunsFollowThePatternAndTheCounterCarries) {
+  LineStippler st;
+  std::vector<StippleRun> runs;
+  const LineStipple s{true, 1, 0x0F0F};
+  st.split(0, 0, 16, 3, s, false, &runs);  // x-major Bresenham: 16 pixels
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].u0, 0.0f);
+  EXPECT_EQ(runs[0].u1, 4.0f / 16);
+  EXPECT_EQ(runs[1].u0, 8.0f / 16);
+  EXPECT_EQ(runs[1].u1, 12.0f / 16);
+  EXPECT_EQ(st.counter(), 16u);
+  st.split(2, 2, 2, 7.5f, s, false, &runs);  // y-major, 5.5 pixels: values 16 .. 21, 16 .. 19 on
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].u0, 0.0f);
+  EXPECT_EQ(runs[0].u1, 4.0f / 5.5f);
+  EXPECT_EQ(st.counter(), 22u);
+  st.split(0, 0, 3, 4, s, true, &runs);  // rectangular, 5 long: values 22 .. 26: 6, 7 off, 8 .. 10 on
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].u0, 2.0f / 5);
+  EXPECT_EQ(runs[0].u1, 1.0f);
+  st.split(0, 0, 3, 0, s, false, &runs);  // values 27 .. 29: bit 11 on, 12 .. 13 off
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].u0, 0.0f);
+  EXPECT_EQ(runs[0].u1, 1.0f / 3);
+  st.restart();
+  const LineStipple wide{true, 256, 0x0002};  // value 0 .. 255 is bit 0: off
+  st.split(0, 0, 200, 0, wide, false, &runs);
+  EXPECT_TRUE(runs.empty());
+  st.split(0, 0, kNaN, 0, s, false, &runs);  // not finite: nothing, the counter kept
+  st.split(0, 0, 0, kNaN, s, false, &runs);
+  st.split(0, 0, kInf, 0, s, true, &runs);
+  EXPECT_TRUE(runs.empty());
+  EXPECT_EQ(st.counter(), 200u);
+}
+
+// A Bresenham strip along row 1: segments of 8 pixels, pattern 0x0003 with factor 2 draws values
+// 0 .. 3 of every 32. The strip's second segment continues the counter (8 .. 15: nothing), a
+// second strip (primitive restart) and each line of a list restart it.
+TEST(LineStipple, StripsCarryTheCounterListsAndRestartsResetIt) {
+  for (Topology topology : {Topology::kLineStrip, Topology::kLineList}) {
+    Scene s(32, 4, topology);
+    s.state.draw.line_mode = LineMode::kBresenham;
+    s.state.draw.line_stipple = LineStipple{true, 2, 0x0003};
+    if (topology == Topology::kLineStrip) {
+      s.vertices({{0.5f, 1.5f}, {8.5f, 1.5f}, {16.5f, 1.5f}});
+    } else {
+      s.vertices({{0.5f, 1.5f}, {8.5f, 1.5f}, {8.5f, 1.5f}, {16.5f, 1.5f}});
+    }
+    DrawResult r = s.draw();
+    ASSERT_FALSE(r.fault) << *r.fault;
+    EXPECT_EQ(s.covered(), topology == Topology::kLineStrip ? rect(0, 1, 4, 2) : [] {
+      Pixels p = rect(0, 1, 4, 2);
+      p.merge(rect(8, 1, 12, 2));
+      return p;
+    }()) << topology_name(topology);
+    EXPECT_EQ(r.counters.geometry.clip.lines_out, topology == Topology::kLineStrip ? 1u : 2u);
+  }
+  Scene s(32, 4, Topology::kLineStrip);
+  s.state.draw.line_mode = LineMode::kBresenham;
+  s.state.draw.line_stipple = LineStipple{true, 2, 0x0003};
+  s.vertices({{0.5f, 1.5f}, {8.5f, 1.5f}, {16.5f, 1.5f}, {20.5f, 1.5f}, {28.5f, 1.5f}});
+  const uint64_t index_va = s.memory.upload(std::vector<uint16_t>{0, 1, 2, 0xFFFF, 3, 4});
+  s.state.draw.indexed = true;
+  s.state.draw.index_va = index_va, s.state.draw.index_size = 12;
+  s.state.draw.index_type = IndexType::kUint16;
+  s.state.draw.primitive_restart = true;
+  s.state.draw.count = 6;
+  DrawResult r = s.draw();
+  ASSERT_FALSE(r.fault) << *r.fault;
+  Pixels want = rect(0, 1, 4, 2);
+  want.merge(rect(20, 1, 24, 2));
+  EXPECT_EQ(s.covered(), want);
+}
+
+// A stippled line's pieces keep the whole line's interpolation: every pixel drawn holds the value
+// the unstippled line gives it (perspective-correct and noperspective), in both modes, within what
+// snapping a piece's new ends to the 1/256 grid moves (values run 0 .. 3 along the line; a wrong
+// perspective or parameter would be off by 0.05 and more).
+TEST(LineStipple, PiecesInterpolateAsTheWholeLine) {
+  for (LineMode mode : {LineMode::kRectangular, LineMode::kBresenham}) {
+    for (Interpolation interp : {Interpolation::kNoPerspective, Interpolation::kPerspective}) {
+      std::vector<uint32_t> whole, stippled;
+      uint32_t drawn = 0;
+      for (bool stipple : {false, true}) {
+        Scene s(32, 32, Topology::kLineList, ColorFormat::kR32G32B32A32Sfloat);
+        s.state.draw.line_mode = mode;
+        s.state.draw.line_stipple = LineStipple{stipple, 3, 0x5A5A};
+        s.state.fragment = FragmentMode::kVaryingColor;
+        s.state.varying_interpolation = interp;
+        // As the device decodes the stand-in's noperspective mode: every component cut in screen space.
+        if (interp == Interpolation::kNoPerspective) s.state.draw.linear_varyings = ~uint64_t{0};
+        s.vertices({{1.3f, 2.2f, 0.2f, 1, {0, 0, 0, 1}}, {30.6f, 27.7f, 0.8f, 3, {1, 2, 3, 1}}});
+        ASSERT_FALSE(s.draw().fault);
+        ColorTarget t = s.target();
+        for (uint32_t y = 0; y < 32; ++y) {
+          for (uint32_t x = 0; x < 32; ++x) {
+            if (stipple && t.load_bits(x, y)[3] != 0) {
+              ++drawn;
+              for (int c = 0; c < 3; ++c) {
+                EXPECT_NEAR(std::bit_cast<float>(t.load_bits(x, y)[c]), std::bit_cast<float>(whole[(y * 32 + x) * 3 + c]),
+                            1e-3)
+                    << int(mode) << " " << int(interp) << " at " << x << ", " << y;
+              }
+            }
+            for (int c = 0; c < 3 && !stipple; ++c) whole.push_back(t.load_bits(x, y)[c]);
+          }
+        }
+      }
+      EXPECT_GT(drawn, 10u);
+      EXPECT_LT(drawn, 32u);
+    }
+  }
+}
+
 TEST(LineRasterization, DepthTestAndBlendingApplyToLines) {
   Scene s(16, 8, Topology::kLineList);
   const uint64_t depth_va = s.memory.alloc(16 * 8 * 4);
