@@ -7,6 +7,7 @@
 #pragma once
 
 #include "gsgpu/emu/graphics/fragment_program.h"
+#include "gsgpu/emu/graphics/geometry_thread.h"
 #include "gsgpu/emu/graphics/merge_worker.h"
 
 namespace gsgpu::graphics {
@@ -16,6 +17,11 @@ struct DrawScratch {
   // The fast mode's worker thread, started by the first draw that hands a batch over and kept for
   // the next (a thread per draw cost its creation and join on every draw).
   MergeWorker merge_worker;
+  // The fast mode's geometry thread (geometry_thread.h): the channel's batches and the thread (a
+  // MergeWorker runs any one job at a time; here the geometry engine's whole draw), both kept for
+  // the next draw. The thread is declared last so that it is joined before the channel goes.
+  TriangleChannel triangles;
+  MergeWorker geometry_worker;
 };
 
 }  // namespace gsgpu::graphics

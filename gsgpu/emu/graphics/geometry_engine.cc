@@ -42,6 +42,7 @@ void GeometryEngine::clip_primitive(const AssembledPrimitive& p, StreamState& s,
 }
 
 bool GeometryEngine::flush_batch(VertexBatch& batch, StreamState& s, std::optional<std::string>* fault) {
+  if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) return false;
   // Kept from batch to batch: the stage writes every field of its vertices a later block reads.
   if (batch.shaded.size() < batch.count) batch.shaded.resize(batch.count);
   if (auto bad = s.stage.shade_batch(batch.fetched.data(), batch.count, batch.shaded.data())) {
@@ -135,20 +136,29 @@ std::optional<std::string> GeometryEngine::draw(const DrawParams& draw, const Ve
   const LineRules line{draw.line_mode, draw.line_width, draw.line_stipple};
   const OutlineState outline{draw.polygon_mode, draw.cull, draw.front_face, line, draw.point_size, draw.depth_bias};
   const uint32_t carried = carried_varying_components(stage.varying_components());
+  Queue<RasterTriangle> own_triangles;
   StreamState stream{stage,     PrimitiveAssembler(draw.topology, draw.provoking_vertex, carried),
                      carried,   clipper,
                      sink,      draw.point_size,
                      line,      outline,
                      draw.clip_distances, draw.cull_distances,
                      draw.rasterizer_discard,
-                     {},        {},
+                     {},        triangles_ ? *triangles_ : own_triangles,
                      {}};
+  clipper_ = &clipper;
   std::optional<std::string> fault;
   for (uint32_t inst = 0; inst < draw.instance_count; ++inst) {
     if (!run_instance(draw, inst, fetcher, stream, &fault)) break;
   }
+  clipper_ = nullptr;
   counters_.clip.add(clipper.counters());
   return fault;
+}
+
+GeometryCounters GeometryEngine::running_counters() const {
+  GeometryCounters now = counters_;
+  if (clipper_ != nullptr) now.clip.add(clipper_->counters());
+  return now;
 }
 
 }  // namespace gsgpu::graphics

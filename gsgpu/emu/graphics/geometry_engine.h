@@ -15,6 +15,7 @@
 // four components each); ProgramVertexStage (vertex_program.h) runs a vertex program.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -81,7 +82,10 @@ class PassThroughVertexStage final : public VertexStage {
   uint32_t attributes_;
 };
 
-// Drains the queue; returns false to stop the draw (the next stage met a fault of its own).
+// Called after each vertex whose primitives left triangles in the queue; returns false to stop the
+// draw (the next stage met a fault of its own). It takes the triangles it has seen, or leaves them
+// for a later call (the fast mode's geometry thread collects a batch in the queue, which the
+// engine then only appends to; geometry_thread.h).
 using TriangleSink = std::function<bool(Queue<RasterTriangle>&)>;
 
 class GeometryEngine {
@@ -97,6 +101,12 @@ class GeometryEngine {
   void set_vertex_limit(uint64_t limit) { vertex_limit_ = limit; }
   // Transform feedback for the next draw (nullptr: none); it sees every assembled primitive.
   void set_transform_feedback(TransformFeedback* xfb) { xfb_ = xfb; }
+  // The queue the next draw's triangles go to before the sink sees them (nullptr: a queue of the
+  // draw's own). The geometry thread's is kept from draw to draw and swapped out whole.
+  void set_triangle_queue(Queue<RasterTriangle>* triangles) { triangles_ = triangles; }
+  // Asked before each batch of vertices is shaded: true ends the draw without a fault of its own
+  // (the primitive engine stopped; its draw thread reports why). nullptr: never.
+  void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
 
   // Runs the draw; `sink` is called whenever triangles are ready and must drain the queue. Returns
   // the fault that stopped the draw, if any (triangles already sunk stay drawn); a draw the sink
@@ -104,6 +114,9 @@ class GeometryEngine {
   std::optional<std::string> draw(const DrawParams& draw, const VertexInputState& input, const Viewport& viewport,
                                   VertexStage& stage, const TriangleSink& sink);
   const GeometryCounters& counters() const { return counters_; }
+  // During a draw (from the sink): the counters a draw stopped now would report, the clipper's
+  // included (counters() adds those when the draw ends).
+  GeometryCounters running_counters() const;
   void reset_counters() { counters_ = {}; }
 
  private:
@@ -130,7 +143,7 @@ class GeometryEngine {
     uint32_t clip_distances, cull_distances;
     bool discard;  // DrawParams::rasterizer_discard
     Queue<AssembledPrimitive> primitives;
-    Queue<RasterTriangle> triangles;
+    Queue<RasterTriangle>& triangles;
     std::vector<AssembledPrimitive> pieces;  // what the clip distances left of a primitive
   };
   // One primitive (or a piece of one) through the clipper; `flat`: its flat varyings when they are
@@ -146,6 +159,9 @@ class GeometryEngine {
   GpuMemory& memory_;
   uint64_t vertex_limit_ = kDefaultVertexLimit;
   TransformFeedback* xfb_ = nullptr;
+  Queue<RasterTriangle>* triangles_ = nullptr;
+  const std::atomic<bool>* stop_ = nullptr;
+  const Clipper* clipper_ = nullptr;  // the running draw's
   GeometryCounters counters_;
 };
 

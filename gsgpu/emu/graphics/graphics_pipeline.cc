@@ -107,6 +107,51 @@ bool GraphicsPipeline::shade_triangle(const RasterTriangle& t, DrawContext& c) {
   return true;
 }
 
+bool GraphicsPipeline::uses_geometry_thread(const DrawState& s) const {
+  return mode_ == DrawMode::kFast && !s.xfb.enabled && !s.draw.rasterizer_discard &&
+         uint64_t{s.draw.count} * s.draw.instance_count > GeometryEngine::kVertexBatch;
+}
+
+std::optional<std::string> GraphicsPipeline::draw_on_geometry_thread(const DrawState& s, GeometryEngine& ge,
+                                                                     VertexStage& stage, DrawScratch& scratch,
+                                                                     DrawContext& c, GeometryCounters* counted) {
+  TriangleChannel& channel = scratch.triangles;
+  channel.begin();
+  ge.set_triangle_queue(&channel.staging());
+  ge.set_stop_flag(&channel.stop_flag());
+  const TriangleSink sink = [&channel, &ge](Queue<RasterTriangle>&) { return channel.take(ge); };
+  scratch.geometry_worker.submit([&] {
+    std::optional<std::string> fault = ge.draw(s.draw, s.input, s.viewport, stage, sink);
+    channel.finish(std::move(fault), ge.counters());
+  });
+  bool go_on = true;
+  while (TriangleBatch* batch = channel.next()) {
+    go_on = shade_triangle_batch(*batch, c, counted);
+    channel.release();
+    if (!go_on) break;
+  }
+  // A stop on this side (c.fault) ends the geometry thread's draw; its work ahead is not counted.
+  if (!go_on) channel.stop();
+  scratch.geometry_worker.wait();
+  if (!go_on) return std::nullopt;
+  *counted = channel.final_counters();
+  return channel.fault();
+}
+
+bool GraphicsPipeline::shade_triangle_batch(TriangleBatch& batch, DrawContext& c, GeometryCounters* counted) {
+  size_t drawn = 0;
+  for (const TriangleBatch::Mark& mark : batch.marks) {
+    // The single-thread path stops inside a sink call with everything up to that call counted.
+    *counted = mark.counters;
+    for (; drawn < mark.end; ++drawn) {
+      const bool go_on = shade_triangle(batch.triangles.front(), c);  // read in place, as the sink does
+      batch.triangles.drop_front();
+      if (!go_on) return false;
+    }
+  }
+  return true;
+}
+
 void GraphicsPipeline::shade_fixed(const Quad& q, const TriangleInterpolator& interp, const TriangleSetup& setup,
                                    const RasterTriangle& t, DrawContext& c) {
   QuadColors colors;
@@ -217,7 +262,14 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
     if ((result.fault = xfb.emplace(memory_, s.xfb, s.draw.provoking_vertex).begin())) return result;
     ge.set_transform_feedback(&*xfb);
   }
-  std::optional<std::string> geometry_fault = ge.draw(s.draw, s.input, s.viewport, *vertex_stage, sink);
+  std::optional<std::string> geometry_fault;
+  GeometryCounters geometry_counters;
+  if (uses_geometry_thread(s)) {
+    geometry_fault = draw_on_geometry_thread(s, ge, *vertex_stage, scratch, context, &geometry_counters);
+  } else {
+    geometry_fault = ge.draw(s.draw, s.input, s.viewport, *vertex_stage, sink);
+    geometry_counters = ge.counters();
+  }
   if (xfb) {
     // The offsets go back even after a fault: what was written stays written, as the counters say.
     std::optional<std::string> end_fault = xfb->end();
@@ -229,7 +281,7 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   if (program && !context.fault && !program->flush()) context.fault = program->fault();
   if (program) program->wait_merges();  // the merger's counters are read below
   result.fault = context.fault ? context.fault : geometry_fault;
-  result.counters = DrawCounters{ge.counters(), pe.counters(), om.counters()};
+  result.counters = DrawCounters{geometry_counters, pe.counters(), om.counters()};
   return result;
 }
 

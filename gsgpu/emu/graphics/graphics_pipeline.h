@@ -131,6 +131,16 @@ class GraphicsPipeline {
     bool needs_depth;  // a depth target exists (otherwise the fragment depth is never read)
     bool multisampled_depth;  // and has several samples: fragments carry the depth plane's slopes
   };
+  // Whether the draw's geometry engine runs on the geometry thread (fast mode; not with transform
+  // feedback, whose writes the single-thread order fixes; not for draws of one vertex batch).
+  bool uses_geometry_thread(const DrawState& s) const;
+  // The geometry engine on the geometry thread while this thread sets up, rasterizes and shades
+  // its batches (geometry_thread.h); returns the engine's fault and sets the geometry counters the
+  // single-thread path would report.
+  std::optional<std::string> draw_on_geometry_thread(const DrawState& s, GeometryEngine& ge, VertexStage& stage,
+                                                     DrawScratch& scratch, DrawContext& c, GeometryCounters* counted);
+  // One batch of the geometry thread's triangles; false when the draw must stop (c.fault).
+  bool shade_triangle_batch(TriangleBatch& batch, DrawContext& c, GeometryCounters* counted);
   std::optional<std::string> map_targets(const DrawState& state, ColorTarget* color, DepthStencilTarget* depth);
   // Maps targets 1.. and hands them to the output merger (after begin_draw).
   std::optional<std::string> add_more_targets(const DrawState& state, OutputMerger* om);

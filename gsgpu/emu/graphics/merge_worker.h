@@ -24,6 +24,9 @@ class MergeWorker {
   void submit(std::function<void()> job);
   // Returns once every job handed over has finished.
   void wait();
+  // The thread's id (a default id before the first job): tests see that draws reuse it. Only the
+  // submitter's thread may ask.
+  std::thread::id thread_id() const { return thread_.get_id(); }
 
  private:
   void loop();
