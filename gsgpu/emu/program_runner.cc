@@ -18,8 +18,9 @@ std::optional<std::string> BackendProgramRunner::run(const graphics::ShaderProgr
 
 std::optional<std::string> BackendProgramRunner::run(const graphics::ShaderProgram& program, FragmentWarpIO* fragment,
                                                      VertexWarpIO* vertex, uint32_t warps) {
-  std::lock_guard serialize(mutex_);
-  if (draw_instructions_ >= draw_budget_) return draw_budget_fault();
+  Stage& stage = fragment ? fragment_ : vertex_;
+  std::lock_guard serialize(stage.mutex);
+  if (stage.instructions >= draw_budget_) return draw_budget_fault(stage);
   DispatchRequest request;
   request.code_va = program.code_va;
   request.code_size = program.code_size;
@@ -29,15 +30,15 @@ std::optional<std::string> BackendProgramRunner::run(const graphics::ShaderProgr
   request.grid_size[0] = warps;
   request.group_size[0] = backend_.warp_width();
   request.instruction_budget = budget_;
-  request.dispatch_instruction_budget = draw_budget_ - draw_instructions_;
+  request.dispatch_instruction_budget = draw_budget_ - stage.instructions;
   request.fragment = fragment;
   request.vertex = vertex;
   request.declared_vector_regs = program.vector_regs;
   request.declared_scalar_regs = program.scalar_regs;
   const DispatchOutcome outcome = backend_.dispatch(request, memory_);
-  draw_instructions_ += outcome.counters.instructions_issued;
+  stage.instructions += outcome.counters.instructions_issued;
   if (!outcome.fault) {
-    if (draw_instructions_ > draw_budget_) return draw_budget_fault();
+    if (stage.instructions > draw_budget_) return draw_budget_fault(stage);
     return std::nullopt;
   }
   char pc[32];
@@ -46,9 +47,9 @@ std::optional<std::string> BackendProgramRunner::run(const graphics::ShaderProgr
          " at pc " + pc + ": " + outcome.fault->message;
 }
 
-std::string BackendProgramRunner::draw_budget_fault() const {
-  return "watchdog: the draw's vertex and fragment programs exceeded their budget of " +
-         std::to_string(draw_budget_) + " instructions (" + std::to_string(draw_instructions_) + " issued)";
+std::string BackendProgramRunner::draw_budget_fault(const Stage& stage) const {
+  return std::string("watchdog: the draw's ") + stage.name + " programs exceeded their budget of " +
+         std::to_string(draw_budget_) + " instructions (" + std::to_string(stage.instructions) + " issued)";
 }
 
 }  // namespace gsgpu

@@ -20,9 +20,9 @@ class BackendProgramRunner final : public graphics::ShaderProgramRunner {
  public:
   // Watchdog per vertex or fragment warp: a program that runs longer is treated as endless.
   static constexpr uint64_t kDefaultWarpInstructionBudget = uint64_t{1} << 20;
-  // Watchdog for all the program batches of one draw (the runner lives for one draw): many warps
-  // each just under their own budget must not occupy the cores for hours either. Checked between
-  // warps of a batch and between batches.
+  // Watchdog for the vertex program batches of one draw, and another for its fragment program
+  // batches (the runner lives for one draw): many warps each just under their own budget must not
+  // occupy the cores for hours either. Checked between warps of a batch and between batches.
   static constexpr uint64_t kDefaultDrawInstructionBudget = uint64_t{1} << 32;
 
   BackendProgramRunner(DispatchBackend& backend, GpuMemory& memory,
@@ -38,15 +38,22 @@ class BackendProgramRunner final : public graphics::ShaderProgramRunner {
  private:
   std::optional<std::string> run(const graphics::ShaderProgram& program, FragmentWarpIO* fragment,
                                  VertexWarpIO* vertex, uint32_t warps);
-  std::string draw_budget_fault() const;
+  // One kind of program's batches: fast mode runs vertex batches on its geometry thread while its
+  // merge worker runs fragment batches, each kind in order, one batch at a time. A lock and a
+  // budget per kind let the two kinds run at once, and make where a budget runs out depend only
+  // on that kind's batches (which the single-thread path runs in the same order), not on how the
+  // threads interleave.
+  struct Stage {
+    const char* name;
+    std::mutex mutex;
+    uint64_t instructions = 0;  // warp instructions of this draw's batches of this kind so far
+  };
+  std::string draw_budget_fault(const Stage& stage) const;
   DispatchBackend& backend_;
   GpuMemory& memory_;
   uint64_t budget_;
   uint64_t draw_budget_;
-  // Fast mode runs fragment batches on its worker thread while the draw's thread runs vertex
-  // batches (FragmentProgramStage): one batch at a time, as the cores run one dispatch at a time.
-  std::mutex mutex_;
-  uint64_t draw_instructions_ = 0;  // warp instructions of this draw's batches so far
+  Stage vertex_{"vertex"}, fragment_{"fragment"};
 };
 
 }  // namespace gsgpu

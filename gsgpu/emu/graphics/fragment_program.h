@@ -12,8 +12,9 @@
 // of the batch merged. With a MergeWorker (fast mode) a full batch is shaded and merged on the
 // worker's thread while the calling thread rasterizes and sets up the next one; batches are still
 // shaded and merged one after the other, in order, so the pixels and counters are the reference's.
-// The runner is then called from both threads (vertex batches here, fragment batches there): it
-// must serialize its calls (BackendProgramRunner does).
+// The runner is then called from several threads (vertex batches on the draw's thread or the
+// geometry thread, fragment batches here and there): it must take calls of the two kinds at once
+// and serialize those of one kind (BackendProgramRunner does).
 #pragma once
 
 #include <array>

@@ -8,7 +8,8 @@
 // every lookup, so code the guest rewrote between dispatches is decoded afresh. Only what depends
 // on nothing but those is cached (the decoded instructions, the entry index, the registers the
 // code names); checks against a dispatch's other parameters stay per dispatch (shader_core.cc).
-// Not thread-safe: the cores serialize their dispatches.
+// Not thread-safe: the cores lock it; programs are shared, so that a dispatch keeps its program
+// while another dispatch, running at the same time, replaces the entry.
 #pragma once
 
 #include <array>
@@ -28,23 +29,23 @@ class ProgramCache {
   static constexpr size_t kEntries = 4;
 
   // The program decoded from exactly these `code_size` bytes at `code_va` with this entry offset,
-  // or nullptr. Valid until the next insert().
-  const Program* find(uint64_t code_va, const uint8_t* bytes, uint64_t code_size, uint32_t entry_offset) const;
+  // or nullptr.
+  std::shared_ptr<const Program> find(uint64_t code_va, const uint8_t* bytes, uint64_t code_size,
+                                      uint32_t entry_offset) const;
   // Keeps `program` (decoded from `bytes`) in place of the oldest entry, when the code is small
-  // enough; returns where it now lies (the cache's copy, or `program` itself when not kept).
-  const Program* insert(uint64_t code_va, const uint8_t* bytes, uint64_t code_size, uint32_t entry_offset,
-                        std::unique_ptr<Program> program);
+  // enough; returns it either way.
+  std::shared_ptr<const Program> insert(uint64_t code_va, const uint8_t* bytes, uint64_t code_size,
+                                        uint32_t entry_offset, std::shared_ptr<const Program> program);
 
  private:
   struct Entry {
     uint64_t code_va = 0;
     uint32_t entry_offset = 0;
     std::vector<uint8_t> bytes;  // the code the program was decoded from
-    std::unique_ptr<Program> program;
+    std::shared_ptr<const Program> program;
   };
   std::array<Entry, kEntries> entries_;
-  size_t next_ = 0;                     // the entry insert() replaces next (round robin)
-  std::unique_ptr<Program> uncached_;   // the last program too large to keep
+  size_t next_ = 0;  // the entry insert() replaces next (round robin)
 };
 
 }  // namespace gsgpu::shader

@@ -131,6 +131,18 @@ unsigned host_thread_count(const ShaderConfig& config) {
   return std::clamp<unsigned>(std::min({asked, kMaxHostThreads, config.num_cores}), 1, kMaxHostThreads);
 }
 
+// What the host threads of one dispatch share: its stop flag, its instructions so far and its
+// faults. Per dispatch, not in Cores, so that a small dispatch (fast mode's vertex batch on its
+// geometry thread, run on the calling thread) can run while another dispatch (a fragment batch on
+// the merge worker) has the pool, each with its own faults and watchdog.
+struct DispatchControl {
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> instructions{0};
+  std::mutex fault_mutex;
+  std::optional<ShaderFault> first_fault;
+  uint32_t fault_count = 0;
+};
+
 struct CoreTotals {
   uint64_t instructions = 0;
   uint64_t active_lane_instructions = 0;
@@ -144,40 +156,39 @@ class Cores final : public shader::Backend {
       : config_(config), pool_(host_thread_count(config)) {}
 
   DispatchResult run(const DispatchParams& params, GpuMemory& memory) override {
-    std::lock_guard serialize(dispatch_mutex_);
     DispatchResult result;
     if (auto fault = check_params(params)) {
       result.fault = std::move(fault);
       result.counters.faults = 1;
       return result;
     }
-    const shader::Program* program = load_program(params, memory, &result);
+    // Held for the dispatch: a concurrent dispatch may replace the cache's entry meanwhile.
+    const std::shared_ptr<const shader::Program> program = load_program(params, memory, &result);
     if (!program) return result;
 
     DispatchState state;
     state.params = &params;
     state.memory = &memory;
-    state.program = program;
+    state.program = program.get();
     state.width = config_.warp_width;
     state.budget = params.instruction_budget != 0 ? params.instruction_budget : kDefaultInstructionBudget;
-    stop_.store(false);
-    state.stop = &stop_;
+    DispatchControl control;
+    state.stop = &control.stop;
     static const std::atomic<bool> kNeverCancelled{false};
     state.cancel = config_.cancel ? config_.cancel : &kNeverCancelled;
-    dispatch_instructions_.store(0);
-    first_fault_.reset();
-    fault_count_ = 0;
 
     // Per host thread, per core: merged after the pool finishes, so no counter is shared.
     std::vector<std::vector<CoreTotals>> totals(pool_.size(), std::vector<CoreTotals>(config_.num_cores));
     std::atomic<uint64_t> next_chunk{0};
     if (small_dispatch(params)) {
-      run_chunks(state, next_chunk, &totals[0]);
+      run_chunks(state, control, next_chunk, &totals[0]);
     } else {
       // No more threads than cores (host_thread_count), so a one-core device runs its groups one
       // at a time. (With several cores two chunks of one core may run at once on two threads: cores
       // only say where a chunk's counts go, which keeps the counters independent of the host.)
-      pool_.run([&](unsigned thread) { run_chunks(state, next_chunk, &totals[thread]); });
+      // The pool runs one dispatch at a time.
+      std::lock_guard serialize(pool_mutex_);
+      pool_.run([&](unsigned thread) { run_chunks(state, control, next_chunk, &totals[thread]); });
     }
 
     std::vector<CoreTotals> cores(config_.num_cores);
@@ -194,8 +205,8 @@ class Cores final : public shader::Backend {
       result.counters.work_groups += core.work_groups;
       result.counters.cycles = std::max(result.counters.cycles, core.instructions);
     }
-    result.counters.faults = fault_count_;
-    result.fault = first_fault_;
+    result.counters.faults = control.fault_count;
+    result.fault = control.first_fault;
     // A cancel stops the warps without a fault of their own: the dispatch did not finish.
     if (!result.fault && state.cancel->load()) {
       result.fault = cancelled_fault(params);
@@ -271,10 +282,13 @@ class Cores final : public shader::Backend {
 
   // Fetches the whole code range once (one translate) and pre-decodes it, or takes the program
   // decoded before from the same words at the same address (program_cache.h). The check against
-  // this dispatch's declared registers is made either way. The program lives in programs_ until
-  // a later dispatch replaces it (dispatches are serialized).
-  const shader::Program* load_program(const DispatchParams& p, GpuMemory& memory, DispatchResult* result) {
-    auto fail = [&](ShaderFaultKind kind, std::string message, MemoryFault mf = {}) -> const shader::Program* {
+  // this dispatch's declared registers is made either way. The cache is shared by dispatches that
+  // may run at once (fast mode's vertex and fragment batches): it is used under programs_mutex_
+  // and its programs are shared, so an entry replaced during a dispatch lives until it ends.
+  std::shared_ptr<const shader::Program> load_program(const DispatchParams& p, GpuMemory& memory,
+                                                      DispatchResult* result) {
+    auto fail = [&](ShaderFaultKind kind, std::string message,
+                    MemoryFault mf = {}) -> std::shared_ptr<const shader::Program> {
       ShaderFault fault;
       fault.kind = kind;
       fault.pc = p.code_va + p.entry_offset;
@@ -289,12 +303,16 @@ class Cores final : public shader::Backend {
       return fail(ShaderFaultKind::kMemory, "kernel code [" + std::to_string(p.code_va) + ", +" +
                                                 std::to_string(p.code_size) + ") is not mapped executable",
                   MemoryFault{p.code_va, p.code_size, Access::kExecute});
-    const shader::Program* program = programs_.find(p.code_va, bytes, p.code_size, p.entry_offset);
+    std::shared_ptr<const shader::Program> program;
+    {
+      std::lock_guard lock(programs_mutex_);
+      program = programs_.find(p.code_va, bytes, p.code_size, p.entry_offset);
+    }
     if (!program) {
       std::vector<uint32_t> words(p.code_size / 4);
       std::memcpy(words.data(), bytes, p.code_size);
       auto decoded =
-          std::make_unique<shader::Program>(shader::predecode(words.data(), words.size(), p.code_va, config_.warp_width));
+          std::make_shared<shader::Program>(shader::predecode(words.data(), words.size(), p.code_va, config_.warp_width));
       if (p.entry_offset >= p.code_size)
         return fail(ShaderFaultKind::kPcOutOfRange, "entry offset " + std::to_string(p.entry_offset) +
                                                         " is outside the " + std::to_string(p.code_size) + "-byte code");
@@ -305,6 +323,7 @@ class Cores final : public shader::Backend {
         return fail(ShaderFaultKind::kIllegalInstruction, "entry offset " + std::to_string(p.entry_offset) +
                                                               " is not the start of an instruction");
       decoded->entry = static_cast<uint32_t>(it - decoded->code.begin());
+      std::lock_guard lock(programs_mutex_);
       program = programs_.insert(p.code_va, bytes, p.code_size, p.entry_offset, std::move(decoded));
     }
     if ((p.declared_vector_regs != 0 && program->vector_regs > p.declared_vector_regs) ||
@@ -324,15 +343,16 @@ class Cores final : public shader::Backend {
     return fault;
   }
 
-  void record_fault(const ShaderFault& fault) {
-    std::lock_guard lock(fault_mutex_);
-    ++fault_count_;
-    if (!first_fault_) first_fault_ = fault;
-    stop_.store(true);
+  static void record_fault(DispatchControl& control, const ShaderFault& fault) {
+    std::lock_guard lock(control.fault_mutex);
+    ++control.fault_count;
+    if (!control.first_fault) control.first_fault = fault;
+    control.stop.store(true);
   }
 
   // One host thread: takes chunks of work-groups until none is left, a fault or a stop.
-  void run_chunks(const DispatchState& state, std::atomic<uint64_t>& next_chunk, std::vector<CoreTotals>* core_totals) {
+  void run_chunks(const DispatchState& state, DispatchControl& control, std::atomic<uint64_t>& next_chunk,
+                  std::vector<CoreTotals>* core_totals) {
     const DispatchParams& p = *state.params;
     const uint64_t groups = uint64_t{p.grid_size[0]} * p.grid_size[1] * p.grid_size[2];
     const uint32_t width = state.width;
@@ -360,20 +380,21 @@ class Cores final : public shader::Backend {
       const uint64_t first = chunk * chunk_size;  // < groups, as chunk < chunks
       const uint64_t end = groups - first <= chunk_size ? groups : first + chunk_size;
       for (uint64_t g = first; g < end; ++g) {
-        if (!run_one_group(state, g, warps, registers, local, private_mem, group, totals)) return;
+        if (!run_one_group(state, control, g, warps, registers, local, private_mem, group, totals)) return;
       }
     }
   }
 
   // Runs work-group g on the thread's storage; false on a fault or a stop (another core faulted,
   // or the dispatch's watchdog).
-  bool run_one_group(const DispatchState& state, uint64_t g, std::vector<Warp>& warps, std::vector<uint32_t>& registers,
+  bool run_one_group(const DispatchState& state, DispatchControl& control, uint64_t g, std::vector<Warp>& warps,
+                     std::vector<uint32_t>& registers,
                      std::vector<uint8_t>& local, std::vector<uint8_t>& private_mem, GroupState& group,
                      CoreTotals* totals) {
     const DispatchParams& p = *state.params;
-    if (stop_.load(std::memory_order_relaxed) || state.cancel->load(std::memory_order_relaxed)) return false;
+    if (control.stop.load(std::memory_order_relaxed) || state.cancel->load(std::memory_order_relaxed)) return false;
     if (p.dispatch_instruction_budget != 0 &&
-        dispatch_instructions_.load(std::memory_order_relaxed) >= p.dispatch_instruction_budget) {
+        control.instructions.load(std::memory_order_relaxed) >= p.dispatch_instruction_budget) {
       ShaderFault fault;
       fault.kind = ShaderFaultKind::kWatchdog;
       fault.pc = p.code_va + p.entry_offset;
@@ -382,7 +403,7 @@ class Cores final : public shader::Backend {
       fault.group_id[2] = static_cast<uint32_t>(g / (uint64_t{p.grid_size[0]} * p.grid_size[1]));
       fault.message = "watchdog: the dispatch exceeded its budget of " +
                       std::to_string(p.dispatch_instruction_budget) + " instructions before this work-group";
-      record_fault(fault);
+      record_fault(control, fault);
       return false;
     }
     group.group_id[0] = static_cast<uint32_t>(g % p.grid_size[0]);
@@ -398,14 +419,14 @@ class Cores final : public shader::Backend {
       preload_fragment_warp(*p.fragment, g, state.program->vector_regs, &warps[0]);
     }
     if (p.vertex) start_vertex_warp(*p.vertex, g, state.program->vector_regs, &warps[0]);
-    const bool ok = run_group(warps);
+    const bool ok = run_group(control, warps);
     uint64_t group_instructions = 0;
     for (const Warp& w : warps) {
       group_instructions += w.instructions;
       totals->active_lane_instructions += w.active_lane_instructions;
     }
     totals->instructions += group_instructions;
-    dispatch_instructions_.fetch_add(group_instructions, std::memory_order_relaxed);
+    control.instructions.fetch_add(group_instructions, std::memory_order_relaxed);
     if (!ok) return false;
     ++totals->work_groups;
     return true;
@@ -486,14 +507,14 @@ class Cores final : public shader::Backend {
 
   // Runs the warps of one group round-robin, each until its next barrier or its end; a barrier
   // releases once every warp still running has reached it. False on a fault or a stop.
-  bool run_group(std::vector<Warp>& warps) {
+  static bool run_group(DispatchControl& control, std::vector<Warp>& warps) {
     for (;;) {
       bool any_waiting = false;
       for (Warp& w : warps) {
         if (w.state != WarpState::kRunning) continue;
         shader::run_warp(w);
         if (w.state == WarpState::kFaulted) {
-          record_fault(w.fault);
+          record_fault(control, w.fault);
           return false;
         }
         if (w.state == WarpState::kRunning) return false;  // stopped because another core faulted
@@ -510,13 +531,9 @@ class Cores final : public shader::Backend {
 
   ShaderConfig config_;
   WorkerPool pool_;
-  std::mutex dispatch_mutex_;
-  shader::ProgramCache programs_;  // under dispatch_mutex_
-  std::mutex fault_mutex_;
-  std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> dispatch_instructions_{0};
-  std::optional<ShaderFault> first_fault_;
-  uint32_t fault_count_ = 0;
+  std::mutex pool_mutex_;  // the pool's dispatch (small ones run on their caller's thread)
+  std::mutex programs_mutex_;
+  shader::ProgramCache programs_;  // under programs_mutex_
 };
 
 }  // namespace

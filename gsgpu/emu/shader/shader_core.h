@@ -120,7 +120,9 @@ class ShaderCores {
   ShaderCores(const ShaderCores&) = delete;
   ShaderCores& operator=(const ShaderCores&) = delete;
 
-  // Blocks until the dispatch finishes or faults. Dispatches from several threads are serialized.
+  // Blocks until the dispatch finishes or faults. Dispatches from several threads may overlap:
+  // each keeps its own faults and watchdog; those large enough for the host thread pool take it one
+  // at a time, the small ones run on their caller's thread.
   DispatchResult run(const DispatchParams& params, GpuMemory& memory);
   const ShaderConfig& config() const { return config_; }
   HostSimd simd() const { return simd_; }  // the build chosen, never kAuto

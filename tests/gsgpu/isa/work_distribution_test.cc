@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "gsgpu/emu/shader/shader_core.h"
@@ -58,6 +59,41 @@ TEST(WorkDistribution, CountersFollowTheChunkRuleWhateverTheHostThreads) {
         EXPECT_EQ(c.cycles, expected_cycles(groups, cores));
       }
     }
+  }
+}
+
+// Fast mode's geometry thread dispatches small vertex batches (run on the calling thread) while its
+// merge worker dispatches fragment batches (on the host thread pool): dispatches from two threads
+// at once keep their own faults, watchdogs and counters. One thread's small dispatches each end in
+// the watchdog while the other's large ones, running at the same time on the same cores, finish
+// with the documented counters and no fault.
+TEST(WorkDistribution, ConcurrentDispatchesKeepTheirOwnFaultsAndCounters) {
+  FlatMemory memory(0x100000, 1 << 16);
+  DispatchParams endless = testing::linear_dispatch(1, 32);
+  testing::load_kernel(memory, "loop:\n  s_jump loop\n", &endless);
+  endless.instruction_budget = 5000;
+  DispatchParams uneven = testing::linear_dispatch(333, 32);
+  testing::load_kernel(memory, kUnevenGroups, &uneven);
+  uint64_t total = 0;
+  for (uint64_t g = 0; g < 333; ++g) total += group_instructions(g);
+  ShaderCores shader_cores(ShaderConfig{4, 32, 2});
+  std::vector<DispatchResult> small(40), large(20);
+  std::thread small_thread([&] {
+    for (DispatchResult& r : small) r = shader_cores.run(endless, memory);
+  });
+  for (DispatchResult& r : large) r = shader_cores.run(uneven, memory);
+  small_thread.join();
+  for (const DispatchResult& r : small) {
+    ASSERT_TRUE(r.fault);
+    EXPECT_EQ(r.fault->kind, ShaderFaultKind::kWatchdog);
+    EXPECT_EQ(r.counters.faults, 1u);
+  }
+  for (const DispatchResult& r : large) {
+    EXPECT_FALSE(r.fault) << r.fault->message;
+    EXPECT_EQ(r.counters.faults, 0u);
+    EXPECT_EQ(r.counters.work_groups, 333u);
+    EXPECT_EQ(r.counters.instructions_issued, total);
+    EXPECT_EQ(r.counters.cycles, expected_cycles(333, 4));
   }
 }
 
