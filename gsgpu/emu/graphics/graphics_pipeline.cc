@@ -1,6 +1,8 @@
 // One draw through the graphics blocks (see graphics_pipeline.h).
 #include "gsgpu/emu/graphics/graphics_pipeline.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include "common/checked_math.h"
@@ -28,6 +30,14 @@ uint8_t* map_target(GpuMemory& memory, const char* what, uint64_t va, uint32_t r
   uint8_t* writable = readable ? memory.translate(va, *size, Access::kWrite) : nullptr;
   if (!writable) *why = std::string(what) + " is not mapped readable and writable in full";
   return writable;
+}
+
+// GSGPU_GEOMETRY_THREAD=0 keeps fast mode's geometry engine on the draw's thread: the same pixels,
+// counters and faults, one thread fewer (to compare the two on a host, or for a host without a
+// spare CPU, where each hand-over waits for one). Read per draw, so that a test can set it.
+bool geometry_thread_allowed() {
+  const char* setting = std::getenv("GSGPU_GEOMETRY_THREAD");
+  return setting == nullptr || std::strcmp(setting, "0") != 0;
 }
 
 }  // namespace
@@ -109,7 +119,7 @@ bool GraphicsPipeline::shade_triangle(const RasterTriangle& t, DrawContext& c) {
 
 bool GraphicsPipeline::uses_geometry_thread(const DrawState& s) const {
   return mode_ == DrawMode::kFast && !s.xfb.enabled && !s.draw.rasterizer_discard &&
-         uint64_t{s.draw.count} * s.draw.instance_count > GeometryEngine::kVertexBatch;
+         uint64_t{s.draw.count} * s.draw.instance_count > GeometryEngine::kVertexBatch && geometry_thread_allowed();
 }
 
 std::optional<std::string> GraphicsPipeline::draw_on_geometry_thread(const DrawState& s, GeometryEngine& ge,

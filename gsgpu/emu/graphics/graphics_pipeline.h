@@ -132,7 +132,8 @@ class GraphicsPipeline {
     bool multisampled_depth;  // and has several samples: fragments carry the depth plane's slopes
   };
   // Whether the draw's geometry engine runs on the geometry thread (fast mode; not with transform
-  // feedback, whose writes the single-thread order fixes; not for draws of one vertex batch).
+  // feedback, whose writes the single-thread order fixes; not for draws of one vertex batch; not
+  // with GSGPU_GEOMETRY_THREAD=0).
   bool uses_geometry_thread(const DrawState& s) const;
   // The geometry engine on the geometry thread while this thread sets up, rasterizes and shades
   // its batches (geometry_thread.h); returns the engine's fault and sets the geometry counters the

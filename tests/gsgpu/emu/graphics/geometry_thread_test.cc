@@ -7,6 +7,7 @@
 // clipper's counters move.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -54,6 +55,23 @@ TEST(GeometryThread, FastDrawsGiveTheReferencesBytesAndCountersOverManyBatches) 
       EXPECT_EQ(scratch.geometry_worker.thread_id(), thread);
     }
   }
+}
+
+// GSGPU_GEOMETRY_THREAD=0 keeps fast mode's geometry engine on the draw's thread (no thread
+// starts), with the same bytes and counters.
+TEST(GeometryThread, TheSettingKeepsTheEngineOnTheDrawsThread) {
+  GridScene s;
+  s.indexed_strips();
+  const Outcome reference = draw(s, DrawMode::kReference, nullptr);
+  ASSERT_EQ(setenv("GSGPU_GEOMETRY_THREAD", "0", 1), 0);
+  DrawScratch off;
+  const Outcome single = draw(s, DrawMode::kFast, &off);
+  unsetenv("GSGPU_GEOMETRY_THREAD");
+  EXPECT_EQ(off.geometry_worker.thread_id(), std::thread::id{});
+  expect_same(single, reference);
+  DrawScratch on;
+  expect_same(draw(s, DrawMode::kFast, &on), reference);
+  EXPECT_NE(on.geometry_worker.thread_id(), std::thread::id{});
 }
 
 // A draw stopped part-way (by the geometry engine: an index past the vertex buffer; by the
