@@ -126,6 +126,7 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
   out->stage = lowered.stage;
   out->vertex_attributes = lowered.vertex_attributes;
   out->constant_buffer_bytes = lowered.constant_buffer_bytes;
+  out->texture_arrays = lowered.texture_arrays;
   out->varying_components = lowered.varying_components;
   out->linear_varyings = lowered.linear_varyings;
   out->clip_distances = lowered.clip_distances;

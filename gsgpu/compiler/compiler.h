@@ -82,6 +82,10 @@ struct XfbOutputRun {
   bool operator==(const XfbOutputRun&) const = default;
 };
 inline constexpr uint32_t kMaxXfbBuffers = 4;
+// Arrays of textures (docs/compiler.md "Textures"): at most this many elements (zink's
+// PIPE_MAX_SAMPLERS), their texture records this many bytes apart.
+inline constexpr uint32_t kMaxTextureArrayElements = 32;
+inline constexpr uint32_t kTextureRecordStride = 128;
 inline constexpr uint32_t kMaxXfbStride = 2048;
 
 // What a compiled entry point is: an OpenCL kernel or a Vulkan shader (compile_shader_spirv): a
@@ -113,6 +117,9 @@ struct CompiledKernel {
   // PushConstant block up to its last member, and the uniform-buffer table entries of the
   // descriptors it uses (docs/compiler.md "Graphics shaders", "Constant buffer"); 0 when none.
   uint32_t constant_buffer_bytes = 0;
+  // Arrays of textures the program reads (docs/compiler.md "Textures"): (table slot 16 set +
+  // binding, elements); the driver writes that many texture records one after another there.
+  std::vector<std::pair<uint32_t, uint32_t>> texture_arrays;
   std::vector<uint32_t> code;  // entry at offset 0
   std::vector<ArgInfo> args;
   uint32_t arg_buffer_size = 0;

@@ -72,6 +72,7 @@ struct LoweredKernel {
   std::array<uint32_t, kMaxXfbBuffers> xfb_strides{};
   uint32_t preloaded_registers = 0;  // v0..v(n-1) hold the stage's inputs: the allocator leaves them alone
   uint32_t constant_buffer_bytes = 0;  // the constant buffer bytes it reads (push constants, descriptor table)
+  std::vector<std::pair<uint32_t, uint32_t>> texture_arrays;  // CompiledKernel's
 };
 
 // Before lowering (lower_printf.cc): a float passed to printf is promoted to double by clang
@@ -225,6 +226,15 @@ class Lowering {
   void shader_image_fetch(const SpirvInstruction& inst);
   void shader_image_query_lod(const SpirvInstruction& inst);
   std::unordered_map<uint32_t, Value> texture_bindings_;  // UniformConstant variable -> its descriptor's parts
+  // An array of textures (sampler2D s[N]): element 0's record (the table entry), N, and the
+  // element's kind (OpTypeImage, OpTypeSampler or OpTypeSampledImage).
+  struct TextureArray {
+    MOperand entry;
+    uint32_t elements = 0;
+    spv::Op kind = spv::Op::OpNop;
+  };
+  std::unordered_map<uint32_t, TextureArray> texture_arrays_;
+  void texture_array_element(const SpirvInstruction& inst);
   void declare_push_constants(uint32_t id, uint32_t pointee);
   MOperand constants_base_;
   std::map<uint32_t, MOperand> uniform_buffers_;  // set * 16 + binding -> the scalar pair holding its VA

@@ -242,6 +242,11 @@ bool Lowering::lower_register_access(const SpirvInstruction& inst) {
   // A compute shader's built-in inputs and the chains into them (which have no type of their own)
   // are the kernels' built-in references (lower_memory.cc).
   if (!inst.operands.empty() && builtins_.count(inst.operands[0])) return false;
+  if ((inst.opcode == Op::OpAccessChain || inst.opcode == Op::OpInBoundsAccessChain) && !inst.operands.empty() &&
+      texture_arrays_.count(inst.operands[0])) {
+    texture_array_element(inst);
+    return true;
+  }
   if (inst.opcode == Op::OpLoad && type(type_of(operand_id(inst, 0))).kind == TypeKind::kPointer &&
       type(type_of(operand_id(inst, 0))).storage == spv::StorageClass::UniformConstant) {
     // An image or sampler variable, or a function parameter pointing to one: the "pointer" is the

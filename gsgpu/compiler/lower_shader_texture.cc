@@ -51,16 +51,26 @@ bool referenced(const SpirvModule& m, uint32_t id) {
 
 }  // namespace
 
-// A UniformConstant variable: an image, a sampler or a sampled image (one descriptor, no arrays).
+// A UniformConstant variable: an image, a sampler or a sampled image, or an array of one of them.
 // Its value is the record's VA (the image), the SAMPLER_STATE word and the bias (the sampler), or
-// all three (a combined image sampler).
+// all three (a combined image sampler); an array's is its table entry, which texture_array_element
+// indexes.
 Value Lowering::declare_texture_binding(uint32_t id, const SpirvDecorations* d) {
-  const uint32_t pointee = type(m_.variables.at(id).pointer_type).element;
+  uint32_t pointee = type(m_.variables.at(id).pointer_type).element;
+  uint32_t elements = 0;  // 0: one descriptor
+  if (type(pointee).kind == TypeKind::kArray && !type(pointee).matrix) {
+    elements = type(pointee).count;
+    if (elements == 0) fail("UniformConstant variable " + std::to_string(id) + " is a run-time array of descriptors (descriptor indexing is not offered)");
+    if (elements > kMaxTextureArrayElements)
+      fail("UniformConstant variable " + std::to_string(id) + " is an array of " + std::to_string(elements) +
+           " descriptors (at most " + std::to_string(kMaxTextureArrayElements) + ")");
+    pointee = type(pointee).element;
+  }
   const SpirvType& t = type(pointee);
   const bool opaque = t.kind == TypeKind::kOpaque;
   if (!opaque || (t.opaque != Op::OpTypeImage && t.opaque != Op::OpTypeSampler && t.opaque != Op::OpTypeSampledImage))
     fail("UniformConstant variable " + std::to_string(id) +
-         " is not an image, a sampler or a sampled image (arrays of descriptors are not supported)");
+         " is not an image, a sampler or a sampled image, nor an array of one");
   if (t.opaque != Op::OpTypeSampler) {
     // Dimension and multisampling; a texel buffer (samplerBuffer, Dim Buffer) has no texture record
     // in a draw (docs/vulkan-driver.md "Buffer views"): refused by name rather than read wrong.
@@ -76,6 +86,11 @@ Value Lowering::declare_texture_binding(uint32_t id, const SpirvDecorations* d) 
   const uint32_t set = d != nullptr ? d->descriptor_set.value_or(0) : 0,
                  binding = d != nullptr ? d->binding.value_or(0) : 0;
   const MOperand record = descriptor_table_entry(set, binding, "image or sampler");
+  if (elements > 0) {
+    texture_arrays_[id] = TextureArray{record, elements, t.opaque};
+    k_.texture_arrays.emplace_back(set * 16 + binding, elements);  // the table slot, as descriptor_table_entry numbers it
+    return Value{{record}};
+  }
   Value v;
   if (t.opaque != Op::OpTypeSampler) v.parts.push_back(record);
   if (t.opaque != Op::OpTypeImage) {
@@ -86,6 +101,40 @@ Value Lowering::declare_texture_binding(uint32_t id, const SpirvDecorations* d) 
     v.parts.push_back(bias);
   }
   return v;
+}
+
+// s[i] of an array of textures: element i's record lies i * kTextureRecordStride past element 0's
+// (the driver writes an array's records one after another) and its sampler word and bias are read
+// from it as declare_texture_binding reads a single descriptor's. A constant index past the array is
+// refused; a run-time one is checked per lane, and a lane past the array gets record address 0,
+// which nothing maps (the GPU's VA space starts at 4 KiB), so loading its sampler word (or the image
+// instruction) is the draw's reported memory fault rather than a read of another binding's record.
+void Lowering::texture_array_element(const SpirvInstruction& inst) {
+  const TextureArray& a = texture_arrays_.at(operand_id(inst, 0));
+  if (inst.operands.size() != 2) fail("an access chain into an array of textures takes one index");
+  const uint32_t index_id = operand_id(inst, 1);
+  const SpirvType& index_type = type(type_of(index_id));
+  if (index_type.kind != TypeKind::kInt || index_type.width != 32) fail("the index into an array of textures is not a 32-bit integer");
+  MOperand record;
+  const auto c = m_.constants.find(index_id);
+  if (c != m_.constants.end() && c->second.kind == SpirvConstant::Kind::kScalar) {
+    const auto i = static_cast<uint32_t>(c->second.bits);
+    if (i >= a.elements)
+      fail("texture " + std::to_string(i) + " of an array of " + std::to_string(a.elements));
+    record = i == 0 ? a.entry : MOperand::vreg(emit(Opcode::v_add_u64, 64, a.entry, MOperand::literal(i * kTextureRecordStride)));
+  } else {
+    const MOperand index = value(index_id).parts.at(0);
+    const MOperand inside = MOperand::vreg(emit(Opcode::v_cmp_lt_u32, 32, index, MOperand::literal(a.elements)));
+    const MOperand at = MOperand::vreg(emit(Opcode::v_add_u64, 64, a.entry, byte_offset(index, 32, kTextureRecordStride)));
+    record = select(inside, at, MOperand::literal(0), 64);
+  }
+  Value v;
+  if (a.kind != Op::OpTypeSampler) v.parts.push_back(record);
+  if (a.kind != Op::OpTypeImage) {
+    v.parts.push_back(MOperand::vreg(emit(Opcode::const_load_b32, 32, record, {}, {}, kSamplerDescAt + 4 * sampler_desc::STATE)));
+    v.parts.push_back(MOperand::vreg(emit(Opcode::const_load_b32, 32, record, {}, {}, kSamplerDescAt + 4 * sampler_desc::LOD_BIAS)));
+  }
+  define(inst.result_id, std::move(v));
 }
 
 // The coordinate of a projective sample (OpImageSampleProj*: texture2DProj, and zink's fixed-function

@@ -50,12 +50,14 @@ std::array<uint64_t, kTableBindings> bound_table(const DescriptorSetData& set, s
   return table;
 }
 
-// The set's texture bindings (element 0, bindings with a table entry) as records.
-std::array<std::optional<TextureRecord>, kTableBindings> bound_textures(const DescriptorSetData& set) {
-  std::array<std::optional<TextureRecord>, kTableBindings> textures;
+// The set's texture bindings (bindings with a table entry, their first kMaxTextureElements
+// elements) as records.
+std::array<std::vector<TextureRecord>, kTableBindings> bound_textures(const DescriptorSetData& set) {
+  std::array<std::vector<TextureRecord>, kTableBindings> textures;
   for (const LayoutBinding& b : set.layout->bindings) {
     if (b.slot != kNoTableSlot && b.count != 0 && is_texture_type(b.type)) {
-      textures[b.slot] = texture_record(set.descriptors[b.first_descriptor]);
+      for (uint32_t e = 0; e < std::min(b.count, kMaxTextureElements); ++e)
+        textures[b.slot].push_back(texture_record(set.descriptors[b.first_descriptor + e]));
     }
   }
   return textures;
@@ -194,14 +196,18 @@ TextureRecord texture_record(const Descriptor& d) {
   return record;
 }
 
-std::vector<std::pair<uint32_t, TextureRecord>> BindingState::texture_records(VkPipelineBindPoint point) const {
+std::vector<std::pair<uint32_t, TextureRecord>> BindingState::texture_records(VkPipelineBindPoint point,
+                                                                              const TextureElements& elements) const {
   std::vector<std::pair<uint32_t, TextureRecord>> records;
   const int index = bind_point_index(point);
   if (index < 0) return records;
   for (uint32_t set = 0; set < kMaxBoundSets; ++set) {
     for (uint32_t b = 0; b < kTableBindings; ++b) {
-      const std::optional<TextureRecord>& t = bind_points[index].textures[set][b];
-      if (t) records.emplace_back(kTableBindings * set + b, *t);
+      const std::vector<TextureRecord>& t = bind_points[index].textures[set][b];
+      if (t.empty()) continue;
+      const uint32_t slot = kTableBindings * set + b;
+      const uint32_t n = std::clamp(elements[slot], 1u, kMaxTextureElements);
+      for (uint32_t e = 0; e < n; ++e) records.emplace_back(slot, e < t.size() ? t[e] : TextureRecord{});
     }
   }
   return records;

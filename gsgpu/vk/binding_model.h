@@ -30,6 +30,11 @@ namespace gsgpu::vk {
 // The constant buffer's shape (the compiler's ABI) and the limits that follow from it.
 inline constexpr uint32_t kMaxBoundSets = 4;          // maxBoundDescriptorSets
 inline constexpr uint32_t kTableBindings = 16;        // bindings 0-15 of each set have a table entry
+// An array of textures reaches shaders with at most this many elements (compiler::kMaxTextureArrayElements).
+inline constexpr uint32_t kMaxTextureElements = 32;
+// Per table slot (16 * set + binding): how many texture records a draw writes there, one after
+// another (0 or 1: element 0 only; more where a shader of the pipeline reads an array).
+using TextureElements = std::array<uint32_t, kMaxBoundSets * kTableBindings>;
 inline constexpr uint32_t kPushConstantBytes = 128;   // maxPushConstantsSize
 inline constexpr uint32_t kTableOffset = kPushConstantBytes;
 inline constexpr uint32_t kSetTableBytes = 8 * kTableBindings;
@@ -195,8 +200,9 @@ struct PoolAccounting {
 // constant buffer holds.
 struct BoundSets {
   std::array<std::array<uint64_t, kTableBindings>, kMaxBoundSets> tables{};
-  // Element 0 of each texture binding, captured when the set is bound (as the buffers' VAs are).
-  std::array<std::array<std::optional<TextureRecord>, kTableBindings>, kMaxBoundSets> textures{};
+  // Each texture binding's records (its first kMaxTextureElements elements), captured when the set
+  // is bound (as the buffers' VAs are); empty: not a texture binding.
+  std::array<std::array<std::vector<TextureRecord>, kTableBindings>, kMaxBoundSets> textures{};
   std::array<std::shared_ptr<const SetLayout>, kMaxBoundSets> layouts;  // what each set was bound with
 };
 struct BindingState {
@@ -205,8 +211,11 @@ struct BindingState {
   // The constant buffer's bytes (little-endian VAs) for a draw (GRAPHICS) or a dispatch (COMPUTE).
   std::array<uint8_t, kConstantBufferBytes> constant_buffer(VkPipelineBindPoint point) const;
   // The texture records a draw (or dispatch) must place in GPU memory, with the table slot
-  // (16 * set + binding) whose entry is each one's VA.
-  std::vector<std::pair<uint32_t, TextureRecord>> texture_records(VkPipelineBindPoint point) const;
+  // (16 * set + binding) whose entry is the VA of the first of each slot's run: `elements[slot]`
+  // records per slot (at least 1; an element the set does not have is a zero record, which the
+  // texture unit refuses).
+  std::vector<std::pair<uint32_t, TextureRecord>> texture_records(VkPipelineBindPoint point,
+                                                                  const TextureElements& elements) const;
 };
 
 // The record of a texture binding's descriptor: its IMAGE_DESC and SAMPLER_DESC words as captured,

@@ -54,7 +54,7 @@ bool snapshot(const CommandBuffer& cb, DrawCommand* d, std::string* why) {
   d->index_offset = g.index_offset;
   d->index_u32 = g.index_u32;
   d->constants = cb.bindings.constant_buffer(VK_PIPELINE_BIND_POINT_GRAPHICS);
-  d->textures = cb.bindings.texture_records(VK_PIPELINE_BIND_POINT_GRAPHICS);
+  d->textures = cb.bindings.texture_records(VK_PIPELINE_BIND_POINT_GRAPHICS, p.texture_elements);
   d->pipe_state = p.pipe_state;
   // Transform feedback captures only between begin and end, and only what the pipeline declares.
   if (g.xfb_active && !p.xfb_outputs.empty()) {

@@ -310,15 +310,16 @@ void write_pipe_state(const DrawCommand& d, uint32_t* w) {
   }
 }
 
-// The bound texture records after the constant buffer, each table slot's entry their VA
-// (docs/compiler.md "Textures"). The records hold the IMAGE_DESC captured when the descriptor was
-// written: a view or image destroyed since names texels that are no longer mapped, which the
-// texture unit reports as the draw's memory fault.
+// The bound texture records after the constant buffer, each table slot's entry the VA of its first
+// (an array's records follow one another; docs/compiler.md "Textures"). The records hold the
+// IMAGE_DESC captured when the descriptor was written: a view or image destroyed since names texels
+// that are no longer mapped, which the texture unit reports as the draw's memory fault.
 void write_texture_records(const DrawCommand& d, uint64_t state_va, uint8_t* state) {
   for (size_t i = 0; i < d.textures.size(); ++i) {
     const auto& [slot, record] = d.textures[i];
     const uint64_t at = kTexturesAt + i * kTextureRecordBytes;
     std::memcpy(state + at, record.data(), sizeof record);
+    if (i > 0 && d.textures[i - 1].first == slot) continue;  // a later element of the slot's array
     const uint64_t va = state_va + at;
     std::memcpy(state + kConstantsAt + kTableOffset + 8 * slot, &va, sizeof va);
   }

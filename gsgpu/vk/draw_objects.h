@@ -144,6 +144,7 @@ struct GraphicsPipeline : PipelineBase {
   // XfbStride (0: not written); empty when nothing is captured.
   std::vector<uint32_t> xfb_outputs;
   std::array<uint32_t, kMaxXfbBuffers> xfb_strides{};
+  TextureElements texture_elements{};  // the records an array of textures needs, per table slot
   bool rasterizer_discard = false;  // PIPE_STATE RASTER.DISCARD
 };
 

@@ -83,6 +83,30 @@ bool compile_entry_point(const VkPipelineShaderStageCreateInfo& stage, compiler:
 
 namespace {
 
+static_assert(kMaxTextureElements == compiler::kMaxTextureArrayElements &&
+              kTextureRecordBytes == compiler::kTextureRecordStride);
+
+// The arrays of textures a program reads: each needs a binding of the layout with at least as many
+// descriptors (Vulkan's rule for a pipeline layout; a hostile one would make the draw read records
+// it never wrote), and the draw writes that many records at its table slot.
+bool texture_array_elements(const compiler::CompiledKernel& k, const PipelineLayout& layout, TextureElements* out,
+                            std::string* why) {
+  for (const auto& [slot, n] : k.texture_arrays) {
+    const uint32_t set = slot / kTableBindings;
+    const LayoutBinding* found = nullptr;
+    if (set < layout.sets.size() && layout.sets[set] != nullptr)
+      for (const LayoutBinding& b : layout.sets[set]->bindings)
+        if (b.slot == slot % kTableBindings) found = &b;
+    if (found == nullptr || found->count < n) {
+      return *why = "an array of " + std::to_string(n) + " textures at set " + std::to_string(set) +
+                    " has a layout binding of fewer descriptors",
+             false;
+    }
+    (*out)[slot] = std::max((*out)[slot], n);
+  }
+  return true;
+}
+
 // Compiles one graphics stage and adds the descriptor sets its program reads to *used_sets.
 bool compile_stage(const VkPipelineShaderStageCreateInfo& stage, compiler::ShaderStage want, const PipelineLayout& layout,
                    compiler::CompiledKernel* out, uint32_t* used_sets, std::string* why) {
@@ -206,6 +230,11 @@ bool compile_pipeline_stages(const VkGraphicsPipelineCreateInfo& info, GraphicsP
   compiler::CompiledKernel vs, fs;
   if (!compile_stage(*vs_info, compiler::ShaderStage::kVertex, *p->layout, &vs, &p->used_sets, why) ||
       !compile_stage(*fs_info, compiler::ShaderStage::kFragment, *p->layout, &fs, &p->used_sets, why)) {
+    return false;
+  }
+  p->texture_elements = {};
+  if (!texture_array_elements(vs, *p->layout, &p->texture_elements, why) ||
+      !texture_array_elements(fs, *p->layout, &p->texture_elements, why)) {
     return false;
   }
   *attributes = vs.vertex_attributes;

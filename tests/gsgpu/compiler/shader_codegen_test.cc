@@ -328,11 +328,6 @@ TEST(ShaderCodegen, UnusedTexturesReadNothing) {
   EXPECT_EQ(k->constant_buffer_bytes, 0u);
 }
 
-// What the texture unit cannot do fails the build naming the instruction and the reason.
-TEST(ShaderCodegen, UnsupportedTextureFormsFailNamingThem) {
-  EXPECT_NE(refusal(shader_texture_array_frag).find("arrays of descriptors are not supported"), std::string::npos);
-}
-
 // The words of the first instruction with `opcode` in a module (after the 5-word header).
 size_t find_instruction(const std::vector<uint32_t>& words, uint32_t opcode) {
   for (size_t at = 5; at < words.size(); at += words[at] >> 16) {
@@ -340,6 +335,25 @@ size_t find_instruction(const std::vector<uint32_t>& words, uint32_t opcode) {
     if (words[at] >> 16 == 0) break;
   }
   return words.size();
+}
+
+// An array of textures (texture_array.frag: sampler2D images[2], images[1] read): the program
+// names its table slot and length for the driver, and element 1's record is 128 bytes past element
+// 0's, its sampler word and bias loaded from there. A constant index past the array is refused.
+TEST(ShaderCodegen, ArraysOfTexturesIndexTheirRecords) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_texture_array_frag, &program);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->texture_arrays, (std::vector<std::pair<uint32_t, uint32_t>>{{0, 2}}));
+  EXPECT_EQ(count_lines(k->assembly, R"(v_image_sample_implicit)"), 1u) << k->assembly;
+  EXPECT_EQ(count_lines(k->assembly, R"(, 128 +;)"), 1u) << k->assembly;  // element 1's record
+  // The access chain's index: a constant 1; made 7, past the array of 2.
+  std::vector<uint32_t> past(std::begin(shader_texture_array_frag), std::end(shader_texture_array_frag));
+  const size_t chain = find_instruction(past, static_cast<uint32_t>(spv::Op::OpAccessChain));
+  ASSERT_LT(chain + 4, past.size());
+  for (size_t at = 5; at < past.size() && (past[at] >> 16) != 0; at += past[at] >> 16)
+    if ((past[at] & 0xffff) == static_cast<uint32_t>(spv::Op::OpConstant) && past[at + 2] == past[chain + 4]) past[at + 3] = 7;
+  EXPECT_NE(refusal(past).find("texture 7 of an array of 2"), std::string::npos);
 }
 
 // ConstOffset becomes the image instruction's texel offset immediate (isa::pack_texel_offset: x in

@@ -529,7 +529,7 @@ TEST_F(BindingModel, BoundTextureBindingsBecomeTextureRecords) {
   BindingState state;
   const DescriptorSetData* sets[] = {&set};
   ASSERT_TRUE(bind_descriptor_sets(layout, VK_PIPELINE_BIND_POINT_GRAPHICS, 1, sets, {}, &state, &error)) << error;
-  const auto all = state.texture_records(VK_PIPELINE_BIND_POINT_GRAPHICS);
+  const auto all = state.texture_records(VK_PIPELINE_BIND_POINT_GRAPHICS, TextureElements{});
   // Binding 17 takes the table's first free entry, 1 (LayoutBinding::slot), and sorts first.
   ASSERT_EQ(all.size(), 5u);
   EXPECT_EQ(all[0].first, 16u + 1);
@@ -552,7 +552,16 @@ TEST_F(BindingModel, BoundTextureBindingsBecomeTextureRecords) {
   EXPECT_TRUE(std::equal(desc.begin(), desc.end(), records[2].second.begin()));
   EXPECT_EQ(records[2].second[kTextureSamplerWord], 0u);
   EXPECT_EQ(records[3].second, TextureRecord{});  // unwritten: a zero IMAGE_DESC the texture unit refuses
-  EXPECT_TRUE(state.texture_records(VK_PIPELINE_BIND_POINT_COMPUTE).empty());
+  EXPECT_TRUE(state.texture_records(VK_PIPELINE_BIND_POINT_COMPUTE, TextureElements{}).empty());
+  // A pipeline reading an array of 3 at binding 2 (slot 18): three records there, one after another.
+  TextureElements three{};
+  three[16 + 2] = 3;
+  const auto runs = state.texture_records(VK_PIPELINE_BIND_POINT_GRAPHICS, three);
+  ASSERT_EQ(runs.size(), 7u);
+  EXPECT_EQ(runs[1].first, 16u + 2);
+  EXPECT_EQ(runs[2].first, 16u + 2);
+  EXPECT_EQ(runs[3].first, 16u + 2);
+  EXPECT_EQ(runs[1].second, all[1].second);
   // The table entries of texture bindings stay 0 until the draw points them at its records.
   const auto bytes = state.constant_buffer(VK_PIPELINE_BIND_POINT_GRAPHICS);
   EXPECT_EQ(read_u64(bytes, table_entry_offset(1, 2)), 0u);
