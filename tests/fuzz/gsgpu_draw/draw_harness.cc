@@ -23,11 +23,15 @@ namespace blk = hw::blk;
 constexpr uint64_t kVaBase = 0x100000;
 constexpr uint64_t kVramSize = 128 * 1024;
 constexpr uint64_t kRing = 0x0000, kState = 0x1000, kVertices = 0x2000, kIndices = 0x4000, kCode = 0x5000,
-                   kConstants = 0x7000, kColor = 0x9000, kColorEnd = 0xE000, kDepth = 0xF000, kDepthEnd = 0x11000;
+                   kConstants = 0x7000, kColor = 0x9000, kColorEnd = 0xE000, kDepth = 0xF000, kDepthEnd = 0x11000,
+                   kXfb = 0x12000, kXfbEnd = 0x14000;
 constexpr uint64_t kVertexBytes = kIndices - kVertices, kIndexBytes = kCode - kIndices, kCodeBytes = 0x1000;
 // Inside the state page.
 constexpr uint64_t kDrawInfo = 0x000, kPipeState = 0x080, kShaderState = 0x140, kBindings = 0x200,
-                   kAttributes = 0x400;
+                   kAttributes = 0x400, kXfbState = 0x600, kXfbOutputs = 0x700;
+// Inside the transform-feedback region (writable): the four write offsets, then the buffers.
+constexpr uint64_t kXfbOffsets = 0x000, kXfbBuffers = 0x400, kXfbBufferBytes = 0x400;
+constexpr uint32_t kMaxXfbOutputs = 8;
 constexpr uint8_t kCanary = 0xA5;
 constexpr uint32_t kMaxTarget = 32;
 
@@ -356,6 +360,66 @@ void program_dwords(InputReader& r, std::vector<uint32_t>& s, uint32_t va_lo, ui
 
 }  // namespace
 
+namespace {
+
+// An XFB_OUTPUT word from four bytes (slot 0-69, 69 being one too many; 1-4 components; the buffer;
+// a word offset 0-32), or the next four bytes as the word when the slot byte's top bit is set.
+uint32_t xfb_output(InputReader& r) {
+  namespace O = blk::XFB_OUTPUT;
+  const uint8_t slot = r.byte();
+  if (slot & 0x80) return r.u32();
+  return put(slot % 70, O::OUTPUT_SLOT_MASK, O::OUTPUT_SLOT_SHIFT) |
+         put(1 + r.byte() % 4, O::OUTPUT_COMPONENTS_MASK, O::OUTPUT_COMPONENTS_SHIFT) |
+         put(r.byte() % 4, O::OUTPUT_BUFFER_MASK, O::OUTPUT_BUFFER_SHIFT) |
+         put((r.byte() % 33) * 4, O::OUTPUT_OFFSET_MASK, O::OUTPUT_OFFSET_SHIFT);
+}
+
+// XFB_BUFFER record b: a stride byte (0: unused, the record all 0; 255: the next four bytes as the
+// stride; else 4 x (b % 64 + 1)), then its SIZE and its initial write offset (u16 each: up to 64 KiB,
+// past the buffer's 1 KiB and the region's end), the offset stored in the region's word b.
+void xfb_buffer(InputReader& r, uint32_t b, uint32_t* record, std::vector<uint8_t>& image) {
+  namespace B = blk::XFB_BUFFER;
+  const uint8_t stride = r.byte();
+  if (stride == 0) return;
+  const uint64_t va = kVaBase + kXfb + kXfbBuffers + b * kXfbBufferBytes;
+  const uint64_t offset_va = kVaBase + kXfb + kXfbOffsets + b * 4;
+  record[B::VA_LO] = lo(va);
+  record[B::VA_HI] = hi(va);
+  record[B::STRIDE] = stride == 255 ? r.u32() : 4 * (stride % 64 + 1);
+  record[B::SIZE] = r.u16();
+  record[B::OFFSET_VA_LO] = lo(offset_va);
+  record[B::OFFSET_VA_HI] = hi(offset_va);
+  const uint32_t write_offset = r.u16();
+  std::memcpy(&image[kXfb + kXfbOffsets + b * 4], &write_offset, 4);
+}
+
+// Step 6, transform feedback: a byte (0: none, so inputs from before it draw as they did); else
+// that byte % 9 outputs (xfb_output), the four buffer records (xfb_buffer), and SHADER_STATE XFB_VA
+// naming the XFB_STATE. True when the draw captures.
+bool build_xfb(InputReader& r, std::vector<uint32_t>& shader, std::vector<uint8_t>& image) {
+  namespace S = blk::SHADER_STATE;
+  namespace X = blk::XFB_STATE;
+  const uint8_t enable = r.byte();
+  if (enable == 0) return false;
+  const uint32_t outputs = enable % (kMaxXfbOutputs + 1);
+  uint32_t state[X::SIZE_DWORDS + 4 * blk::XFB_BUFFER::SIZE_DWORDS] = {};
+  state[X::OUTPUTS] = put(outputs, X::OUTPUTS_COUNT_MASK, X::OUTPUTS_COUNT_SHIFT);
+  state[X::OUTPUTS_VA_LO] = outputs ? lo(kVaBase + kState + kXfbOutputs) : 0;
+  state[X::OUTPUTS_VA_HI] = outputs ? hi(kVaBase + kState + kXfbOutputs) : 0;
+  for (uint32_t i = 0; i < outputs; ++i) {
+    const uint32_t word = xfb_output(r);
+    std::memcpy(&image[kState + kXfbOutputs + i * 4], &word, 4);
+  }
+  for (uint32_t b = 0; b < 4; ++b)
+    xfb_buffer(r, b, state + X::SIZE_DWORDS + b * blk::XFB_BUFFER::SIZE_DWORDS, image);
+  std::memcpy(&image[kState + kXfbState], state, sizeof state);
+  shader[S::XFB_VA_LO] = lo(kVaBase + kState + kXfbState);
+  shader[S::XFB_VA_HI] = hi(kVaBase + kState + kXfbState);
+  return true;
+}
+
+}  // namespace
+
 DrawHarness::DrawHarness() : snippets_(assemble_snippets()) {
   DeviceConfig c;
   c.name = "drawfuzz";
@@ -378,7 +442,8 @@ DrawHarness::DrawHarness() : snippets_(assemble_snippets()) {
                               {kCode, kConstants - kCode, kPermRead | kPermExecute},
                               {kConstants, 0x1000, kPermRead},
                               {kColor, kColorEnd - kColor, kPermReadWrite},
-                              {kDepth, kDepthEnd - kDepth, kPermReadWrite}};
+                              {kDepth, kDepthEnd - kDepth, kPermReadWrite},
+                              {kXfb, kXfbEnd - kXfb, kPermReadWrite}};
   for (const Mapping& m : mappings) {
     if (!device_ || !device_->mmu().map(kVaBase + m.offset, m.size, m.offset, m.perms, &error)) {
       std::fprintf(stderr, "fuzz_gsgpu_draw: %s\n", error.c_str());
@@ -447,18 +512,21 @@ void DrawHarness::build(const uint8_t* data, size_t size, Draw* d) {
       default: word ^= 1u << (value % 32); break;
     }
   }
+  xfb_ = build_xfb(r, d->shader, image_);
 }
 
 namespace {
 
 using Interval = std::pair<uint64_t, uint64_t>;  // VRAM offsets [first, second)
 
-// Where a draw may write: the writable target regions with programs (a store may land anywhere in
-// them), else only the rows of pixels of the targets as decoded, inside those regions.
-std::vector<Interval> writable(const std::optional<DrawRecord>& draw, bool programs) {
+// Where a draw may write: the writable regions with programs (a store may land anywhere in them),
+// else only the rows of pixels of the targets as decoded, inside those regions, and the
+// transform-feedback region (its offsets and buffers) when the draw captures.
+std::vector<Interval> writable(const std::optional<DrawRecord>& draw, bool programs, bool xfb) {
   const Interval regions[] = {{kColor, kColorEnd}, {kDepth, kDepthEnd}};
-  if (programs) return {regions[0], regions[1]};
+  if (programs) return {regions[0], regions[1], {kXfb, kXfbEnd}};
   std::vector<Interval> rows;
+  if (xfb) rows.emplace_back(kXfb, kXfbEnd);
   if (!draw) return rows;
   const graphics::DrawState& s = draw->state;
   auto add = [&](uint64_t va, uint32_t pitch, uint32_t bpp) {
@@ -492,12 +560,12 @@ std::optional<std::string> DrawHarness::check_memory(bool programs) const {
       char b[160];
       std::snprintf(b, sizeof b, "byte at VA 0x%llx changed (0x%02x -> 0x%02x) outside %s",
                     (unsigned long long)(kVaBase + at), image_[at], vram[at],
-                    programs ? "the writable target pages" : "the pixels of the targets");
+                    programs ? "the writable pages" : "the pixels of the targets and the capture");
       return std::string(b);
     }
     return std::nullopt;
   };
-  for (const Interval& w : writable(draw, programs)) {
+  for (const Interval& w : writable(draw, programs, xfb_)) {
     if (auto broken = check_until(w.first)) return broken;
     at = std::max(at, w.second);
   }
@@ -538,7 +606,10 @@ DrawOutcome DrawHarness::run(const uint8_t* data, size_t size) {
   out.faulted = state_after == CpState::kFaulted;
   if (fault) out.fault = fault->message;
   std::optional<DrawRecord> record = dev.command_processor().last_draw();
-  if (record) out.fragments_written = record->result.counters.merge.fragments_written;
+  if (record) {
+    out.fragments_written = record->result.counters.merge.fragments_written;
+    out.primitives_captured = record->result.xfb.written;
+  }
   if (state_after != CpState::kIdle && state_after != CpState::kFaulted) {
     out.broken = std::string("the CP ended ") + cp_state_name(state_after);
   } else if (out.faulted && (!fault || fault->cause == CpFaultCause::kNone || fault->message.empty())) {

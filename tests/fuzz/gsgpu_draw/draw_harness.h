@@ -18,12 +18,17 @@
 //      draw_harness.cc) and raw words, the constant buffer's size and bytes;
 //   5. up to 12 patches {block, op, dword, value} that set, xor or add any dword of DRAW_INFO,
 //      PIPE_STATE, SHADER_STATE, the bindings or the attributes: out-of-range state, code outside
-//      its mapping, a target past its memory.
+//      its mapping, a target past its memory;
+//   6. transform feedback (SHADER_STATE XFB_VA): a byte, 0 for none (so inputs older than this step
+//      draw as before); else up to 8 XFB_OUTPUT words (slot, components, buffer, offset, or a raw
+//      word) and four XFB_BUFFER records (a stride, raw or a multiple of 4; SIZE and the initial
+//      write offset up to 64 KiB), the buffers (1 KiB each) and their offset words in a writable
+//      region of their own, so the capture's overflow, strides and offsets meet hostile values.
 // Every draw is bounded by the device's DrawLimits (vertex invocations, fragments, instructions per
 // warp and per draw), so an input runs in milliseconds.
 //
 // Invariants (check() returns the first one broken): the CP ends idle or faulted with a recorded
-// cause; no byte of GPU memory outside the two target regions changes (every other page is mapped
+// cause; no byte of GPU memory outside the two target regions and the transform-feedback region changes (every other page is mapped
 // read-only or not at all, and VRAM outside the mappings holds a canary: a write past a target's
 // end reaches the canary after it); and without programs (which may store anywhere in the
 // writable target pages) no byte of a target region outside the pixels of the targets as decoded
@@ -46,6 +51,7 @@ struct DrawOutcome {
   bool faulted = false;
   std::string fault;  // the CP fault's message when faulted
   uint64_t fragments_written = 0;
+  uint64_t primitives_captured = 0;  // transform feedback's XFB_WRITTEN for the draw
 };
 
 class DrawHarness {
@@ -63,6 +69,7 @@ class DrawHarness {
   std::unique_ptr<Device> device_;
   std::vector<std::vector<uint32_t>> snippets_;
   std::vector<uint8_t> image_;  // what VRAM must hold outside the targets after the draw
+  bool xfb_ = false;            // the input's draw captures (step 6): its region is writable
 };
 
 }  // namespace gsgpu::fuzz

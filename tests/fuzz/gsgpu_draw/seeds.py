@@ -90,6 +90,10 @@ class Scene:
         self.fragment_program = None  # (varyings byte, program, (vector, scalar))
         self.constants = []  # u32 words
         self.patches = []  # (block, op, dword, value): block 0 DRAW_INFO .. 4 attributes
+        # Transform feedback (step 6): None, or (outputs, buffers): outputs (slot, components, buffer,
+        # byte offset) or ("raw", word); four buffers, each None or (stride, size, write offset), a
+        # stride that is not a multiple of 4 in 4..256 going in raw.
+        self.xfb = None
         self.__dict__.update(kw)
 
     def encode(self):
@@ -118,6 +122,26 @@ class Scene:
         out += bytes([len(self.patches)])
         for block, op, dword, value in self.patches:
             out += bytes([block + 5 * op, dword]) + u32(value)
+        if self.xfb is not None:  # nothing at all otherwise: older seeds stay as they were
+            out += self.encode_xfb()
+        return bytes(out)
+
+    def encode_xfb(self):
+        outputs, buffers = self.xfb
+        out = bytearray([len(outputs) + 9])  # never 0 (none); % 9 is the count
+        for o in outputs:
+            if o[0] == "raw":
+                out += bytes([0x80]) + u32(o[1])
+            else:
+                slot, components, buffer, offset = o
+                out += bytes([slot, components - 1, buffer, offset // 4])
+        for b in buffers:
+            if b is None:
+                out += bytes([0])
+                continue
+            stride, size, offset = b
+            out += bytes([64 + stride // 4 - 1]) if stride % 4 == 0 and 4 <= stride <= 256 else bytes([255]) + u32(stride)
+            out += u16(size) + u16(offset)
         return bytes(out)
 
     def encode_pipe(self):
@@ -233,6 +257,13 @@ def golden_scenes():
                                    fragment_program=(4, [INTERP_PERSP_V0_V3, CMP_KILL, COUNTED_LOOP, EXPORT_V0_V3], (8, 4)))
     s["program_points"] = Scene(topology=POINTS, count=3, vertices=tri((-0.5, -0.5), (0.5, 0.5), (0, 0)),
                                 vertex_program=(0, [VERTEX_POSITION, VERTEX_POINT_SIZE], (4, 0)))
+    strip = dict(topology=STRIP, count=4, vertices=FULL_QUAD_STRIP)
+    s["xfb_strip_positions"] = Scene(xfb=([(0, 4, 0, 0)], [(16, 1024, 0), None, None, None]), **strip)
+    s["xfb_program_two_buffers"] = Scene(vertices=colored, **two_attributes, **programs,
+                                         xfb=([(0, 2, 0, 0), (4, 4, 1, 16)], [(8, 1024, 0), (32, 512, 0), None, None]))
+    # 40 bytes hold no triangle of 16-byte vertices: nothing captured, everything drawn.
+    s["xfb_short_buffer"] = Scene(xfb=([(0, 4, 0, 0)], [(16, 40, 0), None, None, None]), **strip)
+    s["xfb_offset_at_the_end"] = Scene(xfb=([(0, 4, 0, 0)], [(16, 65535, 65532), None, None, None]), **strip)
     return s
 
 
@@ -263,6 +294,14 @@ def hostile_scenes():
                                                               (-math.inf, 0), (math.inf, 0), (0, 1),
                                                               (math.nan, 0), (1, math.nan), (0, 1)))
     s["edge-degenerate_triangles"] = Scene(count=6, vertices=tri((0.5, 0.5), (0.5, 0.5), (0.5, 0.5), (-1, -1), (0, 0), (1, 1)))
+    strip = dict(topology=STRIP, count=4, vertices=FULL_QUAD_STRIP)
+    s["fault-xfb_stride_not_multiple_of_4"] = Scene(xfb=([(0, 1, 0, 0)], [(6, 1024, 0), None, None, None]), **strip)
+    s["fault-xfb_output_past_stride"] = Scene(xfb=([(0, 4, 0, 8)], [(16, 1024, 0), None, None, None]), **strip)
+    s["fault-xfb_unwritten_varying"] = Scene(xfb=([(4, 4, 0, 0)], [(16, 1024, 0), None, None, None]), **strip)
+    s["fault-xfb_output_to_unused_buffer"] = Scene(xfb=([(0, 4, 2, 0)], [(16, 1024, 0), None, None, None]), **strip)
+    s["fault-xfb_bad_output_word"] = Scene(xfb=([("raw", 0xFFFFFFFF)], [(16, 1024, 0), None, None, None]), **strip)
+    # Buffer 3 starts 4 KiB before the region's end: from write offset 4080 a triangle leaves it.
+    s["fault-xfb_write_leaves_mapping"] = Scene(xfb=([(0, 4, 3, 0)], [None, None, None, (16, 65535, 4080)]), **strip)
     s["edge-huge_w"] = Scene(vertices=tri((-1, -1, 0.5, 3e38), (1, -1, 0.5, 1e-45), (0, 1, 0.5, -1)))
     return s
 

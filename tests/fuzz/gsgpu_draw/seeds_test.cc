@@ -38,10 +38,17 @@ TEST(DrawFuzzSeeds, GoldenScenesDrawAndHostileOnesFault) {
     if (name.starts_with("draw-")) {
       EXPECT_FALSE(out.faulted) << name << ": " << out.fault;
       EXPECT_GT(out.fragments_written, 0u) << name;
+      // The capturing seeds write their primitives (a strip's two triangles, a list's one); the
+      // short buffer, the offset at its end and every seed that does not capture: none.
+      const uint64_t captured = name == "draw-xfb_strip_positions"       ? 2
+                                : name == "draw-xfb_program_two_buffers" ? 1
+                                                                         : 0;
+      EXPECT_EQ(out.primitives_captured, captured) << name;
     } else if (name.starts_with("fault-")) {
       EXPECT_TRUE(out.faulted) << name << " drew " << out.fragments_written << " fragments";
     }
-    std::printf("[seed] %-40s %s %s\n", name.c_str(), out.faulted ? "fault:" : "ok", out.fault.c_str());
+    std::printf("[seed] %-40s %s %s%s\n", name.c_str(), out.faulted ? "fault:" : "ok", out.fault.c_str(),
+                out.primitives_captured ? (" (" + std::to_string(out.primitives_captured) + " captured)").c_str() : "");
   }
 }
 
