@@ -107,7 +107,9 @@ void Lowering::check_shader_module(const SpirvEntryPoint& entry) const {
         if (stage_ == ShaderStage::kCompute) fail("execution mode " + mode_name(mode) + " in a compute shader");
         break;
       case spv::ExecutionMode::Xfb:
-        if (stage_ != ShaderStage::kVertex) fail("execution mode Xfb outside a vertex shader");
+        // zink declares it in the fragment shader of a capturing program too: a fragment shader has
+        // no vertex outputs to capture, so there it changes nothing (note_xfb_component).
+        if (stage_ == ShaderStage::kCompute) fail("execution mode Xfb in a compute shader");
         break;
       case spv::ExecutionMode::LocalSize:
       case spv::ExecutionMode::LocalSizeId:
@@ -553,16 +555,18 @@ void Lowering::export_builtin_output(const RegisterVariable& var) {
       if (written(first, 1)) export_components(var, first, 1, static_cast<uint32_t>(isa::kVertexSlotPointSize));
       note_xfb_component(var, member, 0, static_cast<uint32_t>(isa::kVertexSlotPointSize));
     } else if (stage_ == ShaderStage::kVertex && b == spv::BuiltIn::ClipDistance) {
-      // Captured clip distances are refused there (the device captures slots 0..68 only).
-      note_xfb_component(var, member, 0, static_cast<uint32_t>(isa::kVertexSlotClipDistance0));
       // Slots 69..: when some store writes one, every element (unwritten ones are 0, inside), so the
       // count is the array's. glslang declares the member in every gl_PerVertex; unwritten, nothing.
+      // Captured, element c is slot 69 + c (the device reads it from the vertex's distances).
+      for (uint32_t c = 0; c < std::min<uint32_t>(count, isa::kMaxClipCullDistances); ++c)
+        note_xfb_component(var, member, c, static_cast<uint32_t>(isa::kVertexSlotClipDistance0) + c);
       if (!written(first, count)) return;
       if (count > uint32_t(isa::kMaxClipCullDistances)) fail("more than 8 clip distances");
       export_components(var, first, count, static_cast<uint32_t>(isa::kVertexSlotClipDistance0));
       k_.clip_distances = count;
     } else if (stage_ == ShaderStage::kVertex && b == spv::BuiltIn::CullDistance) {
-      note_xfb_component(var, member, 0, static_cast<uint32_t>(isa::kVertexSlotClipDistance0));
+      // Its slots follow the clip distances, whose count is known only at the end: not captured.
+      note_xfb_component(var, member, 0, static_cast<uint32_t>(isa::kVertexSlotCount));
       if (written(first, count)) pending_cull_distances_ = {&var, first, count};  // after the clip distances
     } else if (stage_ == ShaderStage::kFragment && b == spv::BuiltIn::FragDepth && count == 1) {
       if (written(first, 1)) export_components(var, first, 1, static_cast<uint32_t>(isa::ExportSlot::kDepth));

@@ -48,7 +48,8 @@ void Lowering::note_xfb_component(const RegisterVariable& var, std::optional<uin
   if (k_.xfb_strides[*buffer] != 0 && k_.xfb_strides[*buffer] != *stride)
     fail("transform feedback buffer " + std::to_string(*buffer) + " has two XfbStrides");
   k_.xfb_strides[*buffer] = *stride;
-  if (slot > uint32_t(isa::kVertexSlotPointSize)) fail(what + ": only the position, point size and varyings can be captured");
+  if (slot >= uint32_t(isa::kVertexSlotCount))
+    fail(what + ": only the position, point size, varyings and clip distances can be captured");
   const uint64_t at = uint64_t{*offset} + 4 * uint64_t{c};
   if (at % 4 != 0 || at + 4 > *stride)
     fail(what + ": captured at byte " + std::to_string(at) + ", not a multiple of 4 inside the stride " +

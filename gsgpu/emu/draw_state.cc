@@ -593,7 +593,7 @@ bool decode_xfb_buffer(BlockWords& r, uint32_t i, G::XfbBuffer* b) {
   return true;
 }
 
-// One XFB_OUTPUT record: a run of 1..4 export slots (0..68) into a buffer the draw writes, inside
+// One XFB_OUTPUT record: a run of 1..4 export slots (0..76) into a buffer the draw writes, inside
 // the buffer's stride.
 bool decode_xfb_output(BlockWords& r, uint32_t i, const G::XfbState& x, G::XfbOutput* out) {
   namespace O = blk::XFB_OUTPUT;
@@ -607,7 +607,7 @@ bool decode_xfb_output(BlockWords& r, uint32_t i, const G::XfbState& x, G::XfbOu
   out->offset = r.field(i, FIELD(XFB_OUTPUT, OUTPUT, OFFSET));
   if (out->components < 1 || out->components > 4 || out->slot + out->components > G::kXfbSlots)
     return r.fail(at + ": SLOT " + std::to_string(out->slot) + " + COMPONENTS " + std::to_string(out->components) +
-                  " outside slots 0 .. 68 (1 .. 4 components)");
+                  " outside slots 0 .. 76 (1 .. 4 components)");
   const uint32_t stride = x.buffers[out->buffer].stride;
   if (stride == 0) return r.fail(at + ": BUFFER " + std::to_string(out->buffer) + " has STRIDE 0");
   if (out->offset % 4 != 0 || out->offset + 4 * out->components > stride)

@@ -268,7 +268,9 @@ DrawResult GraphicsPipeline::draw(const DrawState& s) {
   ge.set_vertex_limit(vertex_limit_);
   std::optional<TransformFeedback> xfb;
   if (s.xfb.enabled) {
-    if ((result.fault = xfb_outputs_unwritten(s.xfb, vertex_stage->varying_components()))) return result;
+    if ((result.fault = xfb_outputs_unwritten(s.xfb, vertex_stage->varying_components(),
+                                              s.draw.clip_distances + s.draw.cull_distances)))
+      return result;
     if ((result.fault = xfb.emplace(memory_, s.xfb, s.draw.provoking_vertex).begin())) return result;
     ge.set_transform_feedback(&*xfb);
   }

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <tuple>
 
 #include "common/checked_math.h"
 #include "common/text.h"
@@ -17,19 +18,26 @@ using gsvirt::hex;
 float slot_value(const ShadedVertex& v, uint32_t slot) {
   if (slot < 4) return v.position[slot];
   if (slot < 4 + kMaxVaryingComponents) return v.varyings[slot - 4];
-  return v.point_size;
+  if (slot == kXfbPointSizeSlot) return v.point_size;
+  return v.distances[slot - kXfbDistanceSlot0];  // decode_xfb_output bounds it by kXfbSlots
 }
 
 }  // namespace
 
-std::optional<std::string> xfb_outputs_unwritten(const XfbState& state, uint32_t varying_components) {
-  const uint32_t point_size = 4 + kMaxVaryingComponents;
+std::optional<std::string> xfb_outputs_unwritten(const XfbState& state, uint32_t varying_components,
+                                                 uint32_t distances) {
+  static_assert(kXfbPointSizeSlot == 4 + kMaxVaryingComponents &&
+                kXfbSlots == kXfbDistanceSlot0 + std::tuple_size_v<decltype(ShadedVertex::distances)>);
   for (size_t i = 0; i < state.outputs.size(); ++i) {
     const XfbOutput& o = state.outputs[i];
     for (uint32_t slot = o.slot; slot < o.slot + o.components; ++slot) {
-      if (slot < 4 || slot == point_size || slot - 4 < varying_components) continue;
-      return "transform feedback output " + std::to_string(i) + " captures slot " + std::to_string(slot) +
-             ", a varying the vertex stage does not write (it writes " + std::to_string(varying_components) + ")";
+      if (slot < 4 || slot == kXfbPointSizeSlot) continue;
+      if (slot < kXfbPointSizeSlot && slot - 4 < varying_components) continue;
+      if (slot >= kXfbDistanceSlot0 && slot - kXfbDistanceSlot0 < distances) continue;
+      const bool varying = slot < kXfbPointSizeSlot;
+      return "transform feedback output " + std::to_string(i) + " captures slot " + std::to_string(slot) + ", a " +
+             (varying ? "varying" : "clip or cull distance") + " the vertex stage does not write (it writes " +
+             std::to_string(varying ? varying_components : distances) + ")";
     }
   }
   return std::nullopt;

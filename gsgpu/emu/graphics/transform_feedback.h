@@ -27,8 +27,11 @@ namespace gsgpu::graphics {
 inline constexpr uint32_t kMaxXfbBuffers = 4;      // maxTransformFeedbackBuffers
 inline constexpr uint32_t kMaxXfbOutputs = 64;     // XFB_STATE OUTPUTS.COUNT
 inline constexpr uint32_t kMaxXfbStride = 2048;    // maxTransformFeedbackBufferDataStride
-// A vertex's captured values by export slot: 0..3 position, 4 + k varying k, 68 point size.
-inline constexpr uint32_t kXfbSlots = 69;
+// A vertex's captured values by export slot: 0..3 position, 4 + k varying k, 68 point size, 69 + d
+// distance d (the clip distances, then the cull distances: ShadedVertex::distances).
+inline constexpr uint32_t kXfbPointSizeSlot = 68;
+inline constexpr uint32_t kXfbDistanceSlot0 = 69;
+inline constexpr uint32_t kXfbSlots = 77;
 
 struct XfbBuffer {
   uint64_t va = 0;
@@ -52,9 +55,11 @@ struct XfbCounters {
 };
 
 // A fault string when an output captures a slot the vertex stage does not write (varying k at or
-// past its `varying_components`): the geometry engine carries only the written components, the
-// others hold no defined value.
-std::optional<std::string> xfb_outputs_unwritten(const XfbState& state, uint32_t varying_components);
+// past its `varying_components`, distance d at or past its `distances`, the clip and cull distances
+// it writes): the geometry engine carries only the written components, the others hold no
+// defined value.
+std::optional<std::string> xfb_outputs_unwritten(const XfbState& state, uint32_t varying_components,
+                                                 uint32_t distances);
 
 class TransformFeedback {
  public:

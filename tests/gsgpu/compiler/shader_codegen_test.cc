@@ -155,7 +155,7 @@ TEST(ShaderCodegen, ClipDistancesAreExportedAfterThePointSize) {
 
 // Transform feedback (ExecutionMode Xfb): each captured output's export slots, buffer and byte
 // offset, consecutive components merged into runs, and each buffer's XfbStride; outputs without an
-// Offset are not captured; a captured gl_ClipDistance is refused (the device has no slot for it).
+// Offset are not captured; a captured gl_ClipDistance element c is slot 69 + c.
 TEST(ShaderCodegen, TransformFeedbackOutputsBecomeRunsOfExportSlots) {
   CompiledProgram program;
   const CompiledKernel* k = compiled(shader_xfb_forms_vert, &program);
@@ -175,8 +175,32 @@ TEST(ShaderCodegen, TransformFeedbackOutputsBecomeRunsOfExportSlots) {
   ASSERT_NE(t, nullptr);
   EXPECT_FALSE(t->xfb);
   EXPECT_TRUE(t->xfb_outputs.empty());
-  EXPECT_NE(refusal(shader_xfb_clip_distance_vert).find("only the position, point size and varyings can be captured"),
-            std::string::npos);
+  CompiledProgram clip;
+  const CompiledKernel* d = compiled(shader_xfb_clip_distance_vert, &clip);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->xfb_outputs, (std::vector<XfbOutputRun>{{0, 4, 0, 0}, {69, 1, 0, 16}}));
+}
+
+// zink declares ExecutionMode Xfb in the fragment shader of a program whose vertex shader captures
+// (piglit's ext_transform_feedback tests): it captures nothing there, so pattern.frag with it
+// compiles to the same program.
+TEST(ShaderCodegen, XfbDeclaredInAFragmentShaderCompilesAsWithout) {
+  std::vector<uint32_t> declared(std::begin(shader_pattern_frag), std::end(shader_pattern_frag));
+  // After the OpEntryPoint (opcode 15): OpExecutionMode (16) %entry Xfb (11).
+  size_t at = 5;
+  while (at < declared.size() && (declared[at] & 0xFFFF) != 15) at += declared[at] >> 16;
+  ASSERT_LT(at, declared.size());
+  const uint32_t entry = declared[at + 2];
+  const uint32_t execution_mode_xfb[] = {0x00030010, entry, 11};
+  declared.insert(declared.begin() + at + (declared[at] >> 16), std::begin(execution_mode_xfb),
+                  std::end(execution_mode_xfb));
+  CompiledProgram plain, with_xfb;
+  const CompiledKernel* a = compiled(shader_pattern_frag, &plain);
+  const CompiledKernel* b = compiled(declared, &with_xfb);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(a->assembly, b->assembly);
+  EXPECT_TRUE(b->xfb_outputs.empty());
 }
 
 TEST(ShaderCodegen, UnsupportedFeaturesFailNamingThem) {

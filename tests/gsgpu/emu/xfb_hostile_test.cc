@@ -197,8 +197,8 @@ TEST_F(DrawHostile, HostileTransformFeedbackBlocksAreReportedFaults) {
   fault_case("unused buffer with an address", with([](XfbBlocks& x) { x.buffer(3)[XB::VA_LO] = 64; }), bad,
              "[3].VA, SIZE and OFFSET_VA must be 0 when STRIDE is 0");
   fault_case("reserved", with([](XfbBlocks& x) { x.state[X::RESERVED_5] = 1; }), bad, "RESERVED_5 has undefined bits");
-  fault_case("slot", with([](XfbBlocks& x) { x.outputs = {output(68, 2, 0, 0)}; }), bad,
-             "SLOT 68 + COMPONENTS 2 outside slots 0 .. 68");
+  fault_case("slot", with([](XfbBlocks& x) { x.outputs = {output(76, 2, 0, 0)}; }), bad,
+             "SLOT 76 + COMPONENTS 2 outside slots 0 .. 76");
   fault_case("no components", with([](XfbBlocks& x) { x.outputs = {output(0, 0, 0, 0)}; }), bad, "COMPONENTS 0");
   fault_case("buffer without stride", with([](XfbBlocks& x) { x.outputs = {output(0, 4, 1, 0)}; }), bad,
              "BUFFER 1 has STRIDE 0");

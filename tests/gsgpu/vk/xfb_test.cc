@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "shader_flat_color_frag.h"
+#include "shader_xfb_clip_distance_vert.h"
 #include "shader_xfb_interleaved_vert.h"
 #include "shader_xfb_separate_vert.h"
 #include "tests/gsgpu/vk/texture_fixture.h"
@@ -29,6 +30,7 @@ class VkTransformFeedback : public BothDrivers {
  protected:
   VkTransformFeedback() {
     xfb_.transformFeedback = VK_TRUE;
+    device_request_.features.shaderClipDistance = VK_TRUE;  // xfb_clip_distance.vert
     device_request_.extensions = {VK_EXT_TRANSFORM_FEEDBACK_EXTENSION_NAME};
     device_request_.next = &xfb_;
   }
@@ -249,6 +251,20 @@ TEST_F(VkTransformFeedback, RasterizerDiscardCapturesAndDrawsNothingAsLavapipe) 
   EXPECT_EQ(g.counters[0], 6u * 32);
   for (size_t i = 0; i < g.frame.color.size(); i += 4) ASSERT_EQ(g.frame.color[i + 3], 255) << i;  // the clear
   for (size_t i = 0; i < g.frame.color.size(); i += 4) ASSERT_EQ(g.frame.color[i], 0) << i;
+}
+
+// gl_ClipDistance captured (GL's EXT_transform_feedback builtin-varyings through zink): the
+// device's slots 69.. (docs/graphics.md "Transform feedback"), as lavapipe writes them.
+TEST_F(VkTransformFeedback, CapturedClipDistancesMatchLavapipe) {
+  Capture c;
+  c.spirv = shader_xfb_clip_distance_vert;
+  c.spirv_bytes = sizeof shader_xfb_clip_distance_vert;
+  const Captured g = expect_same(*gsgpu_, *lavapipe_, scene(6), c, "clip distances");
+  EXPECT_EQ(g.counters[0], 6u * 24);
+  float first[6];
+  std::memcpy(first, g.buffers[0].data(), sizeof first);
+  EXPECT_EQ(first[4], first[0] + 2.0f);         // gl_ClipDistance[0] = x + 2
+  EXPECT_EQ(first[5], 3.0f - 0.5f * first[1]);  // gl_ClipDistance[1] = 3 - y / 2
 }
 
 // vkCmdDrawIndirectByteCountEXT after a capture of one triangle (96 bytes in buffer 0): the vertex
