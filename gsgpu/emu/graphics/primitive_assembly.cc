@@ -46,7 +46,7 @@ void PrimitiveAssembler::push(const ShadedVertex& v, Queue<AssembledPrimitive>& 
       return;
     case Topology::kLineList:
     case Topology::kTriangleList: {
-      const uint32_t n = vertices_per_primitive(topology_);
+      const uint32_t n = topology_ == Topology::kTriangleList ? 3 : 2;  // not a call per vertex
       if (slot_ + 1 < n) {
         hold(slot_++, v);
         return;

@@ -1,6 +1,7 @@
 // Vertex and index fetch with checked addresses (see vertex_fetch.h).
 #include "gsgpu/emu/graphics/vertex_fetch.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -135,7 +136,8 @@ std::array<uint32_t, 4> decode_vertex_format(uint32_t vk_format, const uint8_t* 
 }
 
 VertexFetcher::VertexFetcher(GpuMemory& memory, const VertexInputState& state) : memory_(memory), state_(state) {
-  for (uint32_t a = 0; a < state_.attribute_count && a < kMaxVertexAttributes; ++a) plan_attribute(a);
+  attribute_count_ = std::min(state_.attribute_count, kMaxVertexAttributes);
+  for (uint32_t a = 0; a < attribute_count_; ++a) plan_attribute(a);
 }
 
 void VertexFetcher::plan_attribute(uint32_t a) {
@@ -151,10 +153,14 @@ void VertexFetcher::plan_attribute(uint32_t a) {
     plan.fill = decode(format, kZeros);  // the present components are overwritten per vertex
   }
   const VertexBinding& b = state_.bindings[attr.binding];
+  plan.stride = b.stride;
+  plan.divisor = b.divisor ? b.divisor : 1;
+  plan.per_instance = b.rate == InputRate::kInstance;
   const uint64_t first_end = uint64_t{attr.offset} + plan.size;  // below 2^33: no overflow
   if (first_end > b.size) return;                                 // not even element 0 fits
-  plan.has_element = true;
-  plan.last_element = b.stride == 0 ? UINT64_MAX : (b.size - first_end) / b.stride;
+  // Elements are below 2^32 (vertex and instance indices are 32-bit), so 2^32 is as good as no end.
+  const uint64_t last = b.stride == 0 ? UINT64_MAX : (b.size - first_end) / b.stride;
+  plan.element_end = std::min<uint64_t>(last, uint64_t{1} << 32) + 1;
   GpuMemory::Range m;
   if (memory_.lookup_range(b.va, Access::kRead, &m) && b.va >= m.va_begin && b.va < m.va_end &&
       b.size <= m.va_end - b.va) {
@@ -192,19 +198,21 @@ std::string past_the_buffer(uint32_t a, const VertexAttribute& attr, const Verte
 std::optional<std::string> VertexFetcher::fetch(uint32_t vertex_index, uint32_t instance_index, FetchedVertex* out) {
   out->vertex_index = vertex_index;
   out->instance_index = instance_index;
-  for (uint32_t a = 0; a < state_.attribute_count && a < kMaxVertexAttributes; ++a) {
-    const VertexAttribute& attr = state_.attributes[a];
+  for (uint32_t a = 0; a < attribute_count_; ++a) {
     const AttributePlan& plan = plans_[a];
-    if (!plan.format) return bad_attribute(a, attr);
-    const VertexBinding& b = state_.bindings[attr.binding];
-    const uint64_t element = b.rate == InputRate::kVertex ? vertex_index : instance_index / (b.divisor ? b.divisor : 1);
-    if (!plan.has_element || element > plan.last_element) return past_the_buffer(a, attr, b, element);
-    const uint64_t start = uint64_t{b.stride} * element;  // + offset: inside the binding (plan_attribute)
+    if (!plan.format) return bad_attribute(a, state_.attributes[a]);
+    const uint64_t element = plan.per_instance ? instance_index / plan.divisor : vertex_index;
+    if (element >= plan.element_end) {
+      const VertexAttribute& attr = state_.attributes[a];
+      return past_the_buffer(a, attr, state_.bindings[attr.binding], element);
+    }
+    const uint64_t start = uint64_t{plan.stride} * element;  // + offset: inside the binding (plan_attribute)
     const uint8_t* p;
     if (plan.host) {
       p = plan.host + start;
     } else {
-      auto address = gsvirt::checked_add<uint64_t>(b.va, start + attr.offset);
+      const VertexAttribute& attr = state_.attributes[a];
+      auto address = gsvirt::checked_add<uint64_t>(state_.bindings[attr.binding].va, start + attr.offset);
       p = address ? read_pointer(attr.binding, *address, plan.size) : nullptr;
     }
     if (!p) return "vertex fetch from an unmapped address: attribute " + std::to_string(a);

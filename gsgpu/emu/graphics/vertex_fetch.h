@@ -68,8 +68,8 @@ class VertexFetcher {
   // (the format lookup, the overflow-checked range arithmetic and the MMU cache check were about
   // 180 instructions per vertex of one attribute). Same checks, same faults at the same vertex:
   //   - format == nullptr: a bad format or binding (fetch faults at the first vertex);
-  //   - element e lies inside the binding exactly when e <= last_element (has_element false: none
-  //     does): offset + stride * e + size <= binding size, e < 2^32, so nothing overflows;
+  //   - element e lies inside the binding exactly when e < element_end (0: none does):
+  //     offset + stride * e + size <= binding size; e < 2^32, so nothing overflows;
   //   - host != nullptr: the binding's whole range lies in one readable mapping, which begins at
   //     host (binding va + attribute offset there), so no read inside it faults; otherwise each
   //     read goes through read_pointer as before.
@@ -80,11 +80,15 @@ class VertexFetcher {
     // components' (0, 0, 0, 1)); raw_words 0: decoded by the format.
     uint32_t raw_words = 0;
     std::array<uint32_t, 4> fill{};
-    bool has_element = false;
-    uint64_t last_element = 0;
+    uint64_t element_end = 0;
     const uint8_t* host = nullptr;
+    // The binding's, copied so that a fetch reads one record per attribute.
+    uint32_t stride = 0;
+    uint32_t divisor = 1;  // >= 1 (a divisor of 0 reads as 1)
+    bool per_instance = false;
   };
   void plan_attribute(uint32_t a);
+  uint32_t attribute_count_ = 0;  // min(state.attribute_count, kMaxVertexAttributes)
 
   GpuMemory& memory_;
   const VertexInputState& state_;
