@@ -129,6 +129,8 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
   out->texture_arrays = lowered.texture_arrays;
   out->varying_components = lowered.varying_components;
   out->linear_varyings = lowered.linear_varyings;
+  out->reads_frag_coord = lowered.reads_frag_coord;
+  out->reads_front_facing = lowered.reads_front_facing;
   out->clip_distances = lowered.clip_distances;
   out->cull_distances = lowered.cull_distances;
   out->xfb = lowered.xfb;

@@ -105,6 +105,9 @@ struct CompiledKernel {
   // Fragment shaders: bit k when component k is read with v_interp_linear_f32 (NoPerspective), which
   // clipping must cut in screen space (SHADER_STATE LINEAR_VARYINGS_LO / _HI).
   uint64_t linear_varyings = 0;
+  // Fragment shaders: whether they declare gl_FragCoord / gl_FrontFacing, whose preloaded registers
+  // (v0..v3 / v4) the device computes only then (SHADER_STATE FRAGMENT.NO_FRAGCOORD / NO_FACING clear).
+  bool reads_frag_coord = false, reads_front_facing = false;
   // Vertex shaders: gl_ClipDistance and gl_CullDistance elements (SHADER_STATE VERTEX.CLIP_DISTANCES
   // / CULL_DISTANCES; exported in slots 69.., the cull distances after the clip distances).
   uint32_t clip_distances = 0, cull_distances = 0;

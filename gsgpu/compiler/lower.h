@@ -64,6 +64,7 @@ struct LoweredKernel {
   uint32_t vertex_attributes = 0;
   uint32_t varying_components = 0;
   uint64_t linear_varyings = 0;  // CompiledKernel's
+  bool reads_frag_coord = false, reads_front_facing = false;  // CompiledKernel's
   uint32_t clip_distances = 0, cull_distances = 0;  // CompiledKernel's
   // Transform feedback (lower_xfb.cc): ExecutionMode Xfb, each captured component as a run of one
   // (finish_xfb merges them), each buffer's XfbStride.

@@ -301,9 +301,9 @@ void Lowering::declare_fragment_input(uint32_t id, const SpirvVariable& var, con
     // docs/isa.md §8c: v0, v1 the pixel centre, v2 the depth, v3 1 / w, v4 the facing.
     uint32_t first = 0, count = 0;
     if (*d->builtin == spv::BuiltIn::FragCoord)
-      count = 4;
+      count = 4, k_.reads_frag_coord = true;
     else if (*d->builtin == spv::BuiltIn::FrontFacing)
-      first = 4, count = 1;
+      first = 4, count = 1, k_.reads_front_facing = true;
     else
       fail("built-in input " + builtin_name(*d->builtin) + " is not supported in fragment shaders");
     if (rv.regs.size() != count) fail("built-in " + builtin_name(*d->builtin) + " has the wrong type");

@@ -523,10 +523,14 @@ bool decode_fragment_stage(BlockWords& w, G::DrawState* s) {
   const uint32_t mode = w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, MODE));
   const uint32_t interpolation = w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, INTERPOLATION));
   const uint32_t varyings = w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, VARYINGS));
+  const bool no_frag_coord = w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, NO_FRAGCOORD)) != 0;
+  const bool no_facing = w.field(S::FRAGMENT, FIELD(SHADER_STATE, FRAGMENT, NO_FACING)) != 0;
   if (!w.at_most(mode, 2, "FRAGMENT.MODE")) return false;
   if (mode == 2) {
     s->fragment = G::FragmentMode::kProgram;
     s->fragment_program.varying_components = varyings;
+    s->fragment_program.reads_frag_coord = !no_frag_coord;
+    s->fragment_program.reads_facing = !no_facing;
     // Any mask: bits past VARYINGS name components the vertex stage hands on but nothing reads.
     s->draw.linear_varyings = w.pair(S::LINEAR_VARYINGS_LO, S::LINEAR_VARYINGS_HI);
     if (interpolation != 0) return w.fail("FRAGMENT.INTERPOLATION must be 0 for a program (v_interp_* picks the mode)");
@@ -534,6 +538,7 @@ bool decode_fragment_stage(BlockWords& w, G::DrawState* s) {
            decode_program(w, kFragmentDwords, &s->fragment_program);
   }
   if (varyings != 0) return w.fail("FRAGMENT.VARYINGS must be 0 for the fixed stand-ins");
+  if (no_frag_coord || no_facing) return w.fail("FRAGMENT.NO_FRAGCOORD and NO_FACING must be 0 for the fixed stand-ins");
   if (w.word(S::REGISTERS) != 0) return w.fail("REGISTERS must be 0 for the fixed stand-ins");
   if (w.pair(S::LINEAR_VARYINGS_LO, S::LINEAR_VARYINGS_HI) != 0)
     return w.fail("LINEAR_VARYINGS must be 0 for the fixed stand-ins (INTERPOLATION says)");
@@ -654,7 +659,9 @@ bool decode_shader_state(GpuMemory& memory, uint64_t va, G::DrawState* s, DrawSt
   if (!w.only(S::VERTEX,
               S::VERTEX_MODE_MASK | S::VERTEX_OUTPUTS_MASK | S::VERTEX_CLIP_DISTANCES_MASK | S::VERTEX_CULL_DISTANCES_MASK,
               "VERTEX") ||
-      !w.only(S::FRAGMENT, S::FRAGMENT_MODE_MASK | S::FRAGMENT_INTERPOLATION_MASK | S::FRAGMENT_VARYINGS_MASK,
+      !w.only(S::FRAGMENT,
+              S::FRAGMENT_MODE_MASK | S::FRAGMENT_INTERPOLATION_MASK | S::FRAGMENT_VARYINGS_MASK |
+                  S::FRAGMENT_NO_FRAGCOORD_MASK | S::FRAGMENT_NO_FACING_MASK,
               "FRAGMENT") ||
       !w.zero(S::RESERVED_15, "RESERVED_15")) {
     return false;

@@ -131,8 +131,12 @@ void fill_shader_state(const compiler::CompiledKernel& vs, const compiler::Compi
   w[S::VERTEX_REGISTERS] = put(std::max(vs.vector_registers, 1u), S::VERTEX_REGISTERS_VECTOR_MASK,
                                S::VERTEX_REGISTERS_VECTOR_SHIFT) |
                            put(vs.scalar_registers, S::VERTEX_REGISTERS_SCALAR_MASK, S::VERTEX_REGISTERS_SCALAR_SHIFT);
+  // The preloaded inputs the program does not read are not computed (a flat fill's quads then need
+  // no depth or 1 / w unless the depth test does).
   w[S::FRAGMENT] = put(2, S::FRAGMENT_MODE_MASK, S::FRAGMENT_MODE_SHIFT) |
-                   put(fs.varying_components, S::FRAGMENT_VARYINGS_MASK, S::FRAGMENT_VARYINGS_SHIFT);
+                   put(fs.varying_components, S::FRAGMENT_VARYINGS_MASK, S::FRAGMENT_VARYINGS_SHIFT) |
+                   put(fs.reads_frag_coord ? 0 : 1, S::FRAGMENT_NO_FRAGCOORD_MASK, S::FRAGMENT_NO_FRAGCOORD_SHIFT) |
+                   put(fs.reads_front_facing ? 0 : 1, S::FRAGMENT_NO_FACING_MASK, S::FRAGMENT_NO_FACING_SHIFT);
   w[S::LINEAR_VARYINGS_LO] = lo(fs.linear_varyings);  // noperspective inputs, clipped in screen space
   w[S::LINEAR_VARYINGS_HI] = hi(fs.linear_varyings);
   w[S::FRAGMENT_CODE_VA_LO] = lo(fs_va);

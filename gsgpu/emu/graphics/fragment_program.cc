@@ -24,6 +24,8 @@ FragmentProgramStage::FragmentProgramStage(const ShaderProgram& program, ShaderP
       width_(runner.warp_width()),
       quads_per_batch_(warps_per_batch * (runner.warp_width() / 4)),
       output_slots_(merger.more_target_count() != 0 ? kFragmentExportSlots : kTarget0Slots),
+      preload_rows_((program.reads_frag_coord ? kFragCoordPreloadRows : 0) |
+                    (program.reads_facing ? kFacingPreloadRow : 0)),
       merge_worker_(merge_worker),
       reuse_(reuse) {
   if (reuse_) {
@@ -70,11 +72,12 @@ bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator
   const uint32_t front_facing = batch_.front_facing.back() ? 1u : 0u;
   std::array<PixelWeights, 4>& weights = quad_weights_;  // a member: not zeroed per quad
   // Barycentrics are read only by v_interp_*, which faults on a program that declares no varyings:
-  // then the lanes carry zeros there and only FragCoord's z and 1 / w are computed.
+  // then the lanes carry zeros there and only FragCoord's z and 1 / w are computed, and those only
+  // when the program reads FragCoord or the merge the depth (a flat fill needs neither).
   const bool barycentrics = program_.varying_components != 0;
   if (barycentrics) {
     interp.quad_weights(quad.x, quad.y, &weights);
-  } else {
+  } else if (needs_depth || (preload_rows_ & kFragCoordPreloadRows) != 0) {
     interp.quad_depth_and_inverse_w(quad.x, quad.y, &weights);
   }
   write_lanes(quad, record.primitive, front_facing, barycentrics);
@@ -89,7 +92,9 @@ bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator
 void FragmentProgramStage::write_lanes(const Quad& quad, uint32_t primitive, uint32_t front_facing,
                                        bool barycentrics) {
   // Lanes and preload rows grow with the draw's first batch (a small draw zeroes few) and are
-  // reused after it.
+  // reused after it. A lane's primitive and weights are read only by v_interp_*, which faults
+  // before reading them in a program without varyings; preload rows outside preload_rows_ are
+  // never read (the cores leave those registers 0).
   const size_t first_lane = 4 * batch_.quads.size();
   if (batch_.lanes.size() < first_lane + 4) batch_.lanes.resize(first_lane + 4);
   const size_t rows_end = preload_warp_ + size_t{kFragmentPreloadRegs} * width_;
@@ -97,18 +102,23 @@ void FragmentProgramStage::write_lanes(const Quad& quad, uint32_t primitive, uin
   FragmentLane* const lanes = batch_.lanes.data() + first_lane;
   uint32_t* const rows = batch_.preload.data() + preload_warp_ + preload_lane_;
   const size_t row = width_;
-  for (int i = 0; i < 4; ++i) {
-    const PixelWeights& w = quad_weights_[i];
-    if (barycentrics) {  // otherwise the zeros the lanes were created with
-      lanes[i].perspective = w.perspective;
-      lanes[i].linear = w.screen;
+  if (barycentrics) {
+    for (int i = 0; i < 4; ++i) {
+      lanes[i].perspective = quad_weights_[i].perspective;
+      lanes[i].linear = quad_weights_[i].screen;
+      lanes[i].primitive = primitive;
     }
-    lanes[i].primitive = primitive;
-    rows[i] = std::bit_cast<uint32_t>(float(quad.x + (i & 1)) + 0.5f);
-    rows[row + i] = std::bit_cast<uint32_t>(float(quad.y + (i >> 1)) + 0.5f);
-    rows[2 * row + i] = std::bit_cast<uint32_t>(w.depth);
-    rows[3 * row + i] = std::bit_cast<uint32_t>(w.inverse_w);
-    rows[4 * row + i] = front_facing;
+  }
+  if (preload_rows_ & kFragCoordPreloadRows) {
+    for (int i = 0; i < 4; ++i) {
+      rows[i] = std::bit_cast<uint32_t>(float(quad.x + (i & 1)) + 0.5f);
+      rows[row + i] = std::bit_cast<uint32_t>(float(quad.y + (i >> 1)) + 0.5f);
+      rows[2 * row + i] = std::bit_cast<uint32_t>(quad_weights_[i].depth);
+      rows[3 * row + i] = std::bit_cast<uint32_t>(quad_weights_[i].inverse_w);
+    }
+  }
+  if (preload_rows_ & kFacingPreloadRow) {
+    for (int i = 0; i < 4; ++i) rows[4 * row + i] = front_facing;
   }
   // The next quad's place, by counting (a division per quad costs more than the lane writes).
   preload_lane_ += 4;
@@ -177,6 +187,7 @@ std::optional<std::string> FragmentProgramStage::shade_and_merge(Batch& b, uint3
   io.primitive_count = b.primitive_count;
   io.lanes = b.lanes.data();
   io.preload = b.preload.data();
+  io.preload_rows = preload_rows_;
   io.lane_masks = b.lane_masks.data();
   io.outputs = b.outputs.data();
   io.lane_count = lane_count;

@@ -125,6 +125,8 @@ class FragmentProgramStage {
   // Export slots the merge reads from a lane's outputs: colour 0 and the dual-source colour, or
   // all of them when the draw has more colour targets (depth is read only where exported).
   uint32_t output_slots_;
+  // FragmentWarpIO::preload_rows: FragCoord and facing only when the program reads them.
+  uint32_t preload_rows_;
   // add_quad()'s weights; without varyings only depth and 1 / w are written (and read).
   std::array<PixelWeights, 4> quad_weights_;
   Batch batch_;  // being set up on the calling thread

@@ -19,6 +19,10 @@ struct ShaderProgram {
   // Fragment: v_interp_* may read components below this. Vertex: the components it writes (the
   // varyings the clipper interpolates).
   uint32_t varying_components = 0;
+  // Fragment: whether the program reads the preloaded gl_FragCoord (v0..v3) and gl_FrontFacing (v4)
+  // (SHADER_STATE FRAGMENT.NO_FRAGCOORD / NO_FACING clear); an unread one is not computed and starts at 0.
+  bool reads_frag_coord = true;
+  bool reads_facing = true;
   // SHADER_STATE CONSTANTS_*: the constant buffer (push constants) the program reads as its
   // argument buffer (s_special arg_ptr / arg_size); 0 / 0 for none.
   uint64_t constants_va = 0;

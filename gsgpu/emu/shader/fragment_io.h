@@ -39,6 +39,10 @@ struct FragmentLane {
 // Registers preloaded into v0 .. v4 (docs/isa.md §8c): the pixel centre x + 0.5, y + 0.5, the
 // interpolated depth z and 1 / w_clip (gl_FragCoord), then 1 for a front-facing triangle, else 0.
 inline constexpr uint32_t kFragmentPreloadRegs = 5;
+// FragmentWarpIO::preload_rows: bit r when register r is preloaded.
+inline constexpr uint32_t kFragCoordPreloadRows = 0xF;  // v0 .. v3
+inline constexpr uint32_t kFacingPreloadRow = 0x10;     // v4
+inline constexpr uint32_t kAllPreloadRows = kFragCoordPreloadRows | kFacingPreloadRow;
 
 struct FragmentLaneOutput {
   std::array<float, kFragmentExportSlots> value{};  // unexported colour components read 0
@@ -55,6 +59,10 @@ struct FragmentWarpIO {
   // gather per lane): register r of warp g's lane l at (g * kFragmentPreloadRegs + r) * width + l;
   // warps * kFragmentPreloadRegs * width entries.
   const uint32_t* preload = nullptr;
+  // The rows of `preload` that hold values (bit r: register r); the others are not read and their
+  // registers start at 0, as every register does (a program that never reads gl_FragCoord or
+  // gl_FrontFacing: SHADER_STATE FRAGMENT.NO_FRAGCOORD / NO_FACING).
+  uint32_t preload_rows = kAllPreloadRows;
   const uint64_t* lane_masks = nullptr;  // per warp
   FragmentLaneOutput* outputs = nullptr;  // warps * width entries
   size_t lane_count = 0;  // entries of lanes / outputs

@@ -479,16 +479,17 @@ class Cores final : public shader::Backend {
   }
 
   // A fragment lane's FragCoord and facing (FragmentWarpIO::preload), into the registers the program
-  // names; lanes without a fragment keep their zeros.
+  // names; lanes without a fragment, and rows not in preload_rows, keep their zeros.
   static void preload_fragment_warp(const FragmentWarpIO& io, uint64_t g, uint32_t program_regs, Warp* w) {
     const uint32_t regs = std::min(kFragmentPreloadRegs, program_regs);
     const size_t width = w->width;
     const uint32_t* rows = io.preload + g * kFragmentPreloadRegs * width;
-    if (w->all_active) {  // the usual case: a row per register
+    if (w->all_active && io.preload_rows == kAllPreloadRows) {  // the usual case: a row per register
       std::memcpy(w->v, rows, sizeof(uint32_t) * regs * width);
       return;
     }
     for (uint32_t r = 0; r < regs; ++r) {
+      if (!(io.preload_rows >> r & 1)) continue;
       for (uint32_t l = 0; l < width; ++l) w->v[r * width + l] = rows[r * width + l] & w->lane_mask[l];
     }
   }

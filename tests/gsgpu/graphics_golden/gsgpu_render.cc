@@ -356,7 +356,9 @@ class GsgpuScene {
     w[S::VERTEX_REGISTERS] = hw::put_field(std::max(vs.vector_registers, 1u), S::VERTEX_REGISTERS_VECTOR_MASK, S::VERTEX_REGISTERS_VECTOR_SHIFT) |
                              hw::put_field(vs.scalar_registers, S::VERTEX_REGISTERS_SCALAR_MASK, S::VERTEX_REGISTERS_SCALAR_SHIFT);
     w[S::FRAGMENT] = hw::put_field(2, S::FRAGMENT_MODE_MASK, S::FRAGMENT_MODE_SHIFT) |
-                     hw::put_field(fs.varying_components, S::FRAGMENT_VARYINGS_MASK, S::FRAGMENT_VARYINGS_SHIFT);
+                     hw::put_field(fs.varying_components, S::FRAGMENT_VARYINGS_MASK, S::FRAGMENT_VARYINGS_SHIFT) |
+                     hw::put_field(fs.reads_frag_coord ? 0 : 1, S::FRAGMENT_NO_FRAGCOORD_MASK, S::FRAGMENT_NO_FRAGCOORD_SHIFT) |
+                     hw::put_field(fs.reads_front_facing ? 0 : 1, S::FRAGMENT_NO_FACING_MASK, S::FRAGMENT_NO_FACING_SHIFT);
     w[S::FRAGMENT_CODE_VA_LO] = lo(fcode.va);
     w[S::FRAGMENT_CODE_VA_HI] = hi(fcode.va);
     w[S::FRAGMENT_CODE_SIZE] = fcode.size;
