@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <utility>
 
 namespace gsgpu::graphics {
@@ -23,7 +24,9 @@ FragmentProgramStage::FragmentProgramStage(const ShaderProgram& program, ShaderP
       merger_(merger),
       width_(runner.warp_width()),
       quads_per_batch_(warps_per_batch * (runner.warp_width() / 4)),
-      output_slots_(merger.more_target_count() != 0 ? kFragmentExportSlots : kTarget0Slots),
+      merged_slots_(merger.plain_color_only()         ? 4
+                    : merger.more_target_count() != 0 ? kFragmentExportSlots
+                                                      : kFragmentTarget1Slot),
       preload_rows_((program.reads_frag_coord ? kFragCoordPreloadRows : 0) |
                     (program.reads_facing ? kFacingPreloadRow : 0)),
       merge_worker_(merge_worker),
@@ -80,7 +83,7 @@ bool FragmentProgramStage::add_quad(const Quad& quad, const TriangleInterpolator
   } else if (needs_depth || (preload_rows_ & kFragCoordPreloadRows) != 0) {
     interp.quad_depth_and_inverse_w(quad.x, quad.y, &weights);
   }
-  write_lanes(quad, record.primitive, front_facing, barycentrics);
+  if (barycentrics || preload_rows_ != 0) write_lanes(quad, record.primitive, front_facing, barycentrics);
   if (needs_depth) {
     for (int i = 0; i < 4; ++i)
       if (quad.coverage >> i & 1) record.depth[i] = weights[i].depth;
@@ -168,6 +171,8 @@ uint32_t FragmentProgramStage::mark_lanes(Batch& b) const {
   // The last warp's missing quads: lanes that never run (their lane-mask bits are 0).
   const size_t lane_count = size_t{warps} * width_;
   if (b.lanes.size() < lane_count) b.lanes.resize(lane_count);
+  // Rows nobody reads still need their place (the cores check the array), when write_lanes was skipped.
+  if (b.preload.size() < lane_count * kFragmentPreloadRegs) b.preload.resize(lane_count * kFragmentPreloadRegs);
   b.lane_masks.assign(warps, 0);
   uint32_t warp = 0, slot = 0;  // quad k is slot k % quads_per_warp of warp k / quads_per_warp
   for (const QuadRecord& r : b.quads) {
@@ -180,7 +185,7 @@ uint32_t FragmentProgramStage::mark_lanes(Batch& b) const {
 
 std::optional<std::string> FragmentProgramStage::shade_and_merge(Batch& b, uint32_t warps) {
   const size_t lane_count = size_t{warps} * width_;
-  reset_outputs(b, lane_count);
+  reset_outputs(b, warps);
   FragmentWarpIO io;
   io.varying_components = program_.varying_components;
   io.primitives = b.primitives.data();
@@ -189,7 +194,9 @@ std::optional<std::string> FragmentProgramStage::shade_and_merge(Batch& b, uint3
   io.preload = b.preload.data();
   io.preload_rows = preload_rows_;
   io.lane_masks = b.lane_masks.data();
-  io.outputs = b.outputs.data();
+  io.output_values = b.output_values.data();
+  io.output_exported = b.output_exported.data();
+  io.output_killed = b.output_killed.data();
   io.lane_count = lane_count;
   std::optional<std::string> fault = runner_.run(program_, io, warps);
   if (!fault) merge_batch(b);  // a faulted batch merges nothing
@@ -210,64 +217,123 @@ void FragmentProgramStage::start_next_batch(const Batch& previous) {
   preload_warp_ = preload_lane_ = 0;
 }
 
-void FragmentProgramStage::reset_outputs(Batch& b, size_t count) const {
-  // Only what the merge reads: clearing all 37 slots of every lane was 5 % of a flat fill's host
-  // instructions. Slots past output_slots_ may hold an earlier batch's values; nothing reads them.
-  if (b.outputs.size() < count) b.outputs.resize(count);
-  if (output_slots_ != kTarget0Slots) {
-    std::fill_n(b.outputs.begin(), count, FragmentLaneOutput{});
-    return;
-  }
-  for (size_t l = 0; l < count; ++l) {
-    FragmentLaneOutput& out = b.outputs[l];
-    std::fill_n(out.value.begin(), kTarget0Slots, 0.0f);  // a constant size: two vector stores, not a memset call
-    out.exported = 0;
-    out.killed = false;
-  }
+void FragmentProgramStage::reset_outputs(Batch& b, uint32_t warps) const {
+  // Only the marks the merge reads: a value is read only where its lane exported the slot (the
+  // merge reads 0 elsewhere), so the values stay from batch to batch (clearing a lane's 37 slots was
+  // 5 % of a flat fill's host instructions; clearing 8 still cost 2 %), and so do the marks of
+  // slots the merge never reads.
+  const size_t values = size_t{warps} * kFragmentExportSlots * width_;
+  if (b.output_values.size() < values) b.output_values.resize(values);
+  if (b.output_exported.size() < size_t{warps} * kFragmentExportSlots)
+    b.output_exported.resize(size_t{warps} * kFragmentExportSlots);
+  for (size_t g = 0; g < warps; ++g) std::fill_n(&b.output_exported[g * kFragmentExportSlots], merged_slots_, 0);
+  b.output_killed.assign(warps, 0);
 }
 
-void FragmentProgramStage::merge_batch(const Batch& b) {
-  const std::vector<QuadRecord>& quads = b.quads;
-  const std::vector<FragmentLaneOutput>& outputs = b.outputs;
+namespace {
+
+// One warp's outputs in a batch (FragmentWarpIO's layout), read as the merge reads them.
+struct WarpOutputs {
+  const uint32_t* values;    // the warp's first row
+  const uint64_t* exported;  // the warp's first slot
+  uint32_t width;
+  // Slot s of lane l: what the lane exported, else 0.
+  float value(uint32_t s, uint32_t l) const {
+    return (exported[s] >> l & 1) ? std::bit_cast<float>(values[s * width + l]) : 0.0f;
+  }
+};
+
+}  // namespace
+
+void FragmentProgramStage::merge_batch(Batch& b) {
   if (merger_.plain_color_only()) {
-    merge_plain(quads, outputs);
+    merge_plain(b);
     return;
   }
-  for (size_t k = 0; k < quads.size(); ++k) {
-    const QuadRecord& r = quads[k];
+  const uint32_t quads_per_warp = width_ / 4;
+  // More colour targets read slots 9.. of the lane, gathered here from their rows.
+  std::array<float, kFragmentExportSlots - kFragmentTarget1Slot> more{};
+  const bool more_targets = merger_.more_target_count() != 0;
+  for (size_t k = 0; k < b.quads.size(); ++k) {
+    const QuadRecord& r = b.quads[k];
+    const size_t g = k / quads_per_warp;
+    const WarpOutputs out{&b.output_values[g * kFragmentExportSlots * width_], &b.output_exported[g * kFragmentExportSlots],
+                          width_};
     const bool front_facing_k = b.front_facing[r.primitive];
-    for (int i = 0; i < 4; ++i) {
+    for (uint32_t i = 0; i < 4; ++i) {
+      const uint32_t l = 4 * uint32_t(k % quads_per_warp) + i;
       if (!(r.quad.coverage >> i & 1)) continue;  // helper lanes write nothing
-      const FragmentLaneOutput& out = outputs[4 * k + i];
-      if (out.killed) continue;
+      if (b.output_killed[g] >> l & 1) continue;
       Fragment f;
-      f.x = r.quad.x + (i & 1);
-      f.y = r.quad.y + (i >> 1);
-      const bool exported_depth = (out.exported >> 8 & 1) != 0;
-      f.depth = exported_depth ? out.value[8] : r.depth[i];
+      f.x = r.quad.x + int32_t(i & 1);
+      f.y = r.quad.y + int32_t(i >> 1);
+      const bool exported_depth = (out.exported[8] >> l & 1) != 0;
+      f.depth = exported_depth ? out.value(8, l) : r.depth[i];
       // An exported depth is the fragment's, the same at every sample.
       f.depth_dx = exported_depth ? 0.0f : r.depth_slopes[0];
       f.depth_dy = exported_depth ? 0.0f : r.depth_slopes[1];
       f.samples = r.quad.samples[i];
       f.front_facing = front_facing_k;
-      f.color = {out.value[0], out.value[1], out.value[2], out.value[3]};
-      f.color1 = {out.value[4], out.value[5], out.value[6], out.value[7]};
-      f.more_colors = out.value.data() + kFragmentTarget1Slot;
+      f.color = {out.value(0, l), out.value(1, l), out.value(2, l), out.value(3, l)};
+      f.color1 = {out.value(4, l), out.value(5, l), out.value(6, l), out.value(7, l)};
+      if (more_targets) {
+        for (uint32_t s = kFragmentTarget1Slot; s < kFragmentExportSlots; ++s) more[s - kFragmentTarget1Slot] = out.value(s, l);
+      }
+      f.more_colors = more.data();
       merger_.process(f);
     }
   }
 }
 
-void FragmentProgramStage::merge_plain(const std::vector<QuadRecord>& quads,
-                                       const std::vector<FragmentLaneOutput>& outputs) {
+void FragmentProgramStage::merge_plain(Batch& b) {
   // Neither depth, facing nor samples matter to such a merge: only the covered, living lanes' colour.
-  for (size_t k = 0; k < quads.size(); ++k) {
-    const Quad& q = quads[k].quad;
-    for (int i = 0; i < 4; ++i) {
-      if (!(q.coverage >> i & 1)) continue;  // helper lanes write nothing
-      const FragmentLaneOutput& out = outputs[4 * k + i];
-      if (out.killed) continue;
-      merger_.process_plain(q.x + (i & 1), q.y + (i >> 1), Color{out.value[0], out.value[1], out.value[2], out.value[3]});
+  const size_t quads_per_warp = width_ / 4;
+  for (size_t first = 0, g = 0; first < b.quads.size(); first += quads_per_warp, ++g)
+    merge_plain_warp(b, g, &b.quads[first], std::min(quads_per_warp, b.quads.size() - first));
+}
+
+void FragmentProgramStage::merge_plain_warp(Batch& b, size_t g, const QuadRecord* quads, size_t count) {
+  uint64_t merged = 0;  // covered lanes that v_kill did not end
+  for (size_t q = 0; q < count; ++q) merged |= uint64_t{quads[q].quad.coverage & 0xFu} << (4 * q);
+  merged &= ~b.output_killed[g];
+  if (merged == 0) return;
+  merger_.count_plain(uint64_t(std::popcount(merged)));
+  // Colour 0's rows; a component a lane did not export reads 0 (written here: nothing reads the
+  // values after the merge).
+  const uint32_t* rows[4];
+  // Whether every lane, merged or not, has one colour (each lane's bits equal to the next lane's: one
+  // memcmp per row): a flat fill's warps do, and then a quad's pixels are two 8-byte stores.
+  bool one_colour = true;
+  for (uint32_t c = 0; c < 4; ++c) {
+    uint32_t* row = &b.output_values[(g * kFragmentExportSlots + c) * width_];
+    for (uint64_t m = merged & ~b.output_exported[g * kFragmentExportSlots + c]; m != 0; m &= m - 1)
+      row[std::countr_zero(m)] = 0;
+    rows[c] = row;
+    one_colour = one_colour && std::memcmp(row, row + 1, sizeof(uint32_t) * (width_ - 1)) == 0;
+  }
+  const auto first = uint32_t(std::countr_zero(merged));
+  auto color_of = [&](uint32_t l) {
+    return Color{std::bit_cast<float>(rows[0][l]), std::bit_cast<float>(rows[1][l]), std::bit_cast<float>(rows[2][l]),
+                 std::bit_cast<float>(rows[3][l])};
+  };
+  const QuadRecord& q0 = quads[first / 4];
+  const uint32_t one = one_colour ? merger_.plain_bytes(q0.quad.x + int32_t(first & 1), q0.quad.y + int32_t(first >> 1 & 1),
+                                                          color_of(first))
+                                    : 0;
+  for (size_t q = 0; q < count; ++q) {
+    const uint32_t lanes = merged >> (4 * q) & 0xFu;
+    const Quad& quad = quads[q].quad;
+    if (one_colour && lanes == 0xFu) {
+      const uint64_t two = uint64_t{one} * 0x100000001u;  // the pixel's bytes twice: a row of the quad
+      std::memcpy(merger_.plain_pixel(quad.x, quad.y), &two, 8);
+      std::memcpy(merger_.plain_pixel(quad.x, quad.y + 1), &two, 8);
+      continue;
+    }
+    for (uint32_t i = 0; i < 4; ++i) {
+      if (!(lanes >> i & 1)) continue;
+      const int32_t x = quad.x + int32_t(i & 1), y = quad.y + int32_t(i >> 1);
+      const uint32_t bytes = one_colour ? one : merger_.plain_bytes(x, y, color_of(uint32_t(4 * q + i)));
+      std::memcpy(merger_.plain_pixel(x, y), &bytes, 4);
     }
   }
 }

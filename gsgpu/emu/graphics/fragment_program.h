@@ -37,8 +37,6 @@ namespace gsgpu::graphics {
 class FragmentProgramStage {
  public:
   static constexpr uint32_t kDefaultWarpsPerBatch = 64;
-  // Export slots of colour target 0 and the dual-source colour (slots 0 .. 7).
-  static constexpr uint32_t kTarget0Slots = 8;
 
   // Refuses (a reason) a runner without shader cores or whose warps do not hold whole quads.
   static std::optional<std::string> check_runner(const ShaderProgramRunner& runner);
@@ -60,7 +58,11 @@ class FragmentProgramStage {
     // are this batch's); without varyings the weights stay the zeros they were created with.
     std::vector<FragmentLane> lanes;
     std::vector<uint32_t> preload;  // FragmentWarpIO::preload, grown as lanes is
-    std::vector<FragmentLaneOutput> outputs;
+    // FragmentWarpIO::output_values (kept from batch to batch: a lane's entry is read only where
+    // its exported bit is set), output_exported and output_killed (cleared per batch).
+    std::vector<uint32_t> output_values;
+    std::vector<uint64_t> output_exported;
+    std::vector<uint64_t> output_killed;
     std::vector<uint64_t> lane_masks;
   };
   // The two batches' vectors, which a caller may keep from draw to draw (draw_scratch.h).
@@ -108,11 +110,13 @@ class FragmentProgramStage {
   std::optional<std::string> shade_and_merge(Batch& b, uint32_t warps);
   // Empties batch_ for the next quads, keeping the current triangle (the last of `previous`).
   void start_next_batch(const Batch& previous);
-  void merge_batch(const Batch& b);
-  // merge_batch when the merger takes every fragment plainly (OutputMerger::plain_color_only).
-  void merge_plain(const std::vector<QuadRecord>& quads, const std::vector<FragmentLaneOutput>& outputs);
-  // Clears what the merge reads of the first `count` outputs: their marks and output_slots_ slots.
-  void reset_outputs(Batch& b, size_t count) const;
+  void merge_batch(Batch& b);
+  // merge_batch when the merger takes every fragment plainly (OutputMerger::plain_color_only): a
+  // warp at a time, the `count` quads of warp `warp` from `quads`.
+  void merge_plain(Batch& b);
+  void merge_plain_warp(Batch& b, size_t warp, const QuadRecord* quads, size_t count);
+  // Sizes the outputs for `warps` warps and clears their exported and killed marks.
+  void reset_outputs(Batch& b, uint32_t warps) const;
   void copy_varyings(const RasterTriangle& t, FragmentPrimitive* p) const;
   // The lanes and preloaded registers of the next quad, from quad_weights_.
   void write_lanes(const Quad& quad, uint32_t primitive, uint32_t front_facing, bool barycentrics);
@@ -122,9 +126,9 @@ class FragmentProgramStage {
   OutputMerger& merger_;
   uint32_t width_;
   uint32_t quads_per_batch_;
-  // Export slots the merge reads from a lane's outputs: colour 0 and the dual-source colour, or
-  // all of them when the draw has more colour targets (depth is read only where exported).
-  uint32_t output_slots_;
+  // Export slots whose marks the merge reads: colour 0 for a plain merge, else colours 0 and 1 and
+  // the depth, or every slot when the draw has more colour targets.
+  uint32_t merged_slots_;
   // FragmentWarpIO::preload_rows: FragCoord and facing only when the program reads them.
   uint32_t preload_rows_;
   // add_quad()'s weights; without varyings only depth and 1 / w are written (and read).

@@ -132,20 +132,27 @@ class OutputMerger {
       process_sample(fragment);
     }
   }
-  // True when every fragment of the draw is merged as process_plain merges it: one colour target of
+  // True when every fragment of the draw is merged plainly (plain_bytes): one colour target of
   // 4 bytes per pixel written plainly (no blend, logic op or write mask), no depth / stencil target,
   // one sample per pixel and no overdraw map (fast mode's fills). Known after begin_draw and
   // add_color_target.
   bool plain_color_only() const { return plain_color_only_; }
-  // What process() does for such a fragment, without building one (the same counts and bytes).
-  void process_plain(int32_t x, int32_t y, const Color& color) {
-    counters_.fragments_in++;
-    counters_.fragments_written++;
-    if (last_valid_ && std::memcmp(&color, &last_color_, sizeof color) == 0) {  // store_plain's reuse, inline
-      std::memcpy(color_.data + uint64_t(uint32_t(y)) * color_.row_pitch + uint64_t(uint32_t(x)) * 4, last_bytes_, 4);
-      return;
-    }
-    store_plain(uint32_t(x), uint32_t(y), color);
+  // What process() does for such fragments, in pieces a caller merging many at once uses (the
+  // same counts and bytes): the 4 bytes of `color` at pixel (x, y), stored there already (the last
+  // colour's bytes reused while its bits repeat, as store_plain does), where pixel (x, y) is, and
+  // the counts of `fragments` merged.
+  uint32_t plain_bytes(int32_t x, int32_t y, const Color& color) {
+    if (!last_valid_ || std::memcmp(&color, &last_color_, sizeof color) != 0) store_plain(uint32_t(x), uint32_t(y), color);
+    uint32_t bytes;
+    std::memcpy(&bytes, last_bytes_, 4);
+    return bytes;
+  }
+  uint8_t* plain_pixel(int32_t x, int32_t y) const {
+    return color_.data + uint64_t(uint32_t(y)) * color_.row_pitch + uint64_t(uint32_t(x)) * 4;
+  }
+  void count_plain(uint64_t fragments) {
+    counters_.fragments_in += fragments;
+    counters_.fragments_written += fragments;
   }
   uint32_t more_target_count() const { return more_target_count_; }
   const MergeCounters& counters() const { return counters_; }

@@ -100,22 +100,17 @@ Flow v_export(Warp& w, const DecodedInst& di) {
   if (!io) return Flow::kYield;
   const auto slot = static_cast<uint32_t>(di.inst.imm);  // 0 .. 36: decode checked the field
   const uint32_t* value = lanes32<W>(w, di.inst.src[0], di.inst.literal, w.scratch[0]);
-  const size_t base = first_lane(w);
+  // The slot's row of the warp (fragment_io.h): a register row copied under the execution mask.
+  const size_t row = size_t{w.group->group_id[0]} * kFragmentExportSlots + slot;
+  uint32_t* out = io->output_values + row * w.width;
   const uint32_t n = lane_count<W>(w);
-  FragmentLaneOutput* outputs = io->outputs + base;
-  const uint64_t bit = uint64_t{1} << slot;
-  if (w.all_active) {  // the usual case (every lane of the warp carries a fragment): no test per lane
-    for (uint32_t l = 0; l < n; ++l) {
-      outputs[l].value[slot] = std::bit_cast<float>(value[l]);
-      outputs[l].exported |= bit;
-    }
-    return Flow::kNext;
+  if (w.all_active) {  // the usual case (every lane of the warp carries a fragment)
+    for (uint32_t l = 0; l < n; ++l) out[l] = value[l];
+  } else {
+    const uint32_t* m = w.lane_mask;
+    for (uint32_t l = 0; l < n; ++l) out[l] = (value[l] & m[l]) | (out[l] & ~m[l]);
   }
-  for (uint32_t l = 0; l < n; ++l) {
-    if (!(w.exec >> l & 1)) continue;
-    outputs[l].value[slot] = std::bit_cast<float>(value[l]);
-    outputs[l].exported |= bit;
-  }
+  io->output_exported[row] |= w.exec;
   return Flow::kNext;
 }
 
@@ -143,10 +138,7 @@ Flow v_export_vertex(Warp& w, const DecodedInst& di) {
 Flow v_kill(Warp& w, const DecodedInst& di) {
   FragmentWarpIO* io = fragment_io(w, di);
   if (!io) return Flow::kYield;
-  const size_t base = first_lane(w);
-  for (uint32_t l = 0; l < w.width; ++l) {
-    if (w.exec >> l & 1) io->outputs[base + l].killed = true;
-  }
+  io->output_killed[w.group->group_id[0]] |= w.exec;
   return end_running_lanes(w);
 }
 

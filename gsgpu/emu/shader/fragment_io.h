@@ -44,12 +44,6 @@ inline constexpr uint32_t kFragCoordPreloadRows = 0xF;  // v0 .. v3
 inline constexpr uint32_t kFacingPreloadRow = 0x10;     // v4
 inline constexpr uint32_t kAllPreloadRows = kFragCoordPreloadRows | kFacingPreloadRow;
 
-struct FragmentLaneOutput {
-  std::array<float, kFragmentExportSlots> value{};  // unexported colour components read 0
-  uint64_t exported = 0;  // bit s: slot s was written by v_export_f32
-  bool killed = false;    // v_kill ended the lane
-};
-
 struct FragmentWarpIO {
   uint32_t varying_components = 0;  // v_interp_* of a component at or past this faults
   const FragmentPrimitive* primitives = nullptr;
@@ -64,8 +58,16 @@ struct FragmentWarpIO {
   // gl_FrontFacing: SHADER_STATE FRAGMENT.NO_FRAGCOORD / NO_FACING).
   uint32_t preload_rows = kAllPreloadRows;
   const uint64_t* lane_masks = nullptr;  // per warp
-  FragmentLaneOutput* outputs = nullptr;  // warps * width entries
-  size_t lane_count = 0;  // entries of lanes / outputs
+  // The exports in the registers' own layout (v_export_f32 copies one register row, the merge reads
+  // a slot of a warp as one row): the binary32 bits of slot s of warp g's lane l at
+  // (g * kFragmentExportSlots + s) * width + l; lane_count * kFragmentExportSlots entries. A lane's
+  // entry holds a value only where its bit in output_exported is set.
+  uint32_t* output_values = nullptr;
+  // Per warp and slot (g * kFragmentExportSlots + s): bit l when lane l exported slot s. Cleared by
+  // the fragment stage before the dispatch; lane_count / width * kFragmentExportSlots entries.
+  uint64_t* output_exported = nullptr;
+  uint64_t* output_killed = nullptr;  // per warp: bit l when v_kill ended lane l (cleared as above)
+  size_t lane_count = 0;  // entries of lanes; a multiple of the warp width
 };
 
 }  // namespace gsgpu

@@ -273,7 +273,8 @@ class Cores final : public shader::Backend {
     if (p.group_size[0] != width || p.group_size[1] != 1 || p.group_size[2] != 1 || p.grid_size[1] != 1 ||
         p.grid_size[2] != 1)
       return bad_dispatch("a fragment dispatch is {warps, 1, 1} groups of {warp width, 1, 1}");
-    if (!io.lanes || !io.preload || !io.outputs || !io.lane_masks || uint64_t{p.grid_size[0]} * width > io.lane_count)
+    if (!io.lanes || !io.preload || !io.output_values || !io.output_exported || !io.output_killed || !io.lane_masks ||
+        uint64_t{p.grid_size[0]} * width > io.lane_count)
       return bad_dispatch("fragment warps outside their lane arrays");
     if (io.varying_components > kMaxFragmentVaryings)
       return bad_dispatch("more than " + std::to_string(kMaxFragmentVaryings) + " varying components");

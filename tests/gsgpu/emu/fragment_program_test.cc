@@ -405,6 +405,81 @@ TEST(FragmentProgram, FragCoordAndFacingArePreloaded) {
   }
 }
 
+// SHADER_STATE FRAGMENT.NO_FRAGCOORD / NO_FACING: a preloaded input the program declares unread is
+// not computed and its register starts at 0 (in both modes), while the depth test still gets the
+// interpolated depth.
+TEST(FragmentProgram, UnreadFragCoordAndFacingStartAtZero) {
+  for (DrawMode mode : {DrawMode::kReference, DrawMode::kFast}) {
+    for (const bool frag_coord : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "fast " << (mode == DrawMode::kFast) << " frag_coord " << frag_coord);
+      ProgramScene s(ColorFormat::kR32G32B32A32Sfloat);
+      std::vector<float> strip = ramp_strip(true);
+      for (size_t i = 0; i < strip.size(); i += 12) strip[i + 2] = 0.25f;  // z
+      s.vertices(strip, Topology::kTriangleStrip);
+      s.state.setup.front_face = FrontFace::kClockwise;  // the strip is front-facing: v4 would be 1
+      s.program("v_cvt_f32_u32 v5, v4\nv_add_f32 v3, v3, v5\n"
+                "v_export_f32 v0, 0\nv_export_f32 v1, 1\nv_export_f32 v2, 2\nv_export_f32 v3, 3\ns_end\n",
+                0, 6);
+      s.state.fragment_program.reads_frag_coord = frag_coord;
+      s.state.fragment_program.reads_facing = false;
+      s.add_depth(0.5f);
+      s.state.depth_stencil.depth_test = s.state.depth_stencil.depth_write = true;
+      s.state.depth_stencil.depth_compare = CompareOp::kLess;
+      DrawResult r = s.draw(mode);
+      ASSERT_FALSE(r.fault) << *r.fault;
+      EXPECT_EQ(r.counters.merge.fragments_written, 32u * 32u);  // 0.25 < 0.5 everywhere
+      float depth = 0;
+      std::memcpy(&depth, s.memory.host(s.depth_va + 4 * (32 * 7 + 5)), 4);
+      EXPECT_EQ(depth, 0.25f);
+      for (int y = 0; y < 32; ++y)
+        for (int x = 0; x < 32; ++x) {
+          const Color expected = frag_coord ? Color{x + 0.5f, y + 0.5f, 0.25f, 1.0f} : Color{0, 0, 0, 0};
+          ASSERT_EQ(s.pixel(x, y), expected) << x << "," << y;
+        }
+    }
+  }
+}
+
+// Fast mode's merge into one plain RGBA8 target (no depth, blend or overdraw map: a warp at a time,
+// one colour's quads as two 8-byte stores) gives the reference's bytes and counters: one flat colour,
+// colours varying per lane, killed lanes, unexported components (read 0) and helper lanes.
+TEST(FragmentProgram, FastModesPlainMergeGivesTheReferencesBytesAndCounters) {
+  const std::string flat = "v_export_f32 0.25, 0\nv_export_f32 1.0, 1\nv_export_f32 0.5, 2\nv_export_f32 1.0, 3\ns_end\n";
+  // Red from varying 0 (ramp_x / 16), green from v0 (FragCoord x), blue and alpha not exported;
+  // lanes left of x = -8 killed.
+  const std::string varying =
+      "v_interp_linear_f32 v8, 0\nv_cmp_olt_f32 v9, v8, -8.0\nv_branch_z v9, keep, keep\nv_kill\nkeep:\n"
+      "v_mul_f32 v10, v8, 0.0625\nv_mul_f32 v11, v0, 0.03125\nv_export_f32 v10, 0\nv_export_f32 v11, 1\ns_end\n";
+  for (const std::string& program : {flat, varying}) {
+    for (const bool whole_square : {true, false}) {  // one triangle: its diagonal quads run helper lanes
+      SCOPED_TRACE(::testing::Message() << (program == flat ? "flat" : "varying") << " whole " << whole_square);
+      ProgramScene s(ColorFormat::kR8G8B8A8Unorm);
+      s.vertices(ramp_strip(whole_square), Topology::kTriangleStrip);
+      s.program(program, 1, 12);
+      std::vector<uint8_t> bytes[2];
+      DrawCounters counters[2];
+      for (DrawMode mode : {DrawMode::kReference, DrawMode::kFast}) {
+        const int m = mode == DrawMode::kFast;
+        std::memset(s.memory.host(s.color_va), 0x5A, s.color_bytes);
+        DrawResult r = s.draw(mode);
+        ASSERT_FALSE(r.fault) << *r.fault;
+        bytes[m] = s.target();
+        counters[m] = r.counters;
+        counters[m].merge.overdraw = 0;  // fast mode keeps no overdraw map
+      }
+      EXPECT_EQ(bytes[1], bytes[0]);
+      EXPECT_EQ(format_draw_counters_json(counters[1]), format_draw_counters_json(counters[0]));
+      if (program == flat && whole_square) {
+        EXPECT_EQ(s.pixel(31, 31), (Color{64 / 255.0f, 1, 128 / 255.0f, 1}));
+      } else if (whole_square) {
+        EXPECT_EQ(counters[1].merge.fragments_written, 24u * 32u);  // x >= 8 (ramp_x >= -8)
+        EXPECT_EQ(s.pixel(31, 3).at(2), 0.0f);  // blue not exported: 0
+        EXPECT_EQ(s.pixel(3, 3).at(3), 0x5A / 255.0f);  // killed: untouched
+      }
+    }
+  }
+}
+
 TEST(FragmentProgram, KilledLanesWriteNothingAndTheOthersGoOn) {
   ProgramScene s(ColorFormat::kR32G32B32A32Sfloat);
   s.vertices(ramp_strip(true), Topology::kTriangleStrip);
