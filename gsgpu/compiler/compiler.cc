@@ -9,6 +9,7 @@
 #include "gsgpu/compiler/build_cache.h"
 #include "gsgpu/compiler/cfg.h"
 #include "gsgpu/compiler/dead_code.h"
+#include "gsgpu/compiler/redundant_moves.h"
 #include "gsgpu/compiler/emit.h"
 #include "gsgpu/compiler/lower.h"
 #include "gsgpu/compiler/regalloc.h"
@@ -104,6 +105,8 @@ bool compile_kernel(const SpirvModule& module, const SpirvEntryPoint& entry, con
     *error = entry_label(entry) + ": " + *error;
     return false;
   }
+  // Vertex and fragment programs run once per vertex and per pixel: their copies are worth removing.
+  if (lowered.stage == ShaderStage::kVertex || lowered.stage == ShaderStage::kFragment) remove_redundant_moves(&function);
   const uint32_t private_bytes = allocation.spilled > 0 ? allocation.private_end : lowered.private_bytes;
   if (private_bytes > kMaxPrivateBytes) {
     *error = entry_label(entry) + ": needs " + std::to_string(private_bytes) + " bytes of private memory per work-item (" +

@@ -20,6 +20,7 @@
 #include "tests/gsgpu/compiler/cl_harness.h"
 #include "tests/gsgpu/compiler/shader_clip_distance_vert.h"
 #include "tests/gsgpu/compiler/shader_geometry_geom.h"
+#include "tests/gsgpu/compiler/shader_flat_colour_frag.h"
 #include "tests/gsgpu/compiler/shader_matrix_vert.h"
 #include "tests/gsgpu/compiler/shader_pattern_frag.h"
 #include "tests/gsgpu/compiler/shader_point_coord_frag.h"
@@ -106,6 +107,27 @@ TEST(ShaderCodegen, FragmentShaderInterpolatesKillsAndExports) {
   for (int slot : {0, 1, 2, 3, 8})
     EXPECT_EQ(count_lines(s, "v_export_f32 v\\d+, " + std::to_string(slot) + " +;"), 1u) << slot << "\n" << s;
   EXPECT_EQ(count_lines(s, "v_export_vertex_f32"), 0u) << s;
+}
+
+// flat_colour.frag (bench/graphics' flat fill): the outputs' zeroing and the copies into them are gone,
+// the exports read the loaded push constants, and neither FragCoord nor FrontFacing is read
+// (SHADER_STATE FRAGMENT.NO_FRAGCOORD / NO_FACING); pattern.frag reads both.
+TEST(ShaderCodegen, AFlatColourIsLoadedAndExportedWithoutCopies) {
+  CompiledProgram program;
+  const CompiledKernel* k = compiled(shader_flat_colour_frag, &program);
+  ASSERT_NE(k, nullptr);
+  const std::string& s = k->assembly;
+  EXPECT_EQ(count_lines(s, "v_mov_b32"), 0u) << s;
+  EXPECT_EQ(count_lines(s, R"(const_load_b32 v\d+, s\[0:1\], (0|4|8|12) +;)"), 4u) << s;
+  for (int slot : {0, 1, 2, 3})
+    EXPECT_EQ(count_lines(s, "v_export_f32 v\\d+, " + std::to_string(slot) + " +;"), 1u) << slot << "\n" << s;
+  EXPECT_FALSE(k->reads_frag_coord);
+  EXPECT_FALSE(k->reads_front_facing);
+  CompiledProgram pattern_program;
+  const CompiledKernel* pattern = compiled(shader_pattern_frag, &pattern_program);
+  ASSERT_NE(pattern, nullptr);
+  EXPECT_TRUE(pattern->reads_frag_coord);
+  EXPECT_TRUE(pattern->reads_front_facing);
 }
 
 TEST(ShaderCodegen, EveryMatrixInstructionCompiles) {
