@@ -41,11 +41,13 @@ struct TriangleBatch {
 class TriangleChannel {
  public:
   // Three batches: the geometry thread fills one while the draw thread draws another, and a third
-  // absorbs the two sides' jitter. A batch of 256 triangles is 256 KiB, which stays in the caches
-  // between the two threads; a frame of 16,384 triangles takes 64 hand-overs, each a wake-up of
-  // the waiting side (a futex call, and on a busy host a wait for a CPU).
+  // absorbs the two sides' jitter. A batch of 1,024 triangles is about 1 MiB (3 MiB in all, kept
+  // from draw to draw); a frame of 16,384 triangles takes 16 hand-overs, each a wake-up of the
+  // waiting side (a futex call, and on a busy host a wait for a CPU). Batches of 256 took 64 and
+  // lost a fifth of the thread's gain to them (docs/performance.md "Session 16: the geometry
+  // thread", the quiet-machine runs).
   static constexpr size_t kBatches = 3;
-  static constexpr size_t kBatchTriangles = 256;
+  static constexpr size_t kBatchTriangles = 1024;
 
   // The draw thread, before the geometry thread starts a draw: nothing of the last draw is kept.
   void begin();
