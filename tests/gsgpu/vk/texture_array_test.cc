@@ -50,30 +50,7 @@ void make_array_set(DrawSide& side, uint32_t layout_count, ArrayObjects* o) {
   info.magFilter = info.minFilter = VK_FILTER_NEAREST;
   info.addressModeU = info.addressModeV = info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
   EXPECT_EQ(vkCreateSampler(o->device, &info, nullptr, &o->sampler), VK_SUCCESS);
-  const VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, layout_count,
-                                             VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
-  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  set_info.bindingCount = 1;
-  set_info.pBindings = &binding;
-  EXPECT_EQ(vkCreateDescriptorSetLayout(o->device, &set_info, nullptr, &o->set_layout), VK_SUCCESS);
-  const VkPushConstantRange range{VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16};
-  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = &o->set_layout;
-  layout_info.pushConstantRangeCount = 1;
-  layout_info.pPushConstantRanges = &range;
-  EXPECT_EQ(vkCreatePipelineLayout(o->device, &layout_info, nullptr, &o->layout), VK_SUCCESS);
-  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, layout_count};
-  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  pool_info.maxSets = 1;
-  pool_info.poolSizeCount = 1;
-  pool_info.pPoolSizes = &size;
-  EXPECT_EQ(vkCreateDescriptorPool(o->device, &pool_info, nullptr, &o->pool), VK_SUCCESS);
-  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = o->pool;
-  alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &o->set_layout;
-  EXPECT_EQ(vkAllocateDescriptorSets(o->device, &alloc, &o->set), VK_SUCCESS);
+  o->set = allocate_combined_sampler_set(o->device, layout_count, &o->set_layout, &o->layout, &o->pool);
   VkDescriptorImageInfo images[kElements];
   for (uint32_t i = 0; i < kElements; ++i)
     images[i] = {o->sampler, o->textures[i].view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};

@@ -162,34 +162,43 @@ struct SampledTextureObjects {
   }
 };
 
-// Set 0 binding 0: o->texture's view and a sampler made from `sampler_info`, one combined image
-// sampler for the fragment stage; the pipeline layout has draw_color.frag's 16-byte push range.
-inline VkDescriptorSet combined_sampler_set(const VkSamplerCreateInfo& sampler_info, SampledTextureObjects* o) {
-  const VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+// Set 0 binding 0: `count` combined image samplers for the fragment stage: the set layout, a
+// pipeline layout with draw_color.frag's 16-byte push range, a pool for one set, and that set,
+// whose descriptors the caller writes.
+inline VkDescriptorSet allocate_combined_sampler_set(VkDevice device, uint32_t count, VkDescriptorSetLayout* set_layout,
+                                                     VkPipelineLayout* layout, VkDescriptorPool* pool) {
+  const VkDescriptorSetLayoutBinding binding{0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, count,
                                              VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   set_info.bindingCount = 1;
   set_info.pBindings = &binding;
-  EXPECT_EQ(vkCreateDescriptorSetLayout(o->device, &set_info, nullptr, &o->set_layout), VK_SUCCESS);
+  EXPECT_EQ(vkCreateDescriptorSetLayout(device, &set_info, nullptr, set_layout), VK_SUCCESS);
   const VkPushConstantRange range{VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16};
   VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = &o->set_layout;
+  layout_info.pSetLayouts = set_layout;
   layout_info.pushConstantRangeCount = 1;
   layout_info.pPushConstantRanges = &range;
-  EXPECT_EQ(vkCreatePipelineLayout(o->device, &layout_info, nullptr, &o->layout), VK_SUCCESS);
-  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1};
+  EXPECT_EQ(vkCreatePipelineLayout(device, &layout_info, nullptr, layout), VK_SUCCESS);
+  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, count};
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool_info.maxSets = 1;
   pool_info.poolSizeCount = 1;
   pool_info.pPoolSizes = &size;
-  EXPECT_EQ(vkCreateDescriptorPool(o->device, &pool_info, nullptr, &o->pool), VK_SUCCESS);
+  EXPECT_EQ(vkCreateDescriptorPool(device, &pool_info, nullptr, pool), VK_SUCCESS);
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = o->pool;
+  alloc.descriptorPool = *pool;
   alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &o->set_layout;
+  alloc.pSetLayouts = set_layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
-  EXPECT_EQ(vkAllocateDescriptorSets(o->device, &alloc, &set), VK_SUCCESS);
+  EXPECT_EQ(vkAllocateDescriptorSets(device, &alloc, &set), VK_SUCCESS);
+  return set;
+}
+
+// Set 0 binding 0: o->texture's view and a sampler made from `sampler_info`, one combined image
+// sampler for the fragment stage; the pipeline layout has draw_color.frag's 16-byte push range.
+inline VkDescriptorSet combined_sampler_set(const VkSamplerCreateInfo& sampler_info, SampledTextureObjects* o) {
+  const VkDescriptorSet set = allocate_combined_sampler_set(o->device, 1, &o->set_layout, &o->layout, &o->pool);
   EXPECT_EQ(vkCreateSampler(o->device, &sampler_info, nullptr, &o->sampler), VK_SUCCESS);
   const VkDescriptorImageInfo image{o->sampler, o->texture.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
