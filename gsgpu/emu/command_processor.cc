@@ -269,15 +269,7 @@ bool CommandProcessor::read_draw_arguments(const Packet& packet, graphics::DrawP
     draw->first_vertex = w[2];
     draw->first_instance = w[3];
   }
-  if (draw->count == 0 || draw->instance_count == 0) return true;  // draws nothing
-  const char* bad = nullptr;
-  if (uint64_t{draw->count} * draw->instance_count > draw_limits_.vertex_invocations) {
-    bad = "vertices x instances over the vertex limit";
-  } else if (!draw->indexed && uint64_t{draw->first_vertex} + draw->count - 1 > UINT32_MAX) {
-    bad = "FIRST_VERTEX + COUNT - 1 past 32 bits";
-  } else if (uint64_t{draw->first_instance} + draw->instance_count - 1 > UINT32_MAX) {
-    bad = "FIRST_INSTANCE + INSTANCE_COUNT - 1 past 32 bits";
-  }
+  const char* bad = draw_count_problem(*draw, draw_limits_.vertex_invocations);
   if (bad == nullptr) return true;
   enter_fault(CpFaultCause::kBadField, packet.head, packet.opcode,
               text_printf("DRAW_INDIRECT: arguments %u, %u, %u, %u at 0x%" PRIx64 ": %s", w[0], w[1], w[2], w[3], va,

@@ -19,17 +19,16 @@ DrawCountFault fault(CpFaultCause cause, const char* why, const ByteCountSource&
   return {cause, text};
 }
 
-// What the draw's count must keep, as a direct draw's: the vertex limit and 32-bit vertex indices.
-const char* count_problem(const graphics::DrawParams& d, uint64_t vertex_limit) {
+}  // namespace
+
+const char* draw_count_problem(const graphics::DrawParams& d, uint64_t vertex_limit) {
   if (d.count == 0 || d.instance_count == 0) return nullptr;  // draws nothing
   if (uint64_t{d.count} * d.instance_count > vertex_limit) return "vertices x instances over the vertex limit";
-  if (uint64_t{d.first_vertex} + d.count - 1 > UINT32_MAX) return "FIRST_VERTEX + COUNT - 1 past 32 bits";
+  if (!d.indexed && uint64_t{d.first_vertex} + d.count - 1 > UINT32_MAX) return "FIRST_VERTEX + COUNT - 1 past 32 bits";
   if (uint64_t{d.first_instance} + d.instance_count - 1 > UINT32_MAX)
     return "FIRST_INSTANCE + INSTANCE_COUNT - 1 past 32 bits";
   return nullptr;
 }
-
-}  // namespace
 
 std::optional<DrawCountFault> read_draw_byte_count(GpuMemory& memory, const ByteCountSource& source,
                                                    uint64_t vertex_limit, graphics::DrawParams* draw) {
@@ -45,7 +44,7 @@ std::optional<DrawCountFault> read_draw_byte_count(GpuMemory& memory, const Byte
   // Below the offset (a counter the application wrote, or an offset past what was captured) is no
   // vertex rather than a wrapped count of billions.
   draw->count = counter > source.counter_offset ? (counter - source.counter_offset) / source.vertex_stride : 0;
-  if (const char* bad = count_problem(*draw, vertex_limit)) return fault(CpFaultCause::kBadField, bad, source, counter);
+  if (const char* bad = draw_count_problem(*draw, vertex_limit)) return fault(CpFaultCause::kBadField, bad, source, counter);
   return std::nullopt;
 }
 

@@ -29,6 +29,10 @@ struct ByteCountSource {
 // Sets draw->count to (counter - counter_offset) / vertex_stride (0 when the counter is below the
 // offset) after checking the packet's words and, from the count, the draw: the counter is memory any
 // shader or client may write. The rest of `draw` (DRAW_INFO's) is kept. A fault when it cannot run.
+// What a count read from memory (DRAW_INDIRECT's arguments, DRAW_BYTE_COUNT's counter) must keep,
+// as a direct draw's: the vertex limit and 32-bit vertex / instance indices. Null when it does.
+const char* draw_count_problem(const graphics::DrawParams& d, uint64_t vertex_limit);
+
 std::optional<DrawCountFault> read_draw_byte_count(GpuMemory& memory, const ByteCountSource& source,
                                                    uint64_t vertex_limit, graphics::DrawParams* draw);
 
